@@ -1,0 +1,171 @@
+// The command line (CONTRACT.md): estimate, matrix, recommend, inventory,
+// limits, list, validate, --version. Exit 0 when every result is ok, 2 when
+// an input was rejected, 1 for an internal failure.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "caliper/api.hpp"
+#include "caliper/error.hpp"
+#include "embedded_catalog.hpp"
+#include "validate.hpp"
+
+namespace {
+
+using caliper::ApiResponse;
+using caliper::Catalog;
+
+constexpr const char* kHelp = R"(caliper - which GPUs an AI model needs, how fast, at what cost
+
+usage: caliper [--catalog DIR] [--pretty] COMMAND
+
+commands:
+  estimate            one scenario (JSON) on stdin -> one result (JSON)
+  estimate --jsonl    one scenario per line -> one result per line
+  matrix              matrix request on stdin -> model x GPU matrix
+  recommend           scenario + "objective" on stdin -> ranked GPU configurations
+  inventory           {"inventory":[{"gpu":..,"count":..}], ...} -> what those GPUs run
+  limits              scenario on stdin -> longest context, largest batch, best format
+  list gpus --json    the GPU catalog
+  list models --json  the model catalog
+  validate FILE       score the engine on measured rows (JSON lines)
+  --version           version and catalog version
+
+options:
+  --catalog DIR       read DIR/gpus.json and DIR/models.json instead of the built-in catalog
+  --pretty            indent JSON output
+
+scenario keys and defaults (only "model" and "gpu" are required):
+  model               catalog id or alias, a Hugging Face config.json object, or {"params_b": 7}
+  gpu                 catalog id or alias ("RTX 4090", "h100"), or an object with the card's figures
+  gpu_count           1, or "auto" for the fewest that fit
+  task                inference (default) | finetune | pretrain
+  method              finetune: lora (default) | qlora | full; pretrain: full
+  engine              inference: vllm; finetune: transformers; pretrain: megatron
+                      (transformers vllm sglang tensorrt-llm llama.cpp deepspeed fsdp megatron)
+  weights             bf16 (fp16 on GPUs without bf16); qlora: nf4-dq
+                      (fp32 bf16 fp16 fp8 int8 nf4 nf4-dq gptq-int4 awq-int4 mxfp4 Q8_0 Q6_K
+                       Q5_K_M Q5_K_S Q5_0 Q4_K_M Q4_K_S Q4_0 Q4_1 Q3_K_L Q3_K_M Q3_K_S Q2_K)
+  kv_cache            bf16 (fp16 without bf16) | fp32 | fp8 | q8_0 | q4_0
+  batch               1 (inference: concurrent sequences; training: micro-batch per GPU)
+  prompt_tokens       inference 2048, training 0
+  output_tokens       inference 512, training 0
+  seq_len             finetune 2048, pretrain 4096
+  optimizer           adamw | adamw-8bit | paged-adamw-8bit | sgd | adafactor
+  gradient_checkpointing   false (qlora: true)
+  flash_attention     true where the GPU supports FlashAttention-2
+  lora                {"rank": 16, "targets": "all-linear" | "attention"}
+  parallel            {"strategy": "auto", "tp": null, "pp": null, "offload": "none" | "optimizer" | "parameters"}
+  train_tokens        tokens to train on, for time and cost (default none)
+  currency            usd | cny
+  gpu_memory_utilization   vLLM/SGLang pool fraction (0.9)
+  usd_per_gpu_hour, price_usd, cny_per_usd   price overrides
+)";
+
+std::string readAll(std::istream& in) {
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+bool readFile(const std::string& path, std::string& text) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) return false;
+    text = readAll(file);
+    return true;
+}
+
+int emit(const ApiResponse& response) {
+    std::cout << response.json << '\n';
+    return response.status;
+}
+
+int runJsonl(const Catalog& catalog, bool pretty) {
+    int status = 0;
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        ApiResponse r = caliper::estimateJson(catalog, line, pretty);
+        std::cout << r.json << '\n';
+        if (r.status == 1 || (r.status == 2 && status == 0)) status = r.status;
+    }
+    return status;
+}
+
+struct Options {
+    std::string catalogDir;
+    bool pretty = false;
+    bool json = false;
+    bool jsonl = false;
+    std::vector<std::string> words;
+};
+
+Options parseArgs(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--catalog" && i + 1 < argc) o.catalogDir = argv[++i];
+        else if (a == "--pretty") o.pretty = true;
+        else if (a == "--json") o.json = true;
+        else if (a == "--jsonl") o.jsonl = true;
+        else o.words.push_back(a);
+    }
+    return o;
+}
+
+int run(const Options& o, const Catalog& catalog) {
+    const std::vector<std::string>& w = o.words;
+    const std::string command = w.empty() ? "" : w[0];
+    if (command == "--version" || command == "version") {
+        std::cout << caliper::versionString(catalog) << '\n';
+        return 0;
+    }
+    if (command == "estimate") {
+        return o.jsonl ? runJsonl(catalog, o.pretty) : emit(caliper::estimateJson(catalog, readAll(std::cin), o.pretty));
+    }
+    if (command == "matrix") return emit(caliper::matrixJson(catalog, readAll(std::cin), o.pretty));
+    if (command == "recommend") return emit(caliper::recommendJson(catalog, readAll(std::cin), o.pretty));
+    if (command == "inventory") return emit(caliper::inventoryJson(catalog, readAll(std::cin), o.pretty));
+    if (command == "limits") return emit(caliper::limitsJson(catalog, readAll(std::cin), o.pretty));
+    if (command == "list" && w.size() == 2 && w[1] == "gpus") return emit(caliper::listGpusJson(catalog, o.pretty));
+    if (command == "list" && w.size() == 2 && w[1] == "models") return emit(caliper::listModelsJson(catalog, o.pretty));
+    if (command == "list" && w.size() == 2 && w[1] == "caveats") return emit(caliper::caveatsJson(catalog, o.pretty));
+    if (command == "validate" && w.size() == 2) return caliper::cli::runValidate(catalog, w[1], std::cout, std::cerr);
+    if (command == "help" || command == "--help" || command == "-h") {
+        std::cout << kHelp;
+        return 0;
+    }
+    std::cerr << "caliper: unknown command" << (command.empty() ? "" : " '" + command + "'") << "\n\n" << kHelp;
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const Options options = parseArgs(argc, argv);
+    Catalog catalog;
+    try {
+        if (options.catalogDir.empty()) {
+            catalog = caliper::parseCatalog(caliper::embeddedGpusJson(), caliper::embeddedModelsJson());
+        } else {
+            std::string gpus, models;
+            if (!readFile(options.catalogDir + "/gpus.json", gpus) ||
+                !readFile(options.catalogDir + "/models.json", models)) {
+                std::cerr << "caliper: cannot read " << options.catalogDir << "/gpus.json and models.json\n";
+                return 2;
+            }
+            catalog = caliper::parseCatalog(gpus, models);
+        }
+    } catch (const caliper::InputError& e) {
+        std::cerr << "caliper: bad catalog: " << e.error().path << ": " << e.error().message << '\n';
+        return 2;
+    }
+    try {
+        return run(options, catalog);
+    } catch (const std::exception& e) {
+        std::cerr << "caliper: internal failure: " << e.what() << '\n';
+        return 1;
+    }
+}

@@ -1,0 +1,20 @@
+#pragma once
+// One scenario in, one result out: plan, memory, fit, GPU count, speed,
+// cost, warnings and the explanation. Pure; never throws on valid scenarios.
+#include <optional>
+
+#include "caliper/result.hpp"
+#include "caliper/scenario.hpp"
+
+namespace caliper {
+
+// Rejects impossible combinations (QLoRA with a GGUF format, fp8 on a GPU
+// without fp8, tensor parallel above the head count, ...). Throws InputError.
+void checkScenario(const Scenario& scenario);
+
+EstimateResult estimate(const Scenario& scenario);
+
+// The fewest GPUs of the scenario's type that fit, or empty beyond kMaxGpus.
+std::optional<int> fewestGpus(const Scenario& scenario);
+
+}  // namespace caliper

@@ -1,0 +1,35 @@
+#pragma once
+// One workload over many models and GPUs: the recommendation matrix.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "caliper/result.hpp"
+#include "caliper/scenario.hpp"
+
+namespace caliper {
+
+enum class CellStatus { Fits, FitsMulti, MultiNode, No };
+const char* toString(CellStatus status);
+
+struct MatrixCell {
+    std::optional<int> gpusNeeded;
+    bool fitsOne = false;
+    double totalGiB = 0;  // per GPU, at gpusNeeded (or one GPU when none fits)
+    std::optional<double> decodeTokensPerS;
+    std::optional<double> prefillTokensPerS;
+    std::optional<double> trainTokensPerS;
+    std::optional<double> trainHours;
+    std::optional<double> usdPerHour;
+    std::optional<double> usdPerMillionTokens;
+    std::optional<double> costUsd;
+    CellStatus status = CellStatus::No;
+    Strategy strategy = Strategy::Single;
+    int nodes = 1;
+    bool needsNvlink = false;  // the plan splits layers across GPUs every step (tensor parallel)
+};
+
+// The scenario's workload on `model` x `gpu`, with at most maxGpus GPUs.
+MatrixCell evaluateCell(const Scenario& workload, const ModelSpec& model, const GpuSpec& gpu, int maxGpus);
+
+}  // namespace caliper

@@ -1,0 +1,24 @@
+#pragma once
+// Decode, prefill and training speed from first principles (roofline with
+// achieved fractions by engine, format and GPU generation).
+#include <optional>
+#include <vector>
+
+#include "caliper/result.hpp"
+#include "caliper/scenario.hpp"
+
+namespace caliper {
+
+struct SpeedEstimate {
+    std::optional<double> decodeTokensPerS;
+    std::optional<double> prefillTokensPerS;
+    std::optional<double> timeToFirstTokenS;
+    std::optional<double> trainTokensPerS;
+    std::optional<double> trainTflopsPerGpu;
+    std::vector<ExplainTerm> explain;
+    std::vector<Warning> warnings;
+};
+
+SpeedEstimate estimateSpeed(const Scenario& scenario, const Plan& plan);
+
+}  // namespace caliper

@@ -1,0 +1,106 @@
+#pragma once
+// A model's architecture, with the fields of its config.json that decide
+// memory and compute. Parameter counts are computed from these fields
+// (countParams) and checked against published exact counts.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace caliper {
+
+enum class AttentionKind { Mha, Gqa, Mqa, Mla };
+enum class MlpKind { Gated, Plain };        // SwiGLU/GeGLU (3 matrices) vs GELU (2)
+enum class NormKind { RmsNorm, LayerNorm };  // LayerNorm has a bias vector
+// Learned adds a max_context x hidden table; Relative is T5's bucketed bias
+// (a buckets x heads table per stack, counted in extraParams).
+enum class PositionKind { Rope, Alibi, Learned, Relative };
+
+struct MoeSpec {
+    int experts = 0;            // routed experts per MoE layer (0 = dense model)
+    int expertsPerToken = 0;    // routed experts each token uses
+    int sharedExperts = 0;      // always-on experts
+    int expertIntermediateSize = 0;
+    int denseLayers = 0;        // leading layers with a dense MLP (DeepSeek first_k_dense_replace)
+    int layerInterval = 1;      // every n-th layer is MoE (Llama 4 Maverick: 2)
+};
+
+struct MlaSpec {  // DeepSeek-V2/V3 multi-head latent attention
+    int kvLoraRank = 0;
+    int qLoraRank = 0;  // 0 = queries not compressed
+    int qkNopeHeadDim = 0;
+    int qkRopeHeadDim = 0;
+    int vHeadDim = 0;
+};
+
+struct ModelSpec {
+    std::string id;  // kebab-case, e.g. "llama-3.1-8b"
+    std::string name;
+    std::string hfId;
+    std::string family;
+    std::vector<std::string> aliases;
+    std::string modality = "text";  // text | vision | speech
+    int releaseYear = 0;
+    std::string license;
+    std::string nativeDtype = "bf16";
+
+    int layers = 0;
+    int hiddenSize = 0;
+    int intermediateSize = 0;  // dense MLP inner size
+    int heads = 0;
+    int kvHeads = 0;
+    int headDim = 0;
+    int vocabSize = 0;
+    std::int64_t maxContext = 0;
+
+    AttentionKind attention = AttentionKind::Gqa;
+    MlpKind mlp = MlpKind::Gated;
+    NormKind norm = NormKind::RmsNorm;
+    PositionKind position = PositionKind::Rope;
+    bool qkvBias = false;
+    bool attnOutBias = false;
+    bool mlpBias = false;
+    bool qkNorm = false;           // per-head q/k RMSNorm (Qwen3, Gemma 3)
+    bool tiedEmbeddings = false;
+    bool parallelBlock = false;    // attention and MLP share one input norm (Falcon, GPT-J)
+    int normsPerLayer = 2;
+    bool embeddingNorm = false;    // BLOOM word_embeddings_layernorm
+    int slidingWindow = 0;         // tokens; 0 = none
+    int slidingLayers = 0;         // layers that use the window
+    MoeSpec moe;
+    MlaSpec mla;
+    // Cross-attention. Decoder-only models (encoderLayers == 0, Llama 3.2
+    // Vision) interleave dedicated cross-attention layers that count in
+    // `layers` and cache no per-token KV. Encoder-decoder models (Whisper, T5)
+    // put one cross-attention block (q/k/v/o + one norm) inside each of
+    // crossAttentionLayers decoder layers, beside self-attention.
+    int crossAttentionLayers = 0;
+    int crossAttentionTokens = 0;  // encoder tokens each cross-attention layer caches
+    int encoderLayers = 0;         // encoder layers shaped like decoder self-attention layers
+    // Parameters the formula does not cover, so totals match published counts:
+    // vision towers, Whisper's conv stem, router bias vectors, attention sinks.
+    std::int64_t extraParams = 0;
+
+    std::int64_t paramsExact = 0;  // published exact count, 0 when unknown
+    bool shapeAssumed = false;     // architecture guessed from params_b alone
+
+    std::string confidence = "medium";  // high | medium | low, as in the catalog
+    std::vector<std::string> sources;
+    std::string notes;
+};
+
+struct ParamCounts {
+    double total = 0;       // every parameter
+    double active = 0;      // used per token (MoE: shared + routed experts per token)
+    double embedding = 0;   // input embedding (+ lm_head when untied, + a learned position table)
+    double linear = 0;      // matrix weights of the blocks (what quantizers convert); no router, lm_head or extraParams
+    double expert = 0;      // routed-expert weights (subset of linear)
+    double largestLinear = 0;  // biggest single matrix, for dequant buffers
+};
+
+ParamCounts countParams(const ModelSpec& model);
+
+// KV-cache bytes per token at 2 bytes per element, over all layers and
+// without window caps (the catalog's kv_bytes_per_token).
+double kvBytesPerToken16(const ModelSpec& model);
+
+}  // namespace caliper

@@ -1,0 +1,93 @@
+#pragma once
+// The result of one estimate (CONTRACT.md "Result"). Figures that do not
+// apply are empty optionals (null in JSON).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "caliper/scenario.hpp"
+
+namespace caliper {
+
+struct MemoryBreakdown {  // per GPU, for the fullest GPU of the plan, GiB
+    double weightsGiB = 0;
+    double kvCacheGiB = 0;
+    double activationsGiB = 0;
+    double gradientsGiB = 0;
+    double optimizerGiB = 0;
+    double adapterGiB = 0;
+    double overheadGiB = 0;
+    double totalGiB = 0;
+    double cpuOffloadGiB = 0;  // host RAM the plan needs (whole job)
+};
+
+struct Warning {
+    std::string code;  // stable; the page translates by code
+    std::string message;
+};
+
+struct ExplainTerm {
+    std::string term;     // "kv_cache_gib"
+    std::string formula;  // in words and symbols a reader can check by hand
+    double value = 0;
+};
+
+struct QuickRule {  // the source documents' rules of thumb, beside the estimate
+    std::string rule;  // "inference_2_bytes_per_param"
+    std::string formula;
+    double valueGiB = 0;
+};
+
+struct FitSuggestion {  // a computed change that makes the scenario fit
+    std::string change;   // stable code: "quantize", "gradient_checkpointing", "zero3", ...
+    std::string detail;   // "weights nf4"
+    double totalGiB = 0;  // per-GPU memory after the change
+    int gpuCount = 0;
+    bool fits = false;
+};
+
+struct Plan {
+    Strategy strategy = Strategy::Single;
+    int gpuCount = 1;
+    int tp = 1;
+    int pp = 1;
+    int dp = 1;
+    int nodes = 1;
+};
+
+struct EstimateResult {
+    std::string modelId;
+    double paramsB = 0;
+    double activeParamsB = 0;
+    std::string gpuId;
+    std::string gpuName;
+    double gpuMemoryGiB = 0;
+    double usableMemoryGiB = 0;
+
+    Plan plan;
+    MemoryBreakdown memory;
+    bool fits = false;
+    std::optional<int> gpusNeeded;
+
+    std::optional<double> decodeTokensPerS;
+    std::optional<double> prefillTokensPerS;
+    std::optional<double> timeToFirstTokenS;
+    std::optional<double> trainTokensPerS;
+    std::optional<double> trainTflopsPerGpu;  // achieved model TFLOP/s per GPU
+    std::optional<double> trainHours;
+    std::optional<double> gpuHours;
+    std::optional<double> costUsd;              // cloud cost of the run
+    std::optional<double> usdPerHour;           // cloud price of the whole plan
+    std::optional<double> usdPerMillionTokens;  // serving cost at this batch
+    std::optional<double> purchaseUsd;          // count x purchase price
+    double powerW = 0;                          // GPUs + host share
+    std::optional<double> energyKwh;            // for a training run
+    int priceYear = 0;
+
+    std::vector<Warning> warnings;
+    std::vector<ExplainTerm> explain;
+    std::vector<QuickRule> quickRules;
+    std::vector<FitSuggestion> suggestions;
+};
+
+}  // namespace caliper

@@ -1,0 +1,91 @@
+#include "caliper/engine/estimate.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "caliper/engine/compat.hpp"
+#include "caliper/engine/cost.hpp"
+#include "caliper/engine/memory.hpp"
+#include "caliper/engine/plan.hpp"
+#include "caliper/engine/speed.hpp"
+
+namespace caliper {
+
+namespace {
+
+template <class T>
+void append(std::vector<T>& to, const std::vector<T>& from) {
+    to.insert(to.end(), from.begin(), from.end());
+}
+
+std::string oneDecimal(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", value);
+    return text;
+}
+
+void addWarningOnce(std::vector<Warning>& warnings, const Warning& w) {
+    auto same = [&](const Warning& x) { return x.code == w.code && x.message == w.message; };
+    if (std::none_of(warnings.begin(), warnings.end(), same)) warnings.push_back(w);
+}
+
+}  // namespace
+
+EstimateResult estimate(const Scenario& scenario) {
+    EstimateResult r;
+    const ParamCounts params = countParams(scenario.model);
+    r.modelId = scenario.model.id;
+    r.paramsB = params.total / 1e9;
+    r.activeParamsB = params.active / 1e9;
+    r.gpuId = scenario.gpu.id;
+    r.gpuName = scenario.gpu.name;
+    r.gpuMemoryGiB = scenario.gpu.memoryGib;
+    r.usableMemoryGiB = usableMemoryGiB(scenario);
+
+    r.gpusNeeded = fewestGpus(scenario);
+    const int count = scenario.gpuCountAuto ? r.gpusNeeded.value_or(1) : scenario.gpuCount;
+    r.plan = makePlan(scenario, count);
+
+    const MemoryEstimate memory = estimateMemory(scenario, r.plan);
+    r.memory = memory.memory;
+    r.fits = fitsMemory(scenario, r.memory);
+    append(r.explain, memory.explain);
+
+    std::vector<Warning> warnings = compatibilityWarnings(scenario, r.plan);
+    append(warnings, memory.warnings);
+    if (!r.fits) {
+        warnings.push_back(Warning{"does_not_fit", "needs " + oneDecimal(r.memory.totalGiB) + " GiB per GPU; " +
+                                                       scenario.gpu.name + " offers " +
+                                                       oneDecimal(r.usableMemoryGiB) + " GiB usable"});
+    }
+
+    // Speed and cost describe a plan that runs; a plan that does not fit has none.
+    if (r.fits) {
+        const SpeedEstimate speed = estimateSpeed(scenario, r.plan);
+        r.decodeTokensPerS = speed.decodeTokensPerS;
+        r.prefillTokensPerS = speed.prefillTokensPerS;
+        r.timeToFirstTokenS = speed.timeToFirstTokenS;
+        r.trainTokensPerS = speed.trainTokensPerS;
+        r.trainTflopsPerGpu = speed.trainTflopsPerGpu;
+        append(r.explain, speed.explain);
+        append(warnings, speed.warnings);
+
+        const CostEstimate cost = estimateCost(scenario, r.plan, speed);
+        r.usdPerHour = cost.usdPerHour;
+        r.trainHours = cost.trainHours;
+        r.gpuHours = cost.gpuHours;
+        r.costUsd = cost.costUsd;
+        r.usdPerMillionTokens = cost.usdPerMillionTokens;
+        r.purchaseUsd = cost.purchaseUsd;
+        r.powerW = cost.powerW;
+        r.energyKwh = cost.energyKwh;
+        r.priceYear = cost.priceYear;
+        append(r.explain, cost.explain);
+        append(warnings, cost.warnings);
+    }
+    for (const Warning& w : warnings) addWarningOnce(r.warnings, w);
+    return r;
+}
+
+}  // namespace caliper

@@ -1,0 +1,198 @@
+// The matrix request: a scenario whose model and gpu are lists (or "all"),
+// with filters; the result holds cells[model_index][gpu_index].
+#include <algorithm>
+#include <cctype>
+
+#include "caliper/engine/matrix.hpp"
+#include "io/result_json.hpp"
+#include "io/scenario_json.hpp"
+#include "io/views_json.hpp"
+
+namespace caliper::io {
+
+namespace {
+
+// Default GPU count limit of a matrix: one 8-GPU node, as the source
+// documents' tables assume; the page lets users raise it.
+constexpr int kDefaultMatrixMaxGpus = 8;
+
+std::string gpuGroup(const GpuSpec& gpu) {
+    if (gpu.market == "china") return "china";
+    if (gpu.vendor != "nvidia") return "other";
+    return gpu.gpuClass;
+}
+
+bool containsText(const std::string& haystack, const std::string& needle) {
+    return normalizeName(haystack).find(normalizeName(needle)) != std::string::npos;
+}
+
+template <class Entry, class Resolve>
+std::vector<const Entry*> pickEntries(const std::vector<Entry>& all, const Json* value, const std::string& path,
+                                      Resolve resolve) {
+    std::vector<const Entry*> picked;
+    if (!value || value->is_null() || (value->is_string() && value->get<std::string>() == "all")) {
+        for (const auto& e : all) picked.push_back(&e);
+        return picked;
+    }
+    if (value->is_string()) {
+        picked.push_back(resolve(*value, path));
+        return picked;
+    }
+    if (!value->is_array()) failType("invalid_value", path, "\"all\" or a list of ids", *value);
+    for (std::size_t i = 0; i < value->size(); ++i) picked.push_back(resolve((*value)[i], childPath(path, i)));
+    return picked;
+}
+
+struct GpuFilter {
+    std::vector<std::string> classes, vendors, markets;
+    std::optional<double> minMemoryGiB, maxPriceUsd;
+    bool accepts(const GpuSpec& gpu) const {
+        auto in = [](const std::vector<std::string>& list, const std::string& v) {
+            return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
+        };
+        if (!in(classes, gpu.gpuClass) && !in(classes, gpuGroup(gpu))) return false;
+        if (!in(vendors, gpu.vendor) || !in(markets, gpu.market)) return false;
+        if (minMemoryGiB && gpu.memoryGib < *minMemoryGiB) return false;
+        if (maxPriceUsd && (!gpu.priceUsd || *gpu.priceUsd > *maxPriceUsd)) return false;
+        return true;
+    }
+};
+
+struct ModelFilter {
+    std::vector<std::string> families;
+    std::optional<double> minParamsB, maxParamsB;
+    std::string search;
+    bool accepts(const ModelSpec& model) const {
+        if (!families.empty() && std::find(families.begin(), families.end(), model.family) == families.end()) {
+            return false;
+        }
+        const double paramsB = countParams(model).total / 1e9;
+        if ((minParamsB && paramsB < *minParamsB) || (maxParamsB && paramsB > *maxParamsB)) return false;
+        if (search.empty()) return true;
+        if (containsText(model.id, search) || containsText(model.name, search) || containsText(model.hfId, search)) {
+            return true;
+        }
+        return std::any_of(model.aliases.begin(), model.aliases.end(),
+                           [&](const std::string& a) { return containsText(a, search); });
+    }
+};
+
+GpuFilter readGpuFilter(const Json& request) {
+    GpuFilter f;
+    auto it = request.find("gpu_filter");
+    if (it == request.end() || it->is_null()) return f;
+    ObjectReader r(*it, "/gpu_filter");
+    f.classes = r.stringList("classes");
+    f.vendors = r.stringList("vendors");
+    f.markets = r.stringList("markets");
+    f.minMemoryGiB = r.optionalNumber("min_memory_gib", 0, 1e6);
+    f.maxPriceUsd = r.optionalNumber("max_price_usd", 0, 1e9);
+    r.finish();
+    return f;
+}
+
+ModelFilter readModelFilter(const Json& request) {
+    ModelFilter f;
+    auto it = request.find("model_filter");
+    if (it == request.end() || it->is_null()) return f;
+    ObjectReader r(*it, "/model_filter");
+    f.families = r.stringList("families");
+    f.minParamsB = r.optionalNumber("min_params_b", 0, 1e6);
+    f.maxParamsB = r.optionalNumber("max_params_b", 0, 1e6);
+    f.search = r.optionalString("search").substr(0, 200);
+    r.finish();
+    return f;
+}
+
+Json modelHeader(const ModelSpec& m) {
+    const ParamCounts p = countParams(m);
+    return {{"id", m.id},          {"name", m.name},     {"family", m.family}, {"params_b", tidy(p.total / 1e9)},
+            {"active_params_b", tidy(p.active / 1e9)}, {"modality", m.modality}};
+}
+
+Json gpuHeader(const GpuSpec& g) {
+    auto opt = [](const std::optional<double>& v) { return tidyOrNull(v); };
+    return {{"id", g.id},
+            {"name", g.name},
+            {"class", g.gpuClass},
+            {"vendor", g.vendor},
+            {"market", g.market},
+            {"group", gpuGroup(g)},
+            {"memory_gib", tidy(g.memoryGib)},
+            {"price_usd", opt(g.priceUsd)},
+            {"price_cny", opt(g.priceCny)},
+            {"cloud_usd_per_hour", opt(g.cloudUsdPerHour)},
+            {"nvlink_gbps", tidy(g.nvlinkGbps)}};
+}
+
+Json cellToJson(const MatrixCell& c) {
+    return {{"gpus_needed", c.gpusNeeded ? Json(*c.gpusNeeded) : Json(nullptr)},
+            {"fits_one", c.fitsOne},
+            {"total_gib", tidy(c.totalGiB)},
+            {"decode_tokens_per_s", tidyOrNull(c.decodeTokensPerS)},
+            {"prefill_tokens_per_s", tidyOrNull(c.prefillTokensPerS)},
+            {"train_tokens_per_s", tidyOrNull(c.trainTokensPerS)},
+            {"train_hours", tidyOrNull(c.trainHours)},
+            {"usd_per_hour", tidyOrNull(c.usdPerHour)},
+            {"usd_per_million_tokens", tidyOrNull(c.usdPerMillionTokens)},
+            {"cost_usd", tidyOrNull(c.costUsd)},
+            {"status", toString(c.status)},
+            {"strategy", toString(c.strategy)},
+            {"nodes", c.nodes},
+            {"needs_nvlink", c.needsNvlink}};
+}
+
+}  // namespace
+
+Json matrixToJson(const Catalog& catalog, const Json& request) {
+    std::vector<Warning> warnings;
+    ScenarioOptions options;
+    options.resolveModelAndGpu = false;
+    options.extraKeys = {"max_gpus", "gpu_filter", "model_filter"};
+    const Scenario workload = scenarioFromJson(catalog, request, warnings, options);
+    ObjectReader r(request, "");
+    const int maxGpus = static_cast<int>(r.integerOr("max_gpus", kDefaultMatrixMaxGpus, 1, 1024));
+
+    auto modelById = [&](const Json& v, const std::string& path) {
+        if (!v.is_string()) failType("invalid_value", path, "a model id", v);
+        std::vector<Warning> ignored;
+        const ModelSpec* m = findModel(catalog, v.get<std::string>());
+        if (!m) resolveModel(catalog, v, path, ignored);  // throws unknown_model with a suggestion
+        return m;
+    };
+    auto gpuById = [&](const Json& v, const std::string& path) {
+        if (!v.is_string()) failType("invalid_value", path, "a GPU id", v);
+        const GpuSpec* g = findGpu(catalog, v.get<std::string>());
+        if (!g) resolveGpu(catalog, v, path);  // throws unknown_gpu with a suggestion
+        return g;
+    };
+    const auto modelFilter = readModelFilter(request);
+    const auto gpuFilter = readGpuFilter(request);
+    std::vector<const ModelSpec*> models;
+    for (const ModelSpec* m : pickEntries(catalog.models, r.raw("model"), "/model", modelById)) {
+        if (modelFilter.accepts(*m)) models.push_back(m);
+    }
+    std::vector<const GpuSpec*> gpus;
+    for (const GpuSpec* g : pickEntries(catalog.gpus, r.raw("gpu"), "/gpu", gpuById)) {
+        if (gpuFilter.accepts(*g)) gpus.push_back(g);
+    }
+
+    Json out = {{"ok", true}, {"max_gpus", maxGpus}};
+    Json modelList = Json::array();
+    for (const ModelSpec* m : models) modelList.push_back(modelHeader(*m));
+    Json gpuList = Json::array();
+    for (const GpuSpec* g : gpus) gpuList.push_back(gpuHeader(*g));
+    Json cells = Json::array();
+    for (const ModelSpec* m : models) {
+        Json row = Json::array();
+        for (const GpuSpec* g : gpus) row.push_back(cellToJson(evaluateCell(workload, *m, *g, maxGpus)));
+        cells.push_back(std::move(row));
+    }
+    out["models"] = std::move(modelList);
+    out["gpus"] = std::move(gpuList);
+    out["cells"] = std::move(cells);
+    out["warnings"] = warningsToJson(warnings);
+    return out;
+}
+
+}  // namespace caliper::io
