@@ -61,8 +61,6 @@ constexpr std::array<WeightFormat, 23> kWeightFormats = {
 constexpr std::array<KvFormat, 6> kKvFormats = {KvFormat::Fp32, KvFormat::Bf16, KvFormat::Fp16,
                                                 KvFormat::Fp8,  KvFormat::Q8_0, KvFormat::Q4_0};
 
-bool isGguf(WeightFormat f) { return f >= WeightFormat::Q8_0; }
-
 // The 16-bit type a GPU computes in: bf16 from Ampere on, fp16 before.
 WeightFormat native16(const GpuSpec& gpu) { return gpu.supportsBf16 ? WeightFormat::Bf16 : WeightFormat::Fp16; }
 
@@ -246,7 +244,7 @@ Scenario scenarioFromJson(const Catalog& catalog, const Json& request, std::vect
     readLora(s, r);
     readParallel(s, r);
     readPrices(s, r);
-    for (const char* key : options.extraKeys) r.ignore(key);
+    for (const std::string& key : options.extraKeys) r.ignore(key.c_str());
     r.finish();
     return s;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // Reads a request (CONTRACT.md "Scenario") into a typed Scenario, applying
 // the documented defaults per task and engine.
-#include <initializer_list>
+#include <string>
 #include <vector>
 
 #include "caliper/catalog.hpp"
@@ -13,7 +13,7 @@ namespace caliper::io {
 
 struct ScenarioOptions {
     bool resolveModelAndGpu = true;  // false for matrix/recommend requests, whose model/gpu are lists
-    std::initializer_list<const char*> extraKeys = {};  // keys the caller reads itself
+    std::vector<std::string> extraKeys;  // keys the caller reads itself
 };
 
 Scenario scenarioFromJson(const Catalog& catalog, const Json& request, std::vector<Warning>& warnings,
