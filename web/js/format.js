@@ -44,6 +44,7 @@
     if (short && a >= 1000) {
       options.notation = 'compact';
       options.maximumFractionDigits = 1;
+      options.minimumFractionDigits = 0;
     } else {
       options.maximumFractionDigits = a >= 100 ? 0 : a >= 1 ? 2 : 3;
       options.minimumFractionDigits = 0;
@@ -53,13 +54,15 @@
 
   // Picks the engine's figure in the chosen currency: the `cny` twin of a
   // `usd` key when present (cost_usd → cost_cny, usd_per_hour → cny_per_hour),
-  // else the engine's exchange rate if the object carries one, else USD.
-  function moneyField(obj, usdKey, currency) {
+  // else the engine's exchange rate (on the object or from another engine
+  // result), else USD.
+  function moneyField(obj, usdKey, currency, fallbackRate) {
     if (!obj || !isNum(obj[usdKey])) return { value: null, currency: currency };
     if (currency !== 'cny') return { value: obj[usdKey], currency: 'usd' };
     var cnyKey = usdKey.replace(/usd/, 'cny');
     if (isNum(obj[cnyKey])) return { value: obj[cnyKey], currency: 'cny' };
-    if (isNum(obj.cny_per_usd)) return { value: obj[usdKey] * obj.cny_per_usd, currency: 'cny' };
+    var rate = isNum(obj.cny_per_usd) ? obj.cny_per_usd : fallbackRate;
+    if (isNum(rate)) return { value: obj[usdKey] * rate, currency: 'cny' };
     return { value: obj[usdKey], currency: 'usd' };
   }
 

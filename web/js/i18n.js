@@ -55,11 +55,24 @@
   // Engine codes: kind is 'warn' | 'sugg' | 'rule' | 'reason' | 'term' | 'error'.
   function code(kind, value, fallback) {
     dictionaries();
-    var table = (C.codeMessages && C.codeMessages[current]) || {};
-    var text = table[kind + '.' + value];
+    var tables = C.codeMessages || {};
+    var key = kind + '.' + value;
+    var text = (tables[current] || {})[key];
     if (text) return text;
     if (fallback) return fallback;
-    return String(value).replace(/_/g, ' ');
+    text = (tables.en || {})[key];
+    if (text) return text;
+    var words = String(value).replace(/_/g, ' ');
+    return words.charAt(0).toUpperCase() + words.slice(1);
+  }
+
+  // An engine error for people: the engine's message (it names the value and
+  // what was expected), led by a translated summary outside English.
+  function errorText(err) {
+    var message = (err && (err.message || err.code)) || '';
+    if (current === 'en') return message;
+    var summary = code('error', err && err.code, '');
+    return summary && summary !== message ? summary + '：' + message : message;
   }
 
   function setLang(lang) {
@@ -84,7 +97,7 @@
   }
 
   var api = {
-    LANGS: LANGS, normalize: normalize, pick: pick, fill: fill, t: t, has: has, code: code,
+    LANGS: LANGS, normalize: normalize, pick: pick, fill: fill, t: t, has: has, code: code, errorText: errorText,
     setLang: setLang, lang: function () { return current; }, locale: locale, apply: apply,
     dictionaries: dictionaries
   };

@@ -31,7 +31,7 @@
     q: '', gq: '', fam: [], pmin: null, pmax: null, cls: [], mem: null, price: null,
     sort: 'family', dir: 'asc', sg: '',
     cell: '', cnt: 'auto',
-    rm: '', obj: 'cheapest', top: 10, cmp: [],
+    rm: '', obj: 'cheapest', pr: 'cloud', top: 10, cmp: [],
     inv: [], cm: null, cg: null
   };
 
@@ -40,9 +40,9 @@
     view: oneOf(VIEWS), lang: oneOf(['', 'en', 'zh']), cur: oneOf(['usd', 'cny']), embed: flag,
     task: oneOf(Object.keys(TASKS)), w: oneOf(WEIGHTS), ctx: int(1, 1e8), b: int(1, 1e6), g: int(1, 1024),
     eng: oneOf(ENGINES), show: oneOf(METRICS), tt: num(1, 1e16),
-    q: text, gq: text, fam: list, pmin: num(0, 1e6), pmax: num(0, 1e6), cls: listOf(GROUPS),
+    q: text, gq: text, fam: list, pmin: num(0, 1e6), pmax: num(0, 1e6), cls: listOf(GROUPS.concat(['\u2205'])),
     mem: num(0, 1e6), price: num(0, 1e9), sort: oneOf(SORTS), dir: oneOf(['asc', 'desc']), sg: text,
-    cell: text, cnt: countOrAuto, rm: text, obj: oneOf(OBJECTIVES), top: int(1, 100), cmp: list,
+    cell: text, cnt: countOrAuto, rm: text, obj: oneOf(OBJECTIVES), pr: oneOf(['cloud', 'purchase']), top: int(1, 100), cmp: list,
     inv: inventory, cm: json, cg: json
   };
 
@@ -150,13 +150,15 @@
     return req;
   }
 
+  // gpuIds: the GPUs the page picked itself (text search, class groups), or
+  // null for all; the class filter then goes to the engine.
   function toMatrixRequest(state, gpuIds) {
     var req = toScenario(state);
     req.model = 'all';
     req.gpu = gpuIds || 'all';
     req.max_gpus = state.g;
     var gf = {};
-    if (state.cls.length) gf.classes = state.cls.slice();
+    if (state.cls.length && !gpuIds) gf.classes = state.cls.slice();
     if (state.mem != null) gf.min_memory_gib = state.mem;
     if (state.price != null) gf.max_price_usd = state.price;
     if (Object.keys(gf).length) req.gpu_filter = gf;
@@ -177,10 +179,14 @@
     return req;
   }
 
-  function toRecommendRequest(state, model) {
+  // preset: the id of the scenario preset in force, so the engine reports the
+  // source documents' own picks next to its ranking.
+  function toRecommendRequest(state, model, preset) {
     var req = toScenario(state);
     req.model = model;
     req.objective = state.obj;
+    req.pricing = state.pr;
+    if (preset) req.preset = preset;
     req.max_gpus = state.g;
     req.top = state.top;
     return req;

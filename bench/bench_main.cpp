@@ -1,0 +1,244 @@
+// Timings of the engine on the built-in catalog: one estimate (whole and by
+// piece), the full model x GPU matrix for an inference and a LoRA workload,
+// and the recommend, inventory and limits requests. Prints medians of
+// repeated runs in CPU time of the calling thread, so that other work on a
+// shared machine does not inflate them (single-threaded code: CPU time is
+// the wall time an idle machine would show).
+//
+//   build/bin/caliper_bench [--quick]
+//   valgrind --tool=callgrind build/bin/caliper_bench --profile-matrix
+//   valgrind --tool=callgrind build/bin/caliper_bench --profile-estimate-json
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "caliper/api.hpp"
+#include "caliper/engine/compat.hpp"
+#include "caliper/engine/cost.hpp"
+#include "caliper/engine/estimate.hpp"
+#include "caliper/engine/matrix.hpp"
+#include "caliper/engine/memory.hpp"
+#include "caliper/engine/plan.hpp"
+#include "caliper/engine/speed.hpp"
+#include "embedded_catalog.hpp"
+
+using namespace caliper;
+
+namespace {
+
+double threadCpuMicros() {
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return static_cast<double>(now.tv_sec) * 1e6 + static_cast<double>(now.tv_nsec) / 1e3;
+}
+
+volatile double gSink = 0;  // keeps results observable so the optimiser cannot drop the work
+
+// Median CPU time of one call of `body`, in microseconds, over `runs`
+// samples (after one warm-up call). A sample times `inner` calls in a row so
+// that sub-microsecond pieces are not lost in the clock's own cost.
+double medianMicros(int runs, const std::function<void()>& body, int inner = 1) {
+    body();
+    std::vector<double> times;
+    times.reserve(static_cast<std::size_t>(runs));
+    for (int i = 0; i < runs; ++i) {
+        const double start = threadCpuMicros();
+        for (int k = 0; k < inner; ++k) body();
+        times.push_back((threadCpuMicros() - start) / inner);
+    }
+    std::nth_element(times.begin(), times.begin() + runs / 2, times.end());
+    return times[static_cast<std::size_t>(runs / 2)];
+}
+
+void row(const char* name, double micros, const char* extra = "") {
+    if (micros >= 1000) std::printf("  %-46s %10.2f ms  %s\n", name, micros / 1000, extra);
+    else std::printf("  %-46s %10.2f us  %s\n", name, micros, extra);
+}
+
+Scenario inferenceScenario(const Catalog& catalog, const char* model, const char* gpu) {
+    Scenario s;
+    s.model = *findModel(catalog, model);
+    s.gpu = *findGpu(catalog, gpu);
+    adaptToGpu(s);  // request defaults: vLLM, bf16, batch 1, 2048 in + 512 out
+    return s;
+}
+
+Scenario loraScenario(const Catalog& catalog, const char* model, const char* gpu) {
+    Scenario s = inferenceScenario(catalog, model, gpu);
+    s.task = Task::Finetune;  // request defaults for finetune: LoRA, Transformers, seq 2048
+    s.method = Method::Lora;
+    s.engine = Engine::Transformers;
+    s.promptTokens = 0;
+    s.outputTokens = 0;
+    s.seqLen = 2048;
+    s.trainTokens = 1e8;
+    return s;
+}
+
+// The pieces estimate() is made of, each timed alone: fewestGpus() is the
+// memory model without explanation text, estimateMemory() the same model
+// with it, so their difference is the cost of the explanation.
+void benchEstimate(const Scenario& s, const char* label, int runs) {
+    constexpr int kInner = 50;
+    std::printf("%s\n", label);
+    const double whole = medianMicros(runs, [&] { gSink = gSink + estimate(s).memory.totalGiB; }, kInner);
+    row("estimate() (plan, memory, speed, cost, explain)", whole);
+    const int count = fewestGpus(s).value_or(1);
+    const Plan plan = makePlan(s, count);
+    auto piece = [&](const char* name, const std::function<void()>& body) {
+        row(name, medianMicros(runs, body, kInner));
+    };
+    piece("  fewestGpus() (count search, no explain)", [&] { gSink = gSink + fewestGpus(s).value_or(0); });
+    piece("  makePlan()", [&] { gSink = gSink + makePlan(s, count).gpuCount; });
+    piece("  estimateMemory() (with explain)", [&] { gSink = gSink + estimateMemory(s, plan).memory.totalGiB; });
+    const SpeedEstimate speed = estimateSpeed(s, plan);
+    piece("  estimateSpeed() (with explain)",
+          [&] { gSink = gSink + estimateSpeed(s, plan).prefillTokensPerS.value_or(0); });
+    piece("  estimateCost() (with explain)", [&] { gSink = gSink + estimateCost(s, plan, speed).powerW; });
+    piece("  compatibilityWarnings()", [&] { gSink = gSink + compatibilityWarnings(s, plan).size(); });
+    piece("  Scenario copy (as evaluateCell makes)", [&] {
+        Scenario copy = s;
+        gSink = gSink + copy.model.layers;
+    });
+}
+
+void matrixRow(const char* label, double micros, double cells) {
+    char extra[96];
+    std::snprintf(extra, sizeof extra, "%.0f cells, %.0f cells/s, %.2f us/cell", cells, cells / (micros / 1e6),
+                  micros / cells);
+    row(label, micros, extra);
+}
+
+// A fresh scenario for one cell, as evaluateCell() makes it: a copy of the
+// workload with the model and GPU specs copied in.
+Scenario cellScenario(const Scenario& workload, const ModelSpec& m, const GpuSpec& g) {
+    Scenario s = workload;
+    s.model = m;
+    s.gpu = g;
+    s.gpuCountAuto = true;
+    adaptToGpu(s);
+    return s;
+}
+
+// Where a matrix cell's time goes: the per-cell scenario set-up alone; the
+// set-up plus the GPU-count search (the memory model without explanation
+// text); and the set-up done the cheap way, one scenario reused GPU by GPU
+// (assignment keeps the strings' buffers, so a cell copies without allocating).
+void benchMatrixFloors(const Catalog& catalog, const Scenario& workload, int runs) {
+    const double cells = static_cast<double>(catalog.models.size() * catalog.gpus.size());
+    auto eachCell = [&](const std::function<void(const ModelSpec&, const GpuSpec&)>& body) {
+        return medianMicros(runs, [&] {
+            for (const ModelSpec& m : catalog.models) {
+                for (const GpuSpec& g : catalog.gpus) body(m, g);
+            }
+        });
+    };
+    matrixRow("  floor: scenario set-up per cell", eachCell([&](const ModelSpec& m, const GpuSpec& g) {
+                  gSink = gSink + cellScenario(workload, m, g).batch;
+              }),
+              cells);
+    matrixRow("  floor: set-up + fewestGpus() (no explain)", eachCell([&](const ModelSpec& m, const GpuSpec& g) {
+                  gSink = gSink + fewestGpus(cellScenario(workload, m, g)).value_or(0);
+              }),
+              cells);
+    matrixRow("  floor: one reused scenario, GPU-major", medianMicros(runs, [&] {
+                  Scenario s = cellScenario(workload, catalog.models.front(), catalog.gpus.front());
+                  for (const GpuSpec& g : catalog.gpus) {
+                      s.gpu = g;
+                      adaptToGpu(s);
+                      for (const ModelSpec& m : catalog.models) {
+                          s.model = m;
+                          gSink = gSink + s.model.layers;
+                      }
+                  }
+              }),
+              cells);
+}
+
+double matrixPass(const Catalog& catalog, const Scenario& workload) {
+    double total = 0;
+    for (const ModelSpec& m : catalog.models) {
+        for (const GpuSpec& g : catalog.gpus) total += evaluateCell(workload, m, g, 8).totalGiB;
+    }
+    return total;
+}
+
+void benchMatrix(const Catalog& catalog, const Scenario& workload, const char* label, int runs) {
+    const double cells = static_cast<double>(catalog.models.size() * catalog.gpus.size());
+    matrixRow(label, medianMicros(runs, [&] { gSink = gSink + matrixPass(catalog, workload); }), cells);
+    benchMatrixFloors(catalog, workload, runs);
+}
+
+void benchRequest(const char* label, int runs, const std::function<ApiResponse()>& call) {
+    const ApiResponse first = call();
+    char extra[96];
+    std::snprintf(extra, sizeof extra, "status %d, %zu bytes of JSON", first.status, first.json.size());
+    row(label, medianMicros(runs, [&] { gSink = gSink + call().json.size(); }), extra);
+}
+
+void benchEstimates(const Catalog& catalog, int runs) {
+    benchEstimate(inferenceScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb"),
+                  "one estimate: llama-3.1-8b inference on 1x H100 SXM", runs);
+    benchEstimate(loraScenario(catalog, "llama-3.1-70b", "rtx-4090"),
+                  "one estimate: llama-3.1-70b LoRA on RTX 4090 (multi-GPU search)", runs);
+    std::printf("one estimate through the text API\n");
+    benchRequest("estimateJson() (parse, estimate, JSON out)", runs,
+                 [&] { return estimateJson(catalog, R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb"})"); });
+}
+
+void benchMatrices(const Catalog& catalog, int runs) {
+    std::printf("full catalog matrix (engine only, max 8 GPUs)\n");
+    benchMatrix(catalog, inferenceScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb"),
+                "inference (vLLM, 2048+512 tokens, batch 1)", runs);
+    benchMatrix(catalog, loraScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb"), "LoRA (r16, seq 2048, batch 1)",
+                runs);
+    std::printf("full catalog matrix through the text API (JSON in and out)\n");
+    benchRequest("matrixJson() inference", runs, [&] { return matrixJson(catalog, R"({"model":"all","gpu":"all"})"); });
+    benchRequest("matrixJson() LoRA", runs, [&] {
+        return matrixJson(catalog, R"({"model":"all","gpu":"all","task":"finetune","method":"lora"})");
+    });
+}
+
+void benchRequests(const Catalog& catalog, int runs) {
+    std::printf("other requests\n");
+    benchRequest("recommendJson() llama-3.1-8b serving, cheapest", runs,
+                 [&] { return recommendJson(catalog, R"({"model":"llama-3.1-8b","batch":32})"); });
+    benchRequest("recommendJson() llama-3.1-70b full FT, fastest", runs, [&] {
+        return recommendJson(catalog,
+                             R"({"model":"llama-3.1-70b","task":"finetune","method":"full","objective":"fastest"})");
+    });
+    benchRequest("inventoryJson() 4x rtx-2080-ti-22gb, all models", runs, [&] {
+        return inventoryJson(catalog, R"({"inventory":[{"gpu":"rtx-2080-ti-22gb","count":4}]})");
+    });
+    benchRequest("limitsJson() llama-3.1-8b on rtx-4090", runs,
+                 [&] { return limitsJson(catalog, R"({"model":"llama-3.1-8b","gpu":"rtx-4090"})"); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+    const bool profile = argc > 1 && std::strcmp(argv[1], "--profile-matrix") == 0;
+    const Catalog catalog = parseCatalog(embeddedGpusJson(), embeddedModelsJson());
+    if (profile) {  // one pass of the inference matrix, for valgrind --tool=callgrind
+        gSink = gSink + matrixPass(catalog, inferenceScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb"));
+        return 0;
+    }
+    if (argc > 1 && std::strcmp(argv[1], "--profile-estimate-json") == 0) {  // 1,000 text-API estimates
+        for (int i = 0; i < 1000; ++i) {
+            gSink = gSink + estimateJson(catalog, R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb"})").json.size();
+        }
+        return 0;
+    }
+    std::printf("caliper_bench: %zu models x %zu GPUs (catalog %s), CPU time, median of runs\n",
+                catalog.models.size(), catalog.gpus.size(), catalog.version.c_str());
+    benchEstimates(catalog, quick ? 20 : 200);
+    benchMatrices(catalog, quick ? 3 : 15);
+    benchRequests(catalog, quick ? 3 : 11);
+    return gSink < 0 ? 1 : 0;
+}

@@ -1,0 +1,32 @@
+#pragma once
+// Collective communication between GPUs: which link a group of GPUs talks
+// over, its effective bus bandwidth, and the time of NCCL-style collectives
+// (nccl-tests PERFORMANCE.md formulas).
+#include <string>
+
+#include "caliper/gpu.hpp"
+
+namespace caliper {
+
+struct Link {
+    double busGBps = 0;   // effective per-rank bus bandwidth, GB/s
+    double latencyS = 0;  // fixed cost of one small collective call
+    std::string name;     // "NVLink", "PCIe Gen4", "InfiniBand 400 Gb/s"
+};
+
+// The link a group of `groupSize` GPUs of this type uses: NVLink when the
+// group fits the GPU's NVLink domain, else PCIe; `crossesNodes` = the group
+// spans servers, so the network.
+Link groupLink(const GpuSpec& gpu, int groupSize, bool crossesNodes);
+
+// The GPU's PCIe link to the host (CPU offload, host-staged copies).
+Link hostLink(const GpuSpec& gpu);
+
+// Ring all-reduce of `bytes` per rank over n ranks: 2(n-1)/n x bytes / busbw.
+double allReduceS(double bytes, int ranks, const Link& link);
+// All-gather or reduce-scatter: (n-1)/n x bytes / busbw.
+double allGatherS(double bytes, int ranks, const Link& link);
+// Point-to-point send of `bytes` (pipeline stage boundary).
+double sendS(double bytes, const Link& link);
+
+}  // namespace caliper

@@ -1,0 +1,67 @@
+#pragma once
+// Achieved fractions of peak: how much of a GPU's memory bandwidth and tensor
+// throughput each serving or training engine reaches, by GPU family, weight
+// format and engine. The constants, each with its source, live in
+// efficiency.cpp (serving engines) and efficiency_llamacpp.cpp (llama.cpp).
+#include <string>
+
+#include "caliper/gpu.hpp"
+#include "caliper/scenario.hpp"
+
+namespace caliper {
+
+// GPU families that behave alike under one software stack.
+enum class GpuFamily {
+    NvidiaLegacy,       // no tensor cores (Pascal and older, cc < 7.0)
+    NvidiaGeforce,      // consumer GDDR parts (FP32-accumulate at half rate)
+    NvidiaWorkstation,  // GDDR pro / data-center PCIe parts (A6000, L40, A40, RTX 6000 Ada)
+    NvidiaHbm,          // HBM data-center parts (V100, A100, A30, H100, H200, B200)
+    AmdCdna,            // Instinct MI100 and later (matrix cores, HBM)
+    AmdRdna,            // Radeon with WMMA (RDNA 3 and later)
+    AmdNoMatrix,        // GCN / Vega / RDNA 1-2: no matrix units
+    Apple,              // Apple silicon (Metal)
+    Other               // Intel, Huawei, ...
+};
+
+GpuFamily gpuFamily(const GpuSpec& gpu);
+const char* toString(GpuFamily family);
+
+// CUDA compute capability as a number (8.9), 0 for non-NVIDIA parts.
+double computeCapability(const GpuSpec& gpu);
+
+// llama.cpp's achieved fractions for the GPU's family (efficiency_llamacpp.cpp).
+struct LlamaCppConstants {
+    double bandwidthFraction;  // decode: bytes / time over peak bandwidth
+    double layerOverheadS;     // decode: fixed time per layer per token
+    double prefillFraction;    // pp512 achieved / matmulPeak (quantized weights)
+};
+LlamaCppConstants llamaCppConstants(const GpuSpec& gpu);
+
+// A peak tensor rate with the name of the figure it came from (for explain).
+struct PeakRate {
+    double tflops = 0;
+    std::string name;  // "bf16_tflops", "fp16_acc16_tflops", "fp8_tflops", ...
+};
+
+// Peak rate the engine's GEMMs run at for this weight format on this GPU.
+PeakRate matmulPeak(Engine engine, WeightFormat format, const GpuSpec& gpu);
+
+// Decode: fraction of peak bandwidth reached while streaming weights and KV.
+double decodeBandwidthFraction(Engine engine, WeightFormat format, const GpuSpec& gpu);
+
+// Decode: fixed time per transformer layer per step (kernel launches,
+// synchronisation, host work), seconds.
+double decodeLayerOverheadS(Engine engine, WeightFormat format, const GpuSpec& gpu);
+
+// Prefill: fraction of matmulPeak reached on prompt processing.
+double prefillComputeFraction(Engine engine, WeightFormat format, const GpuSpec& gpu);
+
+// Decode at large batch: fraction of matmulPeak reached by the per-step
+// GEMMs (a few hundred rows instead of thousands of prompt tokens).
+double decodeComputeFraction(Engine engine, WeightFormat format, const GpuSpec& gpu);
+
+// Vector work per weight to unpack GGUF blocks during decode (operations per
+// weight); it bounds decode on GPUs with little ALU throughput.
+double dequantOpsPerWeight(WeightFormat format, const GpuSpec& gpu);
+
+}  // namespace caliper

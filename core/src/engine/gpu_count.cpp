@@ -1,0 +1,136 @@
+// The fewest GPUs of the scenario's type that fit. Counts searched: 1, 2, 3,
+// 4, 6, 8, then multiples of 8 (whole 8-GPU servers) up to kMaxGpus; a count
+// the strategy cannot use is skipped. The search starts at a lower bound (the
+// weights spread evenly) and gallops to a count that fits; ZeRO and FSDP
+// memory falls monotonically with the count, so a bisection finishes, while
+// tensor/pipeline plans (uneven stages) are scanned count by count.
+// Replicated strategies (single, DDP) fit on one GPU or on none.
+#include <algorithm>
+#include <vector>
+
+#include "caliper/engine/estimate.hpp"
+#include "caliper/engine/memory.hpp"
+#include "caliper/engine/plan.hpp"
+#include "caliper/units.hpp"
+#include "engine/overhead.hpp"
+#include "engine/sizing.hpp"
+
+namespace caliper {
+
+namespace {
+
+constexpr int kSmallCounts[] = {1, 2, 3, 4, 6, 8};
+constexpr int kServerGpus = 8;
+
+const std::vector<int>& candidateCounts() {
+    static const std::vector<int> counts = [] {
+        std::vector<int> c(std::begin(kSmallCounts), std::end(kSmallCounts));
+        for (int n = 2 * kServerGpus; n <= kMaxGpus; n += kServerGpus) c.push_back(n);
+        return c;
+    }();
+    return counts;
+}
+
+// Strategies whose per-GPU memory does not fall with more GPUs.
+bool replicated(const Scenario& s, Strategy strategy) {
+    if (strategy == Strategy::Single || strategy == Strategy::Ddp) return true;
+    const bool replicaStates = strategy == Strategy::Zero1 || strategy == Strategy::Zero2;
+    return s.task == Task::Inference && replicaStates;
+}
+
+// No plan spreads the weights thinner than evenly over all GPUs, and every
+// GPU also holds its CUDA context: a count below weights / (usable - context)
+// cannot fit, so the search starts there.
+std::size_t firstPossibleIndex(const sizing::Inputs& in, const Scenario& s) {
+    const double budget = usableMemoryGiB(s) - sizing::kCudaContextGiB;
+    const double weights = bytesToGiB(in.weights.total(in.shape.stackLayers));
+    const double lower = budget > 0 ? weights / budget : double(kMaxGpus) + 1;
+    const std::vector<int>& counts = candidateCounts();
+    std::size_t i = 1;  // index of 2 GPUs
+    while (i < counts.size() && counts[i] < lower) ++i;
+    return i;
+}
+
+// Training memory no count removes: a pipeline's first stage holds p
+// micro-batches of ceil(L/p) layers (at least L layers' worth) and only
+// tensor parallelism divides them; data parallelism never does.
+bool activationsAloneOverflow(const sizing::Inputs& in, const Scenario& s, Strategy strategy) {
+    if (!in.training || strategy == Strategy::LayerSplit) return false;
+    sizing::Layout layout;
+    layout.strategy = strategy;
+    layout.tp = sizing::maxTensorDegree(in);
+    sizing::Stage stage;
+    stage.layers = in.shape.stackLayers;
+    stage.last = false;
+    const double floor = sizing::trainingActivationBytes(in, layout, stage, sizing::Explain());
+    if (bytesToGiB(floor) + sizing::kCudaContextGiB > usableMemoryGiB(s)) return true;
+    if (strategy != Strategy::Tensor) return false;
+    // Megatron's best case: the widest tensor degree, one layer per stage,
+    // optimizer states spread over the most data-parallel ranks. Every real
+    // plan holds at least this on its fullest GPU.
+    Plan best;
+    best.strategy = Strategy::Tensor;
+    best.tp = layout.tp;
+    best.pp = in.shape.stackLayers;
+    best.dp = kMaxGpus;
+    best.gpuCount = best.tp * best.pp * best.dp;
+    return !sizing::planFits(in, best);
+}
+
+// Per-GPU memory of ZeRO and FSDP falls with every added GPU; pipeline
+// splits round layers per stage up, so theirs can rise between counts.
+bool monotone(Strategy strategy) {
+    return strategy == Strategy::Zero1 || strategy == Strategy::Zero2 || strategy == Strategy::Zero3 ||
+           strategy == Strategy::Fsdp;
+}
+
+}  // namespace
+
+std::optional<int> fewestGpus(const Scenario& scenario) {
+    const sizing::Inputs in = sizing::prepare(scenario);
+    if (usableMemoryGiB(scenario) <= sizing::kCudaContextGiB) return std::nullopt;
+    const Plan one = sizing::planFor(in, 1);
+    if (sizing::countUsable(in, one) && sizing::planFits(in, one)) return 1;
+    const Strategy strategy = sizing::planFor(in, 2).strategy;
+    if (replicated(scenario, strategy) || activationsAloneOverflow(in, scenario, strategy)) return std::nullopt;
+
+    // Plans are built lazily: a Megatron plan itself searches pipeline depths.
+    const std::vector<int>& counts = candidateCounts();
+    auto fitsAt = [&](std::size_t i) {
+        const Plan plan = sizing::planFor(in, counts[i]);
+        return sizing::countUsable(in, plan) && sizing::planFits(in, plan);
+    };
+    // Gallop from the lower bound to a count that fits.
+    const std::size_t start = firstPossibleIndex(in, scenario);
+    const std::size_t last = counts.size() - 1;
+    std::size_t probe = start, step = 1, fitting = counts.size(), failed = start;
+    while (probe <= last) {
+        if (fitsAt(probe)) {
+            fitting = probe;
+            break;
+        }
+        failed = probe + 1;
+        if (probe == last) break;
+        probe = std::min(last, probe + step);  // the last count is always probed
+        step *= 2;
+    }
+    if (monotone(strategy)) {  // bisect between the last miss and the fit
+        if (fitting == counts.size()) return std::nullopt;
+        std::size_t lo = failed, hi = fitting;
+        while (lo < hi) {
+            const std::size_t mid = (lo + hi) / 2;
+            if (fitsAt(mid)) hi = mid;
+            else lo = mid + 1;
+        }
+        return counts[hi];
+    }
+    // Pipeline depths round layers per stage up, so memory can rise between
+    // counts: scan every count below the fit (all of them when none fit).
+    for (std::size_t i = start; i < fitting; ++i) {
+        if (fitsAt(i)) return counts[i];
+    }
+    if (fitting < counts.size()) return counts[fitting];
+    return std::nullopt;
+}
+
+}  // namespace caliper

@@ -1,0 +1,67 @@
+// Runtime overhead per GPU (methodology §3).
+#include "engine/overhead.hpp"
+
+#include "caliper/units.hpp"
+
+namespace caliper::sizing {
+
+namespace {
+
+// vLLM and SGLang capture CUDA graphs for decode batch sizes up to 512 / 160;
+// vLLM logs report roughly 0.3-1 GiB for 7B-70B models [E]. Depends on the
+// layer count and the captured sizes.
+constexpr double kCudaGraphsGiB = 0.5;
+// NCCL communicators: NCCL_BUFFSIZE 4 MiB per channel and direction, up to 32
+// channels (NCCL environment docs) [E]. Only when GPUs exchange data.
+constexpr double kNcclBuffersGiB = 0.25;
+// PyTorch's caching allocator keeps freed blocks reserved; fragmentation
+// leaves memory_reserved above memory_allocated. Methodology §3: reserve
+// 5-10% for training [E]; the upper end, because fine-tuning data of varying
+// length fragments the cache (ms-swift's fixed-length runs sit about 8% above
+// the allocated estimate). Depends on the allocator settings
+// (expandable_segments) and how much sequence lengths vary.
+constexpr double kTrainingAllocatorReserve = 0.10;
+
+bool usesNccl(const Inputs& in, const Layout& layout) {
+    return layout.count > 1 && in.scenario->engine != Engine::LlamaCpp;
+}
+
+}  // namespace
+
+Overhead runtimeOverhead(const Inputs& in, const Layout& layout, double allocatedBytes, double bufferBytes) {
+    const Engine engine = in.scenario->engine;
+    Overhead o;
+    o.cudaContext = gibToBytes(kCudaContextGiB);
+    if (!in.training && (engine == Engine::Vllm || engine == Engine::Sglang)) o.cudaGraphs = gibToBytes(kCudaGraphsGiB);
+    if (usesNccl(in, layout)) o.nccl = gibToBytes(kNcclBuffersGiB);
+    o.buffers = bufferBytes;
+    if (in.training) o.allocator = kTrainingAllocatorReserve * (allocatedBytes + bufferBytes);
+    return o;
+}
+
+void explainOverhead(const Inputs& in, const Overhead& o, double poolSlackBytes, const Explain& ex) {
+    if (!ex.on()) return;
+    ex.add("cuda_context_gib", "CUDA context per process and GPU (pytorch#86509: 0.29-0.67 GB)",
+           bytesToGiB(o.cudaContext));
+    if (o.cudaGraphs > 0) ex.add("cuda_graphs_gib", "captured CUDA graphs for decode batches", bytesToGiB(o.cudaGraphs));
+    if (o.nccl > 0) ex.add("nccl_buffers_gib", "NCCL communicator buffers (multi-GPU)", bytesToGiB(o.nccl));
+    if (o.buffers > 0) {
+        ex.add("comm_buffers_gib",
+               in.scenario->engine == Engine::Deepspeed ? "DeepSpeed reduce/allgather buckets (5e8 elements by default)"
+                                                        : "gradient buckets (DDP copy or Hugging Face 'auto' DeepSpeed buckets)",
+               bytesToGiB(o.buffers));
+    }
+    if (o.allocator > 0) {
+        ex.add("allocator_reserve_gib", "10% of allocated training memory kept reserved by PyTorch's caching allocator",
+               bytesToGiB(o.allocator));
+    }
+    ex.add("overhead_gib",
+           fmt("context + graphs + NCCL + buckets + allocator reserve%s; subtract the context and the reserve to "
+               "compare with torch.cuda.max_memory_allocated()",
+               poolSlackBytes > 0 ? fmt(" + the unused part of the pre-allocated KV pool (%.3f GiB)",
+                                        bytesToGiB(poolSlackBytes)).c_str()
+                                  : ""),
+           bytesToGiB(o.total() + poolSlackBytes));
+}
+
+}  // namespace caliper::sizing

@@ -1,0 +1,51 @@
+#pragma once
+// What one forward pass of a model moves and computes: bytes of weights and
+// KV cache read per decode step, matmul and attention FLOPs per token.
+// Shared by the decode, prefill and training speed models.
+#include <cstdint>
+
+#include "caliper/scenario.hpp"
+
+namespace caliper {
+
+struct Workload {
+    int layers = 0;
+    double hidden = 0;
+    // Weights as stored in the scenario's format, bytes.
+    double denseWeightBytes = 0;   // read every step: non-expert linear + lm_head + norms
+    double expertWeightBytes = 0;  // all routed experts
+    double weightCount = 0;        // weights read per step at batch 1 (for unpacking cost)
+    int experts = 0;               // routed experts per MoE layer (0 = dense)
+    int expertsPerToken = 0;
+    // Parameters in matmuls per token.
+    double blockMatmulParams = 0;  // active linear-layer parameters in the blocks
+    double lmHeadParams = 0;       // vocab x hidden
+    double totalParams = 0;
+    double activeParams = 0;
+    // Attention.
+    double attentionWidth = 0;   // sum over heads of (qk dim + v dim) / 2 (= a x d_h for MHA/GQA)
+    double kvBytesPerToken = 0;  // all layers, in the scenario's KV format
+    double slidingLayerShare = 0;  // fraction of layers with a sliding window
+    double slidingWindow = 0;      // tokens
+};
+
+Workload makeWorkload(const Scenario& scenario);
+
+// Routed experts one MoE layer touches when `tokens` tokens are routed
+// independently and uniformly: E(1 - (1 - k/E)^tokens) (methodology section 5).
+double expertsTouched(int experts, int expertsPerToken, double tokens);
+
+// Weight bytes read in one step over `tokens` tokens (whole model, one GPU).
+double weightBytesPerStep(const Workload& work, double tokens);
+
+// KV bytes one sequence reads at context `context` (window-capped layers).
+double kvBytesRead(const Workload& work, double context);
+
+// Attention FLOPs for one new token attending to `context` earlier tokens.
+double attentionFlopsPerToken(const Workload& work, double context);
+
+// Causal attention FLOPs of a whole prompt of `tokens` tokens (QK^T and AV);
+// `fullMatrix` counts the masked half too (eager attention computes it).
+double promptAttentionFlops(const Workload& work, double tokens, bool fullMatrix);
+
+}  // namespace caliper

@@ -1,0 +1,14 @@
+#pragma once
+// The GPUs a request asks about: its "gpu" key (absent, "all", one id, or a
+// list of ids and GPU objects) narrowed by its "gpu_filter" object, with the
+// same filter keys as the matrix request.
+#include <vector>
+
+#include "caliper/catalog.hpp"
+#include "io/json_read.hpp"
+
+namespace caliper::io {
+
+std::vector<GpuSpec> selectGpus(const Catalog& catalog, const Json& request);
+
+}  // namespace caliper::io

@@ -1,0 +1,226 @@
+// Builds the request for one validation row from its structured fields and
+// the setup its free text describes (validation_text.cpp).
+#include "io/validation_mapping.hpp"
+
+#include <cmath>
+
+#include "caliper/engine/plan.hpp"
+#include "io/validation_names.hpp"
+#include "io/validation_row.hpp"
+#include "io/validation_text.hpp"
+
+namespace caliper::io {
+
+namespace {
+
+// "Short prompt" / "short texts" with no count: a sentence or a tweet. At
+// this length KV cache and activations are a small share of memory, so the
+// exact count barely moves the total.
+constexpr std::int64_t kShortTextTokens = 64;
+
+std::string taskOf(RowKind kind, const std::string& method) {
+    if (isInferenceKind(kind)) return "inference";
+    if (method == "pretrain" || method == "pre-train" || method == "pretraining") return "pretrain";
+    if (kind == RowKind::Fits && (method.empty() || method == "inference")) return "inference";
+    if (kind == RowKind::TrainThroughput && (method.empty() || method == "inference")) return "pretrain";
+    return "finetune";
+}
+
+std::string engineFor(const EnginesNamed& e, const std::string& task) {
+    if (task == "inference") {
+        if (e.llamaCpp) return "llama.cpp";
+        if (e.tensorrtLlm) return "tensorrt-llm";
+        if (e.sglang) return "sglang";
+        if (e.vllm) return "vllm";
+        if (e.transformers) return "transformers";
+        return "";
+    }
+    if (e.megatron) return "megatron";
+    if (e.deepspeed) return "deepspeed";
+    if (e.fsdp) return "fsdp";
+    if (e.transformers) return "transformers";
+    return "";
+}
+
+// The contract's weight format for the row's `quant` words, empty for none.
+std::string weightFormat(const std::string& q) {
+    if (q.empty()) return "";
+    if ((q[0] == 'q' || q.rfind("iq", 0) == 0) && q.find('_') != std::string::npos) return q;  // GGUF types
+    if (q.rfind("bf16", 0) == 0) return "bf16";
+    if (q.rfind("fp16", 0) == 0 || q.rfind("f16", 0) == 0 || q == "float16" || q == "half") return "fp16";
+    if (q.rfind("fp32", 0) == 0 || q.rfind("f32", 0) == 0 || q == "float32") return "fp32";
+    if (q.rfind("fp8", 0) == 0 || contains(q, "e4m3")) return "fp8";
+    if (contains(q, "mxfp4")) return "mxfp4";
+    if (contains(q, "nf4") || contains(q, "bnb-4bit") || contains(q, "4bit") || contains(q, "4-bit")) {
+        return contains(q, "double") || contains(q, "-dq") ? "nf4-dq" : "nf4";
+    }
+    if (contains(q, "awq")) return "awq-int4";
+    if (contains(q, "gptq") && contains(q, "4")) return "gptq-int4";
+    if (contains(q, "int8") || contains(q, "8bit") || contains(q, "8-bit")) return "int8";
+    if (contains(q, "int4")) return "int4";
+    throw Unexpressible{"weight format '" + q + "' is not one the engine knows"};
+}
+
+Json modelRequest(const Catalog& catalog, const RowFacts& f, const RowSetup& setup) {
+    if (const ModelSpec* model = findRowModel(catalog, f.model, f.paramsB)) return model->id;
+    Json object = Json::object();
+    const ModelShapeText& s = setup.shape;
+    if (s.hidden) object["hidden_size"] = *s.hidden;
+    if (s.layers) object["layers"] = *s.layers;
+    if (s.heads) object["heads"] = *s.heads;
+    if (s.kvHeads) object["kv_heads"] = *s.kvHeads;
+    else if (s.multiQuery) object["kv_heads"] = 1;
+    if (s.vocab) object["vocab_size"] = *s.vocab;
+    if (s.intermediate) object["intermediate_size"] = *s.intermediate;
+    const bool fullShape = s.hidden && s.layers && s.heads && s.vocab && s.intermediate;
+    if (f.paramsB && *f.paramsB > 0) object["params_b"] = *f.paramsB;
+    else if (!fullShape) throw Unexpressible{"model '" + f.model + "' is not in the catalog and the row gives no size"};
+    return object;
+}
+
+void setGpu(const Catalog& catalog, const RowFacts& f, RowKind kind, RowMapping& m) {
+    if (namesNoGpu(f.gpu)) {
+        const GpuSpec* any = largestGpu(catalog);
+        if (!isMemoryKind(kind) || !any) throw Unexpressible{"the row names no GPU"};
+        m.request["gpu"] = any->id;  // per-GPU memory does not depend on the card
+        m.gpuStated = false;
+    } else {
+        const GpuSpec* gpu = findRowGpu(catalog, f.gpu);
+        if (!gpu) throw Unexpressible{"GPU '" + f.gpu + "' is not in the catalog"};
+        m.request["gpu"] = gpu->id;
+        // The run happened on these GPUs, so the setup fitted them.
+        if (kind != RowKind::Fits && f.measuredRun) m.expectFits = true;
+    }
+    if (f.gpuCount && *f.gpuCount >= 1) m.request["gpu_count"] = static_cast<std::int64_t>(std::lround(*f.gpuCount));
+    else if (kind == RowKind::TrainThroughput) m.request["gpu_count"] = "auto";
+}
+
+void setInferenceTokens(RowKind kind, const RowFacts& f, const RowSetup& s, Json& req) {
+    const bool bench = s.engines.llamaCpp;
+    const std::optional<std::int64_t> seq =
+        f.seqLen ? std::optional<std::int64_t>(std::llround(*f.seqLen)) : std::nullopt;
+    if (kind == RowKind::Decode) {
+        // llama-bench tgN generates N tokens from an empty context.
+        const auto out = bench && s.benchGenerate ? s.benchGenerate : s.outputTokens ? s.outputTokens : seq;
+        if (!out) throw Unexpressible{"the number of generated tokens is not stated"};
+        req["prompt_tokens"] = bench && s.benchGenerate ? 0 : s.promptTokens.value_or(0);
+        req["output_tokens"] = *out;
+    } else if (kind == RowKind::Prefill) {
+        const auto prompt = bench && s.benchPrompt ? s.benchPrompt : s.promptTokens ? s.promptTokens : seq;
+        if (!prompt) throw Unexpressible{"the prompt length is not stated"};
+        req["prompt_tokens"] = *prompt;
+        req["output_tokens"] = 0;
+    } else if (kind == RowKind::InferenceMemory) {
+        if (s.longPromptUncounted) throw Unexpressible{"the long prompt's length is not stated"};
+        const auto prompt = s.promptTokens ? s.promptTokens
+                            : s.shortText  ? std::optional<std::int64_t>(kShortTextTokens)
+                                           : seq;
+        if (!prompt) throw Unexpressible{"the prompt length is not stated"};
+        req["prompt_tokens"] = *prompt;
+        req["output_tokens"] = s.outputTokens.value_or(0);
+    } else if (s.promptTokens || s.outputTokens) {
+        if (s.promptTokens) req["prompt_tokens"] = *s.promptTokens;
+        if (s.outputTokens) req["output_tokens"] = *s.outputTokens;
+    }
+    if (f.batch && *f.batch >= 1) req["batch"] = std::llround(*f.batch);
+    else if (s.batch) req["batch"] = *s.batch;
+}
+
+void setTraining(const RowFacts& f, const RowSetup& s, Json& req) {
+    if (f.seqLen && *f.seqLen >= 1) req["seq_len"] = std::llround(*f.seqLen);
+    else if (s.seqLen) req["seq_len"] = *s.seqLen;
+    else if (s.shortText) req["seq_len"] = kShortTextTokens;
+    // Runs described by a global batch reach it by gradient accumulation; the
+    // per-GPU micro-batch is what memory and step shape depend on.
+    if (s.microBatch) req["batch"] = *s.microBatch;
+    else if (s.globalBatch) req["batch"] = 1;
+    else if (f.batch && *f.batch >= 1) req["batch"] = std::llround(*f.batch);
+    else if (s.batch) req["batch"] = *s.batch;
+    if (f.method == "lora" || f.method == "qlora") {
+        Json lora = Json::object();
+        if (s.loraRank) lora["rank"] = *s.loraRank;
+        // PEFT's default target modules are the attention projections.
+        if (s.loraAllLinear) lora["targets"] = *s.loraAllLinear ? "all-linear" : "attention";
+        else if (s.engines.peft) lora["targets"] = "attention";
+        if (!lora.empty()) req["lora"] = lora;
+    }
+    if (!s.optimizer.empty()) req["optimizer"] = s.optimizer;
+    if (s.gradientCheckpointing) req["gradient_checkpointing"] = *s.gradientCheckpointing;
+}
+
+void setParallel(const RowSetup& s, bool training, Json& req) {
+    if (s.cp && *s.cp > 1)
+        throw Unexpressible{"context parallelism (CP " + std::to_string(*s.cp) + ") is not modelled"};
+    if (s.kvOnHost) throw Unexpressible{"a KV cache kept in host memory is not modelled"};
+    const bool multi = req.contains("gpu_count") && req["gpu_count"].is_number() && req["gpu_count"].get<int>() > 1;
+    Json parallel = Json::object();
+    if (multi && s.tp) parallel["tp"] = *s.tp;
+    if (multi && s.pp) parallel["pp"] = *s.pp;
+    const bool splitByDegrees = (s.tp && *s.tp > 1) || (s.pp && *s.pp > 1);
+    if (s.zeroStage) parallel["strategy"] = *s.zeroStage == 0 ? "ddp" : "zero" + std::to_string(*s.zeroStage);
+    else if (multi && s.layerSplit) parallel["strategy"] = training ? "pipeline" : "layer-split";
+    else if (multi && training && s.distributedOptimizer && !splitByDegrees) parallel["strategy"] = "zero1";
+    if (s.offloadParameters) parallel["offload"] = "parameters";
+    else if (s.offloadOptimizer) parallel["offload"] = "optimizer";
+    if (!parallel.empty()) req["parallel"] = parallel;
+}
+
+// The engine plans at most kMaxGpus GPUs. A per-GPU training rate at stated
+// tensor and pipeline degrees barely depends on how many data-parallel
+// replicas run beside it (a ring all-reduce takes nearly the same time for
+// any replica count), so such a run is scored on as many replicas as fit.
+void keepWithinGpuLimit(const RowSetup& s, RowMapping& m) {
+    const auto count = m.request.find("gpu_count");
+    if (count == m.request.end() || !count->is_number_integer() || count->get<std::int64_t>() <= kMaxGpus) return;
+    const bool perGpuRate = m.compared == Compared::TrainTflops || m.compared == Compared::TrainMfu;
+    const std::int64_t group = s.tp && s.pp ? *s.tp * *s.pp : 0;
+    if (!perGpuRate || group < 1 || group > kMaxGpus) {
+        throw Unexpressible{std::to_string(count->get<std::int64_t>()) + " GPUs exceed the engine's " +
+                            std::to_string(kMaxGpus) +
+                            "-GPU limit, and no per-GPU rate at stated TP x PP allows fewer"};
+    }
+    *count = group * (kMaxGpus / group);
+}
+
+RowMapping buildMapping(const Catalog& catalog, const Json& row) {
+    const RowFacts f = readFacts(row);
+    const RowKind kind = kindOf(f.kind);
+    const RowSetup setup = readSetup(f.model + " \n " + rowText(row, "extra") + " \n " + rowText(row, "optimizer"));
+    const std::string task = taskOf(kind, f.method);
+    RowMapping m;
+    m.request = Json::object();
+    m.request["model"] = modelRequest(catalog, f, setup);
+    setGpu(catalog, f, kind, m);
+    m.request["task"] = task;
+    if (task == "finetune" && (f.method == "lora" || f.method == "qlora" || f.method == "full")) {
+        m.request["method"] = f.method;
+    }
+    const std::string engine = engineFor(setup.engines, task);
+    if (!engine.empty()) m.request["engine"] = engine;
+    const std::string weights = weightFormat(f.quant);
+    if (!weights.empty()) m.request["weights"] = weights;
+    if (!setup.kvCache.empty()) m.request["kv_cache"] = setup.kvCache;
+    if (setup.flashAttention) m.request["flash_attention"] = *setup.flashAttention;
+    if (task == "inference") setInferenceTokens(kind, f, setup, m.request);
+    else setTraining(f, setup, m.request);
+    setParallel(setup, task != "inference", m.request);
+    setComparison(kind, f, setup, m);
+    keepWithinGpuLimit(setup, m);
+    if (m.lowerBound) m.expectFits.reset();
+    return m;
+}
+
+}  // namespace
+
+MappingOutcome mapValidationRow(const Catalog& catalog, const Json& row) {
+    if (!row.is_object()) return {std::nullopt, "the line is not a JSON object"};
+    try {
+        return {buildMapping(catalog, row), ""};
+    } catch (const Unexpressible& u) {
+        return {std::nullopt, u.reason};
+    } catch (const std::exception& e) {
+        return {std::nullopt, std::string("unreadable row: ") + e.what()};
+    }
+}
+
+}  // namespace caliper::io

@@ -1,0 +1,158 @@
+// The measured side of a validation row: its fields, its unit, and the
+// result field its value is compared with.
+#include "io/validation_row.hpp"
+
+#include <cmath>
+
+#include "caliper/units.hpp"
+
+namespace caliper::io {
+
+namespace {
+
+std::optional<double> rowNumber(const Json& row, const char* key) {
+    const auto it = row.find(key);
+    if (it == row.end() || !it->is_number()) return std::nullopt;
+    const double v = it->get<double>();
+    return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+double toGiB(double value, const std::string& unit) {
+    if (unit == "gib") return value;
+    if (unit == "gb") return gbToGiB(value);
+    if (unit == "mib") return value / 1024.0;
+    if (unit == "mb") return value * 1e6 / kBytesPerGiB;
+    if (unit == "tib") return value * 1024.0;
+    if (unit == "tb") return value * 1e12 / kBytesPerGiB;
+    throw Unexpressible{"unit '" + unit + "' is not a memory unit"};
+}
+
+double measuredNumber(const RowFacts& f) {
+    if (!f.value.is_number()) throw Unexpressible{"the value is not a number"};
+    const double v = f.value.get<double>();
+    if (!std::isfinite(v) || v <= 0) throw Unexpressible{"the value is not a positive number"};
+    return v;
+}
+
+bool isRateUnit(const std::string& u) {
+    return u.rfind("tokens/s", 0) == 0 || u.rfind("tok/s", 0) == 0 || u.rfind("t/s", 0) == 0 ||
+           u.rfind("tokens per second", 0) == 0;
+}
+
+Compared memoryCompared(MeasuredMemory measured) {
+    switch (measured) {
+        case MeasuredMemory::Allocated: return Compared::AllocatedMemory;
+        case MeasuredMemory::Reserved: return Compared::ReservedMemory;
+        case MeasuredMemory::ModelStates: return Compared::ModelStates;
+        case MeasuredMemory::Process: break;
+    }
+    return Compared::TotalMemory;
+}
+
+void setThroughputComparison(const RowFacts& f, const RowSetup& s, RowMapping& m) {
+    const double v = measuredNumber(f);
+    if (f.unit == "mfu" || contains(f.unit, "mfu")) {
+        m.compared = Compared::TrainMfu;
+        m.measured = v > 1.5 ? v / 100.0 : v;  // "47" means 47 %
+    } else if (contains(f.unit, "tflop")) {
+        m.compared = Compared::TrainTflops;
+        m.measured = v;
+    } else if (isRateUnit(f.unit)) {
+        m.compared = Compared::TrainTokens;
+        m.measured = v;
+        m.perGpu = s.perGpu;
+    } else {
+        throw Unexpressible{"unit '" + f.unit + "' is not a training throughput"};
+    }
+}
+
+void setFitsComparison(const RowFacts& f, RowMapping& m) {
+    m.compared = Compared::Fits;
+    std::optional<bool> fits;
+    if (f.value.is_boolean()) fits = f.value.get<bool>();
+    if (f.value.is_string()) {
+        const std::string v = lowerCase(f.value.get<std::string>());
+        if (v == "fits" || v == "fit" || v == "yes" || v == "ok" || v == "runs") fits = true;
+        if (v == "oom" || v == "no" || v == "does not fit" || v == "out of memory") fits = false;
+    }
+    if (!fits) throw Unexpressible{"a fits row needs the value \"fits\" or \"OOM\""};
+    m.expectFits = fits;
+}
+
+}  // namespace
+
+bool contains(const std::string& text, const char* word) { return text.find(word) != std::string::npos; }
+
+RowFacts readFacts(const Json& row) {
+    RowFacts f;
+    f.id = rowText(row, "id");
+    f.kind = rowText(row, "kind");
+    f.model = rowText(row, "model");
+    f.quant = lowerCase(rowText(row, "quant"));
+    f.method = lowerCase(rowText(row, "method"));
+    f.gpu = rowText(row, "gpu");
+    f.unit = lowerCase(rowText(row, "unit"));
+    f.trust = lowerCase(rowText(row, "trust"));
+    f.paramsB = rowNumber(row, "params_b");
+    f.gpuCount = rowNumber(row, "gpu_count");
+    f.batch = rowNumber(row, "batch");
+    f.seqLen = rowNumber(row, "seq_len");
+    if (row.contains("value")) f.value = row["value"];
+    const bool flaggedNotMeasured =
+        row.contains("measured") && row["measured"].is_boolean() && !row["measured"].get<bool>();
+    f.measuredRun = !flaggedNotMeasured && f.trust != "estimate";
+    return f;
+}
+
+RowKind kindOf(const std::string& kind) {
+    if (kind == "decode_tps") return RowKind::Decode;
+    if (kind == "prefill_tps") return RowKind::Prefill;
+    if (kind == "inference_memory") return RowKind::InferenceMemory;
+    if (kind == "finetune_memory") return RowKind::FinetuneMemory;
+    if (kind == "train_memory") return RowKind::TrainMemory;
+    if (kind == "train_throughput") return RowKind::TrainThroughput;
+    if (kind == "weights_size") return RowKind::Weights;
+    if (kind == "fits") return RowKind::Fits;
+    throw Unexpressible{"unknown kind '" + kind + "'"};
+}
+
+bool isInferenceKind(RowKind k) {
+    return k == RowKind::Decode || k == RowKind::Prefill || k == RowKind::InferenceMemory || k == RowKind::Weights;
+}
+
+bool isMemoryKind(RowKind k) {
+    return k == RowKind::InferenceMemory || k == RowKind::FinetuneMemory || k == RowKind::TrainMemory ||
+           k == RowKind::Weights;
+}
+void setComparison(RowKind kind, const RowFacts& f, const RowSetup& s, RowMapping& m) {
+    m.lowerBound = s.lowerBound;
+    switch (kind) {
+        case RowKind::Fits: return setFitsComparison(f, m);
+        case RowKind::TrainThroughput: return setThroughputComparison(f, s, m);
+        case RowKind::Weights:
+            m.compared = Compared::Weights;
+            m.measured = toGiB(measuredNumber(f), f.unit);
+            return;
+        case RowKind::Decode:
+        case RowKind::Prefill:
+            if (!isRateUnit(f.unit)) throw Unexpressible{"unit '" + f.unit + "' is not tokens/s"};
+            m.measured = measuredNumber(f);
+            m.perGpu = s.perGpu || contains(f.unit, "gpu");
+            if (kind == RowKind::Decode)
+                m.compared = s.includesPrefill ? Compared::DecodeWithPrefill : Compared::Decode;
+            else m.compared = s.firstTokenLatency ? Compared::FirstToken : Compared::Prefill;
+            return;
+        default:
+            m.compared = memoryCompared(s.measured);
+            m.measured = toGiB(measuredNumber(f), f.unit);
+            // A model-states figure is a formula, not a run on the GPU.
+            if (m.compared == Compared::ModelStates) m.expectFits.reset();
+    }
+}
+
+std::string rowText(const Json& row, const char* key) {
+    const auto it = row.find(key);
+    return it != row.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace caliper::io

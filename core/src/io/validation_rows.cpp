@@ -1,0 +1,245 @@
+// validateRows: every row goes through estimateJson, the public door, and
+// its measured value is compared with the result field it measures.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "caliper/api.hpp"
+#include "caliper/validation.hpp"
+#include "io/validation_mapping.hpp"
+#include "io/validation_text.hpp"
+
+namespace caliper {
+
+namespace {
+
+using io::Compared;
+using io::Json;
+using io::RowMapping;
+
+struct Prediction {
+    std::optional<double> value;
+    std::string missing;  // the result field that was null
+};
+
+double number(const Json& object, const char* key) {
+    const auto it = object.find(key);
+    return it != object.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+std::optional<double> optionalNumber(const Json& object, const char* key) {
+    const auto it = object.find(key);
+    if (it == object.end() || !it->is_number()) return std::nullopt;
+    return it->get<double>();
+}
+
+// The dense tensor peak MFU is measured against, in the run's precision.
+double densePeakTflops(const GpuSpec& gpu, const std::string& weights) {
+    if (weights == "fp8" && gpu.fp8Tflops) return *gpu.fp8Tflops;
+    if (weights == "fp16" && gpu.fp16Tflops) return *gpu.fp16Tflops;
+    return denseTensorTflops16(gpu);
+}
+
+// Output tokens over the time to prefill every prompt and generate every token.
+std::optional<double> endToEndOutputRate(const Json& result) {
+    const Json& s = result["scenario"];
+    const double batch = number(s, "batch"), prompt = number(s, "prompt_tokens"), output = number(s, "output_tokens");
+    const auto decode = optionalNumber(result, "decode_tokens_per_s");
+    const auto prefill = optionalNumber(result, "prefill_tokens_per_s");
+    if (!decode || *decode <= 0 || (prompt > 0 && (!prefill || *prefill <= 0))) return std::nullopt;
+    const double seconds = batch * output / *decode + (prompt > 0 ? batch * prompt / *prefill : 0.0);
+    return seconds > 0 ? std::optional<double>(batch * output / seconds) : std::nullopt;
+}
+
+std::optional<double> firstTokenRate(const Json& result) {
+    const Json& s = result["scenario"];
+    const auto ttft = optionalNumber(result, "time_to_first_token_s");
+    if (!ttft || *ttft <= 0) return std::nullopt;
+    return number(s, "prompt_tokens") * std::max(1.0, number(s, "batch")) / *ttft;
+}
+
+std::optional<double> mfu(const Catalog& catalog, const Json& result) {
+    const auto tflops = optionalNumber(result, "train_tflops_per_gpu");
+    const GpuSpec* gpu = findGpu(catalog, result["gpu"].value("id", ""));
+    if (!tflops || !gpu) return std::nullopt;
+    const double peak = densePeakTflops(*gpu, result["scenario"].value("weights", ""));
+    return peak > 0 ? std::optional<double>(*tflops / peak) : std::nullopt;
+}
+
+// The value of one explain term, 0 when the result has none.
+double explained(const Json& result, const char* term) {
+    for (const Json& t : result.value("explain", Json::array())) {
+        if (t.value("term", "") == term) return number(t, "value");
+    }
+    return 0.0;
+}
+
+// Memory outside PyTorch's allocator, as the result's explain itemizes it:
+// the CUDA context and NCCL's own buffers; with allocatedOnly, also the
+// caching allocator's reserve (torch.cuda.max_memory_allocated counts live
+// tensors only, max_memory_reserved counts the cache too).
+double outsideTorch(const Json& result, bool allocatedOnly) {
+    double gib = explained(result, "cuda_context_gib") + explained(result, "nccl_buffers_gib");
+    if (allocatedOnly) gib += explained(result, "allocator_reserve_gib");
+    return gib;
+}
+
+Prediction memoryPrediction(const Json& result, Compared compared) {
+    const Json& m = result["memory"];
+    switch (compared) {
+        case Compared::AllocatedMemory: return {number(m, "total_gib") - outsideTorch(result, true), ""};
+        case Compared::ReservedMemory: return {number(m, "total_gib") - outsideTorch(result, false), ""};
+        case Compared::ModelStates:
+            return {number(m, "weights_gib") + number(m, "gradients_gib") + number(m, "optimizer_gib") +
+                        number(m, "adapter_gib"),
+                    ""};
+        case Compared::Weights: return {number(m, "weights_gib"), ""};
+        default: return {number(m, "total_gib"), ""};
+    }
+}
+
+Prediction predict(const Catalog& catalog, const Json& result, const RowMapping& m) {
+    const double perGpu = m.perGpu ? std::max(1.0, number(result, "gpu_count")) : 1.0;
+    auto rate = [&](const std::optional<double>& v, const char* field) {
+        return v ? Prediction{*v / perGpu, ""} : Prediction{std::nullopt, field};
+    };
+    switch (m.compared) {
+        case Compared::Decode: return rate(optionalNumber(result, "decode_tokens_per_s"), "decode_tokens_per_s");
+        case Compared::DecodeWithPrefill: return rate(endToEndOutputRate(result), "decode_tokens_per_s");
+        case Compared::Prefill: return rate(optionalNumber(result, "prefill_tokens_per_s"), "prefill_tokens_per_s");
+        case Compared::FirstToken: return rate(firstTokenRate(result), "time_to_first_token_s");
+        case Compared::TrainTokens: return rate(optionalNumber(result, "train_tokens_per_s"), "train_tokens_per_s");
+        case Compared::TrainTflops: return rate(optionalNumber(result, "train_tflops_per_gpu"), "train_tflops_per_gpu");
+        case Compared::TrainMfu: return {mfu(catalog, result), "train_tflops_per_gpu"};
+        case Compared::Fits: return {number(result["memory"], "total_gib"), ""};
+        default: return memoryPrediction(result, m.compared);
+    }
+}
+
+std::string formatFamily(const std::string& weights) {
+    if (weights.size() > 1 && (weights[0] == 'Q' || weights[0] == 'q') &&
+        std::isdigit(static_cast<unsigned char>(weights[1]))) {
+        return std::string("gguf-q") + weights[1];
+    }
+    if (weights == "bf16" || weights == "fp16") return "16-bit";
+    if (weights == "nf4" || weights == "nf4-dq") return "nf4";
+    if (weights == "gptq-int4" || weights == "awq-int4") return "int4";
+    return weights;
+}
+
+// "nvidia-ampere", "amd-rdna-3", "apple-m2": the vendor and the architecture
+// without its die notes ("Ampere (GA102)") or a trailing "GPU".
+std::string gpuFamily(const GpuSpec& gpu) {
+    std::string arch = io::lowerCase(gpu.architecture.substr(0, gpu.architecture.find('(')));
+    std::string family = gpu.vendor;
+    std::string word;
+    std::istringstream words(arch);
+    while (words >> word) {
+        if (word != gpu.vendor && word != "gpu") family += "-" + word;
+    }
+    return family;
+}
+
+std::string groupOf(const Catalog& catalog, const std::string& kind, const Json& result, const RowMapping& m) {
+    const Json& s = result["scenario"];
+    const GpuSpec* gpu = m.gpuStated ? findGpu(catalog, result["gpu"].value("id", "")) : nullptr;
+    return kind + " / " + s.value("engine", "?") + " / " + formatFamily(s.value("weights", "?")) + " / " +
+           (gpu ? gpuFamily(*gpu) : "any-gpu");
+}
+
+std::string noFigureReason(const Json& result, const std::string& field) {
+    std::string reason = "no prediction: the engine gives no " + field;
+    if (result.value("fits", true) == false) {
+        char text[96];
+        std::snprintf(text, sizeof text, " (it says the setup does not fit: %.1f GiB per GPU)",
+                      number(result["memory"], "total_gib"));
+        reason += text;
+    }
+    return reason;
+}
+
+std::string rejectionReason(const Json& result) {
+    const Json& e = result.contains("error") ? result["error"] : Json::object();
+    return "the engine rejected the request: " + e.value("code", std::string("?")) + " at '" +
+           e.value("path", std::string()) + "': " + e.value("message", std::string());
+}
+
+void scoreRow(const Catalog& catalog, const Json& row, const std::string& id, ValidationReport& report) {
+    const std::string kind = io::rowText(row, "kind");
+    const io::MappingOutcome outcome = io::mapValidationRow(catalog, row);
+    if (!outcome.mapping) return report.unscored.push_back({id, kind, outcome.reason});
+    const RowMapping& m = *outcome.mapping;
+    const ApiResponse response = estimateJson(catalog, m.request.dump());
+    const Json result = Json::parse(response.json, nullptr, false);
+    if (response.status != 0 || result.is_discarded())
+        return report.unscored.push_back({id, kind, rejectionReason(result)});
+    ValidationRowScore score;
+    score.id = id;
+    score.kind = kind;
+    score.trust = io::rowText(row, "trust");
+    score.group = groupOf(catalog, kind, result, m);
+    score.measured = m.measured;
+    if (m.expectFits) score.fitCorrect = result.value("fits", false) == *m.expectFits;
+    const Prediction p = predict(catalog, result, m);
+    if (!p.value) {
+        report.unscored.push_back({id, kind, noFigureReason(result, p.missing)});
+        score.hasPrediction = false;  // kept only for its fit check
+        if (score.fitCorrect) report.scores.push_back(score);
+        return;
+    }
+    score.predicted = *p.value;
+    score.lowerBound = m.lowerBound;
+    score.boundMet = m.lowerBound && score.predicted >= score.measured;
+    score.hasError = m.compared != Compared::Fits && !m.lowerBound && m.measured > 0;
+    if (score.hasError) {
+        score.errorPct = (score.predicted - score.measured) / score.measured * 100.0;
+        score.absErrorPct = std::fabs(score.errorPct);
+    }
+    report.scores.push_back(score);
+}
+
+void countRowsPerKind(ValidationReport& report) {
+    auto statsFor = [&](const std::string& kind) -> ValidationStats& {
+        for (ValidationStats& k : report.kinds) {
+            if (k.name == kind) return k;
+        }
+        report.kinds.emplace_back();
+        report.kinds.back().name = kind;
+        return report.kinds.back();
+    };
+    for (const auto& s : report.scores) {
+        if (s.hasPrediction) ++statsFor(s.kind).rows;
+    }
+    for (const auto& u : report.unscored) ++statsFor(u.kind.empty() ? "(unreadable)" : u.kind).rows;
+}
+
+}  // namespace
+
+ValidationReport validateRows(const Catalog& catalog, std::string_view jsonlText) {
+    ValidationReport report;
+    std::size_t start = 0;
+    for (int lineNumber = 1; start <= jsonlText.size(); ++lineNumber) {
+        std::size_t end = jsonlText.find('\n', start);
+        if (end == std::string_view::npos) end = jsonlText.size();
+        const std::string_view line = jsonlText.substr(start, end - start);
+        start = end + 1;
+        if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+        ++report.rowsRead;
+        const Json row = Json::parse(line, nullptr, false);
+        const std::string fallbackId = "line " + std::to_string(lineNumber);
+        if (row.is_discarded() || !row.is_object()) {
+            report.unscored.push_back({fallbackId, "", "the line is not a JSON object"});
+            continue;
+        }
+        const std::string id = io::rowText(row, "id");
+        scoreRow(catalog, row, id.empty() ? fallbackId : id, report);
+    }
+    report.kinds = statsBy(report.scores, false);
+    report.groups = statsBy(report.scores, true);
+    countRowsPerKind(report);
+    return report;
+}
+
+}  // namespace caliper

@@ -1,0 +1,277 @@
+#include "io/validation_text.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <initializer_list>
+#include <regex>
+#include <vector>
+
+namespace caliper::io {
+
+namespace {
+
+using Patterns = std::vector<std::regex>;
+
+Patterns compile(std::initializer_list<const char*> sources) {
+    Patterns out;
+    for (const char* source : sources) out.emplace_back(source, std::regex::ECMAScript | std::regex::optimize);
+    return out;
+}
+
+struct Hit {
+    std::ptrdiff_t position = -1;
+    std::string capture;  // group 1, or the whole match when the pattern has none
+};
+
+// The match that starts last in the text, over all patterns.
+Hit lastHit(const std::string& text, const Patterns& patterns) {
+    Hit best;
+    for (const std::regex& pattern : patterns) {
+        for (auto it = std::sregex_iterator(text.begin(), text.end(), pattern); it != std::sregex_iterator(); ++it) {
+            if (it->position(0) < best.position) continue;
+            best.position = it->position(0);
+            best.capture = it->size() > 1 && (*it)[1].matched ? (*it)[1].str() : it->str(0);
+        }
+    }
+    return best;
+}
+
+bool mentions(const std::string& text, std::initializer_list<const char*> words) {
+    return std::any_of(words.begin(), words.end(), [&](const char* w) { return text.find(w) != std::string::npos; });
+}
+
+std::optional<std::int64_t> lastInteger(const std::string& text, const Patterns& patterns, std::int64_t scale = 1) {
+    const Hit hit = lastHit(text, patterns);
+    if (hit.position < 0 || hit.capture.empty() || hit.capture.size() > 12) return std::nullopt;
+    if (!std::all_of(hit.capture.begin(), hit.capture.end(), [](unsigned char c) { return std::isdigit(c); })) {
+        return std::nullopt;
+    }
+    return std::stoll(hit.capture) * scale;
+}
+
+// The later of two integer readings (e.g. "max_length 2048" vs "8k-context").
+std::optional<std::int64_t> laterInteger(const std::string& text, const Patterns& plain, const Patterns& thousands) {
+    const Hit a = lastHit(text, plain);
+    const Hit b = lastHit(text, thousands);
+    if (a.position < 0 && b.position < 0) return std::nullopt;
+    return a.position >= b.position ? lastInteger(text, plain) : lastInteger(text, thousands, 1024);
+}
+
+std::optional<bool> switchWord(const std::string& word) {
+    if (word == "true" || word == "yes" || word == "on" || word == "1") return true;
+    if (word == "false" || word == "no" || word == "off" || word == "0" || word == "none") return false;
+    return std::nullopt;
+}
+
+// A setting read from "key=value" patterns (value captured), "with X"
+// patterns (on) and "without X" patterns (off); the last mention wins.
+std::optional<bool> lastSwitch(const std::string& text, const Patterns& valued, const Patterns& on,
+                               const Patterns& off) {
+    const Hit v = lastHit(text, valued);
+    const Hit yes = lastHit(text, on);
+    const Hit no = lastHit(text, off);
+    const std::ptrdiff_t last = std::max({v.position, yes.position, no.position});
+    if (last < 0) return std::nullopt;
+    if (last == v.position) return switchWord(v.capture);
+    return last == yes.position;
+}
+
+EnginesNamed readEngines(const std::string& t) {
+    EnginesNamed e;
+    e.llamaCpp = mentions(t, {"llama.cpp", "llama-bench", "llama_bench", "gguf", "ggml", "ollama", "llamafile"});
+    e.tensorrtLlm = mentions(t, {"tensorrt", "trt-llm", "trtllm"});
+    // Hugging Face text-generation-inference pre-allocates a paged KV pool the way vLLM does.
+    e.vllm = mentions(t, {"vllm", "text-generation-inference", " tgi"});
+    e.sglang = mentions(t, {"sglang"});
+    e.megatron = mentions(t, {"megatron", "nemo"});
+    e.deepspeed = mentions(t, {"deepspeed"});
+    e.fsdp = mentions(t, {"fsdp"});
+    e.unsloth = mentions(t, {"unsloth"});
+    e.peft = mentions(t, {"peft"});
+    e.transformers =
+        e.unsloth || mentions(t, {"transformers", "peft", "bitsandbytes", "trl ", "sfttrainer", "accelerate", "swift",
+                                  "axolotl", "llama-factory", "llamafactory", "hugging face"});
+    return e;
+}
+
+MeasuredMemory readMeasured(const std::string& t) {
+    if (mentions(t, {"model_states", "model states", "params+grads+optimizer"})) return MeasuredMemory::ModelStates;
+    if (mentions(t, {"memory_allocated"})) return MeasuredMemory::Allocated;
+    if (mentions(t, {"memory_reserved", "reserved"})) return MeasuredMemory::Reserved;
+    return MeasuredMemory::Process;
+}
+
+void readTokens(const std::string& t, RowSetup& s) {
+    static const Patterns benchPrompt = compile({R"(\bpp\s?(\d+)\b)", R"((?:^|\s)-p\s+(\d+))"});
+    static const Patterns benchGenerate = compile({R"(\btg\s?(\d+)\b)", R"((?:^|\s)-n\s+(\d+))"});
+    static const Patterns prompt = compile({R"(\binput(?: length| tokens| len)?\s*[=:]?\s*(\d+))",
+                                            R"(\bisl\s*[=:]?\s*(\d+))", R"(prompt[^.;]*?~\s*(\d+)\s*tokens)",
+                                            R"(prompt_tokens\s*[=:]?\s*(\d+))", R"((\d+)[- ]token prompt)"});
+    static const Patterns output = compile({R"(\boutput(?: length| tokens| len)?\s*[=:]?\s*(\d+))",
+                                            R"(max_new_tokens\s*[=:]?\s*(\d+))", R"(\bosl\s*[=:]?\s*(\d+))",
+                                            R"(output_tokens\s*[=:]?\s*(\d+))"});
+    static const Patterns seq = compile({R"(max_(?:seq_)?length\s*[=:]?\s*(\d+))", R"(cutoff_len\s*[=:]?\s*(\d+))",
+                                         R"(seq(?:uence)?[_ ]len(?:gth)?\s*[=:]?\s*(\d+))",
+                                         R"(sequences of (\d+) tokens)", R"(context(?: length)?\s*[=:]?\s*(\d+))"});
+    static const Patterns seqK = compile({R"((\d+)k[- ]context)", R"(context(?: length)?\s*[=:]?\s*(\d+)k\b)"});
+    s.benchPrompt = lastInteger(t, benchPrompt);
+    s.benchGenerate = lastInteger(t, benchGenerate);
+    s.promptTokens = lastInteger(t, prompt);
+    s.outputTokens = lastInteger(t, output);
+    s.seqLen = laterInteger(t, seq, seqK);
+    s.shortText = mentions(t, {"short prompt", "short text"});
+    s.longPromptUncounted = mentions(t, {"long prompt"}) && !s.promptTokens;
+}
+
+void readBatch(const std::string& t, RowSetup& s) {
+    static const Patterns batch = compile({R"((?:per_device_train_)?batch_size\s*[=:]?\s*(\d+))",
+                                           R"(\bbatch(?: size)?\s*[=:]?\s*(\d+))"});
+    static const Patterns micro = compile({R"(micro[- _]?batch(?:[- _]size)?\s*[=:]?\s*(\d+))"});
+    s.globalBatch = mentions(t, {"global batch", "tokens per batch"});
+    if (!s.globalBatch) s.batch = lastInteger(t, batch);
+    s.microBatch = lastInteger(t, micro);
+}
+
+void readLora(const std::string& t, RowSetup& s) {
+    static const Patterns rank = compile({R"(lora[_ ]?r(?:ank)?\s*[=:]?\s*(\d+))", R"(\br\s*=\s*(\d+))",
+                                          R"(\brank\s*[=:]?\s*(\d+))"});
+    static const Patterns all = compile({R"(target[a-z_]*\s*[=:]?\s*all\b)", R"(all[- _]linear)"});
+    static const Patterns attention = compile(
+        {R"(target[a-z_]*\s*[=:]?\s*(?:default|c_attn|q_proj|query_key_value|w_pack|attn|attention))",
+         R"(attention[- ]only)"});
+    s.loraRank = lastInteger(t, rank);
+    const Hit a = lastHit(t, all);
+    const Hit q = lastHit(t, attention);
+    if (a.position >= 0 || q.position >= 0) s.loraAllLinear = a.position > q.position;
+}
+
+void readSwitches(const std::string& t, RowSetup& s) {
+    static const Patterns ckptValued = compile(
+        {R"((?:gradient[_ ]checkpointing|grad[_ ]ckpt|activation[_ ]checkpointing))"
+         R"(\s*[=:]?\s*(true|false|yes|no|on|off|1|0)\b)"});
+    static const Patterns ckptOn = compile({R"((?:with|using|enabled?)\s+(?:gradient|activation) checkpointing)"});
+    static const Patterns ckptOff = compile({R"((?:no|without)\s+(?:gradient|activation) checkpointing)"});
+    static const Patterns faValued = compile(
+        {R"((?:use_flash_attn|flash_attn|flash[_ -]?attention|\bfa)\s*[=:]?\s*(true|false|yes|no|on|off|1|0)\b)"});
+    static const Patterns faOn = compile({R"((?:with|using|via)\s+flash[ -]?attention)"});
+    static const Patterns faOff = compile({R"(eager attention)", R"((?:no|without)\s+(?:flash[ -]?attention|fa)\b)",
+                                           R"((?:flash[ -]?attention|\bfa)\s+not\b)"});
+    s.gradientCheckpointing = lastSwitch(t, ckptValued, ckptOn, ckptOff);
+    // Unsloth always recomputes activations (its "unsloth" checkpointing mode).
+    if (!s.gradientCheckpointing && s.engines.unsloth) s.gradientCheckpointing = true;
+    s.flashAttention = lastSwitch(t, faValued, faOn, faOff);
+}
+
+void readDistributed(const std::string& t, RowSetup& s) {
+    static const Patterns zero = compile({R"(zero[-_ ]?(?:stage)?[-_ =]?\s*([0-3])(?![0-9]))"});
+    static const Patterns paramsValued = compile({R"(offload_param(?:_device)?\s*[=:]?\s*(cpu|nvme|none)\b)",
+                                                  R"(cpu_offload_params\s*[=:]\s*(1|0|true|false))"});
+    static const Patterns paramsOn = compile({R"(offload(?:ing)? of param)", R"(param(?:eter)?s? offload)"});
+    static const Patterns optimizerValued = compile({R"(offload_optimizer(?:_device)?\s*[=:]?\s*(cpu|nvme|none)\b)",
+                                                     R"(cpu_offload\s*[=:]\s*(1|0|true|false))"});
+    static const Patterns optimizerOn = compile({R"(offload(?:ing)? of (?:params and )?optimizer)",
+                                                 R"(optimizer(?: state)?s? offload)"});
+    auto offloaded = [&](const Patterns& valued, const Patterns& on) {
+        const Hit v = lastHit(t, valued);
+        const Hit yes = lastHit(t, on);
+        if (yes.position > v.position) return true;
+        return v.position >= 0 && (v.capture == "cpu" || v.capture == "nvme" || switchWord(v.capture) == true);
+    };
+    s.zeroStage = lastInteger(t, zero);
+    s.offloadParameters = offloaded(paramsValued, paramsOn);
+    s.offloadOptimizer = s.offloadParameters || offloaded(optimizerValued, optimizerOn);
+    s.distributedOptimizer = mentions(t, {"distributed optimizer"});
+    s.layerSplit = mentions(t, {"device_map", "layer split", "naive model parallel"}) &&
+                   mentions(t, {"split", "across"});
+}
+
+void readParallel(const std::string& t, RowSetup& s) {
+    static const Patterns tp =
+        compile({R"(\btp\s*[=:]?\s*(\d+))", R"(tensor[- ]parallel(?:ism)?(?: size)?\s*[=:]?\s*(\d+))"});
+    static const Patterns pp = compile({R"(\bpp\s*[=:]\s*(\d+))", R"(\bpp\s+(\d+)\b)",
+                                        R"(pipeline[- ]parallel(?:ism)?(?: size)?\s*[=:]?\s*(\d+))"});
+    static const Patterns dp =
+        compile({R"(\bdp\s*[=:]?\s*(\d+))", R"(data[- ]parallel(?:ism)?(?: size)?\s*[=:]?\s*(\d+))"});
+    static const Patterns cp = compile({R"(\bcp\s*[=:]?\s*(\d+))", R"(context parallel(?:ism)?\s*[=:(]?\s*(\d+))"});
+    s.tp = lastInteger(t, tp);
+    // llama-bench writes prompt lengths as "pp512"; only other texts name pipeline degrees so.
+    if (!s.engines.llamaCpp) s.pp = lastInteger(t, pp);
+    s.dp = lastInteger(t, dp);
+    s.cp = lastInteger(t, cp);
+}
+
+void readResultWording(const std::string& t, RowSetup& s) {
+    s.perGpu = mentions(t, {"per gpu", "per-gpu", "/gpu"});
+    s.includesPrefill = mentions(t, {"includes prefill", "prefill time amortised", "prefill time amortized"});
+    s.firstTokenLatency = mentions(t, {"1st-token", "first token", "first-token", "ttft"});
+    s.kvOnHost = mentions(t, {"-nkvo 1", "nkvo=1", "nkvo 1", "kv cache kept in cpu", "kv cache on cpu",
+                              "kv cache in cpu", "kv cache in host"});
+    s.lowerBound = mentions(t, {"lower-bound", "lower bound", "absolute minimum"});
+}
+
+std::string readOptimizer(const std::string& t) {
+    const bool eightBit = mentions(t, {"8-bit adam", "8bit adam", "adamw_8bit", "adamw-8bit", "adam8bit", "adamw8bit",
+                                       "adamw 8-bit", "adam 8-bit", "paged_adamw"});
+    if (eightBit && mentions(t, {"paged"})) return "paged-adamw-8bit";
+    if (eightBit) return "adamw-8bit";
+    if (mentions(t, {"adafactor"})) return "adafactor";
+    if (mentions(t, {"sgd"})) return "sgd";
+    if (mentions(t, {"adam"})) return "adamw";
+    return "";
+}
+
+std::string readKvCache(const std::string& t) {
+    static const Patterns kv = compile(
+        {R"((?:kv[_ -]?cache(?: type| dtype)?|-ctk|cache-type-k|kv_cache_dtype))"
+         R"(\s*[=:]?\s*(fp8|q8_0|q4_0|f16|fp16|bf16|fp32)\b)"});
+    return lastHit(t, kv).capture;
+}
+
+ModelShapeText readShape(const std::string& t) {
+    static const Patterns hidden = compile({R"(hidden(?:_size| size)?\s*[=:]?\s*(\d+))", R"(d_model\s*[=:]?\s*(\d+))"});
+    static const Patterns layers = compile({R"((\d+)\s+(?:transformer\s+)?layers)", R"(\blayers\s*[=:]\s*(\d+))",
+                                            R"(num_hidden_layers\s*[=:]?\s*(\d+))"});
+    static const Patterns heads =
+        compile({R"((\d+)\s+(?:attention\s+)?heads)", R"(num_attention_heads\s*[=:]?\s*(\d+))"});
+    static const Patterns kvHeads =
+        compile({R"((\d+)\s+(?:kv|key-value)\s+heads)", R"(num_key_value_heads\s*[=:]?\s*(\d+))"});
+    static const Patterns vocab = compile({R"(vocab(?:ulary|_size)?(?: size)?\s*[=:]?\s*(\d+))"});
+    static const Patterns ffn = compile({R"((?:ffn_hidden_size|ffn(?: size)?|intermediate_size)\s*[=:]?\s*(\d+))"});
+    ModelShapeText m;
+    m.hidden = lastInteger(t, hidden);
+    m.layers = lastInteger(t, layers);
+    m.heads = lastInteger(t, heads);
+    m.kvHeads = lastInteger(t, kvHeads);
+    m.vocab = lastInteger(t, vocab);
+    m.intermediate = lastInteger(t, ffn);
+    m.multiQuery = mentions(t, {"mqa", "multi-query"});
+    return m;
+}
+
+}  // namespace
+
+std::string lowerCase(std::string_view text) {
+    std::string out(text);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+    return out;
+}
+
+RowSetup readSetup(std::string_view text) {
+    const std::string t = lowerCase(text);
+    RowSetup s;
+    s.engines = readEngines(t);
+    s.measured = readMeasured(t);
+    readTokens(t, s);
+    readBatch(t, s);
+    readLora(t, s);
+    readSwitches(t, s);
+    readDistributed(t, s);
+    readParallel(t, s);
+    readResultWording(t, s);
+    s.optimizer = readOptimizer(t);
+    s.kvCache = readKvCache(t);
+    s.shape = readShape(t);
+    return s;
+}
+
+}  // namespace caliper::io

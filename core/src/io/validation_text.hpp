@@ -1,0 +1,62 @@
+#pragma once
+// Reads the free text of a validation row (its `model`, `extra` and
+// `optimizer` fields) into the setup facts a request needs: engine, token
+// counts, LoRA, checkpointing, ZeRO, parallel degrees, how memory was
+// measured. Keyword and "key value" patterns only; when a key appears twice
+// ("defaults ... max_length 2048 ... overrides: max_length=512") the last
+// mention wins.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace caliper::io {
+
+enum class MeasuredMemory {
+    Process,      // what nvidia-smi shows (also when the text does not say)
+    Allocated,    // torch.cuda.max_memory_allocated: no CUDA context, no allocator cache
+    Reserved,     // torch.cuda.max_memory_reserved: allocator cache included, no CUDA context
+    ModelStates,  // parameters + gradients + optimizer states only (DeepSpeed estimators)
+};
+
+struct EnginesNamed {  // frameworks the text names
+    bool llamaCpp = false, tensorrtLlm = false, vllm = false, sglang = false;
+    bool megatron = false, deepspeed = false, fsdp = false, transformers = false, unsloth = false, peft = false;
+};
+
+struct ModelShapeText {  // architecture numbers the text states
+    std::optional<std::int64_t> hidden, layers, heads, kvHeads, vocab, intermediate;
+    bool multiQuery = false;
+};
+
+struct RowSetup {
+    EnginesNamed engines;
+    MeasuredMemory measured = MeasuredMemory::Process;
+    std::optional<std::int64_t> benchPrompt, benchGenerate;  // llama-bench ppN / tgN
+    std::optional<std::int64_t> promptTokens, outputTokens, seqLen, batch, microBatch;
+    bool globalBatch = false;  // the row's batch counts sequences over all GPUs
+    std::optional<std::int64_t> loraRank;
+    std::optional<bool> loraAllLinear, gradientCheckpointing, flashAttention;
+    std::optional<std::int64_t> zeroStage;
+    bool offloadParameters = false, offloadOptimizer = false;
+    std::optional<std::int64_t> tp, pp, dp, cp;
+    bool distributedOptimizer = false;  // Megatron: optimizer states sharded over data parallel
+    bool layerSplit = false;            // device_map-style naive split of layers over GPUs
+    bool perGpu = false;                // the value is per GPU
+    bool includesPrefill = false;       // output tokens/s over prefill + generation time
+    bool firstTokenLatency = false;     // value derived from time to first token
+    bool kvOnHost = false;              // KV cache kept in host memory
+    bool lowerBound = false;            // a stated minimum, not a measurement
+    bool shortText = false;             // "short prompt" / "short texts" with no count
+    bool longPromptUncounted = false;   // "long prompt" with no count
+    std::string optimizer;              // contract name, or empty when not stated
+    std::string kvCache;                // KV-cache type the text names, or empty
+    ModelShapeText shape;
+};
+
+// `text` is any case; the row's model, extra and optimizer joined by spaces.
+RowSetup readSetup(std::string_view text);
+
+std::string lowerCase(std::string_view text);
+
+}  // namespace caliper::io

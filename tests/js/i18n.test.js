@@ -1,0 +1,92 @@
+// Dictionaries and translation lookup (web/js/i18n*.js), presets and exports.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('fs');
+const path = require('path');
+const i18n = require('../../web/js/i18n.js');
+const { en } = require('../../web/js/i18n-en.js');
+const { zh } = require('../../web/js/i18n-zh.js');
+const { codes } = require('../../web/js/i18n-codes.js');
+const presets = require('../../web/js/presets.js');
+const S = require('../../web/js/state.js');
+const exporter = require('../../web/js/export.js');
+
+test('English and Chinese have the same keys, none empty', () => {
+  assert.deepEqual(Object.keys(zh).sort(), Object.keys(en).sort());
+  for (const [k, v] of Object.entries(zh)) assert.ok(v.trim(), `zh ${k} is empty`);
+});
+
+test('placeholders match between the languages', () => {
+  const names = (s) => (s.match(/\{\w+\}/g) || []).sort().join();
+  for (const k of Object.keys(en)) assert.equal(names(zh[k]), names(en[k]), k);
+});
+
+test('every data-i18n key in the page exists', () => {
+  const html = fs.readFileSync(path.join(__dirname, '../../web/index.html'), 'utf8');
+  const keys = [...html.matchAll(/data-i18n(?:-\w+)?="([^"]+)"/g)].map((m) => m[1]);
+  assert.ok(keys.length > 50);
+  for (const k of keys) assert.ok(k in en, `missing key ${k}`);
+});
+
+test('the language comes from the URL, then the browser', () => {
+  assert.equal(i18n.pick('zh', ['en-US']), 'zh');
+  assert.equal(i18n.pick('', ['zh-CN', 'en']), 'zh');
+  assert.equal(i18n.pick('', ['fr-FR', 'en-GB']), 'en');
+  assert.equal(i18n.pick('', []), 'en');
+});
+
+test('lookup fills placeholders and falls back to English', () => {
+  i18n.setLang('zh');
+  assert.equal(i18n.t('cmp.gpu', { n: 2 }), '显卡 2');
+  assert.equal(i18n.t('no.such.key'), 'no.such.key');
+  i18n.setLang('en');
+  assert.equal(i18n.t('rec.config', { n: 4, gpu: 'A800' }), '4 × A800');
+});
+
+test('engine codes are translated, with the engine message as fallback', () => {
+  i18n.setLang('zh');
+  assert.equal(i18n.code('warn', 'no_nvlink', 'x has no NVLink'), codes.zh['warn.no_nvlink']);
+  assert.equal(i18n.code('warn', 'brand_new_code', 'English text'), 'English text');
+  assert.match(i18n.errorText({ code: 'unknown_gpu', message: "unknown GPU 'H1000'" }), /^未知显卡：unknown GPU/);
+  i18n.setLang('en');
+  assert.equal(i18n.code('warn', 'no_nvlink', 'x has no NVLink'), 'x has no NVLink');
+  assert.equal(i18n.code('sugg', 'gradient_checkpointing'), 'Gradient checkpointing');
+  assert.equal(i18n.code('sugg', 'new_idea'), 'New idea');
+});
+
+test('presets set workload and filters from the documents\' scenario table', () => {
+  const models = [{ family: 'Llama 3.2 Vision', modality: 'vision' }, { family: 'Qwen2.5', modality: 'text' }];
+  const start = Object.assign(S.defaults(), { q: 'leftover', cur: 'cny', lang: 'zh' });
+  const lora = presets.apply(start, 'lora', models);
+  assert.deepEqual([lora.task, lora.pmin, lora.pmax, lora.q, lora.cur], ['lora', 6.5, 13.9, '', 'cny']);
+  const mm = presets.apply(start, 'multimodal', models);
+  assert.deepEqual(mm.fam, ['Llama 3.2 Vision']);
+  assert.equal(presets.apply(start, 'pretrain', models).g, 1024);
+  assert.equal(presets.matching(lora, models), 'lora');
+  assert.equal(presets.matching(start, models), null);
+});
+
+test('CSV fields are quoted and cannot start a formula', () => {
+  assert.equal(exporter.csvField('a,b'), '"a,b"');
+  assert.equal(exporter.csvField('say "hi"'), '"say ""hi"""');
+  assert.equal(exporter.csvField('=cmd()'), "'=cmd()");
+  assert.equal(exporter.csvField(-3), '-3');
+  assert.equal(exporter.csvField(null), '');
+});
+
+test('matrix CSV has one line per model × GPU', () => {
+  const matrix = { models: [{ id: 'm', name: 'M', family: 'F', params_b: 7 }],
+    gpus: [{ id: 'g1', name: 'G1', group: 'consumer', memory_gib: 24 }, { id: 'g2', name: 'G2', group: 'other', memory_gib: 64 }],
+    cells: [[{ status: 'fits', gpus_needed: 1, total_gib: 15 }, { status: 'no', gpus_needed: null }]] };
+  const lines = exporter.matrixToCsv(matrix).trim().split('\r\n');
+  assert.equal(lines.length, 3);
+  assert.ok(lines[0].startsWith('model_id,model_name,family,params_b,gpu_id'));
+  assert.ok(lines[1].startsWith('m,M,F,7,g1,G1,consumer,24,1,fits'));
+});
+
+test('embed snippet escapes the URL for an attribute', () => {
+  const s = exporter.embedSnippet('file:///x.html#a=1&b="2"', 'Caliper');
+  assert.ok(s.includes('src="file:///x.html#a=1&amp;b=&quot;2&quot;"'));
+  assert.ok(s.startsWith('<iframe '));
+});

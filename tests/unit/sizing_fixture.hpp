@@ -1,0 +1,59 @@
+#pragma once
+// Scenarios for the sizing tests, built from the project's catalog (data/),
+// whose entries carry their sources (config.json fields, datasheets).
+#include <string>
+
+#include "caliper/engine/memory.hpp"
+#include "caliper/engine/plan.hpp"
+#include "caliper/scenario.hpp"
+#include "caliper/units.hpp"
+#include "catalog_fixture.hpp"
+
+namespace caliper::test {
+
+inline const ModelSpec& catalogModel(const std::string& id) {
+    const ModelSpec* model = findModel(projectCatalog(), id);
+    if (!model) throw std::runtime_error("model not in catalog: " + id);
+    return *model;
+}
+
+inline const GpuSpec& catalogGpu(const std::string& id) {
+    const GpuSpec* gpu = findGpu(projectCatalog(), id);
+    if (!gpu) throw std::runtime_error("GPU not in catalog: " + id);
+    return *gpu;
+}
+
+// Serving: one sequence of 2048 + 512 tokens unless changed (CONTRACT.md defaults).
+inline Scenario serving(const std::string& model, const std::string& gpu, Engine engine = Engine::Vllm) {
+    Scenario s;
+    s.model = catalogModel(model);
+    s.gpu = catalogGpu(gpu);
+    s.task = Task::Inference;
+    s.engine = engine;
+    s.weights = s.gpu.supportsBf16 ? WeightFormat::Bf16 : WeightFormat::Fp16;
+    s.kvCache = s.gpu.supportsBf16 ? KvFormat::Bf16 : KvFormat::Fp16;
+    s.flashAttention = s.gpu.flashAttention2;
+    return s;
+}
+
+// Fine-tuning with the Hugging Face stack: 2048-token samples, micro-batch 1.
+inline Scenario finetuning(const std::string& model, const std::string& gpu, Method method,
+                           Engine engine = Engine::Transformers) {
+    Scenario s = serving(model, gpu, engine);
+    s.task = Task::Finetune;
+    s.method = method;
+    s.seqLen = 2048;
+    s.promptTokens = 0;
+    s.outputTokens = 0;
+    if (method == Method::Qlora) {
+        s.weights = WeightFormat::Nf4Dq;
+        s.gradientCheckpointing = true;
+    }
+    return s;
+}
+
+inline MemoryBreakdown memoryOn(const Scenario& s, int gpus) { return estimateMemory(s, makePlan(s, gpus)).memory; }
+
+inline double gb(double gib) { return gib * kBytesPerGiB / kBytesPerGB; }
+
+}  // namespace caliper::test

@@ -1,0 +1,212 @@
+// `caliper validate`: how a measured row becomes a request (engine, token
+// counts, parallel layout, compared field) and which rows cannot be expressed.
+#include "validation_fixture.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "io/validation_names.hpp"
+#include "io/validation_text.hpp"
+
+using caliper::io::Compared;
+using caliper::test::projectCatalog;
+using Json = nlohmann::json;
+using caliper::test::validateOne;
+using caliper::test::validationRow;
+
+TEST_CASE("a llama-bench tg128 row is pure generation on llama.cpp", "[validation]") {
+    const auto m = caliper::test::mappedRow(
+        validationRow({{"batch", 1}, {"seq_len", 128}, {"extra", "llama.cpp llama-bench -ngl 99 -fa 0 (tg128)"}}));
+    CHECK(m.request["engine"] == "llama.cpp");
+    CHECK(m.request["prompt_tokens"] == 0);  // llama-bench -n 128 starts from an empty context
+    CHECK(m.request["output_tokens"] == 128);
+    CHECK(m.request["flash_attention"] == false);  // "-fa 0"
+    CHECK(m.request["model"] == "llama-2-7b");
+    CHECK(m.request["gpu"] == "rtx-4090");
+    CHECK(m.compared == Compared::Decode);
+    CHECK(m.measured == 100.0);
+    REQUIRE(m.expectFits);
+    CHECK(*m.expectFits);  // the benchmark ran on that card
+}
+
+TEST_CASE("a llama-bench pp512 row is a pure prompt run", "[validation]") {
+    const auto m = caliper::test::mappedRow(
+        validationRow({{"kind", "prefill_tps"}, {"seq_len", 512}, {"extra", "llama.cpp llama-bench pp512, CUDA"}}));
+    CHECK(m.request["engine"] == "llama.cpp");
+    CHECK(m.request["prompt_tokens"] == 512);
+    CHECK(m.request["output_tokens"] == 0);
+    CHECK(m.compared == Compared::Prefill);
+}
+
+TEST_CASE("TensorRT-LLM throughput rows include the prefill and are per GPU", "[validation]") {
+    const auto m = caliper::test::mappedRow(
+        validationRow({{"model", "LLaMA-2 70B (meta-llama/Llama-2-70b-hf per methodology)"},
+                       {"params_b", 70},
+                       {"quant", "fp8"},
+                       {"gpu", "NVIDIA H100 80GB HBM3"},
+                       {"gpu_count", 2},
+                       {"batch", 96},
+                       {"extra",
+                        "TensorRT-LLM static batching; input 2048, output 128, TP 2; value = output "
+                        "tokens/s per GPU, includes prefill time amortised"}}));
+    CHECK(m.request["engine"] == "tensorrt-llm");
+    CHECK(m.request["model"] == "llama-2-70b");
+    CHECK(m.request["prompt_tokens"] == 2048);
+    CHECK(m.request["output_tokens"] == 128);
+    CHECK(m.request["batch"] == 96);
+    CHECK(m.request["parallel"]["tp"] == 2);
+    CHECK(m.compared == Compared::DecodeWithPrefill);
+    CHECK(m.perGpu);
+}
+
+TEST_CASE("in free text the last mention of a setting wins", "[validation]") {
+    const caliper::io::RowSetup s = caliper::io::readSetup(
+        "ms-swift sft; defaults unless overridden: max_length 2048, batch_size 1, gradient_checkpointing true, "
+        "use_flash_attn true, lora_rank 8, lora_target_modules DEFAULT. Overrides: max_length=512, flash_attn=False, "
+        "grad_ckpt=False, lora_rank=64, target=ALL (all linear). Memory: torch reserved.");
+    CHECK(s.seqLen == 512);
+    CHECK(s.flashAttention == false);
+    CHECK(s.gradientCheckpointing == false);
+    CHECK(s.loraRank == 64);
+    CHECK(s.loraAllLinear == true);
+    CHECK(s.measured == caliper::io::MeasuredMemory::Reserved);
+    CHECK(s.engines.transformers);
+}
+
+TEST_CASE("free text gives ZeRO stage, offload, parallel degrees and context length", "[validation]") {
+    using caliper::io::readSetup;
+    const auto zero = readSetup(
+        "DeepSpeed estimate_zero3_model_states_mem_needs_all_live; offload_param=none, "
+        "offload_optimizer=cpu, zero_init=1");
+    CHECK(zero.zeroStage == 3);
+    CHECK_FALSE(zero.offloadParameters);
+    CHECK(zero.offloadOptimizer);
+    CHECK(zero.measured == caliper::io::MeasuredMemory::ModelStates);
+    const auto megatron = readSetup("TP 8, CP 1, PP 16, 16M tokens per batch; standard 8K-context stage");
+    CHECK(megatron.tp == 8);
+    CHECK(megatron.pp == 16);
+    CHECK(megatron.cp == 1);
+    CHECK(megatron.seqLen == 8192);  // 8K = 8 x 1024 tokens
+    CHECK(megatron.globalBatch);
+    const auto bench = readSetup("llama-bench pp 512, Metal");  // "pp" is a prompt length for llama-bench
+    CHECK(bench.benchPrompt == 512);
+    CHECK_FALSE(bench.pp);
+}
+
+TEST_CASE("DeepSpeed estimator rows compare model states on any large GPU", "[validation]") {
+    const auto m =
+        caliper::test::mappedRow(validationRow({{"kind", "train_memory"},
+                                                {"model", "t5-3b"},
+                                                {"params_b", 2.851},
+                                                {"quant", "fp16 mixed precision (Adam states fp32)"},
+                                                {"method", "full"},
+                                                {"gpu", "any (estimator)"},
+                                                {"gpu_count", 8},
+                                                {"extra",
+                                                 "DeepSpeed estimate_zero3_model_states_mem_needs_all_live; ZeRO-3, "
+                                                 "cpu_offload=1, cpu_offload_params=1. ESTIMATE, not a measurement."},
+                                                {"value", 0.12},
+                                                {"unit", "GB"},
+                                                {"trust", "estimate"},
+                                                {"measured", false}}));
+    CHECK(m.request["engine"] == "deepspeed");
+    CHECK(m.request["weights"] == "fp16");
+    CHECK(m.request["parallel"]["strategy"] == "zero3");
+    CHECK(m.request["parallel"]["offload"] == "parameters");
+    CHECK(m.request["gpu"] == caliper::io::largestGpu(projectCatalog())->id);
+    CHECK(m.compared == Compared::ModelStates);
+    CHECK_FALSE(m.expectFits);  // a formula, not a run
+}
+
+TEST_CASE("a model described by its architecture becomes a model object", "[validation]") {
+    const auto m = caliper::test::mappedRow(
+        validationRow({{"kind", "train_throughput"},
+                       {"model", "Megatron GPT 7.1B (hidden 4096, 30 layers, 32 heads, vocab 131072)"},
+                       {"params_b", 7.1},
+                       {"quant", "bf16"},
+                       {"method", "pretrain"},
+                       {"gpu", "NVIDIA H100 (variant not stated)"},
+                       {"gpu_count", 96},
+                       {"batch", 192},
+                       {"seq_len", 4096},
+                       {"extra", "Megatron-Core; TP=2, PP=1, DP=48; global batch 192 sequences of 4096 tokens"},
+                       {"value", 465.9},
+                       {"unit", "TFLOPs/GPU"}}));
+    const Json& model = m.request["model"];
+    CHECK(model["hidden_size"] == 4096);
+    CHECK(model["layers"] == 30);
+    CHECK(model["heads"] == 32);
+    CHECK(model["vocab_size"] == 131072);
+    CHECK(model["params_b"] == 7.1);
+    CHECK(m.request["engine"] == "megatron");
+    CHECK(m.request["task"] == "pretrain");
+    CHECK(m.request["batch"] == 1);  // 192 is the global batch, reached by accumulation
+    CHECK(m.request["parallel"]["tp"] == 2);
+    CHECK(m.compared == Compared::TrainTflops);
+}
+
+TEST_CASE("runs beyond the engine's GPU limit keep TP x PP with fewer replicas", "[validation]") {
+    const Json big = validationRow({{"kind", "train_throughput"},
+                                    {"model", "meta-llama/Llama-3.1-405B (pre-training)"},
+                                    {"params_b", 405},
+                                    {"quant", "bf16"},
+                                    {"method", "pretrain"},
+                                    {"gpu", "NVIDIA H100"},
+                                    {"gpu_count", 16384},
+                                    {"extra", "TP 8, CP 1, PP 16"},
+                                    {"value", 400.0},
+                                    {"unit", "TFLOPs/GPU"}});
+    CHECK(caliper::test::mappedRow(big).request["gpu_count"] == 1024);  // 8 replicas of TP 8 x PP 16 = 128 GPUs
+    Json noDegrees = big;
+    noDegrees["extra"] = "strong scaling";
+    CHECK_THAT(caliper::test::unexpressedReason(noDegrees), Catch::Contains("1024-GPU limit"));
+    Json mfu = big;
+    mfu["unit"] = "MFU";
+    mfu["value"] = 0.4;
+    CHECK(caliper::test::mappedRow(mfu).compared == Compared::TrainMfu);
+}
+
+TEST_CASE("setups the engine does not model are listed with a reason", "[validation]") {
+    CHECK_THAT(caliper::test::unexpressedReason(
+                   validationRow({{"extra", "llama-bench tg128 with -nkvo 1 (KV cache kept in CPU RAM)"}})),
+               Catch::Contains("host memory"));
+    CHECK_THAT(caliper::test::unexpressedReason(validationRow({{"kind", "train_throughput"},
+                                                               {"method", "pretrain"},
+                                                               {"unit", "TFLOPs/GPU"},
+                                                               {"extra", "TP 8, CP 16, PP 16"}})),
+               Catch::Contains("context parallelism"));
+    CHECK_THAT(caliper::test::unexpressedReason(
+                   validationRow({{"kind", "inference_memory"},
+                                  {"unit", "GiB"},
+                                  {"extra", "long prompt (a few thousand tokens; exact count not stated)"}})),
+               Catch::Contains("not stated"));
+    CHECK_THAT(caliper::test::unexpressedReason(validationRow({{"kind", "fits"}, {"value", "maybe"}})),
+               Catch::Contains("OOM"));
+}
+
+TEST_CASE("model and GPU names resolve through notes and qualifiers", "[validation]") {
+    using caliper::io::findRowGpu;
+    using caliper::io::findRowModel;
+    const caliper::Catalog& catalog = projectCatalog();
+    auto modelId = [&](const char* name, double paramsB) {
+        const caliper::ModelSpec* m = findRowModel(catalog, name, paramsB);
+        return m ? m->id : std::string("(none)");
+    };
+    CHECK(modelId("Llama 2 70B class (GPTQ 4-bit)", 70) == "llama-2-70b");
+    CHECK(modelId("Mixtral 8x7B-style MoE (Megatron-Core)", 46.7) == "mixtral-8x7b");
+    CHECK(modelId("meta-llama/Llama-3.1-405B (pre-training)", 405) == "llama-3.1-405b");
+    CHECK(modelId("LLaMA-2 7B (meta-llama/Llama-2-7b-hf per methodology)", 7) == "llama-2-7b");
+    CHECK(modelId("Llama 2 70B", 7) == "(none)");  // a size ten times off is another model
+    const caliper::GpuSpec* a100 = findRowGpu(catalog, "NVIDIA A100 (80GB assumed; not stated)");
+    REQUIRE(a100);
+    CHECK(a100->memoryGb == Approx(80));
+    const caliper::GpuSpec* a100small = findRowGpu(catalog, "NVIDIA A100 40GB (as stated in post)");
+    REQUIRE(a100small);
+    CHECK(a100small->memoryGb == Approx(40));
+    const caliper::GpuSpec* apple = findRowGpu(catalog, "Apple M2 Max (30-core GPU)");
+    REQUIRE(apple);
+    CHECK(apple->vendor == "apple");
+    CHECK(caliper::io::namesNoGpu("any (estimator)"));
+    CHECK_FALSE(caliper::io::namesNoGpu("NVIDIA T4 16GB (Google Colab)"));
+}

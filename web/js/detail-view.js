@@ -1,0 +1,154 @@
+// The scenario detail (one engine.estimate): verdict, plan, memory chart,
+// speed and cost, warnings, "make it fit" suggestions, rules of thumb and
+// the engine's own formulas ("show the math").
+(function (root) {
+  var C = root.Caliper = root.Caliper || {};
+  var el = C.dom.el;
+  var COUNTS = ['auto', 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+
+  // Figures shown when the engine gives them: [label key, field, kind]
+  var FIGURES = [
+    ['fig.decode', 'decode_tokens_per_s', 'rate'], ['fig.prefill', 'prefill_tokens_per_s', 'rate'],
+    ['fig.ttft', 'time_to_first_token_s', 'seconds'], ['fig.train', 'train_tokens_per_s', 'rate'],
+    ['fig.trainHours', 'train_hours', 'hours'], ['fig.usdPerHour', 'usd_per_hour', 'perHour'],
+    ['fig.perMTok', 'usd_per_million_tokens', 'money'], ['fig.cost', 'cost_usd', 'money'],
+    ['fig.purchase', 'purchase_usd', 'money'], ['fig.power', 'power_w', 'power'], ['fig.energy', 'energy_kwh', 'kwh']];
+
+  function figureText(result, f, ctx) {
+    var v = result[f[1]], L = ctx.locale;
+    if (v == null) return null;
+    var units = unitTexts(ctx.t);
+    switch (f[2]) {
+      case 'rate': return C.format.number(L, v) + ' ' + ctx.t('unit.tokPerS');
+      case 'seconds': return C.format.seconds(L, v, units);
+      case 'hours': return C.format.duration(L, v, units);
+      case 'power': return C.format.power(L, v);
+      case 'kwh': return C.format.number(L, v) + ' ' + ctx.t('unit.kwh');
+      default: {
+        var m = C.format.moneyField(result, f[1], ctx.currency);
+        return C.format.money(L, m.value, m.currency) + (f[2] === 'perHour' ? ctx.t('unit.perHour') : '');
+      }
+    }
+  }
+
+  function unitTexts(t) {
+    return { ms: t('unit.ms'), s: t('unit.s'), min: t('unit.min'), h: t('unit.h'), d: t('unit.d'), y: t('unit.y') };
+  }
+
+  function section(titleKey, ctx, children) {
+    return el('section', { class: 'detail-section' }, [el('h3', null, ctx.t(titleKey))].concat(children));
+  }
+
+  function verdict(r, ctx) {
+    var status = !r.fits ? 'no' : r.gpu_count === 1 ? 'fits' : r.plan && r.plan.nodes > 1 ? 'multi-node' : 'fits-multi';
+    var cls = { fits: 'st-fits', 'fits-multi': 'st-multi', 'multi-node': 'st-nodes', no: 'st-no' }[status];
+    var sym = r.fits ? (r.gpu_count === 1 ? C.cells.SYMBOL_FITS : r.gpu_count + '×') : C.cells.SYMBOL_NO;
+    var params = { n: r.gpu_count, gpu: r.gpu.name, strategy: ctx.t('strategy.' + r.strategy), needed: r.gpus_needed };
+    var key = r.fits ? 'detail.verdictFits' : r.gpus_needed != null ? 'detail.verdictNo' : 'detail.verdictNever';
+    var plan = r.plan ? ctx.t('detail.planText', { tp: r.plan.tp, pp: r.plan.pp, dp: r.plan.dp, nodes: r.plan.nodes }) : '';
+    return el('div', { class: 'verdict ' + cls }, [el('span', { class: 'sym', 'aria-hidden': 'true' }, sym),
+      el('div', null, [el('div', null, ctx.t(key, params)), el('div', { class: 'rec-meta' }, ctx.t('detail.plan') + ': ' + plan)])]);
+  }
+
+  function countSelect(current, onCount, ctx) {
+    var select = el('select', { id: 'detail-count' });
+    C.dom.fillSelect(select, COUNTS.map(function (n) {
+      return { value: String(n), label: n === 'auto' ? ctx.t('detail.auto') : String(n) };
+    }), String(current));
+    select.addEventListener('change', function () { onCount(select.value === 'auto' ? 'auto' : Number(select.value)); });
+    return el('div', { class: 'field' }, [el('label', { for: 'detail-count' }, ctx.t('detail.gpuCount')), select]);
+  }
+
+  function chartBlock(r, ctx) {
+    var title = ctx.t('detail.chartTitle', { model: r.model.name || r.model.id, gpu: r.gpu.name });
+    var svg = C.chart.memoryChart(r, { t: ctx.t, locale: ctx.locale, title: title, id: 'detail-chart' });
+    var name = 'caliper-memory-' + r.model.id + '-' + r.gpu.id;
+    var tools = el('div', { class: 'chart-tools' }, [
+      el('button', { type: 'button', class: 'btn small', id: 'export-svg', onclick: function () { C.exporter.svg(svg, name); } }, ctx.t('export.svg')),
+      el('button', { type: 'button', class: 'btn small', id: 'export-png', onclick: function () { C.exporter.png(svg, name); } }, ctx.t('export.png'))]);
+    var extra = r.memory && r.memory.cpu_offload_gib > 0
+      ? el('p', { class: 'note' }, ctx.t('detail.cpuOffload') + ': ' + C.format.gib(ctx.locale, r.memory.cpu_offload_gib)) : null;
+    return section('detail.memory', ctx, [el('p', { class: 'note' }, ctx.t('detail.memoryNote')), svg, extra, tools]);
+  }
+
+  function figuresBlock(r, ctx) {
+    var dl = el('dl', { class: 'figures' });
+    FIGURES.forEach(function (f) {
+      var text = figureText(r, f, ctx);
+      if (text == null) return;
+      dl.appendChild(el('div', { dataset: { field: f[1] } }, [el('dt', null, ctx.t(f[0])), el('dd', null, text)]));
+    });
+    var year = r.price_year ? el('p', { class: 'note' }, ctx.t('fig.priceYear', { year: r.price_year })) : null;
+    return section('detail.figures', ctx, [dl, year]);
+  }
+
+  function warningsBlock(r, ctx) {
+    var items = (r.warnings || []).map(function (w) {
+      return el('li', { dataset: { code: w.code }, title: w.message }, C.i18n.code('warn', w.code, w.message));
+    });
+    (ctx.caveats || []).forEach(function (c) { items.push(el('li', { dataset: { code: c.id } }, c.text)); });
+    if (!items.length) return null;
+    return section('detail.warnings', ctx, [el('ul', { class: 'list warn-list' }, items)]);
+  }
+
+  function table(headers, rows, numeric) {
+    var head = el('tr', null, headers.map(function (h, i) {
+      return el('th', { scope: 'col', class: numeric.indexOf(i) >= 0 ? 'num' : null }, h);
+    }));
+    var body = rows.map(function (cells) {
+      return el('tr', null, cells.map(function (c, i) {
+        return el(i === 0 ? 'th' : 'td', { scope: i === 0 ? 'row' : null, class: numeric.indexOf(i) >= 0 ? 'num' : null }, c);
+      }));
+    });
+    return el('table', { class: 'plain' }, [el('thead', null, head), el('tbody', null, body)]);
+  }
+
+  function suggestionsBlock(r, ctx) {
+    var list = r.suggestions || [];
+    if (!list.length) return r.fits ? section('detail.suggestions', ctx, [el('p', { class: 'note' }, ctx.t('detail.suggestionsNone'))]) : null;
+    var rows = list.map(function (s) {
+      var mark = s.fits ? C.cells.SYMBOL_FITS + ' ' : C.cells.SYMBOL_NO + ' ';
+      return [el('span', { dataset: { code: s.change } }, mark + C.i18n.code('sugg', s.change)), el('code', null, s.detail),
+        C.format.gib(ctx.locale, s.total_gib), String(s.gpu_count)];
+    });
+    return section('detail.suggestions', ctx, [table([ctx.t('detail.change'), '', ctx.t('detail.after'), ctx.t('detail.gpus')], rows, [2, 3])]);
+  }
+
+  function rulesBlock(r, ctx) {
+    var list = r.quick_rules || [];
+    if (!list.length) return null;
+    var rows = list.map(function (q) {
+      return [el('span', { dataset: { code: q.rule } }, C.i18n.code('rule', q.rule)), el('code', null, q.formula),
+        C.format.gib(ctx.locale, q.value_gib)];
+    });
+    return section('detail.quickRules', ctx, [el('p', { class: 'note' }, ctx.t('detail.quickRulesNote')),
+      table([ctx.t('detail.term'), ctx.t('detail.formula'), ctx.t('detail.value')], rows, [2])]);
+  }
+
+  function mathBlock(r, ctx) {
+    var list = r.explain || [];
+    if (!list.length) return null;
+    var rows = list.map(function (e) {
+      return [el('span', { title: e.term }, C.i18n.code('term', e.term, e.term)), el('code', null, e.formula),
+        C.format.number(ctx.locale, e.value, Math.abs(e.value) < 1 ? 4 : 2)];
+    });
+    var details = el('details', { class: 'math', id: 'detail-math', open: ctx.mathOpen ? true : null }, [
+      el('summary', null, ctx.t('detail.math')),
+      table([ctx.t('detail.term'), ctx.t('detail.formula'), ctx.t('detail.value')], rows, [2])]);
+    return el('section', { class: 'detail-section' }, [details]);
+  }
+
+  // ctx: {t, locale, currency, count, onCount, caveats, mathOpen}
+  function render(body, r, ctx) {
+    var tools = el('div', { class: 'detail-tools' }, [countSelect(ctx.count, ctx.onCount, ctx)]);
+    C.dom.replace(body, [tools, verdict(r, ctx), chartBlock(r, ctx), figuresBlock(r, ctx), warningsBlock(r, ctx),
+      suggestionsBlock(r, ctx), rulesBlock(r, ctx), mathBlock(r, ctx)]);
+  }
+
+  function renderError(body, err, ctx) {
+    C.dom.replace(body, [el('p', { class: 'status error', role: 'alert' },
+      ctx.t('custom.errorAt', { message: C.i18n.code('error', err.code, err.message), path: err.path || '/' }))]);
+  }
+
+  C.detailView = { render: render, renderError: renderError, FIGURES: FIGURES, figureText: figureText, unitTexts: unitTexts };
+})(typeof window !== 'undefined' ? window : globalThis);

@@ -1,0 +1,127 @@
+// The only file that touches the wasm engine: JSON in, parsed objects out.
+// A rejected request ({ok:false,error}) becomes a thrown EngineError carrying
+// the engine's code, message and JSON pointer.
+(function (root) {
+  var C = root.Caliper = root.Caliper || {};
+  var instance = null;
+  var catalogTexts = null;  // the catalog in use, for export
+
+  function EngineError(error) {
+    var e = error || {};
+    this.name = 'EngineError';
+    this.code = e.code || 'engine_error';
+    this.message = e.message || String(this.code);
+    this.path = e.path || '';
+  }
+  EngineError.prototype = Object.create(Error.prototype);
+  EngineError.prototype.constructor = EngineError;
+
+  // The wasm binary when the build shipped it apart (engine-wasm.js, gzip).
+  function wasmBinary() {
+    var w = root.CALIPER_WASM;
+    if (!w || !w.z85) return Promise.resolve(null);
+    return gunzipBytes(z85Decode(w.z85, w.length));
+  }
+
+  function init() {
+    if (typeof root.createCaliperEngine !== 'function') {
+      return Promise.reject(new EngineError({ code: 'engine_missing', message: 'caliper-engine.js did not load' }));
+    }
+    return wasmBinary().then(function (bytes) {
+      return root.createCaliperEngine(bytes ? { wasmBinary: bytes } : {});
+    }).then(function (m) {
+      instance = m;
+      return m;
+    });
+  }
+
+  function parse(text) {
+    var out;
+    try { out = JSON.parse(text); } catch (e) {
+      throw new EngineError({ code: 'engine_crash', message: 'the engine answered with text that is not JSON' });
+    }
+    if (out && out.ok === false) throw new EngineError(out.error);
+    return out;
+  }
+
+  function invoke(name, args) {
+    if (!instance) throw new EngineError({ code: 'engine_missing', message: 'the engine is not loaded' });
+    var text;
+    try { text = instance[name].apply(instance, args); } catch (e) {
+      throw new EngineError({ code: 'engine_crash', message: String(e && e.message || e) });
+    }
+    return parse(text);
+  }
+
+  function call(name, request) {
+    return invoke(name, [typeof request === 'string' ? request : JSON.stringify(request)]);
+  }
+
+  function loadCatalog(gpusText, modelsText) {
+    var summary = invoke('loadCatalog', [gpusText, modelsText]);
+    catalogTexts = { gpus: gpusText, models: modelsText };
+    return summary;
+  }
+
+  // The built-in catalog the page carries (catalog.js): the two JSON texts,
+  // or both gzip-compressed and base64-encoded (the single-file build).
+  var builtIn = null;
+  function pageCatalog() {
+    if (builtIn) return Promise.resolve(builtIn);
+    var cat = root.CALIPER_CATALOG;
+    if (!cat) return Promise.reject(new EngineError({ code: 'no_catalog', message: 'catalog.js did not load' }));
+    var texts = cat.z85 ? gunzip(z85Decode(cat.z85, cat.length)).then(JSON.parse)
+      : Promise.resolve({ gpus: cat.gpus, models: cat.models });
+    return texts.then(function (t) { builtIn = t; return t; });
+  }
+
+  // Z85 text (scripts/build-web.js) → the first `length` bytes it encodes.
+  var Z85 = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#';
+  function z85Decode(text, length) {
+    var digit = new Uint8Array(128), out = new Uint8Array(text.length / 5 * 4);
+    for (var d = 0; d < Z85.length; d++) digit[Z85.charCodeAt(d)] = d;
+    for (var i = 0, o = 0; i < text.length; i += 5, o += 4) {
+      var v = digit[text.charCodeAt(i)];
+      for (var k = 1; k < 5; k++) v = v * 85 + digit[text.charCodeAt(i + k)];
+      out[o] = v >>> 24; out[o + 1] = (v >>> 16) & 255; out[o + 2] = (v >>> 8) & 255; out[o + 3] = v & 255;
+    }
+    return out.subarray(0, length);
+  }
+
+  function inflate(bytes) {
+    if (typeof DecompressionStream !== 'function') {
+      throw new EngineError({ code: 'unsupported_browser', message: 'this browser cannot decompress the page data' });
+    }
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip')));
+  }
+
+  function gunzip(bytes) {
+    return Promise.resolve().then(function () { return inflate(bytes).text(); });
+  }
+
+  function gunzipBytes(bytes) {
+    return Promise.resolve().then(function () { return inflate(bytes).arrayBuffer(); })
+      .then(function (buffer) { return new Uint8Array(buffer); });
+  }
+
+  var api = {
+    EngineError: EngineError,
+    pageCatalog: pageCatalog,
+    init: init,
+    ready: function () { return !!instance; },
+    loadCatalog: loadCatalog,
+    catalogTexts: function () { return catalogTexts; },
+    estimate: function (req) { return call('estimate', req); },
+    matrix: function (req) { return call('matrix', req); },
+    recommend: function (req) { return call('recommend', req); },
+    inventory: function (req) { return call('inventory', req); },
+    limits: function (req) { return call('limits', req); },
+    listGpus: function () { return invoke('listGpus', []); },
+    listModels: function () { return invoke('listModels', []); },
+    caveats: function () { return invoke('caveats', []); },
+    version: function () { return instance ? String(instance.version()) : ''; }
+  };
+  C.engine = api;
+  api.z85Decode = z85Decode;
+  if (typeof module === 'object') module.exports = { z85Decode: z85Decode };
+})(typeof window !== 'undefined' ? window : globalThis);

@@ -1,0 +1,96 @@
+// Texts for the engine's stable codes: warnings (warn.), fit suggestions
+// (sugg.), rules of thumb (rule.), recommendation reasons (reason.), explain
+// terms (term.) and errors (error.). English warnings, reasons and errors use
+// the engine's own message, which carries the specifics; Chinese texts give
+// the gist and the page keeps the English message as the element's title.
+// A code missing here falls back to that message.
+(function (root) {
+  var en = {
+    'sugg.flash_attention': 'Turn on FlashAttention', 'sugg.gradient_checkpointing': 'Gradient checkpointing',
+    'sugg.optimizer_8bit': '8-bit optimizer', 'sugg.zero3': 'ZeRO-3 sharding', 'sugg.offload_optimizer': 'Offload optimizer states to CPU',
+    'sugg.offload_parameters': 'Offload parameters to CPU', 'sugg.lora': 'Train LoRA adapters instead', 'sugg.qlora': 'Use QLoRA instead',
+    'sugg.kv_cache_q8_0': 'KV cache in 8-bit (q8_0)', 'sugg.kv_cache_fp8': 'KV cache in FP8', 'sugg.quantize': 'Quantize the weights',
+    'sugg.shorter_context': 'Shorter context', 'sugg.smaller_batch': 'Smaller batch', 'sugg.more_gpus': 'More GPUs',
+    'rule.inference_2_bytes_per_param': 'Inference in 16-bit: 2 bytes per parameter',
+    'rule.inference_1_2x_weights': 'Inference: weights × 1.2',
+    'rule.training_16_bytes_per_param': 'Mixed-precision training with Adam: 16 bytes per parameter',
+    'rule.training_20_bytes_per_param': 'Training with Adam, fp32 master copy: 20 bytes per parameter',
+    'rule.training_8_bytes_per_param': 'Training with an 8-bit optimizer: 8 bytes per parameter',
+    'rule.training_3_to_4x_inference': 'Training needs 3 to 4 × the inference memory',
+    'rule.lora_about_model_size': 'LoRA: about the size of the 16-bit model',
+    'rule.qlora_half_byte_per_param': 'QLoRA: about half a byte per parameter',
+    'term.weights_gib': 'Weights', 'term.kv_cache_gib': 'KV cache', 'term.kv_bytes_per_token': 'KV bytes per token',
+    'term.kv_pool_gib': 'KV pool (pre-allocated)', 'term.activations_gib': 'Activations', 'term.gradients_gib': 'Gradients',
+    'term.optimizer_gib': 'Optimizer states', 'term.adapter_gib': 'Adapter', 'term.overhead_gib': 'Runtime overhead',
+    'term.cuda_context_gib': 'CUDA context', 'term.cuda_graphs_gib': 'CUDA graphs', 'term.nccl_buffers_gib': 'NCCL buffers',
+    'term.total_gib': 'Total per GPU', 'term.decode_tokens_per_s': 'Generation speed', 'term.prefill_tokens_per_s': 'Prompt processing',
+    'term.time_to_first_token_s': 'Time to first token', 'term.train_tokens_per_s': 'Training throughput',
+    'term.train_hours': 'Time to train', 'term.usd_per_hour': 'Cloud price per hour', 'term.cost_usd': 'Cost of the run',
+    'term.usd_per_million_tokens': 'Cost per million tokens', 'term.power_w': 'Power', 'term.energy_kwh': 'Energy',
+    'term.usable_memory_gib': 'Usable memory', 'term.decode_step_ms': 'Time per generation step',
+    'term.decode_memory_ms': 'Memory time per step', 'term.decode_compute_ms': 'Compute time per step'
+  };
+  var zh = {
+    'warn.no_bf16': '这款显卡不支持 BF16：请用 FP16（训练需配合 loss scaling）。',
+    'warn.no_flash_attention_2': 'FlashAttention-2 需要 Ampere 或更新的架构；这款显卡会退回较慢的注意力实现。',
+    'warn.fp8_weight_only': 'Ada / Hopper 之前的显卡没有 FP8 张量核心：FP8 权重只能以 W8A16 方式运行。',
+    'warn.software_ecosystem': '这不是 CUDA 显卡：请确认所用框架支持它（ROCm、CANN、Gaudi 或 Metal 版本）。',
+    'warn.no_nvlink': '这款显卡没有 NVLink：多卡之间经 PCIe 通信，多卡训练会变慢。',
+    'warn.partial_nvlink': 'NVLink 只能连接其中部分显卡，其余显卡之间经 PCIe 通信。',
+    'warn.limited_nvlink': '这款中国特供显卡的 NVLink 带宽受限。',
+    'warn.multi_node': '需要多台服务器，通过 InfiniBand 或 RoCE 互联。',
+    'warn.no_ecc': '这款显卡没有 ECC 显存：长时间多卡训练有静默出错的风险。',
+    'warn.context_exceeds_model': '上下文长度超过了模型支持的最大长度。',
+    'warn.communication_bound': '梯度通信占了每步时间的四分之一以上。',
+    'warn.liquid_cooling': '这种配置通常需要液冷。',
+    'warn.rack_power': '单台服务器功耗超过常见的 3 kW 机柜电路。',
+    'warn.no_tensor_rate': '目录中没有这款显卡的张量算力，速度按其他算力估计。',
+    'warn.speed_unknown': '无法估计速度：目录缺少所需的显卡参数。',
+    'warn.tp_across_nodes': '张量并行跨越服务器：每层都要跨机通信，速度会明显下降。',
+    'warn.tp_over_pcie': '张量并行经 PCIe 通信：每层每个 token 两次 all-reduce，会拖慢生成。',
+    'warn.layer_split_no_speedup': '按层切分只解决显存不足，不会提高单请求速度。',
+    'warn.kv_pool_too_small': '预分配的 KV 缓存池放不下这么多上下文。',
+    'warn.does_not_fit': '显存放不下。',
+    'warn.no_fp8': '这款显卡没有 FP8 张量核心：预训练只能用 16 位精度。',
+    'warn.no_power': '目录中没有这款显卡的功耗数据，排在有数据的选项之后。',
+    'warn.no_speed': '无法估计这款显卡的速度，排在最后。',
+    'warn.no_price': '目录中没有这款显卡的价格，排在有价格的选项之后。',
+    'warn.coarse_model': '只给了参数量：按常见结构做了粗略假设。',
+    'reason.fits': '显存放得下，并留有余量', 'reason.cheapest': '成本最低', 'reason.fastest': '速度最快',
+    'reason.lowest_cost_per_token': '每 token 成本最低', 'reason.lowest_power': '功耗最低', 'reason.single_gpu': '单卡即可运行，无需互联',
+    'reason.fewest_gpus': '卡数最少', 'reason.nvlink': '有 NVLink 高速互联', 'reason.scaled_out': '多卡扩展后速度更快',
+    'sugg.flash_attention': '开启 FlashAttention', 'sugg.gradient_checkpointing': '梯度检查点（重计算）', 'sugg.optimizer_8bit': '8 位优化器',
+    'sugg.zero3': 'ZeRO-3 切分', 'sugg.offload_optimizer': '把优化器状态卸载到 CPU', 'sugg.offload_parameters': '把参数卸载到 CPU',
+    'sugg.lora': '改用 LoRA 微调', 'sugg.qlora': '改用 QLoRA', 'sugg.kv_cache_q8_0': 'KV 缓存用 8 位（q8_0）', 'sugg.kv_cache_fp8': 'KV 缓存用 FP8',
+    'sugg.quantize': '量化权重', 'sugg.shorter_context': '缩短上下文', 'sugg.smaller_batch': '减小批大小', 'sugg.more_gpus': '增加显卡',
+    'rule.inference_2_bytes_per_param': '16 位推理：每个参数 2 字节',
+    'rule.inference_1_2x_weights': '推理：权重 × 1.2',
+    'rule.training_16_bytes_per_param': 'Adam 混合精度训练：每个参数 16 字节',
+    'rule.training_20_bytes_per_param': 'Adam 训练（含 FP32 主权重）：每个参数 20 字节',
+    'rule.training_8_bytes_per_param': '8 位优化器训练：每个参数 8 字节',
+    'rule.training_3_to_4x_inference': '训练显存约为推理的 3～4 倍',
+    'rule.lora_about_model_size': 'LoRA：约等于 16 位模型的大小',
+    'rule.qlora_half_byte_per_param': 'QLoRA：每个参数约半个字节',
+    'term.weights_gib': '权重', 'term.kv_cache_gib': 'KV 缓存', 'term.kv_bytes_per_token': '每 token 的 KV 字节数',
+    'term.kv_pool_gib': 'KV 缓存池（预分配）', 'term.activations_gib': '激活值', 'term.gradients_gib': '梯度',
+    'term.optimizer_gib': '优化器状态', 'term.adapter_gib': '适配器', 'term.overhead_gib': '运行时开销',
+    'term.cuda_context_gib': 'CUDA 上下文', 'term.cuda_graphs_gib': 'CUDA 图', 'term.nccl_buffers_gib': 'NCCL 缓冲区',
+    'term.total_gib': '单卡合计', 'term.decode_tokens_per_s': '生成速度', 'term.prefill_tokens_per_s': '预填充速度',
+    'term.time_to_first_token_s': '首 token 延迟', 'term.train_tokens_per_s': '训练吞吐', 'term.train_hours': '训练时长',
+    'term.usd_per_hour': '每小时云端价格', 'term.cost_usd': '训练成本', 'term.usd_per_million_tokens': '每百万 token 成本',
+    'term.power_w': '功耗', 'term.energy_kwh': '能耗', 'term.usable_memory_gib': '可用显存', 'term.decode_step_ms': '每步生成时间',
+    'term.decode_memory_ms': '每步访存时间', 'term.decode_compute_ms': '每步计算时间',
+    'error.no_catalog': '尚未加载目录', 'error.unknown_model': '未知模型', 'error.unknown_gpu': '未知显卡',
+    'error.invalid_json': '不是有效的 JSON', 'error.invalid_value': '取值无效', 'error.missing_key': '缺少必填项',
+    'error.unknown_key': '未知的键', 'error.incompatible_options': '选项互相冲突', 'error.invalid_parallel': '并行设置无效',
+    'error.unsupported_format': '显卡不支持这种格式', 'error.duplicate_id': 'id 重复', 'error.duplicate_alias': '别名重复',
+    'error.invalid_catalog': '目录格式有误', 'error.too_large': '输入过大', 'error.too_deep': '嵌套过深',
+    'error.not_available': '无法提供', 'error.unknown_caveat': '未知的注意事项 id', 'error.internal_error': '引擎内部错误',
+    'error.out_of_memory': '内存不足', 'error.engine_missing': '计算引擎未加载', 'error.engine_crash': '计算引擎出错',
+    'error.unsupported_browser': '浏览器版本过旧'
+  };
+  var codes = { en: en, zh: zh };
+  root.Caliper = root.Caliper || {};
+  root.Caliper.codeMessages = codes;
+  if (typeof module === 'object') module.exports = { codes: codes };
+})(typeof window !== 'undefined' ? window : globalThis);

@@ -1,0 +1,189 @@
+// "What should I buy or rent?": engine.recommend's ranked configurations for
+// one model, and a side-by-side comparison of up to three GPUs (one
+// engine.estimate each).
+(function (root) {
+  var C = root.Caliper = root.Caliper || {};
+  var $ = C.dom.$, el = C.dom.el;
+  var ctx = null;
+  var DEFAULT_MODEL = 'llama-3.1-8b';
+
+  function init(options) {
+    ctx = options;
+    $('#rec-model').addEventListener('change', function (e) { ctx.change({ rm: e.target.value }); });
+    $('#objective').addEventListener('change', function (e) { ctx.change({ obj: e.target.value }); });
+    $('#rec-top').addEventListener('change', function (e) { ctx.change({ top: Number(e.target.value) }); });
+    $('#pricing').addEventListener('change', function (e) { ctx.change({ pr: e.target.value }); });
+    [1, 2, 3].forEach(function (n) { $('#cmp-' + n).addEventListener('change', onCompare); });
+    $('#rec-form').addEventListener('submit', function (e) { e.preventDefault(); });
+    $('#cmp-form').addEventListener('submit', function (e) { e.preventDefault(); });
+  }
+
+  // Unset slots are '-' so the URL keeps positions; all unset = none shown.
+  function onCompare() {
+    var ids = [1, 2, 3].map(function (n) { return $('#cmp-' + n).value || '-'; });
+    while (ids.length && ids[ids.length - 1] === '-') ids.pop();
+    ctx.change({ cmp: ids.length ? ids : ['-'] });
+  }
+
+  function modelOptions(models) {
+    var groups = [], byFamily = {};
+    models.forEach(function (m) {
+      if (!byFamily[m.family]) { byFamily[m.family] = { label: m.family, options: [] }; groups.push(byFamily[m.family]); }
+      byFamily[m.family].options.push({ value: m.id, label: m.name });
+    });
+    return groups;
+  }
+
+  function refreshLists(models, gpus) {
+    var s = ctx.app.state;
+    var items = modelOptions(models);
+    if (s.cm) items.unshift({ value: C.customRows.MODEL_ID, label: s.cm.name });
+    C.dom.fillSelect($('#rec-model'), items, currentModel(s));
+    var gpuItems = [{ value: '', label: ctx.t('cmp.none') }];
+    if (s.cg) gpuItems.push({ value: C.customRows.GPU_ID, label: s.cg.name });
+    gpuItems = gpuItems.concat(gpus.map(function (g) { return { value: g.id, label: g.name }; }));
+    [1, 2, 3].forEach(function (n) { C.dom.fillSelect($('#cmp-' + n), gpuItems, ''); });
+  }
+
+  function currentModel(s) {
+    if (s.rm) return s.rm;
+    var models = ctx.app.models;
+    var known = models.some(function (m) { return m.id === DEFAULT_MODEL; });
+    return known ? DEFAULT_MODEL : models.length ? models[0].id : '';
+  }
+
+  function figure(label, text) {
+    return text == null || text === '—' ? null : el('span', null, [label + ' ', el('b', null, text)]);
+  }
+
+  function moneyText(obj, key, s, suffix) {
+    var m = C.format.moneyField(obj, key, s.cur, ctx.app.cnyPerUsd);
+    return m.value == null ? null : C.format.money(C.i18n.locale(), m.value, m.currency) + (suffix || '');
+  }
+
+  function optionItem(o, s, modelId) {
+    var L = C.i18n.locale(), t = ctx.t;
+    var training = C.state.isTraining(s);
+    var speed = training ? o.train_tokens_per_s : o.decode_tokens_per_s;
+    var figs = el('div', { class: 'rec-figs' }, [
+      figure(t('detail.memory'), C.format.gib(L, o.total_gib)),
+      figure(training ? t('fig.train') : t('fig.decode'), speed == null ? null : C.format.number(L, speed) + ' ' + t('unit.tokPerS')),
+      figure(t('fig.trainHours'), o.train_hours == null ? null : C.format.duration(L, o.train_hours, C.detailView.unitTexts(t))),
+      figure(t('fig.usdPerHour'), moneyText(o, 'usd_per_hour', s, t('unit.perHour'))),
+      figure(t('fig.purchase'), moneyText(o, 'purchase_usd', s)),
+      figure(training ? t('fig.cost') : t('fig.perMTok'), moneyText(o, training ? 'cost_usd' : 'usd_per_million_tokens', s)),
+      figure(t('fig.power'), o.power_w == null ? null : C.format.power(L, o.power_w))]);
+    var notes = el('div', { class: 'rec-notes' }, [notesList(t('rec.reasons'), o.reasons, 'reason', ''),
+      notesList(t('rec.watch'), o.watch, 'warn', 'warn-list')]);
+    var meta = [t('strategy.' + o.strategy)];
+    if (o.weights) meta.unshift(String(o.weights).toUpperCase());
+    if (o.nodes > 1) meta.push(t('rec.nodes', { n: o.nodes }));
+    var details = el('button', { type: 'button', class: 'btn small', onclick: function () {
+      ctx.change({ cell: modelId + '~' + o.gpu_id, cnt: o.gpu_count });
+    } }, t('rec.details'));
+    return el('li', { class: 'panel rec-item', dataset: { gpuId: o.gpu_id, rank: o.rank } }, [
+      el('div', { class: 'rec-rank' }, '#' + o.rank),
+      el('div', { class: 'rec-main' }, [
+        el('h3', null, [t('rec.config', { n: o.gpu_count, gpu: o.gpu_name }), ' ',
+          el('span', { class: 'badge tier-' + o.tier }, t('tier.' + o.tier))]),
+        el('div', { class: 'rec-meta' }, meta.join(' · ')), figs, notes]),
+      details]);
+  }
+
+  // Catalog caveats carry their own Chinese text (message_zh); engine codes
+  // are translated by code, with the English message as the fallback.
+  function notesList(title, items, kind, cls) {
+    if (!items || !items.length) return null;
+    var zh = C.i18n.lang() === 'zh';
+    return el('div', null, [el('strong', null, title), el('ul', { class: 'list ' + cls }, items.map(function (i) {
+      var text = zh && i.message_zh ? i.message_zh : C.i18n.code(kind, i.code, i.message);
+      return el('li', { title: i.message, dataset: { code: i.code } }, text);
+    }))]);
+  }
+
+  function presetNote(r) {
+    var box = $('#rec-preset');
+    var p = r && r.preset;
+    box.hidden = !p;
+    if (!p) return;
+    var zh = C.i18n.lang() === 'zh';
+    box.textContent = ctx.t('rec.documentPicks', { preset: zh ? p.label_zh : p.label_en, picks: p.document_picks,
+      reason: C.i18n.has('preset.reason.' + p.id) ? ctx.t('preset.reason.' + p.id) : p.document_reason });
+  }
+
+  function render() {
+    var s = ctx.app.state;
+    var modelId = currentModel(s);
+    $('#rec-model').value = modelId;
+    $('#objective').value = s.obj;
+    $('#rec-top').value = String(s.top);
+    $('#pricing').value = s.pr;
+    var list = $('#rec-results');
+    var options = [];
+    var preset = C.presets.matching(s, ctx.app.models);
+    try {
+      var r = C.engine.recommend(C.state.toRecommendRequest(s, C.customRows.modelRef(s, modelId), preset));
+      if (typeof r.cny_per_usd === 'number') ctx.app.cnyPerUsd = r.cny_per_usd;
+      options = r.options || [];
+      presetNote(r);
+      var items = options.length ? options.map(function (o) { return optionItem(o, s, modelId); })
+        : [el('li', { class: 'panel note' }, ctx.t('rec.none'))];
+      if (r.excluded && r.excluded.length) items.push(el('li', { class: 'note' }, ctx.t('rec.excluded', { n: r.excluded.length })));
+      C.dom.replace(list, items);
+      ctx.setStatus('');
+    } catch (e) {
+      C.dom.clear(list);
+      presetNote(null);
+      ctx.showEngineError(e);
+    }
+    renderCompare(s, modelId, options);
+  }
+
+  function renderCompare(s, modelId, options) {
+    var ids = s.cmp.length ? s.cmp.slice(0, 3) : options.slice(0, 3).map(function (o) { return o.gpu_id; })
+      .filter(function (id, i, all) { return all.indexOf(id) === i; });
+    [1, 2, 3].forEach(function (n) { $('#cmp-' + n).value = ids[n - 1] && ids[n - 1] !== '-' ? ids[n - 1] : ''; });
+    var picked = ids.filter(function (id) { return id && id !== '-'; });
+    C.dom.replace($('#cmp-results'), picked.length ? compareTable(s, modelId, picked) : null);
+  }
+
+  function estimateFor(s, modelId, gpuId) {
+    try {
+      return { r: C.engine.estimate(C.state.toEstimateRequest(s, C.customRows.modelRef(s, modelId), C.customRows.gpuRef(s, gpuId), 'auto')) };
+    } catch (e) {
+      return { error: e };
+    }
+  }
+
+  // One column per GPU; rows: fit, plan, memory, then every figure the
+  // engine gives for at least one of them; the memory charts last.
+  function compareTable(s, modelId, gpuIds) {
+    var t = ctx.t, L = C.i18n.locale();
+    var results = gpuIds.map(function (id) { return estimateFor(s, modelId, id); });
+    var head = el('tr', null, [el('td')].concat(results.map(function (x, i) {
+      return el('th', { scope: 'col', dataset: { gpuId: gpuIds[i] } }, x.r ? x.r.gpu.name : gpuIds[i]);
+    })));
+    var rows = [];
+    var row = function (label, cells) { rows.push(el('tr', null, [el('th', { scope: 'row' }, label)].concat(cells))); };
+    row(t('detail.fits'), results.map(function (x) {
+      if (x.error) return el('td', { class: 'status error' }, C.i18n.errorText(x.error));
+      var r = x.r;
+      return el('td', null, (r.fits ? C.cells.SYMBOL_FITS + ' ' : C.cells.SYMBOL_NO + ' ') + r.gpu_count + ' × · ' + t('strategy.' + r.strategy));
+    }));
+    row(t('detail.memory'), results.map(function (x) { return el('td', { class: 'num' }, x.r ? C.format.gib(L, x.r.memory.total_gib) : ''); }));
+    C.detailView.FIGURES.forEach(function (f) {
+      var texts = results.map(function (x) { return x.r ? C.detailView.figureText(x.r, f, { t: t, locale: L, currency: s.cur }) : null; });
+      if (texts.every(function (v) { return v == null; })) return;
+      row(t(f[0]), texts.map(function (v) { return el('td', { class: 'num' }, v == null ? '—' : v); }));
+    });
+    var charts = results.map(function (x, i) {
+      return el('td', null, x.r ? C.chart.memoryChart(x.r, { t: t, locale: L, width: 380, id: 'cmp-chart-' + i,
+        title: x.r.gpu_count + ' × ' + x.r.gpu.name }) : null);
+    });
+    row(t('detail.memory'), charts);
+    return el('div', { class: 'cmp-scroll' }, [el('table', { class: 'plain cmp-table' }, [
+      el('caption', { class: 'visually-hidden' }, t('cmp.title')), el('thead', null, head), el('tbody', null, rows)])]);
+  }
+
+  C.recommendView = { init: init, render: render, refreshLists: refreshLists };
+})(typeof window !== 'undefined' ? window : globalThis);
