@@ -24,11 +24,14 @@ using Json = nlohmann::json;
 inline std::string clip(std::string_view text) { return std::string(text.substr(0, 400)); }
 
 // Any number below zero in a response: every figure the API prints is a
-// size, a speed, a price, a count or a ratio.
+// size, a speed, a price, a count or a ratio. Explanation terms are steps of
+// a derivation (a KV pool left after the weights may be negative when the
+// model does not fit), so only they are left out.
 inline std::string negativeNumber(const Json& value, const std::string& path) {
     if (value.is_number() && value.get<double>() < 0) return path + " = " + value.dump();
     if (value.is_structured()) {
         for (auto it = value.begin(); it != value.end(); ++it) {
+            if (value.is_object() && it.key() == "explain") continue;
             const std::string child = value.is_object() ? io::childPath(path, it.key()) : path + "/*";
             std::string found = negativeNumber(it.value(), child);
             if (!found.empty()) return found;
@@ -85,11 +88,13 @@ inline std::string checkFigures(const EstimateResult& r) {
     for (const auto& [name, value] : optional) {
         if (value->has_value()) figures.emplace_back(name, **value);
     }
-    for (const auto& term : r.explain) figures.emplace_back("explain " + term.term, term.value);
     for (const auto& rule : r.quickRules) figures.emplace_back("quick rule " + rule.rule, rule.valueGiB);
     for (const auto& s : r.suggestions) figures.emplace_back("suggestion " + s.change, s.totalGiB);
     for (const auto& [name, value] : figures) {
         if (!std::isfinite(value) || value < 0) return name + " = " + std::to_string(value);
+    }
+    for (const auto& term : r.explain) {
+        if (!std::isfinite(term.value)) return "explain " + term.term + " is not finite";
     }
     const Plan& p = r.plan;
     if (p.gpuCount < 1 || p.tp < 1 || p.pp < 1 || p.dp < 1 || p.nodes < 1) return "plan with a degree below 1";

@@ -1,12 +1,6 @@
 // The GPU catalog (data/gpus.json): every entry loads and is sourced, key
 // figures match their datasheets, lookups find what people type, and bad GPU
 // entries are rejected with a code, a JSON pointer and a readable message.
-// The core library is compiled with JSON_DIAGNOSTICS=1, which changes
-// nlohmann's ABI namespace; io::gpuFromJson takes a Json, so this file must
-// see the same type.
-#ifndef JSON_DIAGNOSTICS
-#define JSON_DIAGNOSTICS 1
-#endif
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -1,10 +1,5 @@
 // Hugging Face config.json files, as published, give the same architecture
 // as the catalog entry of that model; broken ones are rejected with the key.
-// core/src/io is built with JSON_DIAGNOSTICS=1 (CMakeLists.txt); the Json type
-// these io functions take must be the same ABI, so set it before nlohmann.
-#ifndef JSON_DIAGNOSTICS
-#define JSON_DIAGNOSTICS 1
-#endif
 #include <catch2/catch.hpp>
 
 #include <filesystem>

@@ -1,10 +1,5 @@
 // The catalog's model shape: strict catalog entries, request objects with
 // defaults, params_b alone with an assumed shape, and the written form.
-// core/src/io is built with JSON_DIAGNOSTICS=1 (CMakeLists.txt); the Json type
-// these io functions take must be the same ABI, so set it before nlohmann.
-#ifndef JSON_DIAGNOSTICS
-#define JSON_DIAGNOSTICS 1
-#endif
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>

@@ -1,10 +1,5 @@
 // Parameter counts and KV-cache bytes computed from the catalog's
 // architectures, against published exact counts and hand-checked layouts.
-// core/src/io is built with JSON_DIAGNOSTICS=1 (CMakeLists.txt); the Json type
-// these io functions take must be the same ABI, so set it before nlohmann.
-#ifndef JSON_DIAGNOSTICS
-#define JSON_DIAGNOSTICS 1
-#endif
 #include <catch2/catch.hpp>
 
 #include <cmath>

@@ -138,11 +138,24 @@
     return el('section', { class: 'detail-section' }, [details]);
   }
 
-  // ctx: {t, locale, currency, count, onCount, caveats, mathOpen}
+  // Where the catalog's figures come from: each entry's sources, confidence and notes.
+  function sourcesBlock(entries, ctx) {
+    var items = entries.filter(Boolean).map(function (e) {
+      var meta = e.confidence ? ' (' + ctx.t('detail.confidence', { level: ctx.t('confidence.' + e.confidence) }) + ')' : '';
+      return el('div', { class: 'source-entry' }, [el('h4', null, e.name + meta),
+        el('ul', { class: 'list' }, (e.sources || []).map(function (src) { return el('li', null, src); })),
+        e.notes ? el('p', { class: 'note' }, e.notes) : null]);
+    });
+    if (!items.length) return null;
+    return el('section', { class: 'detail-section' }, [el('details', { class: 'math' },
+      [el('summary', null, ctx.t('detail.sources'))].concat(items))]);
+  }
+
+  // ctx: {t, locale, currency, count, onCount, caveats, mathOpen, gpuEntry, modelEntry}
   function render(body, r, ctx) {
     var tools = el('div', { class: 'detail-tools' }, [countSelect(ctx.count, ctx.onCount, ctx)]);
     C.dom.replace(body, [tools, verdict(r, ctx), chartBlock(r, ctx), figuresBlock(r, ctx), warningsBlock(r, ctx),
-      suggestionsBlock(r, ctx), rulesBlock(r, ctx), mathBlock(r, ctx)]);
+      suggestionsBlock(r, ctx), rulesBlock(r, ctx), mathBlock(r, ctx), sourcesBlock([ctx.gpuEntry, ctx.modelEntry], ctx)]);
   }
 
   function renderError(body, err, ctx) {

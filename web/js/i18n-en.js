@@ -78,7 +78,6 @@
     'matrix.empty': 'No model or GPU matches these filters.',
     'matrix.figureSpeedInfer': 'tokens/s generated (all requests)',
     'matrix.figureSpeedTrain': 'time to train',
-    'matrix.figureTrainRate': 'training tokens/s',
     'matrix.figureCostInfer': '{cur} per million tokens',
     'matrix.figureCostTrain': '{cur} for the run (cloud)',
     'matrix.figureMemory': 'GiB per GPU',
@@ -87,7 +86,7 @@
     'legend.title': 'Legend',
     'legend.fits': 'fits one GPU',
     'legend.multi': 'needs N GPUs in one server',
-    'legend.nvlink': 'those GPUs need NVLink',
+    'legend.nvlink': 'split by tensor parallelism: NVLink matters',
     'legend.nodes': 'needs several servers',
     'legend.no': 'does not fit within the GPU limit',
     'legend.hint': 'Select a cell (or press Enter on it) for the full scenario.',
@@ -110,7 +109,6 @@
     'detail.gpuCount': 'GPU count',
     'detail.auto': 'Fewest that fit',
     'detail.fits': 'Fits',
-    'detail.noFit': 'Does not fit',
     'detail.verdictFits': 'Fits on {n} × {gpu} ({strategy}).',
     'detail.verdictNo': 'Does not fit on {n} × {gpu}; the fewest that fit: {needed}.',
     'detail.verdictNever': 'Does not fit on {n} × {gpu}, nor on any count up to 1024.',
@@ -136,7 +134,11 @@
     'detail.formula': 'Formula',
     'detail.value': 'Value',
     'detail.chartTitle': 'Memory per GPU: {model} on {gpu}',
-    'detail.permalink': 'Link to this scenario',
+    'detail.sources': 'Sources of the catalog figures',
+    'detail.confidence': 'confidence: {level}',
+    'confidence.high': 'high',
+    'confidence.medium': 'medium',
+    'confidence.low': 'low',
 
     'mem.weights': 'Weights',
     'mem.kv_cache': 'KV cache',
@@ -165,11 +167,7 @@
     'unit.ms': 'ms',
     'unit.h': 'h',
     'unit.d': 'days',
-    'unit.gib': 'GiB',
-    'unit.w': 'W',
-    'unit.kw': 'kW',
     'unit.kwh': 'kWh',
-    'unit.b': 'B',
 
     'strategy.auto': 'automatic',
     'strategy.single': 'one GPU',
@@ -223,7 +221,6 @@
     'inv.add': 'Add a GPU',
     'inv.remove': 'Remove',
     'inv.run': 'What can I run?',
-    'inv.resolved': 'Understood as: {list}',
     'inv.model': 'Model',
     'inv.inference': 'Inference',
     'inv.lora': 'LoRA',
@@ -285,17 +282,7 @@
     'group.custom': 'Yours',
     'custom.family': 'Your model',
     'custom.required': 'Required.',
-    'rec.nodes': '{n} servers',
-
-    'yes': 'yes',
-    'no': 'no',
-    'none': '—',
-    'error.generic': 'Error: {message}',
-    'error.no_catalog': 'No catalog is loaded.',
-    'error.unknown_model': 'Unknown model.',
-    'error.unknown_gpu': 'Unknown GPU.',
-    'error.bad_json': 'Not valid JSON.',
-    'error.engine_crash': 'The engine failed on this input.'
+    'rec.nodes': '{n} servers'
   };
   var api = { en: en };
   root.Caliper = root.Caliper || {};

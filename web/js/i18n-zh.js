@@ -78,7 +78,6 @@
     'matrix.empty': '没有符合筛选条件的模型或显卡。',
     'matrix.figureSpeedInfer': '每秒生成 token 数（所有请求合计）',
     'matrix.figureSpeedTrain': '训练时长',
-    'matrix.figureTrainRate': '每秒训练 token 数',
     'matrix.figureCostInfer': '每百万 token 成本（{cur}）',
     'matrix.figureCostTrain': '本次训练云端成本（{cur}）',
     'matrix.figureMemory': '单卡显存 GiB',
@@ -87,7 +86,7 @@
     'legend.title': '图例',
     'legend.fits': '单卡可跑',
     'legend.multi': '需要单机 N 卡',
-    'legend.nvlink': '这些卡需要 NVLink',
+    'legend.nvlink': '张量并行切分：卡间 NVLink 影响大',
     'legend.nodes': '需要多台服务器',
     'legend.no': '在 GPU 数上限内放不下',
     'legend.hint': '点击单元格（或按回车）查看完整方案。',
@@ -110,7 +109,6 @@
     'detail.gpuCount': 'GPU 数量',
     'detail.auto': '能放下的最少卡数',
     'detail.fits': '放得下',
-    'detail.noFit': '放不下',
     'detail.verdictFits': '{n} × {gpu} 可以运行（{strategy}）。',
     'detail.verdictNo': '{n} × {gpu} 放不下；最少需要 {needed} 张。',
     'detail.verdictNever': '{n} × {gpu} 放不下，1024 张以内都放不下。',
@@ -136,7 +134,11 @@
     'detail.formula': '公式',
     'detail.value': '数值',
     'detail.chartTitle': '单卡显存：{model} 运行于 {gpu}',
-    'detail.permalink': '本方案的链接',
+    'detail.sources': '目录数据的来源',
+    'detail.confidence': '可信度：{level}',
+    'confidence.high': '高',
+    'confidence.medium': '中',
+    'confidence.low': '低',
 
     'mem.weights': '权重',
     'mem.kv_cache': 'KV 缓存',
@@ -165,11 +167,7 @@
     'unit.ms': '毫秒',
     'unit.h': '小时',
     'unit.d': '天',
-    'unit.gib': 'GiB',
-    'unit.w': 'W',
-    'unit.kw': 'kW',
     'unit.kwh': '千瓦时',
-    'unit.b': 'B',
 
     'strategy.auto': '自动',
     'strategy.single': '单卡',
@@ -223,7 +221,6 @@
     'inv.add': '添加显卡',
     'inv.remove': '删除',
     'inv.run': '能跑什么？',
-    'inv.resolved': '识别为：{list}',
     'inv.model': '模型',
     'inv.inference': '推理',
     'inv.lora': 'LoRA',
@@ -285,17 +282,7 @@
     'group.custom': '自定义',
     'custom.family': '你的模型',
     'custom.required': '必填。',
-    'rec.nodes': '{n} 台服务器',
-
-    'yes': '是',
-    'no': '否',
-    'none': '—',
-    'error.generic': '错误：{message}',
-    'error.no_catalog': '尚未加载目录。',
-    'error.unknown_model': '未知模型。',
-    'error.unknown_gpu': '未知显卡。',
-    'error.bad_json': '不是有效的 JSON。',
-    'error.engine_crash': '计算引擎无法处理此输入。'
+    'rec.nodes': '{n} 台服务器'
   };
   var api = { zh: zh };
   root.Caliper = root.Caliper || {};

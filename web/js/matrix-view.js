@@ -232,9 +232,10 @@
       var c = cols[k];
       var td = document.createElement('td');
       td.className = 'c';
+      td.dataset.modelId = m.id;
       td.dataset.gpuId = matrix.gpus[c].id;
       var text = td.appendChild(document.createTextNode(''));
-      cells.push({ td: td, text: text, cls: 'c', content: '', model: null, gi: c,
+      cells.push({ td: td, text: text, cls: 'c', content: '', model: m.id, gi: c,
         first: k > 0 && matrix.gpus[c].group !== matrix.gpus[cols[k - 1]].group });
       tr.appendChild(td);
     }

@@ -118,11 +118,18 @@
       if (r.cny_per_usd != null) ctx.app.cnyPerUsd = r.cny_per_usd;
       $('#detail-title').textContent = ctx.t('detail.title', { model: r.model.name || ids.model, gpu: r.gpu.name });
       dctx.caveats = caveatTexts(r.gpu.caveats || []);
+      dctx.gpuEntry = byId(ctx.app.gpus, r.gpu.id);
+      dctx.modelEntry = byId(ctx.app.models, r.model.id);
       C.detailView.render(body, r, dctx);
     } catch (e) {
       $('#detail-title').textContent = ids.model + ' · ' + ids.gpu;
       C.detailView.renderError(body, e, dctx);
     }
+  }
+
+  function byId(list, id) {
+    for (var i = 0; i < list.length; i++) if (list[i].id === id) return list[i];
+    return null;
   }
 
   // The catalog's caveat texts in the page language.

@@ -84,6 +84,58 @@ bool monotone(Strategy strategy) {
            strategy == Strategy::Fsdp;
 }
 
+// Whether the plan for candidate i uses all its GPUs and fits. Plans are
+// built per probe: a Megatron plan itself searches pipeline depths.
+bool fitsAt(const sizing::Inputs& in, std::size_t i) {
+    const Plan plan = sizing::planFor(in, candidateCounts()[i]);
+    return sizing::countUsable(in, plan) && sizing::planFits(in, plan);
+}
+
+struct Gallop {
+    std::size_t fitting;  // first probe that fits (size() when none)
+    std::size_t failed;   // one past the last probe that did not
+};
+
+// Probes start, start+1, start+3, start+7, ... and always the last count.
+Gallop gallop(const sizing::Inputs& in, std::size_t start) {
+    const std::size_t size = candidateCounts().size();
+    Gallop g{size, start};
+    for (std::size_t probe = start, step = 1; probe < size; step *= 2) {
+        if (fitsAt(in, probe)) {
+            g.fitting = probe;
+            break;
+        }
+        g.failed = probe + 1;
+        if (probe == size - 1) break;
+        probe = std::min(size - 1, probe + step);
+    }
+    return g;
+}
+
+// The first candidate count at or after `start` that fits: gallop to a fit,
+// then bisect (monotone memory) or scan the counts before it.
+std::optional<int> firstFit(const sizing::Inputs& in, std::size_t start, bool monotoneMemory) {
+    const std::vector<int>& counts = candidateCounts();
+    const Gallop g = gallop(in, start);
+    if (monotoneMemory) {  // bisect between the last miss and the fit
+        if (g.fitting == counts.size()) return std::nullopt;
+        std::size_t lo = g.failed, hi = g.fitting;
+        while (lo < hi) {
+            const std::size_t mid = (lo + hi) / 2;
+            if (fitsAt(in, mid)) hi = mid;
+            else lo = mid + 1;
+        }
+        return counts[hi];
+    }
+    // Pipeline depths round layers per stage up, so memory can rise between
+    // counts: scan every count below the fit (all of them when none fit).
+    for (std::size_t i = start; i < g.fitting; ++i) {
+        if (fitsAt(in, i)) return counts[i];
+    }
+    if (g.fitting < counts.size()) return counts[g.fitting];
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<int> fewestGpus(const Scenario& scenario) {
@@ -93,44 +145,7 @@ std::optional<int> fewestGpus(const Scenario& scenario) {
     if (sizing::countUsable(in, one) && sizing::planFits(in, one)) return 1;
     const Strategy strategy = sizing::planFor(in, 2).strategy;
     if (replicated(scenario, strategy) || activationsAloneOverflow(in, scenario, strategy)) return std::nullopt;
-
-    // Plans are built lazily: a Megatron plan itself searches pipeline depths.
-    const std::vector<int>& counts = candidateCounts();
-    auto fitsAt = [&](std::size_t i) {
-        const Plan plan = sizing::planFor(in, counts[i]);
-        return sizing::countUsable(in, plan) && sizing::planFits(in, plan);
-    };
-    // Gallop from the lower bound to a count that fits.
-    const std::size_t start = firstPossibleIndex(in, scenario);
-    const std::size_t last = counts.size() - 1;
-    std::size_t probe = start, step = 1, fitting = counts.size(), failed = start;
-    while (probe <= last) {
-        if (fitsAt(probe)) {
-            fitting = probe;
-            break;
-        }
-        failed = probe + 1;
-        if (probe == last) break;
-        probe = std::min(last, probe + step);  // the last count is always probed
-        step *= 2;
-    }
-    if (monotone(strategy)) {  // bisect between the last miss and the fit
-        if (fitting == counts.size()) return std::nullopt;
-        std::size_t lo = failed, hi = fitting;
-        while (lo < hi) {
-            const std::size_t mid = (lo + hi) / 2;
-            if (fitsAt(mid)) hi = mid;
-            else lo = mid + 1;
-        }
-        return counts[hi];
-    }
-    // Pipeline depths round layers per stage up, so memory can rise between
-    // counts: scan every count below the fit (all of them when none fit).
-    for (std::size_t i = start; i < fitting; ++i) {
-        if (fitsAt(i)) return counts[i];
-    }
-    if (fitting < counts.size()) return counts[fitting];
-    return std::nullopt;
+    return firstFit(in, firstPossibleIndex(in, scenario), monotone(strategy));
 }
 
 }  // namespace caliper

@@ -64,47 +64,60 @@ PoolResult applyPool(const Scenario& s, double nonKv, double kv) {
     return r;
 }
 
-MemoryBreakdown evaluateStage(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex,
-                              std::vector<Warning>* warnings) {
-    const Scenario& s = *in.scenario;
-    MemoryBreakdown m;
-    double buffers = 0;
-    double host = in.weights.hostBytes;
+struct StageTensors {
+    MemoryBreakdown memory;  // bytes, before overhead and pools
+    double buffers = 0;      // communication buckets
+    double host = 0;         // host RAM
+};
+
+StageTensors stageTensors(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex) {
+    StageTensors t;
+    MemoryBreakdown& m = t.memory;
+    t.host = in.weights.hostBytes;
     if (in.training) {
-        const TrainingStates t = trainingStates(in, layout, st, ex);
-        m.weightsGiB = t.weights;
-        m.gradientsGiB = t.gradients;
-        m.optimizerGiB = t.optimizer;
-        m.adapterGiB = t.adapter;
-        buffers = t.buffers;
-        host += t.hostBytes;
+        const TrainingStates states = trainingStates(in, layout, st, ex);
+        m.weightsGiB = states.weights;
+        m.gradientsGiB = states.gradients;
+        m.optimizerGiB = states.optimizer;
+        m.adapterGiB = states.adapter;
+        t.buffers = states.buffers;
+        t.host += states.hostBytes;
         m.activationsGiB = trainingActivationBytes(in, layout, st, ex);
     } else {
         m.weightsGiB = weightBytes(in, layout, st, ex);
         m.kvCacheGiB = kvBytes(in, layout, st, ex);
         m.activationsGiB = inferenceActivationBytes(in, layout, st, ex);
     }
+    return t;
+}
+
+void explainPool(const Scenario& s, const PoolResult& pool, double kvBytes, const Explain& ex) {
+    if (!pool.paged || !ex.on()) return;
+    const std::string budget = s.engine == Engine::TensorrtLlm
+                                   ? std::string("0.9 x the memory left free")
+                                   : fmt("gpu_memory_utilization %.2f x %.2f GiB", s.gpuMemoryUtilization, s.gpu.memoryGib);
+    ex.add("kv_pool_gib",
+           fmt("%s pre-allocates its KV pool: %s minus weights, activations and overhead; the scenario needs %.3f GiB "
+               "of it%s",
+               toString(s.engine), budget.c_str(), bytesToGiB(kvBytes),
+               pool.slack > 0 ? "; the rest is reserved and counted in overhead" : ""),
+           bytesToGiB(pool.pool));
+}
+
+MemoryBreakdown evaluateStage(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex,
+                              std::vector<Warning>* warnings) {
+    const Scenario& s = *in.scenario;
+    const StageTensors t = stageTensors(in, layout, st, ex);
+    MemoryBreakdown m = t.memory;
     const double allocated =
         m.weightsGiB + m.kvCacheGiB + m.activationsGiB + m.gradientsGiB + m.optimizerGiB + m.adapterGiB;
-    const Overhead o = runtimeOverhead(in, layout, allocated, buffers);
+    const Overhead o = runtimeOverhead(in, layout, allocated, t.buffers);
     const PoolResult pool = applyPool(s, allocated - m.kvCacheGiB + o.total(), m.kvCacheGiB);
     m.overheadGiB = o.total() + pool.slack;
     m.totalGiB = pool.total;
-    m.cpuOffloadGiB = host;
-    if (ex.on()) {
-        if (pool.paged) {
-            ex.add("kv_pool_gib",
-                   fmt("%s pre-allocates its KV pool: %s minus weights, activations and overhead; the scenario needs "
-                       "%.3f GiB of it%s",
-                       toString(s.engine),
-                       s.engine == Engine::TensorrtLlm
-                           ? "0.9 x the memory left free"
-                           : fmt("gpu_memory_utilization %.2f x %.2f GiB", s.gpuMemoryUtilization, s.gpu.memoryGib).c_str(),
-                       bytesToGiB(m.kvCacheGiB), pool.slack > 0 ? "; the rest is reserved and counted in overhead" : ""),
-                   bytesToGiB(pool.pool));
-        }
-        explainOverhead(in, o, pool.slack, ex);
-    }
+    m.cpuOffloadGiB = t.host;
+    explainPool(s, pool, m.kvCacheGiB, ex);
+    explainOverhead(in, o, pool.slack, ex);
     if (warnings && pool.paged && m.kvCacheGiB > pool.pool && pool.pool > 0) {
         warnings->push_back(Warning{"kv_pool_too_small",
                                     fmt("the KV cache needs %.1f GiB but the pool left after the weights holds %.1f GiB",

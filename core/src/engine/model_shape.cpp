@@ -63,9 +63,7 @@ void scaleGroups(LinearGroups& g, double factor) {
     for (double* x : {&g.q, &g.k, &g.v, &g.o, &g.gate, &g.up, &g.down, &g.other, &g.expert}) *x *= factor;
 }
 
-}  // namespace
-
-ModelShape modelShape(const ModelSpec& m, const ParamCounts& counts) {
+ModelShape scalars(const ModelSpec& m) {
     ModelShape s;
     s.hidden = std::max(1, m.hiddenSize);
     s.vocab = std::max(0, m.vocabSize);
@@ -82,33 +80,40 @@ ModelShape modelShape(const ModelSpec& m, const ParamCounts& counts) {
     s.topK = std::max(0, m.moe.expertsPerToken);
     s.sharedExperts = std::max(0, m.moe.sharedExperts);
     s.gated = m.mlp == MlpKind::Gated;
+    return s;
+}
 
+// Fills the tensor groups and LoRA widths of every block linear layer.
+void addLinearLayers(const ModelSpec& m, ModelShape& s) {
     const AttentionDims attn = attentionDims(m, s);
-    const double selfAttention = s.stackLayers;
     LinearGroups g = attn.groups;
-    scaleGroups(g, selfAttention);
-    double lora = attn.loraDims * selfAttention;
+    scaleGroups(g, s.stackLayers);
+    double lora = attn.loraDims * s.stackLayers;
     if (m.encoderLayers > 0 && m.crossAttentionLayers > 0) {  // Whisper-style cross blocks
         g.other += attn.groups.total() * m.crossAttentionLayers;
         lora += attn.loraDims * m.crossAttentionLayers;
     }
     s.loraDimsAttention = lora;
-
     const int moeLayers = moeLayerCount(m);
-    const int denseMlps = s.layers - moeLayers + std::max(0, m.encoderLayers);
-    lora += addMlp(g, s, s.ffn, denseMlps);
+    lora += addMlp(g, s, s.ffn, s.layers - moeLayers + std::max(0, m.encoderLayers));
     if (moeLayers > 0) {
         const LinearGroups before = g;
         lora += addMlp(g, s, s.expertFfn, double(s.experts) * moeLayers);
         g.expert = (g.gate - before.gate) + (g.up - before.up) + (g.down - before.down);
         lora += addMlp(g, s, s.expertFfn, double(s.sharedExperts) * moeLayers);
     }
-    // countParams is the reference for the total; the groups give the split.
-    const double sum = g.total();
-    if (sum > 0 && counts.linear > 0) scaleGroups(g, counts.linear / sum);
     s.groups = g;
     s.loraDimsAllLinear = lora;
+}
 
+}  // namespace
+
+ModelShape modelShape(const ModelSpec& m, const ParamCounts& counts) {
+    ModelShape s = scalars(m);
+    addLinearLayers(m, s);
+    // countParams is the reference for the total; the groups give the split.
+    const double sum = s.groups.total();
+    if (sum > 0 && counts.linear > 0) scaleGroups(s.groups, counts.linear / sum);
     s.largestLinear = counts.largestLinear;
     s.largestModule = std::max(counts.largestLinear, s.vocab * s.hidden);
     s.otherParams = std::max(0.0, counts.total - counts.linear - counts.embedding);

@@ -86,40 +86,49 @@ double communicationBuffers(const Inputs& in, const Layout& layout, double train
     return live + gradBytes * (std::min(reduce, trainable) + std::min(second, trainable));
 }
 
+namespace {
+
+void explainAdapters(const Inputs& in, double trainable, const TrainingStates& t, const Explain& ex) {
+    const Scenario& s = *in.scenario;
+    ex.add("lora_params",
+           fmt("rank %d x sum of (d_in + d_out) over %s matrices = %.0f trainable parameters (%.2f%% of %.3gB)",
+               s.lora.rank, s.lora.allLinear ? "all block linear" : "attention q/k/v/o", in.adapterParams,
+               100 * in.adapterParams / std::max(1.0, in.counts.total), in.counts.total / 1e9),
+           in.adapterParams);
+    ex.add("adapter_gib", fmt("%.0f adapter parameters on this GPU x 4 bytes (fp32)", trainable), bytesToGiB(t.adapter));
+}
+
+const char* splitName(const Scenario& s, Strategy strategy) {
+    switch (strategy) {
+        case Strategy::Zero3: return "ZeRO-3 (DeepSpeed accounting)";
+        case Strategy::Zero1:
+        case Strategy::Zero2: return "ZeRO-1/2 (DeepSpeed accounting)";
+        case Strategy::Fsdp: return "FSDP full shard";
+        default: return s.engine == Engine::Megatron ? "Megatron distributed optimizer" : "replicated";
+    }
+}
+
+}  // namespace
+
 void explainStates(const Inputs& in, const Layout& layout, double trainable, const TrainingStates& t,
                    const Explain& ex) {
     const Scenario& s = *in.scenario;
-    const char* split = layout.strategy == Strategy::Zero3 ? "ZeRO-3 (DeepSpeed accounting)"
-                        : layout.strategy == Strategy::Zero1 || layout.strategy == Strategy::Zero2
-                            ? "ZeRO-1/2 (DeepSpeed accounting)"
-                        : layout.strategy == Strategy::Fsdp ? "FSDP full shard"
-                        : s.engine == Engine::Megatron       ? "Megatron distributed optimizer"
-                                                             : "replicated";
-    if (in.lora) {
-        ex.add("lora_params",
-               fmt("rank %d x sum of (d_in + d_out) over %s matrices = %.0f trainable parameters (%.2f%% of %.3gB)",
-                   s.lora.rank, s.lora.allLinear ? "all block linear" : "attention q/k/v/o", in.adapterParams,
-                   100 * in.adapterParams / std::max(1.0, in.counts.total), in.counts.total / 1e9),
-               in.adapterParams);
-        ex.add("adapter_gib", fmt("%.0f adapter parameters on this GPU x 4 bytes (fp32)", trainable),
-               bytesToGiB(t.adapter));
-    }
+    const bool mixed = !in.lora && weightBytesPerParam(s) < 4;
+    const bool zero = layout.strategy == Strategy::Zero1 || layout.strategy == Strategy::Zero2 ||
+                      layout.strategy == Strategy::Zero3;
+    if (in.lora) explainAdapters(in, trainable, t, ex);
     ex.add("weights_gib",
-           fmt("%s: %s weights, %s", split, in.lora ? "frozen base" : "trainable",
+           fmt("%s: %s weights, %s", splitName(s, layout.strategy), in.lora ? "frozen base" : "trainable",
                layout.shardedStates && layout.dp > 1 ? fmt("sharded over %d GPUs plus gathered layers", layout.dp).c_str()
                                                      : "held in full"),
            bytesToGiB(t.weights));
     ex.add("gradients_gib",
            fmt("%.0f trainable parameters on this GPU; %s gradients%s", trainable, in.lora ? "fp32" : "16-bit",
-               layout.strategy == Strategy::Zero3 || layout.strategy == Strategy::Zero1 ||
-                       layout.strategy == Strategy::Zero2
-                   ? " with DeepSpeed's fp32 gradient partition (18 bytes/param in all for ZeRO-3)"
-                   : ""),
+               zero ? " with DeepSpeed's fp32 gradient partition (18 bytes/param in all for ZeRO-3)" : ""),
            bytesToGiB(t.gradients));
     ex.add("optimizer_gib",
            fmt("%s: %.3g bytes of state per trainable parameter%s%s", toString(s.optimizer),
-               optimizerStateBytes(in, in.lora) + (!in.lora && weightBytesPerParam(s) < 4 ? kFp32Bytes : 0),
-               !in.lora && weightBytesPerParam(s) < 4 ? " incl. the fp32 master copy" : "",
+               optimizerStateBytes(in, in.lora) + (mixed ? kFp32Bytes : 0), mixed ? " incl. the fp32 master copy" : "",
                s.parallel.offload != Offload::None ? ", offloaded to CPU RAM" : ""),
            bytesToGiB(t.optimizer));
     if (t.hostBytes > 0) {

@@ -200,6 +200,7 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     const std::string weights = weightFormat(f.quant);
     if (!weights.empty()) m.request["weights"] = weights;
     if (!setup.kvCache.empty()) m.request["kv_cache"] = setup.kvCache;
+    if (setup.gpuMemoryUtilization) m.request["gpu_memory_utilization"] = *setup.gpuMemoryUtilization;
     if (setup.flashAttention) m.request["flash_attention"] = *setup.flashAttention;
     if (task == "inference") setInferenceTokens(kind, f, setup, m.request);
     else setTraining(f, setup, m.request);

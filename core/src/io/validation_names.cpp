@@ -75,7 +75,9 @@ bool endsWith(const std::string& text, const std::string& tail) {
 // Drops words that qualify a model rather than name it, and the organisation
 // of a Hugging Face id: "Qwen/Qwen-7B-Chat" -> "Qwen-7B", "Mixtral 8x7B-style MoE" -> "Mixtral 8x7B".
 std::string withoutQualifiers(std::string_view name) {
-    static const char* kSuffixes[] = {"-style", "-chat", "-instruct", "-hf", "-base", "-class", "-like"};
+    static const char* kSuffixes[] = {"-style", "-chat", "-instruct", "-hf",   "-base", "-class", "-like",
+                                      "-gguf",  "-gptq", "-awq",      "-4bit", "-8bit", "-bnb",   "-int4",
+                                      "-int8",  "-fp8"};
     static const char* kWords[] = {"class", "style", "moe", "generic", "base", "chat", "instruct", "hf", "model",
                                    "pre-training", "pretraining", "pretrained", "like", "based"};
     std::string out;
@@ -117,7 +119,10 @@ std::optional<double> statedMemoryGb(std::string_view name) {
     return std::stod(m[1].str());
 }
 
-std::vector<std::string> gpuNameCandidates(std::string_view name) {
+std::vector<std::string> gpuNameCandidates(std::string_view fullName) {
+    // "2x RTX 3090": the count belongs in gpu_count, not the name.
+    static const std::regex count(R"(^\s*\d+\s*(?:x|\*|×)\s*)", std::regex::icase);
+    const std::string name = std::regex_replace(std::string(fullName), count, "");
     std::vector<std::string> notes;
     const std::string base = outsideBrackets(name, &notes);
     std::vector<std::string> out;

@@ -35,8 +35,8 @@ double measuredNumber(const RowFacts& f) {
 }
 
 bool isRateUnit(const std::string& u) {
-    return u.rfind("tokens/s", 0) == 0 || u.rfind("tok/s", 0) == 0 || u.rfind("t/s", 0) == 0 ||
-           u.rfind("tokens per second", 0) == 0;
+    return u.rfind("tokens/s", 0) == 0 || u.rfind("token/s", 0) == 0 || u.rfind("tok/s", 0) == 0 ||
+           u.rfind("t/s", 0) == 0 || u.rfind("tokens per second", 0) == 0;
 }
 
 Compared memoryCompared(MeasuredMemory measured) {
@@ -51,7 +51,7 @@ Compared memoryCompared(MeasuredMemory measured) {
 
 void setThroughputComparison(const RowFacts& f, const RowSetup& s, RowMapping& m) {
     const double v = measuredNumber(f);
-    if (f.unit == "mfu" || contains(f.unit, "mfu")) {
+    if (contains(f.unit, "mfu") || ((f.unit == "%" || f.unit == "percent") && s.mentionsMfu)) {
         m.compared = Compared::TrainMfu;
         m.measured = v > 1.5 ? v / 100.0 : v;  // "47" means 47 %
     } else if (contains(f.unit, "tflop")) {
@@ -138,13 +138,12 @@ void setComparison(RowKind kind, const RowFacts& f, const RowSetup& s, RowMappin
             if (!isRateUnit(f.unit)) throw Unexpressible{"unit '" + f.unit + "' is not tokens/s"};
             m.measured = measuredNumber(f);
             m.perGpu = s.perGpu || contains(f.unit, "gpu");
-            if (kind == RowKind::Decode)
-                m.compared = s.includesPrefill ? Compared::DecodeWithPrefill : Compared::Decode;
-            else m.compared = s.firstTokenLatency ? Compared::FirstToken : Compared::Prefill;
+            if (kind == RowKind::Prefill) m.compared = s.firstTokenLatency ? Compared::FirstToken : Compared::Prefill;
+            else m.compared = s.includesPrefill ? Compared::DecodeWithPrefill : Compared::Decode;
             return;
         default:
             m.compared = memoryCompared(s.measured);
-            m.measured = toGiB(measuredNumber(f), f.unit);
+            m.measured = toGiB(measuredNumber(f), s.gibPrintedAsGb && f.unit == "gb" ? "gib" : f.unit);
             // A model-states figure is a formula, not a run on the GPU.
             if (m.compared == Compared::ModelStates) m.expectFits.reset();
     }

@@ -111,7 +111,8 @@ void readTokens(const std::string& t, RowSetup& s) {
                                             R"(max_new_tokens\s*[=:]?\s*(\d+))", R"(\bosl\s*[=:]?\s*(\d+))",
                                             R"(output_tokens\s*[=:]?\s*(\d+))"});
     static const Patterns seq = compile({R"(max_(?:seq_)?length\s*[=:]?\s*(\d+))", R"(cutoff_len\s*[=:]?\s*(\d+))",
-                                         R"(seq(?:uence)?[_ ]len(?:gth)?\s*[=:]?\s*(\d+))",
+                                         R"(seq(?:uence)?[_ ]?len(?:gth)?\s*[=:]?\s*(\d+))", R"(n_ctx\s*[=:]?\s*(\d+))",
+                                         R"(ctx[_-]size\s*[=:]?\s*(\d+))", R"((?:^|\s)-c\s+(\d+))",
                                          R"(sequences of (\d+) tokens)", R"(context(?: length)?\s*[=:]?\s*(\d+))"});
     static const Patterns seqK = compile({R"((\d+)k[- ]context)", R"(context(?: length)?\s*[=:]?\s*(\d+)k\b)"});
     s.benchPrompt = lastInteger(t, benchPrompt);
@@ -127,8 +128,11 @@ void readBatch(const std::string& t, RowSetup& s) {
     static const Patterns batch = compile({R"((?:per_device_train_)?batch_size\s*[=:]?\s*(\d+))",
                                            R"(\bbatch(?: size)?\s*[=:]?\s*(\d+))"});
     static const Patterns micro = compile({R"(micro[- _]?batch(?:[- _]size)?\s*[=:]?\s*(\d+))"});
+    // llama-bench's "bs=512" is its prompt micro-batch, not concurrent sequences.
+    static const Patterns batchBs = compile({R"(\bbs\s*[=:]\s*(\d+))"});
     s.globalBatch = mentions(t, {"global batch", "tokens per batch"});
     if (!s.globalBatch) s.batch = lastInteger(t, batch);
+    if (!s.globalBatch && !s.batch && !s.engines.llamaCpp) s.batch = lastInteger(t, batchBs);
     s.microBatch = lastInteger(t, micro);
 }
 
@@ -163,7 +167,8 @@ void readSwitches(const std::string& t, RowSetup& s) {
 }
 
 void readDistributed(const std::string& t, RowSetup& s) {
-    static const Patterns zero = compile({R"(zero[-_ ]?(?:stage)?[-_ =]?\s*([0-3])(?![0-9]))"});
+    static const Patterns zero = compile(
+        {R"(zero[-_ ]?(?:stage)?[-_ =]?\s*([0-3])(?![0-9]))", R"(deepspeed[^.;]*?stage[-_ ]?([0-3])(?![0-9]))"});
     static const Patterns paramsValued = compile({R"(offload_param(?:_device)?\s*[=:]?\s*(cpu|nvme|none)\b)",
                                                   R"(cpu_offload_params\s*[=:]\s*(1|0|true|false))"});
     static const Patterns paramsOn = compile({R"(offload(?:ing)? of param)", R"(param(?:eter)?s? offload)"});
@@ -187,9 +192,9 @@ void readDistributed(const std::string& t, RowSetup& s) {
 
 void readParallel(const std::string& t, RowSetup& s) {
     static const Patterns tp =
-        compile({R"(\btp\s*[=:]?\s*(\d+))", R"(tensor[- ]parallel(?:ism)?(?: size)?\s*[=:]?\s*(\d+))"});
+        compile({R"(\btp\s*[=:]?\s*(\d+))", R"(tensor[- _]parallel(?:ism)?(?:[- _]size)?\s*[=:]?\s*(\d+))"});
     static const Patterns pp = compile({R"(\bpp\s*[=:]\s*(\d+))", R"(\bpp\s+(\d+)\b)",
-                                        R"(pipeline[- ]parallel(?:ism)?(?: size)?\s*[=:]?\s*(\d+))"});
+                                        R"(pipeline[- _]parallel(?:ism)?(?:[- _]size)?\s*[=:]?\s*(\d+))"});
     static const Patterns dp =
         compile({R"(\bdp\s*[=:]?\s*(\d+))", R"(data[- ]parallel(?:ism)?(?: size)?\s*[=:]?\s*(\d+))"});
     static const Patterns cp = compile({R"(\bcp\s*[=:]?\s*(\d+))", R"(context parallel(?:ism)?\s*[=:(]?\s*(\d+))"});
@@ -207,17 +212,29 @@ void readResultWording(const std::string& t, RowSetup& s) {
     s.kvOnHost = mentions(t, {"-nkvo 1", "nkvo=1", "nkvo 1", "kv cache kept in cpu", "kv cache on cpu",
                               "kv cache in cpu", "kv cache in host"});
     s.lowerBound = mentions(t, {"lower-bound", "lower bound", "absolute minimum"});
+    s.mentionsMfu = mentions(t, {"mfu", "model flops utilization", "model flops utilisation"});
+    // DeepSpeed's estimate_zero{2,3}_model_states_mem_needs_* print mem / 2**30
+    // with the label "GB" (deepspeed/runtime/zero/stage_1_and_2.py, stage3.py).
+    s.gibPrintedAsGb = mentions(t, {"estimate_zero"});
 }
 
 std::string readOptimizer(const std::string& t) {
     const bool eightBit = mentions(t, {"8-bit adam", "8bit adam", "adamw_8bit", "adamw-8bit", "adam8bit", "adamw8bit",
-                                       "adamw 8-bit", "adam 8-bit", "paged_adamw"});
-    if (eightBit && mentions(t, {"paged"})) return "paged-adamw-8bit";
+                                       "adamw 8-bit", "adam 8-bit", "bnb_8bit", "8-bit optimizer", "8bit optimizer"});
+    const bool paged = mentions(t, {"paged_adamw_8bit", "paged adamw 8-bit", "paged-adamw-8bit"});
+    if (paged || (eightBit && mentions(t, {"paged"}))) return "paged-adamw-8bit";
     if (eightBit) return "adamw-8bit";
     if (mentions(t, {"adafactor"})) return "adafactor";
     if (mentions(t, {"sgd"})) return "sgd";
     if (mentions(t, {"adam"})) return "adamw";
     return "";
+}
+
+std::optional<double> readPoolFraction(const std::string& t) {
+    static const std::regex fraction(R"(gpu[_-]memory[_-]utilization\s*[=:]?\s*(0?\.\d+|1\.0*)\b)");
+    std::smatch m;
+    if (!std::regex_search(t, m, fraction)) return std::nullopt;
+    return std::stod(m[1].str());
 }
 
 std::string readKvCache(const std::string& t) {
@@ -270,6 +287,7 @@ RowSetup readSetup(std::string_view text) {
     readResultWording(t, s);
     s.optimizer = readOptimizer(t);
     s.kvCache = readKvCache(t);
+    s.gpuMemoryUtilization = readPoolFraction(t);
     s.shape = readShape(t);
     return s;
 }

@@ -47,10 +47,13 @@ struct RowSetup {
     bool firstTokenLatency = false;     // value derived from time to first token
     bool kvOnHost = false;              // KV cache kept in host memory
     bool lowerBound = false;            // a stated minimum, not a measurement
+    bool mentionsMfu = false;           // a "%" value is a model-FLOPs utilisation
+    bool gibPrintedAsGb = false;        // the quoted tool prints 2^30-byte units labelled "GB"
     bool shortText = false;             // "short prompt" / "short texts" with no count
     bool longPromptUncounted = false;   // "long prompt" with no count
     std::string optimizer;              // contract name, or empty when not stated
     std::string kvCache;                // KV-cache type the text names, or empty
+    std::optional<double> gpuMemoryUtilization;  // vLLM / SGLang pool fraction
     ModelShapeText shape;
 };
 

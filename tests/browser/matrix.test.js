@@ -1,0 +1,108 @@
+// The matrix in a real browser: the whole catalog, every workload control
+// against the native engine's answer, and the URL that reopens the same view.
+'use strict';
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const h = require('./support/harness.js');
+const cli = require('./support/cli.js');
+const cells = require('./support/cells.js');
+
+async function setControl(page, step) {
+  if (step.kind === 'select') {
+    await page.selectOption('#' + step.id, String(step.value));
+  } else {
+    await page.fill('#' + step.id, String(step.value));
+    await page.dispatchEvent('#' + step.id, 'change');
+  }
+}
+
+// Each control in turn, each change kept for the next (the state accumulates).
+// check(request): what the page must now ask the engine.
+const STEPS = [
+  { id: 'engine', kind: 'select', value: 'transformers', key: 'eng', want: 'transformers', check: (r) => r.engine === 'transformers' },
+  { id: 'weights', kind: 'select', value: 'int8', key: 'w', want: 'int8', check: (r) => r.weights === 'int8' },
+  { id: 'context', kind: 'number', value: 16384, key: 'ctx', want: 16384,
+    check: (r) => r.prompt_tokens + r.output_tokens === 16384 && r.output_tokens > 0 },
+  { id: 'batch', kind: 'number', value: 8, key: 'b', want: 8, check: (r) => r.batch === 8 },
+  { id: 'max-gpus', kind: 'select', value: 2, key: 'g', want: 2, check: (r) => r.max_gpus === 2 },
+  { id: 'task', kind: 'select', value: 'lora', key: 'task', want: 'lora',
+    check: (r) => r.task === 'finetune' && r.method === 'lora' && r.seq_len === 16384 },
+];
+
+function byKey(list) {
+  return new Map(list.map((c) => [c.model + '|' + c.gpu, c.cls + ' ' + c.text]));
+}
+
+function controlValues(page) {
+  return page.evaluate(() => ['task', 'weights', 'context', 'batch', 'max-gpus', 'engine']
+    .map((id) => [id, document.getElementById(id).value]));
+}
+
+h.forEachOrigin('matrix', (env) => {
+  let page;
+  let finalCells;
+
+  test('the matrix shows the whole catalog: one row per model, one column per GPU', async () => {
+    cli.requireCli();
+    page = await h.openPage(env.context, env.url());
+    await h.waitRowsBuilt(page);
+    const models = cli.listModels(), gpus = cli.listGpus();
+    const rows = await page.$$eval('#matrix tbody tr:not(.fam)', (trs) => trs.map((tr) => tr.dataset.modelId));
+    const cols = await page.$$eval('#matrix thead th[data-gpu-id]', (ths) => ths.map((th) => th.dataset.gpuId));
+    assert.equal(rows.length, models.length, 'rows = caliper list models');
+    assert.equal(cols.length, gpus.length, 'columns = caliper list gpus');
+    assert.deepEqual(new Set(rows), new Set(models.map((m) => m.id)));
+    assert.deepEqual(new Set(cols), new Set(gpus.map((g) => g.id)));
+    // Every row has one cell per GPU, each tagged with its model and GPU.
+    const shape = await page.$$eval('#matrix tbody tr:not(.fam)', (trs) => trs.map((tr) =>
+      [tr.querySelectorAll('td.c').length, [...tr.querySelectorAll('td.c')].every((td) => td.dataset.modelId === tr.dataset.modelId && td.dataset.gpuId)]));
+    assert.ok(shape.every(([n, tagged]) => n === gpus.length && tagged), 'a tagged cell per GPU in every row');
+    // The default view, as the engine answers it.
+    const { matrixRequest } = await h.pageState(page);
+    assert.equal(matrixRequest.model, 'all');
+    assert.equal(matrixRequest.gpu, 'all');
+    await cells.compareWithEngine(page, matrixRequest, false);
+  });
+
+  for (const step of STEPS) {
+    test(`changing ${step.id} repaints the cells as the engine computes them`, async () => {
+      assert.ok(page, 'the page from the first test');
+      const before = byKey(await cells.loadedCells(page));
+      await setControl(page, step);
+      const { state, matrixRequest, hash } = await h.pageState(page);
+      assert.equal(state[step.key], step.want, `state.${step.key}`);
+      assert.ok(step.check(matrixRequest), `request after ${step.id}: ${JSON.stringify(matrixRequest)}`);
+      assert.ok(new URLSearchParams(hash.slice(1)).has(step.key), `the URL hash carries ${step.key}`);
+      await h.waitRowsBuilt(page);
+      const status = await page.textContent('#status');
+      assert.ok(!(await page.$('#status.error')), `no engine error: ${status}`);
+      await cells.compareWithEngine(page, matrixRequest, matrixRequest.task !== 'inference');
+      const after = byKey(await cells.loadedCells(page));
+      const changed = [...after].filter(([k, v]) => before.has(k) && before.get(k) !== v).length;
+      assert.ok(changed > 0, `some cells changed after ${step.id}`);
+      finalCells = after;
+    });
+  }
+
+  test('the URL reopens the same state, controls and cells', async () => {
+    assert.ok(page && finalCells, 'the page after the control changes');
+    const first = await h.pageState(page);
+    const values = await controlValues(page);
+    const again = await h.openPage(env.context, first.url);
+    await h.waitRowsBuilt(again);
+    const second = await h.pageState(again);
+    assert.deepEqual(second.state, first.state);
+    assert.equal(second.hash, first.hash);
+    assert.deepEqual(await controlValues(again), values);
+    const reopened = byKey(await cells.loadedCells(again));
+    let compared = 0;
+    for (const [k, v] of reopened) {
+      if (!finalCells.has(k)) continue;
+      assert.equal(v, finalCells.get(k), `cell ${k}`);
+      compared++;
+    }
+    assert.ok(compared >= 50, `cells compared after the reload (${compared})`);
+    await again.close();
+    await page.close();
+  });
+});

@@ -1,0 +1,176 @@
+// Shared set-up for the page tests: one headless Chromium per test file, the
+// static server from scripts/serve.js on a free port, and pages that record
+// every console error, page error, dialog and request that would leave the
+// machine. The same tests run over http:// (dist/index.html) and file://
+// (dist/caliper.html, the self-contained file).
+'use strict';
+const assert = require('node:assert/strict');
+const fs = require('fs');
+const path = require('path');
+const { fork } = require('child_process');
+const { chromium } = require('playwright-core');
+
+const ROOT = path.resolve(__dirname, '../../..');
+const DIST = path.join(ROOT, 'dist');
+const SCREENSHOTS = path.join(ROOT, 'test-results', 'screenshots');
+// The flags TOOLCHAIN.md lists for this closed network; the browser is the
+// system's Chromium, never a downloaded one.
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const WAIT_MS = 30000;
+
+function requireBuiltPages() {
+  for (const file of ['index.html', 'caliper.html']) {
+    assert.ok(fs.existsSync(path.join(DIST, file)),
+      `dist/${file} is missing: build the page first (scripts/build.sh)`);
+  }
+}
+
+function launchBrowser() {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+// scripts/serve.js in a child process on port 0; resolves with the port it got.
+function startServer() {
+  return new Promise((resolve, reject) => {
+    const child = fork(path.join(ROOT, 'scripts/serve.js'), [DIST, '0'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    child.once('message', (msg) => resolve({ port: msg.port, stop: () => child.kill() }));
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`scripts/serve.js exited with ${code}`)));
+  });
+}
+
+// Both doors to the page: name, base URL (query and hash go after it).
+function origins(port) {
+  return [
+    { name: 'http', base: `http://127.0.0.1:${port}/index.html` },
+    { name: 'file', base: 'file://' + path.join(DIST, 'caliper.html') },
+  ];
+}
+
+// Local addresses only: the page from disk or from this machine's server,
+// and the data:/blob: URLs the page makes itself.
+function isLocal(url, port) {
+  return url.startsWith('file://') || url.startsWith(`http://127.0.0.1:${port}/`) ||
+    url.startsWith('data:') || url.startsWith('blob:');
+}
+
+// A browser context whose pages are watched. problems: every console error,
+// uncaught page error, dialog (alert/confirm) and non-local request seen.
+async function watchedContext(browser, port, options = {}, problems = []) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true, ...options });
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (isLocal(url, port)) return route.continue();
+    problems.push(`request left the machine: ${url}`);
+    return route.abort();
+  });
+  context.on('page', (page) => watchPage(page, port, problems));
+  return { context, problems };
+}
+
+function watchPage(page, port, problems) {
+  page.on('console', (msg) => { if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`); });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('dialog', (dialog) => { problems.push(`dialog: ${dialog.type()} ${dialog.message()}`); dialog.dismiss().catch(() => {}); });
+  page.on('request', (req) => { if (!isLocal(req.url(), port)) problems.push(`request: ${req.url()}`); });
+}
+
+function assertClean(problems) {
+  assert.deepEqual(problems, [], 'no console error, page error, dialog or non-local request');
+}
+
+// Opens url in a new page and waits until the engine and catalog are loaded
+// (and, in the matrix view, the first matrix is painted).
+async function openPage(context, url) {
+  const page = await context.newPage();
+  await page.goto(url);
+  await waitReady(page);
+  return page;
+}
+
+async function waitReady(page) {
+  await page.waitForFunction(() => {
+    const C = window.Caliper, t = window.__caliperTimings;
+    if (!C || !C.app || !C.app.ready || !t) return false;
+    return C.app.state.view !== 'matrix' || t.lastRepaintMs !== null;
+  }, null, { timeout: WAIT_MS });
+}
+
+// Every row of the matrix built (cells either current or marked pending).
+async function waitRowsBuilt(page) {
+  await page.waitForFunction(() => {
+    const table = document.querySelector('#matrix');
+    return table && !table.dataset.pending && table.querySelector('tbody tr');
+  }, null, { timeout: WAIT_MS });
+}
+
+// Every cell of the matrix loaded from the engine and written.
+async function waitMatrixComplete(page) {
+  await page.waitForFunction(() => window.__caliperTimings.lastFullRepaintMs !== null &&
+    !document.querySelector('#matrix').dataset.pending, null, { timeout: WAIT_MS * 2 });
+}
+
+// The page's state and the engine requests it makes from it.
+function pageState(page) {
+  return page.evaluate(() => {
+    const C = window.Caliper, s = C.app.state;
+    return { state: s, matrixRequest: C.state.toMatrixRequest(s, null), hash: location.hash, url: location.href };
+  });
+}
+
+async function screenshot(page, name, options = {}) {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, name + '.png'), ...options });
+}
+
+module.exports = {
+  ROOT, DIST, SCREENSHOTS, WAIT_MS, requireBuiltPages, launchBrowser, startServer, origins, isLocal,
+  watchedContext, assertClean, openPage, waitReady, waitRowsBuilt, waitMatrixComplete, pageState, screenshot,
+};
+
+// Registers the same tests over both doors. register(env) gets an object that
+// holds, once the suite runs: name ('http' | 'file'), port, base (page URL),
+// context (a watched browser context), problems, and url(hash) to build URLs.
+// Each door ends with a test that fails on any problem its pages recorded.
+function forEachOrigin(title, register) {
+  const { describe, before, after, test } = require('node:test');
+  const shared = {};
+  before(async () => {
+    requireBuiltPages();
+    shared.browser = await launchBrowser();
+    shared.server = await startServer();
+  });
+  after(async () => {
+    if (shared.browser) await shared.browser.close();
+    if (shared.server) shared.server.stop();
+  });
+  for (const name of ['http', 'file']) {
+    describe(`${title} over ${name}://`, () => {
+      const env = { name, shared };
+      before(async () => {
+        env.port = shared.server.port;
+        env.base = origins(env.port).find((o) => o.name === name).base;
+        env.url = (hash) => env.base + (hash ? '#' + hash : '');
+        const watched = await watchedContext(shared.browser, env.port);
+        env.context = watched.context;
+        env.problems = watched.problems;
+        // Another context (other viewport or locale) whose problems count here too.
+        env.newContext = async (options) => {
+          const extra = await watchedContext(shared.browser, env.port, options, env.problems);
+          env.extraContexts.push(extra.context);
+          return extra.context;
+        };
+        env.extraContexts = [];
+      });
+      after(async () => {
+        for (const c of env.extraContexts || []) await c.close();
+        if (env.context) await env.context.close();
+      });
+      register(env);
+      test('no console error, page error or dialog, and no request left the machine', () => assertClean(env.problems));
+    });
+  }
+}
+
+module.exports.forEachOrigin = forEachOrigin;
