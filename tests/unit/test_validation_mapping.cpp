@@ -116,6 +116,8 @@ TEST_CASE("DeepSpeed estimator rows compare model states on any large GPU", "[va
     CHECK(m.request["parallel"]["offload"] == "parameters");
     CHECK(m.request["gpu"] == caliper::io::largestGpu(projectCatalog())->id);
     CHECK(m.compared == Compared::ModelStates);
+    // DeepSpeed's estimators print mem / 2**30 labelled "GB" (deepspeed/runtime/zero/stage3.py).
+    CHECK(m.measured == Approx(0.12));
     CHECK_FALSE(m.expectFits);  // a formula, not a run
 }
 
@@ -209,4 +211,37 @@ TEST_CASE("model and GPU names resolve through notes and qualifiers", "[validati
     CHECK(apple->vendor == "apple");
     CHECK(caliper::io::namesNoGpu("any (estimator)"));
     CHECK_FALSE(caliper::io::namesNoGpu("NVIDIA T4 16GB (Google Colab)"));
+}
+
+TEST_CASE("free text names optimizers, serving pools and parallel sizes", "[validation]") {
+    using caliper::io::readSetup;
+    CHECK(readSetup("optim=paged_adamw_32bit").optimizer == "adamw");  // paged but 32-bit: plain AdamW states
+    CHECK(readSetup("optim adamw_bnb_8bit").optimizer == "adamw-8bit");
+    CHECK(readSetup("paged_adamw_8bit").optimizer == "paged-adamw-8bit");
+    const auto vllm = readSetup("vllm serve --tensor-parallel-size 4 --gpu-memory-utilization 0.85, bs=16");
+    CHECK(vllm.engines.vllm);
+    CHECK(vllm.tp == 4);
+    CHECK(vllm.gpuMemoryUtilization == Approx(0.85));
+    CHECK(vllm.batch == 16);
+    CHECK_FALSE(readSetup("llama-bench pp512 (PP = prompt processing bs=512)").batch);
+}
+
+TEST_CASE("counts and repackaging suffixes do not hide a catalog entry", "[validation]") {
+    const caliper::GpuSpec* pair = caliper::io::findRowGpu(projectCatalog(), "2x NVIDIA GeForce RTX 3090");
+    REQUIRE(pair);
+    CHECK(pair->id == "rtx-3090");
+    const caliper::ModelSpec* gguf = caliper::io::findRowModel(projectCatalog(), "TheBloke/Llama-2-7B-Chat-GGUF", 7);
+    REQUIRE(gguf);
+    CHECK(gguf->id == "llama-2-7b");
+}
+
+TEST_CASE("a row without a quant field takes the precision its text names", "[validation]") {
+    CHECK(caliper::io::readPrecision("transformers, load_in_4bit=True, bf16 compute") == "nf4");
+    CHECK(caliper::io::readPrecision("llama-bench -m llama-2-7b.q4_k_m.gguf") == "q4_k_m");
+    CHECK(caliper::io::readPrecision("no precision words here").empty());
+    const auto m = caliper::test::mappedRow(
+        validationRow({{"quant", nullptr}, {"extra", "vLLM, AWQ checkpoint, batch 8, input 512, output 128"}}));
+    CHECK(m.request["weights"] == "awq-int4");
+    CHECK(m.request["engine"] == "vllm");
+    CHECK(m.request["batch"] == 8);
 }

@@ -38,4 +38,5 @@
 
   C.customRows = { MODEL_ID: MODEL_ID, GPU_ID: GPU_ID, modelRef: modelRef, gpuRef: gpuRef,
     estimateCell: estimateCell, cellFromEstimate: cellFromEstimate };
+  if (typeof module === 'object') module.exports = C.customRows;
 })(typeof window !== 'undefined' ? window : globalThis);

@@ -107,33 +107,19 @@
     if (app.job) app.job.cancelled = true;
     var job;
     try {
-      job = C.matrixData.start(app.state, gpuIds(app.state));
-      if (!job.done) {
-        var win = C.views.matrixWindow(job.matrix);
-        C.matrixData.load(job, win.rows, win.cols);
-        job.order = win.order;
-      }
+      job = loadJob(key);
     } catch (e) {
       showEngineError(e);
       return;
     }
-    job.key = key;
-    app.job = job;
     var matrix = app.matrix = job.matrix;
-    if (typeof job.cnyPerUsd === 'number') app.cnyPerUsd = job.cnyPerUsd;
-    else if (app.state.cur === 'cny' && app.cnyPerUsd === null) app.cnyPerUsd = exchangeRate();
-    repaintStart = start;
     var engineDone = performance.now();
     clearEngineErrors();
     pendingParts = job.done ? 1 : 2;
     C.views.paintMatrix(matrix);
     void $('#matrix').offsetHeight;  // include style and layout in the measurement
-    var end = performance.now();
-    timings.lastEngineMs = round(engineDone - start);
-    timings.lastRenderMs = round(end - engineDone);
-    timings.lastRepaintMs = round(end - start);
-    timings.lastFullRepaintMs = null;
-    reportMatrix(job, end - start);
+    recordRepaint(start, engineDone, performance.now());
+    reportMatrix(job, performance.now() - start);
     if (!job.done) {
       C.matrixData.continueInBackground(job, job.order, function (rows) { C.views.refillRows(matrix, rows); },
         function () { partDone(job); reportMatrix(job, performance.now() - start); });
@@ -145,21 +131,39 @@
     }
   }
 
+  // A new matrix job: headers, then (when loading in pieces) the cells in view.
+  function loadJob(key) {
+    var job = C.matrixData.start(app.state, gpuIds(app.state));
+    if (!job.done) {
+      var win = C.views.matrixWindow(job.matrix);
+      C.matrixData.load(job, win.rows, win.cols);
+      job.order = win.order;
+    }
+    job.key = key;
+    app.job = job;
+    if (typeof job.cnyPerUsd === 'number') app.cnyPerUsd = job.cnyPerUsd;
+    else if (app.state.cur === 'cny' && app.cnyPerUsd === null) app.cnyPerUsd = exchangeRate();
+    return job;
+  }
+
+  function recordRepaint(start, engineDone, end) {
+    repaintStart = start;
+    timings.lastEngineMs = round(engineDone - start);
+    timings.lastRenderMs = round(end - engineDone);
+    timings.lastRepaintMs = round(end - start);
+    timings.lastFullRepaintMs = null;
+  }
+
   // Same data, new presentation (metric, sort, currency, language).
   function repaintMatrix(start) {
     var job = app.job;
     if (!job.done && app.state.sort === 'gpu') C.matrixData.loadColumn(job, app.state.sg);
     var engineDone = performance.now();
+    pendingParts = 1;
     C.views.paintMatrix(job.matrix);
     void $('#matrix').offsetHeight;
-    var end = performance.now();
-    repaintStart = start;
-    pendingParts = 1;
-    timings.lastEngineMs = round(engineDone - start);
-    timings.lastRenderMs = round(end - engineDone);
-    timings.lastRepaintMs = round(end - start);
-    timings.lastFullRepaintMs = null;
-    if (job.done) reportMatrix(job, end - start);
+    recordRepaint(start, engineDone, performance.now());
+    if (job.done) reportMatrix(job, performance.now() - start);
   }
 
   // Two parts finish a repaint: the data (when loaded in pieces) and the fill

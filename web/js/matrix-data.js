@@ -147,4 +147,5 @@
 
   C.matrixData = { start: start, load: loadCells, loadColumn: loadColumn, continueInBackground: continueInBackground, complete: complete,
     msPerCell: function () { return msPerCell; } };
+  if (typeof module === 'object') module.exports = C.matrixData;
 })(typeof window !== 'undefined' ? window : globalThis);

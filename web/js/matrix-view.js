@@ -182,6 +182,22 @@
     if (oldHead) oldHead.remove();
     if (oldCols) oldCols.remove();
     table.insertBefore(caption, table.firstChild);
+    var thead = el('thead', null, headerRows(matrix, cols, ctx));
+    caption.insertAdjacentElement('afterend', colgroup(cols.length));
+    table.querySelector('colgroup').insertAdjacentElement('afterend', thead);
+    table.style.width = 'calc(var(--name-w) + var(--size-w) + ' + cols.length + ' * var(--cell-w))';
+    if (view.refocus) {
+      var parts = view.refocus.split('|');
+      var again = C.dom.$all('button.sort', thead).filter(function (b) {
+        return b.dataset.sort === parts[0] && (b.dataset.gpu || '') === parts[1];
+      })[0];
+      view.refocus = null;
+      if (again) again.focus();
+    }
+  }
+
+  // Two header rows: the class groups (colgroup headers) over the GPU names.
+  function headerRows(matrix, cols, ctx) {
     var top = el('tr', { class: 'groups' });
     var corner = sortHeader(ctx.t('matrix.model'), 'name', ctx);
     corner.setAttribute('rowspan', '2');
@@ -209,18 +225,7 @@
       th.className = 'gcol' + (startsGroup && k > 0 ? ' first' : '');
       names.appendChild(th);
     });
-    var thead = el('thead', null, [top, names]);
-    caption.insertAdjacentElement('afterend', colgroup(cols.length));
-    table.querySelector('colgroup').insertAdjacentElement('afterend', thead);
-    table.style.width = 'calc(var(--name-w) + var(--size-w) + ' + cols.length + ' * var(--cell-w))';
-    if (view.refocus) {
-      var parts = view.refocus.split('|');
-      var again = C.dom.$all('button.sort', thead).filter(function (b) {
-        return b.dataset.sort === parts[0] && (b.dataset.gpu || '') === parts[1];
-      })[0];
-      view.refocus = null;
-      if (again) again.focus();
-    }
+    return [top, names];
   }
 
   function createRow(matrix, m, mi, cols, ctx) {
@@ -293,4 +298,5 @@
   }
 
   C.matrixView = { create: create, columnOrder: columnOrder, rowGroups: rowGroups, shortGpuName: shortGpuName };
+  if (typeof module === 'object') module.exports = C.matrixView;
 })(typeof window !== 'undefined' ? window : globalThis);

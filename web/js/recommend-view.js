@@ -121,8 +121,15 @@
     var list = $('#rec-results');
     var options = [];
     var preset = C.presets.matching(s, ctx.app.models);
+    // With a scenario preset and no model chosen, the engine picks the model
+    // the preset's size band is sized for.
+    var engineModel = preset && !s.rm ? undefined : C.customRows.modelRef(s, modelId);
     try {
-      var r = C.engine.recommend(C.state.toRecommendRequest(s, C.customRows.modelRef(s, modelId), preset));
+      var r = C.engine.recommend(C.state.toRecommendRequest(s, engineModel, preset));
+      if (r.model && r.model.id && engineModel === undefined) {
+        modelId = r.model.id;
+        $('#rec-model').value = modelId;
+      }
       if (typeof r.cny_per_usd === 'number') ctx.app.cnyPerUsd = r.cny_per_usd;
       options = r.options || [];
       presetNote(r);

@@ -183,7 +183,7 @@
   // source documents' own picks next to its ranking.
   function toRecommendRequest(state, model, preset) {
     var req = toScenario(state);
-    req.model = model;
+    if (model !== undefined) req.model = model;
     req.objective = state.obj;
     req.pricing = state.pr;
     if (preset) req.preset = preset;

@@ -6,8 +6,10 @@
 
 #include "caliper/engine/compat.hpp"
 #include "caliper/engine/cost.hpp"
+#include "caliper/engine/fit_suggestions.hpp"
 #include "caliper/engine/memory.hpp"
 #include "caliper/engine/plan.hpp"
+#include "caliper/engine/quick_rules.hpp"
 #include "caliper/engine/speed.hpp"
 
 namespace caliper {
@@ -32,7 +34,7 @@ void addWarningOnce(std::vector<Warning>& warnings, const Warning& w) {
 
 }  // namespace
 
-EstimateResult estimate(const Scenario& scenario) {
+EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
     EstimateResult r;
     const ParamCounts params = countParams(scenario.model);
     r.modelId = scenario.model.id;
@@ -85,6 +87,8 @@ EstimateResult estimate(const Scenario& scenario) {
         append(warnings, cost.warnings);
     }
     for (const Warning& w : warnings) addWarningOnce(r.warnings, w);
+    if (detail.quickRules) r.quickRules = quickRules(scenario);
+    if (detail.suggestions && !r.fits) r.suggestions = fitSuggestions(scenario);
     return r;
 }
 

@@ -20,6 +20,9 @@ const char* toString(InventoryTask task) {
 
 namespace {
 
+// Each cell needs figures only, not rules of thumb or fit suggestions.
+constexpr EstimateDetail kFiguresOnly{false, false};
+
 // Sizes one scenario on one GPU type; `fits` compares with the count owned.
 GroupFit sizeOn(Scenario s, const InventoryGroup& group) {
     GroupFit fit;
@@ -34,14 +37,14 @@ GroupFit sizeOn(Scenario s, const InventoryGroup& group) {
         fit.rejection = e.error().message;
         return fit;
     }
-    EstimateResult r = estimate(s);
+    EstimateResult r = estimate(s, kFiguresOnly);
     fit.gpusNeeded = r.gpusNeeded;
     fit.fits = r.gpusNeeded && *r.gpusNeeded <= group.count;
     if (!fit.fits) {
         // Show the per-GPU memory with every owned GPU, the closest it gets.
         s.gpuCountAuto = false;
         s.gpuCount = group.count;
-        r = estimate(s);
+        r = estimate(s, kFiguresOnly);
         fit.totalGiB = r.memory.totalGiB;
         fit.strategy = r.plan.strategy;
         return fit;

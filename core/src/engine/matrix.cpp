@@ -21,7 +21,7 @@ MatrixCell evaluateCell(const Scenario& workload, const ModelSpec& model, const 
     s.gpuCountAuto = true;
     adaptToGpu(s);
 
-    const EstimateResult r = estimate(s);
+    const EstimateResult r = estimate(s, EstimateDetail{false, false});
     MatrixCell cell;
     cell.gpusNeeded = r.gpusNeeded;
     cell.fitsOne = r.gpusNeeded && *r.gpusNeeded == 1;

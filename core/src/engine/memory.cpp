@@ -102,6 +102,10 @@ void explainPool(const Scenario& s, const PoolResult& pool, double kvBytes, cons
                toString(s.engine), budget.c_str(), bytesToGiB(kvBytes),
                pool.slack > 0 ? "; the rest is reserved and counted in overhead" : ""),
            bytesToGiB(pool.pool));
+    if (pool.slack > 0) {
+        ex.add("kv_pool_unused_gib", "reserved pool the scenario leaves free (an allocated tensor, in overhead_gib)",
+               bytesToGiB(pool.slack));
+    }
 }
 
 MemoryBreakdown evaluateStage(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex,
@@ -117,7 +121,7 @@ MemoryBreakdown evaluateStage(const Inputs& in, const Layout& layout, const Stag
     m.totalGiB = pool.total;
     m.cpuOffloadGiB = t.host;
     explainPool(s, pool, m.kvCacheGiB, ex);
-    explainOverhead(in, o, pool.slack, ex);
+    explainOverhead(o, pool.slack, ex);
     if (warnings && pool.paged && m.kvCacheGiB > pool.pool && pool.pool > 0) {
         warnings->push_back(Warning{"kv_pool_too_small",
                                     fmt("the KV cache needs %.1f GiB but the pool left after the weights holds %.1f GiB",

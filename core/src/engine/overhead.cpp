@@ -39,7 +39,7 @@ Overhead runtimeOverhead(const Inputs& in, const Layout& layout, double allocate
     return o;
 }
 
-void explainOverhead(const Inputs& in, const Overhead& o, double poolSlackBytes, const Explain& ex) {
+void explainOverhead(const Overhead& o, double poolSlackBytes, const Explain& ex) {
     if (!ex.on()) return;
     ex.add("cuda_context_gib", "CUDA context per process and GPU (pytorch#86509: 0.29-0.67 GB)",
            bytesToGiB(o.cudaContext));
@@ -47,8 +47,8 @@ void explainOverhead(const Inputs& in, const Overhead& o, double poolSlackBytes,
     if (o.nccl > 0) ex.add("nccl_buffers_gib", "NCCL communicator buffers (multi-GPU)", bytesToGiB(o.nccl));
     if (o.buffers > 0) {
         ex.add("comm_buffers_gib",
-               in.scenario->engine == Engine::Deepspeed ? "DeepSpeed reduce/allgather buckets (5e8 elements by default)"
-                                                        : "gradient buckets (DDP copy or Hugging Face 'auto' DeepSpeed buckets)",
+               "gradient buckets (DDP's copy, or DeepSpeed's reduce/allgather buckets: 5e8 elements by default, "
+               "hidden^2 with Hugging Face 'auto') and ZeRO-3's cache of live parameters (up to 1e9)",
                bytesToGiB(o.buffers));
     }
     if (o.allocator > 0) {
@@ -56,8 +56,8 @@ void explainOverhead(const Inputs& in, const Overhead& o, double poolSlackBytes,
                bytesToGiB(o.allocator));
     }
     ex.add("overhead_gib",
-           fmt("context + graphs + NCCL + buckets + allocator reserve%s; subtract the context and the reserve to "
-               "compare with torch.cuda.max_memory_allocated()",
+           fmt("context + graphs + NCCL + buckets + allocator reserve%s. torch.cuda.max_memory_reserved() = total "
+               "- context - NCCL; max_memory_allocated() = that - allocator reserve",
                poolSlackBytes > 0 ? fmt(" + the unused part of the pre-allocated KV pool (%.3f GiB)",
                                         bytesToGiB(poolSlackBytes)).c_str()
                                   : ""),

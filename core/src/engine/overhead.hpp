@@ -27,6 +27,6 @@ struct Overhead {
 // states), from which the training reserve is taken.
 Overhead runtimeOverhead(const Inputs& in, const Layout& layout, double allocatedBytes, double bufferBytes);
 
-void explainOverhead(const Inputs& in, const Overhead& o, double poolSlackBytes, const Explain& ex);
+void explainOverhead(const Overhead& o, double poolSlackBytes, const Explain& ex);
 
 }  // namespace caliper::sizing

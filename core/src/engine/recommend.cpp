@@ -22,6 +22,12 @@ std::optional<double> priceOf(const RecommendOption& o, Pricing pricing) {
     return pricing == Pricing::Cloud ? o.usdPerHour : o.purchaseUsd;
 }
 
+std::optional<double> powerOf(const RecommendOption& o) {
+    // Without the card's TDP the plan's power is the host share alone: unknown.
+    if (o.gpu->tdpW <= 0 || o.powerW <= 0) return std::nullopt;
+    return o.powerW;
+}
+
 std::optional<double> objectiveValue(const RecommendOption& o, Objective objective, Pricing pricing) {
     const std::optional<double> speed = speedOf(o);
     switch (objective) {
@@ -37,9 +43,7 @@ std::optional<double> objectiveValue(const RecommendOption& o, Objective objecti
             if (!o.purchaseUsd || !speed || *speed <= 0) return std::nullopt;
             return *o.purchaseUsd / *speed;
         case Objective::FewestGpus: return static_cast<double>(o.gpuCount);
-        case Objective::LowestPower:
-            if (o.powerW <= 0) return std::nullopt;  // no power figure in the catalog
-            return o.powerW;
+        case Objective::LowestPower: return powerOf(o);
     }
     return std::nullopt;
 }
@@ -53,7 +57,9 @@ using detail::priceOf;
 using detail::speedOf;
 
 constexpr double kUnknown = std::numeric_limits<double>::infinity();
-
+// Options need figures and warnings; rules of thumb and fit suggestions
+// belong to a single estimate's page.
+constexpr EstimateDetail kFiguresOnly{false, false};
 
 // Training runs are priced per trained token when the cost engine gives only
 // an hourly rate: $/M tokens = $/h / (3600 x tokens/s) x 1e6 (methodology §9).
@@ -157,7 +163,7 @@ void evaluateGpu(const Catalog& catalog, const Scenario& workload, const GpuSpec
         if (!out.firstRejection) out.firstRejection = e.error();
         return;
     }
-    const EstimateResult r = estimate(s);
+    const EstimateResult r = estimate(s, kFiguresOnly);
     if (!r.gpusNeeded || *r.gpusNeeded > options.maxGpus || !r.fits) {
         out.excluded.push_back({&gpu, "does_not_fit",
                                 "needs more than " + std::to_string(options.maxGpus) + " GPUs of this type"});
@@ -171,7 +177,7 @@ void evaluateGpu(const Catalog& catalog, const Scenario& workload, const GpuSpec
     if (options.objective != Objective::Fastest || doubled > options.maxGpus) return;
     s.gpuCountAuto = false;
     s.gpuCount = doubled;
-    const EstimateResult wider = estimate(s);
+    const EstimateResult wider = estimate(s, kFiguresOnly);
     const auto baseSpeed = speedOf(out.options.back());
     if (!wider.fits) return;
     RecommendOption more = makeOption(catalog, s, wider);

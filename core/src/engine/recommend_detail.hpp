@@ -17,6 +17,9 @@ std::optional<double> speedOf(const RecommendOption& option);
 // the purchase price of its cards.
 std::optional<double> priceOf(const RecommendOption& option, Pricing pricing);
 
+// The configuration's power, when the catalog knows the card's TDP.
+std::optional<double> powerOf(const RecommendOption& option);
+
 // What each objective minimises (speeds are negated); empty when unknown.
 std::optional<double> objectiveValue(const RecommendOption& option, Objective objective, Pricing pricing);
 

@@ -72,10 +72,7 @@ void addLeadReasons(RecommendOption& o, const std::vector<RecommendOption>& all,
                                                           (training ? " per million trained tokens"
                                                                     : " per million generated tokens")});
     }
-    auto power = [](const RecommendOption& x) {
-        return x.powerW > 0 ? std::optional<double>(x.powerW) : std::nullopt;
-    };
-    if (leads(o, all, power, true)) {
+    if (leads(o, all, powerOf, true)) {
         o.reasons.push_back({"lowest_power", "lowest power: " + groupedNumber(o.powerW, 0) + " W"});
     }
 }

@@ -1,9 +1,14 @@
 // The recommend request: a scenario whose model is fixed and whose GPU is
-// free ("gpu" absent, "all", or a list), plus "objective", "pricing",
-// "max_gpus", "top", "gpu_filter" and "preset". A preset fills the workload
-// keys the request leaves out (task, method, batch, context, train_tokens,
-// objective, max_gpus) and, without "model", picks the catalog model its size
-// band is sized for.
+// free ("gpu" absent, "all", one id, or a list), plus "objective"
+// (cheapest | fastest | cost_per_token | fewest_gpus | lowest_power, default
+// cheapest), "pricing" (cloud | purchase, default cloud), "max_gpus" (64),
+// "top" (10), "gpu_filter" (as in the matrix request) and "preset".
+// A preset (presets.hpp: speech, lora, sft, pretrain, serving, multimodal)
+// fills the keys the request leaves out: task, method, batch, prompt/output
+// tokens or seq_len, train_tokens, gradient_checkpointing, objective,
+// max_gpus, and, without "model", the catalog model its size band sizes for.
+// "options" holds the top N plus the best option of any tier the top N
+// misses; "tiers" maps each tier to the ranks of its listed options.
 #include "caliper/engine/presets.hpp"
 #include "caliper/engine/recommend.hpp"
 #include "io/gpu_selection.hpp"

@@ -55,7 +55,7 @@ std::string weightFormat(const std::string& q) {
         return contains(q, "double") || contains(q, "-dq") ? "nf4-dq" : "nf4";
     }
     if (contains(q, "awq")) return "awq-int4";
-    if (contains(q, "gptq") && contains(q, "4")) return "gptq-int4";
+    if (contains(q, "gptq") && !contains(q, "8")) return "gptq-int4";  // GPTQ is 4-bit unless it says 8
     if (contains(q, "int8") || contains(q, "8bit") || contains(q, "8-bit")) return "int8";
     if (contains(q, "int4")) return "int4";
     throw Unexpressible{"weight format '" + q + "' is not one the engine knows"};
@@ -197,7 +197,7 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     }
     const std::string engine = engineFor(setup.engines, task);
     if (!engine.empty()) m.request["engine"] = engine;
-    const std::string weights = weightFormat(f.quant);
+    const std::string weights = weightFormat(f.quant.empty() ? setup.precision : f.quant);
     if (!weights.empty()) m.request["weights"] = weights;
     if (!setup.kvCache.empty()) m.request["kv_cache"] = setup.kvCache;
     if (setup.gpuMemoryUtilization) m.request["gpu_memory_utilization"] = *setup.gpuMemoryUtilization;

@@ -7,7 +7,9 @@
 #include <sstream>
 
 #include "caliper/api.hpp"
+#include "caliper/error.hpp"
 #include "caliper/validation.hpp"
+#include "io/json_read.hpp"
 #include "io/validation_mapping.hpp"
 #include "io/validation_text.hpp"
 
@@ -23,6 +25,13 @@ struct Prediction {
     std::optional<double> value;
     std::string missing;  // the result field that was null
 };
+
+// A member object of a result, or an empty object when it has none.
+const Json& part(const Json& object, const char* key) {
+    static const Json kEmpty = Json::object();
+    const auto it = object.find(key);
+    return it != object.end() && it->is_object() ? *it : kEmpty;
+}
 
 double number(const Json& object, const char* key) {
     const auto it = object.find(key);
@@ -44,7 +53,7 @@ double densePeakTflops(const GpuSpec& gpu, const std::string& weights) {
 
 // Output tokens over the time to prefill every prompt and generate every token.
 std::optional<double> endToEndOutputRate(const Json& result) {
-    const Json& s = result["scenario"];
+    const Json& s = part(result, "scenario");
     const double batch = number(s, "batch"), prompt = number(s, "prompt_tokens"), output = number(s, "output_tokens");
     const auto decode = optionalNumber(result, "decode_tokens_per_s");
     const auto prefill = optionalNumber(result, "prefill_tokens_per_s");
@@ -54,7 +63,7 @@ std::optional<double> endToEndOutputRate(const Json& result) {
 }
 
 std::optional<double> firstTokenRate(const Json& result) {
-    const Json& s = result["scenario"];
+    const Json& s = part(result, "scenario");
     const auto ttft = optionalNumber(result, "time_to_first_token_s");
     if (!ttft || *ttft <= 0) return std::nullopt;
     return number(s, "prompt_tokens") * std::max(1.0, number(s, "batch")) / *ttft;
@@ -62,9 +71,9 @@ std::optional<double> firstTokenRate(const Json& result) {
 
 std::optional<double> mfu(const Catalog& catalog, const Json& result) {
     const auto tflops = optionalNumber(result, "train_tflops_per_gpu");
-    const GpuSpec* gpu = findGpu(catalog, result["gpu"].value("id", ""));
+    const GpuSpec* gpu = findGpu(catalog, part(result, "gpu").value("id", ""));
     if (!tflops || !gpu) return std::nullopt;
-    const double peak = densePeakTflops(*gpu, result["scenario"].value("weights", ""));
+    const double peak = densePeakTflops(*gpu, part(result, "scenario").value("weights", ""));
     return peak > 0 ? std::optional<double>(*tflops / peak) : std::nullopt;
 }
 
@@ -87,7 +96,7 @@ double outsideTorch(const Json& result, bool allocatedOnly) {
 }
 
 Prediction memoryPrediction(const Json& result, Compared compared) {
-    const Json& m = result["memory"];
+    const Json& m = part(result, "memory");
     switch (compared) {
         case Compared::AllocatedMemory: return {number(m, "total_gib") - outsideTorch(result, true), ""};
         case Compared::ReservedMemory: return {number(m, "total_gib") - outsideTorch(result, false), ""};
@@ -113,7 +122,7 @@ Prediction predict(const Catalog& catalog, const Json& result, const RowMapping&
         case Compared::TrainTokens: return rate(optionalNumber(result, "train_tokens_per_s"), "train_tokens_per_s");
         case Compared::TrainTflops: return rate(optionalNumber(result, "train_tflops_per_gpu"), "train_tflops_per_gpu");
         case Compared::TrainMfu: return {mfu(catalog, result), "train_tflops_per_gpu"};
-        case Compared::Fits: return {number(result["memory"], "total_gib"), ""};
+        case Compared::Fits: return {number(part(result, "memory"), "total_gib"), ""};
         default: return memoryPrediction(result, m.compared);
     }
 }
@@ -143,8 +152,8 @@ std::string gpuFamily(const GpuSpec& gpu) {
 }
 
 std::string groupOf(const Catalog& catalog, const std::string& kind, const Json& result, const RowMapping& m) {
-    const Json& s = result["scenario"];
-    const GpuSpec* gpu = m.gpuStated ? findGpu(catalog, result["gpu"].value("id", "")) : nullptr;
+    const Json& s = part(result, "scenario");
+    const GpuSpec* gpu = m.gpuStated ? findGpu(catalog, part(result, "gpu").value("id", "")) : nullptr;
     return kind + " / " + s.value("engine", "?") + " / " + formatFamily(s.value("weights", "?")) + " / " +
            (gpu ? gpuFamily(*gpu) : "any-gpu");
 }
@@ -154,14 +163,14 @@ std::string noFigureReason(const Json& result, const std::string& field) {
     if (result.value("fits", true) == false) {
         char text[96];
         std::snprintf(text, sizeof text, " (it says the setup does not fit: %.1f GiB per GPU)",
-                      number(result["memory"], "total_gib"));
+                      number(part(result, "memory"), "total_gib"));
         reason += text;
     }
     return reason;
 }
 
 std::string rejectionReason(const Json& result) {
-    const Json& e = result.contains("error") ? result["error"] : Json::object();
+    const Json& e = part(result, "error");
     return "the engine rejected the request: " + e.value("code", std::string("?")) + " at '" +
            e.value("path", std::string()) + "': " + e.value("message", std::string());
 }
@@ -227,14 +236,24 @@ ValidationReport validateRows(const Catalog& catalog, std::string_view jsonlText
         start = end + 1;
         if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
         ++report.rowsRead;
-        const Json row = Json::parse(line, nullptr, false);
         const std::string fallbackId = "line " + std::to_string(lineNumber);
-        if (row.is_discarded() || !row.is_object()) {
+        Json row;
+        try {  // the request limits on size and nesting apply to rows too
+            row = io::parseJsonText(line, "", io::kMaxRequestBytes);
+        } catch (const InputError& e) {
+            report.unscored.push_back({fallbackId, "", "not valid JSON: " + e.error().message});
+            continue;
+        }
+        if (!row.is_object()) {
             report.unscored.push_back({fallbackId, "", "the line is not a JSON object"});
             continue;
         }
-        const std::string id = io::rowText(row, "id");
-        scoreRow(catalog, row, id.empty() ? fallbackId : id, report);
+        const std::string id = io::rowText(row, "id").empty() ? fallbackId : io::rowText(row, "id");
+        try {
+            scoreRow(catalog, row, id, report);
+        } catch (const std::exception& e) {  // a result shaped unlike the contract: report, never stop
+            report.unscored.push_back({id, io::rowText(row, "kind"), std::string("unexpected result: ") + e.what()});
+        }
     }
     report.kinds = statsBy(report.scores, false);
     report.groups = statsBy(report.scores, true);

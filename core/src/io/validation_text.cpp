@@ -2,79 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
-#include <initializer_list>
-#include <regex>
-#include <vector>
+
+#include "io/text_patterns.hpp"
 
 namespace caliper::io {
 
 namespace {
 
-using Patterns = std::vector<std::regex>;
-
-Patterns compile(std::initializer_list<const char*> sources) {
-    Patterns out;
-    for (const char* source : sources) out.emplace_back(source, std::regex::ECMAScript | std::regex::optimize);
-    return out;
-}
-
-struct Hit {
-    std::ptrdiff_t position = -1;
-    std::string capture;  // group 1, or the whole match when the pattern has none
-};
-
-// The match that starts last in the text, over all patterns.
-Hit lastHit(const std::string& text, const Patterns& patterns) {
-    Hit best;
-    for (const std::regex& pattern : patterns) {
-        for (auto it = std::sregex_iterator(text.begin(), text.end(), pattern); it != std::sregex_iterator(); ++it) {
-            if (it->position(0) < best.position) continue;
-            best.position = it->position(0);
-            best.capture = it->size() > 1 && (*it)[1].matched ? (*it)[1].str() : it->str(0);
-        }
-    }
-    return best;
-}
-
-bool mentions(const std::string& text, std::initializer_list<const char*> words) {
-    return std::any_of(words.begin(), words.end(), [&](const char* w) { return text.find(w) != std::string::npos; });
-}
-
-std::optional<std::int64_t> lastInteger(const std::string& text, const Patterns& patterns, std::int64_t scale = 1) {
-    const Hit hit = lastHit(text, patterns);
-    if (hit.position < 0 || hit.capture.empty() || hit.capture.size() > 12) return std::nullopt;
-    if (!std::all_of(hit.capture.begin(), hit.capture.end(), [](unsigned char c) { return std::isdigit(c); })) {
-        return std::nullopt;
-    }
-    return std::stoll(hit.capture) * scale;
-}
-
-// The later of two integer readings (e.g. "max_length 2048" vs "8k-context").
-std::optional<std::int64_t> laterInteger(const std::string& text, const Patterns& plain, const Patterns& thousands) {
-    const Hit a = lastHit(text, plain);
-    const Hit b = lastHit(text, thousands);
-    if (a.position < 0 && b.position < 0) return std::nullopt;
-    return a.position >= b.position ? lastInteger(text, plain) : lastInteger(text, thousands, 1024);
-}
-
-std::optional<bool> switchWord(const std::string& word) {
-    if (word == "true" || word == "yes" || word == "on" || word == "1") return true;
-    if (word == "false" || word == "no" || word == "off" || word == "0" || word == "none") return false;
-    return std::nullopt;
-}
-
-// A setting read from "key=value" patterns (value captured), "with X"
-// patterns (on) and "without X" patterns (off); the last mention wins.
-std::optional<bool> lastSwitch(const std::string& text, const Patterns& valued, const Patterns& on,
-                               const Patterns& off) {
-    const Hit v = lastHit(text, valued);
-    const Hit yes = lastHit(text, on);
-    const Hit no = lastHit(text, off);
-    const std::ptrdiff_t last = std::max({v.position, yes.position, no.position});
-    if (last < 0) return std::nullopt;
-    if (last == v.position) return switchWord(v.capture);
-    return last == yes.position;
-}
+using namespace text;
 
 EnginesNamed readEngines(const std::string& t) {
     EnginesNamed e;
@@ -206,6 +141,9 @@ void readParallel(const std::string& t, RowSetup& s) {
 }
 
 void readResultWording(const std::string& t, RowSetup& s) {
+    // Any talk of a per-GPU figure, even a doubt ("the header does not say
+    // per-GPU"), reads per GPU: serving benchmark tables state throughput per
+    // GPU, and for one GPU both readings agree.
     s.perGpu = mentions(t, {"per gpu", "per-gpu", "/gpu"});
     s.includesPrefill = mentions(t, {"includes prefill", "prefill time amortised", "prefill time amortized"});
     s.firstTokenLatency = mentions(t, {"1st-token", "first token", "first-token", "ttft"});
@@ -216,53 +154,6 @@ void readResultWording(const std::string& t, RowSetup& s) {
     // DeepSpeed's estimate_zero{2,3}_model_states_mem_needs_* print mem / 2**30
     // with the label "GB" (deepspeed/runtime/zero/stage_1_and_2.py, stage3.py).
     s.gibPrintedAsGb = mentions(t, {"estimate_zero"});
-}
-
-std::string readOptimizer(const std::string& t) {
-    const bool eightBit = mentions(t, {"8-bit adam", "8bit adam", "adamw_8bit", "adamw-8bit", "adam8bit", "adamw8bit",
-                                       "adamw 8-bit", "adam 8-bit", "bnb_8bit", "8-bit optimizer", "8bit optimizer"});
-    const bool paged = mentions(t, {"paged_adamw_8bit", "paged adamw 8-bit", "paged-adamw-8bit"});
-    if (paged || (eightBit && mentions(t, {"paged"}))) return "paged-adamw-8bit";
-    if (eightBit) return "adamw-8bit";
-    if (mentions(t, {"adafactor"})) return "adafactor";
-    if (mentions(t, {"sgd"})) return "sgd";
-    if (mentions(t, {"adam"})) return "adamw";
-    return "";
-}
-
-std::optional<double> readPoolFraction(const std::string& t) {
-    static const std::regex fraction(R"(gpu[_-]memory[_-]utilization\s*[=:]?\s*(0?\.\d+|1\.0*)\b)");
-    std::smatch m;
-    if (!std::regex_search(t, m, fraction)) return std::nullopt;
-    return std::stod(m[1].str());
-}
-
-std::string readKvCache(const std::string& t) {
-    static const Patterns kv = compile(
-        {R"((?:kv[_ -]?cache(?: type| dtype)?|-ctk|cache-type-k|kv_cache_dtype))"
-         R"(\s*[=:]?\s*(fp8|q8_0|q4_0|f16|fp16|bf16|fp32)\b)"});
-    return lastHit(t, kv).capture;
-}
-
-ModelShapeText readShape(const std::string& t) {
-    static const Patterns hidden = compile({R"(hidden(?:_size| size)?\s*[=:]?\s*(\d+))", R"(d_model\s*[=:]?\s*(\d+))"});
-    static const Patterns layers = compile({R"((\d+)\s+(?:transformer\s+)?layers)", R"(\blayers\s*[=:]\s*(\d+))",
-                                            R"(num_hidden_layers\s*[=:]?\s*(\d+))"});
-    static const Patterns heads =
-        compile({R"((\d+)\s+(?:attention\s+)?heads)", R"(num_attention_heads\s*[=:]?\s*(\d+))"});
-    static const Patterns kvHeads =
-        compile({R"((\d+)\s+(?:kv|key-value)\s+heads)", R"(num_key_value_heads\s*[=:]?\s*(\d+))"});
-    static const Patterns vocab = compile({R"(vocab(?:ulary|_size)?(?: size)?\s*[=:]?\s*(\d+))"});
-    static const Patterns ffn = compile({R"((?:ffn_hidden_size|ffn(?: size)?|intermediate_size)\s*[=:]?\s*(\d+))"});
-    ModelShapeText m;
-    m.hidden = lastInteger(t, hidden);
-    m.layers = lastInteger(t, layers);
-    m.heads = lastInteger(t, heads);
-    m.kvHeads = lastInteger(t, kvHeads);
-    m.vocab = lastInteger(t, vocab);
-    m.intermediate = lastInteger(t, ffn);
-    m.multiQuery = mentions(t, {"mqa", "multi-query"});
-    return m;
 }
 
 }  // namespace
@@ -287,6 +178,7 @@ RowSetup readSetup(std::string_view text) {
     readResultWording(t, s);
     s.optimizer = readOptimizer(t);
     s.kvCache = readKvCache(t);
+    s.precision = readPrecision(t);
     s.gpuMemoryUtilization = readPoolFraction(t);
     s.shape = readShape(t);
     return s;

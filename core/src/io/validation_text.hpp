@@ -53,12 +53,21 @@ struct RowSetup {
     bool longPromptUncounted = false;   // "long prompt" with no count
     std::string optimizer;              // contract name, or empty when not stated
     std::string kvCache;                // KV-cache type the text names, or empty
+    std::string precision;              // weight precision words ("load_in_4bit", "bf16"), or empty
     std::optional<double> gpuMemoryUtilization;  // vLLM / SGLang pool fraction
     ModelShapeText shape;
 };
 
 // `text` is any case; the row's model, extra and optimizer joined by spaces.
 RowSetup readSetup(std::string_view text);
+
+// Readers of the model and numerics words (validation_text_model.cpp); `t`
+// is lower case. Empty results mean "not stated".
+std::string readOptimizer(const std::string& t);
+std::string readKvCache(const std::string& t);
+std::string readPrecision(const std::string& t);
+std::optional<double> readPoolFraction(const std::string& t);
+ModelShapeText readShape(const std::string& t);
 
 std::string lowerCase(std::string_view text);
 

@@ -9,11 +9,17 @@ const cli = require('./cli.js');
 
 const STATUS_CLASS = { fits: 'st-fits', 'fits-multi': 'st-multi', 'multi-node': 'st-nodes', no: 'st-no' };
 
-// Loaded cells currently on the page (pending ones skipped), in DOM order.
+// Loaded cells in the matrix's visible area (pending ones skipped), in DOM
+// order. The page rewrites the cells in view at once on every change and the
+// others over the next frames, so these are current as soon as a change returns.
 function loadedCells(page) {
-  return page.$$eval('#matrix td.c:not(.st-pending)', (tds) => tds.map((td) => ({
-    model: td.dataset.modelId, gpu: td.dataset.gpuId, cls: td.className, text: td.textContent,
-  })));
+  return page.$$eval('#matrix td.c:not(.st-pending)', (tds) => {
+    const view = document.querySelector('#matrix-wrap').getBoundingClientRect();
+    return tds.filter((td) => {
+      const r = td.getBoundingClientRect();
+      return r.right > view.left && r.left < view.right && r.bottom > view.top && r.top < view.bottom;
+    }).map((td) => ({ model: td.dataset.modelId, gpu: td.dataset.gpuId, cls: td.className, text: td.textContent }));
+  });
 }
 
 // Up to n cells spread over those given, with every status class present kept.

@@ -12,7 +12,13 @@ namespace caliper {
 // without fp8, tensor parallel above the head count, ...). Throws InputError.
 void checkScenario(const Scenario& scenario);
 
-EstimateResult estimate(const Scenario& scenario);
+// What to add beyond the figures: the matrix asks for figures alone.
+struct EstimateDetail {
+    bool quickRules = true;   // the source documents' rules of thumb
+    bool suggestions = true;  // "make it fit" changes when the scenario does not fit
+};
+
+EstimateResult estimate(const Scenario& scenario, EstimateDetail detail = {});
 
 // The fewest GPUs of the scenario's type that fit, or empty beyond kMaxGpus.
 std::optional<int> fewestGpus(const Scenario& scenario);

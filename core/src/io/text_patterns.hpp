@@ -1,0 +1,42 @@
+#pragma once
+// Small regex helpers for reading settings out of free text: the last match
+// over several spellings wins, so "defaults ... overrides" texts read right.
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace caliper::io::text {
+
+using Patterns = std::vector<std::regex>;
+
+Patterns compile(std::initializer_list<const char*> sources);
+
+struct Hit {
+    std::ptrdiff_t position = -1;
+    std::string capture;  // group 1, or the whole match when the pattern has none
+};
+
+// The match that starts last in the text, over all patterns.
+Hit lastHit(const std::string& text, const Patterns& patterns);
+
+bool mentions(const std::string& text, std::initializer_list<const char*> words);
+
+// The captured integer of the last match, times scale.
+std::optional<std::int64_t> lastInteger(const std::string& text, const Patterns& patterns, std::int64_t scale = 1);
+
+// The later of two integer readings, the second counted in thousands of 1024
+// ("max_length 2048" vs "8k-context").
+std::optional<std::int64_t> laterInteger(const std::string& text, const Patterns& plain, const Patterns& thousands);
+
+// "true"/"yes"/"on"/"1" or "false"/"no"/"off"/"0"/"none"; empty otherwise.
+std::optional<bool> switchWord(const std::string& word);
+
+// A setting read from "key=value" patterns (value captured), "with X"
+// patterns (on) and "without X" patterns (off); the last mention wins.
+std::optional<bool> lastSwitch(const std::string& text, const Patterns& valued, const Patterns& on,
+                               const Patterns& off);
+
+}  // namespace caliper::io::text
