@@ -11,6 +11,8 @@ const h = require('./support/harness.js');
 const IMG = '<img src=x onerror=alert(1)>';
 const SCRIPT = '<script>alert(1)</script>';
 const SVG = '"><svg onload=alert(1)>';
+const CONFIG_NAME = SCRIPT + '<script>window.__xss=1</script>';
+const { en } = require('../../web/js/i18n-en.js');
 const CONFIG = JSON.parse(fs.readFileSync(path.join(h.ROOT, 'tests/fixtures/hf_configs/mistral-7b-v0.3.json'), 'utf8'));
 
 // What injected markup would leave behind: elements, a run script's mark.
@@ -35,7 +37,7 @@ h.forEachOrigin('hostile text', (env) => {
     scripts = await scriptCount(page);
     await page.click('.tabs [data-view="custom"]');
     await page.fill('#cm-name', IMG);
-    await page.fill('#cm-config', JSON.stringify({ ...CONFIG, _name_or_path: SCRIPT + '<script>window.__xss=1</script>' }));
+    await page.fill('#cm-config', JSON.stringify({ ...CONFIG, _name_or_path: CONFIG_NAME }));
     await page.click('#custom-model button[type="submit"]');
     await page.waitForFunction(() => window.Caliper.app.state.cm !== null);
     await page.fill('#cg-json', JSON.stringify({ id: 'x', name: SVG + IMG, memory_gib: 24, bandwidth_gbps: 1000, bf16_tflops: 100 }));
@@ -50,7 +52,9 @@ h.forEachOrigin('hostile text', (env) => {
     assert.equal(await page.getAttribute('#matrix th[data-gpu-id="custom-gpu"] button', 'title'), 'Sort by ' + SVG + IMG);
     await page.click('#matrix td.c[data-model-id="custom-model"][data-gpu-id="custom-gpu"]');
     await page.waitForSelector('#detail[open]');
-    assert.ok((await page.textContent('#detail-title')).includes(IMG));
+    // The engine names a pasted config after its _name_or_path.
+    const title = en['detail.title'].replace('{model}', CONFIG_NAME).replace('{gpu}', SVG + IMG);
+    assert.equal(await page.textContent('#detail-title'), title);
     assert.deepEqual(await injected(page, scripts), []);
     await page.click('#detail-close');
     await page.click('.tabs [data-view="recommend"]');

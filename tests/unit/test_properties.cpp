@@ -7,6 +7,7 @@
 #include <map>
 
 #include "../fuzz/fuzz_checks.hpp"
+#include "caliper/engine/compat.hpp"
 #include "caliper/engine/formats.hpp"
 #include "caliper/engine/memory.hpp"
 #include "caliper/engine/plan.hpp"

@@ -245,3 +245,22 @@ TEST_CASE("a row without a quant field takes the precision its text names", "[va
     CHECK(m.request["engine"] == "vllm");
     CHECK(m.request["batch"] == 8);
 }
+
+TEST_CASE("a bare mention switches a setting on, a negation off", "[validation]") {
+    using caliper::io::readSetup;
+    const auto listed = readSetup("bf16, gradient checkpointing, flash attention, DeepSpeed stage 2");
+    CHECK(listed.gradientCheckpointing == true);
+    CHECK(listed.flashAttention == true);
+    CHECK(listed.zeroStage == 2);
+    CHECK(readSetup("no gradient checkpointing").gradientCheckpointing == false);
+    CHECK(readSetup("gradient checkpointing enabled. Overrides: grad_ckpt=False").gradientCheckpointing == false);
+    CHECK(readSetup("eager attention (no Flash Attention)").flashAttention == false);
+    CHECK_FALSE(readSetup("bf16 weights").gradientCheckpointing);
+}
+
+TEST_CASE("a release suffix falls back to the catalog's release of the same model", "[validation]") {
+    const caliper::ModelSpec* mistral =
+        caliper::io::findRowModel(projectCatalog(), "mistralai/Mistral-7B-Instruct-v0.2", 7.24);
+    REQUIRE(mistral);
+    CHECK(mistral->id == "mistral-7b-v0.3");
+}

@@ -49,7 +49,7 @@ EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
     const int count = scenario.gpuCountAuto ? r.gpusNeeded.value_or(1) : scenario.gpuCount;
     r.plan = makePlan(scenario, count);
 
-    const MemoryEstimate memory = estimateMemory(scenario, r.plan);
+    const MemoryEstimate memory = estimateMemory(scenario, r.plan, detail.explain);
     r.memory = memory.memory;
     r.fits = fitsMemory(scenario, r.memory);
     append(r.explain, memory.explain);

@@ -97,10 +97,10 @@ void explainPool(const Scenario& s, const PoolResult& pool, double kvBytes, cons
                                    ? std::string("0.9 x the memory left free")
                                    : fmt("gpu_memory_utilization %.2f x %.2f GiB", s.gpuMemoryUtilization, s.gpu.memoryGib);
     ex.add("kv_pool_gib",
-           fmt("%s pre-allocates its KV pool: %s minus weights, activations and overhead; the scenario needs %.3f GiB "
+           [&] { return fmt("%s pre-allocates its KV pool: %s minus weights, activations and overhead; the scenario needs %.3f GiB "
                "of it%s",
                toString(s.engine), budget.c_str(), bytesToGiB(kvBytes),
-               pool.slack > 0 ? "; the rest is reserved and counted in overhead" : ""),
+               pool.slack > 0 ? "; the rest is reserved and counted in overhead" : ""); },
            bytesToGiB(pool.pool));
     if (pool.slack > 0) {
         ex.add("kv_pool_unused_gib", "reserved pool the scenario leaves free (an allocated tensor, in overhead_gib)",
@@ -146,10 +146,10 @@ MemoryBreakdown evaluate(const Inputs& in, const Plan& plan, const Explain& ex, 
     const MemoryBreakdown b = evaluateStage(in, layout, last, quiet, nullptr);
     const Stage& fullest = b.totalGiB > a.totalGiB ? last : first;
     if (!ex.on() && !warnings) return b.totalGiB > a.totalGiB ? b : a;
-    ex.add("fullest_gpu", fmt("pipeline stage %s (%.1f layers%s) of %d; the first holds the embeddings%s",
+    ex.add("fullest_gpu", [&] { return fmt("pipeline stage %s (%.1f layers%s) of %d; the first holds the embeddings%s",
                               &fullest == &last ? "last" : "first", fullest.layers,
                               &fullest == &last ? ", lm_head and logits" : "", layout.pp,
-                              layout.layerSplit ? "" : " and most micro-batches in flight"),
+                              layout.layerSplit ? "" : " and most micro-batches in flight"); },
            std::max(a.totalGiB, b.totalGiB));
     return evaluateStage(in, layout, fullest, ex, warnings);
 }
@@ -160,17 +160,17 @@ bool fits(const Scenario& s, const MemoryBreakdown& memory) {
 
 }  // namespace sizing
 
-MemoryEstimate estimateMemory(const Scenario& scenario, const Plan& plan) {
+MemoryEstimate estimateMemory(const Scenario& scenario, const Plan& plan, bool withExplain) {
     MemoryEstimate out;
     const sizing::Inputs in = sizing::prepare(scenario);
-    const sizing::Explain ex(&out.explain);
+    const sizing::Explain ex(withExplain ? &out.explain : nullptr);
     out.memory = sizing::evaluate(in, plan, ex, &out.warnings);
     const MemoryBreakdown& m = out.memory;
     ex.add("total_gib",
-           sizing::fmt("weights %.3f + KV %.3f + activations %.3f + gradients %.3f + optimizer %.3f + adapters %.3f + "
+           [&] { return sizing::fmt("weights %.3f + KV %.3f + activations %.3f + gradients %.3f + optimizer %.3f + adapters %.3f + "
                        "overhead %.3f GiB per GPU: what nvidia-smi shows for the fullest of %d GPU(s)",
                        m.weightsGiB, m.kvCacheGiB, m.activationsGiB, m.gradientsGiB, m.optimizerGiB, m.adapterGiB,
-                       m.overheadGiB, plan.gpuCount),
+                       m.overheadGiB, plan.gpuCount); },
            m.totalGiB);
     return out;
 }

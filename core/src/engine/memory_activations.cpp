@@ -81,10 +81,10 @@ double llamaCppComputeBytes(const Inputs& in, const Stage& stage, const Explain&
     const double bytes = std::max(layer, output);
     if (ex.on()) {
         ex.add("compute_buffer_gib",
-               fmt("llama.cpp compute buffer for n_ubatch %.0f tokens (f32): max(layer %.3f GiB%s, output logits "
+               [&] { return fmt("llama.cpp compute buffer for n_ubatch %.0f tokens (f32): max(layer %.3f GiB%s, output logits "
                    "%.0f x %.0f vocabulary %.3f GiB)",
                    ubatch, bytesToGiB(layer), s.flashAttention ? "" : " incl. the K*Q scores over n_ctx",
-                   ubatch, sh.vocab, bytesToGiB(output)),
+                   ubatch, sh.vocab, bytesToGiB(output)); },
                bytesToGiB(bytes));
     }
     return bytes;
@@ -129,11 +129,11 @@ double inferenceActivationBytes(const Inputs& in, const Layout& layout, const St
     const double bytes = tokens * perToken + logits + scores + workspace;
     if (ex.on()) {
         ex.add("activations_gib",
-               fmt("%.0f tokens (%s) x %.0f bytes of per-layer transients + logits %.3f GiB%s%s", tokens, why,
+               [&] { return fmt("%.0f tokens (%s) x %.0f bytes of per-layer transients + logits %.3f GiB%s%s", tokens, why,
                    perToken, bytesToGiB(logits),
                    scores > 0 ? fmt(" + eager attention scores %.3f GiB", bytesToGiB(scores)).c_str() : "",
                    workspace > 0 ? fmt(" + dequantization workspace %.3f GiB (largest matrix)", bytesToGiB(workspace)).c_str()
-                                 : ""),
+                                 : ""); },
                bytesToGiB(bytes));
     }
     return bytes;

@@ -115,23 +115,23 @@ void explainKv(const Inputs& in, const Layout& layout, double stageShare, double
                                      ? (cache.shardable ? "MLA decompressed K and V per head" : "MLA latent + RoPE key")
                                      : fmt("2 x %d KV heads x %.0f head dim", in.shape.kvHeads, in.shape.headDim);
     ex.add("kv_bytes_per_token",
-           fmt("%.0f elements per layer (%s) x %.4g bytes (%s) x %.0f layers%s", cache.elements, perLayer.c_str(),
+           [&] { return fmt("%.0f elements per layer (%s) x %.4g bytes (%s) x %.0f layers%s", cache.elements, perLayer.c_str(),
                elementBytes, toString(s.kvCache), layers.full + layers.sliding,
                layers.sliding > 0
                    ? fmt(" (%.0f of them capped at the %d-token window)", layers.sliding, s.model.slidingWindow).c_str()
-                   : ""),
+                   : ""); },
            cache.elements * elementBytes * (layers.full + layers.sliding));
     const char* layout0 = s.engine == Engine::LlamaCpp ? ", one n_ctx cache padded to 256 cells"
                           : s.engine == Engine::Vllm   ? ", whole 16-token blocks"
                                                        : "";
     ex.add("kv_cache_gib",
-           fmt("%.0f cached tokens per full layer (%lld sequences x %lld prompt + %lld output tokens%s) x bytes per "
+           [&] { return fmt("%.0f cached tokens per full layer (%lld sequences x %lld prompt + %lld output tokens%s) x bytes per "
                "token%s%s%s",
                tokens.full, static_cast<long long>(s.batch), static_cast<long long>(s.promptTokens),
                static_cast<long long>(s.outputTokens), layout0,
                layout.tp > 1 ? fmt(" x %.3g per tensor-parallel rank", headShare(cache, in.shape, layout.tp)).c_str() : "",
                stageShare < 1 ? fmt(" x %.3g of the layers on this GPU", stageShare).c_str() : "",
-               crossBytes > 0 ? fmt(" + cross-attention %.3f GiB", bytesToGiB(crossBytes)).c_str() : ""),
+               crossBytes > 0 ? fmt(" + cross-attention %.3f GiB", bytesToGiB(crossBytes)).c_str() : ""); },
            bytesToGiB(bytes));
 }
 

@@ -83,7 +83,7 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
     if (ex.on()) {
         const double g = s.model.attention == AttentionKind::Mla ? 1.0 : double(in.shape.kvHeads) / in.shape.heads;
         ex.add("activations_gib",
-               fmt("per layer s*b*h*(%.0f + %.0f*%.3g) + %.0f*s*b*f%s with s=%lld, b=%lld, h=%.0f, f=%.0f%s = %.3f GiB; "
+               [&] { return fmt("per layer s*b*h*(%.0f + %.0f*%.3g) + %.0f*s*b*f%s with s=%lld, b=%lld, h=%.0f, f=%.0f%s = %.3f GiB; "
                    "%s x %.1f layers x %d micro-batch(es) in flight = %.3f GiB%s + logits %.0f*s*b*V (V=%.0f) %.3f GiB%s",
                    kAttentionCoeff, kKvCoeff, g, in.shape.gated ? kGatedMlpCoeff : kPlainMlpCoeff,
                    s.flashAttention ? " (FlashAttention)" : " + 5*a*s^2*b (eager attention)",
@@ -95,7 +95,7 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                    s.gradientCheckpointing ? fmt(" + one layer recomputed %.3f GiB", bytesToGiB(recompute)).c_str() : "",
                    logitsCoeff, in.shape.vocab, bytesToGiB(logits),
                    workspace > 0 ? fmt(" + dequantization buffer %.3f GiB (largest matrix in bf16)", bytesToGiB(workspace)).c_str()
-                                 : ""),
+                                 : ""); },
                bytesToGiB(bytes));
     }
     return bytes;

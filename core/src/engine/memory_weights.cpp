@@ -86,7 +86,7 @@ double weightBytes(const Inputs& in, const Layout& layout, const Stage& stage, c
     if (ex.on()) {
         const Scenario& s = *in.scenario;
         ex.add("weights_gib",
-               fmt("%.0f block layers x %.3f GiB (linear layers at %.3f bits/weight in %s) + embeddings %.3f GiB + "
+               [&] { return fmt("%.0f block layers x %.3f GiB (linear layers at %.3f bits/weight in %s) + embeddings %.3f GiB + "
                    "lm_head %.3f GiB%s%s, on the fullest GPU (%.1f layers)%s",
                    double(in.shape.stackLayers), bytesToGiB(in.weights.layerBytes), in.weights.linearBits,
                    toString(s.weights), bytesToGiB(in.weights.embedBytes + in.weights.extraBytes),
@@ -96,7 +96,7 @@ double weightBytes(const Inputs& in, const Layout& layout, const Stage& stage, c
                    stage.layers,
                    in.weights.hostBytes > 0
                        ? fmt("; token_embd %.3f GiB stays in host RAM", bytesToGiB(in.weights.hostBytes)).c_str()
-                       : ""),
+                       : ""); },
                bytesToGiB(bytes));
     }
     return bytes;

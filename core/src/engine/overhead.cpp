@@ -56,11 +56,11 @@ void explainOverhead(const Overhead& o, double poolSlackBytes, const Explain& ex
                bytesToGiB(o.allocator));
     }
     ex.add("overhead_gib",
-           fmt("context + graphs + NCCL + buckets + allocator reserve%s. torch.cuda.max_memory_reserved() = total "
+           [&] { return fmt("context + graphs + NCCL + buckets + allocator reserve%s. torch.cuda.max_memory_reserved() = total "
                "- context - NCCL; max_memory_allocated() = that - allocator reserve",
                poolSlackBytes > 0 ? fmt(" + the unused part of the pre-allocated KV pool (%.3f GiB)",
                                         bytesToGiB(poolSlackBytes)).c_str()
-                                  : ""),
+                                  : ""); },
            bytesToGiB(o.total() + poolSlackBytes));
 }
 

@@ -1,4 +1,5 @@
 #pragma once
+#include <type_traits>
 // Internal interface of the memory model. A scenario is prepared once
 // (parameter counts, tensor groups, weight bytes by placement); each plan is
 // then evaluated per pipeline stage with plain arithmetic, so the GPU-count
@@ -20,13 +21,21 @@ std::string fmt(const char* format, ...)
 #endif
     ;
 
-// Collects explanation terms; without a sink nothing is formatted.
+// Collects explanation terms; without a sink nothing is formatted: a
+// formula given as a callable runs only when someone reads it (the GPU-count
+// search and the matrix evaluate thousands of plans without explanations).
 class Explain {
 public:
     explicit Explain(std::vector<ExplainTerm>* sink = nullptr) : sink_(sink) {}
     bool on() const { return sink_ != nullptr; }
-    void add(const char* term, std::string formula, double value) const {
-        if (sink_) sink_->push_back(ExplainTerm{term, std::move(formula), value});
+    template <class Formula>
+    void add(const char* term, Formula&& formula, double value) const {
+        if (!sink_) return;
+        if constexpr (std::is_invocable_v<Formula>) {
+            sink_->push_back(ExplainTerm{term, formula(), value});
+        } else {
+            sink_->push_back(ExplainTerm{term, std::string(std::forward<Formula>(formula)), value});
+        }
     }
 
 private:

@@ -91,11 +91,11 @@ namespace {
 void explainAdapters(const Inputs& in, double trainable, const TrainingStates& t, const Explain& ex) {
     const Scenario& s = *in.scenario;
     ex.add("lora_params",
-           fmt("rank %d x sum of (d_in + d_out) over %s matrices = %.0f trainable parameters (%.2f%% of %.3gB)",
+           [&] { return fmt("rank %d x sum of (d_in + d_out) over %s matrices = %.0f trainable parameters (%.2f%% of %.3gB)",
                s.lora.rank, s.lora.allLinear ? "all block linear" : "attention q/k/v/o", in.adapterParams,
-               100 * in.adapterParams / std::max(1.0, in.counts.total), in.counts.total / 1e9),
+               100 * in.adapterParams / std::max(1.0, in.counts.total), in.counts.total / 1e9); },
            in.adapterParams);
-    ex.add("adapter_gib", fmt("%.0f adapter parameters on this GPU x 4 bytes (fp32)", trainable), bytesToGiB(t.adapter));
+    ex.add("adapter_gib", [&] { return fmt("%.0f adapter parameters on this GPU x 4 bytes (fp32)", trainable); }, bytesToGiB(t.adapter));
 }
 
 const char* splitName(const Scenario& s, Strategy strategy) {
@@ -118,21 +118,21 @@ void explainStates(const Inputs& in, const Layout& layout, double trainable, con
                       layout.strategy == Strategy::Zero3;
     if (in.lora) explainAdapters(in, trainable, t, ex);
     ex.add("weights_gib",
-           fmt("%s: %s weights, %s", splitName(s, layout.strategy), in.lora ? "frozen base" : "trainable",
+           [&] { return fmt("%s: %s weights, %s", splitName(s, layout.strategy), in.lora ? "frozen base" : "trainable",
                layout.shardedStates && layout.dp > 1 ? fmt("sharded over %d GPUs plus gathered layers", layout.dp).c_str()
-                                                     : "held in full"),
+                                                     : "held in full"); },
            bytesToGiB(t.weights));
     ex.add("gradients_gib",
-           fmt("%.0f trainable parameters on this GPU; %s gradients%s", trainable, in.lora ? "fp32" : "16-bit",
-               zero ? " with DeepSpeed's fp32 gradient partition (18 bytes/param in all for ZeRO-3)" : ""),
+           [&] { return fmt("%.0f trainable parameters on this GPU; %s gradients%s", trainable, in.lora ? "fp32" : "16-bit",
+               zero ? " with DeepSpeed's fp32 gradient partition (18 bytes/param in all for ZeRO-3)" : ""); },
            bytesToGiB(t.gradients));
     ex.add("optimizer_gib",
-           fmt("%s: %.3g bytes of state per trainable parameter%s%s", toString(s.optimizer),
+           [&] { return fmt("%s: %.3g bytes of state per trainable parameter%s%s", toString(s.optimizer),
                optimizerStateBytes(in, in.lora) + (mixed ? kFp32Bytes : 0), mixed ? " incl. the fp32 master copy" : "",
-               s.parallel.offload != Offload::None ? ", offloaded to CPU RAM" : ""),
+               s.parallel.offload != Offload::None ? ", offloaded to CPU RAM" : ""); },
            bytesToGiB(t.optimizer));
     if (t.hostBytes > 0) {
-        ex.add("cpu_offload_gib", fmt("states moved to host RAM (%s), whole job", toString(s.parallel.offload)),
+        ex.add("cpu_offload_gib", [&] { return fmt("states moved to host RAM (%s), whole job", toString(s.parallel.offload)); },
                bytesToGiB(t.hostBytes));
     }
 }

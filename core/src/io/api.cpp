@@ -23,6 +23,8 @@ std::string dump(const Json& json, bool pretty) {
     return json.dump(pretty ? 2 : -1, ' ', false, Json::error_handler_t::replace);
 }
 
+std::string dump(const std::string& text, bool) { return text; }  // already written
+
 template <class Body>
 ApiResponse guarded(bool pretty, Body&& body) {
     try {
@@ -65,7 +67,7 @@ ApiResponse estimateJson(const Catalog& catalog, std::string_view requestJson, b
 }
 
 ApiResponse matrixJson(const Catalog& catalog, std::string_view requestJson, bool pretty) {
-    return guarded(pretty, [&] { return io::matrixToJson(catalog, parseRequest(requestJson)); });
+    return guarded(pretty, [&] { return io::matrixText(catalog, parseRequest(requestJson), pretty); });
 }
 
 ApiResponse recommendJson(const Catalog& catalog, std::string_view requestJson, bool pretty) {

@@ -10,8 +10,10 @@ namespace caliper::io {
 
 namespace {
 
+constexpr std::size_t kMaxListedGpus = 10000;  // as the matrix request
+
 struct GpuFilter {
-    std::vector<std::string> classes, vendors, markets;
+    std::vector<std::string> classes, groups, vendors, markets;
     std::optional<double> minMemoryGiB, maxPriceUsd;
 };
 
@@ -28,7 +30,7 @@ bool listed(const std::vector<std::string>& list, const std::string& value) {
 }
 
 bool accepts(const GpuFilter& f, const GpuSpec& gpu) {
-    if (!listed(f.classes, gpu.gpuClass) && !listed(f.classes, gpuGroup(gpu))) return false;
+    if (!listed(f.classes, gpu.gpuClass) || !listed(f.groups, gpuGroup(gpu))) return false;
     if (!listed(f.vendors, gpu.vendor) || !listed(f.markets, gpu.market)) return false;
     if (f.minMemoryGiB && gpu.memoryGib < *f.minMemoryGiB) return false;
     if (f.maxPriceUsd && (!gpu.priceUsd || *gpu.priceUsd > *f.maxPriceUsd)) return false;
@@ -41,6 +43,7 @@ GpuFilter readFilter(const Json& request) {
     if (it == request.end() || it->is_null()) return f;
     ObjectReader r(*it, "/gpu_filter");
     f.classes = r.stringList("classes");
+    f.groups = r.stringList("groups");
     f.vendors = r.stringList("vendors");
     f.markets = r.stringList("markets");
     f.minMemoryGiB = r.optionalNumber("min_memory_gib", 0, 1e6);
@@ -56,6 +59,7 @@ std::vector<GpuSpec> requestedGpus(const Catalog& catalog, const Json& request) 
     }
     if (it->is_string() || it->is_object()) return {resolveGpu(catalog, *it, "/gpu")};
     if (!it->is_array()) failType("invalid_value", "/gpu", "\"all\", a GPU id or a list of GPU ids", *it);
+    if (it->size() > kMaxListedGpus) fail("too_large", "/gpu", "more than 10000 entries");
     std::vector<GpuSpec> gpus;
     for (std::size_t i = 0; i < it->size(); ++i) {
         GpuSpec gpu = resolveGpu(catalog, (*it)[i], childPath("/gpu", i));

@@ -2,6 +2,7 @@
 // with filters; the result holds cells[model_index][gpu_index].
 #include <algorithm>
 #include <cctype>
+#include <deque>
 
 #include "caliper/engine/matrix.hpp"
 #include "io/result_json.hpp"
@@ -34,23 +35,24 @@ std::vector<const Entry*> pickEntries(const std::vector<Entry>& all, const Json*
         for (const auto& e : all) picked.push_back(&e);
         return picked;
     }
-    if (value->is_string()) {
+    if (value->is_string() || value->is_object()) {
         picked.push_back(resolve(*value, path));
         return picked;
     }
-    if (!value->is_array()) failType("invalid_value", path, "\"all\" or a list of ids", *value);
+    if (!value->is_array()) failType("invalid_value", path, "\"all\", an id, or a list of ids and objects", *value);
+    if (value->size() > 10000) fail("too_large", path, "more than 10000 entries");
     for (std::size_t i = 0; i < value->size(); ++i) picked.push_back(resolve((*value)[i], childPath(path, i)));
     return picked;
 }
 
 struct GpuFilter {
-    std::vector<std::string> classes, vendors, markets;
+    std::vector<std::string> classes, groups, vendors, markets;
     std::optional<double> minMemoryGiB, maxPriceUsd;
     bool accepts(const GpuSpec& gpu) const {
         auto in = [](const std::vector<std::string>& list, const std::string& v) {
             return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
         };
-        if (!in(classes, gpu.gpuClass) && !in(classes, gpuGroup(gpu))) return false;
+        if (!in(classes, gpu.gpuClass) || !in(groups, gpuGroup(gpu))) return false;
         if (!in(vendors, gpu.vendor) || !in(markets, gpu.market)) return false;
         if (minMemoryGiB && gpu.memoryGib < *minMemoryGiB) return false;
         if (maxPriceUsd && (!gpu.priceUsd || *gpu.priceUsd > *maxPriceUsd)) return false;
@@ -83,6 +85,7 @@ GpuFilter readGpuFilter(const Json& request) {
     if (it == request.end() || it->is_null()) return f;
     ObjectReader r(*it, "/gpu_filter");
     f.classes = r.stringList("classes");
+    f.groups = r.stringList("groups");
     f.vendors = r.stringList("vendors");
     f.markets = r.stringList("markets");
     f.minMemoryGiB = r.optionalNumber("min_memory_gib", 0, 1e6);
@@ -142,9 +145,55 @@ Json cellToJson(const MatrixCell& c) {
             {"needs_nvlink", c.needsNvlink}};
 }
 
+// The same object as cellToJson, written straight into text with the same
+// number formatting and key order.
+void writeCell(std::string& out, const MatrixCell& c) {
+    auto number = [&](const char* key, const std::optional<double>& v) {
+        out += '"';
+        out += key;
+        out += "\":";
+        out += tidyOrNull(v).dump();
+        out += ',';
+    };
+    number("cost_usd", c.costUsd);
+    number("decode_tokens_per_s", c.decodeTokensPerS);
+    out += c.fitsOne ? "\"fits_one\":true," : "\"fits_one\":false,";
+    out += "\"gpus_needed\":";
+    out += c.gpusNeeded ? std::to_string(*c.gpusNeeded) : "null";
+    out += c.needsNvlink ? ",\"needs_nvlink\":true," : ",\"needs_nvlink\":false,";
+    out += "\"nodes\":" + std::to_string(c.nodes) + ",";
+    number("prefill_tokens_per_s", c.prefillTokensPerS);
+    out += "\"status\":\"";
+    out += toString(c.status);
+    out += "\",\"strategy\":\"";
+    out += toString(c.strategy);
+    out += "\",";
+    number("total_gib", c.totalGiB);
+    number("train_hours", c.trainHours);
+    number("train_tokens_per_s", c.trainTokensPerS);
+    number("usd_per_hour", c.usdPerHour);
+    number("usd_per_million_tokens", c.usdPerMillionTokens);
+    out.back() = '}';
+}
+
+std::string cellsText(const std::vector<std::vector<MatrixCell>>& cells) {
+    std::string out = "[";
+    out.reserve(cells.size() * (cells.empty() ? 0 : cells[0].size()) * 330);
+    for (std::size_t m = 0; m < cells.size(); ++m) {
+        out += m ? ",[" : "[";
+        for (std::size_t g = 0; g < cells[m].size(); ++g) {
+            out += g ? ",{" : "{";
+            writeCell(out, cells[m][g]);
+        }
+        out += ']';
+    }
+    out += ']';
+    return out;
+}
+
 }  // namespace
 
-Json matrixToJson(const Catalog& catalog, const Json& request) {
+std::string matrixText(const Catalog& catalog, const Json& request, bool pretty) {
     std::vector<Warning> warnings;
     ScenarioOptions options;
     options.resolveModelAndGpu = false;
@@ -153,18 +202,23 @@ Json matrixToJson(const Catalog& catalog, const Json& request) {
     ObjectReader r(request, "");
     const int maxGpus = static_cast<int>(r.integerOr("max_gpus", kDefaultMatrixMaxGpus, 1, 1024));
 
-    auto modelById = [&](const Json& v, const std::string& path) {
-        if (!v.is_string()) failType("invalid_value", path, "a model id", v);
-        std::vector<Warning> ignored;
-        const ModelSpec* m = findModel(catalog, v.get<std::string>());
-        if (!m) resolveModel(catalog, v, path, ignored);  // throws unknown_model with a suggestion
-        return m;
+    // Entries are catalog ids or, for a model or card the catalog lacks,
+    // objects (a config.json, the catalog's shape); those live here.
+    std::deque<ModelSpec> customModels;
+    std::deque<GpuSpec> customGpus;
+    auto modelById = [&](const Json& v, const std::string& path) -> const ModelSpec* {
+        if (v.is_string()) {
+            if (const ModelSpec* m = findModel(catalog, v.get<std::string>())) return m;
+        }
+        customModels.push_back(resolveModel(catalog, v, path, warnings));  // or throws unknown_model
+        return &customModels.back();
     };
-    auto gpuById = [&](const Json& v, const std::string& path) {
-        if (!v.is_string()) failType("invalid_value", path, "a GPU id", v);
-        const GpuSpec* g = findGpu(catalog, v.get<std::string>());
-        if (!g) resolveGpu(catalog, v, path);  // throws unknown_gpu with a suggestion
-        return g;
+    auto gpuById = [&](const Json& v, const std::string& path) -> const GpuSpec* {
+        if (v.is_string()) {
+            if (const GpuSpec* g = findGpu(catalog, v.get<std::string>())) return g;
+        }
+        customGpus.push_back(resolveGpu(catalog, v, path));  // or throws unknown_gpu
+        return &customGpus.back();
     };
     const auto modelFilter = readModelFilter(request);
     const auto gpuFilter = readGpuFilter(request);
@@ -177,22 +231,29 @@ Json matrixToJson(const Catalog& catalog, const Json& request) {
         if (gpuFilter.accepts(*g)) gpus.push_back(g);
     }
 
-    Json out = {{"ok", true}, {"max_gpus", maxGpus}};
+    Json out = {{"ok", true}, {"max_gpus", maxGpus}, {"cny_per_usd", tidy(workload.cnyPerUsd)}};
     Json modelList = Json::array();
     for (const ModelSpec* m : models) modelList.push_back(modelHeader(*m));
     Json gpuList = Json::array();
     for (const GpuSpec* g : gpus) gpuList.push_back(gpuHeader(*g));
-    Json cells = Json::array();
-    for (const ModelSpec* m : models) {
-        Json row = Json::array();
-        for (const GpuSpec* g : gpus) row.push_back(cellToJson(evaluateCell(workload, *m, *g, maxGpus)));
-        cells.push_back(std::move(row));
-    }
+    const auto cells = computeMatrix(workload, models, gpus, maxGpus);
     out["models"] = std::move(modelList);
     out["gpus"] = std::move(gpuList);
-    out["cells"] = std::move(cells);
     out["warnings"] = warningsToJson(warnings);
-    return out;
+    if (pretty) {
+        Json rows = Json::array();
+        for (const auto& row : cells) {
+            Json jsonRow = Json::array();
+            for (const auto& cell : row) jsonRow.push_back(cellToJson(cell));
+            rows.push_back(std::move(jsonRow));
+        }
+        out["cells"] = std::move(rows);
+        return out.dump(2, ' ', false, Json::error_handler_t::replace);
+    }
+    std::string text = out.dump(-1, ' ', false, Json::error_handler_t::replace);
+    text.pop_back();  // the closing brace; the cells go last
+    text += ",\"cells\":" + cellsText(cells) + "}";
+    return text;
 }
 
 }  // namespace caliper::io

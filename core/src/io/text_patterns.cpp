@@ -17,6 +17,7 @@ Hit lastHit(const std::string& text, const Patterns& patterns) {
         for (auto it = std::sregex_iterator(text.begin(), text.end(), pattern); it != std::sregex_iterator(); ++it) {
             if (it->position(0) < best.position) continue;
             best.position = it->position(0);
+            best.end = it->position(0) + it->length(0);
             best.capture = it->size() > 1 && (*it)[1].matched ? (*it)[1].str() : it->str(0);
         }
     }
@@ -54,10 +55,10 @@ std::optional<bool> lastSwitch(const std::string& text, const Patterns& valued, 
     const Hit v = lastHit(text, valued);
     const Hit yes = lastHit(text, on);
     const Hit no = lastHit(text, off);
-    const std::ptrdiff_t last = std::max({v.position, yes.position, no.position});
+    const std::ptrdiff_t last = std::max({v.end, yes.end, no.end});
     if (last < 0) return std::nullopt;
-    if (last == v.position) return switchWord(v.capture);
-    return last == yes.position;
+    if (last == v.end) return switchWord(v.capture);
+    return last != no.end;
 }
 
 }  // namespace caliper::io::text

@@ -15,7 +15,8 @@ using Patterns = std::vector<std::regex>;
 Patterns compile(std::initializer_list<const char*> sources);
 
 struct Hit {
-    std::ptrdiff_t position = -1;
+    std::ptrdiff_t position = -1;  // where the match starts
+    std::ptrdiff_t end = -1;       // where it ends
     std::string capture;  // group 1, or the whole match when the pattern has none
 };
 
@@ -35,7 +36,9 @@ std::optional<std::int64_t> laterInteger(const std::string& text, const Patterns
 std::optional<bool> switchWord(const std::string& word);
 
 // A setting read from "key=value" patterns (value captured), "with X"
-// patterns (on) and "without X" patterns (off); the last mention wins.
+// patterns (on) and "without X" patterns (off); the mention that ends last
+// wins, and of two ending together ("no gradient checkpointing" holds
+// "gradient checkpointing") the valued one, then the off one.
 std::optional<bool> lastSwitch(const std::string& text, const Patterns& valued, const Patterns& on,
                                const Patterns& off);
 

@@ -2,6 +2,7 @@
 // the setup its free text describes (validation_text.cpp).
 #include "io/validation_mapping.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "caliper/engine/plan.hpp"
@@ -17,6 +18,10 @@ namespace {
 // this length KV cache and activations are a small share of memory, so the
 // exact count barely moves the total.
 constexpr std::int64_t kShortTextTokens = 64;
+// Speed rows that give no token count: llama-bench's defaults (tg128, pp512),
+// the usual way single-stream decode and prompt speeds are quoted.
+constexpr std::int64_t kDefaultGeneratedTokens = 128;
+constexpr std::int64_t kDefaultPromptTokens = 512;
 
 std::string taskOf(RowKind kind, const std::string& method) {
     if (isInferenceKind(kind)) return "inference";
@@ -78,6 +83,10 @@ Json modelRequest(const Catalog& catalog, const RowFacts& f, const RowSetup& set
     return object;
 }
 
+// A count from a number field: rounded, and bounded so that absurd values
+// stay integers for the request reader to reject.
+std::int64_t countOf(double value) { return std::llround(std::clamp(value, 0.0, 1e12)); }
+
 void setGpu(const Catalog& catalog, const RowFacts& f, RowKind kind, RowMapping& m) {
     if (namesNoGpu(f.gpu)) {
         const GpuSpec* any = largestGpu(catalog);
@@ -91,24 +100,23 @@ void setGpu(const Catalog& catalog, const RowFacts& f, RowKind kind, RowMapping&
         // The run happened on these GPUs, so the setup fitted them.
         if (kind != RowKind::Fits && f.measuredRun) m.expectFits = true;
     }
-    if (f.gpuCount && *f.gpuCount >= 1) m.request["gpu_count"] = static_cast<std::int64_t>(std::lround(*f.gpuCount));
+    if (f.gpuCount && *f.gpuCount >= 1) m.request["gpu_count"] = countOf(*f.gpuCount);
+    else if (const auto named = countInGpuName(f.gpu)) m.request["gpu_count"] = *named;
     else if (kind == RowKind::TrainThroughput) m.request["gpu_count"] = "auto";
 }
 
 void setInferenceTokens(RowKind kind, const RowFacts& f, const RowSetup& s, Json& req) {
     const bool bench = s.engines.llamaCpp;
     const std::optional<std::int64_t> seq =
-        f.seqLen ? std::optional<std::int64_t>(std::llround(*f.seqLen)) : std::nullopt;
+        f.seqLen ? std::optional<std::int64_t>(countOf(*f.seqLen)) : std::nullopt;
     if (kind == RowKind::Decode) {
         // llama-bench tgN generates N tokens from an empty context.
         const auto out = bench && s.benchGenerate ? s.benchGenerate : s.outputTokens ? s.outputTokens : seq;
-        if (!out) throw Unexpressible{"the number of generated tokens is not stated"};
         req["prompt_tokens"] = bench && s.benchGenerate ? 0 : s.promptTokens.value_or(0);
-        req["output_tokens"] = *out;
+        req["output_tokens"] = out.value_or(kDefaultGeneratedTokens);
     } else if (kind == RowKind::Prefill) {
         const auto prompt = bench && s.benchPrompt ? s.benchPrompt : s.promptTokens ? s.promptTokens : seq;
-        if (!prompt) throw Unexpressible{"the prompt length is not stated"};
-        req["prompt_tokens"] = *prompt;
+        req["prompt_tokens"] = prompt.value_or(kDefaultPromptTokens);
         req["output_tokens"] = 0;
     } else if (kind == RowKind::InferenceMemory) {
         if (s.longPromptUncounted) throw Unexpressible{"the long prompt's length is not stated"};
@@ -122,19 +130,19 @@ void setInferenceTokens(RowKind kind, const RowFacts& f, const RowSetup& s, Json
         if (s.promptTokens) req["prompt_tokens"] = *s.promptTokens;
         if (s.outputTokens) req["output_tokens"] = *s.outputTokens;
     }
-    if (f.batch && *f.batch >= 1) req["batch"] = std::llround(*f.batch);
+    if (f.batch && *f.batch >= 1) req["batch"] = countOf(*f.batch);
     else if (s.batch) req["batch"] = *s.batch;
 }
 
 void setTraining(const RowFacts& f, const RowSetup& s, Json& req) {
-    if (f.seqLen && *f.seqLen >= 1) req["seq_len"] = std::llround(*f.seqLen);
+    if (f.seqLen && *f.seqLen >= 1) req["seq_len"] = countOf(*f.seqLen);
     else if (s.seqLen) req["seq_len"] = *s.seqLen;
     else if (s.shortText) req["seq_len"] = kShortTextTokens;
     // Runs described by a global batch reach it by gradient accumulation; the
     // per-GPU micro-batch is what memory and step shape depend on.
     if (s.microBatch) req["batch"] = *s.microBatch;
     else if (s.globalBatch) req["batch"] = 1;
-    else if (f.batch && *f.batch >= 1) req["batch"] = std::llround(*f.batch);
+    else if (f.batch && *f.batch >= 1) req["batch"] = countOf(*f.batch);
     else if (s.batch) req["batch"] = *s.batch;
     if (f.method == "lora" || f.method == "qlora") {
         Json lora = Json::object();
@@ -152,7 +160,8 @@ void setParallel(const RowSetup& s, bool training, Json& req) {
     if (s.cp && *s.cp > 1)
         throw Unexpressible{"context parallelism (CP " + std::to_string(*s.cp) + ") is not modelled"};
     if (s.kvOnHost) throw Unexpressible{"a KV cache kept in host memory is not modelled"};
-    const bool multi = req.contains("gpu_count") && req["gpu_count"].is_number() && req["gpu_count"].get<int>() > 1;
+    const bool multi =
+        req.contains("gpu_count") && req["gpu_count"].is_number() && req["gpu_count"].get<std::int64_t>() > 1;
     Json parallel = Json::object();
     if (multi && s.tp) parallel["tp"] = *s.tp;
     if (multi && s.pp) parallel["pp"] = *s.pp;

@@ -119,10 +119,14 @@ std::optional<double> statedMemoryGb(std::string_view name) {
     return std::stod(m[1].str());
 }
 
+const std::regex& countPrefix() {  // "2x ", "8 x ", "4×"
+    static const std::regex prefix(R"(^\s*(\d+)\s*(?:x|\*|×)\s*)", std::regex::icase);
+    return prefix;
+}
+
 std::vector<std::string> gpuNameCandidates(std::string_view fullName) {
     // "2x RTX 3090": the count belongs in gpu_count, not the name.
-    static const std::regex count(R"(^\s*\d+\s*(?:x|\*|×)\s*)", std::regex::icase);
-    const std::string name = std::regex_replace(std::string(fullName), count, "");
+    const std::string name = std::regex_replace(std::string(fullName), countPrefix(), "");
     std::vector<std::string> notes;
     const std::string base = outsideBrackets(name, &notes);
     std::vector<std::string> out;
@@ -169,7 +173,11 @@ std::vector<std::string> modelNameCandidates(std::string_view name) {
         addUnique(out, (*it)[1].str());
     }
     for (const std::string& note : notes) addUnique(out, note);
-    addUnique(out, withoutQualifiers(base));
+    const std::string bare = withoutQualifiers(base);
+    addUnique(out, bare);
+    // A release suffix ("-v0.2") last: the catalog may list another release of the same shape.
+    static const std::regex release(R"([-_ ]v\d+(?:\.\d+)*$)", std::regex::icase);
+    addUnique(out, std::regex_replace(bare, release, ""));
     return out;
 }
 
@@ -198,6 +206,13 @@ const GpuSpec* findRowGpu(const Catalog& catalog, std::string_view name) {
         return gpu;
     }
     return nullptr;
+}
+
+std::optional<int> countInGpuName(std::string_view name) {
+    const std::string text(name);
+    std::smatch m;
+    if (!std::regex_search(text, m, countPrefix()) || m[1].length() > 4) return std::nullopt;
+    return std::stoi(m[1].str());
 }
 
 const GpuSpec* largestGpu(const Catalog& catalog) {

@@ -27,6 +27,9 @@ bool namesNoGpu(std::string_view name);
 // ("80GB", "32 GB") must agree with the card's.
 const GpuSpec* findRowGpu(const Catalog& catalog, std::string_view name);
 
+// The count a GPU name starts with ("2x RTX 3090" -> 2), if any.
+std::optional<int> countInGpuName(std::string_view name);
+
 // The largest-memory NVIDIA card of the catalog (any vendor when none): for
 // rows without a GPU, whose per-GPU memory does not depend on the card.
 const GpuSpec* largestGpu(const Catalog& catalog);

@@ -39,12 +39,14 @@ MeasuredMemory readMeasured(const std::string& t) {
 void readTokens(const std::string& t, RowSetup& s) {
     static const Patterns benchPrompt = compile({R"(\bpp\s?(\d+)\b)", R"((?:^|\s)-p\s+(\d+))"});
     static const Patterns benchGenerate = compile({R"(\btg\s?(\d+)\b)", R"((?:^|\s)-n\s+(\d+))"});
-    static const Patterns prompt = compile({R"(\binput(?: length| tokens| len)?\s*[=:]?\s*(\d+))",
-                                            R"(\bisl\s*[=:]?\s*(\d+))", R"(prompt[^.;]*?~\s*(\d+)\s*tokens)",
-                                            R"(prompt_tokens\s*[=:]?\s*(\d+))", R"((\d+)[- ]token prompt)"});
-    static const Patterns output = compile({R"(\boutput(?: length| tokens| len)?\s*[=:]?\s*(\d+))",
-                                            R"(max_new_tokens\s*[=:]?\s*(\d+))", R"(\bosl\s*[=:]?\s*(\d+))",
-                                            R"(output_tokens\s*[=:]?\s*(\d+))"});
+    static const Patterns prompt = compile(
+        {R"(\binput(?: length| tokens| len)?\s*[=:]?\s*(\d+))", R"(\bisl\s*[=:]?\s*(\d+))",
+         R"(prompt[^.;]*?~\s*(\d+)\s*tokens)", R"(prompt(?:_tokens| length| len)?\s*[=:]?\s*(\d+))",
+         R"((\d+)[- ]token prompt)", R"((\d+)\s+(?:input|prompt) tokens)"});
+    static const Patterns output = compile(
+        {R"(\boutput(?: length| tokens| len)?\s*[=:]?\s*(\d+))", R"(max_new_tokens\s*[=:]?\s*(\d+))",
+         R"(\bosl\s*[=:]?\s*(\d+))", R"(output_tokens\s*[=:]?\s*(\d+))",
+         R"((\d+)\s+(?:output|generated|new) tokens)", R"(generat(?:e|es|ing)\s+(\d+)\s+tokens)"});
     static const Patterns seq = compile({R"(max_(?:seq_)?length\s*[=:]?\s*(\d+))", R"(cutoff_len\s*[=:]?\s*(\d+))",
                                          R"(seq(?:uence)?[_ ]?len(?:gth)?\s*[=:]?\s*(\d+))", R"(n_ctx\s*[=:]?\s*(\d+))",
                                          R"(ctx[_-]size\s*[=:]?\s*(\d+))", R"((?:^|\s)-c\s+(\d+))",
@@ -88,11 +90,14 @@ void readSwitches(const std::string& t, RowSetup& s) {
     static const Patterns ckptValued = compile(
         {R"((?:gradient[_ ]checkpointing|grad[_ ]ckpt|activation[_ ]checkpointing))"
          R"(\s*[=:]?\s*(true|false|yes|no|on|off|1|0)\b)"});
-    static const Patterns ckptOn = compile({R"((?:with|using|enabled?)\s+(?:gradient|activation) checkpointing)"});
-    static const Patterns ckptOff = compile({R"((?:no|without)\s+(?:gradient|activation) checkpointing)"});
+    // A bare mention ("bf16, gradient checkpointing, ...") means it was on.
+    static const Patterns ckptOn = compile({R"((?:gradient|activation)[_ ]checkpointing)", R"(grad[_ ]ckpt)",
+                                            R"(full recompute)", R"(recompute[-_ ]granularity[ =]full)"});
+    static const Patterns ckptOff = compile({R"((?:no|without)\s+(?:gradient|activation) checkpointing)",
+                                             R"((?:gradient|activation)[_ ]checkpointing\s+disabled)"});
     static const Patterns faValued = compile(
         {R"((?:use_flash_attn|flash_attn|flash[_ -]?attention|\bfa)\s*[=:]?\s*(true|false|yes|no|on|off|1|0)\b)"});
-    static const Patterns faOn = compile({R"((?:with|using|via)\s+flash[ -]?attention)"});
+    static const Patterns faOn = compile({R"(flash[ -]?attention)"});
     static const Patterns faOff = compile({R"(eager attention)", R"((?:no|without)\s+(?:flash[ -]?attention|fa)\b)",
                                            R"((?:flash[ -]?attention|\bfa)\s+not\b)"});
     s.gradientCheckpointing = lastSwitch(t, ckptValued, ckptOn, ckptOff);

@@ -1,12 +1,16 @@
 #pragma once
 // Requests over many scenarios: the matrix, recommendations, an owned
 // inventory, and the inverse questions (limits).
+#include <string>
+
 #include "caliper/catalog.hpp"
 #include "io/json_read.hpp"
 
 namespace caliper::io {
 
-Json matrixToJson(const Catalog& catalog, const Json& request);
+// The matrix as text: thousands of cells are written directly, without a
+// JSON object per cell (pretty output goes through nlohmann).
+std::string matrixText(const Catalog& catalog, const Json& request, bool pretty);
 Json recommendToJson(const Catalog& catalog, const Json& request);
 Json inventoryToJson(const Catalog& catalog, const Json& request);
 Json limitsToJson(const Catalog& catalog, const Json& request);

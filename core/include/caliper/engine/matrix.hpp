@@ -32,4 +32,11 @@ struct MatrixCell {
 // The scenario's workload on `model` x `gpu`, with at most maxGpus GPUs.
 MatrixCell evaluateCell(const Scenario& workload, const ModelSpec& model, const GpuSpec& gpu, int maxGpus);
 
+// Every cell, cells[model][gpu]. Walks GPU by GPU with one reused scenario
+// and copies of the entries without their descriptive text, so a cell costs
+// the arithmetic and little else.
+std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
+                                                   const std::vector<const ModelSpec*>& models,
+                                                   const std::vector<const GpuSpec*>& gpus, int maxGpus);
+
 }  // namespace caliper

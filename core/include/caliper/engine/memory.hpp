@@ -13,7 +13,8 @@ struct MemoryEstimate {
     std::vector<Warning> warnings;
 };
 
-MemoryEstimate estimateMemory(const Scenario& scenario, const Plan& plan);
+// withExplain = false skips the explanation text (the matrix needs figures only).
+MemoryEstimate estimateMemory(const Scenario& scenario, const Plan& plan, bool withExplain = true);
 
 // GiB of one GPU the scenario may fill: vLLM/SGLang cap the pool at
 // gpu_memory_utilization, others keep a headroom.

@@ -1,0 +1,140 @@
+#!/usr/bin/env node
+// The page's own benchmark, in headless Chromium (the system's /usr/bin/chromium):
+//   1. size of dist/caliper.html, raw and gzip (target <= 600 KB);
+//   2. navigation -> matrix painted, opened from file:// (target <= 500 ms,
+//      median of 5 fresh loads);
+//   3. control change -> the whole matrix repainted (target <= 50 ms, median
+//      of 10 changes), with the repaint of the cells in view beside it.
+// Times come from the page's window.__caliperTimings (web/js/main.js); a page
+// without it is timed from outside (the table's last row present).
+// usage: node bench/page-bench.js [--dist DIR] [--loads N] [--changes N]
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const zlib = require('zlib');
+const { chromium } = require('playwright-core');
+
+const ROOT = path.resolve(__dirname, '..');
+const TARGET_KB = 600;
+const TARGET_PAINT_MS = 500;
+const TARGET_REPAINT_MS = 50;
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const WAIT_MS = 120000;
+
+function parseArgs(argv) {
+  const args = { dist: path.join(ROOT, 'dist'), loads: 5, changes: 10 };
+  for (let i = 0; i < argv.length; i += 2) {
+    const key = argv[i].replace(/^--/, '');
+    if (!(key in args) || argv[i + 1] === undefined) throw new Error(`unknown or incomplete option ${argv[i]}`);
+    args[key] = key === 'dist' ? path.resolve(argv[i + 1]) : Number(argv[i + 1]);
+  }
+  return args;
+}
+
+function median(values) {
+  const v = values.filter((x) => typeof x === 'number' && isFinite(x)).sort((a, b) => a - b);
+  if (!v.length) return null;
+  const mid = Math.floor(v.length / 2);
+  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+const ms = (v) => (v === null ? 'n/a' : `${v.toFixed(1)} ms`);
+const verdict = (value, target) => (value === null ? 'not measured' : value <= target ? 'within target' : 'OVER target');
+
+function sizeFigures(file) {
+  const bytes = fs.readFileSync(file);
+  const gz = zlib.gzipSync(bytes, { level: 9 }).length;
+  return { bytes: bytes.length, kb: bytes.length / 1024, gzipBytes: gz, gzipKb: gz / 1024 };
+}
+
+// One fresh load (new browser context, nothing cached): navigation start ->
+// matrix painted, in ms, and the page's boot steps when it reports them.
+async function timeLoad(browser, url) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(url);
+  const timing = await page.waitForFunction(() => {
+    const t = window.__caliperTimings;
+    if (t) return t.matrixPaintedMs !== null ? { paint: t.matrixPaintedMs, boot: t.boot || null, own: true } : null;
+    const rows = document.querySelectorAll('#matrix tbody tr');
+    return rows.length && rows[rows.length - 1].querySelector('td') ? { paint: performance.now(), own: false } : null;
+  }, null, { timeout: WAIT_MS, polling: 'raf' });
+  const result = await timing.jsonValue();
+  await context.close();
+  return result;
+}
+
+// Control changes on one page, each awaited until the page says every cell is
+// current. Alternates the weight format so every change asks the engine anew.
+async function timeChanges(browser, url, count) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(url);
+  const full = () => page.waitForFunction(() => window.__caliperTimings && window.__caliperTimings.lastFullRepaintMs !== null,
+    null, { timeout: WAIT_MS, polling: 'raf' });
+  await full();
+  const fullMs = [], inViewMs = [], engineMs = [];
+  for (let i = 0; i < count; i++) {
+    await page.selectOption('#weights', i % 2 ? 'bf16' : 'int8');
+    await full();
+    const t = await page.evaluate(() => window.__caliperTimings);
+    fullMs.push(t.lastFullRepaintMs);
+    inViewMs.push(t.lastRepaintMs);
+  }
+  // The engine alone: the whole matrix for the current state in one call.
+  for (let i = 0; i < 3; i++) {
+    engineMs.push(await page.evaluate(() => {
+      const C = window.Caliper, t0 = performance.now();
+      C.engine.matrix(C.state.toMatrixRequest(C.app.state, null));
+      return performance.now() - t0;
+    }));
+  }
+  const cells = await page.evaluate(() => document.querySelectorAll('#matrix td.c').length);
+  await context.close();
+  return { full: median(fullMs), inView: median(inViewMs), engine: median(engineMs), cells, samples: fullMs };
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const single = path.join(args.dist, 'caliper.html');
+  if (!fs.existsSync(single)) throw new Error(`${single} is missing: build the page first (scripts/build.sh)`);
+  const url = 'file://' + single;
+
+  const size = sizeFigures(single);
+  console.log(`size of caliper.html: ${size.bytes} bytes = ${size.kb.toFixed(1)} KB (target <= ${TARGET_KB} KB): ${verdict(size.kb, TARGET_KB)}`);
+  console.log(`gzip size of caliper.html: ${size.gzipBytes} bytes = ${size.gzipKb.toFixed(1)} KB`);
+
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  try {
+    const loads = [];
+    for (let i = 0; i < args.loads; i++) loads.push(await timeLoad(browser, url));
+    const paint = median(loads.map((l) => l.paint));
+    const how = loads[0].own ? 'window.__caliperTimings.matrixPaintedMs' : 'last table row present';
+    console.log(`navigation -> matrix painted, file://: median ${ms(paint)} of ${loads.length} fresh loads ` +
+      `[${loads.map((l) => l.paint.toFixed(0)).join(', ')}] (${how}; target <= ${TARGET_PAINT_MS} ms): ${verdict(paint, TARGET_PAINT_MS)}`);
+    const boot = loads.map((l) => l.boot).filter(Boolean);
+    if (boot.length) {
+      const step = (k) => ms(median(boot.map((b) => b[k])));
+      console.log(`  boot steps (median): scripts ready ${step('scriptsReady')}, engine ready ${step('engineReady')}, catalog loaded ${step('catalogLoaded')}`);
+    }
+
+    const change = await timeChanges(browser, url, args.changes);
+    console.log(`control change -> full matrix repainted (${change.cells} cells): median ${ms(change.full)} of ${args.changes} changes ` +
+      `[${change.samples.map((v) => v.toFixed(0)).join(', ')}] (target <= ${TARGET_REPAINT_MS} ms): ${verdict(change.full, TARGET_REPAINT_MS)}`);
+    console.log(`control change -> cells in view repainted: median ${ms(change.inView)}`);
+    console.log(`engine alone, whole matrix in one call: median ${ms(change.engine)} of 3`);
+
+    const over = [size.kb > TARGET_KB && 'size', !(paint <= TARGET_PAINT_MS) && 'first paint', !(change.full <= TARGET_REPAINT_MS) && 'repaint']
+      .filter(Boolean);
+    console.log(`page-bench: ${size.kb.toFixed(1)} KB (gzip ${size.gzipKb.toFixed(1)} KB), first paint ${ms(paint)}, ` +
+      `full repaint ${ms(change.full)} -> ${over.length ? 'over target: ' + over.join(', ') : 'all within target'}`);
+  } finally {
+    await browser.close();
+  }
+}
+
+main().catch((e) => {
+  console.error(`page-bench: ${e.message}`);
+  process.exit(1);
+});
