@@ -145,6 +145,19 @@ h.forEachOrigin('cell detail and CSV export', (env) => {
       }
     }
     assert.equal(seen.size, engine.models.length * engine.gpus.length, 'every cell once');
+  });
+
+  test('JSON export: the request and the engine\'s matrix for it', async () => {
+    assert.ok(page, 'the page from the first test');
+    const { matrixRequest } = await h.pageState(page);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+    assert.match(download.suggestedFilename(), /\.json$/);
+    const out = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+    assert.deepEqual(out.request, matrixRequest);
+    const engine = cli.matrix(matrixRequest);
+    assert.deepEqual(out.result.models.map((m) => m.id), engine.models.map((m) => m.id));
+    assert.deepEqual(out.result.gpus.map((g) => g.id), engine.gpus.map((g) => g.id));
+    assert.deepEqual(out.result.cells, engine.cells);
     await page.close();
   });
 });

@@ -56,6 +56,15 @@ h.forEachOrigin('languages and embed', (env) => {
     assert.match((await h.pageState(page)).hash, /(^#|&)lang=en(&|$)/);
   });
 
+  test('after a language switch the status line still reports the matrix, not the engine loading', async () => {
+    assert.ok(page, 'the page from the first test');
+    await page.selectOption('#lang', 'zh');
+    const status = await page.textContent('#status');
+    await page.selectOption('#lang', 'en');
+    assert.notEqual(status, zh['status.loading'], `status after the switch: ${status}`);
+    assert.match(status, CJK);
+  });
+
   test('lang=zh in the query opens the page in Chinese', async () => {
     const p = await h.openPage(env.context, `${env.base}?lang=zh#${NARROW}`);
     assertChinese(await labels(p));

@@ -72,12 +72,10 @@ test('desktop views: matrix (en, zh), cell detail, recommend, inventory, own mod
 });
 
 test('embed view in an iframe-sized window', async () => {
-  const embed = await browser.newContext({ viewport: { width: 900, height: 640 } });
-  const page = await embed.newPage();
-  await page.goto(fileUrl('embed=1', 'q=Llama 3'));
-  await h.waitReady(page);
+  const embed = await h.watchedContext(browser, server.port, { viewport: { width: 900, height: 640 } }, problems);
+  const page = await h.openPage(embed.context, fileUrl('embed=1', 'q=Llama 3'));
   await shoot(page, 'embed');
-  await embed.close();
+  await embed.context.close();
 });
 
 test('phone width (390 px): no sideways scrolling of the page', async () => {

@@ -51,14 +51,14 @@ MemoryBreakdown memoryUnder(const PropertyJson& request, const Plan& plan) {
 
 }  // namespace
 
-TEST_CASE("every figure of every result is finite and non-negative", "[properties]") {
+TEST_CASE("generated scenarios: every figure of every result is finite and non-negative", "[properties]") {
     const auto seed = GENERATE(take(200, random(1u, 1u << 30)));
     const PropertyJson request = acceptedRequest(seed);
     INFO(request.dump());
     CHECK(fuzz::checkFigures(run(request)) == "");
 }
 
-TEST_CASE("memory grows with context, batch and sequence length", "[properties]") {
+TEST_CASE("generated scenarios: memory grows with context, batch and sequence length", "[properties]") {
     const auto seed = GENERATE(take(120, random(1u, 1u << 30)));
     const PropertyJson request = acceptedRequest(seed);
     const bool inference = request["task"] == "inference";
@@ -78,17 +78,25 @@ TEST_CASE("memory grows with context, batch and sequence length", "[properties]"
                       << after.kvCacheGiB << ", activations " << before.activationsGiB << " -> "
                       << after.activationsGiB);
         CHECK(atMost(before.totalGiB, after.totalGiB));
-        CHECK(atMost(before.kvCacheGiB, after.kvCacheGiB));
-        CHECK(atMost(before.activationsGiB, after.activationsGiB));
-        // Without a pre-allocated KV pool the growth shows in the total
-        // (output_tokens 1 -> 2 may stay inside llama.cpp's padded context).
-        const bool pool = request["engine"] == "vllm" || request["engine"] == "sglang" ||
-                          request["engine"] == "tensorrt-llm";
-        if (!pool && std::string(key) != "output_tokens") CHECK(after.totalGiB > before.totalGiB);
+        // Terms are those of the fullest GPU: with layers split over several
+        // GPUs the fullest one may change, so terms are compared on one GPU.
+        if (plan.gpuCount == 1) {
+            CHECK(atMost(before.kvCacheGiB, after.kvCacheGiB));
+            CHECK(atMost(before.activationsGiB, after.activationsGiB));
+        }
+        // Where nothing is pre-allocated or padded the growth shows in the
+        // total: vLLM, SGLang and TensorRT-LLM reserve a KV pool up front, and
+        // llama.cpp pads its context to 256 cells and sizes its compute
+        // buffer by n_ubatch, so only the batch always shows there.
+        const std::string engine = request["engine"];
+        const bool pool = engine == "vllm" || engine == "sglang" || engine == "tensorrt-llm";
+        const bool strict = std::string(key) == "batch" || std::string(key) == "seq_len" ||
+                            (std::string(key) == "prompt_tokens" && engine == "transformers");
+        if (!pool && strict) CHECK(after.totalGiB > before.totalGiB);
     }
 }
 
-TEST_CASE("more GPUs never raise per-GPU memory under ZeRO-3, FSDP or tensor parallel", "[properties]") {
+TEST_CASE("generated scenarios: more GPUs never raise per-GPU memory under ZeRO-3, FSDP or tensor parallel", "[properties]") {
     const auto seed = GENERATE(take(60, random(1u, 1u << 30)));
     const std::string strategy = GENERATE(as<std::string>(), "zero3", "fsdp", "tensor");
     const std::string task = strategy == "tensor" ? (seed % 2 ? "inference" : "pretrain") : "finetune";
@@ -97,9 +105,13 @@ TEST_CASE("more GPUs never raise per-GPU memory under ZeRO-3, FSDP or tensor par
     std::optional<MemoryBreakdown> previous;
     int previousCount = 0;
     int compared = 0;
-    for (int count : {1, 2, 4, 8, 16, 32, 64}) {
-        // Tensor parallel over all of them: tp = count, one pipeline stage.
-        PropertyJson parallel = {{"strategy", count == 1 ? "single" : strategy}};
+    // From 2 GPUs up: the step from one GPU adds the NCCL communicator and
+    // ZeRO's buckets, which a small model's shard savings may not repay
+    // (qwen3-0.6b QLoRA on an RTX 4090: 2.11 GiB on 1 GPU, 2.20 GiB on 2).
+    for (int count : {2, 4, 8, 16, 32, 64}) {
+        // The same strategy at every count; tensor parallel over all GPUs
+        // (tp = count, one pipeline stage).
+        PropertyJson parallel = {{"strategy", strategy}};
         if (strategy == "tensor") parallel.update({{"tp", count}, {"pp", 1}});
         const PropertyJson at = with(with(request, "gpu_count", count), "parallel", parallel);
         if (!accepted(at)) continue;  // e.g. tp that does not divide the heads
@@ -109,16 +121,18 @@ TEST_CASE("more GPUs never raise per-GPU memory under ZeRO-3, FSDP or tensor par
                            << " GPUs " << memory.totalGiB << " GiB; weights " << previous->weightsGiB << " -> "
                            << memory.weightsGiB);
             CHECK(atMost(memory.totalGiB, previous->totalGiB));
-            CHECK(atMost(memory.weightsGiB, previous->weightsGiB));
+            // Serving splits the weights themselves; training strategies
+            // move bytes between terms (FSDP gathers layers into "weights").
+            if (task == "inference") CHECK(atMost(memory.weightsGiB, previous->weightsGiB));
             ++compared;
         }
         previous = memory;
         previousCount = count;
     }
-    CHECK(compared >= 2);
+    if (strategy != "tensor") CHECK(compared >= 2);  // tp must also divide the heads
 }
 
-TEST_CASE("what fits on a GPU fits on a larger one of the same generation", "[properties]") {
+TEST_CASE("generated scenarios: what fits on a GPU fits on a larger one of the same generation", "[properties]") {
     // Pairs from the catalog: same vendor and architecture, more memory.
     static const std::vector<std::pair<const GpuSpec*, const GpuSpec*>> pairs = [] {
         std::vector<std::pair<const GpuSpec*, const GpuSpec*>> out;
@@ -156,20 +170,23 @@ TEST_CASE("what fits on a GPU fits on a larger one of the same generation", "[pr
     if (small.gpusNeeded) CHECK((large.gpusNeeded && *large.gpusNeeded <= *small.gpusNeeded));
 }
 
-TEST_CASE("quantizing never raises weight memory", "[properties]") {
-    // Tiers by bits per weight (llama.cpp's published bpw for the GGUF
-    // types, 16/8/4 plus scales for the others); every format of a tier
-    // stores at most as many bits as any format of the tier above.
+TEST_CASE("generated scenarios: quantizing never raises weight memory", "[properties]") {
+    // Chains of formats that store the same tensors with fewer bits each.
+    // Formats of different stacks are not compared: bitsandbytes, AWQ and
+    // GPTQ keep embeddings and lm_head in 16 bits, GGUF types quantize them
+    // too, so NF4 can outweigh Q5_K_M on a large-vocabulary model.
     using F = WeightFormat;
-    const std::vector<std::vector<F>> tiers = {
-        {F::Fp32},
-        {F::Bf16, F::Fp16},
-        {F::Fp8, F::Int8, F::Q8_0},
-        {F::Q6_K},
-        {F::Q5_K_M, F::Q5_K_S, F::Q5_0},
-        {F::Q4_K_M, F::Q4_K_S, F::Q4_0, F::Q4_1, F::Nf4, F::Nf4Dq, F::GptqInt4, F::AwqInt4, F::Mxfp4},
-        {F::Q3_K_M, F::Q3_K_S},
-        {F::Q2_K}};
+    const std::vector<std::vector<F>> chains = {
+        {F::Fp32, F::Bf16, F::Int8, F::Nf4, F::Nf4Dq},                  // Transformers + bitsandbytes
+        {F::Bf16, F::Int8, F::AwqInt4},                                 // 16-bit embeddings throughout
+        {F::Bf16, F::Int8, F::GptqInt4},
+        {F::Bf16, F::Fp8},
+        {F::Bf16, F::Mxfp4},                                            // MXFP4 experts, 16-bit elsewhere
+        // llama.cpp k-quants and legacy types, by published bits per weight
+        {F::Bf16, F::Q8_0, F::Q6_K, F::Q5_K_M, F::Q5_K_S, F::Q4_K_M, F::Q4_K_S, F::Q3_K_L, F::Q3_K_M, F::Q3_K_S,
+         F::Q2_K},
+        {F::Q8_0, F::Q5_0, F::Q4_1, F::Q4_0},
+    };
     const auto seed = GENERATE(take(60, random(1u, 1u << 30)));
     const std::optional<Scenario> base = accepted(acceptedRequest(seed, "inference"));
     REQUIRE(base);
@@ -179,40 +196,73 @@ TEST_CASE("quantizing never raises weight memory", "[properties]") {
         s.engine = isGgufFormat(format) ? Engine::LlamaCpp : Engine::Transformers;
         return estimateMemory(s, makePlan(s, 1)).memory.weightsGiB;
     };
-    for (std::size_t t = 0; t + 1 < tiers.size(); ++t) {
-        for (F high : tiers[t]) {
-            for (F low : tiers[t + 1]) {
-                INFO(base->model.id << ": " << toString(high) << " " << weightsIn(high) << " GiB, " << toString(low)
-                                    << " " << weightsIn(low) << " GiB");
-                CHECK(atMost(weightsIn(low), weightsIn(high)));
-            }
+    CHECK(weightsIn(F::Fp16) == weightsIn(F::Bf16));
+    // llama.cpp stores a k-quant tensor whose rows do not divide into its
+    // 256-value blocks in a legacy type instead (Q2_K/Q3_K -> Q4_0, Q4_K ->
+    // Q5_0), and Q2_K's mix bumps attn_v to Q4_K: on such a model (gpt-oss,
+    // hidden 2880) Q2_K comes out above Q3_K_S in llama.cpp itself.
+    const bool kQuantBlocks = base->model.hiddenSize % 256 == 0;
+    for (const auto& chain : chains) {
+        if (!kQuantBlocks && std::find(chain.begin(), chain.end(), F::Q2_K) != chain.end()) continue;
+        for (std::size_t i = 0; i + 1 < chain.size(); ++i) {
+            INFO(base->model.id << ": " << toString(chain[i]) << " " << weightsIn(chain[i]) << " GiB, "
+                                << toString(chain[i + 1]) << " " << weightsIn(chain[i + 1]) << " GiB");
+            CHECK(atMost(weightsIn(chain[i + 1]), weightsIn(chain[i])));
         }
     }
-    // Q3_K_L (about 4.3 bits) sits between Q4_K_M and Q3_K_M.
-    CHECK(atMost(weightsIn(F::Q3_K_L), weightsIn(F::Q4_K_M)));
-    CHECK(atMost(weightsIn(F::Q3_K_M), weightsIn(F::Q3_K_L)));
 }
 
-TEST_CASE("gpus_needed GPUs fit and one fewer does not", "[properties]") {
-    const auto seed = GENERATE(take(120, random(1u, 1u << 30)));
+// The count below `needed` in the series fewestGpus searches (gpu_count.cpp:
+// 1, 2, 3, 4, 6, 8, then whole 8-GPU servers).
+int previousSearchedCount(int needed) {
+    if (needed <= 4) return needed - 1;
+    if (needed <= 8) return needed - 2;
+    return needed - 8;
+}
+
+// gpus_needed and the fit at `count` GPUs for a generated request.
+struct CountCheck {
+    PropertyJson request;
+    int needed = 0;
+};
+
+std::optional<CountCheck> neededFor(std::uint32_t seed) {
     const PropertyJson request = with(acceptedRequest(seed), "gpu_count", "auto");
     const EstimateResult automatic = run(request);
-    if (!automatic.gpusNeeded) return;  // nothing fits within kMaxGpus
-    const int needed = *automatic.gpusNeeded;
-    INFO(request.dump() << ": gpus_needed " << needed);
+    if (!automatic.gpusNeeded) return std::nullopt;  // nothing fits within kMaxGpus
     CHECK(automatic.fits);
-    CHECK(run(with(request, "gpu_count", needed)).fits);
-    if (needed > 1) {
-        const PropertyJson fewer = with(request, "gpu_count", needed - 1);
-        if (accepted(fewer)) {
-            const EstimateResult less = run(fewer);
-            INFO(needed - 1 << " GPUs: " << less.memory.totalGiB << " of " << less.usableMemoryGiB << " GiB");
-            CHECK_FALSE(less.fits);
-        }
-    }
+    return CountCheck{request, *automatic.gpusNeeded};
 }
 
-TEST_CASE("results are identical between runs, in any order, on a re-read catalog", "[properties]") {
+// Whether `count` GPUs fit; nothing when the request cannot use that count.
+std::optional<bool> fitsOn(const PropertyJson& request, int count) {
+    const PropertyJson at = with(request, "gpu_count", count);
+    if (!accepted(at)) return std::nullopt;
+    const EstimateResult result = run(at);
+    INFO(count << " GPUs: " << result.memory.totalGiB << " of " << result.usableMemoryGiB << " GiB");
+    return result.fits;
+}
+
+TEST_CASE("generated scenarios: gpus_needed fits and the searched count below it does not", "[properties]") {
+    const auto seed = GENERATE(take(120, random(1u, 1u << 30)));
+    const std::optional<CountCheck> check = neededFor(seed);
+    if (!check) return;
+    INFO(check->request.dump() << ": gpus_needed " << check->needed);
+    CHECK(fitsOn(check->request, check->needed) == std::optional<bool>(true));
+    if (check->needed > 1) CHECK(fitsOn(check->request, previousSearchedCount(check->needed)) != std::optional<bool>(true));
+}
+
+TEST_CASE("generated scenarios: gpus_needed GPUs fit and one fewer does not", "[properties][contract]") {
+    // CONTRACT.md: gpus_needed is "the fewest GPUs of this type that fit".
+    const auto seed = GENERATE(take(120, random(1u, 1u << 30)));
+    const std::optional<CountCheck> check = neededFor(seed);
+    if (!check) return;
+    INFO(check->request.dump() << ": gpus_needed " << check->needed);
+    CHECK(fitsOn(check->request, check->needed) == std::optional<bool>(true));
+    if (check->needed > 1) CHECK(fitsOn(check->request, check->needed - 1) != std::optional<bool>(true));
+}
+
+TEST_CASE("generated scenarios: results are identical between runs, in any order, on a re-read catalog", "[properties]") {
     std::vector<std::string> requests;
     for (std::uint32_t seed = 1; seed <= 60; ++seed) {
         requests.push_back(caliper::test::RequestDraw(seed).request().dump());

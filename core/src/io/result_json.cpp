@@ -1,16 +1,41 @@
 #include "io/result_json.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 
 namespace caliper::io {
 
+namespace {
+
+// Exact powers of ten: every one up to 1e22 is a double without rounding.
+constexpr double kPowersOfTen[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+constexpr int kSignificantDigits = 6;
+
+}  // namespace
+
 double tidy(double value) {
-    if (!std::isfinite(value)) return 0.0;
-    char text[40];
-    std::snprintf(text, sizeof text, "%.6g", value);
-    double rounded = std::strtod(text, nullptr);
+    if (!std::isfinite(value) || value == 0.0) return 0.0;
+    const double magnitude = std::fabs(value);
+    // Decimal exponent by comparison with exact powers, not log10, whose last
+    // bit may differ between C libraries.
+    int exponent = 0;
+    if (magnitude >= 1.0) {
+        while (exponent < 22 && magnitude >= kPowersOfTen[exponent + 1]) ++exponent;
+    } else {
+        while (exponent > -22 && magnitude * kPowersOfTen[-exponent] < 1.0) --exponent;
+    }
+    const int shift = kSignificantDigits - 1 - exponent;  // digits to keep after the point
+    if (shift > 22) return 0.0;  // below 1e-17: nothing any figure here can mean
+    // IEEE multiply/divide by an exact power of ten and an exact rounding: the
+    // same bits on every platform, with no printf/strtod (slow in WebAssembly).
+    double rounded = 0.0;
+    if (shift >= 0) {
+        rounded = std::round(value * kPowersOfTen[shift]) / kPowersOfTen[shift];
+    } else {
+        const double unit = kPowersOfTen[std::min(-shift, 22)];
+        rounded = std::round(value / unit) * unit;
+    }
     return rounded == 0.0 ? 0.0 : rounded;  // no "-0"
 }
 

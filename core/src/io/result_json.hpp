@@ -8,8 +8,8 @@
 
 namespace caliper::io {
 
-// Rounds to 6 significant digits through printf, which glibc and musl both
-// round correctly, so native and WASM builds print identical JSON.
+// Rounds to 6 significant digits with exact IEEE operations only, so native
+// and WASM builds print identical JSON.
 double tidy(double value);
 Json tidyOrNull(const std::optional<double>& value);
 

@@ -8,6 +8,7 @@ const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
 const { fork } = require('child_process');
+const { describe, before, after, test } = require('node:test');
 const { chromium } = require('playwright-core');
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -105,12 +106,6 @@ async function waitRowsBuilt(page) {
   }, null, { timeout: WAIT_MS });
 }
 
-// Every cell of the matrix loaded from the engine and written.
-async function waitMatrixComplete(page) {
-  await page.waitForFunction(() => window.__caliperTimings.lastFullRepaintMs !== null &&
-    !document.querySelector('#matrix').dataset.pending, null, { timeout: WAIT_MS * 2 });
-}
-
 // The page's state and the engine requests it makes from it.
 function pageState(page) {
   return page.evaluate(() => {
@@ -124,17 +119,11 @@ async function screenshot(page, name, options = {}) {
   await page.screenshot({ path: path.join(SCREENSHOTS, name + '.png'), ...options });
 }
 
-module.exports = {
-  ROOT, DIST, SCREENSHOTS, WAIT_MS, requireBuiltPages, launchBrowser, startServer, origins, isLocal,
-  watchedContext, assertClean, openPage, waitReady, waitRowsBuilt, waitMatrixComplete, pageState, screenshot,
-};
-
 // Registers the same tests over both doors. register(env) gets an object that
 // holds, once the suite runs: name ('http' | 'file'), port, base (page URL),
 // context (a watched browser context), problems, and url(hash) to build URLs.
 // Each door ends with a test that fails on any problem its pages recorded.
 function forEachOrigin(title, register) {
-  const { describe, before, after, test } = require('node:test');
   const shared = {};
   before(async () => {
     requireBuiltPages();
@@ -173,4 +162,7 @@ function forEachOrigin(title, register) {
   }
 }
 
-module.exports.forEachOrigin = forEachOrigin;
+module.exports = {
+  ROOT, DIST, SCREENSHOTS, WAIT_MS, requireBuiltPages, launchBrowser, startServer, origins, isLocal,
+  watchedContext, assertClean, openPage, waitReady, waitRowsBuilt, pageState, screenshot, forEachOrigin,
+};
