@@ -53,7 +53,7 @@ scenario keys and defaults (only "model" and "gpu" are required):
   prompt_tokens       inference 2048, training 0
   output_tokens       inference 512, training 0
   seq_len             finetune 2048, pretrain 4096
-  optimizer           adamw | adamw-8bit | paged-adamw-8bit | sgd | adafactor
+  optimizer           adamw | adamw-8bit | paged-adamw-8bit | sgd | adafactor | adamw-bf16 (pure bf16, no fp32 master)
   gradient_checkpointing   false (qlora: true)
   flash_attention     true where the GPU supports FlashAttention-2
   lora                {"rank": 16, "targets": "all-linear" | "attention"}

@@ -50,6 +50,7 @@ const char* toString(Optimizer v) {
         case Optimizer::PagedAdamW8bit: return "paged-adamw-8bit";
         case Optimizer::Sgd: return "sgd";
         case Optimizer::Adafactor: return "adafactor";
+        case Optimizer::AdamWBf16: return "adamw-bf16";
     }
     return "";
 }

@@ -24,7 +24,7 @@ async function loadEngine(file) {
 
 function native(args, input) {
   try {
-    return execFileSync(cli, args, { input, encoding: 'utf8' });
+    return execFileSync(cli, args, { input, encoding: 'utf8', maxBuffer: 256 << 20 });
   } catch (error) {
     if (error.status === 2) return error.stdout;  // rejected input still prints its ok:false line
     throw error;
@@ -71,6 +71,72 @@ test('a bad catalog is refused with its JSON pointer and the loaded one stays', 
   assert.strictEqual(refused.error.path, '/gpus/3/bandwidth_gbps');
   const still = JSON.parse(engine.estimate(cases[0]));
   assert.strictEqual(still.ok, true);
+});
+
+// Generated scenarios (seeded, so a failure replays): catalog ids with the
+// option values CONTRACT.md lists, and now and then a value outside them.
+function generatedRequests(count, seed) {
+  let state = seed >>> 0;
+  const random = () => {  // mulberry32
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pick = (list) => list[Math.floor(random() * list.length)];
+  const gpus = JSON.parse(gpusText).gpus.map((g) => g.id);
+  const models = JSON.parse(modelsText).models.map((m) => m.id);
+  const requests = [];
+  for (let i = 0; i < count; i += 1) {
+    const task = pick(['inference', 'inference', 'finetune', 'pretrain']);
+    const r = { model: pick(models), gpu: pick(gpus), task, gpu_count: pick([1, 2, 4, 8, 'auto']) };
+    if (task === 'inference') {
+      r.engine = pick(['vllm', 'sglang', 'tensorrt-llm', 'transformers', 'llama.cpp']);
+      r.weights = pick(r.engine === 'llama.cpp' ? ['Q8_0', 'Q6_K', 'Q4_K_M', 'Q4_0', 'Q2_K'] : ['bf16', 'fp8', 'int8', 'awq-int4']);
+      r.batch = pick([1, 4, 32]);
+      r.prompt_tokens = pick([128, 2048, 32768]);
+      r.output_tokens = pick([0, 512, 4096]);
+    } else {
+      r.engine = pick(task === 'finetune' ? ['transformers', 'deepspeed', 'fsdp'] : ['megatron', 'deepspeed', 'fsdp']);
+      if (task === 'finetune') r.method = pick(['full', 'lora', 'qlora']);
+      r.seq_len = pick([512, 2048, 8192]);
+      r.batch = pick([1, 2, 8]);
+      r.train_tokens = pick([null, 1e9, 1e12]);
+    }
+    if (random() < 0.1) r[pick(['batch', 'gpu_count', 'weights', 'engine'])] = pick([0, -1, 'x', 1e18, null]);
+    requests.push(JSON.stringify(r));
+  }
+  return requests;
+}
+
+test('generated scenarios give byte-identical JSON from native and WASM', async () => {
+  const engine = await loadEngine(checkedEngine);
+  const requests = generatedRequests(300, 20240601);
+  const nativeLines = native(['estimate', '--jsonl'], requests.join('\n') + '\n').trim().split('\n');
+  assert.strictEqual(nativeLines.length, requests.length);
+  let accepted = 0;
+  requests.forEach((request, i) => {
+    const answer = engine.estimate(request);
+    assert.strictEqual(answer, nativeLines[i], request);
+    if (JSON.parse(answer).ok) accepted += 1;
+  });
+  assert.ok(accepted > requests.length / 2, `only ${accepted} of ${requests.length} generated requests accepted`);
+});
+
+test('generated scenarios never throw out of any WASM entry point', async () => {
+  const engine = await loadEngine(checkedEngine);
+  const requests = generatedRequests(40, 7);
+  for (const request of requests) {
+    const small = JSON.stringify({ ...JSON.parse(request), max_gpus: 8, top: 3 });
+    const { gpu, ...workload } = JSON.parse(request);
+    const inventory = JSON.stringify({ ...workload, inventory: [{ gpu, count: 2 }] });
+    for (const [name, text] of [['estimate', request], ['limits', request], ['recommend', small], ['inventory', inventory]]) {
+      const answer = JSON.parse(engine[name](text));
+      assert.strictEqual(typeof answer.ok, 'boolean', `${name}: ${text}`);
+      if (!answer.ok) assert.ok(answer.error.code && typeof answer.error.path === 'string', `${name}: ${text}`);
+    }
+  }
 });
 
 test('the WASM heap does not grow over 100,000 estimate calls', async () => {

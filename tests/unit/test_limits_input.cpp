@@ -199,3 +199,22 @@ TEST_CASE("a matrix never has more rows or columns than the catalog has entries"
         }
     }
 }
+
+TEST_CASE("an inventory answer never has more rows than the catalog has models", "[limits][input][inventory]") {
+    // Each listed model is evaluated for four tasks on every owned GPU type
+    // (up to 64): 20,000 repeats of one id (0.4 MB) on 64 types would be
+    // 5 million estimates. Refusing the list or merging repeats both keep
+    // the answer bounded; one GPU type keeps this check itself cheap.
+    const Json request = {{"model", std::vector<std::string>(20000, "llama-3.1-8b")},
+                          {"inventory", Json::array({{{"gpu", "h100-sxm5-80gb"}, {"count", 8}}})}};
+    const caliper::ApiResponse response = caliper::inventoryJson(projectCatalog(), request.dump());
+    INFO(response.json.substr(0, 200));
+    if (response.status == 2) {
+        const Json error = rejected(response);
+        CHECK(error["code"] == "too_large");
+        CHECK(error["path"] == "/model");
+    } else {
+        REQUIRE(response.status == 0);
+        CHECK(Json::parse(response.json)["rows"].size() <= projectCatalog().models.size());
+    }
+}

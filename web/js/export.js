@@ -48,8 +48,10 @@
     download(stamp(state) + '.csv', 'text/csv;charset=utf-8', '\ufeff' + matrixToCsv(matrix));
   }
 
-  function matrixJson(matrix, state) {
-    var out = { request: C.state.toMatrixRequest(state), result: matrix };
+  // request: the engine request the matrix came from (the page's own, with
+  // its GPU selection), else the one the state gives.
+  function matrixJson(matrix, state, request) {
+    var out = { request: request || C.state.toMatrixRequest(state), result: matrix };
     download(stamp(state) + '.json', 'application/json', JSON.stringify(out, null, 2));
   }
 

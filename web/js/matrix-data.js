@@ -1,50 +1,53 @@
-// The matrix for the page, loaded in pieces when the engine is slow: the
-// headers first (filters applied by the engine), then the cells in view, then
-// the other rows a few at a time between frames. When the engine is fast
-// enough (measured on earlier calls) the whole matrix is one call.
-// The user's own model and GPU are added here (see custom-rows.js).
+// The matrix for the page, in a few engine calls: the row and column headers
+// (kept while the filters stay the same), the cells in view (one call with
+// the ids in view), then every cell at once for the whole selection, sent as
+// "all" plus the filters, never as a long list of ids. The engine's cost is
+// mostly fixed per call and per id it resolves, so one large call beats many
+// small ones. The user's own model and GPU go to the engine as objects inside
+// the lists (first row, first column).
 (function (root) {
   var C = root.Caliper = root.Caliper || {};
-  var ONE_CALL_BUDGET_MS = 30;   // below this predicted time the whole matrix is one engine call
-  var CHUNK_BUDGET_MS = 40;      // engine time per background piece
-  var msPerCell = null;          // measured: engine milliseconds per cell (running average)
+  var SELECTION_KEYS = ['model', 'model_filter', 'gpu', 'gpu_filter'];
+  var CACHE_SIZE = 8;
+  var headerCache = [];  // [{key, value}], newest last
 
-  function measure(cells, ms) {
-    if (cells < 50) return;
-    var sample = ms / cells;
-    msPerCell = msPerCell === null ? sample : 0.7 * msPerCell + 0.3 * sample;
+  function cached(key, compute) {
+    for (var i = 0; i < headerCache.length; i++) if (headerCache[i].key === key) return headerCache[i].value;
+    var value = compute();
+    headerCache.push({ key: key, value: value });
+    if (headerCache.length > CACHE_SIZE) headerCache.shift();
+    return value;
   }
 
-  function timedMatrix(req, cells) {
-    var t = performance.now();
-    var out = C.engine.matrix(req);
-    measure(cells, performance.now() - t);
+  // The request without its model and GPU selection: the workload alone.
+  function workload(req) {
+    var out = {};
+    Object.keys(req).forEach(function (k) { if (SELECTION_KEYS.indexOf(k) < 0) out[k] = req[k]; });
     return out;
   }
 
-  // job.matrix = {models, gpus, cells}; a row of cells is null until loaded.
-  function start(state, gpuIds) {
-    var req = C.state.toMatrixRequest(state, gpuIds);
-    var models = C.engine.matrix(Object.assign({}, req, { gpu: [] })).models;
-    var gpus = C.engine.matrix(Object.assign({}, req, { model: [] })).gpus;
-    var job = { state: state, req: req, matrix: { models: models, gpus: gpus, cells: models.map(function () { return null; }) },
-      customModel: false, customGpu: false, done: false, error: null };
-    addCustom(job);
-    if (predicted(job.matrix.models.length * job.matrix.gpus.length) <= ONE_CALL_BUDGET_MS) {
-      loadCells(job, allIndices(job.matrix.models), null);
-      job.done = true;
-    } else if (state.sort === 'gpu' && state.sg) {
-      var g = indexOf(job.matrix.gpus, state.sg);
-      if (g >= 0) fetchColumn(job, g);
-    }
-    return job;
+  // Row and column headers of the selection: a call with no GPUs gives the
+  // models, one with no models the GPUs (neither computes a cell).
+  function headers(req, catalogKey) {
+    var base = workload(req);
+    var models = cached(JSON.stringify(['m', catalogKey, req.model, req.model_filter || null]), function () {
+      return C.engine.matrix(Object.assign({}, base, { model: req.model, model_filter: req.model_filter, gpu: [] })).models;
+    });
+    var gpus = cached(JSON.stringify(['g', catalogKey, req.gpu, req.gpu_filter || null]), function () {
+      return C.engine.matrix(Object.assign({}, base, { model: [], gpu: req.gpu, gpu_filter: req.gpu_filter })).gpus;
+    });
+    return { models: models.slice(), gpus: gpus.slice() };
   }
 
-  function predicted(cells) { return msPerCell === null ? Infinity : msPerCell * cells; }
-  function allIndices(list) { return list.map(function (x, i) { return i; }); }
-  function indexOf(list, id) {
-    for (var i = 0; i < list.length; i++) if (list[i].id === id) return i;
-    return -1;
+  // job.matrix = {models, gpus, cells}; a row is null until a cell of it
+  // loads, a cell null until it loads. catalogKey changes with the catalog.
+  function start(state, gpuIds, catalogKey) {
+    var req = C.state.toMatrixRequest(state, gpuIds);
+    var h = headers(req, catalogKey == null ? '' : catalogKey);
+    var job = { state: state, req: req, matrix: { models: h.models, gpus: h.gpus, cells: h.models.map(function () { return null; }) },
+      customModel: false, customGpu: false, done: false, error: null, cnyPerUsd: null };
+    addCustom(job);
+    return job;
   }
 
   function addCustom(job) {
@@ -61,91 +64,106 @@
     }
   }
 
+  function range(from, to) {
+    var out = [];
+    for (var i = from; i < to; i++) out.push(i);
+    return out;
+  }
+
+  // One side of a block as engine selections: [{spec, at: [indices]}].
+  // 'all' = every catalog entry of the page's selection (with its filters);
+  // a list = those entries by id, with no filter (they come from the
+  // filtered headers). The user's entry (index 0) is a selection of its own.
+  function sides(job, which, picked) {
+    var isModel = which === 'model';
+    var custom = isModel ? job.customModel : job.customGpu;
+    var list = isModel ? job.matrix.models : job.matrix.gpus;
+    var offset = custom ? 1 : 0;
+    var out = [];
+    var wantsCustom = custom && (picked === 'all' || picked.indexOf(0) >= 0);
+    if (wantsCustom) {
+      var entry = isModel ? job.state.cm.model : job.state.cg.gpu;
+      out.push({ spec: isModel ? { model: [entry] } : { gpu: [entry] }, at: [0], custom: true });
+    }
+    if (picked === 'all') {
+      var spec = isModel ? { model: job.req.model, model_filter: job.req.model_filter } : { gpu: job.req.gpu, gpu_filter: job.req.gpu_filter };
+      if (list.length > offset) out.push({ spec: spec, at: range(offset, list.length), custom: false });
+    } else {
+      var at = picked.filter(function (i) { return i >= offset && i < list.length; });
+      var ids = at.map(function (i) { return list[i].id; });
+      if (at.length) out.push({ spec: isModel ? { model: ids } : { gpu: ids }, at: at, custom: false });
+    }
+    return out;
+  }
+
   function rowArray(job, r) {
     return job.matrix.cells[r] || (job.matrix.cells[r] = job.matrix.gpus.map(function () { return null; }));
   }
 
-  // Loads rows (model indices) for columns cols (gpu indices; null = all).
-  function loadCells(job, rows, cols) {
-    var m = job.matrix, s = job.state;
-    var catalogRows = rows.filter(function (r) { return !(job.customModel && r === 0); });
-    var catalogCols = (cols || allIndices(m.gpus)).filter(function (c) { return !(job.customGpu && c === 0); });
-    if (catalogRows.length && catalogCols.length) {
-      var out = timedMatrix(Object.assign({}, job.req, {
-        model: catalogRows.map(function (r) { return m.models[r].id; }),
-        gpu: catalogCols.map(function (c) { return m.gpus[c].id; })
-      }), catalogRows.length * catalogCols.length);
-      if (typeof out.cny_per_usd === 'number') job.cnyPerUsd = out.cny_per_usd;
-      catalogRows.forEach(function (r, i) {
-        var row = rowArray(job, r);
-        catalogCols.forEach(function (c, j) { row[c] = out.cells[i][j]; });
-      });
+  var REJECTED_CELL = { status: 'no', gpus_needed: null };
+
+  // One engine call for rows × cols; the user's entries, when the engine
+  // rejects them, become empty cells and the first rejection is kept on
+  // the job for the page to show.
+  function callBlock(job, rows, cols) {
+    var req = Object.assign(workload(job.req), rows.spec, cols.spec);
+    var out;
+    try {
+      out = C.engine.matrix(req);
+    } catch (e) {
+      if (!rows.custom && !cols.custom) throw e;
+      if (!job.error) job.error = e;
+      rows.at.forEach(function (r) { var row = rowArray(job, r); cols.at.forEach(function (c) { row[c] = REJECTED_CELL; }); });
+      return;
     }
-    if (job.customGpu && (cols === null || cols.indexOf(0) >= 0)) {
-      catalogRows.forEach(function (r) { rowArray(job, r)[0] = C.customRows.estimateCell(s, m.models[r].id, s.cg.gpu, job); });
+    if (out.models.length !== rows.at.length || out.gpus.length !== cols.at.length) {
+      throw new C.engine.EngineError({ code: 'engine_mismatch', message: 'the engine answered a different selection than the page asked for' });
     }
-    if (job.customModel && rows.indexOf(0) >= 0) {
-      var row = rowArray(job, 0);
-      (cols || allIndices(m.gpus)).forEach(function (c) {
-        row[c] = C.customRows.estimateCell(s, s.cm.model, C.customRows.gpuRef(s, m.gpus[c].id), job);
-      });
+    if (typeof out.cny_per_usd === 'number') job.cnyPerUsd = out.cny_per_usd;
+    for (var i = 0; i < rows.at.length; i++) {
+      var row = rowArray(job, rows.at[i]), src = out.cells[i];
+      for (var j = 0; j < cols.at.length; j++) row[cols.at[j]] = src[j];
     }
+  }
+
+  // rows, cols: 'all' or lists of indices into job.matrix.models / .gpus.
+  function loadBlock(job, rows, cols) {
+    var rowSides = sides(job, 'model', rows), colSides = sides(job, 'gpu', cols);
+    rowSides.forEach(function (r) { colSides.forEach(function (c) { callBlock(job, r, c); }); });
+  }
+
+  // The cells in view: model indices × GPU indices, one call (plus one per
+  // user's entry among them).
+  function loadWindow(job, rows, cols) {
+    var cells = job.matrix.cells;
+    var missing = rows.some(function (r) { return !cells[r] || cols.some(function (c) { return cells[r][c] === null; }); });
+    if (missing) loadBlock(job, rows, cols);
   }
 
   // One GPU's column for every row (to sort rows by it before the rest loads).
-  function fetchColumn(job, g) {
-    loadCells(job, allIndices(job.matrix.models), [g]);
-  }
-
   function loadColumn(job, gpuId) {
-    var g = indexOf(job.matrix.gpus, gpuId);
-    var missingRows = job.matrix.models.map(function (m, r) { return r; }).filter(function (r) {
-      return !job.matrix.cells[r] || job.matrix.cells[r][g] === null;
-    });
-    if (g >= 0 && missingRows.length) loadCells(job, missingRows, [g]);
+    var g = -1;
+    job.matrix.gpus.forEach(function (x, i) { if (x.id === gpuId) g = i; });
+    if (g < 0) return;
+    var missing = job.matrix.cells.some(function (row) { return !row || row[g] === null; });
+    if (missing) loadBlock(job, 'all', [g]);
   }
 
-  // Rows not fully loaded, in the order given (nearest the view first).
-  function missing(job, order) {
-    return order.filter(function (r) {
-      var row = job.matrix.cells[r];
-      return !row || row.some(function (c) { return c === null; });
-    });
-  }
-
-  // Loads the rest in pieces between frames; onPiece(rows) after each,
-  // onDone() at the end. A newer job cancels this one (job.cancelled).
-  function continueInBackground(job, order, onPiece, onDone) {
-    var queue = missing(job, order);
-    var step = function () {
-      if (job.cancelled) return;
-      if (!queue.length) { job.done = true; onDone(); return; }
-      var perRow = Math.max(1, job.matrix.gpus.length);
-      var take = msPerCell ? Math.max(1, Math.floor(CHUNK_BUDGET_MS / (msPerCell * perRow))) : 4;
-      var rows = queue.splice(0, take);
-      try {
-        loadCells(job, rows, null);
-      } catch (e) {
-        job.error = e;
-        onDone();
-        return;
-      }
-      onPiece(rows);
-      setTimeout(step, 0);
-    };
-    setTimeout(step, 0);
-  }
-
-  // Everything at once (exports need the whole matrix).
-  function complete(job) {
+  // Every cell: one call for the page's selection, one more for each user's entry.
+  function loadRest(job) {
     if (job.done) return job.matrix;
-    var rows = missing(job, allIndices(job.matrix.models));
-    if (rows.length) loadCells(job, rows, null);
-    job.done = true;
+    try {
+      loadBlock(job, 'all', 'all');
+    } finally {
+      job.done = true;
+    }
     return job.matrix;
   }
 
-  C.matrixData = { start: start, load: loadCells, loadColumn: loadColumn, continueInBackground: continueInBackground, complete: complete,
-    msPerCell: function () { return msPerCell; } };
-  if (typeof module === 'object') module.exports = C.matrixData;
+  function clearCache() { headerCache = []; }
+
+  var api = { start: start, loadWindow: loadWindow, loadColumn: loadColumn, loadRest: loadRest, complete: loadRest,
+    workload: workload, clearCache: clearCache };
+  C.matrixData = api;
+  if (typeof module === 'object') module.exports = api;
 })(typeof window !== 'undefined' ? window : globalThis);

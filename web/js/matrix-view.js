@@ -13,7 +13,6 @@
     table.addEventListener('keydown', function (e) { C.matrixKeys.onKey(view, callbacks, e); });
     view.render = function (matrix, ctx) { render(view, matrix, ctx); };
     view.windowFor = function (matrix, state) { return windowFor(view, matrix, state); };
-    view.refill = function (matrix, modelIndices) { C.matrixFill.refill(view, matrix, modelIndices); };
     view.focusCell = function (modelId, gpuId) { C.matrixKeys.focus(view, modelId, gpuId); };
     return view;
   }
@@ -126,16 +125,13 @@
     ref.size.textContent = C.format.params(ctx.locale, m.params_b);
   }
 
-  // The model and GPU indices the reader would see for this matrix and state,
-  // and every row in order of distance from them (to load the rest nearest first).
+  // The model and GPU indices the reader would see for this matrix and state
+  // (the same window the fill writes at once).
   function windowFor(view, matrix, state) {
     var groups = rowGroups(matrix, state), cols = columnOrder(matrix.gpus);
-    var order = [];
-    groups.forEach(function (g) { order = order.concat(g.rows); });
+    var order = flatten(groups);
     var win = C.matrixFill.visibleWindow(view, groups, order.length, cols.length);
-    var near = order.slice(win.r0, win.r1);
-    var rest = order.slice(win.r1).concat(order.slice(0, win.r0).reverse());
-    return { rows: near, cols: cols.slice(win.c0, win.c1), order: near.concat(rest) };
+    return { rows: order.slice(win.r0, win.r1), cols: cols.slice(win.c0, win.c1) };
   }
 
   function sortHeader(label, sortKey, ctx, gpuId) {
@@ -150,21 +146,22 @@
     return th;
   }
 
-  // Column label: short name; memory on a second line unless the name has it.
+  // Column label, the same for every card: the short name, then the memory
+  // the driver reports, in GiB, on a second line.
   function gpuLabel(g, ctx) {
-    var name = shortGpuName(g.name);
-    var span = el('span', { class: 'gh' }, [el('span', { class: 'gname' }, name)]);
-    if (!/\d\s*GB\b/i.test(name) && g.memory_gib != null) {
-      span.appendChild(el('span', { class: 'gmem' }, C.format.number(ctx.locale, g.memory_gib, 0) + ' GiB'));
-    }
+    var span = el('span', { class: 'gh' }, [el('span', { class: 'gname' }, shortGpuName(g.name))]);
+    if (g.memory_gib != null) span.appendChild(el('span', { class: 'gmem' }, C.format.number(ctx.locale, g.memory_gib, 1) + ' GiB'));
     return { node: span, title: g.name };
   }
 
-  // Vendor prefixes dropped to keep columns narrow (the full name is the title).
+  // Vendor prefixes and the marketed memory size ("80GB") dropped to keep
+  // columns narrow; the full name is the title.
   function shortGpuName(name) {
-    return String(name).replace(/^(NVIDIA|AMD|Intel|Huawei|Apple)\s+/i, '')
+    var short = String(name).replace(/^(NVIDIA|AMD|Intel|Huawei|Apple)\s+/i, '')
       .replace(/^(GeForce|Radeon Instinct|Instinct|Tesla)\s+/i, '').replace(/\s+Generation\b/i, '')
-      .replace(/\s*\(([^)]*)\)\s*$/, function (all, inner) { return inner.length <= 14 ? ' (' + inner + ')' : ''; });
+      .replace(/\s*\(([^)]*)\)\s*$/, function (all, inner) { return inner.length <= 14 ? ' (' + inner + ')' : ''; })
+      .replace(/\s*\b\d+(?:\.\d+)?\s*GB\b/gi, '').trim();
+    return short || String(name);
   }
 
   // Fixed table layout: widths come from <col>s and the table's own width, so

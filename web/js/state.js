@@ -150,15 +150,16 @@
     return req;
   }
 
-  // gpuIds: the GPUs the page picked itself (text search, class groups), or
-  // null for all; the class filter then goes to the engine.
+  // gpuIds: the GPUs the page picked itself (a text search, which the
+  // engine's filter lacks), or null for all; the column groups, memory and
+  // price go to the engine as its GPU filter either way.
   function toMatrixRequest(state, gpuIds) {
     var req = toScenario(state);
     req.model = 'all';
     req.gpu = gpuIds || 'all';
     req.max_gpus = state.g;
     var gf = {};
-    if (state.cls.length && !gpuIds) gf.classes = state.cls.slice();
+    if (state.cls.length) gf.groups = state.cls.slice();
     if (state.mem != null) gf.min_memory_gib = state.mem;
     if (state.price != null) gf.max_price_usd = state.price;
     if (Object.keys(gf).length) req.gpu_filter = gf;

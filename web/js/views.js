@@ -61,7 +61,9 @@
     return ctx.t('matrix.figureNote', { what: ctx.t(key, { cur: cur }) });
   }
 
-  function paintMatrix(matrix) {
+  // opts: {partial: only the cells in view are loaded, onComplete(ms): every cell written}
+  function paintMatrix(matrix, opts) {
+    opts = opts || {};
     var s = state();
     var batchKey = C.state.isTraining(s) ? 'ctl.microBatch' : s.task === 'serving' ? 'ctl.concurrency' : 'ctl.batch';
     var caption = ctx.t('matrix.caption', {
@@ -70,14 +72,15 @@
     });
     if (!matrix.models.length || !matrix.gpus.length) caption += ' — ' + ctx.t('matrix.empty');
     matrixView.render(matrix, { state: s, t: ctx.t, locale: locale(), lang: C.i18n.lang(), cnyPerUsd: ctx.app.cnyPerUsd,
-      onComplete: ctx.onMatrixComplete });
+      partial: !!opts.partial, onComplete: opts.onComplete });
+    // The text in a block of its own, so it wraps at the width in view rather
+    // than the table's.
     var cap = $('#matrix caption');
-    if (cap) cap.textContent = caption;
+    if (cap) C.dom.replace(cap, el('span', { class: 'cap-text' }, caption));
     $('#figure-note').textContent = figureNote(s);
   }
 
   function matrixWindow(matrix) { return matrixView.windowFor(matrix, state()); }
-  function refillRows(matrix, modelIndices) { matrixView.refill(matrix, modelIndices); }
 
   function render(view) {
     if (view === 'recommend') C.recommendView.render();
@@ -159,6 +162,6 @@
     C.customInput.refreshLists();
   }
 
-  C.views = { init: init, paintMatrix: paintMatrix, matrixWindow: matrixWindow, refillRows: refillRows, render: render, syncDetail: syncDetail, refreshLists: refreshLists,
+  C.views = { init: init, paintMatrix: paintMatrix, matrixWindow: matrixWindow, render: render, syncDetail: syncDetail, refreshLists: refreshLists,
     openCell: openCell, weightsLabel: weightsLabel };
 })(typeof window !== 'undefined' ? window : globalThis);

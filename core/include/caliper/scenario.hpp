@@ -13,7 +13,9 @@ namespace caliper {
 enum class Task { Inference, Finetune, Pretrain };
 enum class Method { Full, Lora, Qlora };
 enum class Engine { Transformers, Vllm, Sglang, TensorrtLlm, LlamaCpp, Deepspeed, Fsdp, Megatron };
-enum class Optimizer { AdamW, AdamW8bit, PagedAdamW8bit, Sgd, Adafactor };
+// AdamWBf16: pure bf16 training, moments in bf16 and no fp32 master copy
+// (what torch.optim.AdamW does on a model loaded in bf16 without autocast).
+enum class Optimizer { AdamW, AdamW8bit, PagedAdamW8bit, Sgd, Adafactor, AdamWBf16 };
 enum class Strategy { Auto, Single, Ddp, Zero1, Zero2, Zero3, Fsdp, Tensor, Pipeline, LayerSplit };
 enum class Offload { None, Optimizer, Parameters };
 

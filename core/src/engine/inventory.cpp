@@ -104,12 +104,16 @@ GroupFit trainingFit(const InventoryWorkloads& workloads, InventoryTask task, co
         s.gradientCheckpointing = true;
     }
     GroupFit fit = sizeOn(onGpu(s, model, group.gpu), group);
-    if (fit.fits || !fit.rejection.empty() || s.gradientCheckpointing || workloads.checkpointingChosen) return fit;
+    if (!fit.rejection.empty() || s.gradientCheckpointing || workloads.checkpointingChosen) return fit;
     // Recomputing activations trades ~1/3 more compute for storing one input
-    // per layer (methodology §4.2): the usual first step when a run does not fit.
+    // per layer (methodology §4.2): the usual step when it saves GPUs. Chosen
+    // by the GPU count each way needs, not by the count owned, so owning more
+    // GPUs never changes how a model that fits is run.
     s.gradientCheckpointing = true;
     GroupFit checkpointed = sizeOn(onGpu(s, model, group.gpu), group);
-    return better(checkpointed, fit) ? checkpointed : fit;
+    const bool fewerGpus =
+        checkpointed.gpusNeeded && (!fit.gpusNeeded || *checkpointed.gpusNeeded < *fit.gpusNeeded);
+    return fewerGpus ? checkpointed : fit;
 }
 
 TaskFit taskFit(const InventoryWorkloads& workloads, InventoryTask task, const ModelSpec& model,

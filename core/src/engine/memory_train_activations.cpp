@@ -27,10 +27,16 @@ constexpr double kPlainMlpCoeff = 4;
 constexpr double kEagerScoreCoeff = 5;
 // Full recomputation keeps only each layer's input: 2 s b h.
 constexpr double kCheckpointCoeff = 2;
-// Loss over the vocabulary: bf16 logits + fp32 upcast + fp32 gradient,
-// 10 s b V bytes [E, methodology §4.2]; fp32 training: logits, log-softmax
-// and gradient in fp32, 12 s b V.
-constexpr double kLogitsCoeff16 = 10;
+// Loss over the vocabulary in 16-bit training: Hugging Face causal-LM heads
+// upcast the whole logits tensor (`logits = logits.float()`, transformers
+// 4.3x LlamaForCausalLM/Qwen2ForCausalLM), copy the shifted labels' logits
+// (`.contiguous()`), keep the fp32 log-softmax for backward and build an fp32
+// gradient: 4 tensors x 4 bytes = 16 s b V at the peak. Methodology §4.2's
+// 10 s b V (bf16 + fp32 upcast + fp32 grad) omits the shifted copy and the
+// saved log-softmax, and under-predicted the ms-swift rows of the validation
+// set by 10-12% as a group. fp32 training: logits, log-softmax and gradient
+// in fp32, 12 s b V.
+constexpr double kLogitsCoeff16 = 16;
 constexpr double kLogitsCoeff32 = 12;
 // QLoRA dequantizes one weight matrix at a time to bf16 for its matmul.
 constexpr double kDequantBytes = 2;

@@ -42,7 +42,7 @@ TrainingStates zeroStates(const Inputs& in, const Layout& layout, const Shares& 
     const double n = layout.dp;
     const double wb = weightBytesPerParam(s);
     const double fp32Grad = wb < 4 ? kFp32Bytes : 0;
-    const double opt = (wb < 4 ? kFp32Bytes : 0) + optimizerStateBytes(in, false);
+    const double opt = masterCopyBytes(in) + optimizerStateBytes(in, false);
     const double largest = in.shape.largestModule / layout.tp;
     const bool stage3 = layout.strategy == Strategy::Zero3;
     TrainingStates t;
@@ -104,7 +104,7 @@ TrainingStates replicatedStates(const Inputs& in, const Layout& layout, const Sh
     const Scenario& s = *in.scenario;
     const double wb = weightBytesPerParam(s);
     const bool megatron = s.engine == Engine::Megatron;
-    const double opt = (wb < 4 ? kFp32Bytes : 0) + optimizerStateBytes(in, false);
+    const double opt = masterCopyBytes(in) + optimizerStateBytes(in, false);
     TrainingStates t;
     t.weights = wb * sh.params;
     t.gradients = (megatron && wb < 4 ? kFp32Bytes : wb) * sh.params;

@@ -12,6 +12,9 @@ namespace {
 // bitsandbytes 8-bit optimizers store each moment in one byte with
 // block-wise scales; SGD keeps one fp32 momentum buffer).
 constexpr double kAdamWStateBytes = 8;
+// Pure bf16 AdamW: both moments in the parameters' 2-byte dtype
+// (torch.optim.AdamW allocates state with torch.zeros_like(param)).
+constexpr double kAdamWBf16StateBytes = 4;
 constexpr double kAdamW8bitStateBytes = 2;
 constexpr double kSgdStateBytes = 4;
 
@@ -43,6 +46,7 @@ double weightBytesPerParam(const Scenario& s) {
 double optimizerStateBytes(const Inputs& in, bool adapters) {
     switch (in.scenario->optimizer) {
         case Optimizer::AdamW: return kAdamWStateBytes;
+        case Optimizer::AdamWBf16: return kAdamWBf16StateBytes;
         case Optimizer::AdamW8bit:
         case Optimizer::PagedAdamW8bit: return kAdamW8bitStateBytes;
         case Optimizer::Sgd: return kSgdStateBytes;
@@ -55,6 +59,12 @@ double optimizerStateBytes(const Inputs& in, bool adapters) {
         }
     }
     return kAdamWStateBytes;
+}
+
+double masterCopyBytes(const Inputs& in) {
+    const Scenario& s = *in.scenario;
+    if (s.optimizer == Optimizer::AdamWBf16 || weightBytesPerParam(s) >= 4) return 0;
+    return kFp32Bytes;
 }
 
 double communicationBuffers(const Inputs& in, const Layout& layout, double trainable) {
@@ -113,7 +123,7 @@ const char* splitName(const Scenario& s, Strategy strategy) {
 void explainStates(const Inputs& in, const Layout& layout, double trainable, const TrainingStates& t,
                    const Explain& ex) {
     const Scenario& s = *in.scenario;
-    const bool mixed = !in.lora && weightBytesPerParam(s) < 4;
+    const bool mixed = !in.lora && masterCopyBytes(in) > 0;
     const bool zero = layout.strategy == Strategy::Zero1 || layout.strategy == Strategy::Zero2 ||
                       layout.strategy == Strategy::Zero3;
     if (in.lora) explainAdapters(in, trainable, t, ex);

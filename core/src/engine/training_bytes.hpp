@@ -22,6 +22,11 @@ double weightBytesPerParam(const Scenario& s);
 // Adafactor's factored second moments (rows + columns per matrix, fp32).
 double optimizerStateBytes(const Inputs& in, bool adapters);
 
+// The fp32 master copy of 16-bit weights that mixed precision keeps beside
+// the optimizer moments (ZeRO §3: the "12" of 2 + 2 + 12); none in pure bf16
+// training or when the weights are fp32 already.
+double masterCopyBytes(const Inputs& in);
+
 // Gradient buckets of DDP and DeepSpeed, per GPU.
 double communicationBuffers(const Inputs& in, const Layout& layout, double trainableParamsOnGpu);
 

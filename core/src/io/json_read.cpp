@@ -249,6 +249,8 @@ Json parseJsonText(std::string_view text, const std::string& path, std::size_t m
         parsed = Json::parse(text);
     } catch (const Json::parse_error& e) {
         fail("invalid_json", path, "not valid JSON at byte " + std::to_string(e.byte));
+    } catch (const Json::out_of_range&) {
+        fail("invalid_json", path, "a number in the JSON is beyond the range of a double");
     }
     return parsed;
 }

@@ -45,8 +45,8 @@ constexpr std::array<Method, 3> kMethods = {Method::Full, Method::Lora, Method::
 constexpr std::array<Engine, 8> kEngines = {Engine::Transformers, Engine::Vllm,     Engine::Sglang,
                                             Engine::TensorrtLlm,  Engine::LlamaCpp, Engine::Deepspeed,
                                             Engine::Fsdp,         Engine::Megatron};
-constexpr std::array<Optimizer, 5> kOptimizers = {Optimizer::AdamW, Optimizer::AdamW8bit, Optimizer::PagedAdamW8bit,
-                                                  Optimizer::Sgd, Optimizer::Adafactor};
+constexpr std::array<Optimizer, 6> kOptimizers = {Optimizer::AdamW, Optimizer::AdamW8bit, Optimizer::PagedAdamW8bit,
+                                                  Optimizer::Sgd, Optimizer::Adafactor, Optimizer::AdamWBf16};
 constexpr std::array<Strategy, 10> kStrategies = {Strategy::Auto,  Strategy::Single, Strategy::Ddp,
                                                   Strategy::Zero1, Strategy::Zero2,  Strategy::Zero3,
                                                   Strategy::Fsdp,  Strategy::Tensor, Strategy::Pipeline,

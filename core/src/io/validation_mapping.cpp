@@ -191,6 +191,22 @@ void keepWithinGpuLimit(const RowSetup& s, RowMapping& m) {
     *count = group * (kMaxGpus / group);
 }
 
+// Settings an engine implies without the text naming them, by engine (never
+// by row): ms-swift loads the model in its --dtype and trains it as is, so a
+// 16-bit full fine-tune keeps no fp32 master copy and its AdamW moments are
+// 16-bit (torch.optim.AdamW state follows the parameter dtype); TensorRT-LLM's
+// FP8 checkpoints quantize the KV cache to FP8 too (its quantization recipes
+// pair FP8 weights with an FP8 KV cache).
+void applyEngineConventions(const RowSetup& setup, const std::string& task, const std::string& method, Json& req) {
+    const std::string weights = req.value("weights", std::string());
+    const bool sixteenBit = weights == "bf16" || weights == "fp16";
+    const bool plainAdamW = setup.optimizer.empty() || setup.optimizer == "adamw";
+    if (setup.engines.msSwift && task == "finetune" && method == "full" && sixteenBit && plainAdamW) {
+        req["optimizer"] = "adamw-bf16";
+    }
+    if (setup.engines.tensorrtLlm && weights == "fp8" && setup.kvCache.empty()) req["kv_cache"] = "fp8";
+}
+
 RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     const RowFacts f = readFacts(row);
     const RowKind kind = kindOf(f.kind);
@@ -213,6 +229,7 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     if (setup.flashAttention) m.request["flash_attention"] = *setup.flashAttention;
     if (task == "inference") setInferenceTokens(kind, f, setup, m.request);
     else setTraining(f, setup, m.request);
+    applyEngineConventions(setup, task, f.method, m.request);
     setParallel(setup, task != "inference", m.request);
     setComparison(kind, f, setup, m);
     keepWithinGpuLimit(setup, m);

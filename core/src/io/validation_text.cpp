@@ -23,6 +23,7 @@ EnginesNamed readEngines(const std::string& t) {
     e.fsdp = mentions(t, {"fsdp"});
     e.unsloth = mentions(t, {"unsloth"});
     e.peft = mentions(t, {"peft"});
+    e.msSwift = mentions(t, {"ms-swift", "swift sft"});
     e.transformers =
         e.unsloth || mentions(t, {"transformers", "peft", "bitsandbytes", "trl ", "sfttrainer", "accelerate", "swift",
                                   "axolotl", "llama-factory", "llamafactory", "hugging face"});

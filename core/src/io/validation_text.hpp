@@ -22,6 +22,7 @@ enum class MeasuredMemory {
 struct EnginesNamed {  // frameworks the text names
     bool llamaCpp = false, tensorrtLlm = false, vllm = false, sglang = false;
     bool megatron = false, deepspeed = false, fsdp = false, transformers = false, unsloth = false, peft = false;
+    bool msSwift = false;
 };
 
 struct ModelShapeText {  // architecture numbers the text states
