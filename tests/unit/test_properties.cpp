@@ -4,7 +4,7 @@
 // engine bug: the INFO lines name the scenario and the figures.
 #include <catch2/catch.hpp>
 
-#include <map>
+#include <sstream>
 
 #include "../fuzz/fuzz_checks.hpp"
 #include "caliper/engine/compat.hpp"
@@ -212,6 +212,8 @@ TEST_CASE("generated scenarios: quantizing never raises weight memory", "[proper
     }
 }
 
+namespace {
+
 // The count below `needed` in the series fewestGpus searches (gpu_count.cpp:
 // 1, 2, 3, 4, 6, 8, then whole 8-GPU servers).
 int previousSearchedCount(int needed) {
@@ -234,22 +236,42 @@ std::optional<CountCheck> neededFor(std::uint32_t seed) {
     return CountCheck{request, *automatic.gpusNeeded};
 }
 
-// Whether `count` GPUs fit; nothing when the request cannot use that count.
-std::optional<bool> fitsOn(const PropertyJson& request, int count) {
+// Whether `count` GPUs fit (with the figures, for the failure message);
+// nothing when the request cannot use that count.
+struct FitAt {
+    bool fits = false;
+    std::string figures;
+};
+
+std::optional<FitAt> fitsOn(const PropertyJson& request, int count) {
     const PropertyJson at = with(request, "gpu_count", count);
     if (!accepted(at)) return std::nullopt;
     const EstimateResult result = run(at);
-    INFO(count << " GPUs: " << result.memory.totalGiB << " of " << result.usableMemoryGiB << " GiB");
-    return result.fits;
+    std::ostringstream figures;
+    figures << count << " GPUs (" << toString(result.plan.strategy) << "): " << result.memory.totalGiB << " of "
+            << result.usableMemoryGiB << " GiB per GPU";
+    return FitAt{result.fits, figures.str()};
 }
+
+void checkCountBelow(const CountCheck& check, int below) {
+    const std::optional<FitAt> at = fitsOn(check.request, check.needed);
+    REQUIRE(at);
+    CHECK(at->fits);
+    if (below < 1) return;  // one GPU fits
+    const std::optional<FitAt> fewer = fitsOn(check.request, below);
+    if (!fewer) return;  // a count the strategy cannot use
+    INFO(at->figures << "; " << fewer->figures);
+    CHECK_FALSE(fewer->fits);
+}
+
+}  // namespace
 
 TEST_CASE("generated scenarios: gpus_needed fits and the searched count below it does not", "[properties]") {
     const auto seed = GENERATE(take(120, random(1u, 1u << 30)));
     const std::optional<CountCheck> check = neededFor(seed);
     if (!check) return;
     INFO(check->request.dump() << ": gpus_needed " << check->needed);
-    CHECK(fitsOn(check->request, check->needed) == std::optional<bool>(true));
-    if (check->needed > 1) CHECK(fitsOn(check->request, previousSearchedCount(check->needed)) != std::optional<bool>(true));
+    checkCountBelow(*check, previousSearchedCount(check->needed));
 }
 
 TEST_CASE("generated scenarios: gpus_needed GPUs fit and one fewer does not", "[properties][contract]") {
@@ -258,8 +280,7 @@ TEST_CASE("generated scenarios: gpus_needed GPUs fit and one fewer does not", "[
     const std::optional<CountCheck> check = neededFor(seed);
     if (!check) return;
     INFO(check->request.dump() << ": gpus_needed " << check->needed);
-    CHECK(fitsOn(check->request, check->needed) == std::optional<bool>(true));
-    if (check->needed > 1) CHECK(fitsOn(check->request, check->needed - 1) != std::optional<bool>(true));
+    checkCountBelow(*check, check->needed - 1);
 }
 
 TEST_CASE("generated scenarios: results are identical between runs, in any order, on a re-read catalog", "[properties]") {

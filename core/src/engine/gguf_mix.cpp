@@ -126,6 +126,13 @@ GgufBits ggufBits(WeightFormat f, const ModelSpec& m, const ModelShape& s) {
     const double base = baseBits(f);
     if (base >= 16) return b;  // F16 / BF16 files
     const double h = s.hidden;
+    // Q4_0/Q5_0 share their bits per weight with Q4_K/Q5_K, but they are
+    // 32-weight block types that fit any row: only K-types fall back.
+    const bool legacy = f == WeightFormat::Q4_0 || f == WeightFormat::Q4_1 || f == WeightFormat::Q5_0 ||
+                        f == WeightFormat::Q8_0;
+    auto fallback = [&](double bits, double rowLength) {
+        return legacy && bits == base ? bits : sizing::fallback(bits, rowLength);
+    };
     b.q = b.gate = b.up = b.other = fallback(base, h);
     b.k = fallback(s.experts == 8 ? kQ8_0Bits : base, h);
     b.v = fallback(attnVBits(f, s, base), h);

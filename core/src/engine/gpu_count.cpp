@@ -1,6 +1,7 @@
-// The fewest GPUs of the scenario's type that fit. Counts searched: 1, 2, 3,
-// 4, 6, 8, then multiples of 8 (whole 8-GPU servers) up to kMaxGpus; a count
-// the strategy cannot use is skipped. The search starts at a lower bound (the
+// The fewest GPUs of the scenario's type that fit. Counts probed: 1, 2, 3,
+// 4, 6, 8, then multiples of 8 (whole 8-GPU servers) up to kMaxGpus, and the
+// counts just below the first that fits; a count the strategy cannot use is
+// skipped. The search starts at a lower bound (the
 // weights spread evenly) and gallops to a count that fits; ZeRO and FSDP
 // memory falls monotonically with the count, so a bisection finishes, while
 // tensor/pipeline plans (uneven stages) are scanned count by count.
@@ -86,9 +87,24 @@ bool monotone(Strategy strategy) {
 
 // Whether the plan for candidate i uses all its GPUs and fits. Plans are
 // built per probe: a Megatron plan itself searches pipeline depths.
-bool fitsAt(const sizing::Inputs& in, std::size_t i) {
-    const Plan plan = sizing::planFor(in, candidateCounts()[i]);
+bool fitsCount(const sizing::Inputs& in, int count) {
+    const Plan plan = sizing::planFor(in, count);
     return sizing::countUsable(in, plan) && sizing::planFits(in, plan);
+}
+
+bool fitsAt(const sizing::Inputs& in, std::size_t i) { return fitsCount(in, candidateCounts()[i]); }
+
+// The search probes whole servers past 8 GPUs; a count between the last
+// candidate that failed and the first that fits may fit too (5, 7, or a
+// partial server), and gpus_needed is the fewest that fit, so check those.
+int fewestInGap(const sizing::Inputs& in, int fitting) {
+    const std::vector<int>& counts = candidateCounts();
+    const auto at = std::lower_bound(counts.begin(), counts.end(), fitting);
+    const int previous = at == counts.begin() ? 0 : *(at - 1);
+    for (int n = previous + 1; n < fitting; ++n) {
+        if (fitsCount(in, n)) return n;
+    }
+    return fitting;
 }
 
 struct Gallop {
@@ -145,7 +161,9 @@ std::optional<int> fewestGpus(const Scenario& scenario) {
     if (sizing::countUsable(in, one) && sizing::planFits(in, one)) return 1;
     const Strategy strategy = sizing::planFor(in, 2).strategy;
     if (replicated(scenario, strategy) || activationsAloneOverflow(in, scenario, strategy)) return std::nullopt;
-    return firstFit(in, firstPossibleIndex(in, scenario), monotone(strategy));
+    const std::optional<int> fitting = firstFit(in, firstPossibleIndex(in, scenario), monotone(strategy));
+    if (!fitting) return std::nullopt;
+    return fewestInGap(in, *fitting);
 }
 
 }  // namespace caliper

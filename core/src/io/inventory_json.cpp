@@ -62,9 +62,19 @@ std::vector<ModelSpec> readModels(const Catalog& catalog, const Json& request, s
     }
     const Json& value = request["model"];
     if (!value.is_array()) return {resolveModel(catalog, value, "/model", warnings)};
+    // Each model is a row of the answer: a list longer than the catalog can
+    // only repeat entries, and a repeated catalog id is listed once.
+    constexpr std::size_t kMaxInventoryModels = 1000;
+    if (value.size() > kMaxInventoryModels) {
+        fail("too_large", "/model", "more than " + std::to_string(kMaxInventoryModels) + " models");
+    }
     std::vector<ModelSpec> models;
     for (std::size_t i = 0; i < value.size(); ++i) {
-        models.push_back(resolveModel(catalog, value[i], childPath("/model", i), warnings));
+        ModelSpec model = resolveModel(catalog, value[i], childPath("/model", i), warnings);
+        const bool custom = !value[i].is_string();
+        const bool repeated = std::any_of(models.begin(), models.end(),
+                                          [&](const ModelSpec& m) { return m.id == model.id; });
+        if (custom || !repeated) models.push_back(std::move(model));
     }
     return models;
 }
