@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reliability checks (docs/reliability.md): builds build-asan with clang
+# Reliability checks (README: "Reliability and hostile input"): builds build-asan with clang
 # (AddressSanitizer + UndefinedBehaviorSanitizer, and the libFuzzer targets),
 # runs the whole Catch2 suite under the sanitizers, then runs each fuzz target
 # for FUZZ_SECONDS on the committed seed corpus. Fails on any test failure,
