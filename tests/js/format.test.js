@@ -20,10 +20,19 @@ test('compact figures stay short in both languages', () => {
 });
 
 test('money uses the currency sign and shortens large sums', () => {
-  assert.equal(F.money('en', 2.5, 'usd'), '$2.5');
+  assert.equal(F.money('en', 2.5, 'usd'), '$2.50');
   assert.equal(F.money('en', 1599, 'usd'), '$1,599');
   assert.equal(F.money('zh-CN', 11353, 'cny'), '¥11,353');
   assert.equal(F.money('en', 250000, 'usd', true), '$250K');
+});
+
+test('prices of the same size keep the same decimals', () => {
+  // Side by side in a list: $0.30/h next to $0.22/h, never $0.3/h.
+  assert.deepEqual([0.3, 0.22, 1.3, 12].map((v) => F.money('en', v, 'usd')), ['$0.30', '$0.22', '$1.30', '$12.00']);
+  assert.equal(F.money('en', 0.042, 'usd'), '$0.042', 'two significant digits below 0.1');
+  assert.equal(F.money('en', 1499, 'usd'), '$1,499');
+  // The short form of the matrix cells drops the cents from 10 up.
+  assert.deepEqual([0.42, 2.5, 75, 1499].map((v) => F.money('en', v, 'usd', true)), ['$0.42', '$2.50', '$75', '$1.5K']);
 });
 
 test('moneyField prefers the engine\'s CNY twin, then its exchange rate', () => {

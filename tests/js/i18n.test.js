@@ -90,3 +90,62 @@ test('embed snippet escapes the URL for an attribute', () => {
   assert.ok(s.includes('src="file:///x.html#a=1&amp;b=&quot;2&quot;"'));
   assert.ok(s.startsWith('<iframe '));
 });
+
+// Every term the engine explains ("show the math"), read from its source:
+// the names given to ex.add(...) and explain.push_back({...}) in core/src.
+function engineExplainTerms() {
+  const dir = path.join(__dirname, '../../core/src');
+  const terms = new Set();
+  const walk = (d) => fs.readdirSync(d, { withFileTypes: true }).forEach((e) => {
+    const p = path.join(d, e.name);
+    if (e.isDirectory()) return walk(p);
+    if (!p.endsWith('.cpp')) return;
+    const text = fs.readFileSync(p, 'utf8');
+    for (const m of text.matchAll(/(?:ex\.add\(|explain\.push_back\(\{)\s*"([a-z0-9_]+)"/g)) terms.add(m[1]);
+  });
+  walk(dir);
+  return [...terms].sort();
+}
+
+test('every explain term of the engine has a name in both languages and a unit', () => {
+  globalThis.Caliper = globalThis.Caliper || {};
+  require('../../web/js/dom.js');
+  require('../../web/js/format.js');
+  require('../../web/js/detail-view.js');
+  const D = globalThis.Caliper.detailView;
+  const terms = engineExplainTerms();
+  assert.ok(terms.length >= 40 && terms.includes('decode_weight_read_gb') && terms.includes('train_mfu'), `terms found: ${terms.length}`);
+  for (const term of terms) {
+    assert.ok(codes.en['term.' + term], `English name for ${term}`);
+    assert.ok(codes.zh['term.' + term], `Chinese name for ${term}`);
+    assert.ok(D.termUnit(term, (k) => en[k]), `a unit for ${term}`);
+  }
+  i18n.setLang('zh');
+  assert.equal(i18n.code('term', 'decode_bandwidth_fraction', 'decode_bandwidth_fraction'), codes.zh['term.decode_bandwidth_fraction']);
+  i18n.setLang('en');
+});
+
+test('explain units follow the suffix of the term', () => {
+  const D = globalThis.Caliper.detailView;
+  const t = (k) => en[k];
+  assert.deepEqual(D.termUnit('kv_pool_unused_gib', t), { suffix: 'GiB' });
+  assert.deepEqual(D.termUnit('decode_kv_read_gb', t), { suffix: 'GB' });
+  assert.deepEqual(D.termUnit('decode_fixed_ms', t), { suffix: en['unit.ms'] });
+  assert.deepEqual(D.termUnit('train_step_compute_s', t), { suffix: en['unit.s'] });
+  assert.deepEqual(D.termUnit('prefill_peak_tflops', t), { suffix: 'TFLOPS' });
+  assert.deepEqual(D.termUnit('decode_tokens_per_s', t), { suffix: en['unit.tokPerS'] });
+  assert.deepEqual(D.termUnit('power_w', t), { suffix: 'W' });
+  assert.deepEqual(D.termUnit('cost_usd', t), { prefix: '$' });
+  assert.deepEqual(D.termUnit('usd_per_hour', t), { prefix: '$', suffix: en['unit.perHour'] });
+  assert.deepEqual(D.termUnit('decode_bandwidth_fraction', t), { percent: true });
+  assert.deepEqual(D.termUnit('train_mfu', t), { percent: true });
+  assert.equal(D.termUnit('no_unit_here', t), null);
+});
+
+test('recommendation reasons carry the same figures in both languages', () => {
+  for (const k of Object.keys(en).filter((x) => x.startsWith('reason.'))) assert.ok(zh[k], k);
+  i18n.setLang('zh');
+  assert.equal(i18n.t('reason.cheapestRent', { price: '¥1.56/小时' }), '租用最便宜：¥1.56/小时');
+  i18n.setLang('en');
+  assert.equal(i18n.t('reason.cheapestBuy', { price: '$1,499' }), 'cheapest to buy: $1,499 for the GPUs');
+});

@@ -1,7 +1,7 @@
-// Matrix row and column order (web/js/matrix-view.js) and the piecewise
-// loading of the matrix (web/js/matrix-data.js), against a stand-in engine
-// that records its calls. The stand-in's figures are made up: the tests
-// check where each cell lands, not what the engine computes.
+// Matrix row and column order (web/js/matrix-view.js) and the loading of
+// the matrix in few large engine calls (web/js/matrix-data.js), against a
+// stand-in engine that records its calls. The stand-in's figures are made
+// up: the tests check where each cell lands, not what the engine computes.
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -25,10 +25,12 @@ const GPUS = [
 // A cell whose figure encodes its model and GPU, so a misplaced cell shows.
 function cellFor(m, g) { return { status: 'fits', gpus_needed: 1, decode_tokens_per_s: m * 10 + g }; }
 
+// Lists hold ids or, for the user's entries, objects (index -1 in the cells);
+// the stand-in ignores filters.
 function fakeEngine(calls, allModels = MODELS, allGpus = GPUS) {
   // Fresh objects on every call, as JSON.parse gives the page.
-  const pick = (list, value) => (value === 'all' ? list : list.filter((x) => value.indexOf(x.id) >= 0)
-    .sort((x, y) => value.indexOf(x.id) - value.indexOf(y.id))).map((x) => Object.assign({}, x));
+  const pick = (list, value) => (value === 'all' ? list.map((x) => Object.assign({}, x))
+    : value.map((v) => (typeof v === 'object' ? Object.assign({ id: 'object' }, v) : Object.assign({}, list.find((x) => x.id === v)))));
   const index = (list, x) => list.findIndex((y) => y.id === x.id);
   return {
     matrix(req) {
@@ -36,10 +38,6 @@ function fakeEngine(calls, allModels = MODELS, allGpus = GPUS) {
       const models = pick(allModels, req.model), gpus = pick(allGpus, req.gpu);
       return { ok: true, models, gpus,
         cells: models.map((m) => gpus.map((g) => cellFor(index(allModels, m), index(allGpus, g)))) };
-    },
-    estimate(req) {
-      calls.push(req);
-      return { ok: true, gpus_needed: 2, plan: { nodes: 1, tp: 2 }, memory: { total_gib: 9 }, decode_tokens_per_s: 5, strategy: 'tensor' };
     }
   };
 }
@@ -65,68 +63,120 @@ test('flat sorts: by size, by name, by a GPU column with empty cells last', () =
   assert.deepEqual(gpu[0].rows, [3, 1, 0, 2], 'speed descending, the cell that does not fit last');
 });
 
-test('a slow engine: headers first, then only the cells asked for', () => {
+// The selection keys of every engine request the loader made.
+function selections(calls) {
+  return calls.map((c) => ({ model: c.model, gpu: c.gpu, mf: c.model_filter, gf: c.gpu_filter }));
+}
+
+test('headers first (no cells), kept while the filters stay the same', () => {
   const calls = [];
   C.engine = fakeEngine(calls);
-  const job = data.start(S.defaults(), null);
+  data.clearCache();
+  const job = data.start(S.defaults(), null, 1);
   assert.equal(calls.length, 2, 'one call for the models, one for the GPUs');
-  assert.deepEqual([calls[0].gpu, calls[1].model], [[], []]);
+  assert.deepEqual([calls[0].model, calls[0].gpu, calls[1].model, calls[1].gpu], ['all', [], [], 'all']);
   assert.ok(job.matrix.cells.every((row) => row === null));
-  data.load(job, [1, 2], [0, 3]);
-  assert.deepEqual(calls[2].model, ['a-70b', 'a-8b']);
-  assert.deepEqual(calls[2].gpu, ['h100', 'a800']);
+  data.start(Object.assign(S.defaults(), { w: 'int8', ctx: 8192 }), null, 1);
+  assert.equal(calls.length, 2, 'a workload change reuses the headers');
+  data.start(S.defaults(), null, 2);
+  assert.equal(calls.length, 4, 'a new catalog asks again');
+});
+
+test('the cells in view: one call with the ids in view and no filter', () => {
+  const calls = [];
+  C.engine = fakeEngine(calls);
+  data.clearCache();
+  const state = Object.assign(S.defaults(), { pmin: 2, cls: ['datacenter'] });
+  const job = data.start(state, null, 1);
+  calls.length = 0;
+  data.loadWindow(job, [1, 2], [0, 3]);
+  assert.equal(calls.length, 1);
+  assert.deepEqual(selections(calls), [{ model: ['a-70b', 'a-8b'], gpu: ['h100', 'a800'], mf: undefined, gf: undefined }]);
+  assert.equal(calls[0].max_gpus, 8, 'the workload travels with it');
   assert.equal(job.matrix.cells[1][3].decode_tokens_per_s, 13);
   assert.equal(job.matrix.cells[2][0].decode_tokens_per_s, 20);
   assert.equal(job.matrix.cells[2][1], null, 'not asked for yet');
+  data.loadWindow(job, [1, 2], [0, 3]);
+  assert.equal(calls.length, 1, 'cells already loaded are not asked for again');
 });
 
-test('the rest loads in pieces, nearest rows first, then the matrix is whole', async () => {
+test('the rest: every cell in one call, "all" with the filters, never a list of every id', () => {
   const calls = [];
   C.engine = fakeEngine(calls);
-  const job = data.start(S.defaults(), null);
-  data.load(job, [0], null);
-  const pieces = [];
-  await new Promise((resolve) => data.continueInBackground(job, [2, 1, 0, 3], (rows) => pieces.push(rows), resolve));
+  data.clearCache();
+  const state = Object.assign(S.defaults(), { pmin: 2, cls: ['datacenter'] });
+  const job = data.start(state, null, 1);
+  data.loadWindow(job, [0], [0]);
+  calls.length = 0;
+  data.loadRest(job);
   assert.ok(job.done);
-  assert.deepEqual([].concat(...pieces), [2, 1, 3], 'row 0 was already whole');
+  assert.deepEqual(selections(calls), [{ model: 'all', gpu: 'all', mf: { min_params_b: 2 }, gf: { groups: ['datacenter'] } }]);
   job.matrix.cells.forEach((row, i) => row.forEach((cell, j) => assert.equal(cell.decode_tokens_per_s, i * 10 + j)));
+  data.loadRest(job);
+  assert.equal(calls.length, 1, 'a whole matrix is not asked for again');
 });
 
-test('a cancelled job stops loading', async () => {
-  C.engine = fakeEngine([]);
-  const job = data.start(S.defaults(), null);
-  let pieces = 0;
-  data.continueInBackground(job, [0, 1, 2, 3], () => { pieces += 1; job.cancelled = true; }, () => assert.fail('not done'));
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  assert.equal(pieces, 1);
-  assert.ok(!job.done);
-});
-
-test('a fast engine answers the whole matrix in one call', () => {
-  const calls = [];
-  // 12 x 6 cells: enough for the loader to time the engine (it ignores tiny calls).
-  const models = Array.from({ length: 12 }, (x, i) => ({ id: 'm' + i, name: 'M' + i, family: 'F', params_b: i + 1 }));
-  const gpus = Array.from({ length: 6 }, (x, i) => ({ id: 'g' + i, name: 'G' + i, group: 'datacenter' }));
-  C.engine = fakeEngine(calls, models, gpus);
-  const first = data.start(S.defaults(), null);
-  data.complete(first);  // a large call teaches the loader the engine's speed
-  const before = calls.length;
-  const job = data.start(S.defaults(), null);
-  assert.ok(job.done);
-  assert.equal(calls.length - before, 3, 'models, GPUs, then every cell at once');
-});
-
-test('the user\'s model and GPU come first, their cells from estimates', () => {
+test('a GPU text search sends the matching ids only', () => {
   const calls = [];
   C.engine = fakeEngine(calls);
-  const state = Object.assign(S.defaults(), { cm: { name: 'Mine', params_b: 3, model: { params_b: 3 } },
-    cg: { name: 'Card', gpu: { memory_gib: 48 } } });
-  const job = data.complete(data.start(state, null));
-  assert.equal(job.models[0].id, 'custom-model');
-  assert.equal(job.gpus[0].id, 'custom-gpu');
-  assert.equal(job.cells[0][1].status, 'fits-multi', 'estimate with 2 GPUs needed in one node');
-  assert.equal(job.cells[1][0].needs_nvlink, true);
-  assert.equal(job.cells[1][1].decode_tokens_per_s, 0, 'the catalog cell of model 0 × GPU 0 is still the matrix call\'s');
-  const estimates = calls.filter((c) => c.gpu_count === 'auto');
-  assert.equal(estimates.length, MODELS.length + GPUS.length + 1, 'custom column, custom row and their crossing');
+  data.clearCache();
+  const job = data.start(S.defaults(), ['rtx', 'h100'], 1);
+  data.loadRest(job);
+  assert.deepEqual(calls.map((c) => c.gpu), [[], ['rtx', 'h100'], ['rtx', 'h100']]);
+  assert.deepEqual(job.matrix.gpus.map((g) => g.id), ['rtx', 'h100']);
+  assert.equal(job.matrix.cells[0][1].decode_tokens_per_s, 0, 'model 0 × GPU 0 (h100) in the second column');
+});
+
+test('sorting by a GPU loads its whole column first', () => {
+  const calls = [];
+  C.engine = fakeEngine(calls);
+  data.clearCache();
+  const job = data.start(S.defaults(), null, 1);
+  calls.length = 0;
+  data.loadColumn(job, 'mi300');
+  assert.deepEqual(selections(calls), [{ model: 'all', gpu: ['mi300'], mf: undefined, gf: undefined }]);
+  assert.deepEqual(job.matrix.cells.map((row) => row[2].decode_tokens_per_s), [2, 12, 22, 32]);
+});
+
+test('the user\'s model and GPU come first, sent as objects inside the lists', () => {
+  const calls = [];
+  C.engine = fakeEngine(calls);
+  data.clearCache();
+  const cm = { name: 'Mine', params_b: 3, model: { params_b: 3 } }, cg = { name: 'Card', gpu: { memory_gib: 48 } };
+  const state = Object.assign(S.defaults(), { cm, cg, q: 'b' });
+  const job = data.start(state, null, 1);
+  calls.length = 0;
+  const m = data.loadRest(job);
+  assert.equal(m.models[0].id, 'custom-model');
+  assert.equal(m.gpus[0].id, 'custom-gpu');
+  // The catalog block keeps its filters; the user's entries go without the
+  // filter of their own side (a search must not drop the user's model).
+  assert.deepEqual(selections(calls), [
+    { model: [cm.model], gpu: [cg.gpu], mf: undefined, gf: undefined },
+    { model: [cm.model], gpu: 'all', mf: undefined, gf: undefined },
+    { model: 'all', gpu: [cg.gpu], mf: { search: 'b' }, gf: undefined },
+    { model: 'all', gpu: 'all', mf: { search: 'b' }, gf: undefined }]);
+  assert.equal(m.cells[1][1].decode_tokens_per_s, 0, 'catalog model 0 × catalog GPU 0');
+  assert.equal(m.cells[2][4].decode_tokens_per_s, 13, 'catalog model 1 × catalog GPU 3');
+  assert.ok(m.cells.every((row) => row.every((cell) => cell !== null)), 'every cell loaded');
+});
+
+test('a rejected user model leaves its row empty and keeps the engine\'s error', () => {
+  const calls = [];
+  const engine = fakeEngine(calls);
+  const matrix = engine.matrix;
+  engine.matrix = (req) => {
+    if (Array.isArray(req.model) && typeof req.model[0] === 'object') {
+      throw new C.engine.EngineError({ code: 'invalid_value', message: 'bad heads', path: '/model/0/num_attention_heads' });
+    }
+    return matrix(req);
+  };
+  engine.EngineError = function (e) { Object.assign(this, e); };
+  C.engine = engine;
+  data.clearCache();
+  const job = data.start(Object.assign(S.defaults(), { cm: { name: 'Bad', params_b: 7, model: { params_b: -1 } } }), null, 1);
+  data.loadRest(job);
+  assert.equal(job.error.code, 'invalid_value');
+  assert.ok(job.matrix.cells[0].every((cell) => cell.status === 'no'));
+  assert.equal(job.matrix.cells[1][0].decode_tokens_per_s, 0, 'the catalog rows still load');
 });

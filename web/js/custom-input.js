@@ -190,7 +190,8 @@
         }))
         : el('input', { id: id, type: 'text', inputmode: f[2] === 'num' ? 'decimal' : null, autocomplete: 'off', required: f[1] || null });
       if (values[id] != null) input.value = values[id];
-      return el('div', { class: 'field' }, [el('label', { for: id }, ctx.t('gpu.' + f[0])), input]);
+      var optional = f[1] || f[2] === 'class' ? null : el('span', { class: 'optional' }, ' (' + ctx.t('custom.optional') + ')');
+      return el('div', { class: 'field' }, [el('label', { for: id }, [ctx.t('gpu.' + f[0]), optional]), input]);
     }));
   }
 

@@ -35,6 +35,13 @@
     return { ms: t('unit.ms'), s: t('unit.s'), min: t('unit.min'), h: t('unit.h'), d: t('unit.d'), y: t('unit.y') };
   }
 
+  // The width inside the detail dialog (styles.css: min(980px, 96vw), 18px
+  // padding each side, 1px border), for a chart drawn at its shown size.
+  function dialogWidth() {
+    var vw = document.documentElement.clientWidth || window.innerWidth || 980;
+    return Math.min(980, vw * 0.96) - 2 * 18 - 2;
+  }
+
   function section(titleKey, ctx, children) {
     return el('section', { class: 'detail-section' }, [el('h3', null, ctx.t(titleKey))].concat(children));
   }
@@ -61,7 +68,7 @@
 
   function chartBlock(r, ctx) {
     var title = ctx.t('detail.chartTitle', { model: r.model.name || r.model.id, gpu: r.gpu.name });
-    var svg = C.chart.memoryChart(r, { t: ctx.t, locale: ctx.locale, title: title, id: 'detail-chart' });
+    var svg = C.chart.memoryChart(r, { t: ctx.t, locale: ctx.locale, title: title, id: 'detail-chart', width: dialogWidth() });
     var name = 'caliper-memory-' + r.model.id + '-' + r.gpu.id;
     var tools = el('div', { class: 'chart-tools' }, [
       el('button', { type: 'button', class: 'btn small', id: 'export-svg', onclick: function () { C.exporter.svg(svg, name); } }, ctx.t('export.svg')),
@@ -125,16 +132,50 @@
       table([ctx.t('detail.term'), ctx.t('detail.formula'), ctx.t('detail.value')], rows, [2])]);
   }
 
+  // A term's unit, from the suffix of its name (every quantity names its
+  // unit) or, for the few names without one, from the term itself.
+  // {prefix, suffix}; fractions also get their value in per cent.
+  var TERM_UNITS = { kv_bytes_per_token: 'unit.bytesPerToken', lora_params: 'unit.params',
+    train_model_flops_per_token: 'unit.flopPerToken', fullest_gpu: 'GiB', train_mfu: '%',
+    usd_per_hour: '$/h', usd_per_million_tokens: '$/Mtok' };
+  var SUFFIX_UNITS = [[/_fraction$/, '%'], [/_tokens_per_s$/, 'unit.tokPerS'], [/_per_s$/, '/s'], [/_gib$/, 'GiB'],
+    [/_gb$/, 'GB'], [/_ms$/, 'unit.ms'], [/_tflops$/, 'TFLOPS'], [/_kwh$/, 'unit.kwh'], [/_hours$/, 'unit.h'], [/_s$/, 'unit.s'],
+    [/_w$/, 'W'], [/_usd$/, '$'], [/_cny$/, '¥']];
+  function termUnit(term, t) {
+    var unit = TERM_UNITS[term];
+    for (var i = 0; !unit && i < SUFFIX_UNITS.length; i++) if (SUFFIX_UNITS[i][0].test(term)) unit = SUFFIX_UNITS[i][1];
+    if (!unit) return null;
+    if (unit === '$' || unit === '¥') return { prefix: unit };
+    if (unit === '$/h') return { prefix: '$', suffix: t('unit.perHour') };
+    if (unit === '$/Mtok') return { prefix: '$', suffix: t('unit.perMTok') };
+    if (unit === '%') return { percent: true };
+    return { suffix: unit.indexOf('unit.') === 0 ? t(unit) : unit };
+  }
+
+  // The value as the engine gives it (4 decimals below 1, else 2), its unit
+  // beside it from the style sheet (data-prefix, data-unit), so the cell's
+  // text stays the number.
+  function termValue(e, ctx) {
+    var td = el('td', { class: 'num' }, C.format.number(ctx.locale, e.value, Math.abs(e.value) < 1 ? 4 : 2));
+    var unit = termUnit(e.term, ctx.t);
+    if (unit && unit.percent) unit = { suffix: '= ' + C.format.number(ctx.locale, e.value * 100, 1) + '%' };
+    if (unit && unit.prefix) td.dataset.prefix = unit.prefix;
+    if (unit && unit.suffix) td.dataset.unit = (/^[/%]/.test(unit.suffix) ? '' : '\u00a0') + unit.suffix;
+    return td;
+  }
+
   function mathBlock(r, ctx) {
     var list = r.explain || [];
     if (!list.length) return null;
     var rows = list.map(function (e) {
-      return [el('span', { title: e.term }, C.i18n.code('term', e.term, e.term)), el('code', null, e.formula),
-        C.format.number(ctx.locale, e.value, Math.abs(e.value) < 1 ? 4 : 2)];
+      return el('tr', null, [el('th', { scope: 'row' }, el('span', { title: e.term }, C.i18n.code('term', e.term, e.term))),
+        el('td', null, el('code', null, e.formula)), termValue(e, ctx)]);
     });
+    var head = el('tr', null, [el('th', { scope: 'col' }, ctx.t('detail.term')), el('th', { scope: 'col' }, ctx.t('detail.formula')),
+      el('th', { scope: 'col', class: 'num' }, ctx.t('detail.value'))]);
     var details = el('details', { class: 'math', id: 'detail-math', open: ctx.mathOpen ? true : null }, [
       el('summary', null, ctx.t('detail.math')),
-      table([ctx.t('detail.term'), ctx.t('detail.formula'), ctx.t('detail.value')], rows, [2])]);
+      el('table', { class: 'plain math-table' }, [el('thead', null, head), el('tbody', null, rows)])]);
     return el('section', { class: 'detail-section' }, [details]);
   }
 
@@ -163,5 +204,6 @@
       ctx.t('custom.errorAt', { message: C.i18n.code('error', err.code, err.message), path: err.path || '/' }))]);
   }
 
-  C.detailView = { render: render, renderError: renderError, FIGURES: FIGURES, figureText: figureText, unitTexts: unitTexts };
+  C.detailView = { render: render, renderError: renderError, FIGURES: FIGURES, figureText: figureText, unitTexts: unitTexts,
+    termUnit: termUnit };
 })(typeof window !== 'undefined' ? window : globalThis);

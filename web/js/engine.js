@@ -16,22 +16,47 @@
   EngineError.prototype = Object.create(Error.prototype);
   EngineError.prototype.constructor = EngineError;
 
-  // The wasm binary when the build shipped it apart (engine-wasm.js, gzip).
-  function wasmBinary() {
+  // The wasm binary when the build shipped it apart (engine-wasm.js, gzip in
+  // Z85), compiled as it unpacks, from the moment this script runs (the page
+  // parses on meanwhile); unpacked whole first where the browser cannot
+  // stream.
+  var compiled = null;
+  function compileWasm() {
     var w = root.CALIPER_WASM;
-    if (!w || !w.z85) return Promise.resolve(null);
-    return gunzipBytes(z85Decode(w.z85, w.length));
+    if (compiled || !w || !w.z85) return compiled;
+    var gz = z85Decode(w.z85, w.length);
+    var streamed = function () {
+      var body = new Blob([gz]).stream().pipeThrough(new DecompressionStream('gzip'));
+      return WebAssembly.compileStreaming(new Response(body, { headers: { 'Content-Type': 'application/wasm' } }));
+    };
+    var whole = function () { return gunzipBytes(gz).then(function (bytes) { return WebAssembly.compile(bytes); }); };
+    var canStream = typeof WebAssembly.compileStreaming === 'function' && typeof DecompressionStream === 'function';
+    compiled = canStream ? Promise.resolve().then(streamed).catch(whole) : whole();
+    compiled.catch(function () { /* reported by init() */ });
+    return compiled;
+  }
+
+  // Emscripten's hook for instantiating the wasm ourselves.
+  function instantiateHook(module, fail) {
+    return function (imports, receive) {
+      module.then(function (m) {
+        return WebAssembly.instantiate(m, imports).then(function (instance) { receive(instance, m); });
+      }).catch(fail);
+      return {};
+    };
   }
 
   function init() {
     if (typeof root.createCaliperEngine !== 'function') {
       return Promise.reject(new EngineError({ code: 'engine_missing', message: 'caliper-engine.js did not load' }));
     }
-    return wasmBinary().then(function (bytes) {
-      return root.createCaliperEngine(bytes ? { wasmBinary: bytes } : {});
-    }).then(function (m) {
-      instance = m;
-      return m;
+    return new Promise(function (resolve, reject) {
+      var module = compileWasm();
+      var options = module ? { instantiateWasm: instantiateHook(module, reject) } : {};
+      root.createCaliperEngine(options).then(function (m) {
+        instance = m;
+        resolve(m);
+      }, reject);
     });
   }
 
@@ -65,14 +90,15 @@
 
   // The built-in catalog the page carries (catalog.js): the two JSON texts,
   // or both gzip-compressed and base64-encoded (the single-file build).
-  var builtIn = null;
+  var builtIn = null;  // a promise of {gpus, models}
   function pageCatalog() {
-    if (builtIn) return Promise.resolve(builtIn);
+    if (builtIn) return builtIn;
     var cat = root.CALIPER_CATALOG;
     if (!cat) return Promise.reject(new EngineError({ code: 'no_catalog', message: 'catalog.js did not load' }));
-    var texts = cat.z85 ? gunzip(z85Decode(cat.z85, cat.length)).then(JSON.parse)
+    builtIn = cat.z85 ? gunzip(z85Decode(cat.z85, cat.length)).then(JSON.parse)
       : Promise.resolve({ gpus: cat.gpus, models: cat.models });
-    return texts.then(function (t) { builtIn = t; return t; });
+    builtIn.catch(function () { builtIn = null; });
+    return builtIn;
   }
 
   // Z85 text (scripts/build-web.js) → the first `length` bytes it encodes.
@@ -123,5 +149,10 @@
   };
   C.engine = api;
   api.z85Decode = z85Decode;
+  // Unpacking starts now, while the rest of the page loads.
+  if (typeof document !== 'undefined') {
+    compileWasm();
+    if (root.CALIPER_CATALOG) pageCatalog().catch(function () { /* reported when the page asks for it */ });
+  }
   if (typeof module === 'object') module.exports = { z85Decode: z85Decode };
 })(typeof window !== 'undefined' ? window : globalThis);

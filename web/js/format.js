@@ -36,6 +36,10 @@
     return nf(locale, { notation: 'compact', maximumFractionDigits: 1 }).format(v);
   }
 
+  // Money with the same decimals for the same size, so prices side by side
+  // line up ($0.30/h next to $0.22/h): two decimals below 100 (below 10 in
+  // the short form of the matrix cells), none above, two significant digits
+  // below 0.1 ($0.042), and 1.2K-style above 1,000 in the short form.
   function money(locale, v, currency, short) {
     if (!isNum(v)) return '—';
     var code = String(currency || 'usd').toUpperCase();
@@ -45,9 +49,15 @@
       options.notation = 'compact';
       options.maximumFractionDigits = 1;
       options.minimumFractionDigits = 0;
-    } else {
-      options.maximumFractionDigits = a >= 100 ? 0 : a >= 1 ? 2 : 3;
+    } else if (a >= 100 || (short && a >= 10)) {
+      options.maximumFractionDigits = 0;
       options.minimumFractionDigits = 0;
+    } else if (a >= 0.1 || a === 0) {
+      options.maximumFractionDigits = 2;
+      options.minimumFractionDigits = 2;
+    } else {
+      options.maximumSignificantDigits = 2;
+      options.minimumSignificantDigits = 2;
     }
     return nf(locale, options).format(v);
   }

@@ -1,9 +1,10 @@
 // Texts for the engine's stable codes: warnings (warn.), fit suggestions
-// (sugg.), rules of thumb (rule.), recommendation reasons (reason.), explain
-// terms (term.) and errors (error.). English warnings, reasons and errors use
-// the engine's own message, which carries the specifics; Chinese texts give
-// the gist and the page keeps the English message as the element's title.
-// A code missing here falls back to that message.
+// (sugg.), rules of thumb (rule.), explain terms (term.) and errors (error.).
+// Recommendation reasons carry figures and are written from the option's own
+// fields (recommend-view.js, texts in the dictionaries). English warnings
+// and errors use the engine's own message, which carries the specifics;
+// Chinese texts give the gist and the page keeps the English message as the
+// element's title. A code missing here falls back to that message.
 (function (root) {
   var en = {
     'sugg.flash_attention': 'Turn on FlashAttention', 'sugg.gradient_checkpointing': 'Gradient checkpointing',
@@ -19,16 +20,33 @@
     'rule.training_3_to_4x_inference': 'Training needs 3 to 4 × the inference memory',
     'rule.lora_about_model_size': 'LoRA: about the size of the 16-bit model',
     'rule.qlora_half_byte_per_param': 'QLoRA: about half a byte per parameter',
-    'term.weights_gib': 'Weights', 'term.kv_cache_gib': 'KV cache', 'term.kv_bytes_per_token': 'KV bytes per token',
-    'term.kv_pool_gib': 'KV pool (pre-allocated)', 'term.activations_gib': 'Activations', 'term.gradients_gib': 'Gradients',
-    'term.optimizer_gib': 'Optimizer states', 'term.adapter_gib': 'Adapter', 'term.overhead_gib': 'Runtime overhead',
-    'term.cuda_context_gib': 'CUDA context', 'term.cuda_graphs_gib': 'CUDA graphs', 'term.nccl_buffers_gib': 'NCCL buffers',
-    'term.total_gib': 'Total per GPU', 'term.decode_tokens_per_s': 'Generation speed', 'term.prefill_tokens_per_s': 'Prompt processing',
-    'term.time_to_first_token_s': 'Time to first token', 'term.train_tokens_per_s': 'Training throughput',
-    'term.train_hours': 'Time to train', 'term.usd_per_hour': 'Cloud price per hour', 'term.cost_usd': 'Cost of the run',
-    'term.usd_per_million_tokens': 'Cost per million tokens', 'term.power_w': 'Power', 'term.energy_kwh': 'Energy',
-    'term.usable_memory_gib': 'Usable memory', 'term.decode_step_ms': 'Time per generation step',
-    'term.decode_memory_ms': 'Memory time per step', 'term.decode_compute_ms': 'Compute time per step'
+    'term.weights_gib': 'Weights', 'term.kv_cache_gib': 'KV cache', 'term.kv_bytes_per_token': 'KV cache per token',
+    'term.kv_pool_gib': 'KV pool (pre-allocated)', 'term.kv_pool_unused_gib': 'KV pool left unused',
+    'term.activations_gib': 'Activations', 'term.compute_buffer_gib': 'Compute buffer (llama.cpp)',
+    'term.gradients_gib': 'Gradients', 'term.optimizer_gib': 'Optimizer states', 'term.adapter_gib': 'Adapter (LoRA)',
+    'term.lora_params': 'Adapter parameters', 'term.cpu_offload_gib': 'Offloaded to host memory',
+    'term.overhead_gib': 'Runtime overhead', 'term.cuda_context_gib': 'CUDA context', 'term.cuda_graphs_gib': 'CUDA graphs',
+    'term.nccl_buffers_gib': 'NCCL buffers', 'term.comm_buffers_gib': 'Communication buffers',
+    'term.allocator_reserve_gib': 'Allocator reserve', 'term.fullest_gpu': 'Fullest GPU of the pipeline',
+    'term.total_gib': 'Total per GPU', 'term.usable_memory_gib': 'Usable memory',
+    'term.decode_weight_read_gb': 'Weights read per step', 'term.decode_kv_read_gb': 'KV cache read per step',
+    'term.decode_bandwidth_fraction': 'Share of peak bandwidth reached', 'term.decode_memory_ms': 'Memory time per step',
+    'term.decode_compute_ms': 'Compute time per step', 'term.decode_fixed_ms': 'Fixed overhead per step',
+    'term.decode_tp_comm_ms': 'Tensor-parallel communication per step', 'term.decode_step_ms': 'Time per generation step',
+    'term.decode_tokens_per_s': 'Generation speed',
+    'term.prefill_peak_tflops': 'Peak tensor rate for the prompt', 'term.prefill_compute_fraction': 'Share of peak compute reached',
+    'term.prefill_compute_ms': 'Prompt compute time', 'term.prefill_weight_read_ms': 'Prompt weight-read time',
+    'term.prefill_comm_ms': 'Prompt communication time', 'term.prefill_tokens_per_s': 'Prompt processing',
+    'term.time_to_first_token_s': 'Time to first token',
+    'term.train_model_flops_per_token': 'Model FLOPs per token', 'term.train_mfu': 'Model FLOPs utilisation (MFU)',
+    'term.train_peak_tflops': 'Peak tensor rate per GPU', 'term.train_step_compute_s': 'Compute time per step',
+    'term.train_tp_comm_extra_s': 'Extra tensor-parallel communication per step',
+    'term.train_dp_comm_exposed_s': 'Exposed gradient communication per step', 'term.train_offload_s': 'Offload time per step',
+    'term.train_dequant_s': 'NF4 dequantization per step', 'term.train_tokens_per_s': 'Training throughput',
+    'term.train_hours': 'Time to train',
+    'term.usd_per_hour': 'Cloud price per hour', 'term.usd_per_million_tokens': 'Cost per million tokens',
+    'term.cost_usd': 'Cost of the run', 'term.cost_cny': 'Cost of the run (CNY)', 'term.purchase_usd': 'Purchase price',
+    'term.purchase_cny': 'Purchase price (CNY)', 'term.power_w': 'Power', 'term.energy_kwh': 'Energy for the run'
   };
   var zh = {
     'warn.no_bf16': '这款显卡不支持 BF16：请用 FP16（训练需配合 loss scaling）。',
@@ -56,9 +74,6 @@
     'warn.no_speed': '无法估计这款显卡的速度，排在最后。',
     'warn.no_price': '目录中没有这款显卡的价格，排在有价格的选项之后。',
     'warn.coarse_model': '只给了参数量：按常见结构做了粗略假设。',
-    'reason.fits': '显存放得下，并留有余量', 'reason.cheapest': '成本最低', 'reason.fastest': '速度最快',
-    'reason.lowest_cost_per_token': '每 token 成本最低', 'reason.lowest_power': '功耗最低', 'reason.single_gpu': '单卡即可运行，无需互联',
-    'reason.fewest_gpus': '卡数最少', 'reason.nvlink': '有 NVLink 高速互联', 'reason.scaled_out': '多卡扩展后速度更快',
     'sugg.flash_attention': '开启 FlashAttention', 'sugg.gradient_checkpointing': '梯度检查点（重计算）', 'sugg.optimizer_8bit': '8 位优化器',
     'sugg.zero3': 'ZeRO-3 切分', 'sugg.offload_optimizer': '把优化器状态卸载到 CPU', 'sugg.offload_parameters': '把参数卸载到 CPU',
     'sugg.lora': '改用 LoRA 微调', 'sugg.qlora': '改用 QLoRA', 'sugg.kv_cache_q8_0': 'KV 缓存用 8 位（q8_0）', 'sugg.kv_cache_fp8': 'KV 缓存用 FP8',
@@ -71,15 +86,32 @@
     'rule.training_3_to_4x_inference': '训练显存约为推理的 3～4 倍',
     'rule.lora_about_model_size': 'LoRA：约等于 16 位模型的大小',
     'rule.qlora_half_byte_per_param': 'QLoRA：每个参数约半个字节',
-    'term.weights_gib': '权重', 'term.kv_cache_gib': 'KV 缓存', 'term.kv_bytes_per_token': '每 token 的 KV 字节数',
-    'term.kv_pool_gib': 'KV 缓存池（预分配）', 'term.activations_gib': '激活值', 'term.gradients_gib': '梯度',
-    'term.optimizer_gib': '优化器状态', 'term.adapter_gib': '适配器', 'term.overhead_gib': '运行时开销',
-    'term.cuda_context_gib': 'CUDA 上下文', 'term.cuda_graphs_gib': 'CUDA 图', 'term.nccl_buffers_gib': 'NCCL 缓冲区',
-    'term.total_gib': '单卡合计', 'term.decode_tokens_per_s': '生成速度', 'term.prefill_tokens_per_s': '预填充速度',
-    'term.time_to_first_token_s': '首 token 延迟', 'term.train_tokens_per_s': '训练吞吐', 'term.train_hours': '训练时长',
-    'term.usd_per_hour': '每小时云端价格', 'term.cost_usd': '训练成本', 'term.usd_per_million_tokens': '每百万 token 成本',
-    'term.power_w': '功耗', 'term.energy_kwh': '能耗', 'term.usable_memory_gib': '可用显存', 'term.decode_step_ms': '每步生成时间',
-    'term.decode_memory_ms': '每步访存时间', 'term.decode_compute_ms': '每步计算时间',
+    'term.weights_gib': '权重', 'term.kv_cache_gib': 'KV 缓存', 'term.kv_bytes_per_token': '每 token 的 KV 缓存',
+    'term.kv_pool_gib': 'KV 缓存池（预分配）', 'term.kv_pool_unused_gib': 'KV 缓存池中未用的部分',
+    'term.activations_gib': '激活值', 'term.compute_buffer_gib': '计算缓冲区（llama.cpp）',
+    'term.gradients_gib': '梯度', 'term.optimizer_gib': '优化器状态', 'term.adapter_gib': '适配器（LoRA）',
+    'term.lora_params': '适配器参数量', 'term.cpu_offload_gib': '卸载到主机内存',
+    'term.overhead_gib': '运行时开销', 'term.cuda_context_gib': 'CUDA 上下文', 'term.cuda_graphs_gib': 'CUDA 图',
+    'term.nccl_buffers_gib': 'NCCL 缓冲区', 'term.comm_buffers_gib': '通信缓冲区',
+    'term.allocator_reserve_gib': '显存分配器预留', 'term.fullest_gpu': '流水线中最满的一张卡',
+    'term.total_gib': '单卡合计', 'term.usable_memory_gib': '可用显存',
+    'term.decode_weight_read_gb': '每步读取的权重', 'term.decode_kv_read_gb': '每步读取的 KV 缓存',
+    'term.decode_bandwidth_fraction': '达到的峰值带宽比例', 'term.decode_memory_ms': '每步访存时间',
+    'term.decode_compute_ms': '每步计算时间', 'term.decode_fixed_ms': '每步固定开销',
+    'term.decode_tp_comm_ms': '每步张量并行通信', 'term.decode_step_ms': '每步生成时间',
+    'term.decode_tokens_per_s': '生成速度',
+    'term.prefill_peak_tflops': '处理提示词的峰值张量算力', 'term.prefill_compute_fraction': '达到的峰值算力比例',
+    'term.prefill_compute_ms': '提示词计算时间', 'term.prefill_weight_read_ms': '提示词阶段读取权重的时间',
+    'term.prefill_comm_ms': '提示词阶段通信时间', 'term.prefill_tokens_per_s': '预填充速度',
+    'term.time_to_first_token_s': '首 token 延迟',
+    'term.train_model_flops_per_token': '每 token 的模型计算量', 'term.train_mfu': '模型算力利用率（MFU）',
+    'term.train_peak_tflops': '单卡峰值张量算力', 'term.train_step_compute_s': '每步计算时间',
+    'term.train_tp_comm_extra_s': '每步额外的张量并行通信', 'term.train_dp_comm_exposed_s': '每步未被掩盖的梯度通信',
+    'term.train_offload_s': '每步卸载耗时', 'term.train_dequant_s': '每步 NF4 反量化耗时', 'term.train_tokens_per_s': '训练吞吐',
+    'term.train_hours': '训练时长',
+    'term.usd_per_hour': '每小时云端价格', 'term.usd_per_million_tokens': '每百万 token 成本', 'term.cost_usd': '训练成本',
+    'term.cost_cny': '训练成本（人民币）', 'term.purchase_usd': '购买价格', 'term.purchase_cny': '购买价格（人民币）',
+    'term.power_w': '功耗', 'term.energy_kwh': '训练能耗',
     'error.no_catalog': '尚未加载目录', 'error.unknown_model': '未知模型', 'error.unknown_gpu': '未知显卡',
     'error.invalid_json': '不是有效的 JSON', 'error.invalid_value': '取值无效', 'error.missing_key': '缺少必填项',
     'error.unknown_key': '未知的键', 'error.incompatible_options': '选项互相冲突', 'error.invalid_parallel': '并行设置无效',

@@ -70,13 +70,17 @@
 
   function taskCell(task, result, L) {
     if (!result) return el('td', null, '—');
-    if (!result.fits) return el('td', { class: 'no', title: result.rejection || null }, C.cells.SYMBOL_NO);
+    if (!result.fits) {
+      var needs = result.gpus_needed ? ' ' + ctx.t('inv.needs', { n: result.gpus_needed }) : '';
+      return el('td', { class: 'no', title: result.rejection || null }, C.cells.SYMBOL_NO + needs);
+    }
     var speed = task === 'inference' ? result.decode_tokens_per_s : result.train_tokens_per_s;
-    var parts = [C.cells.SYMBOL_FITS];
+    // The GPUs it takes, beside the figure they give.
+    var used = result.gpus_used ? ' ' + ctx.t(result.gpus_used === 1 ? 'inv.usesOne' : 'inv.uses', { n: result.gpus_used }) : '';
+    var parts = [C.cells.SYMBOL_FITS + used];
     if (speed != null) parts.push(C.format.compact(L, speed) + ' ' + ctx.t('unit.tokPerS'));
-    if (result.weights) parts.push(String(result.weights));
-    var title = result.gpus_used ? ctx.t('inv.uses', { n: result.gpus_used }) : null;
-    return el('td', { class: 'yes', title: title }, parts.join(' · '));
+    if (result.weights) parts.push(String(result.weights).toUpperCase());
+    return el('td', { class: 'yes' }, parts.join(' · '));
   }
 
   function resultTable(r) {

@@ -3,15 +3,7 @@
 (function (root) {
   var C = root.Caliper = root.Caliper || {};
   var $ = C.dom.$;
-  // matrixPaintedMs: page start → the first matrix cells on screen (the task
-  // after the frame that shows them). lastRepaintMs: control change → the
-  // cells in view written and laid out (lastEngineMs of it in the engine,
-  // lastRenderMs in the page). lastFullRepaintMs: control change → every cell
-  // current, written and laid out (null until then); lastFullEngineMs: the
-  // engine time for the cells out of view. lastCells: cells in the matrix.
-  var timings = root.__caliperTimings = { matrixPaintedMs: null, lastRepaintMs: null, lastEngineMs: null,
-    lastRenderMs: null, lastFullRepaintMs: null, lastFullEngineMs: null, lastCells: null };
-  var repaintStart = 0;
+  var timings = root.__caliperTimings;  // matrix-flow.js; the boot steps are added here
   var app = C.app = { state: null, models: [], gpus: [], matrix: null, cnyPerUsd: null, ready: false };
 
   function t(key, params) { return C.i18n.t(key, params); }
@@ -59,6 +51,7 @@
   function change(patch, options) {
     options = options || {};
     options.t0 = options.t0 || performance.now();
+    if (app.ready) ensureLists();
     var before = app.state;
     app.state = Object.assign({}, app.state, patch);
     var langChanged = patch.lang !== undefined && patch.lang !== before.lang;
@@ -74,10 +67,14 @@
     render(options);
   }
 
-  function render(options) {
-    C.controls.sync(app.state);
+  function syncPresets() {
     var preset = C.presets.matching(app.state, app.models);
     C.dom.$all('[data-preset]').forEach(function (b) { b.setAttribute('aria-pressed', String(b.dataset.preset === preset)); });
+  }
+
+  function render(options) {
+    C.controls.sync(app.state);
+    syncPresets();
     C.dom.$all('.tabs [data-view]').forEach(function (b) {
       if (b.dataset.view === app.state.view) b.setAttribute('aria-current', 'page'); else b.removeAttribute('aria-current');
     });
@@ -85,10 +82,9 @@
     document.body.dataset.view = app.state.view;
     if (!app.ready) return;
     if (app.state.view === 'matrix') {
-      renderMatrix(options.t0);
+      C.matrixFlow.render(options.t0);
     } else {
-      // A matrix still loading reloads when its view returns; a whole one stays.
-      if (app.job && !app.job.done) app.job.cancelled = true;
+      C.matrixFlow.leave();
       C.views.render(app.state.view);
     }
     C.views.syncDetail();
@@ -100,138 +96,11 @@
   // engine's filter.
   function gpuIds(state) {
     if (!state.gq.trim()) return null;
+    ensureLists();
     var ids = app.gpus.filter(function (g) {
       return C.state.matchesText([g.id, g.name].concat(g.aliases || []), state.gq);
     }).map(function (g) { return g.id; });
     return ids.length === app.gpus.length ? null : ids;
-  }
-
-  // The state keys that change the engine's answer; the others (metric,
-  // sort, currency, language) only repaint the matrix already loaded.
-  var DATA_KEYS = ['task', 'w', 'ctx', 'b', 'g', 'eng', 'tt', 'q', 'gq', 'fam', 'pmin', 'pmax', 'cls', 'mem', 'price', 'cm', 'cg'];
-  function dataKey(state) {
-    return JSON.stringify(DATA_KEYS.map(function (k) { return state[k]; })) + '#' + app.catalogGeneration;
-  }
-
-  // New data: the headers and the cells in view at once (painted in this
-  // task), then every cell in one engine call after that frame is shown.
-  function renderMatrix(t0) {
-    var start = t0 || performance.now();
-    var key = dataKey(app.state);
-    if (app.job && !app.job.cancelled && app.job.key === key) {
-      repaintMatrix(start);
-      return;
-    }
-    if (app.job) app.job.cancelled = true;
-    var job;
-    try {
-      job = loadJob(key, start);
-    } catch (e) {
-      app.job = null;
-      showEngineError(e);
-      return;
-    }
-    clearEngineErrors();
-    paint(job, start, performance.now());
-    if (!job.done) loadRestLater(job);
-  }
-
-  // A small matrix (up to twice the cells in view) is one call; a large one
-  // starts with the cells in view.
-  function loadJob(key, start) {
-    var job = C.matrixData.start(app.state, gpuIds(app.state), app.catalogGeneration);
-    job.key = key;
-    var m = job.matrix;
-    if (app.state.sort === 'gpu' && app.state.sg) C.matrixData.loadColumn(job, app.state.sg);
-    var win = C.views.matrixWindow(m);
-    if (m.models.length * m.gpus.length <= 2 * win.rows.length * win.cols.length) C.matrixData.loadRest(job);
-    else C.matrixData.loadWindow(job, win.rows, win.cols);
-    job.engineMs = performance.now() - start;
-    app.job = job;
-    app.matrix = m;
-    noteRate(job);
-    return job;
-  }
-
-  function noteRate(job) {
-    if (typeof job.cnyPerUsd === 'number') app.cnyPerUsd = job.cnyPerUsd;
-    else if (app.state.cur === 'cny' && app.cnyPerUsd === null) app.cnyPerUsd = exchangeRate();
-  }
-
-  // Writes the cells in view now (and the rest after the next frame when
-  // every cell is loaded) and records the times.
-  function paint(job, start, engineDone, immediate) {
-    repaintStart = start;
-    timings.lastFullRepaintMs = null;
-    C.views.paintMatrix(job.matrix, { partial: !job.done, immediate: !!immediate,
-      onComplete: function () { fullDone(job); } });
-    void $('#matrix').offsetHeight;  // include style and layout in the measurement
-    var end = performance.now();
-    if (!immediate) {
-      timings.lastEngineMs = round(engineDone - start);
-      timings.lastRenderMs = round(end - engineDone);
-      timings.lastRepaintMs = round(end - start);
-    }
-    reportMatrix(job);
-    if (timings.matrixPaintedMs === null) {
-      C.matrixFill.afterPaint(function () { timings.matrixPaintedMs = round(performance.now()); });
-    }
-  }
-
-  function fullDone(job) {
-    if (job !== app.job) return;
-    timings.lastFullRepaintMs = round(performance.now() - repaintStart);
-    timings.lastCells = job.matrix.models.length * job.matrix.gpus.length;
-  }
-
-  // The cells out of view: one engine call once the cells in view are on screen.
-  function loadRestLater(job) {
-    C.matrixFill.afterPaint(function () {
-      if (job.cancelled || job !== app.job || job.done) return;
-      var t = performance.now();
-      try {
-        C.matrixData.loadRest(job);
-      } catch (e) {
-        job.error = job.error || e;
-      }
-      timings.lastFullEngineMs = round(performance.now() - t);
-      job.engineMs += performance.now() - t;
-      noteRate(job);
-      if (app.state.view === 'matrix') paint(job, repaintStart, t, true);
-    });
-  }
-
-  // Same data, new presentation (metric, sort, currency, language). While the
-  // rest is loading, the cells of the new view are loaded first.
-  function repaintMatrix(start) {
-    var job = app.job;
-    try {
-      if (!job.done && app.state.sort === 'gpu' && app.state.sg) C.matrixData.loadColumn(job, app.state.sg);
-      if (!job.done) {
-        var win = C.views.matrixWindow(job.matrix);
-        C.matrixData.loadWindow(job, win.rows, win.cols);
-      }
-    } catch (e) {
-      showEngineError(e);
-      return;
-    }
-    paint(job, start, performance.now());
-  }
-
-  function reportMatrix(job) {
-    if (job !== app.job || app.state.view !== 'matrix') return;
-    if (job.error) { showEngineError(job.error, true); return; }
-    setStatus(t('status.ready', { models: job.matrix.models.length, gpus: job.matrix.gpus.length, ms: Math.round(job.engineMs) }) +
-      (job.done ? '' : ' · ' + t('status.loadingRest')));
-  }
-
-  // The engine's USD → CNY rate, for matrix cells that carry USD figures only.
-  function exchangeRate() {
-    try {
-      var probe = C.state.toEstimateRequest(app.state, app.models[0].id, app.gpus[0].id, 1);
-      var rate = C.engine.estimate(probe).cny_per_usd;
-      return typeof rate === 'number' ? rate : null;
-    } catch (e) { return null; }
   }
 
   function round(ms) { return Math.round(ms * 10) / 10; }
@@ -256,15 +125,28 @@
     });
   }
 
-  function catalogChanged() {
+  // later: the caller reads the lists itself (at start-up, once the first
+  // matrix is on screen, which needs none; ensureLists reads them earlier
+  // when something needs them).
+  function catalogChanged(later) {
     app.catalogGeneration = (app.catalogGeneration || 0) + 1;
+    $('#version').textContent = t('footer.version', { version: C.engine.version() });
+    if (!later) ensureLists();
+  }
+
+  // The catalog's entries (names, aliases, families, sources) for the
+  // filters, the lists of the other views and the detail.
+  function ensureLists() {
+    if (app.listsGeneration === app.catalogGeneration) return;
+    app.listsGeneration = app.catalogGeneration;
     app.models = C.engine.listModels();
     app.gpus = C.engine.listGpus();
     var families = [];
     app.models.forEach(function (m) { if (families.indexOf(m.family) < 0) families.push(m.family); });
     C.controls.setFamilies(families);
     C.views.refreshLists();
-    $('#version').textContent = t('footer.version', { version: C.engine.version() });
+    C.controls.sync(app.state);
+    syncPresets();
   }
 
   function bindGlobal() {
@@ -274,6 +156,7 @@
     C.dom.$all('[data-preset]').forEach(function (b) {
       b.addEventListener('click', function () {
         C.dom.$all('.field-error').forEach(function (n) { n.remove(); });
+        ensureLists();
         app.state = C.presets.apply(app.state, b.dataset.preset, app.models);
         change({});
       });
@@ -291,7 +174,7 @@
     window.addEventListener('hashchange', function () {
       if (location.hash.replace(/^#/, '') === C.state.serialize(app.state)) return;
       app.state = C.state.parse(location.search, location.hash);
-      if (app.ready) C.views.refreshLists();
+      if (app.ready) { ensureLists(); C.views.refreshLists(); }
       render({});
     });
   }
@@ -304,6 +187,8 @@
     C.controls.init({ getState: getState, onChange: change, t: t });
     C.controls.translate(app.state);
     C.views.init({ app: app, change: change, setStatus: setStatus, showEngineError: showEngineError, t: t });
+    C.matrixFlow.init({ app: app, setStatus: setStatus, showEngineError: showEngineError, clearEngineErrors: clearEngineErrors,
+      gpuIds: gpuIds, ensureLists: ensureLists });
     bindGlobal();
     render({});
     setStatus(t('status.loading'));
@@ -311,20 +196,24 @@
     // The engine and the catalog text unpack side by side.
     timings.boot = { scriptsReady: round(performance.now()) };
     Promise.all([C.engine.init().then(function () { timings.boot.engineReady = round(performance.now()); }),
-      C.engine.pageCatalog()]).then(function (done) {
+      C.engine.pageCatalog().then(function (texts) { timings.boot.catalogUnpacked = round(performance.now()); return texts; })
+    ]).then(function (done) {
       C.engine.loadCatalog(done[1].gpus, done[1].models);
-      catalogChanged();
+      var s = app.state;
+      var listsLater = s.view === 'matrix' && !s.cell;
+      catalogChanged(listsLater);
       timings.boot.catalogLoaded = round(performance.now());
       app.ready = true;
       writeUrl();
       render({});
+      if (listsLater) C.matrixFill.afterPaint(ensureLists);
     }).catch(function (e) {
       setStatus(e && e.code === 'engine_missing' ? t('status.engineMissing') : C.i18n.errorText(e), true);
     });
   }
 
   C.main = { change: change, render: render, fullUrl: fullUrl, catalogChanged: catalogChanged, clearEngineErrors: clearEngineErrors,
-    loadBuiltInCatalog: loadCatalog };
+    loadBuiltInCatalog: loadCatalog, ensureLists: ensureLists };
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot);
   else boot();
 })(typeof window !== 'undefined' ? window : globalThis);

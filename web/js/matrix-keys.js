@@ -31,6 +31,7 @@
     if (doFocus) {
       td.focus({ preventScroll: true });
       td.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+      C.matrixFill.follow(view);  // a cell far from the last view gets its text on the next frame
     }
   }
 

@@ -11,6 +11,7 @@
     var view = { table: table, refs: [], slots: [], colsKey: '', headKey: '', structure: '', active: null };
     table.addEventListener('click', function (e) { onClick(view, callbacks, e); });
     table.addEventListener('keydown', function (e) { C.matrixKeys.onKey(view, callbacks, e); });
+    table.parentElement.addEventListener('scroll', function () { C.matrixFill.follow(view); }, { passive: true });
     view.render = function (matrix, ctx) { render(view, matrix, ctx); };
     view.windowFor = function (matrix, state) { return windowFor(view, matrix, state); };
     view.focusCell = function (modelId, gpuId) { C.matrixKeys.focus(view, modelId, gpuId); };

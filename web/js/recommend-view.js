@@ -61,7 +61,8 @@
     return m.value == null ? null : C.format.money(C.i18n.locale(), m.value, m.currency) + (suffix || '');
   }
 
-  function optionItem(o, s, modelId) {
+  // all: every option shown (a reason may compare this one with another).
+  function optionItem(o, s, modelId, all) {
     var L = C.i18n.locale(), t = ctx.t;
     var training = C.state.isTraining(s);
     var speed = training ? o.train_tokens_per_s : o.decode_tokens_per_s;
@@ -73,8 +74,8 @@
       figure(t('fig.purchase'), moneyText(o, 'purchase_usd', s)),
       figure(training ? t('fig.cost') : t('fig.perMTok'), moneyText(o, training ? 'cost_usd' : 'usd_per_million_tokens', s)),
       figure(t('fig.power'), o.power_w == null ? null : C.format.power(L, o.power_w))]);
-    var notes = el('div', { class: 'rec-notes' }, [notesList(t('rec.reasons'), o.reasons, 'reason', ''),
-      notesList(t('rec.watch'), o.watch, 'warn', 'warn-list')]);
+    var notes = el('div', { class: 'rec-notes' }, [notesList(t('rec.reasons'), o.reasons, function (i) { return reasonText(i, o, s, all); }, ''),
+      notesList(t('rec.watch'), o.watch, watchText, 'warn-list')]);
     var meta = [t('strategy.' + o.strategy)];
     if (o.weights) meta.unshift(String(o.weights).toUpperCase());
     if (o.nodes > 1) meta.push(t('rec.nodes', { n: o.nodes }));
@@ -90,15 +91,65 @@
       details]);
   }
 
+  // text(item): the item in the page's language; the engine's English
+  // message stays as the title.
+  function notesList(title, items, text, cls) {
+    if (!items || !items.length) return null;
+    return el('div', null, [el('strong', null, title), el('ul', { class: 'list ' + cls }, items.map(function (i) {
+      return el('li', { title: i.message, dataset: { code: i.code } }, text(i));
+    }))]);
+  }
+
   // Catalog caveats carry their own Chinese text (message_zh); engine codes
   // are translated by code, with the English message as the fallback.
-  function notesList(title, items, kind, cls) {
-    if (!items || !items.length) return null;
-    var zh = C.i18n.lang() === 'zh';
-    return el('div', null, [el('strong', null, title), el('ul', { class: 'list ' + cls }, items.map(function (i) {
-      var text = zh && i.message_zh ? i.message_zh : C.i18n.code(kind, i.code, i.message);
-      return el('li', { title: i.message, dataset: { code: i.code } }, text);
-    }))]);
+  function watchText(i) {
+    return C.i18n.lang() === 'zh' && i.message_zh ? i.message_zh : C.i18n.code('warn', i.code, i.message);
+  }
+
+  // Why an option is listed, by the reason's code, with the option's own
+  // figures in the page's currency; an unknown code keeps the engine's text.
+  function reasonText(reason, o, s, all) {
+    var t = ctx.t, L = C.i18n.locale(), training = C.state.isTraining(s);
+    var speed = function (x) {
+      var v = training ? x.train_tokens_per_s : x.decode_tokens_per_s;
+      return v == null ? null : C.format.number(L, v, 0) + ' ' + t('unit.tokPerS');
+    };
+    var params = null, key = null;
+    switch (reason.code) {
+      case 'fits':
+        key = o.needed_gib < o.total_gib ? 'reason.fitsPooled' : 'reason.fits';
+        params = { n: o.gpu_count, gpu: o.gpu_name, needed: C.format.gib(L, o.needed_gib), usable: C.format.gib(L, o.usable_gib) };
+        break;
+      case 'cheapest':
+        key = s.pr === 'purchase' ? 'reason.cheapestBuy' : 'reason.cheapestRent';
+        params = { price: s.pr === 'purchase' ? moneyText(o, 'purchase_usd', s) : moneyText(o, 'usd_per_hour', s, t('unit.perHour')) };
+        break;
+      case 'fastest':
+        key = training ? 'reason.fastestTrain' : 'reason.fastestDecode';
+        params = { speed: speed(o) };
+        break;
+      case 'lowest_cost_per_token':
+        key = training ? 'reason.perTokenTrain' : 'reason.perTokenDecode';
+        params = { price: moneyText(o, 'usd_per_million_tokens', s) };
+        break;
+      case 'lowest_power': key = 'reason.lowestPower'; params = { power: C.format.power(L, o.power_w) }; break;
+      case 'single_gpu': key = 'reason.singleGpu'; params = {}; break;
+      case 'fewest_gpus': key = 'reason.fewestGpus'; params = { n: o.gpu_count }; break;
+      case 'nvlink': key = 'reason.nvlink'; params = { n: o.gpu_count }; break;
+      case 'scaled_out': {
+        var base = all.filter(function (x) { return x.gpu_id === o.gpu_id && 2 * x.gpu_count === o.gpu_count; })[0];
+        if (base) { key = 'reason.scaledOut'; params = { base: base.gpu_count, n: o.gpu_count, speed: speed(o), baseSpeed: speed(base) }; }
+        break;
+      }
+    }
+    var complete = params && Object.keys(params).every(function (k) { return params[k] != null; });
+    return complete ? t(key, params) : C.i18n.code('reason', reason.code, reason.message);
+  }
+
+  // The objective "cheapest" follows the prices in use: to rent or to buy.
+  function objectiveLabels(s) {
+    var option = $('#objective option[value="cheapest"]');
+    if (option) option.textContent = ctx.t(s.pr === 'purchase' ? 'obj.cheapestBuy' : 'obj.cheapestRent');
   }
 
   function presetNote(r) {
@@ -118,6 +169,7 @@
     $('#objective').value = s.obj;
     $('#rec-top').value = String(s.top);
     $('#pricing').value = s.pr;
+    objectiveLabels(s);
     var list = $('#rec-results');
     var options = [];
     var preset = C.presets.matching(s, ctx.app.models);
@@ -133,7 +185,7 @@
       if (typeof r.cny_per_usd === 'number') ctx.app.cnyPerUsd = r.cny_per_usd;
       options = r.options || [];
       presetNote(r);
-      var items = options.length ? options.map(function (o) { return optionItem(o, s, modelId); })
+      var items = options.length ? options.map(function (o) { return optionItem(o, s, modelId, options); })
         : [el('li', { class: 'panel note' }, ctx.t('rec.none'))];
       if (r.excluded && r.excluded.length) items.push(el('li', { class: 'note' }, ctx.t('rec.excluded', { n: r.excluded.length })));
       C.dom.replace(list, items);
@@ -184,7 +236,7 @@
       row(t(f[0]), texts.map(function (v) { return el('td', { class: 'num' }, v == null ? '—' : v); }));
     });
     var charts = results.map(function (x, i) {
-      return el('td', null, x.r ? C.chart.memoryChart(x.r, { t: t, locale: L, width: 380, id: 'cmp-chart-' + i,
+      return el('td', null, x.r ? C.chart.memoryChart(x.r, { t: t, locale: L, width: 320, id: 'cmp-chart-' + i,
         title: x.r.gpu_count + ' × ' + x.r.gpu.name }) : null);
     });
     row(t('detail.memory'), charts);

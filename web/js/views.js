@@ -61,7 +61,8 @@
     return ctx.t('matrix.figureNote', { what: ctx.t(key, { cur: cur }) });
   }
 
-  // opts: {partial: only the cells in view are loaded, onComplete(ms): every cell written}
+  // opts: {partial: only the cells in view are loaded; immediate: write the
+  // rest now, not after the next frame; onComplete(ms): every cell written}
   function paintMatrix(matrix, opts) {
     opts = opts || {};
     var s = state();
@@ -72,7 +73,7 @@
     });
     if (!matrix.models.length || !matrix.gpus.length) caption += ' — ' + ctx.t('matrix.empty');
     matrixView.render(matrix, { state: s, t: ctx.t, locale: locale(), lang: C.i18n.lang(), cnyPerUsd: ctx.app.cnyPerUsd,
-      partial: !!opts.partial, onComplete: opts.onComplete });
+      partial: !!opts.partial, immediate: !!opts.immediate, onComplete: opts.onComplete });
     // The text in a block of its own, so it wraps at the width in view rather
     // than the table's.
     var cap = $('#matrix caption');

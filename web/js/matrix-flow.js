@@ -1,0 +1,164 @@
+// The matrix view's repaints: new data (the headers and the cells in view
+// at once, then every cell in one engine call after that frame is shown) or
+// a new presentation of the data already loaded, with the times they take
+// in window.__caliperTimings (read by bench/page-bench.js).
+(function (root) {
+  var C = root.Caliper = root.Caliper || {};
+  // matrixPaintedMs: page start → the first matrix cells on screen (the task
+  // after the frame that shows them). lastRepaintMs: control change → the
+  // cells in view written and laid out (lastEngineMs of it in the engine,
+  // lastRenderMs in the page). lastFullRepaintMs: control change → every cell
+  // current, written and laid out (null until then); lastFullEngineMs: the
+  // engine time for the cells out of view. lastCells: cells in the matrix.
+  var timings = root.__caliperTimings = { matrixPaintedMs: null, lastRepaintMs: null, lastEngineMs: null,
+    lastRenderMs: null, lastFullRepaintMs: null, lastFullEngineMs: null, lastCells: null };
+  var repaintStart = 0;
+  var deps = null, app = null;
+
+  function init(options) {
+    deps = options;
+    app = options.app;
+  }
+
+  function t(key, params) { return C.i18n.t(key, params); }
+  function round(ms) { return Math.round(ms * 10) / 10; }
+
+  // The state keys that change the engine's answer; the others (metric,
+  // sort, currency, language) only repaint the matrix already loaded.
+  var DATA_KEYS = ['task', 'w', 'ctx', 'b', 'g', 'eng', 'tt', 'q', 'gq', 'fam', 'pmin', 'pmax', 'cls', 'mem', 'price', 'cm', 'cg'];
+  function dataKey(state) {
+    return JSON.stringify(DATA_KEYS.map(function (k) { return state[k]; })) + '#' + app.catalogGeneration;
+  }
+
+  // New data: the headers and the cells in view at once (painted in this
+  // task), then every cell in one engine call after that frame is shown.
+  function render(t0) {
+    var start = t0 || performance.now();
+    var key = dataKey(app.state);
+    if (app.job && !app.job.cancelled && app.job.key === key) {
+      repaintMatrix(start);
+      return;
+    }
+    if (app.job) app.job.cancelled = true;
+    var job;
+    try {
+      job = loadJob(key, start);
+    } catch (e) {
+      app.job = null;
+      deps.showEngineError(e);
+      return;
+    }
+    deps.clearEngineErrors();
+    paint(job, start, performance.now());
+    if (!job.done) loadRestLater(job);
+  }
+
+  // A small matrix (up to twice the cells in view) is one call; a large one
+  // starts with the cells in view.
+  function loadJob(key, start) {
+    var job = C.matrixData.start(app.state, deps.gpuIds(app.state), app.catalogGeneration);
+    job.key = key;
+    var m = job.matrix;
+    if (app.state.sort === 'gpu' && app.state.sg) C.matrixData.loadColumn(job, app.state.sg);
+    var win = C.views.matrixWindow(m);
+    if (m.models.length * m.gpus.length <= 2 * win.rows.length * win.cols.length) C.matrixData.loadRest(job);
+    else C.matrixData.loadWindow(job, win.rows, win.cols);
+    job.engineMs = performance.now() - start;
+    app.job = job;
+    app.matrix = m;
+    noteRate(job);
+    return job;
+  }
+
+  function noteRate(job) {
+    if (typeof job.cnyPerUsd === 'number') app.cnyPerUsd = job.cnyPerUsd;
+    else if (app.state.cur === 'cny' && app.cnyPerUsd === null) app.cnyPerUsd = exchangeRate();
+  }
+
+  // Writes the cells in view now (and the rest after the next frame when
+  // every cell is loaded) and records the times.
+  function paint(job, start, engineDone, immediate) {
+    repaintStart = start;
+    timings.lastFullRepaintMs = null;
+    C.views.paintMatrix(job.matrix, { partial: !job.done, immediate: !!immediate,
+      onComplete: function () { fullDone(job); } });
+    void document.getElementById('matrix').offsetHeight;  // include style and layout in the measurement
+    var end = performance.now();
+    if (!immediate) {
+      timings.lastEngineMs = round(engineDone - start);
+      timings.lastRenderMs = round(end - engineDone);
+      timings.lastRepaintMs = round(end - start);
+    }
+    reportMatrix(job);
+    if (timings.matrixPaintedMs === null) {
+      C.matrixFill.afterPaint(function () { timings.matrixPaintedMs = round(performance.now()); });
+    }
+  }
+
+  function fullDone(job) {
+    if (job !== app.job) return;
+    timings.lastFullRepaintMs = round(performance.now() - repaintStart);
+    timings.lastCells = job.matrix.models.length * job.matrix.gpus.length;
+  }
+
+  // The cells out of view: one engine call once the cells in view are on screen.
+  function loadRestLater(job) {
+    C.matrixFill.afterPaint(function () {
+      if (job.cancelled || job !== app.job) return;
+      var t = performance.now();
+      if (!job.done) {  // an export may have loaded it already
+        try {
+          C.matrixData.loadRest(job);
+        } catch (e) {
+          job.error = job.error || e;
+        }
+        timings.lastFullEngineMs = round(performance.now() - t);
+        job.engineMs += performance.now() - t;
+        noteRate(job);
+      }
+      if (app.state.view === 'matrix') paint(job, repaintStart, t, true);
+    });
+  }
+
+  // Same data, new presentation (metric, sort, currency, language). While the
+  // rest is loading, the cells of the new view are loaded first.
+  function repaintMatrix(start) {
+    var job = app.job;
+    try {
+      if (!job.done && app.state.sort === 'gpu' && app.state.sg) C.matrixData.loadColumn(job, app.state.sg);
+      if (!job.done) {
+        var win = C.views.matrixWindow(job.matrix);
+        C.matrixData.loadWindow(job, win.rows, win.cols);
+      }
+    } catch (e) {
+      deps.showEngineError(e);
+      return;
+    }
+    paint(job, start, performance.now());
+  }
+
+  function reportMatrix(job) {
+    if (job !== app.job || app.state.view !== 'matrix') return;
+    if (job.error) { deps.showEngineError(job.error, true); return; }
+    deps.setStatus(t('status.ready', { models: job.matrix.models.length, gpus: job.matrix.gpus.length, ms: Math.round(job.engineMs) }) +
+      (job.done ? '' : ' · ' + t('status.loadingRest')));
+  }
+
+  // The engine's USD → CNY rate, for matrix cells that carry USD figures only.
+  function exchangeRate() {
+    try {
+      deps.ensureLists();
+      var probe = C.state.toEstimateRequest(app.state, app.models[0].id, app.gpus[0].id, 1);
+      var rate = C.engine.estimate(probe).cny_per_usd;
+      return typeof rate === 'number' ? rate : null;
+    } catch (e) { return null; }
+  }
+
+  // Another view: a matrix still loading reloads when its view returns; a
+  // whole one stays.
+  function leave() {
+    if (app.job && !app.job.done) app.job.cancelled = true;
+  }
+
+  C.matrixFlow = { init: init, render: render, leave: leave };
+})(typeof window !== 'undefined' ? window : globalThis);
