@@ -17,14 +17,6 @@ struct GpuFilter {
     std::optional<double> minMemoryGiB, maxPriceUsd;
 };
 
-// The page's filter groups: China-market variants and non-NVIDIA parts form
-// groups of their own beside the NVIDIA classes.
-std::string gpuGroup(const GpuSpec& gpu) {
-    if (gpu.market == "china") return "china";
-    if (gpu.vendor != "nvidia") return "other";
-    return gpu.gpuClass;
-}
-
 bool listed(const std::vector<std::string>& list, const std::string& value) {
     return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
 }
@@ -70,6 +62,12 @@ std::vector<GpuSpec> requestedGpus(const Catalog& catalog, const Json& request) 
 }
 
 }  // namespace
+
+std::string gpuGroup(const GpuSpec& gpu) {
+    if (gpu.market == "china") return "china";
+    if (gpu.vendor != "nvidia") return "other";
+    return gpu.gpuClass;
+}
 
 std::vector<GpuSpec> selectGpus(const Catalog& catalog, const Json& request) {
     const GpuFilter filter = readFilter(request);

@@ -5,6 +5,7 @@
 #include <deque>
 
 #include "caliper/engine/matrix.hpp"
+#include "io/gpu_selection.hpp"
 #include "io/result_json.hpp"
 #include "io/scenario_json.hpp"
 #include "io/views_json.hpp"
@@ -16,12 +17,6 @@ namespace {
 // Default GPU count limit of a matrix: one 8-GPU node, as the source
 // documents' tables assume; the page lets users raise it.
 constexpr int kDefaultMatrixMaxGpus = 8;
-
-std::string gpuGroup(const GpuSpec& gpu) {
-    if (gpu.market == "china") return "china";
-    if (gpu.vendor != "nvidia") return "other";
-    return gpu.gpuClass;
-}
 
 bool containsText(const std::string& haystack, const std::string& needle) {
     return normalizeName(haystack).find(normalizeName(needle)) != std::string::npos;
@@ -45,21 +40,6 @@ std::vector<const Entry*> pickEntries(const std::vector<Entry>& all, const Json*
     return picked;
 }
 
-struct GpuFilter {
-    std::vector<std::string> classes, groups, vendors, markets;
-    std::optional<double> minMemoryGiB, maxPriceUsd;
-    bool accepts(const GpuSpec& gpu) const {
-        auto in = [](const std::vector<std::string>& list, const std::string& v) {
-            return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
-        };
-        if (!in(classes, gpu.gpuClass) || !in(groups, gpuGroup(gpu))) return false;
-        if (!in(vendors, gpu.vendor) || !in(markets, gpu.market)) return false;
-        if (minMemoryGiB && gpu.memoryGib < *minMemoryGiB) return false;
-        if (maxPriceUsd && (!gpu.priceUsd || *gpu.priceUsd > *maxPriceUsd)) return false;
-        return true;
-    }
-};
-
 struct ModelFilter {
     std::vector<std::string> families;
     std::optional<double> minParamsB, maxParamsB;
@@ -78,21 +58,6 @@ struct ModelFilter {
                            [&](const std::string& a) { return containsText(a, search); });
     }
 };
-
-GpuFilter readGpuFilter(const Json& request) {
-    GpuFilter f;
-    auto it = request.find("gpu_filter");
-    if (it == request.end() || it->is_null()) return f;
-    ObjectReader r(*it, "/gpu_filter");
-    f.classes = r.stringList("classes");
-    f.groups = r.stringList("groups");
-    f.vendors = r.stringList("vendors");
-    f.markets = r.stringList("markets");
-    f.minMemoryGiB = r.optionalNumber("min_memory_gib", 0, 1e6);
-    f.maxPriceUsd = r.optionalNumber("max_price_usd", 0, 1e9);
-    r.finish();
-    return f;
-}
 
 ModelFilter readModelFilter(const Json& request) {
     ModelFilter f;
@@ -202,10 +167,9 @@ std::string matrixText(const Catalog& catalog, const Json& request, bool pretty)
     ObjectReader r(request, "");
     const int maxGpus = static_cast<int>(r.integerOr("max_gpus", kDefaultMatrixMaxGpus, 1, 1024));
 
-    // Entries are catalog ids or, for a model or card the catalog lacks,
-    // objects (a config.json, the catalog's shape); those live here.
+    // Entries are catalog ids or, for a model the catalog lacks, objects (a
+    // config.json, the catalog's shape); those live here.
     std::deque<ModelSpec> customModels;
-    std::deque<GpuSpec> customGpus;
     auto modelById = [&](const Json& v, const std::string& path) -> const ModelSpec* {
         if (v.is_string()) {
             if (const ModelSpec* m = findModel(catalog, v.get<std::string>())) return m;
@@ -213,23 +177,15 @@ std::string matrixText(const Catalog& catalog, const Json& request, bool pretty)
         customModels.push_back(resolveModel(catalog, v, path, warnings));  // or throws unknown_model
         return &customModels.back();
     };
-    auto gpuById = [&](const Json& v, const std::string& path) -> const GpuSpec* {
-        if (v.is_string()) {
-            if (const GpuSpec* g = findGpu(catalog, v.get<std::string>())) return g;
-        }
-        customGpus.push_back(resolveGpu(catalog, v, path));  // or throws unknown_gpu
-        return &customGpus.back();
-    };
     const auto modelFilter = readModelFilter(request);
-    const auto gpuFilter = readGpuFilter(request);
     std::vector<const ModelSpec*> models;
     for (const ModelSpec* m : pickEntries(catalog.models, r.raw("model"), "/model", modelById)) {
         if (modelFilter.accepts(*m)) models.push_back(m);
     }
+    r.ignore("gpu");
+    const std::vector<GpuSpec> selectedGpus = selectGpus(catalog, request);
     std::vector<const GpuSpec*> gpus;
-    for (const GpuSpec* g : pickEntries(catalog.gpus, r.raw("gpu"), "/gpu", gpuById)) {
-        if (gpuFilter.accepts(*g)) gpus.push_back(g);
-    }
+    for (const GpuSpec& g : selectedGpus) gpus.push_back(&g);
 
     Json out = {{"ok", true}, {"max_gpus", maxGpus}, {"cny_per_usd", tidy(workload.cnyPerUsd)}};
     Json modelList = Json::array();
