@@ -11,14 +11,6 @@ namespace caliper::io {
 
 namespace {
 
-Json memoryToJson(const MemoryBreakdown& m) {
-    return {{"weights_gib", tidy(m.weightsGiB)},         {"kv_cache_gib", tidy(m.kvCacheGiB)},
-            {"activations_gib", tidy(m.activationsGiB)}, {"gradients_gib", tidy(m.gradientsGiB)},
-            {"optimizer_gib", tidy(m.optimizerGiB)},     {"adapter_gib", tidy(m.adapterGiB)},
-            {"overhead_gib", tidy(m.overheadGiB)},       {"total_gib", tidy(m.totalGiB)},
-            {"cpu_offload_gib", tidy(m.cpuOffloadGiB)}};
-}
-
 Json contextToJson(const ContextLimit& c, const Scenario& s) {
     const bool training = s.task != Task::Inference;
     Json out = {{"fits", c.fits},

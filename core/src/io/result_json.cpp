@@ -50,8 +50,6 @@ Json warningsToJson(const std::vector<Warning>& warnings) {
     return list;
 }
 
-namespace {
-
 Json memoryToJson(const MemoryBreakdown& m) {
     return {{"weights_gib", tidy(m.weightsGiB)},         {"kv_cache_gib", tidy(m.kvCacheGiB)},
             {"activations_gib", tidy(m.activationsGiB)}, {"gradients_gib", tidy(m.gradientsGiB)},
@@ -59,6 +57,8 @@ Json memoryToJson(const MemoryBreakdown& m) {
             {"overhead_gib", tidy(m.overheadGiB)},       {"total_gib", tidy(m.totalGiB)},
             {"cpu_offload_gib", tidy(m.cpuOffloadGiB)}};
 }
+
+namespace {
 
 Json explainToJson(const std::vector<ExplainTerm>& terms) {
     Json list = Json::array();

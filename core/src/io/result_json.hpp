@@ -14,6 +14,7 @@ double tidy(double value);
 Json tidyOrNull(const std::optional<double>& value);
 
 Json warningsToJson(const std::vector<Warning>& warnings);
+Json memoryToJson(const MemoryBreakdown& memory);  // the result's "memory" object
 Json resultToJson(const EstimateResult& result, const Scenario& scenario);
 Json errorToJson(const Error& error);
 
