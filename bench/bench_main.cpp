@@ -26,6 +26,8 @@
 #include "caliper/engine/plan.hpp"
 #include "caliper/engine/speed.hpp"
 #include "embedded_catalog.hpp"
+#include "engine/prepared.hpp"
+#include "engine/sizing.hpp"
 
 using namespace caliper;
 
@@ -114,64 +116,78 @@ void matrixRow(const char* label, double micros, double cells) {
     row(label, micros, extra);
 }
 
-// A fresh scenario for one cell, as evaluateCell() makes it: a copy of the
-// workload with the model and GPU specs copied in.
-Scenario cellScenario(const Scenario& workload, const ModelSpec& m, const GpuSpec& g) {
-    Scenario s = workload;
-    s.model = m;
-    s.gpu = g;
-    s.gpuCountAuto = true;
-    adaptToGpu(s);
-    return s;
+std::vector<const ModelSpec*> allModels(const Catalog& catalog) {
+    std::vector<const ModelSpec*> out;
+    for (const ModelSpec& m : catalog.models) out.push_back(&m);
+    return out;
 }
 
-// Where a matrix cell's time goes: the per-cell scenario set-up alone; the
-// set-up plus the GPU-count search (the memory model without explanation
-// text); and the set-up done the cheap way, one scenario reused GPU by GPU
-// (assignment keeps the strings' buffers, so a cell copies without allocating).
-void benchMatrixFloors(const Catalog& catalog, const Scenario& workload, int runs) {
-    const double cells = static_cast<double>(catalog.models.size() * catalog.gpus.size());
-    auto eachCell = [&](const std::function<void(const ModelSpec&, const GpuSpec&)>& body) {
-        return medianMicros(runs, [&] {
-            for (const ModelSpec& m : catalog.models) {
-                for (const GpuSpec& g : catalog.gpus) body(m, g);
-            }
-        });
-    };
-    matrixRow("  floor: scenario set-up per cell", eachCell([&](const ModelSpec& m, const GpuSpec& g) {
-                  gSink = gSink + cellScenario(workload, m, g).batch;
-              }),
-              cells);
-    matrixRow("  floor: set-up + fewestGpus() (no explain)", eachCell([&](const ModelSpec& m, const GpuSpec& g) {
-                  gSink = gSink + fewestGpus(cellScenario(workload, m, g)).value_or(0);
-              }),
-              cells);
-    matrixRow("  floor: one reused scenario, GPU-major", medianMicros(runs, [&] {
-                  Scenario s = cellScenario(workload, catalog.models.front(), catalog.gpus.front());
-                  for (const GpuSpec& g : catalog.gpus) {
-                      s.gpu = g;
-                      adaptToGpu(s);
-                      for (const ModelSpec& m : catalog.models) {
-                          s.model = m;
-                          gSink = gSink + s.model.layers;
-                      }
-                  }
-              }),
-              cells);
+std::vector<const GpuSpec*> allGpus(const Catalog& catalog) {
+    std::vector<const GpuSpec*> out;
+    for (const GpuSpec& g : catalog.gpus) out.push_back(&g);
+    return out;
 }
 
-double matrixPass(const Catalog& catalog, const Scenario& workload) {
+// One matrix pass as computeMatrix walks it (GPU by GPU, one reused
+// scenario), stopping after `steps` of a cell's steps: 0 set-up only,
+// 1 + prepare, 2 + GPU-count search, 3 + memory at that count, 4 + speed,
+// 5 + cost (the whole cell).
+double partialPass(const Catalog& catalog, const Scenario& workload, int steps) {
     double total = 0;
-    for (const ModelSpec& m : catalog.models) {
-        for (const GpuSpec& g : catalog.gpus) total += evaluateCell(workload, m, g, 8).totalGiB;
+    Scenario s = workload;
+    s.gpuCountAuto = true;
+    for (const GpuSpec& g : catalog.gpus) {
+        s.gpu = g;
+        adaptToGpu(s);
+        for (const ModelSpec& m : catalog.models) {
+            s.model = m;
+            total += double(s.model.layers);
+            if (steps < 1) continue;
+            const sizing::Inputs in = sizing::prepare(s);
+            total += in.counts.total;
+            if (steps < 2) continue;
+            const int count = fewestGpus(in).value_or(1);
+            if (steps < 3) continue;
+            const Plan plan = sizing::planFor(in, count);
+            total += sizing::evaluate(in, plan, sizing::Explain(), nullptr).totalGiB;
+            if (steps < 4) continue;
+            const SpeedEstimate speed = estimateSpeed(s, plan, false);
+            total += speed.decodeTokensPerS.value_or(0) + speed.trainTokensPerS.value_or(0);
+            if (steps < 5) continue;
+            total += estimateCost(s, plan, speed, false).powerW;
+        }
     }
     return total;
 }
 
+// Where a matrix cell's time goes: each step's share, from the difference
+// of passes that stop one step apart.
+void benchMatrixSteps(const Catalog& catalog, const Scenario& workload, int runs) {
+    const double cells = static_cast<double>(catalog.models.size() * catalog.gpus.size());
+    static const char* const kSteps[] = {"scenario set-up (copy model, adapt to GPU)", "prepare (counts, shape, bytes)",
+                                         "GPU-count search", "memory at that count", "speed (no explain)",
+                                         "cost (no explain)"};
+    double previous = 0;
+    for (int steps = 0; steps <= 5; ++steps) {
+        const double micros = medianMicros(runs, [&] { gSink = gSink + partialPass(catalog, workload, steps); });
+        char label[96];
+        std::snprintf(label, sizeof label, "    %s", kSteps[steps]);
+        char extra[64];
+        std::snprintf(extra, sizeof extra, "%.3f us/cell", std::max(0.0, micros - previous) / cells);
+        row(label, std::max(0.0, micros - previous), extra);
+        previous = micros;
+    }
+}
+
 void benchMatrix(const Catalog& catalog, const Scenario& workload, const char* label, int runs) {
     const double cells = static_cast<double>(catalog.models.size() * catalog.gpus.size());
-    matrixRow(label, medianMicros(runs, [&] { gSink = gSink + matrixPass(catalog, workload); }), cells);
-    benchMatrixFloors(catalog, workload, runs);
+    const std::vector<const ModelSpec*> models = allModels(catalog);
+    const std::vector<const GpuSpec*> gpus = allGpus(catalog);
+    matrixRow(label, medianMicros(runs, [&] {
+                  gSink = gSink + computeMatrix(workload, models, gpus, 8).front().front().totalGiB;
+              }),
+              cells);
+    benchMatrixSteps(catalog, workload, runs);
 }
 
 void benchRequest(const char* label, int runs, const std::function<ApiResponse()>& call) {
@@ -192,7 +208,7 @@ void benchEstimates(const Catalog& catalog, int runs) {
 }
 
 void benchMatrices(const Catalog& catalog, int runs) {
-    std::printf("full catalog matrix (engine only, max 8 GPUs)\n");
+    std::printf("full catalog matrix, computeMatrix() (engine only, max 8 GPUs), and its steps\n");
     benchMatrix(catalog, inferenceScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb"),
                 "inference (vLLM, 2048+512 tokens, batch 1)", runs);
     benchMatrix(catalog, loraScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb"), "LoRA (r16, seq 2048, batch 1)",
@@ -226,7 +242,11 @@ int main(int argc, char** argv) {
     const bool profile = argc > 1 && std::strcmp(argv[1], "--profile-matrix") == 0;
     const Catalog catalog = parseCatalog(embeddedGpusJson(), embeddedModelsJson());
     if (profile) {  // one pass of the inference matrix, for valgrind --tool=callgrind
-        gSink = gSink + matrixPass(catalog, inferenceScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb"));
+        gSink = gSink + computeMatrix(inferenceScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb"), allModels(catalog),
+                                      allGpus(catalog), 8)
+                            .front()
+                            .front()
+                            .totalGiB;
         return 0;
     }
     if (argc > 1 && std::strcmp(argv[1], "--profile-estimate-json") == 0) {  // 1,000 text-API estimates

@@ -30,7 +30,8 @@ commands:
   limits              scenario on stdin -> longest context, largest batch, best format
   list gpus --json    the GPU catalog
   list models --json  the model catalog
-  validate FILE       score the engine on measured rows (JSON lines)
+  validate FILE       score the engine on measured rows (JSON lines);
+                      --rows also lists every scored row, worst first
   --version           version and catalog version
 
 options:
@@ -99,6 +100,7 @@ struct Options {
     bool pretty = false;
     bool json = false;
     bool jsonl = false;
+    bool rows = false;  // validate: list every scored row
     std::vector<std::string> words;
 };
 
@@ -110,6 +112,7 @@ Options parseArgs(int argc, char** argv) {
         else if (a == "--pretty") o.pretty = true;
         else if (a == "--json") o.json = true;
         else if (a == "--jsonl") o.jsonl = true;
+        else if (a == "--rows") o.rows = true;
         else o.words.push_back(a);
     }
     return o;
@@ -132,7 +135,7 @@ int run(const Options& o, const Catalog& catalog) {
     if (command == "list" && w.size() == 2 && w[1] == "gpus") return emit(caliper::listGpusJson(catalog, o.pretty));
     if (command == "list" && w.size() == 2 && w[1] == "models") return emit(caliper::listModelsJson(catalog, o.pretty));
     if (command == "list" && w.size() == 2 && w[1] == "caveats") return emit(caliper::caveatsJson(catalog, o.pretty));
-    if (command == "validate" && w.size() == 2) return caliper::cli::runValidate(catalog, w[1], std::cout, std::cerr);
+    if (command == "validate" && w.size() == 2) return caliper::cli::runValidate(catalog, w[1], o.rows, std::cout, std::cerr);
     if (command == "help" || command == "--help" || command == "-h") {
         std::cout << kHelp;
         return 0;

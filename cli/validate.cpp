@@ -76,6 +76,21 @@ void printWorstRows(const ValidationReport& report, std::ostream& out) {
     }
 }
 
+// Every row with a % error, worst first: kind, group, id, measured, predicted.
+void printEveryRow(const ValidationReport& report, std::ostream& out) {
+    std::vector<const ValidationRowScore*> rows;
+    for (const ValidationRowScore& s : report.scores) {
+        if (s.hasError) rows.push_back(&s);
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->absErrorPct > b->absErrorPct; });
+    out << "\nevery scored row, worst first: measured -> predicted\n";
+    for (const ValidationRowScore* r : rows) {
+        out << "  " << padded(r->kind, 18) << padded(r->id, 48)
+            << formatted("%10.4g -> %-10.4g %+7.1f%%", r->measured, r->predicted, r->errorPct) << "  " << r->group
+            << '\n';
+    }
+}
+
 void printUnscored(const ValidationReport& report, std::ostream& out) {
     out << "\nrows not scored (" << report.unscored.size() << ")\n";
     for (const UnscoredRow& u : report.unscored) {
@@ -106,7 +121,7 @@ std::string closingLine(const ValidationReport& report) {
 
 }  // namespace
 
-int runValidate(const Catalog& catalog, const std::string& path, std::ostream& out, std::ostream& err) {
+int runValidate(const Catalog& catalog, const std::string& path, bool everyRow, std::ostream& out, std::ostream& err) {
     std::error_code error;
     std::ifstream file(path, std::ios::binary);
     if (!file || std::filesystem::is_directory(path, error)) {
@@ -123,6 +138,7 @@ int runValidate(const Catalog& catalog, const std::string& path, std::ostream& o
     printKinds(report, out);
     printGroups(report, out);
     printWorstRows(report, out);
+    if (everyRow) printEveryRow(report, out);
     printUnscored(report, out);
     out << '\n' << closingLine(report) << '\n';
     return 0;

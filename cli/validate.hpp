@@ -7,7 +7,8 @@
 
 namespace caliper::cli {
 
-// Prints the score tables to out; returns the exit status.
-int runValidate(const Catalog& catalog, const std::string& path, std::ostream& out, std::ostream& err);
+// Prints the score tables to out (with everyRow, also every scored row,
+// worst first); returns the exit status.
+int runValidate(const Catalog& catalog, const std::string& path, bool everyRow, std::ostream& out, std::ostream& err);
 
 }  // namespace caliper::cli

@@ -34,16 +34,28 @@ bool boardFormFactor(const GpuSpec& gpu) {
 }
 
 Link networkLink(const GpuSpec& gpu) {
-    double gbits = 100;
-    if (boardFormFactor(gpu)) gbits = 400;
-    else if (gpu.gpuClass == "datacenter") gbits = 200;
-    return {gbits / 8.0 * kIbEfficiency, kNetworkLatencyS, "InfiniBand " + std::to_string(int(gbits)) + " Gb/s"};
+    if (boardFormFactor(gpu)) return {400 / 8.0 * kIbEfficiency, kNetworkLatencyS, "InfiniBand 400 Gb/s"};
+    if (gpu.gpuClass == "datacenter") return {200 / 8.0 * kIbEfficiency, kNetworkLatencyS, "InfiniBand 200 Gb/s"};
+    return {100 / 8.0 * kIbEfficiency, kNetworkLatencyS, "InfiniBand 100 Gb/s"};
+}
+
+const char* pcieName(int gen) {
+    switch (gen) {
+        case 1: return "PCIe Gen1";
+        case 2: return "PCIe Gen2";
+        case 3: return "PCIe Gen3";
+        case 4: return "PCIe Gen4";
+        case 5: return "PCIe Gen5";
+        case 6: return "PCIe Gen6";
+        case 7: return "PCIe Gen7";
+        default: return "PCIe";
+    }
 }
 
 Link pcieLink(const GpuSpec& gpu) {
     const int gen = gpu.pcieGen > 0 ? gpu.pcieGen : 4;
     const double perDirection = kPcieGen4GBps * std::pow(2.0, gen - 4);
-    return {perDirection * kPcieEfficiency, kPcieLatencyS, "PCIe Gen" + std::to_string(gen)};
+    return {perDirection * kPcieEfficiency, kPcieLatencyS, pcieName(gen)};
 }
 
 }  // namespace

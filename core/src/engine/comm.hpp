@@ -11,7 +11,7 @@ namespace caliper {
 struct Link {
     double busGBps = 0;   // effective per-rank bus bandwidth, GB/s
     double latencyS = 0;  // fixed cost of one small collective call
-    std::string name;     // "NVLink", "PCIe Gen4", "InfiniBand 400 Gb/s"
+    const char* name = "none";  // "NVLink", "PCIe Gen4", "InfiniBand 400 Gb/s"
 };
 
 // The link a group of `groupSize` GPUs of this type uses: NVLink when the

@@ -66,13 +66,16 @@ std::optional<double> unitPriceCny(const Scenario& s) {
     return std::nullopt;
 }
 
-void addPower(const Scenario& s, const Plan& plan, CostEstimate& out) {
+void addPower(const Scenario& s, const Plan& plan, bool withExplain, CostEstimate& out) {
     const int gpus = std::max(1, plan.gpuCount);
     const int nodes = std::max(1, plan.nodes);
     const int perNode = (gpus + nodes - 1) / nodes;
-    const double nodeW = perNode * s.gpu.tdpW + hostWattsPerNode(s.gpu, perNode);
-    out.powerW = gpus * s.gpu.tdpW + nodes * hostWattsPerNode(s.gpu, perNode);
-    out.explain.push_back({"power_w", "GPUs x TDP + nodes x host share (DGX H100: 10.2 kW per 8 GPUs)", out.powerW});
+    const double hostW = hostWattsPerNode(s.gpu, perNode);
+    const double nodeW = perNode * s.gpu.tdpW + hostW;
+    out.powerW = gpus * s.gpu.tdpW + nodes * hostW;
+    if (withExplain) {
+        out.explain.push_back({"power_w", "GPUs x TDP + nodes x host share (DGX H100: 10.2 kW per 8 GPUs)", out.powerW});
+    }
     if (s.gpu.tdpW >= kLiquidCoolingGpuW || (board(s.gpu) && s.gpu.tdpW >= kDenseBoardGpuW && perNode >= kDenseBoardGpus)) {
         out.warnings.push_back({"liquid_cooling", "this configuration is normally liquid-cooled (" +
                                                       std::to_string(int(s.gpu.tdpW)) + " W parts)"});
@@ -83,48 +86,55 @@ void addPower(const Scenario& s, const Plan& plan, CostEstimate& out) {
     }
 }
 
-void addServingCost(const SpeedEstimate& speed, CostEstimate& out) {
+void addServingCost(const SpeedEstimate& speed, bool withExplain, CostEstimate& out) {
     if (!out.usdPerHour || !speed.decodeTokensPerS || *speed.decodeTokensPerS <= 0) return;
     out.usdPerMillionTokens = *out.usdPerHour / (kSecondsPerHour * *speed.decodeTokensPerS) * 1e6;
-    out.explain.push_back({"usd_per_million_tokens", "usd_per_hour / (3600 x decode tokens/s) x 1e6", *out.usdPerMillionTokens});
+    if (withExplain) {
+        out.explain.push_back({"usd_per_million_tokens", "usd_per_hour / (3600 x decode tokens/s) x 1e6", *out.usdPerMillionTokens});
+    }
 }
 
-void addTrainingRun(const Scenario& s, const Plan& plan, const SpeedEstimate& speed, CostEstimate& out) {
+void addTrainingRun(const Scenario& s, const Plan& plan, const SpeedEstimate& speed, bool withExplain,
+                    CostEstimate& out) {
     if (s.task == Task::Inference || !s.trainTokens || !speed.trainTokensPerS || *speed.trainTokensPerS <= 0) return;
     const double hours = *s.trainTokens / *speed.trainTokensPerS / kSecondsPerHour;
     out.trainHours = hours;
     out.gpuHours = hours * std::max(1, plan.gpuCount);
-    out.explain.push_back({"train_hours", "train_tokens / train tokens per second / 3600", hours});
+    if (withExplain) out.explain.push_back({"train_hours", "train_tokens / train tokens per second / 3600", hours});
     if (out.usdPerHour) {
         out.costUsd = *out.usdPerHour * hours;
-        out.explain.push_back({"cost_usd", "GPU-hours x price per GPU-hour", *out.costUsd});
-        if (s.currency == "cny") out.explain.push_back({"cost_cny", "cost_usd x cny_per_usd", *out.costUsd * s.cnyPerUsd});
+        if (withExplain) out.explain.push_back({"cost_usd", "GPU-hours x price per GPU-hour", *out.costUsd});
+        if (withExplain && s.currency == "cny") {
+            out.explain.push_back({"cost_cny", "cost_usd x cny_per_usd", *out.costUsd * s.cnyPerUsd});
+        }
     }
     out.energyKwh = out.powerW * hours / 1000.0 * kPue;
-    out.explain.push_back({"energy_kwh", "power_w x hours / 1000 x PUE 1.2", *out.energyKwh});
+    if (withExplain) out.explain.push_back({"energy_kwh", "power_w x hours / 1000 x PUE 1.2", *out.energyKwh});
 }
 
 }  // namespace
 
-CostEstimate estimateCost(const Scenario& s, const Plan& plan, const SpeedEstimate& speed) {
+CostEstimate estimateCost(const Scenario& s, const Plan& plan, const SpeedEstimate& speed, bool withExplain) {
     CostEstimate out;
     const int gpus = std::max(1, plan.gpuCount);
     out.priceYear = s.gpu.priceYear;
     if (const auto hourly = gpuHourPrice(s)) {
         out.usdPerHour = *hourly * gpus;
-        out.explain.push_back({"usd_per_hour", "GPUs x price per GPU-hour" + std::string(s.usdPerGpuHour ? " (user price)" : ""),
+        if (withExplain) {
+            out.explain.push_back({"usd_per_hour", "GPUs x price per GPU-hour" + std::string(s.usdPerGpuHour ? " (user price)" : ""),
                                *out.usdPerHour});
+        }
     }
     if (const auto unit = unitPriceUsd(s)) {
         out.purchaseUsd = *unit * gpus;
-        out.explain.push_back({"purchase_usd", "GPUs x price per card", *out.purchaseUsd});
+        if (withExplain) out.explain.push_back({"purchase_usd", "GPUs x price per card", *out.purchaseUsd});
     }
-    if (s.currency == "cny") {
+    if (withExplain && s.currency == "cny") {
         if (const auto cny = unitPriceCny(s)) out.explain.push_back({"purchase_cny", "GPUs x price per card in CNY", *cny * gpus});
     }
-    addPower(s, plan, out);
-    addServingCost(speed, out);
-    addTrainingRun(s, plan, speed, out);
+    addPower(s, plan, withExplain, out);
+    addServingCost(speed, withExplain, out);
+    addTrainingRun(s, plan, speed, withExplain, out);
     return out;
 }
 

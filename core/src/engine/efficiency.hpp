@@ -40,7 +40,7 @@ LlamaCppConstants llamaCppConstants(const GpuSpec& gpu);
 // A peak tensor rate with the name of the figure it came from (for explain).
 struct PeakRate {
     double tflops = 0;
-    std::string name;  // "bf16_tflops", "fp16_acc16_tflops", "fp8_tflops", ...
+    const char* name = "none";  // catalog field: "bf16_tflops", "fp16_acc16_tflops", "fp8_tflops", ...
 };
 
 // Peak rate the engine's GEMMs run at for this weight format on this GPU.

@@ -11,6 +11,7 @@
 #include "caliper/engine/plan.hpp"
 #include "caliper/engine/quick_rules.hpp"
 #include "caliper/engine/speed.hpp"
+#include "engine/prepared.hpp"
 
 namespace caliper {
 
@@ -36,20 +37,20 @@ void addWarningOnce(std::vector<Warning>& warnings, const Warning& w) {
 
 EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
     EstimateResult r;
-    const ParamCounts params = countParams(scenario.model);
+    const sizing::Inputs in = sizing::prepare(scenario);
     r.modelId = scenario.model.id;
-    r.paramsB = params.total / 1e9;
-    r.activeParamsB = params.active / 1e9;
+    r.paramsB = in.counts.total / 1e9;
+    r.activeParamsB = in.counts.active / 1e9;
     r.gpuId = scenario.gpu.id;
     r.gpuName = scenario.gpu.name;
     r.gpuMemoryGiB = scenario.gpu.memoryGib;
     r.usableMemoryGiB = usableMemoryGiB(scenario);
 
-    r.gpusNeeded = fewestGpus(scenario);
+    r.gpusNeeded = fewestGpus(in);
     const int count = scenario.gpuCountAuto ? r.gpusNeeded.value_or(1) : scenario.gpuCount;
-    r.plan = makePlan(scenario, count);
+    r.plan = sizing::planFor(in, count);
 
-    const MemoryEstimate memory = estimateMemory(scenario, r.plan, detail.explain);
+    const MemoryEstimate memory = estimateMemory(in, r.plan, detail.explain);
     r.memory = memory.memory;
     r.fits = fitsMemory(scenario, r.memory);
     append(r.explain, memory.explain);
@@ -64,7 +65,7 @@ EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
 
     // Speed and cost describe a plan that runs; a plan that does not fit has none.
     if (r.fits) {
-        const SpeedEstimate speed = estimateSpeed(scenario, r.plan);
+        const SpeedEstimate speed = estimateSpeed(scenario, r.plan, detail.explain);
         r.decodeTokensPerS = speed.decodeTokensPerS;
         r.prefillTokensPerS = speed.prefillTokensPerS;
         r.timeToFirstTokenS = speed.timeToFirstTokenS;
@@ -73,7 +74,7 @@ EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
         append(r.explain, speed.explain);
         append(warnings, speed.warnings);
 
-        const CostEstimate cost = estimateCost(scenario, r.plan, speed);
+        const CostEstimate cost = estimateCost(scenario, r.plan, speed, detail.explain);
         r.usdPerHour = cost.usdPerHour;
         r.trainHours = cost.trainHours;
         r.gpuHours = cost.gpuHours;

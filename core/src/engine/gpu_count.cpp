@@ -7,6 +7,7 @@
 // tensor/pipeline plans (uneven stages) are scanned count by count.
 // Replicated strategies (single, DDP) fit on one GPU or on none.
 #include <algorithm>
+#include <bitset>
 #include <vector>
 
 #include "caliper/engine/estimate.hpp"
@@ -14,6 +15,7 @@
 #include "caliper/engine/plan.hpp"
 #include "caliper/units.hpp"
 #include "engine/overhead.hpp"
+#include "engine/prepared.hpp"
 #include "engine/sizing.hpp"
 
 namespace caliper {
@@ -85,24 +87,44 @@ bool monotone(Strategy strategy) {
            strategy == Strategy::Fsdp;
 }
 
-// Whether the plan for candidate i uses all its GPUs and fits. Plans are
-// built per probe: a Megatron plan itself searches pipeline depths.
-bool fitsCount(const sizing::Inputs& in, int count) {
-    const Plan plan = sizing::planFor(in, count);
-    return sizing::countUsable(in, plan) && sizing::planFits(in, plan);
+// The prepared scenario and the last count that fit, with its plan and
+// memory: every search below returns the last fitting count it probed, so
+// the caller gets the answer's figures without evaluating them again.
+// Counts that did not fit are remembered: the scan after a gallop and the
+// gap check revisit counts the gallop already tried.
+struct Search {
+    const sizing::Inputs& in;
+    CountFit& found;
+    std::bitset<kMaxGpus + 1> failed{};
+};
+
+// Whether the plan for `count` uses all its GPUs and fits. Plans are built
+// per probe: a Megatron plan itself searches pipeline depths.
+bool fitsCount(Search& search, int count) {
+    if (search.failed[std::size_t(count)]) return false;
+    const Plan plan = sizing::planFor(search.in, count);
+    if (sizing::countUsable(search.in, plan)) {
+        const MemoryBreakdown memory = sizing::evaluate(search.in, plan, sizing::Explain(), nullptr);
+        if (sizing::fits(*search.in.scenario, memory)) {
+            search.found = CountFit{count, plan, memory};
+            return true;
+        }
+    }
+    search.failed[std::size_t(count)] = true;
+    return false;
 }
 
-bool fitsAt(const sizing::Inputs& in, std::size_t i) { return fitsCount(in, candidateCounts()[i]); }
+bool fitsAt(Search& search, std::size_t i) { return fitsCount(search, candidateCounts()[i]); }
 
 // The search probes whole servers past 8 GPUs; a count between the last
 // candidate that failed and the first that fits may fit too (5, 7, or a
 // partial server), and gpus_needed is the fewest that fit, so check those.
-int fewestInGap(const sizing::Inputs& in, int fitting) {
+int fewestInGap(Search& search, int fitting) {
     const std::vector<int>& counts = candidateCounts();
     const auto at = std::lower_bound(counts.begin(), counts.end(), fitting);
     const int previous = at == counts.begin() ? 0 : *(at - 1);
     for (int n = previous + 1; n < fitting; ++n) {
-        if (fitsCount(in, n)) return n;
+        if (fitsCount(search, n)) return n;
     }
     return fitting;
 }
@@ -113,11 +135,11 @@ struct Gallop {
 };
 
 // Probes start, start+1, start+3, start+7, ... and always the last count.
-Gallop gallop(const sizing::Inputs& in, std::size_t start) {
+Gallop gallop(Search& search, std::size_t start) {
     const std::size_t size = candidateCounts().size();
     Gallop g{size, start};
     for (std::size_t probe = start, step = 1; probe < size; step *= 2) {
-        if (fitsAt(in, probe)) {
+        if (fitsAt(search, probe)) {
             g.fitting = probe;
             break;
         }
@@ -130,15 +152,15 @@ Gallop gallop(const sizing::Inputs& in, std::size_t start) {
 
 // The first candidate count at or after `start` that fits: gallop to a fit,
 // then bisect (monotone memory) or scan the counts before it.
-std::optional<int> firstFit(const sizing::Inputs& in, std::size_t start, bool monotoneMemory) {
+std::optional<int> firstFit(Search& search, std::size_t start, bool monotoneMemory) {
     const std::vector<int>& counts = candidateCounts();
-    const Gallop g = gallop(in, start);
+    const Gallop g = gallop(search, start);
     if (monotoneMemory) {  // bisect between the last miss and the fit
         if (g.fitting == counts.size()) return std::nullopt;
         std::size_t lo = g.failed, hi = g.fitting;
         while (lo < hi) {
             const std::size_t mid = (lo + hi) / 2;
-            if (fitsAt(in, mid)) hi = mid;
+            if (fitsAt(search, mid)) hi = mid;
             else lo = mid + 1;
         }
         return counts[hi];
@@ -146,7 +168,7 @@ std::optional<int> firstFit(const sizing::Inputs& in, std::size_t start, bool mo
     // Pipeline depths round layers per stage up, so memory can rise between
     // counts: scan every count below the fit (all of them when none fit).
     for (std::size_t i = start; i < g.fitting; ++i) {
-        if (fitsAt(in, i)) return counts[i];
+        if (fitsAt(search, i)) return counts[i];
     }
     if (g.fitting < counts.size()) return counts[g.fitting];
     return std::nullopt;
@@ -154,16 +176,27 @@ std::optional<int> firstFit(const sizing::Inputs& in, std::size_t start, bool mo
 
 }  // namespace
 
-std::optional<int> fewestGpus(const Scenario& scenario) {
-    const sizing::Inputs in = sizing::prepare(scenario);
+std::optional<int> fewestGpus(const Scenario& scenario) { return fewestGpus(sizing::prepare(scenario)); }
+
+std::optional<int> fewestGpus(const sizing::Inputs& in) {
+    const std::optional<CountFit> fit = fewestGpusFit(in);
+    if (!fit) return std::nullopt;
+    return fit->count;
+}
+
+std::optional<CountFit> fewestGpusFit(const sizing::Inputs& in) {
+    const Scenario& scenario = *in.scenario;
     if (usableMemoryGiB(scenario) <= sizing::kCudaContextGiB) return std::nullopt;
-    const Plan one = sizing::planFor(in, 1);
-    if (sizing::countUsable(in, one) && sizing::planFits(in, one)) return 1;
+    CountFit found;
+    Search search{in, found, {}};
+    if (fitsCount(search, 1)) return found;
     const Strategy strategy = sizing::planFor(in, 2).strategy;
     if (replicated(scenario, strategy) || activationsAloneOverflow(in, scenario, strategy)) return std::nullopt;
-    const std::optional<int> fitting = firstFit(in, firstPossibleIndex(in, scenario), monotone(strategy));
+    const std::optional<int> fitting = firstFit(search, firstPossibleIndex(in, scenario), monotone(strategy));
     if (!fitting) return std::nullopt;
-    return fewestInGap(in, *fitting);
+    const int fewest = fewestInGap(search, *fitting);
+    if (found.count != fewest) fitsCount(search, fewest);  // the searches end on their answer; this keeps that true
+    return found;
 }
 
 }  // namespace caliper

@@ -1,6 +1,8 @@
 #include "caliper/engine/matrix.hpp"
 
-#include "caliper/engine/estimate.hpp"
+#include "caliper/engine/cost.hpp"
+#include "caliper/engine/speed.hpp"
+#include "engine/prepared.hpp"
 
 namespace caliper {
 
@@ -16,28 +18,34 @@ const char* toString(CellStatus status) {
 
 namespace {
 
-// The figures of one cell for a scenario whose model and GPU are set.
+// The figures of one cell for a scenario whose model and GPU are set: the
+// figures estimate() gives at the fewest GPUs that fit, without its text
+// (names, warnings, explanations), and with the scenario prepared once.
 MatrixCell cellOf(const Scenario& s, int maxGpus) {
-    const EstimateResult r = estimate(s, EstimateDetail{false, false, false});
+    const sizing::Inputs in = sizing::prepare(s);
     MatrixCell cell;
-    cell.gpusNeeded = r.gpusNeeded;
-    cell.fitsOne = r.gpusNeeded && *r.gpusNeeded == 1;
-    cell.totalGiB = r.memory.totalGiB;
-    cell.strategy = r.plan.strategy;
-    cell.nodes = r.plan.nodes;
-    cell.needsNvlink = r.plan.tp > 1;
-    if (!r.gpusNeeded || *r.gpusNeeded > maxGpus) {
+    const std::optional<CountFit> fit = fewestGpusFit(in);
+    const Plan plan = fit ? fit->plan : sizing::planFor(in, 1);
+    if (fit) cell.gpusNeeded = fit->count;
+    cell.fitsOne = fit && fit->count == 1;
+    cell.totalGiB = fit ? fit->memory.totalGiB : sizing::evaluate(in, plan, sizing::Explain(), nullptr).totalGiB;
+    cell.strategy = plan.strategy;
+    cell.nodes = plan.nodes;
+    cell.needsNvlink = plan.tp > 1;
+    if (!cell.gpusNeeded || *cell.gpusNeeded > maxGpus) {
         cell.status = CellStatus::No;
         return cell;
     }
-    cell.status = cell.fitsOne ? CellStatus::Fits : r.plan.nodes > 1 ? CellStatus::MultiNode : CellStatus::FitsMulti;
-    cell.decodeTokensPerS = r.decodeTokensPerS;
-    cell.prefillTokensPerS = r.prefillTokensPerS;
-    cell.trainTokensPerS = r.trainTokensPerS;
-    cell.trainHours = r.trainHours;
-    cell.usdPerHour = r.usdPerHour;
-    cell.usdPerMillionTokens = r.usdPerMillionTokens;
-    cell.costUsd = r.costUsd;
+    cell.status = cell.fitsOne ? CellStatus::Fits : plan.nodes > 1 ? CellStatus::MultiNode : CellStatus::FitsMulti;
+    const SpeedEstimate speed = estimateSpeed(s, plan, false);
+    cell.decodeTokensPerS = speed.decodeTokensPerS;
+    cell.prefillTokensPerS = speed.prefillTokensPerS;
+    cell.trainTokensPerS = speed.trainTokensPerS;
+    const CostEstimate cost = estimateCost(s, plan, speed, false);
+    cell.trainHours = cost.trainHours;
+    cell.usdPerHour = cost.usdPerHour;
+    cell.usdPerMillionTokens = cost.usdPerMillionTokens;
+    cell.costUsd = cost.costUsd;
     return cell;
 }
 
@@ -69,7 +77,13 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
     std::vector<std::vector<MatrixCell>> cells(models.size(), std::vector<MatrixCell>(gpus.size()));
     std::vector<ModelSpec> leanModels;
     leanModels.reserve(models.size());
-    for (const ModelSpec* m : models) leanModels.push_back(withoutText(*m));
+    for (const ModelSpec* m : models) {
+        leanModels.push_back(withoutText(*m));
+        ModelSpec& lean = leanModels.back();
+        lean.name.clear();  // the cell's figures never read the display texts
+        lean.hfId.clear();
+        lean.license.clear();
+    }
     Scenario s = workload;
     s.gpuCountAuto = true;
     for (std::size_t g = 0; g < gpus.size(); ++g) {

@@ -6,6 +6,7 @@
 
 #include "caliper/units.hpp"
 #include "engine/overhead.hpp"
+#include "engine/prepared.hpp"
 #include "engine/sizing.hpp"
 
 namespace caliper {
@@ -161,8 +162,11 @@ bool fits(const Scenario& s, const MemoryBreakdown& memory) {
 }  // namespace sizing
 
 MemoryEstimate estimateMemory(const Scenario& scenario, const Plan& plan, bool withExplain) {
+    return estimateMemory(sizing::prepare(scenario), plan, withExplain);
+}
+
+MemoryEstimate estimateMemory(const sizing::Inputs& in, const Plan& plan, bool withExplain) {
     MemoryEstimate out;
-    const sizing::Inputs in = sizing::prepare(scenario);
     const sizing::Explain ex(withExplain ? &out.explain : nullptr);
     out.memory = sizing::evaluate(in, plan, ex, &out.warnings);
     const MemoryBreakdown& m = out.memory;

@@ -28,9 +28,10 @@ bool validTensorDegree(const ModelSpec& m, int tp) {
     return kvHeads % tp == 0 || tp % kvHeads == 0;
 }
 
-// Largest valid tensor degree that divides `count` and is at most `cap`.
+// Largest valid tensor degree that divides `count` and is at most `cap`. A
+// valid degree divides the head count, so none exceeds it.
 int largestTensorDegree(const ModelSpec& m, int count, int cap) {
-    for (int t = std::min(count, cap); t > 1; --t) {
+    for (int t = std::min({count, cap, std::max(1, m.heads)}); t > 1; --t) {
         if (count % t == 0 && validTensorDegree(m, t)) return t;
     }
     return 1;

@@ -73,7 +73,8 @@ PrefillTimes prefillTimes(const Scenario& scenario, const ServingLayout& layout,
 
 }  // namespace
 
-void estimatePrefill(const Scenario& scenario, const ServingLayout& layout, const Workload& work, SpeedEstimate& out) {
+void estimatePrefill(const Scenario& scenario, const ServingLayout& layout, const Workload& work, bool withExplain,
+                     SpeedEstimate& out) {
     if (scenario.promptTokens <= 0) {
         // Pure generation from an empty context: the first token is one decode step.
         const double stepS = decodeStepS(scenario, layout, work, 0.0);
@@ -88,7 +89,8 @@ void estimatePrefill(const Scenario& scenario, const ServingLayout& layout, cons
     const double tokens = layout.sequences * double(scenario.promptTokens);
     out.prefillTokensPerS = layout.replicas * tokens / totalS;
     out.timeToFirstTokenS = totalS;
-    out.explain.push_back({"prefill_peak_tflops", "tensor rate the prompt GEMMs run at: " + peak.name, peak.tflops});
+    if (!withExplain) return;
+    out.explain.push_back({"prefill_peak_tflops", std::string("tensor rate the prompt GEMMs run at: ") + peak.name, peak.tflops});
     out.explain.push_back({"prefill_compute_fraction",
                            std::string("achieved / peak for ") + toString(scenario.engine) + " on " +
                                toString(gpuFamily(scenario.gpu)),

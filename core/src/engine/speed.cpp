@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <string_view>
 
 #include "engine/efficiency.hpp"
 #include "engine/speed_parts.hpp"
@@ -19,8 +21,8 @@ bool usable(const Scenario& scenario) {
 }
 
 void warnLinks(const ServingLayout& layout, const Scenario& scenario, SpeedEstimate& out) {
-    if (layout.tp > 1 && layout.tpLink.name.rfind("PCIe", 0) == 0) {
-        out.warnings.push_back({"tp_over_pcie", "tensor parallelism over " + layout.tpLink.name +
+    if (layout.tp > 1 && std::string_view(layout.tpLink.name).substr(0, 4) == "PCIe") {
+        out.warnings.push_back({"tp_over_pcie", std::string("tensor parallelism over ") + layout.tpLink.name +
                                                     ": two all-reduces per layer per token slow decoding"});
     }
     if (layout.tp > std::max(1, scenario.gpu.gpusPerNode)) {
@@ -55,7 +57,7 @@ ServingLayout servingLayout(const Scenario& scenario, const Plan& plan) {
     return layout;
 }
 
-SpeedEstimate estimateSpeed(const Scenario& scenario, const Plan& plan) {
+SpeedEstimate estimateSpeed(const Scenario& scenario, const Plan& plan, bool withExplain) {
     SpeedEstimate out;
     if (!usable(scenario)) {
         out.warnings.push_back({"speed_unknown", "the model or GPU lacks the figures a speed estimate needs"});
@@ -64,11 +66,11 @@ SpeedEstimate estimateSpeed(const Scenario& scenario, const Plan& plan) {
     const Workload work = makeWorkload(scenario);
     if (scenario.task == Task::Inference) {
         const ServingLayout layout = servingLayout(scenario, plan);
-        estimateDecode(scenario, layout, work, out);
-        estimatePrefill(scenario, layout, work, out);
+        estimateDecode(scenario, layout, work, withExplain, out);
+        estimatePrefill(scenario, layout, work, withExplain, out);
         warnLinks(layout, scenario, out);
     } else {
-        estimateTraining(scenario, plan, work, out);
+        estimateTraining(scenario, plan, work, withExplain, out);
     }
     if (matmulPeak(scenario.engine, scenario.weights, scenario.gpu).tflops <= 0) {
         out.warnings.push_back({"no_tensor_rate", "the GPU has no listed compute rate: compute-bound figures are missing"});

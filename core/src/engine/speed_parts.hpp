@@ -1,6 +1,7 @@
 #pragma once
 // The three speed models behind estimateSpeed. Each fills its fields of
-// SpeedEstimate and appends explain terms and warnings.
+// SpeedEstimate and appends warnings, and explain terms when asked (the
+// matrix evaluates thousands of cells without reading them).
 #include "caliper/engine/speed.hpp"
 #include "engine/comm.hpp"
 #include "engine/workload.hpp"
@@ -20,9 +21,12 @@ struct ServingLayout {
 
 ServingLayout servingLayout(const Scenario& scenario, const Plan& plan);
 
-void estimateDecode(const Scenario& scenario, const ServingLayout& layout, const Workload& work, SpeedEstimate& out);
-void estimatePrefill(const Scenario& scenario, const ServingLayout& layout, const Workload& work, SpeedEstimate& out);
-void estimateTraining(const Scenario& scenario, const Plan& plan, const Workload& work, SpeedEstimate& out);
+void estimateDecode(const Scenario& scenario, const ServingLayout& layout, const Workload& work, bool withExplain,
+                    SpeedEstimate& out);
+void estimatePrefill(const Scenario& scenario, const ServingLayout& layout, const Workload& work, bool withExplain,
+                     SpeedEstimate& out);
+void estimateTraining(const Scenario& scenario, const Plan& plan, const Workload& work, bool withExplain,
+                      SpeedEstimate& out);
 
 // Seconds of one decode step of the whole replica at `context` tokens.
 double decodeStepS(const Scenario& scenario, const ServingLayout& layout, const Workload& work, double context);

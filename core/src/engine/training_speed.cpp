@@ -143,7 +143,7 @@ StepTimes stepTimes(const Scenario& s, const Plan& plan, const Workload& work, c
 
 }  // namespace
 
-void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work, SpeedEstimate& out) {
+void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work, bool withExplain, SpeedEstimate& out) {
     const PeakRate peak = trainingPeak(s);
     if (peak.tflops <= 0) return;
     const TrainingFlops flops = trainingFlops(s, work);
@@ -155,10 +155,14 @@ void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work,
     const int gpus = std::max(1, plan.gpuCount);
     out.trainTokensPerS = tokensPerStep / stepS;
     out.trainTflopsPerGpu = *out.trainTokensPerS / gpus * flops.modelPerToken / 1e12;
+    if (t.dataParallelS > 0.25 * stepS) {
+        out.warnings.push_back({"communication_bound", "gradient communication takes over a quarter of each step"});
+    }
+    if (!withExplain) return;
 
     out.explain.push_back({"train_model_flops_per_token", flops.formula, flops.modelPerToken});
     out.explain.push_back({"train_mfu", trainingMfuFormula(s, plan), mfu});
-    out.explain.push_back({"train_peak_tflops", "dense tensor rate per GPU: " + peak.name, peak.tflops});
+    out.explain.push_back({"train_peak_tflops", std::string("dense tensor rate per GPU: ") + peak.name, peak.tflops});
     out.explain.push_back({"train_step_compute_s", "tokens per step x hardware FLOPs / (tp x pp) / (MFU x peak)", t.computeS});
     if (t.tpExtraS > 0) out.explain.push_back({"train_tp_comm_extra_s", "tensor-parallel all-reduces beyond NVLink speed", t.tpExtraS});
     if (t.dataParallelS > 0) {
@@ -168,9 +172,6 @@ void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work,
     if (t.offloadS > 0) out.explain.push_back({"train_offload_s", "PCIe transfers and CPU Adam step", t.offloadS});
     if (t.dequantS > 0) out.explain.push_back({"train_dequant_s", "NF4 -> bf16 dequantization per pass", t.dequantS});
     out.explain.push_back({"train_tokens_per_s", "data-parallel replicas x tokens per step / step time", *out.trainTokensPerS});
-    if (t.dataParallelS > 0.25 * stepS) {
-        out.warnings.push_back({"communication_bound", "gradient communication takes over a quarter of each step"});
-    }
 }
 
 }  // namespace caliper

@@ -21,6 +21,8 @@ struct CostEstimate {
     std::vector<Warning> warnings;
 };
 
-CostEstimate estimateCost(const Scenario& scenario, const Plan& plan, const SpeedEstimate& speed);
+// withExplain = false leaves `explain` empty and skips formatting it.
+CostEstimate estimateCost(const Scenario& scenario, const Plan& plan, const SpeedEstimate& speed,
+                          bool withExplain = true);
 
 }  // namespace caliper

@@ -16,7 +16,7 @@ void checkScenario(const Scenario& scenario);
 struct EstimateDetail {
     bool quickRules = true;   // the source documents' rules of thumb
     bool suggestions = true;  // "make it fit" changes when the scenario does not fit
-    bool explain = true;      // the memory terms' formulas in words
+    bool explain = true;      // every term's formula in words (memory, speed, cost)
 };
 
 EstimateResult estimate(const Scenario& scenario, EstimateDetail detail = {});

@@ -19,6 +19,7 @@ struct SpeedEstimate {
     std::vector<Warning> warnings;
 };
 
-SpeedEstimate estimateSpeed(const Scenario& scenario, const Plan& plan);
+// withExplain = false leaves `explain` empty and skips formatting it.
+SpeedEstimate estimateSpeed(const Scenario& scenario, const Plan& plan, bool withExplain = true);
 
 }  // namespace caliper
