@@ -36,8 +36,13 @@ function fakeEngine(calls, allModels = MODELS, allGpus = GPUS) {
     matrix(req) {
       calls.push(req);
       const models = pick(allModels, req.model), gpus = pick(allGpus, req.gpu);
-      return { ok: true, models, gpus,
-        cells: models.map((m) => gpus.map((g) => cellFor(index(allModels, m), index(allGpus, g)))) };
+      const cells = models.map((m) => gpus.map((g) => cellFor(index(allModels, m), index(allGpus, g))));
+      if (req.cells_layout !== 'columns') return { ok: true, models, gpus, cells };
+      // The engine's compact form: one row-major array per field.
+      const flat = [].concat(...cells);
+      const cellColumns = {};
+      for (const key of ['status', 'gpus_needed', 'decode_tokens_per_s']) cellColumns[key] = flat.map((c) => c[key]);
+      return { ok: true, models, gpus, cell_columns: cellColumns };
     }
   };
 }

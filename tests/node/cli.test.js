@@ -9,7 +9,7 @@ const { spawnSync } = require('child_process');
 
 const root = path.resolve(__dirname, '../..');
 const cli = path.join(root, 'build/bin/caliper');
-const run = (args, input = '') => spawnSync(cli, args, { input, encoding: 'utf8' });
+const run = (args, input = '') => spawnSync(cli, args, { input, encoding: 'utf8', maxBuffer: 64 << 20 });
 
 test('--version names the version and the catalog version', () => {
   const r = run(['--version']);
@@ -70,6 +70,32 @@ test('matrix answers cells[model][gpu] with the contract keys', () => {
     assert.ok(key in m.cells[0][0], key);
   }
   assert.ok(['fits', 'fits-multi', 'multi-node', 'no'].includes(m.cells[1][0].status));
+});
+
+test('cells_layout "columns" gives every cell field as a row-major array, equal to the cell objects', () => {
+  for (const workload of [{}, { task: 'finetune', method: 'qlora', train_tokens: 1e8 }, { engine: 'llama.cpp', weights: 'Q4_K_M' }]) {
+    const request = Object.assign({ model: 'all', gpu: 'all', max_gpus: 4 }, workload);
+    const rows = JSON.parse(run(['matrix'], JSON.stringify(request)).stdout);
+    const r = run(['matrix'], JSON.stringify(Object.assign({ cells_layout: 'columns' }, request)));
+    assert.strictEqual(r.status, 0);
+    const cols = JSON.parse(r.stdout);
+    assert.ok(!('cells' in cols));
+    assert.deepStrictEqual(cols.models, rows.models);
+    assert.deepStrictEqual(cols.gpus, rows.gpus);
+    const n = rows.models.length * rows.gpus.length;
+    assert.ok(n > 1000);
+    assert.deepStrictEqual(Object.keys(cols.cell_columns).sort(), Object.keys(rows.cells[0][0]).sort());
+    for (const [key, values] of Object.entries(cols.cell_columns)) {
+      assert.strictEqual(values.length, n, key);
+      values.forEach((v, i) => {
+        const cell = rows.cells[Math.floor(i / rows.gpus.length)][i % rows.gpus.length];
+        assert.strictEqual(v, cell[key], `${key} at ${i}`);
+      });
+    }
+  }
+  const bad = run(['matrix'], JSON.stringify({ model: 'all', gpu: 'all', cells_layout: 'grid' }));
+  assert.strictEqual(bad.status, 2);
+  assert.strictEqual(JSON.parse(bad.stdout).error.path, '/cells_layout');
 });
 
 test('--catalog reads another folder and refuses bad data with its pointer', () => {

@@ -46,6 +46,8 @@ test('listings and the matrix match the native CLI', async () => {
   assert.strictEqual(engine.listModels() + '\n', native(['list', 'models', '--json'], ''));
   const request = JSON.stringify({ model: ['llama-3.1-8b', 'qwen2.5-72b'], gpu: ['rtx-4090', 'h100-sxm5-80gb'] });
   assert.strictEqual(engine.matrix(request) + '\n', native(['matrix'], request));
+  const columns = JSON.stringify({ model: 'all', gpu: 'all', task: 'finetune', method: 'lora', cells_layout: 'columns' });
+  assert.strictEqual(engine.matrix(columns) + '\n', native(['matrix'], columns));
 });
 
 test('bad input comes back as ok:false with code, message and path, never a throw', async () => {

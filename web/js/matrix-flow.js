@@ -53,15 +53,32 @@
     if (!job.done) loadRestLater(job);
   }
 
-  // A small matrix (up to twice the cells in view) is one call; a large one
-  // starts with the cells in view.
+  // The engine's time per cell in the last whole-matrix call: when the whole
+  // matrix is predicted to take no longer than WHOLE_CALL_MS, one call loads
+  // it all (the screen then changes once, with every cell current).
+  var WHOLE_CALL_MS = 30;
+  var engineMsPerCell = null;
+
+  function wholeCallFits(m) {
+    return engineMsPerCell !== null && engineMsPerCell * m.models.length * m.gpus.length <= WHOLE_CALL_MS;
+  }
+
+  function loadWhole(job) {
+    var t = performance.now();
+    C.matrixData.loadRest(job);
+    var cells = job.matrix.models.length * job.matrix.gpus.length;
+    if (cells > 0) engineMsPerCell = (performance.now() - t) / cells;
+  }
+
+  // A small matrix (up to twice the cells in view, or one the engine answers
+  // within WHOLE_CALL_MS) is one call; a large one starts with the cells in view.
   function loadJob(key, start) {
     var job = C.matrixData.start(app.state, deps.gpuIds(app.state), app.catalogGeneration);
     job.key = key;
     var m = job.matrix;
     if (app.state.sort === 'gpu' && app.state.sg) C.matrixData.loadColumn(job, app.state.sg);
     var win = C.views.matrixWindow(m);
-    if (m.models.length * m.gpus.length <= 2 * win.rows.length * win.cols.length) C.matrixData.loadRest(job);
+    if (m.models.length * m.gpus.length <= 2 * win.rows.length * win.cols.length || wholeCallFits(m)) loadWhole(job);
     else C.matrixData.loadWindow(job, win.rows, win.cols);
     job.engineMs = performance.now() - start;
     app.job = job;
@@ -108,7 +125,7 @@
       var t = performance.now();
       if (!job.done) {  // an export may have loaded it already
         try {
-          C.matrixData.loadRest(job);
+          loadWhole(job);
         } catch (e) {
           job.error = job.error || e;
         }

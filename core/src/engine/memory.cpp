@@ -116,7 +116,7 @@ MemoryBreakdown evaluateStage(const Inputs& in, const Layout& layout, const Stag
     MemoryBreakdown m = t.memory;
     const double allocated =
         m.weightsGiB + m.kvCacheGiB + m.activationsGiB + m.gradientsGiB + m.optimizerGiB + m.adapterGiB;
-    const Overhead o = runtimeOverhead(in, layout, allocated, t.buffers);
+    const Overhead o = runtimeOverhead(in, layout, st, allocated, t.buffers);
     const PoolResult pool = applyPool(s, allocated - m.kvCacheGiB + o.total(), m.kvCacheGiB);
     m.overheadGiB = o.total() + pool.slack;
     m.totalGiB = pool.total;

@@ -74,14 +74,19 @@ PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
 
 }  // namespace
 
+double lossWorkingSetBytes(const Inputs& in, const Layout& layout) {
+    const Scenario& s = *in.scenario;
+    const double coeff = elementBytes(s) == 4 ? kLogitsCoeff32 : kLogitsCoeff16;
+    return coeff * double(s.seqLen) * double(s.batch) * in.shape.vocab / layout.tp;
+}
+
 double trainingActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
     const Scenario& s = *in.scenario;
     const PerLayer layer = perLayerBytes(in, layout);
     const double held = stage.layers * stage.inFlight * layer.stored;
     const double recompute = s.gradientCheckpointing ? layer.full : 0;
     const double logitsCoeff = elementBytes(s) == 4 ? kLogitsCoeff32 : kLogitsCoeff16;
-    const double logits =
-        stage.last ? logitsCoeff * double(s.seqLen) * double(s.batch) * in.shape.vocab / layout.tp : 0;
+    const double logits = stage.last ? lossWorkingSetBytes(in, layout) : 0;
     const bool dequant = in.lora && s.weights != WeightFormat::Bf16 && s.weights != WeightFormat::Fp16 &&
                          s.weights != WeightFormat::Fp32;
     const double workspace = dequant ? in.shape.largestLinear * kDequantBytes : 0;

@@ -131,7 +131,13 @@ TrainingStates adapterStates(const Inputs& in, const Layout& layout, const Share
     t.optimizer = optimizerStateBytes(in, true) * sh.params / (zero ? n : 1);
     if (s.parallel.offload == Offload::Parameters && layout.shardedStates) {
         t.hostBytes = (sh.baseBytes + (2 * kFp32Bytes + optimizerStateBytes(in, true)) * sh.params) * layout.tp * layout.pp;
-        t.weights = kFsdpLiveUnits * sh.layerBytes;
+        // ZeRO-3 gathers a whole module before its forward, however large:
+        // with a big vocabulary the embedding or lm_head outweighs two layers
+        // (DeepSpeed's estimators keep "largest layer" params for the same
+        // reason). FSDP gathers its wrapping units (decoder layers).
+        const double module =
+            layout.strategy == Strategy::Zero3 ? in.shape.largestModule * weightBytesPerParam(s) / layout.tp : 0;
+        t.weights = std::max(kFsdpLiveUnits * sh.layerBytes, module);
         t.adapter = t.gradients = t.optimizer = 0;
     } else if (s.parallel.offload != Offload::None) {
         t.hostBytes = t.optimizer * layout.count;

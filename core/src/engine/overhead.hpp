@@ -20,12 +20,15 @@ struct Overhead {
     double nccl = 0;         // communicator buffers when GPUs talk
     double buffers = 0;      // DDP / DeepSpeed gradient buckets
     double allocator = 0;    // caching-allocator reserve in training
-    double total() const { return cudaContext + cudaGraphs + nccl + buffers + allocator; }
+    double varyingLengths = 0;  // cached blocks of earlier, differently sized fine-tuning steps
+    double total() const { return cudaContext + cudaGraphs + nccl + buffers + allocator + varyingLengths; }
 };
 
 // allocatedBytes: the tensors of the breakdown (weights, KV, activations,
 // states), from which the training reserve is taken.
-Overhead runtimeOverhead(const Inputs& in, const Layout& layout, double allocatedBytes, double bufferBytes);
+// stage: the GPU's pipeline stage (only the last holds the loss).
+Overhead runtimeOverhead(const Inputs& in, const Layout& layout, const Stage& stage, double allocatedBytes,
+                         double bufferBytes);
 
 void explainOverhead(const Overhead& o, double poolSlackBytes, const Explain& ex);
 

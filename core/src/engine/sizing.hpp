@@ -131,6 +131,9 @@ double weightBytes(const Inputs& in, const Layout& layout, const Stage& stage, c
 double kvBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
 double inferenceActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
 double trainingActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
+// Peak bytes of the logits and the cross-entropy loss over the vocabulary for
+// one micro-batch on the GPU that holds lm_head (memory_train_activations.cpp).
+double lossWorkingSetBytes(const Inputs& in, const Layout& layout);
 
 struct TrainingStates {  // per GPU, bytes
     double weights = 0, gradients = 0, optimizer = 0, adapter = 0;

@@ -30,6 +30,14 @@ constexpr double kHfPrefetchShare = 0.9;
 // = 1e9 elements (DeepSpeed default, also in the Hugging Face sample configs;
 // methodology §3): a parameter cache beyond DeepSpeed's model-state estimate.
 constexpr double kZero3MaxLiveParameters = 1e9;
+// stage3_max_reuse_distance = 1e9 (same defaults): a released parameter that
+// will be used again within this many parameters stays on the GPU, so the
+// layers around the forward/backward turn and the parameters re-used by
+// recomputation add up to another 1e9 beyond the live ones (DeepSpeed docs,
+// "ZeRO optimizations": "Do not release a parameter if it will be reused
+// within this threshold of parameters"). The PEFT ZeRO-3 CPU-offload rows
+// (T0_3B, BLOOMZ-7B1, mT0-XXL in fp32) keep 6-16 GiB of gathered weights.
+constexpr double kZero3MaxReuseDistance = 1e9;
 
 }  // namespace
 
@@ -85,7 +93,7 @@ double communicationBuffers(const Inputs& in, const Layout& layout, double train
         // it when parameters live in host RAM.
         const double perGpu = in.counts.total / (layout.tp * layout.pp);
         const double remote = offloaded ? perGpu : perGpu * (1 - 1.0 / layout.dp);
-        const double params = std::min(kZero3MaxLiveParameters, remote);
+        const double params = std::min(kZero3MaxLiveParameters + kZero3MaxReuseDistance, remote);
         live = params * (in.lora ? in.weights.linearBits / 8 : weightBytesPerParam(s));
     }
     const double h2 = in.shape.hidden * in.shape.hidden;

@@ -2,6 +2,7 @@
 // with filters; the result holds cells[model_index][gpu_index].
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <deque>
 
 #include "caliper/engine/matrix.hpp"
@@ -110,6 +111,18 @@ Json cellToJson(const MatrixCell& c) {
             {"needs_nvlink", c.needsNvlink}};
 }
 
+// A figure as tidyOrNull(v).dump() writes it (nlohmann's shortest
+// round-trip digits), without building a JSON value for it.
+void appendNumber(std::string& out, const std::optional<double>& v) {
+    if (!v || !std::isfinite(*v)) {
+        out += "null";
+        return;
+    }
+    char text[64];
+    const char* end = nlohmann::detail::to_chars(text, text + sizeof text, tidy(*v));
+    out.append(text, static_cast<std::size_t>(end - text));
+}
+
 // The same object as cellToJson, written straight into text with the same
 // number formatting and key order.
 void writeCell(std::string& out, const MatrixCell& c) {
@@ -117,7 +130,7 @@ void writeCell(std::string& out, const MatrixCell& c) {
         out += '"';
         out += key;
         out += "\":";
-        out += tidyOrNull(v).dump();
+        appendNumber(out, v);
         out += ',';
     };
     number("cost_usd", c.costUsd);
@@ -156,16 +169,69 @@ std::string cellsText(const std::vector<std::vector<MatrixCell>>& cells) {
     return out;
 }
 
+// The cells as one array per field, each in row-major order (model by
+// model, GPU by GPU): the same values as the cell objects in a third of
+// the text, for callers that read many cells (the page).
+std::string cellColumnsText(const std::vector<std::vector<MatrixCell>>& cells) {
+    std::vector<const MatrixCell*> all;
+    for (const auto& row : cells) {
+        for (const MatrixCell& c : row) all.push_back(&c);
+    }
+    std::string out = "{";
+    out.reserve(all.size() * 110 + 400);
+    auto column = [&](const char* key, auto&& write) {
+        if (out.size() > 1) out += ',';
+        out += '"';
+        out += key;
+        out += "\":[";
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            if (i) out += ',';
+            write(*all[i]);
+        }
+        out += ']';
+    };
+    auto number = [&](const char* key, std::optional<double> MatrixCell::*field) {
+        column(key, [&](const MatrixCell& c) { appendNumber(out, c.*field); });
+    };
+    auto flag = [&](const char* key, bool MatrixCell::*field) {
+        column(key, [&](const MatrixCell& c) { out += c.*field ? "true" : "false"; });
+    };
+    number("cost_usd", &MatrixCell::costUsd);
+    number("decode_tokens_per_s", &MatrixCell::decodeTokensPerS);
+    flag("fits_one", &MatrixCell::fitsOne);
+    column("gpus_needed", [&](const MatrixCell& c) { out += c.gpusNeeded ? std::to_string(*c.gpusNeeded) : "null"; });
+    flag("needs_nvlink", &MatrixCell::needsNvlink);
+    column("nodes", [&](const MatrixCell& c) { out += std::to_string(c.nodes); });
+    number("prefill_tokens_per_s", &MatrixCell::prefillTokensPerS);
+    auto quoted = [&](const char* name) {
+        out += '"';
+        out += name;
+        out += '"';
+    };
+    column("status", [&](const MatrixCell& c) { quoted(toString(c.status)); });
+    column("strategy", [&](const MatrixCell& c) { quoted(toString(c.strategy)); });
+    column("total_gib", [&](const MatrixCell& c) { appendNumber(out, c.totalGiB); });
+    number("train_hours", &MatrixCell::trainHours);
+    number("train_tokens_per_s", &MatrixCell::trainTokensPerS);
+    number("usd_per_hour", &MatrixCell::usdPerHour);
+    number("usd_per_million_tokens", &MatrixCell::usdPerMillionTokens);
+    out += '}';
+    return out;
+}
+
 }  // namespace
 
 std::string matrixText(const Catalog& catalog, const Json& request, bool pretty) {
     std::vector<Warning> warnings;
     ScenarioOptions options;
     options.resolveModelAndGpu = false;
-    options.extraKeys = {"max_gpus", "gpu_filter", "model_filter"};
+    options.extraKeys = {"max_gpus", "gpu_filter", "model_filter", "cells_layout"};
     const Scenario workload = scenarioFromJson(catalog, request, warnings, options);
     ObjectReader r(request, "");
     const int maxGpus = static_cast<int>(r.integerOr("max_gpus", kDefaultMatrixMaxGpus, 1, 1024));
+    // "rows" (default): cells[model][gpu] objects; "columns": cell_columns,
+    // one array per field in row-major order.
+    const bool columns = r.enumOr("cells_layout", "rows", {"rows", "columns"}) == "columns";
 
     // Entries are catalog ids or, for a model the catalog lacks, objects (a
     // config.json, the catalog's shape); those live here.
@@ -196,6 +262,12 @@ std::string matrixText(const Catalog& catalog, const Json& request, bool pretty)
     out["models"] = std::move(modelList);
     out["gpus"] = std::move(gpuList);
     out["warnings"] = warningsToJson(warnings);
+    if (columns) {
+        std::string text = out.dump(-1, ' ', false, Json::error_handler_t::replace);
+        text.pop_back();
+        text += ",\"cell_columns\":" + cellColumnsText(cells) + "}";
+        return pretty ? Json::parse(text).dump(2) : text;
+    }
     if (pretty) {
         Json rows = Json::array();
         for (const auto& row : cells) {
