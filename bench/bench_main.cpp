@@ -215,6 +215,9 @@ void benchMatrices(const Catalog& catalog, int runs) {
                 runs);
     std::printf("full catalog matrix through the text API (JSON in and out)\n");
     benchRequest("matrixJson() inference", runs, [&] { return matrixJson(catalog, R"({"model":"all","gpu":"all"})"); });
+    benchRequest("matrixJson() inference, cells_layout columns", runs, [&] {
+        return matrixJson(catalog, R"({"model":"all","gpu":"all","cells_layout":"columns"})");
+    });
     benchRequest("matrixJson() LoRA", runs, [&] {
         return matrixJson(catalog, R"({"model":"all","gpu":"all","task":"finetune","method":"lora"})");
     });
