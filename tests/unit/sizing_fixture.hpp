@@ -3,6 +3,8 @@
 // whose entries carry their sources (config.json fields, datasheets).
 #include <string>
 
+#include <catch2/catch.hpp>
+
 #include "caliper/engine/memory.hpp"
 #include "caliper/engine/plan.hpp"
 #include "caliper/scenario.hpp"
@@ -10,6 +12,15 @@
 #include "catalog_fixture.hpp"
 
 namespace caliper::test {
+
+// The value of one explain term of a memory estimate; fails the test when absent.
+inline double termValue(const MemoryEstimate& m, const std::string& term) {
+    for (const ExplainTerm& t : m.explain) {
+        if (t.term == term) return t.value;
+    }
+    FAIL("no explain term " << term);
+    return 0;
+}
 
 inline const ModelSpec& catalogModel(const std::string& id) {
     const ModelSpec* model = findModel(projectCatalog(), id);

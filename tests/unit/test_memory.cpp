@@ -13,14 +13,6 @@ using namespace caliper::test;
 
 namespace {
 
-double termValue(const MemoryEstimate& m, const std::string& term) {
-    for (const ExplainTerm& t : m.explain) {
-        if (t.term == term) return t.value;
-    }
-    FAIL("no explain term " << term);
-    return 0;
-}
-
 double states(const MemoryBreakdown& m) { return m.weightsGiB + m.gradientsGiB + m.optimizerGiB + m.adapterGiB; }
 
 }  // namespace

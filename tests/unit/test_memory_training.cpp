@@ -8,18 +8,6 @@
 using namespace caliper;
 using namespace caliper::test;
 
-namespace {
-
-double termValue(const MemoryEstimate& m, const std::string& term) {
-    for (const ExplainTerm& t : m.explain) {
-        if (t.term == term) return t.value;
-    }
-    FAIL("no explain term " << term);
-    return 0;
-}
-
-}  // namespace
-
 TEST_CASE("training states by optimizer and offload", "[memory][training]") {
     Scenario s = finetuning("llama-2-7b", "h100-sxm5-80gb", Method::Full);
     const double n = 6738415616.0;

@@ -94,23 +94,6 @@ Json gpuHeader(const GpuSpec& g) {
             {"nvlink_gbps", tidy(g.nvlinkGbps)}};
 }
 
-Json cellToJson(const MatrixCell& c) {
-    return {{"gpus_needed", c.gpusNeeded ? Json(*c.gpusNeeded) : Json(nullptr)},
-            {"fits_one", c.fitsOne},
-            {"total_gib", tidy(c.totalGiB)},
-            {"decode_tokens_per_s", tidyOrNull(c.decodeTokensPerS)},
-            {"prefill_tokens_per_s", tidyOrNull(c.prefillTokensPerS)},
-            {"train_tokens_per_s", tidyOrNull(c.trainTokensPerS)},
-            {"train_hours", tidyOrNull(c.trainHours)},
-            {"usd_per_hour", tidyOrNull(c.usdPerHour)},
-            {"usd_per_million_tokens", tidyOrNull(c.usdPerMillionTokens)},
-            {"cost_usd", tidyOrNull(c.costUsd)},
-            {"status", toString(c.status)},
-            {"strategy", toString(c.strategy)},
-            {"nodes", c.nodes},
-            {"needs_nvlink", c.needsNvlink}};
-}
-
 // A figure as tidyOrNull(v).dump() writes it (nlohmann's shortest
 // round-trip digits), without building a JSON value for it.
 void appendNumber(std::string& out, const std::optional<double>& v) {
@@ -123,45 +106,53 @@ void appendNumber(std::string& out, const std::optional<double>& v) {
     out.append(text, static_cast<std::size_t>(end - text));
 }
 
-// The same object as cellToJson, written straight into text with the same
-// number formatting and key order.
-void writeCell(std::string& out, const MatrixCell& c) {
-    auto number = [&](const char* key, const std::optional<double>& v) {
-        out += '"';
-        out += key;
-        out += "\":";
-        appendNumber(out, v);
-        out += ',';
-    };
-    number("cost_usd", c.costUsd);
-    number("decode_tokens_per_s", c.decodeTokensPerS);
-    out += c.fitsOne ? "\"fits_one\":true," : "\"fits_one\":false,";
-    out += "\"gpus_needed\":";
-    out += c.gpusNeeded ? std::to_string(*c.gpusNeeded) : "null";
-    out += c.needsNvlink ? ",\"needs_nvlink\":true," : ",\"needs_nvlink\":false,";
-    out += "\"nodes\":" + std::to_string(c.nodes) + ",";
-    number("prefill_tokens_per_s", c.prefillTokensPerS);
-    out += "\"status\":\"";
-    out += toString(c.status);
-    out += "\",\"strategy\":\"";
-    out += toString(c.strategy);
-    out += "\",";
-    number("total_gib", c.totalGiB);
-    number("train_hours", c.trainHours);
-    number("train_tokens_per_s", c.trainTokensPerS);
-    number("usd_per_hour", c.usdPerHour);
-    number("usd_per_million_tokens", c.usdPerMillionTokens);
-    out.back() = '}';
+void appendQuoted(std::string& out, const char* name) {
+    out += '"';
+    out += name;
+    out += '"';
 }
 
+// A cell's fields, in key order (the order of nlohmann's objects), each with
+// how its value is written. Both layouts write the cells from this table.
+struct CellField {
+    const char* key;
+    void (*write)(std::string& out, const MatrixCell& c);
+};
+
+const CellField kCellFields[] = {
+    {"cost_usd", [](std::string& o, const MatrixCell& c) { appendNumber(o, c.costUsd); }},
+    {"decode_tokens_per_s", [](std::string& o, const MatrixCell& c) { appendNumber(o, c.decodeTokensPerS); }},
+    {"fits_one", [](std::string& o, const MatrixCell& c) { o += c.fitsOne ? "true" : "false"; }},
+    {"gpus_needed", [](std::string& o, const MatrixCell& c) { o += c.gpusNeeded ? std::to_string(*c.gpusNeeded) : "null"; }},
+    {"needs_nvlink", [](std::string& o, const MatrixCell& c) { o += c.needsNvlink ? "true" : "false"; }},
+    {"nodes", [](std::string& o, const MatrixCell& c) { o += std::to_string(c.nodes); }},
+    {"prefill_tokens_per_s", [](std::string& o, const MatrixCell& c) { appendNumber(o, c.prefillTokensPerS); }},
+    {"status", [](std::string& o, const MatrixCell& c) { appendQuoted(o, toString(c.status)); }},
+    {"strategy", [](std::string& o, const MatrixCell& c) { appendQuoted(o, toString(c.strategy)); }},
+    {"total_gib", [](std::string& o, const MatrixCell& c) { appendNumber(o, c.totalGiB); }},
+    {"train_hours", [](std::string& o, const MatrixCell& c) { appendNumber(o, c.trainHours); }},
+    {"train_tokens_per_s", [](std::string& o, const MatrixCell& c) { appendNumber(o, c.trainTokensPerS); }},
+    {"usd_per_hour", [](std::string& o, const MatrixCell& c) { appendNumber(o, c.usdPerHour); }},
+    {"usd_per_million_tokens", [](std::string& o, const MatrixCell& c) { appendNumber(o, c.usdPerMillionTokens); }},
+};
+
+// cells[model][gpu] as objects.
 std::string cellsText(const std::vector<std::vector<MatrixCell>>& cells) {
     std::string out = "[";
     out.reserve(cells.size() * (cells.empty() ? 0 : cells[0].size()) * 330);
     for (std::size_t m = 0; m < cells.size(); ++m) {
         out += m ? ",[" : "[";
         for (std::size_t g = 0; g < cells[m].size(); ++g) {
-            out += g ? ",{" : "{";
-            writeCell(out, cells[m][g]);
+            if (g) out += ',';
+            char separator = '{';
+            for (const CellField& f : kCellFields) {
+                out += separator;
+                separator = ',';
+                appendQuoted(out, f.key);
+                out += ':';
+                f.write(out, cells[m][g]);
+            }
+            out += '}';
         }
         out += ']';
     }
@@ -173,48 +164,22 @@ std::string cellsText(const std::vector<std::vector<MatrixCell>>& cells) {
 // model, GPU by GPU): the same values as the cell objects in a third of
 // the text, for callers that read many cells (the page).
 std::string cellColumnsText(const std::vector<std::vector<MatrixCell>>& cells) {
-    std::vector<const MatrixCell*> all;
-    for (const auto& row : cells) {
-        for (const MatrixCell& c : row) all.push_back(&c);
-    }
     std::string out = "{";
-    out.reserve(all.size() * 110 + 400);
-    auto column = [&](const char* key, auto&& write) {
+    out.reserve(cells.size() * (cells.empty() ? 0 : cells[0].size()) * 110 + 400);
+    for (const CellField& f : kCellFields) {
         if (out.size() > 1) out += ',';
-        out += '"';
-        out += key;
-        out += "\":[";
-        for (std::size_t i = 0; i < all.size(); ++i) {
-            if (i) out += ',';
-            write(*all[i]);
+        appendQuoted(out, f.key);
+        out += ":[";
+        bool first = true;
+        for (const auto& row : cells) {
+            for (const MatrixCell& c : row) {
+                if (!first) out += ',';
+                first = false;
+                f.write(out, c);
+            }
         }
         out += ']';
-    };
-    auto number = [&](const char* key, std::optional<double> MatrixCell::*field) {
-        column(key, [&](const MatrixCell& c) { appendNumber(out, c.*field); });
-    };
-    auto flag = [&](const char* key, bool MatrixCell::*field) {
-        column(key, [&](const MatrixCell& c) { out += c.*field ? "true" : "false"; });
-    };
-    number("cost_usd", &MatrixCell::costUsd);
-    number("decode_tokens_per_s", &MatrixCell::decodeTokensPerS);
-    flag("fits_one", &MatrixCell::fitsOne);
-    column("gpus_needed", [&](const MatrixCell& c) { out += c.gpusNeeded ? std::to_string(*c.gpusNeeded) : "null"; });
-    flag("needs_nvlink", &MatrixCell::needsNvlink);
-    column("nodes", [&](const MatrixCell& c) { out += std::to_string(c.nodes); });
-    number("prefill_tokens_per_s", &MatrixCell::prefillTokensPerS);
-    auto quoted = [&](const char* name) {
-        out += '"';
-        out += name;
-        out += '"';
-    };
-    column("status", [&](const MatrixCell& c) { quoted(toString(c.status)); });
-    column("strategy", [&](const MatrixCell& c) { quoted(toString(c.strategy)); });
-    column("total_gib", [&](const MatrixCell& c) { appendNumber(out, c.totalGiB); });
-    number("train_hours", &MatrixCell::trainHours);
-    number("train_tokens_per_s", &MatrixCell::trainTokensPerS);
-    number("usd_per_hour", &MatrixCell::usdPerHour);
-    number("usd_per_million_tokens", &MatrixCell::usdPerMillionTokens);
+    }
     out += '}';
     return out;
 }
@@ -262,26 +227,12 @@ std::string matrixText(const Catalog& catalog, const Json& request, bool pretty)
     out["models"] = std::move(modelList);
     out["gpus"] = std::move(gpuList);
     out["warnings"] = warningsToJson(warnings);
-    if (columns) {
-        std::string text = out.dump(-1, ' ', false, Json::error_handler_t::replace);
-        text.pop_back();
-        text += ",\"cell_columns\":" + cellColumnsText(cells) + "}";
-        return pretty ? Json::parse(text).dump(2) : text;
-    }
-    if (pretty) {
-        Json rows = Json::array();
-        for (const auto& row : cells) {
-            Json jsonRow = Json::array();
-            for (const auto& cell : row) jsonRow.push_back(cellToJson(cell));
-            rows.push_back(std::move(jsonRow));
-        }
-        out["cells"] = std::move(rows);
-        return out.dump(2, ' ', false, Json::error_handler_t::replace);
-    }
+    // The cells go last, written straight into the text; --pretty indents
+    // that same text.
     std::string text = out.dump(-1, ' ', false, Json::error_handler_t::replace);
-    text.pop_back();  // the closing brace; the cells go last
-    text += ",\"cells\":" + cellsText(cells) + "}";
-    return text;
+    text.pop_back();  // the closing brace
+    text += columns ? ",\"cell_columns\":" + cellColumnsText(cells) + "}" : ",\"cells\":" + cellsText(cells) + "}";
+    return pretty ? Json::parse(text).dump(2, ' ', false, Json::error_handler_t::replace) : text;
 }
 
 }  // namespace caliper::io
