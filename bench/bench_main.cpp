@@ -130,7 +130,8 @@ std::vector<const GpuSpec*> allGpus(const Catalog& catalog) {
 
 // One matrix pass as computeMatrix walks it (GPU by GPU, one reused
 // scenario), stopping after `steps` of a cell's steps: 0 set-up only,
-// 1 + prepare, 2 + GPU-count search, 3 + memory at that count, 4 + speed,
+// 1 + prepare, 2 + GPU-count search (which keeps the plan and memory of its
+// answer), 3 + memory at one GPU for cells that fit on none, 4 + speed,
 // 5 + cost (the whole cell).
 double partialPass(const Catalog& catalog, const Scenario& workload, int steps) {
     double total = 0;
@@ -146,10 +147,10 @@ double partialPass(const Catalog& catalog, const Scenario& workload, int steps) 
             const sizing::Inputs in = sizing::prepare(s);
             total += in.counts.total;
             if (steps < 2) continue;
-            const int count = fewestGpus(in).value_or(1);
+            const std::optional<CountFit> fit = fewestGpusFit(in);
             if (steps < 3) continue;
-            const Plan plan = sizing::planFor(in, count);
-            total += sizing::evaluate(in, plan, sizing::Explain(), nullptr).totalGiB;
+            const Plan plan = fit ? fit->plan : sizing::planFor(in, 1);
+            total += fit ? fit->memory.totalGiB : sizing::evaluate(in, plan, sizing::Explain(), nullptr).totalGiB;
             if (steps < 4) continue;
             const SpeedEstimate speed = estimateSpeed(s, plan, false);
             total += speed.decodeTokensPerS.value_or(0) + speed.trainTokensPerS.value_or(0);
@@ -165,7 +166,7 @@ double partialPass(const Catalog& catalog, const Scenario& workload, int steps) 
 void benchMatrixSteps(const Catalog& catalog, const Scenario& workload, int runs) {
     const double cells = static_cast<double>(catalog.models.size() * catalog.gpus.size());
     static const char* const kSteps[] = {"scenario set-up (copy model, adapt to GPU)", "prepare (counts, shape, bytes)",
-                                         "GPU-count search", "memory at that count", "speed (no explain)",
+                                         "GPU-count search (with its memory)", "memory where none fits", "speed (no explain)",
                                          "cost (no explain)"};
     double previous = 0;
     for (int steps = 0; steps <= 5; ++steps) {
