@@ -17,7 +17,7 @@ const zlib = require('zlib');
 const ROOT = path.resolve(__dirname, '..');
 // Load order matters: dictionaries before i18n, helpers before views, main last.
 const SCRIPTS = ['i18n-en.js', 'i18n-zh.js', 'i18n-codes.js', 'i18n.js', 'format.js', 'state.js', 'presets.js',
-  'dom.js', 'engine.js', 'cells.js', 'matrix-keys.js', 'matrix-fill.js', 'matrix-view.js', 'matrix-data.js', 'chart.js', 'detail-view.js', 'export.js',
+  'dom.js', 'engine.js', 'cells.js', 'matrix-keys.js', 'matrix-window.js', 'matrix-fill.js', 'matrix-view.js', 'matrix-data.js', 'chart.js', 'detail-view.js', 'export.js',
   'custom-rows.js', 'recommend-view.js', 'inventory-view.js', 'custom-input.js', 'controls.js', 'views.js', 'matrix-flow.js', 'main.js'];
 const SIZE_TARGET_BYTES = 600 * 1024;
 

@@ -76,10 +76,10 @@ h.forEachOrigin('hostile text', (env) => {
     await page.click('#catalog-form button[type="submit"]');
     await page.waitForFunction(() => /Catalog loaded/.test(document.querySelector('#cat-message').textContent));
     await page.click('.tabs [data-view="matrix"]');
-    await page.waitForSelector(`#matrix tr[data-model-id="${model.id}"]`);
+    const cell = await h.scrollToCell(page, model.id, gpu.id);
     assert.equal(await page.textContent(`#matrix tr[data-model-id="${model.id}"] th`), SCRIPT + IMG);
     assert.equal(await page.getAttribute(`#matrix th[data-gpu-id="${gpu.id}"] button`, 'title'), 'Sort by ' + IMG + SCRIPT);
-    await page.click(`#matrix td.c[data-model-id="${model.id}"][data-gpu-id="${gpu.id}"]`);
+    await page.click(cell);
     await page.waitForSelector('#detail[open]');
     assert.ok((await page.textContent('#detail-title')).includes(SCRIPT + IMG));
     assert.deepEqual(await injected(page, scripts), []);

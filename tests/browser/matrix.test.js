@@ -48,16 +48,38 @@ h.forEachOrigin('matrix', (env) => {
     page = await h.openPage(env.context, env.url());
     await h.waitRowsBuilt(page);
     const models = cli.listModels(), gpus = cli.listGpus();
-    const rows = await page.$$eval('#matrix tbody tr:not(.fam)', (trs) => trs.map((tr) => tr.dataset.modelId));
+    const families = new Set(models.map((m) => m.family));
     const cols = await page.$$eval('#matrix thead th[data-gpu-id]', (ths) => ths.map((th) => th.dataset.gpuId));
-    assert.equal(rows.length, models.length, 'rows = caliper list models');
     assert.equal(cols.length, gpus.length, 'columns = caliper list gpus');
-    assert.deepEqual(new Set(rows), new Set(models.map((m) => m.id)));
     assert.deepEqual(new Set(cols), new Set(gpus.map((g) => g.id)));
-    // Every row has one cell per GPU, each tagged with its model and GPU.
-    const shape = await page.$$eval('#matrix tbody tr:not(.fam)', (trs) => trs.map((tr) =>
-      [tr.querySelectorAll('td.c').length, [...tr.querySelectorAll('td.c')].every((td) => td.dataset.modelId === tr.dataset.modelId && td.dataset.gpuId)]));
-    assert.ok(shape.every(([n, tagged]) => n === gpus.length && tagged), 'a tagged cell per GPU in every row');
+    // The table declares every row and column, though its body holds those near the view.
+    const counts = await page.$eval('#matrix', (t) => [t.getAttribute('aria-rowcount'), t.getAttribute('aria-colcount')].map(Number));
+    assert.deepEqual(counts, [2 + families.size + models.length, 2 + gpus.length], 'aria-rowcount (2 head rows, a row per family and per model), aria-colcount');
+    // Scrolled end to end, every model's row is met; every written row spans
+    // every GPU column (cells, plus spacers for the columns not written), and
+    // each cell sits under its GPU's header (aria-colindex) with its ids.
+    const seen = new Set();
+    const checkRows = async (p) => {
+      const rows = await p.$$eval('#matrix tbody tr[data-model-id]', (trs) => trs.map((tr) => {
+        const span = [...tr.querySelectorAll('td.c, td.pad')].reduce((n, td) => n + td.colSpan, 0);
+        const cells = [...tr.querySelectorAll('td.c')].map((td) => [td.dataset.modelId === tr.dataset.modelId, td.dataset.gpuId, Number(td.getAttribute('aria-colindex'))]);
+        return { id: tr.dataset.modelId, span, cells };
+      }));
+      for (const r of rows) {
+        seen.add(r.id);
+        assert.equal(r.span, gpus.length, `row ${r.id} spans every GPU column`);
+        assert.ok(r.cells.length > 0, `row ${r.id} has cells in view`);
+        for (const [sameModel, gpu, colIndex] of r.cells) {
+          assert.ok(sameModel, `cell of ${r.id} tagged with its model`);
+          assert.equal(cols[colIndex - 3], gpu, `cell ${r.id} × ${gpu} under its header`);
+        }
+      }
+    };
+    await h.scrollMatrix(page, 'y', checkRows);
+    await h.scrollMatrix(page, 'x', checkRows);
+    assert.deepEqual(seen, new Set(models.map((m) => m.id)), 'every model row reached by scrolling');
+    await page.evaluate(() => { const w = document.querySelector('#matrix-wrap'); w.scrollTop = 0; w.scrollLeft = 0; });
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     // The default view, as the engine answers it.
     const { matrixRequest } = await h.pageState(page);
     assert.equal(matrixRequest.model, 'all');

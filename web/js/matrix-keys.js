@@ -1,71 +1,103 @@
 // Keyboard navigation across matrix cells with a roving tabindex: one cell is
-// in the tab order; arrows, Home/End and PageUp/PageDown move it; Enter or
-// Space opens the scenario.
+// in the tab order; arrows, Home/End and PageUp/PageDown move it (scrolling
+// the matrix and writing the new window when the cell is not written yet);
+// Enter or Space opens the scenario. The active cell is kept by model and
+// GPU id, so it survives sorting, filtering and new data.
 (function (root) {
   var C = root.Caliper = root.Caliper || {};
   var PAGE_ROWS = 10;
 
-  function find(view, modelId, gpuId) {
-    for (var r = 0; r < view.refs.length; r++) {
-      var ref = view.refs[r];
-      if (!ref || ref.id !== modelId) continue;
-      var cells = ref.cells;
-      for (var k = 0; k < cells.length; k++) {
-        if (cells[k].td.dataset.gpuId === gpuId) return { r: r, k: k };
-      }
-    }
-    return null;
+  function rowCount(view) { return view.order ? view.order.length : 0; }
+  function colCount(view) { return view.cols ? view.cols.length : 0; }
+
+  function idsAt(view, r, k) {
+    var m = view.matrix;
+    return { m: m.models[view.order[r]].id, g: m.gpus[view.cols[k]].id };
   }
 
+  // Position of the active cell in the current order, or null.
+  function activePos(view) {
+    var a = view.active;
+    if (!a || !view.rowOf || !(a.m in view.rowOf) || !(a.g in view.colOf)) return null;
+    return { r: view.rowOf[a.m], k: view.colOf[a.g] };
+  }
+
+  // The cell in the tab order: the active one when written, else the first
+  // cell written (so Tab always reaches the matrix).
+  function markTabStop(view) {
+    var pos = activePos(view), td = pos ? C.matrixFill.cellAt(view, pos.r, pos.k) : null;
+    if (!td) td = view.table.querySelector('tbody td.c');
+    if (view.tabStop && view.tabStop !== td) view.tabStop.removeAttribute('tabindex');
+    if (td) td.tabIndex = 0;
+    view.tabStop = td;
+    return td;
+  }
+
+  // Moves the active cell to row position r, column position k; with
+  // doFocus, scrolls it into view (below the sticky head, right of the
+  // sticky names) and focuses it.
   function setActive(view, r, k, doFocus) {
-    if (!view.refs.length) return;
-    r = Math.max(0, Math.min(view.refs.length - 1, r));
-    var row = view.ensureRow(r);
-    if (!row || !row.cells.length) return;
-    k = Math.max(0, Math.min(row.cells.length - 1, k));
-    var td = row.cells[k].td;
-    if (view.activeTd && view.activeTd !== td) view.activeTd.removeAttribute('tabindex');
-    td.tabIndex = 0;
-    view.activeTd = td;
-    view.active = { m: td.dataset.modelId, g: td.dataset.gpuId, r: r, k: k };
+    if (!rowCount(view) || !colCount(view)) return;
+    r = Math.max(0, Math.min(rowCount(view) - 1, r));
+    k = Math.max(0, Math.min(colCount(view) - 1, k));
+    view.active = idsAt(view, r, k);
     if (doFocus) {
+      var fill = C.matrixFill;
+      if (!view.measured) fill.measure(view);
+      var box = fill.scrollBox(view), m = fill.metrics(view);
+      var to = C.matrixWindow.scrollToShow(view.lay, view.lay.rowItem[r], k, box, m, m.headH);
+      if (to.top !== box.top) view.wrap.scrollTop = to.top;
+      if (to.left !== box.left) view.wrap.scrollLeft = to.left;
+      fill.ensureWritten(view);
+    }
+    var td = markTabStop(view);
+    if (doFocus && td) {
       td.focus({ preventScroll: true });
+      // The matrix box shows the cell whole already; this scrolls the page
+      // when the box itself is partly off screen.
       td.scrollIntoView({ block: 'nearest', inline: 'nearest' });
-      C.matrixFill.follow(view);  // a cell far from the last view gets its text on the next frame
     }
   }
 
   function focus(view, modelId, gpuId) {
-    var pos = find(view, modelId, gpuId);
-    if (pos) setActive(view, pos.r, pos.k, true);
+    if (!view.rowOf || !(modelId in view.rowOf) || !(gpuId in view.colOf)) return;
+    setActive(view, view.rowOf[modelId], view.colOf[gpuId], true);
   }
 
-  // After a render: keep the same model × GPU active (and focused if it was).
-  function restore(view) {
-    var hadFocus = view.activeTd && document.activeElement === view.activeTd;
-    var wasInTable = view.table.contains(document.activeElement) || hadFocus;
-    var pos = view.active ? find(view, view.active.m, view.active.g) : null;
-    if (view.activeTd && !view.table.contains(view.activeTd)) view.activeTd = null;
-    if (pos) setActive(view, pos.r, pos.k, hadFocus || (wasInTable && document.activeElement === document.body));
-    else setActive(view, 0, 0, false);
+  // The matrix cell that has the keyboard, by ids (before the body is rewritten).
+  function focusedCell(view) {
+    var a = document.activeElement;
+    if (!a || !a.matches || !a.matches('td.c') || !view.table.contains(a)) return null;
+    return { m: a.dataset.modelId, g: a.dataset.gpuId };
+  }
+
+  // After the body is rewritten: the same cell keeps the tab stop, and the
+  // keyboard if it had it and is still written.
+  function afterWrite(view, focused) {
+    if (!view.active) {
+      var first = rowCount(view) && colCount(view) ? idsAt(view, 0, 0) : null;
+      view.active = first;
+    }
+    var td = markTabStop(view);
+    if (focused && td && td.dataset.modelId === focused.m && td.dataset.gpuId === focused.g) td.focus({ preventScroll: true });
   }
 
   function move(view, e) {
-    var a = view.active;
-    if (!a) return false;
-    var lastRow = view.refs.length - 1;
-    var lastCol = view.ensureRow(a.r).cells.length - 1;
+    var pos = activePos(view);
+    if (!pos) return false;
+    var r = pos.r, k = pos.k;
     switch (e.key) {
-      case 'ArrowRight': setActive(view, a.r, a.k + 1, true); break;
-      case 'ArrowLeft': setActive(view, a.r, a.k - 1, true); break;
-      case 'ArrowDown': setActive(view, a.r + 1, a.k, true); break;
-      case 'ArrowUp': setActive(view, a.r - 1, a.k, true); break;
-      case 'PageDown': setActive(view, a.r + PAGE_ROWS, a.k, true); break;
-      case 'PageUp': setActive(view, a.r - PAGE_ROWS, a.k, true); break;
-      case 'Home': setActive(view, e.ctrlKey ? 0 : a.r, 0, true); break;
-      case 'End': setActive(view, e.ctrlKey ? lastRow : a.r, lastCol, true); break;
+      case 'ArrowRight': k++; break;
+      case 'ArrowLeft': k--; break;
+      case 'ArrowDown': r++; break;
+      case 'ArrowUp': r--; break;
+      case 'PageDown': r += PAGE_ROWS; break;
+      case 'PageUp': r -= PAGE_ROWS; break;
+      case 'Home': k = 0; if (e.ctrlKey) r = 0; break;
+      case 'End': k = colCount(view) - 1; if (e.ctrlKey) r = rowCount(view) - 1; break;
       default: return false;
     }
+    setActive(view, r, k, true);
     return true;
   }
 
@@ -91,21 +123,19 @@
     if (header) { onHeaderKey(view, header, e); return; }
     var td = e.target.closest && e.target.closest('td.c');
     if (!td) return;
-    if (!view.active || view.activeTd !== td) {
-      var pos = find(view, td.dataset.modelId, td.dataset.gpuId);
-      if (pos) setActive(view, pos.r, pos.k, false);
-    }
+    view.active = { m: td.dataset.modelId, g: td.dataset.gpuId };
     if (e.key === 'Enter' || e.key === ' ') {
       e.preventDefault();
       callbacks.onOpen(td.dataset.modelId, td.dataset.gpuId);
       return;
     }
-    if (e.key === 'ArrowUp' && view.active && view.active.r === 0) {
-      var button = headerButtons(view)[view.active.k];
+    var pos = activePos(view);
+    if (e.key === 'ArrowUp' && pos && pos.r === 0) {
+      var button = headerButtons(view)[pos.k];
       if (button) { e.preventDefault(); button.focus(); return; }
     }
     if (move(view, e)) e.preventDefault();
   }
 
-  C.matrixKeys = { onKey: onKey, focus: focus, restore: restore };
+  C.matrixKeys = { onKey: onKey, focus: focus, focusedCell: focusedCell, afterWrite: afterWrite };
 })(typeof window !== 'undefined' ? window : globalThis);

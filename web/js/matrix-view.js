@@ -1,17 +1,19 @@
-// The recommendation matrix: a real <table>, models as rows (one <tbody> per
-// family), GPUs as columns grouped by class. Rows are kept between renders
-// (by model) while the columns stay the same, so a sort or filter only moves
-// rows; cell texts are written by matrix-fill.js.
+// The recommendation matrix: a real <table>, models as rows (grouped by
+// family), GPUs as columns grouped by class. The head holds every column;
+// the body holds the rows and columns in view (matrix-fill.js writes them).
 (function (root) {
   var C = root.Caliper = root.Caliper || {};
   var el = C.dom.el;
   var GROUP_ORDER = ['custom', 'consumer', 'workstation', 'datacenter', 'china', 'other'];
 
   function create(table, callbacks) {
-    var view = { table: table, refs: [], slots: [], colsKey: '', headKey: '', structure: '', active: null };
+    var view = { table: table, wrap: table.parentElement, colsKey: '', headKey: '', active: null };
     table.addEventListener('click', function (e) { onClick(view, callbacks, e); });
     table.addEventListener('keydown', function (e) { C.matrixKeys.onKey(view, callbacks, e); });
-    table.parentElement.addEventListener('scroll', function () { C.matrixFill.follow(view); }, { passive: true });
+    view.wrap.addEventListener('scroll', function () { C.matrixFill.follow(view); }, { passive: true });
+    window.addEventListener('resize', function () { C.matrixFill.follow(view, true); });
+    window.addEventListener('beforeprint', function () { C.matrixFill.setPrinting(view, true); });
+    window.addEventListener('afterprint', function () { C.matrixFill.setPrinting(view, false); });
     view.render = function (matrix, ctx) { render(view, matrix, ctx); };
     view.windowFor = function (matrix, state) { return windowFor(view, matrix, state); };
     view.focusCell = function (modelId, gpuId) { C.matrixKeys.focus(view, modelId, gpuId); };
@@ -77,7 +79,6 @@
     var colsKey = JSON.stringify([matrix.gpus.map(function (g) { return g.id + '|' + g.name; }), cols, ctx.lang]);
     if (colsKey !== view.colsKey) {
       view.colsKey = colsKey;
-      view.structure = '';
       view.headKey = '';
     }
     var headKey = JSON.stringify([colsKey, s.sort, s.dir, s.sg]);
@@ -85,19 +86,22 @@
       buildHead(view, matrix, cols, ctx);
       view.headKey = headKey;
     }
-    // Same groups of the same sizes: the rows stay where they are and only
-    // change which model they show (moving rows would rebuild their layout).
-    var structure = JSON.stringify(groups.map(function (g) { return [g.family, g.rows.length]; }));
-    if (structure !== view.structure) {
-      buildBodies(view, matrix, cols, groups, ctx);
-      view.structure = structure;
-    } else {
-      relabel(view, matrix, groups, ctx);
-    }
+    view.matrix = matrix;
+    view.cols = cols;
     view.groups = groups;
-    view.colCount = cols.length;
-    C.matrixFill.fill(view, matrix, ctx);
-    C.matrixKeys.restore(view);
+    view.order = flatten(groups);
+    view.firsts = cols.map(function (c, k) { return k > 0 && matrix.gpus[c].group !== matrix.gpus[cols[k - 1]].group; });
+    view.rowOf = positions(view.order.map(function (mi) { return matrix.models[mi].id; }));
+    view.colOf = positions(cols.map(function (c) { return matrix.gpus[c].id; }));
+    view.lay = C.matrixWindow.layout(groups, C.matrixFill.metrics(view));
+    C.matrixFill.fill(view, ctx);
+  }
+
+  // id → position in the list.
+  function positions(ids) {
+    var out = Object.create(null);
+    ids.forEach(function (id, i) { if (!(id in out)) out[id] = i; });
+    return out;
   }
 
   function flatten(groups) {
@@ -106,33 +110,15 @@
     return order;
   }
 
-  function relabel(view, matrix, groups, ctx) {
-    flatten(groups).forEach(function (mi, i) {
-      view.slots[i].mi = mi;
-      if (view.refs[i]) showModel(view.refs[i], matrix.models[mi], mi, ctx);
-    });
-    view.matrix = matrix;
-  }
-
-  // Points a row at a model: its header, size and ids (cells follow in the fill).
-  function showModel(ref, m, mi, ctx) {
-    ref.mi = mi;
-    if (ref.id === m.id && ref.name === m.name) return;
-    ref.id = m.id;
-    ref.name = m.name;
-    ref.tr.dataset.modelId = m.id;
-    ref.head.textContent = m.name;
-    ref.head.title = m.name;
-    ref.size.textContent = C.format.params(ctx.locale, m.params_b);
-  }
-
   // The model and GPU indices the reader would see for this matrix and state
-  // (the same window the fill writes at once).
+  // (the window the next repaint writes).
   function windowFor(view, matrix, state) {
-    var groups = rowGroups(matrix, state), cols = columnOrder(matrix.gpus);
-    var order = flatten(groups);
-    var win = C.matrixFill.visibleWindow(view, groups, order.length, cols.length);
-    return { rows: order.slice(win.r0, win.r1), cols: cols.slice(win.c0, win.c1) };
+    var groups = rowGroups(matrix, state), cols = columnOrder(matrix.gpus), order = flatten(groups);
+    var fill = C.matrixFill, lay = C.matrixWindow.layout(groups, fill.metrics(view));
+    var win = C.matrixWindow.visible(lay, cols.length, fill.scrollBox(view), fill.metrics(view), fill.OVERSCAN);
+    var rows = [];
+    for (var i = win.i0; i < win.i1; i++) if (lay.items[i].row !== undefined) rows.push(order[lay.items[i].row]);
+    return { rows: rows, cols: cols.slice(win.c0, win.c1) };
   }
 
   function sortHeader(label, sortKey, ctx, gpuId) {
@@ -224,60 +210,6 @@
       names.appendChild(th);
     });
     return [top, names];
-  }
-
-  function createRow(matrix, m, mi, cols, ctx) {
-    var tr = el('tr');
-    var head = tr.appendChild(el('th', { scope: 'row', class: 'mname' }));
-    var size = tr.appendChild(el('td', { class: 'size' }));
-    var cells = [];
-    for (var k = 0; k < cols.length; k++) {
-      var c = cols[k];
-      var td = document.createElement('td');
-      td.className = 'c';
-      td.dataset.modelId = m.id;
-      td.dataset.gpuId = matrix.gpus[c].id;
-      var text = td.appendChild(document.createTextNode(''));
-      cells.push({ td: td, text: text, cls: 'c', content: '', model: m.id, gi: c,
-        first: k > 0 && matrix.gpus[c].group !== matrix.gpus[cols[k - 1]].group });
-      tr.appendChild(td);
-    }
-    var ref = { id: null, name: null, tr: tr, head: head, size: size, cells: cells, mi: mi };
-    showModel(ref, m, mi, ctx);
-    return ref;
-  }
-
-  // One <tbody> per family. Rows are created on demand (view.ensureRow):
-  // first those in view, then the rest on the following frames (matrix-fill.js).
-  function buildBodies(view, matrix, cols, groups, ctx) {
-    C.dom.$all('tbody', view.table).forEach(function (b) { b.remove(); });
-    var frag = document.createDocumentFragment();
-    var slots = [], span = cols.length + 2;
-    groups.forEach(function (group) {
-      var tbody = el('tbody');
-      if (group.family !== null) {
-        tbody.appendChild(el('tr', { class: 'fam' }, [el('th', { scope: 'rowgroup', colspan: span },
-          [el('span', null, group.family || '—')])]));
-      }
-      group.rows.forEach(function (r) { slots.push({ tbody: tbody, mi: r }); });
-      frag.appendChild(tbody);
-    });
-    view.slots = slots;
-    view.matrix = matrix;
-    view.refs = slots.map(function () { return null; });
-    view.ensureRow = function (i) {
-      if (view.refs[i] || !slots[i]) return view.refs[i];
-      var slot = slots[i];
-      var ref = createRow(view.matrix, view.matrix.models[slot.mi], slot.mi, cols, ctx);
-      var next = null;
-      for (var j = i + 1; j < slots.length && slots[j].tbody === slot.tbody; j++) {
-        if (view.refs[j]) { next = view.refs[j].tr; break; }
-      }
-      slot.tbody.insertBefore(ref.tr, next);
-      view.refs[i] = ref;
-      return ref;
-    };
-    view.table.appendChild(frag);
   }
 
   function onClick(view, callbacks, e) {

@@ -61,8 +61,7 @@
     return ctx.t('matrix.figureNote', { what: ctx.t(key, { cur: cur }) });
   }
 
-  // opts: {partial: only the cells in view are loaded; immediate: write the
-  // rest now, not after the next frame; onComplete(ms): every cell written}
+  // opts: {partial: only the cells in view are loaded}
   function paintMatrix(matrix, opts) {
     opts = opts || {};
     var s = state();
@@ -72,12 +71,12 @@
       context: C.format.number(locale(), s.ctx, 0), batchLabel: ctx.t(batchKey), batch: C.state.batchOf(s), maxGpus: s.g
     });
     if (!matrix.models.length || !matrix.gpus.length) caption += ' — ' + ctx.t('matrix.empty');
-    matrixView.render(matrix, { state: s, t: ctx.t, locale: locale(), lang: C.i18n.lang(), cnyPerUsd: ctx.app.cnyPerUsd,
-      partial: !!opts.partial, immediate: !!opts.immediate, onComplete: opts.onComplete });
-    // The text in a block of its own, so it wraps at the width in view rather
-    // than the table's.
+    // The caption first: its height places the rows. The text in a block of
+    // its own, so it wraps at the width in view rather than the table's.
     var cap = $('#matrix caption');
-    if (cap) C.dom.replace(cap, el('span', { class: 'cap-text' }, caption));
+    if (cap && cap.textContent !== caption) C.dom.replace(cap, el('span', { class: 'cap-text' }, caption));
+    matrixView.render(matrix, { state: s, t: ctx.t, locale: locale(), lang: C.i18n.lang(), cnyPerUsd: ctx.app.cnyPerUsd,
+      partial: !!opts.partial });
     $('#figure-note').textContent = figureNote(s);
   }
 

@@ -106,6 +106,35 @@ async function waitRowsBuilt(page) {
   }, null, { timeout: WAIT_MS });
 }
 
+// Scrolls the matrix along one axis ('y' down, 'x' right) as a reader
+// would, a screenful at a time with a frame or two between steps, and calls
+// visit(page) at each step until it returns false: the table body holds only
+// the rows and columns near the view.
+async function scrollMatrix(page, axis, visit) {
+  const box = await page.evaluate((a) => {
+    const w = document.querySelector('#matrix-wrap');
+    return a === 'y' ? { end: w.scrollHeight, step: w.clientHeight * 0.8 } : { end: w.scrollWidth, step: w.clientWidth * 0.6 };
+  }, axis);
+  for (let at = 0; ; at = Math.min(at + box.step, box.end)) {
+    await page.evaluate(([a, v]) => new Promise((resolve) => {
+      document.querySelector('#matrix-wrap')[a === 'y' ? 'scrollTop' : 'scrollLeft'] = v;
+      requestAnimationFrame(() => requestAnimationFrame(resolve));
+    }), [axis, at]);
+    if (await visit(page) === false) return false;
+    if (at >= box.end) return true;
+  }
+}
+
+// Scrolls down to the model's row, then right to the GPU's cell; returns the cell's selector.
+async function scrollToCell(page, modelId, gpuId) {
+  const row = `#matrix tr[data-model-id="${modelId}"]`;
+  const cell = `#matrix td.c[data-model-id="${modelId}"][data-gpu-id="${gpuId}"]`;
+  await scrollMatrix(page, 'y', async (p) => ((await p.$(row)) ? false : undefined));
+  await scrollMatrix(page, 'x', async (p) => ((await p.$(cell)) ? false : undefined));
+  assert.ok(await page.$(cell), `cell ${modelId} × ${gpuId} reached by scrolling`);
+  return cell;
+}
+
 // The page's state and the engine requests it makes from it.
 function pageState(page) {
   return page.evaluate(() => {
@@ -164,5 +193,5 @@ function forEachOrigin(title, register) {
 
 module.exports = {
   ROOT, DIST, SCREENSHOTS, WAIT_MS, requireBuiltPages, launchBrowser, startServer, origins, isLocal,
-  watchedContext, assertClean, openPage, waitReady, waitRowsBuilt, pageState, screenshot, forEachOrigin,
+  watchedContext, assertClean, openPage, waitReady, waitRowsBuilt, scrollMatrix, scrollToCell, pageState, screenshot, forEachOrigin,
 };
