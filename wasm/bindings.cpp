@@ -1,8 +1,11 @@
-// The WASM module: strings in, strings out (see API.md). Holds the one
-// loaded catalog; every call goes through the core's api layer, which
-// catches everything, so nothing throws into JavaScript.
+// The WASM module: strings in, strings out, or the same as UTF-8 bytes in
+// its memory (see API.md). Holds the one loaded catalog; every call goes
+// through the core's api layer, which catches everything, so nothing throws
+// into JavaScript.
 #include <emscripten/bind.h>
+#include <emscripten/val.h>
 
+#include <new>
 #include <optional>
 #include <string>
 
@@ -34,6 +37,59 @@ std::string listing() {
 
 std::string version() { return loadedCatalog ? caliper::versionString(*loadedCatalog) : "caliper (no catalog)"; }
 
+// The byte door (API.md): the same calls with their texts passed as UTF-8
+// bytes in the module's memory. Embind's std::string conversion walks every
+// byte in JavaScript (twice on the way out): tens of milliseconds for the
+// catalog (370 KB) or a whole-catalog matrix (870 KB) before the browser has
+// optimised that code. The page encodes and decodes with TextEncoder and
+// TextDecoder instead, natively.
+std::string textInputs[2];  // the request, or the two catalog texts
+std::string lastAnswer;     // valid until the next call
+
+// Far above the largest text the engine accepts (a 16 MiB catalog), so the
+// engine itself reports texts just over its limits; beyond this the door
+// refuses to allocate (null) and the page reports too_large.
+constexpr std::size_t kMaxTextInputBytes = 64u << 20;
+
+emscripten::val bytesOf(std::string& text) {
+    return emscripten::val(
+        emscripten::typed_memory_view(text.size(), reinterpret_cast<const unsigned char*>(text.data())));
+}
+
+// A buffer of `bytes` bytes for input `slot` (0 or 1), to be filled by the caller.
+emscripten::val textInput(int slot, double bytes) {
+    if ((slot != 0 && slot != 1) || !(bytes >= 0) || bytes > static_cast<double>(kMaxTextInputBytes)) {
+        return emscripten::val::null();
+    }
+    std::string& buffer = textInputs[slot];
+    try {
+        buffer.assign(static_cast<std::size_t>(bytes), '\0');
+    } catch (const std::bad_alloc&) {  // the memory cannot grow that far
+        buffer = std::string();
+        return emscripten::val::null();
+    }
+    return bytesOf(buffer);
+}
+
+std::string callByName(const std::string& name) {
+    if (name == "loadCatalog") return loadCatalog(textInputs[0], textInputs[1]);
+    if (name == "estimate") return withRequest<caliper::estimateJson>(textInputs[0]);
+    if (name == "matrix") return withRequest<caliper::matrixJson>(textInputs[0]);
+    if (name == "recommend") return withRequest<caliper::recommendJson>(textInputs[0]);
+    if (name == "inventory") return withRequest<caliper::inventoryJson>(textInputs[0]);
+    if (name == "limits") return withRequest<caliper::limitsJson>(textInputs[0]);
+    if (name == "listGpus") return listing<caliper::listGpusJson>();
+    if (name == "listModels") return listing<caliper::listModelsJson>();
+    if (name == "caveats") return listing<caliper::caveatsJson>();
+    return R"({"ok":false,"error":{"code":"unknown_function","message":"no engine function by that name","path":""}})";
+}
+
+// Runs `name` on the inputs; the answer's UTF-8 bytes, valid until the next call.
+emscripten::val callText(const std::string& name) {
+    lastAnswer = callByName(name);
+    return bytesOf(lastAnswer);
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(caliper) {
@@ -47,4 +103,6 @@ EMSCRIPTEN_BINDINGS(caliper) {
     emscripten::function("listModels", &listing<caliper::listModelsJson>);
     emscripten::function("caveats", &listing<caliper::caveatsJson>);
     emscripten::function("version", &version);
+    emscripten::function("textInput", &textInput);
+    emscripten::function("callText", &callText);
 }

@@ -22,8 +22,14 @@ const GPUS = [
   { id: 'h100', name: 'H100', group: 'datacenter' }, { id: 'rtx', name: 'RTX', group: 'consumer' },
   { id: 'mi300', name: 'MI300', group: 'other' }, { id: 'a800', name: 'A800', group: 'china' }];
 
-// A cell whose figure encodes its model and GPU, so a misplaced cell shows.
-function cellFor(m, g) { return { status: 'fits', gpus_needed: 1, decode_tokens_per_s: m * 10 + g }; }
+// A cell with every field of CONTRACT.md's matrix cell, whose figure encodes
+// its model and GPU, so a misplaced cell shows.
+function cellFor(m, g) {
+  return { cost_usd: null, decode_tokens_per_s: m * 10 + g, fits_one: true, gpus_needed: 1, needs_nvlink: false, nodes: 1,
+    prefill_tokens_per_s: 1000 + m * 10 + g, status: 'fits', strategy: 'single', total_gib: 5 + m, train_hours: null,
+    train_tokens_per_s: null, usd_per_hour: 2 + g, usd_per_million_tokens: 0.5 };
+}
+let extraField = null;  // a field the engine may add later
 
 // Lists hold ids or, for the user's entries, objects (index -1 in the cells);
 // the stand-in ignores filters.
@@ -36,12 +42,13 @@ function fakeEngine(calls, allModels = MODELS, allGpus = GPUS) {
     matrix(req) {
       calls.push(req);
       const models = pick(allModels, req.model), gpus = pick(allGpus, req.gpu);
-      const cells = models.map((m) => gpus.map((g) => cellFor(index(allModels, m), index(allGpus, g))));
+      const cells = models.map((m) => gpus.map((g) => Object.assign(cellFor(index(allModels, m), index(allGpus, g)),
+        extraField ? { [extraField]: index(allGpus, g) } : {})));
       if (req.cells_layout !== 'columns') return { ok: true, models, gpus, cells };
       // The engine's compact form: one row-major array per field.
       const flat = [].concat(...cells);
       const cellColumns = {};
-      for (const key of ['status', 'gpus_needed', 'decode_tokens_per_s']) cellColumns[key] = flat.map((c) => c[key]);
+      for (const key of Object.keys(flat[0] || {})) cellColumns[key] = flat.map((c) => c[key]);
       return { ok: true, models, gpus, cell_columns: cellColumns };
     }
   };
@@ -119,6 +126,21 @@ test('the rest: every cell in one call, "all" with the filters, never a list of 
   job.matrix.cells.forEach((row, i) => row.forEach((cell, j) => assert.equal(cell.decode_tokens_per_s, i * 10 + j)));
   data.loadRest(job);
   assert.equal(calls.length, 1, 'a whole matrix is not asked for again');
+});
+
+test('cells from the column layout carry every field the engine sent, a new one too', () => {
+  for (const extra of [null, 'kv_pool_gib']) {
+    extraField = extra;
+    C.engine = fakeEngine([]);
+    data.clearCache();
+    const job = data.start(S.defaults(), null, 1);
+    data.loadRest(job);
+    job.matrix.cells.forEach((row, i) => row.forEach((cell, j) => {
+      const want = Object.assign(cellFor(i, j), extra ? { [extra]: j } : {});
+      assert.deepEqual(Object.assign({}, cell), want, `cell ${i} × ${j}${extra ? ' with ' + extra : ''}`);
+    }));
+  }
+  extraField = null;
 });
 
 test('a GPU text search sends the matching ids only', () => {

@@ -50,6 +50,46 @@ test('listings and the matrix match the native CLI', async () => {
   assert.strictEqual(engine.matrix(columns) + '\n', native(['matrix'], columns));
 });
 
+// The byte door (wasm/API.md): texts in and out as UTF-8 bytes in the
+// module's memory, as the page calls it.
+function callBytes(engine, name, texts) {
+  texts.forEach((text, slot) => {
+    const bytes = new TextEncoder().encode(text);
+    const buffer = engine.textInput(slot, bytes.length);
+    assert.ok(buffer instanceof Uint8Array && buffer.length === bytes.length, `input ${slot}: a buffer of ${bytes.length} bytes`);
+    buffer.set(bytes);
+  });
+  return new TextDecoder().decode(engine.callText(name));
+}
+
+test('the byte door answers exactly what the string functions answer', async () => {
+  const engine = await require(checkedEngine)();
+  assert.strictEqual(JSON.parse(callBytes(engine, 'matrix', ['{}'])).error.code, 'no_catalog', 'no catalog yet');
+  assert.strictEqual(callBytes(engine, 'loadCatalog', [gpusText, modelsText]), engine.loadCatalog(gpusText, modelsText));
+  const matrix = JSON.stringify({ model: 'all', gpu: 'all', cells_layout: 'columns' });
+  assert.strictEqual(callBytes(engine, 'matrix', [matrix]), engine.matrix(matrix));
+  // Text beyond ASCII both ways: a Chinese model name in, zh caveats out.
+  const named = JSON.stringify({ model: { params_b: 7, name: '通义千问 自定义' }, gpu: 'rtx-4090' });
+  assert.strictEqual(callBytes(engine, 'estimate', [named]), engine.estimate(named));
+  assert.ok(callBytes(engine, 'estimate', [named]).includes('通义千问 自定义'));
+  assert.strictEqual(callBytes(engine, 'caveats', []), engine.caveats());
+  for (const name of ['recommend', 'inventory', 'limits']) {
+    const request = name === 'inventory' ? JSON.stringify({ inventory: [{ gpu: 'rtx-4090', count: 2 }] })
+      : JSON.stringify({ model: 'llama-3.1-8b', gpu: 'rtx-4090' });
+    assert.strictEqual(callBytes(engine, name, [request]), engine[name](request), name);
+  }
+  assert.strictEqual(callBytes(engine, 'listModels', []), engine.listModels());
+  // Refused, never thrown: an unknown function, a slot or size out of range.
+  assert.strictEqual(JSON.parse(callBytes(engine, 'nope', [])).error.code, 'unknown_function');
+  assert.strictEqual(engine.textInput(2, 10), null);
+  assert.strictEqual(engine.textInput(0, -1), null);
+  assert.strictEqual(engine.textInput(0, 1e12), null);
+  // Invalid UTF-8 is the engine's to reject, as text.
+  const buffer = engine.textInput(0, 3);
+  buffer.set([0xff, 0xfe, 0x7b]);
+  assert.strictEqual(JSON.parse(new TextDecoder().decode(engine.callText('estimate'))).ok, false);
+});
+
 test('bad input comes back as ok:false with code, message and path, never a throw', async () => {
   const engine = await loadEngine(checkedEngine);
   const bad = ['', 'not json', '[]', '{"model":42,"gpu":"h100"}', '{"gpu":"h100"}', '{'.repeat(100000),

@@ -69,10 +69,31 @@
     return out;
   }
 
+  // The engine's byte door (wasm/API.md): texts go in and come out as UTF-8
+  // bytes in its memory, encoded and decoded natively; Embind's own string
+  // conversion walks every byte in JavaScript. Engines without the door
+  // take the strings.
+  var encoder = typeof TextEncoder === 'function' ? new TextEncoder() : null;
+  var decoder = typeof TextDecoder === 'function' ? new TextDecoder() : null;
+
+  function callThroughBytes(name, args) {
+    for (var slot = 0; slot < args.length; slot++) {
+      var bytes = encoder.encode(args[slot]);
+      var buffer = instance.textInput(slot, bytes.length);
+      if (!buffer) throw new EngineError({ code: 'too_large', message: 'the text is too large for the engine' });
+      buffer.set(bytes);
+    }
+    return decoder.decode(instance.callText(name));
+  }
+
   function invoke(name, args) {
     if (!instance) throw new EngineError({ code: 'engine_missing', message: 'the engine is not loaded' });
     var text;
-    try { text = instance[name].apply(instance, args); } catch (e) {
+    try {
+      var door = encoder && decoder && typeof instance.callText === 'function';
+      text = door ? callThroughBytes(name, args) : instance[name].apply(instance, args);
+    } catch (e) {
+      if (e instanceof EngineError) throw e;
       throw new EngineError({ code: 'engine_crash', message: String(e && e.message || e) });
     }
     return parse(text);

@@ -104,10 +104,39 @@
 
   // Cell i of the engine's compact form (cells_layout "columns": one
   // row-major array per field) as the object the rest of the page reads.
-  function columnCell(columns, keys, i) {
-    var cell = {};
-    for (var k = 0; k < keys.length; k++) cell[keys[k]] = columns[keys[k]][i];
-    return cell;
+  // The fields of CONTRACT.md's matrix cell are copied by name (one object
+  // shape for every cell: ten thousand of them take a few milliseconds);
+  // a field the engine adds later is copied too.
+  var CELL_FIELDS = ['cost_usd', 'decode_tokens_per_s', 'fits_one', 'gpus_needed', 'needs_nvlink', 'nodes', 'prefill_tokens_per_s',
+    'status', 'strategy', 'total_gib', 'train_hours', 'train_tokens_per_s', 'usd_per_hour', 'usd_per_million_tokens'];
+  function Cell(c, i) {
+    this.cost_usd = c.cost_usd[i];
+    this.decode_tokens_per_s = c.decode_tokens_per_s[i];
+    this.fits_one = c.fits_one[i];
+    this.gpus_needed = c.gpus_needed[i];
+    this.needs_nvlink = c.needs_nvlink[i];
+    this.nodes = c.nodes[i];
+    this.prefill_tokens_per_s = c.prefill_tokens_per_s[i];
+    this.status = c.status[i];
+    this.strategy = c.strategy[i];
+    this.total_gib = c.total_gib[i];
+    this.train_hours = c.train_hours[i];
+    this.train_tokens_per_s = c.train_tokens_per_s[i];
+    this.usd_per_hour = c.usd_per_hour[i];
+    this.usd_per_million_tokens = c.usd_per_million_tokens[i];
+  }
+
+  // A cell maker for this answer's columns: the fixed shape when the engine
+  // sent exactly the contract's fields, a copy of every field otherwise.
+  function cellMaker(columns) {
+    var keys = Object.keys(columns);
+    var known = keys.length === CELL_FIELDS.length && CELL_FIELDS.every(function (k) { return Array.isArray(columns[k]); });
+    if (known) return function (i) { return new Cell(columns, i); };
+    return function (i) {
+      var cell = {};
+      for (var k = 0; k < keys.length; k++) cell[keys[k]] = columns[keys[k]][i];
+      return cell;
+    };
   }
 
   // One engine call for rows × cols; the user's entries, when the engine
@@ -129,10 +158,10 @@
       throw new C.engine.EngineError({ code: 'engine_mismatch', message: 'the engine answered a different selection than the page asked for' });
     }
     if (typeof out.cny_per_usd === 'number') job.cnyPerUsd = out.cny_per_usd;
-    var columns = out.cell_columns, keys = Object.keys(columns), width = cols.at.length;
+    var makeCell = cellMaker(out.cell_columns), width = cols.at.length;
     for (var i = 0; i < rows.at.length; i++) {
       var row = rowArray(job, rows.at[i]);
-      for (var j = 0; j < width; j++) row[cols.at[j]] = columnCell(columns, keys, i * width + j);
+      for (var j = 0; j < width; j++) row[cols.at[j]] = makeCell(i * width + j);
     }
   }
 

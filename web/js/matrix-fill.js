@@ -17,12 +17,14 @@
   // Rows and columns written beyond those in view, and how close the view
   // may come to the edge of what is written before the window moves: a
   // flick of the wheel (about 100 px, three rows) stays inside.
-  var OVERSCAN = { rows: 10, cols: 6 };
-  var MARGIN = { rows: 4, cols: 2 };
-  // Sizes before the first measurement: the style sheet's row heights
-  // (td.c 34 px + 1 px border; family rows 22 + 2 × 4 px padding + 1 px)
-  // and the head's usual height; the widths are read from its variables.
-  var DEFAULT_SIZES = { rowH: 35, famH: 31, topH: 150, headH: 120 };
+  var OVERSCAN = { rows: 8, cols: 4 };
+  var MARGIN = { rows: 3, cols: 1 };
+  // Sizes before the first measurement, as Chromium lays out the style
+  // sheet: rows 34 px (td.c height), family rows 22 px, the head 88 px
+  // (three lines of GPU name and memory) under a 31 px caption; the widths
+  // are read from the style sheet's variables. A wrong guess costs one
+  // more layout at the first paint, never a wrong picture.
+  var DEFAULT_SIZES = { rowH: 34, famH: 22, topH: 119, headH: 88 };
 
   // After the next frame is painted (a task queued from the frame's callback).
   function afterPaint(fn) {
@@ -43,10 +45,16 @@
     return view.metrics;
   }
 
-  function scrollBox(view) {
+  // The scroll box as last read. Reading it while the page has pending
+  // changes forces a layout, so a repaint uses the last reading and checks
+  // it once the new window is laid out (fill).
+  function readBox(view) {
     var w = view.wrap;
-    return { top: w.scrollTop, left: w.scrollLeft, height: w.clientHeight || 800, width: w.clientWidth || 1200 };
+    view.box = { top: w.scrollTop, left: w.scrollLeft, height: w.clientHeight || 800, width: w.clientWidth || 1200 };
+    return view.box;
   }
+
+  function scrollBox(view) { return view.box || readBox(view); }
 
   // The window to write for the current scroll position.
   function windowNow(view) {
@@ -95,44 +103,82 @@
   }
 
   function modelRow(view, item, index, win) {
-    var m = view.matrix, mi = view.order[item.row], model = m.models[mi], cellsRow = m.cells[mi];
     var tr = document.createElement('tr');
-    tr.dataset.modelId = model.id;
     tr.setAttribute('aria-rowindex', index + HEAD_ROWS + 1);
     var th = tr.appendChild(document.createElement('th'));
     th.scope = 'row';
     th.className = 'mname';
-    th.title = model.name;
-    th.textContent = model.name;
     var size = tr.appendChild(document.createElement('td'));
     size.className = 'size';
-    size.textContent = C.format.params(view.ctx.locale, model.params_b);
     if (win.c0 > 0) tr.appendChild(pad(win.c0));
+    var rec = { tr: tr, th: th, size: size, item: item, modelId: null, name: null, sizeText: null, tds: [], cls: [], text: [] };
     for (var k = win.c0; k < win.c1; k++) {
-      var gi = view.cols[k], cell = cellsRow ? cellsRow[gi] : null;
-      var td = document.createElement('td');
-      td.className = cellClass(cell, view.firsts[k]);
-      td.dataset.modelId = model.id;
-      td.dataset.gpuId = m.gpus[gi].id;
+      var td = tr.appendChild(document.createElement('td'));
+      td.dataset.gpuId = view.matrix.gpus[view.cols[k]].id;
       td.setAttribute('aria-colindex', k + LEAD_COLS + 1);
-      td.textContent = cellText(cell, view.fmt);
-      tr.appendChild(td);
+      rec.tds.push(td);
+      rec.cls.push(null);
+      rec.text.push(null);
     }
     if (win.c1 < view.cols.length) tr.appendChild(pad(view.cols.length - win.c1));
-    return tr;
+    showRow(view, rec, win);
+    return rec;
   }
 
-  // Replaces the body with the window's rows (one <tbody> per family, so a
-  // family header names its rows), keeping the keyboard on the same cell.
+  // Points a written row at the model now in its place and writes its cells;
+  // only what changed is touched (a repaint with the same window keeps the
+  // rows and their layout).
+  function showRow(view, rec, win) {
+    var m = view.matrix, mi = view.order[rec.item.row], model = m.models[mi], cellsRow = m.cells[mi];
+    if (rec.modelId !== model.id) {
+      rec.modelId = model.id;
+      rec.tr.dataset.modelId = model.id;
+      for (var j = 0; j < rec.tds.length; j++) rec.tds[j].dataset.modelId = model.id;
+    }
+    if (rec.name !== model.name) {
+      rec.name = model.name;
+      rec.th.title = model.name;
+      rec.th.textContent = model.name;
+    }
+    var sizeText = C.format.params(view.ctx.locale, model.params_b);
+    if (sizeText !== rec.sizeText) { rec.size.textContent = sizeText; rec.sizeText = sizeText; }
+    for (var k = win.c0; k < win.c1; k++) {
+      var i = k - win.c0, cell = cellsRow ? cellsRow[view.cols[k]] : null;
+      var cls = cellClass(cell, view.firsts[k]), text = cellText(cell, view.fmt);
+      if (cls !== rec.cls[i]) { rec.tds[i].className = cls; rec.cls[i] = cls; }
+      if (text !== rec.text[i]) { rec.tds[i].textContent = text; rec.text[i] = text; }
+    }
+  }
+
+  // What a written body depends on besides the cells: the window, the
+  // columns and the rows' places (families, group sizes, heights).
+  function shapeOf(view, win) {
+    return JSON.stringify([win, view.colsKey, view.groups.map(function (g) { return [g.family, g.rows.length]; }),
+      view.lay.height]);
+  }
+
+  // Writes the window's rows, keeping the keyboard on the same cell: in
+  // place when the body has the same shape, else built anew.
   function writeWindow(view, win) {
-    var lay = view.lay, table = view.table, span = view.cols.length + LEAD_COLS;
     var focused = C.matrixKeys.focusedCell(view);
+    var shape = shapeOf(view, win), w = view.written;
+    if (w && w.shape === shape && view.table.contains(w.first)) {
+      Object.keys(w.rows).forEach(function (r) { showRow(view, w.rows[r], win); });
+    } else {
+      buildWindow(view, win, shape);
+    }
+    view.win = win;
+    C.matrixKeys.afterWrite(view, focused);
+  }
+
+  // One <tbody> per family, so a family header names its rows.
+  function buildWindow(view, win, shape) {
+    var lay = view.lay, table = view.table, span = view.cols.length + LEAD_COLS;
     var frag = document.createDocumentFragment();
     var top = win.i0 < lay.items.length ? lay.items[win.i0].y : lay.height;
     var bottom = win.i1 < lay.items.length ? lay.items[win.i1].y : lay.height;
     if (top > 0) frag.appendChild(spacer(top, span));
-    var tbody = null, group = -1;
-    view.rowTr = {};
+    var tbody = null, group = -1, rows = {};
     for (var i = win.i0; i < win.i1; i++) {
       var item = lay.items[i];
       if (!tbody || item.group !== group) {
@@ -142,27 +188,30 @@
       if (item.row === undefined) {
         tbody.appendChild(familyRow(item, i, span));
       } else {
-        view.rowTr[item.row] = tbody.appendChild(modelRow(view, item, i, win));
+        rows[item.row] = modelRow(view, item, i, win);
+        tbody.appendChild(rows[item.row].tr);
       }
     }
     if (lay.height - bottom > 0) frag.appendChild(spacer(lay.height - bottom, span));
     C.dom.$all('tbody', table).forEach(function (b) { b.remove(); });
+    var first = frag.firstChild;
     table.appendChild(frag);
     table.setAttribute('aria-rowcount', lay.items.length + HEAD_ROWS);
     table.setAttribute('aria-colcount', span);
-    view.win = win;
-    C.matrixKeys.afterWrite(view, focused);
+    view.written = { shape: shape, rows: rows, first: first };
   }
 
   // The written cell at row position r and column position k, or null.
   function cellAt(view, r, k) {
-    var tr = view.rowTr && view.rowTr[r], win = view.win;
-    if (!tr || k < win.c0 || k >= win.c1) return null;
-    return tr.children[LEAD_COLS + (win.c0 > 0 ? 1 : 0) + k - win.c0] || null;
+    var rec = view.written && view.written.rows[r], win = view.win;
+    if (!rec || k < win.c0 || k >= win.c1) return null;
+    return rec.tds[k - win.c0] || null;
   }
 
   // Sizes read from the laid-out table (reading forces the layout the
-  // repaint needs anyway). Returns whether they differ from those assumed.
+  // repaint needs anyway). Returns whether the row heights differ from
+  // those assumed (the spacers' heights depend on them; the other sizes
+  // only choose the window).
   function measure(view) {
     var t = view.table;
     var row = t.querySelector('tbody tr[data-model-id]'), fam = t.querySelector('tr.fam');
@@ -177,8 +226,7 @@
     };
     view.metrics = next;
     view.measured = true;
-    return next.rowH !== old.rowH || next.famH !== old.famH || Math.abs(next.topH - old.topH) > 1 ||
-      next.cellW !== old.cellW || next.leftW !== old.leftW;
+    return next.rowH !== old.rowH || next.famH !== old.famH;
   }
 
   function setBusy(view, busy) {
@@ -207,6 +255,11 @@
     setBusy(view, view.partial);
     writeWindow(view, windowNow(view));
     if (!view.measured && measure(view)) relayout(view);
+    // The box read again, laid out: if it changed (the matrix grew or
+    // shrank, the page scrolled meanwhile) and the window no longer covers
+    // the view, write it again.
+    var now = W.visible(view.lay, view.cols.length, readBox(view), metrics(view), null);
+    if (!W.covers(view.win, now, { rows: 0, cols: 0 }, view.lay.items.length, view.cols.length)) writeWindow(view, windowNow(view));
   }
 
   // Scrolling and resizing: a new window once the view nears the edge of
@@ -219,14 +272,14 @@
       view.following = false;
       if (!view.lay || !view.win) return;
       if (!view.measured && measure(view)) { relayout(view); return; }
-      var now = W.visible(view.lay, view.cols.length, scrollBox(view), metrics(view), null);
+      var now = W.visible(view.lay, view.cols.length, readBox(view), metrics(view), null);
       if (!W.covers(view.win, now, MARGIN, view.lay.items.length, view.cols.length)) writeWindow(view, windowNow(view));
     });
   }
 
   // Writes the window now if the view left it (a key moved the scroll).
   function ensureWritten(view) {
-    var now = W.visible(view.lay, view.cols.length, scrollBox(view), metrics(view), null);
+    var now = W.visible(view.lay, view.cols.length, readBox(view), metrics(view), null);
     if (!W.covers(view.win, now, { rows: 0, cols: 0 }, view.lay.items.length, view.cols.length)) writeWindow(view, windowNow(view));
   }
 
@@ -237,5 +290,5 @@
   }
 
   C.matrixFill = { fill: fill, follow: follow, afterPaint: afterPaint, metrics: metrics, scrollBox: scrollBox, measure: measure,
-    cellAt: cellAt, ensureWritten: ensureWritten, setPrinting: setPrinting, OVERSCAN: OVERSCAN };
+    cellAt: cellAt, ensureWritten: ensureWritten, readBox: readBox, setPrinting: setPrinting, OVERSCAN: OVERSCAN };
 })(typeof window !== 'undefined' ? window : globalThis);

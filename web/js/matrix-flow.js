@@ -55,7 +55,7 @@
     if (!job.done) loadRestLater(job);
   }
 
-  // The engine's time per cell in the last whole-matrix call: when the whole
+  // The engine's time per cell in whole-matrix calls: when the whole
   // matrix is predicted to take no longer than WHOLE_CALL_MS, one call loads
   // it all (the screen then changes once, with every cell current). 40 ms:
   // the 50 ms full-repaint target less the ~10 ms that writing and laying
@@ -67,11 +67,15 @@
     return engineMsPerCell !== null && engineMsPerCell * m.models.length * m.gpus.length <= WHOLE_CALL_MS;
   }
 
+  // The best time per cell seen: the first calls run before the browser
+  // has optimised the engine's code and take several times longer.
   function loadWhole(job) {
     var t = performance.now();
     C.matrixData.loadRest(job);
     var cells = job.matrix.models.length * job.matrix.gpus.length;
-    if (cells > 0) engineMsPerCell = (performance.now() - t) / cells;
+    if (cells < 1000) return;  // too few to time
+    var perCell = (performance.now() - t) / cells;
+    engineMsPerCell = engineMsPerCell === null ? perCell : Math.min(engineMsPerCell, perCell);
   }
 
   // A small matrix (up to twice the cells in view, or one the engine answers

@@ -44,7 +44,7 @@
     if (doFocus) {
       var fill = C.matrixFill;
       if (!view.measured) fill.measure(view);
-      var box = fill.scrollBox(view), m = fill.metrics(view);
+      var box = fill.readBox(view), m = fill.metrics(view);
       var to = C.matrixWindow.scrollToShow(view.lay, view.lay.rowItem[r], k, box, m, m.headH);
       if (to.top !== box.top) view.wrap.scrollTop = to.top;
       if (to.left !== box.left) view.wrap.scrollLeft = to.left;
