@@ -6,6 +6,7 @@
 // the wall time an idle machine would show).
 //
 //   build/bin/caliper_bench [--quick]
+//   valgrind --tool=callgrind build/bin/caliper_bench --profile-catalog
 //   valgrind --tool=callgrind build/bin/caliper_bench --profile-matrix
 //   valgrind --tool=callgrind build/bin/caliper_bench --profile-estimate-json
 #include <time.h>
@@ -198,6 +199,19 @@ void benchRequest(const char* label, int runs, const std::function<ApiResponse()
     row(label, medianMicros(runs, [&] { gSink = gSink + call().json.size(); }), extra);
 }
 
+// The catalog as the page loads it: parse both files, read and check every
+// entry (the page's first paint waits for this).
+void benchCatalog(int runs) {
+    std::printf("catalog load\n");
+    const std::size_t bytes = embeddedGpusJson().size() + embeddedModelsJson().size();
+    char extra[64];
+    std::snprintf(extra, sizeof extra, "%zu bytes of JSON", bytes);
+    row("parseCatalog() (gpus.json + models.json)", medianMicros(runs, [] {
+            gSink = gSink + parseCatalog(embeddedGpusJson(), embeddedModelsJson()).gpus.size();
+        }),
+        extra);
+}
+
 void benchEstimates(const Catalog& catalog, int runs) {
     benchEstimate(inferenceScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb"),
                   "one estimate: llama-3.1-8b inference on 1x H100 SXM", runs);
@@ -253,6 +267,10 @@ int main(int argc, char** argv) {
                             .totalGiB;
         return 0;
     }
+    if (argc > 1 && std::strcmp(argv[1], "--profile-catalog") == 0) {  // 20 catalog loads
+        for (int i = 0; i < 20; ++i) gSink = gSink + parseCatalog(embeddedGpusJson(), embeddedModelsJson()).gpus.size();
+        return 0;
+    }
     if (argc > 1 && std::strcmp(argv[1], "--profile-estimate-json") == 0) {  // 1,000 text-API estimates
         for (int i = 0; i < 1000; ++i) {
             gSink = gSink + estimateJson(catalog, R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb"})").json.size();
@@ -261,6 +279,7 @@ int main(int argc, char** argv) {
     }
     std::printf("caliper_bench: %zu models x %zu GPUs (catalog %s), CPU time, median of runs\n",
                 catalog.models.size(), catalog.gpus.size(), catalog.version.c_str());
+    benchCatalog(quick ? 5 : 31);
     benchEstimates(catalog, quick ? 20 : 200);
     benchMatrices(catalog, quick ? 3 : 15);
     benchRequests(catalog, quick ? 3 : 11);

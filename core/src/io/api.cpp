@@ -23,7 +23,8 @@ std::string dump(const Json& json, bool pretty) {
     return json.dump(pretty ? 2 : -1, ' ', false, Json::error_handler_t::replace);
 }
 
-std::string dump(const std::string& text, bool) { return text; }  // already written
+// Text written already (the matrix): moved through, not copied, as it may be megabytes.
+std::string dump(std::string text, bool) { return text; }
 
 template <class Body>
 ApiResponse guarded(bool pretty, Body&& body) {

@@ -1,5 +1,6 @@
 // Reads data/gpus.json and data/models.json into a Catalog, rejecting bad
 // data with the JSON pointer of the first problem.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -50,32 +51,44 @@ const Json& entryList(io::ObjectReader& top, const char* key) {
     return *list;
 }
 
+// Where a name sits in its entry, for the error's pointer: "id", "name" or
+// an index into "aliases". Built into a path only when a check fails.
+struct NameField {
+    const char* key;
+    bool isAlias;
+    std::size_t aliasIndex;
+};
+
+std::string namePath(const char* listKey, std::size_t entryIndex, const NameField& field) {
+    std::string path = std::string("/") + listKey + "/" + std::to_string(entryIndex) + "/" + field.key;
+    return field.isAlias ? path + "/" + std::to_string(field.aliasIndex) : path;
+}
+
 // Ids, names and aliases must each lead to exactly one entry, so that a
 // lookup never depends on catalog order.
 template <class Entry>
 void checkUniqueNames(const std::vector<Entry>& entries, const char* listKey) {
     std::map<std::string, std::size_t> owner;
+    std::vector<std::string> own;  // this entry's keys: an alias may repeat its own name
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const Entry& entry = entries[i];
-        const std::string path = std::string("/") + listKey + "/" + std::to_string(i);
         if (!owner.emplace("#" + entry.id, i).second) {
-            fail("duplicate_id", path + "/id", "id '" + entry.id + "' appears twice");
+            fail("duplicate_id", namePath(listKey, i, {"id", false, 0}), "id '" + entry.id + "' appears twice");
         }
-        std::set<std::string> own;
-        auto claim = [&](const std::string& text, const std::string& where) {
+        own.clear();
+        auto claim = [&](const std::string& text, const NameField& field) {
             std::string key = normalizeName(text);
-            if (key.empty() || !own.insert(key).second) return;
-            auto [it, inserted] = owner.emplace(key, i);
+            if (key.empty() || std::find(own.begin(), own.end(), key) != own.end()) return;
+            own.push_back(key);
+            auto [it, inserted] = owner.emplace(std::move(key), i);
             if (!inserted && it->second != i) {
-                fail("duplicate_alias", where,
+                fail("duplicate_alias", namePath(listKey, i, field),
                      "'" + text + "' also names '" + entries[it->second].id + "'");
             }
         };
-        claim(entry.id, path + "/id");
-        claim(entry.name, path + "/name");
-        for (std::size_t a = 0; a < entry.aliases.size(); ++a) {
-            claim(entry.aliases[a], path + "/aliases/" + std::to_string(a));
-        }
+        claim(entry.id, {"id", false, 0});
+        claim(entry.name, {"name", false, 0});
+        for (std::size_t a = 0; a < entry.aliases.size(); ++a) claim(entry.aliases[a], {"aliases", true, a});
     }
 }
 

@@ -7,9 +7,17 @@ namespace caliper::io {
 
 namespace {
 
-std::string lower(std::string text) {
-    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-    return text;
+// The same letters up to case (ASCII, as std::tolower in the "C" locale),
+// compared in place: enum values are read for every catalog entry.
+bool equalsIgnoringCase(const std::string& text, const char* expected) {
+    std::size_t i = 0;
+    for (; i < text.size(); ++i) {
+        if (expected[i] == '\0') return false;
+        const int a = std::tolower(static_cast<unsigned char>(text[i]));
+        const int b = std::tolower(static_cast<unsigned char>(expected[i]));
+        if (a != b) return false;
+    }
+    return expected[i] == '\0';
 }
 
 std::string escapePointerToken(const std::string& key) {
@@ -57,66 +65,72 @@ ObjectReader::ObjectReader(const Json& object, std::string path, std::string err
     if (!object_.is_object()) failType(code_, path_.empty() ? "" : path_, "an object", object_);
 }
 
+// Keys are looked up as string_views: compared by length and memcmp,
+// without a strlen of the key at every node of the object's tree.
 bool ObjectReader::has(const char* key) const {
-    auto it = object_.find(key);
+    auto it = object_.find(std::string_view(key));
     return it != object_.end() && !it->is_null();
 }
 
 const Json* ObjectReader::raw(const char* key) {
-    used_.emplace_back(key);
-    auto it = object_.find(key);
-    return it == object_.end() ? nullptr : &*it;
+    auto it = object_.find(std::string_view(key));
+    if (it == object_.end()) return nullptr;
+    used_.push_back(&it.key());
+    return &*it;
+}
+
+void ObjectReader::failMissing(const char* key) const {
+    fail("missing_key", pathOf(key), std::string("required key '") + key + "' is missing");
 }
 
 std::string ObjectReader::requiredString(const char* key) {
     const Json* v = raw(key);
-    if (!v || v->is_null()) fail("missing_key", pathOf(key), std::string("required key '") + key + "' is missing");
+    if (!v || v->is_null()) failMissing(key);
     if (!v->is_string()) failType(code_, pathOf(key), "a string", *v);
-    return v->get<std::string>();
+    return v->get_ref<const std::string&>();
 }
 
 std::string ObjectReader::optionalString(const char* key, std::string fallback) {
     const Json* v = raw(key);
     if (!v || v->is_null()) return fallback;
     if (!v->is_string()) failType(code_, pathOf(key), "a string", *v);
-    return v->get<std::string>();
+    return v->get_ref<const std::string&>();
 }
 
-static double checkedNumber(const Json& v, const std::string& path, const std::string& code, double min, double max) {
-    if (!v.is_number()) failType(code, path, "a number", v);
+double ObjectReader::checkedNumber(const Json& v, const char* key, double min, double max) const {
+    if (!v.is_number()) failType(code_, pathOf(key), "a number", v);
     double x = v.get<double>();
     if (!std::isfinite(x) || x < min || x > max) {
         std::string range = min > 0 ? "a positive number" : (min == 0 ? "a non-negative number" : "a number");
         if (std::isfinite(x) && x > max) range = "a number at most " + formatNumber(max);
         else if (min > 0 && min != 1e-12) range = "a number of at least " + formatNumber(min);
-        fail(code, path, "expected " + range + ", got " + formatNumber(x));
+        fail(code_, pathOf(key), "expected " + range + ", got " + formatNumber(x));
     }
     return x;
 }
 
 double ObjectReader::requiredNumber(const char* key, double min, double max) {
     const Json* v = raw(key);
-    if (!v || v->is_null()) fail("missing_key", pathOf(key), std::string("required key '") + key + "' is missing");
-    return checkedNumber(*v, pathOf(key), code_, min, max);
+    if (!v || v->is_null()) failMissing(key);
+    return checkedNumber(*v, key, min, max);
 }
 
 std::optional<double> ObjectReader::optionalNumber(const char* key, double min, double max) {
     const Json* v = raw(key);
     if (!v || v->is_null()) return std::nullopt;
-    return checkedNumber(*v, pathOf(key), code_, min, max);
+    return checkedNumber(*v, key, min, max);
 }
 
 double ObjectReader::numberOr(const char* key, double fallback, double min, double max) {
     return optionalNumber(key, min, max).value_or(fallback);
 }
 
-static std::int64_t checkedInteger(const Json& v, const std::string& path, const std::string& code, std::int64_t min,
-                                   std::int64_t max) {
-    if (!v.is_number()) failType(code, path, "an integer", v);
+std::int64_t ObjectReader::checkedInteger(const Json& v, const char* key, std::int64_t min, std::int64_t max) const {
+    if (!v.is_number()) failType(code_, pathOf(key), "an integer", v);
     double x = v.get<double>();
-    if (!std::isfinite(x) || std::floor(x) != x) failType(code, path, "an integer", v);
+    if (!std::isfinite(x) || std::floor(x) != x) failType(code_, pathOf(key), "an integer", v);
     if (x < static_cast<double>(min) || x > static_cast<double>(max)) {
-        fail(code, path,
+        fail(code_, pathOf(key),
              "expected an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", got " +
                  formatNumber(x));
     }
@@ -125,14 +139,14 @@ static std::int64_t checkedInteger(const Json& v, const std::string& path, const
 
 std::int64_t ObjectReader::requiredInteger(const char* key, std::int64_t min, std::int64_t max) {
     const Json* v = raw(key);
-    if (!v || v->is_null()) fail("missing_key", pathOf(key), std::string("required key '") + key + "' is missing");
-    return checkedInteger(*v, pathOf(key), code_, min, max);
+    if (!v || v->is_null()) failMissing(key);
+    return checkedInteger(*v, key, min, max);
 }
 
 std::optional<std::int64_t> ObjectReader::optionalInteger(const char* key, std::int64_t min, std::int64_t max) {
     const Json* v = raw(key);
     if (!v || v->is_null()) return std::nullopt;
-    return checkedInteger(*v, pathOf(key), code_, min, max);
+    return checkedInteger(*v, key, min, max);
 }
 
 std::int64_t ObjectReader::integerOr(const char* key, std::int64_t fallback, std::int64_t min, std::int64_t max) {
@@ -148,7 +162,7 @@ bool ObjectReader::boolOr(const char* key, bool fallback) {
 
 bool ObjectReader::requiredBool(const char* key) {
     const Json* v = raw(key);
-    if (!v || v->is_null()) fail("missing_key", pathOf(key), std::string("required key '") + key + "' is missing");
+    if (!v || v->is_null()) failMissing(key);
     if (!v->is_boolean()) failType(code_, pathOf(key), "true or false", *v);
     return v->get<bool>();
 }
@@ -157,14 +171,15 @@ std::vector<std::string> ObjectReader::stringList(const char* key, bool required
     const Json* v = raw(key);
     std::vector<std::string> out;
     if (!v || v->is_null()) {
-        if (required) fail("missing_key", pathOf(key), std::string("required key '") + key + "' is missing");
+        if (required) failMissing(key);
         return out;
     }
     if (!v->is_array()) failType(code_, pathOf(key), "an array of strings", *v);
+    out.reserve(v->size());
     for (std::size_t i = 0; i < v->size(); ++i) {
         const Json& item = (*v)[i];
         if (!item.is_string()) failType(code_, childPath(pathOf(key), i), "a string", item);
-        out.push_back(item.get<std::string>());
+        out.push_back(item.get_ref<const std::string&>());
     }
     if (out.size() < minCount) {
         fail(code_, pathOf(key), "expected at least " + std::to_string(minCount) + " entries, got " +
@@ -173,33 +188,34 @@ std::vector<std::string> ObjectReader::stringList(const char* key, bool required
     return out;
 }
 
-static std::string matchEnum(const Json& v, const std::string& path, const std::string& code,
-                             std::initializer_list<const char*> allowed) {
+std::string ObjectReader::checkedEnum(const Json& v, const char* key, std::initializer_list<const char*> allowed) const {
+    if (v.is_string()) {
+        const std::string& got = v.get_ref<const std::string&>();
+        for (const char* a : allowed) {
+            if (equalsIgnoringCase(got, a)) return a;
+        }
+    }
     std::string list;
     for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-    if (!v.is_string()) failType(code, path, ("one of " + list).c_str(), v);
-    std::string got = lower(v.get<std::string>());
-    for (const char* a : allowed) {
-        if (lower(a) == got) return a;
-    }
-    fail(code, path, "expected one of " + list + ", got " + describe(v));
+    if (!v.is_string()) failType(code_, pathOf(key), ("one of " + list).c_str(), v);
+    fail(code_, pathOf(key), "expected one of " + list + ", got " + describe(v));
 }
 
 std::string ObjectReader::requiredEnum(const char* key, std::initializer_list<const char*> allowed) {
     const Json* v = raw(key);
-    if (!v || v->is_null()) fail("missing_key", pathOf(key), std::string("required key '") + key + "' is missing");
-    return matchEnum(*v, pathOf(key), code_, allowed);
+    if (!v || v->is_null()) failMissing(key);
+    return checkedEnum(*v, key, allowed);
 }
 
 std::string ObjectReader::enumOr(const char* key, std::string fallback, std::initializer_list<const char*> allowed) {
     const Json* v = raw(key);
     if (!v || v->is_null()) return fallback;
-    return matchEnum(*v, pathOf(key), code_, allowed);
+    return checkedEnum(*v, key, allowed);
 }
 
 void ObjectReader::finish() {
     for (auto it = object_.begin(); it != object_.end(); ++it) {
-        if (std::find(used_.begin(), used_.end(), it.key()) == used_.end()) {
+        if (std::find(used_.begin(), used_.end(), &it.key()) == used_.end()) {
             fail("unknown_key", childPath(path_, it.key()), "unknown key '" + it.key() + "'");
         }
     }

@@ -52,10 +52,19 @@ public:
     void finish();  // throws unknown_key for every key not read
 
 private:
+    // The checks behind the typed reads; the key's path is built only when
+    // a check fails (catalogs read thousands of values that pass).
+    double checkedNumber(const Json& v, const char* key, double min, double max) const;
+    std::int64_t checkedInteger(const Json& v, const char* key, std::int64_t min, std::int64_t max) const;
+    std::string checkedEnum(const Json& v, const char* key, std::initializer_list<const char*> allowed) const;
+    [[noreturn]] void failMissing(const char* key) const;
+
     const Json& object_;
     std::string path_;
     std::string code_;
-    std::vector<std::string> used_;
+    // The object's own key strings that were read (they live as long as
+    // object_): finish() compares addresses, with no copy of a key.
+    std::vector<const std::string*> used_;
 };
 
 [[noreturn]] void failType(const std::string& code, const std::string& path, const char* expected, const Json& got);

@@ -2,8 +2,11 @@
 // with filters; the result holds cells[model_index][gpu_index].
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
+#include <cstring>
 #include <deque>
+#include <string_view>
 
 #include "caliper/engine/matrix.hpp"
 #include "io/gpu_selection.hpp"
@@ -94,94 +97,157 @@ Json gpuHeader(const GpuSpec& g) {
             {"nvlink_gbps", tidy(g.nvlinkGbps)}};
 }
 
-// A figure as tidyOrNull(v).dump() writes it (nlohmann's shortest
-// round-trip digits), without building a JSON value for it.
-void appendNumber(std::string& out, const std::optional<double>& v) {
-    if (!v || !std::isfinite(*v)) {
-        out += "null";
-        return;
-    }
-    char text[64];
-    const char* end = nlohmann::detail::to_chars(text, text + sizeof text, tidy(*v));
-    out.append(text, static_cast<std::size_t>(end - text));
-}
+// The cells' text, gathered in a fixed block and appended to the output a
+// block at a time: the matrix writes millions of characters, and appending
+// them one by one to a std::string costs a call each in the WebAssembly build.
+class TextWriter {
+public:
+    explicit TextWriter(std::string& out) : out_(out) {}
+    TextWriter(const TextWriter&) = delete;
+    TextWriter& operator=(const TextWriter&) = delete;
 
-void appendQuoted(std::string& out, const char* name) {
-    out += '"';
-    out += name;
-    out += '"';
-}
+    void put(char c) {
+        if (used_ == kBlockChars) flush();
+        block_[used_++] = c;
+    }
+    void put(std::string_view text) {
+        if (text.size() > kBlockChars - used_) flush();
+        if (text.size() > kBlockChars) {
+            out_.append(text.data(), text.size());
+            return;
+        }
+        std::memcpy(block_ + used_, text.data(), text.size());
+        used_ += text.size();
+    }
+    // A figure as tidyOrNull(v).dump() writes it (nlohmann's shortest
+    // round-trip digits), without building a JSON value for it.
+    void number(const std::optional<double>& v) {
+        if (!v || !std::isfinite(*v)) {
+            put("null");
+            return;
+        }
+        char* at = room(kMaxNumberChars);
+        used_ = static_cast<std::size_t>(nlohmann::detail::to_chars(at, at + kMaxNumberChars, tidy(*v)) - block_);
+    }
+    void integer(int v) {  // as std::to_string writes it
+        char* at = room(kMaxNumberChars);
+        used_ = static_cast<std::size_t>(std::to_chars(at, at + kMaxNumberChars, v).ptr - block_);
+    }
+    void quoted(std::string_view text) {
+        put('"');
+        put(text);
+        put('"');
+    }
+    void flush() {  // call once at the end: the block is not written on destruction
+        out_.append(block_, used_);
+        used_ = 0;
+    }
+
+private:
+    // Large enough that appends are rare, small enough for the stack.
+    static constexpr std::size_t kBlockChars = 8192;
+    // nlohmann's to_chars needs at most 25 characters for a double
+    // ("-1.2345678901234567e+308"), std::to_chars 11 for an int.
+    static constexpr std::size_t kMaxNumberChars = 32;
+
+    char* room(std::size_t chars) {
+        if (chars > kBlockChars - used_) flush();
+        return block_ + used_;
+    }
+
+    std::string& out_;
+    char block_[kBlockChars];
+    std::size_t used_ = 0;
+};
 
 // A cell's fields, in key order (the order of nlohmann's objects), each with
 // how its value is written. Both layouts write the cells from this table.
 struct CellField {
-    const char* key;
-    void (*write)(std::string& out, const MatrixCell& c);
+    std::string_view key;
+    void (*write)(TextWriter& out, const MatrixCell& c);
 };
 
 const CellField kCellFields[] = {
-    {"cost_usd", [](std::string& o, const MatrixCell& c) { appendNumber(o, c.costUsd); }},
-    {"decode_tokens_per_s", [](std::string& o, const MatrixCell& c) { appendNumber(o, c.decodeTokensPerS); }},
-    {"fits_one", [](std::string& o, const MatrixCell& c) { o += c.fitsOne ? "true" : "false"; }},
-    {"gpus_needed", [](std::string& o, const MatrixCell& c) { o += c.gpusNeeded ? std::to_string(*c.gpusNeeded) : "null"; }},
-    {"needs_nvlink", [](std::string& o, const MatrixCell& c) { o += c.needsNvlink ? "true" : "false"; }},
-    {"nodes", [](std::string& o, const MatrixCell& c) { o += std::to_string(c.nodes); }},
-    {"prefill_tokens_per_s", [](std::string& o, const MatrixCell& c) { appendNumber(o, c.prefillTokensPerS); }},
-    {"status", [](std::string& o, const MatrixCell& c) { appendQuoted(o, toString(c.status)); }},
-    {"strategy", [](std::string& o, const MatrixCell& c) { appendQuoted(o, toString(c.strategy)); }},
-    {"total_gib", [](std::string& o, const MatrixCell& c) { appendNumber(o, c.totalGiB); }},
-    {"train_hours", [](std::string& o, const MatrixCell& c) { appendNumber(o, c.trainHours); }},
-    {"train_tokens_per_s", [](std::string& o, const MatrixCell& c) { appendNumber(o, c.trainTokensPerS); }},
-    {"usd_per_hour", [](std::string& o, const MatrixCell& c) { appendNumber(o, c.usdPerHour); }},
-    {"usd_per_million_tokens", [](std::string& o, const MatrixCell& c) { appendNumber(o, c.usdPerMillionTokens); }},
+    {"cost_usd", [](TextWriter& o, const MatrixCell& c) { o.number(c.costUsd); }},
+    {"decode_tokens_per_s", [](TextWriter& o, const MatrixCell& c) { o.number(c.decodeTokensPerS); }},
+    {"fits_one", [](TextWriter& o, const MatrixCell& c) { o.put(c.fitsOne ? "true" : "false"); }},
+    {"gpus_needed", [](TextWriter& o, const MatrixCell& c) { c.gpusNeeded ? o.integer(*c.gpusNeeded) : o.put("null"); }},
+    {"needs_nvlink", [](TextWriter& o, const MatrixCell& c) { o.put(c.needsNvlink ? "true" : "false"); }},
+    {"nodes", [](TextWriter& o, const MatrixCell& c) { o.integer(c.nodes); }},
+    {"prefill_tokens_per_s", [](TextWriter& o, const MatrixCell& c) { o.number(c.prefillTokensPerS); }},
+    {"status", [](TextWriter& o, const MatrixCell& c) { o.quoted(toString(c.status)); }},
+    {"strategy", [](TextWriter& o, const MatrixCell& c) { o.quoted(toString(c.strategy)); }},
+    {"total_gib", [](TextWriter& o, const MatrixCell& c) { o.number(c.totalGiB); }},
+    {"train_hours", [](TextWriter& o, const MatrixCell& c) { o.number(c.trainHours); }},
+    {"train_tokens_per_s", [](TextWriter& o, const MatrixCell& c) { o.number(c.trainTokensPerS); }},
+    {"usd_per_hour", [](TextWriter& o, const MatrixCell& c) { o.number(c.usdPerHour); }},
+    {"usd_per_million_tokens", [](TextWriter& o, const MatrixCell& c) { o.number(c.usdPerMillionTokens); }},
 };
 
+// Characters per cell, a little above what the catalog's matrices write
+// (about 296 as objects, 83 as columns), to reserve the text at once.
+constexpr std::size_t kRowCellChars = 330;
+constexpr std::size_t kColumnCellChars = 110;
+
 // cells[model][gpu] as objects.
-std::string cellsText(const std::vector<std::vector<MatrixCell>>& cells) {
-    std::string out = "[";
-    out.reserve(cells.size() * (cells.empty() ? 0 : cells[0].size()) * 330);
+void writeCells(TextWriter& out, const std::vector<std::vector<MatrixCell>>& cells) {
+    out.put('[');
     for (std::size_t m = 0; m < cells.size(); ++m) {
-        out += m ? ",[" : "[";
+        out.put(m ? ",[" : "[");
         for (std::size_t g = 0; g < cells[m].size(); ++g) {
-            if (g) out += ',';
+            if (g) out.put(',');
             char separator = '{';
             for (const CellField& f : kCellFields) {
-                out += separator;
+                out.put(separator);
                 separator = ',';
-                appendQuoted(out, f.key);
-                out += ':';
+                out.quoted(f.key);
+                out.put(':');
                 f.write(out, cells[m][g]);
             }
-            out += '}';
+            out.put('}');
         }
-        out += ']';
+        out.put(']');
     }
-    out += ']';
-    return out;
+    out.put(']');
 }
 
 // The cells as one array per field, each in row-major order (model by
 // model, GPU by GPU): the same values as the cell objects in a third of
 // the text, for callers that read many cells (the page).
-std::string cellColumnsText(const std::vector<std::vector<MatrixCell>>& cells) {
-    std::string out = "{";
-    out.reserve(cells.size() * (cells.empty() ? 0 : cells[0].size()) * 110 + 400);
+void writeCellColumns(TextWriter& out, const std::vector<std::vector<MatrixCell>>& cells) {
+    char separator = '{';
     for (const CellField& f : kCellFields) {
-        if (out.size() > 1) out += ',';
-        appendQuoted(out, f.key);
-        out += ":[";
+        out.put(separator);
+        separator = ',';
+        out.quoted(f.key);
+        out.put(":[");
         bool first = true;
         for (const auto& row : cells) {
             for (const MatrixCell& c : row) {
-                if (!first) out += ',';
+                if (!first) out.put(',');
                 first = false;
                 f.write(out, c);
             }
         }
-        out += ']';
+        out.put(']');
     }
-    out += '}';
-    return out;
+    out.put('}');
+}
+
+// The cells after the headers' text (which ends before its closing brace).
+void appendCells(std::string& text, const std::vector<std::vector<MatrixCell>>& cells, bool columns) {
+    const std::size_t count = cells.size() * (cells.empty() ? 0 : cells[0].size());
+    text.reserve(text.size() + count * (columns ? kColumnCellChars : kRowCellChars) + 64);
+    TextWriter out(text);
+    if (columns) {
+        out.put(",\"cell_columns\":");
+        writeCellColumns(out, cells);
+    } else {
+        out.put(",\"cells\":");
+        writeCells(out, cells);
+    }
+    out.put('}');
+    out.flush();
 }
 
 }  // namespace
@@ -231,8 +297,9 @@ std::string matrixText(const Catalog& catalog, const Json& request, bool pretty)
     // that same text.
     std::string text = out.dump(-1, ' ', false, Json::error_handler_t::replace);
     text.pop_back();  // the closing brace
-    text += columns ? ",\"cell_columns\":" + cellColumnsText(cells) + "}" : ",\"cells\":" + cellsText(cells) + "}";
-    return pretty ? Json::parse(text).dump(2, ' ', false, Json::error_handler_t::replace) : text;
+    appendCells(text, cells, columns);
+    if (!pretty) return text;  // moved out; a conditional expression would copy it
+    return Json::parse(text).dump(2, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace caliper::io

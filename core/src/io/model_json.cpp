@@ -44,7 +44,9 @@ struct ModelReader {
         : r(object, path, "invalid_value"), catalog(catalogEntry) {
         if (!catalog) return;
         for (const char* key : kCatalogKeys) {  // nullable keys too: a forgotten key is a typo
-            if (!object.contains(key)) fail("missing_key", r.pathOf(key), std::string("required key '") + key + "' is missing");
+            if (!object.contains(std::string_view(key))) {
+                fail("missing_key", r.pathOf(key), std::string("required key '") + key + "' is missing");
+            }
         }
     }
     std::string text(const char* key, const std::string& fallback) {
