@@ -1,8 +1,8 @@
 // The matrix by keyboard alone: Tab reaches one cell, arrows and
-// Home/End/PageDown move it (the body writes rows and columns far from the
-// first view as the keyboard reaches them), ArrowUp from the first row
-// reaches the column headers, Enter opens the scenario and closing it
-// returns to the same cell. From the self-contained file.
+// Home/End/PageDown move it (head and body write rows and columns far from
+// the first view as the keyboard reaches them), ArrowUp from the first row
+// reaches the column headers and arrows move along them, Enter opens the
+// scenario and closing it returns to the same cell. From the self-contained file.
 'use strict';
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -30,7 +30,7 @@ after(async () => {
 function focused(p) {
   return p.evaluate(() => {
     const a = document.activeElement;
-    if (a && a.matches('thead button.sort')) return { header: a.dataset.gpu };
+    if (a && a.matches('thead button.sort')) return { header: a.dataset.gpu, at: Number(a.parentElement.getAttribute('aria-colindex')) };
     if (!a || !a.matches('#matrix td.c')) return { other: a && a.tagName };
     const wrap = document.querySelector('#matrix-wrap').getBoundingClientRect();
     const head = document.querySelector('#matrix thead tr.gpus th').getBoundingClientRect();  // sticky: where it shows
@@ -66,7 +66,16 @@ test('Tab reaches the first cell; arrows move one cell and keep it in view', asy
   assert.deepEqual(await focused(page), { model: order.rows[1], gpu: order.cols[1], inView: true });
   await press('ArrowUp');
   await press('ArrowUp');
-  assert.deepEqual(await focused(page), { header: order.cols[1] }, 'ArrowUp from the first row reaches the column header');
+  assert.deepEqual(await focused(page), { header: order.cols[1], at: 4 }, 'ArrowUp from the first row reaches the column header');
+  // Along the headers: End reaches the last GPU column (written as the
+  // keyboard gets there), Home the first.
+  const colCount = await page.$eval('#matrix', (t) => Number(t.getAttribute('aria-colcount')));
+  await press('End');
+  assert.equal((await focused(page)).at, colCount, 'End: the last column header');
+  await press('Home');
+  assert.deepEqual(await focused(page), { header: order.cols[0], at: 3 }, 'Home: the first column header');
+  await press('ArrowRight');
+  assert.deepEqual(await focused(page), { header: order.cols[1], at: 4 });
   await press('ArrowDown');
   assert.deepEqual(await focused(page), { model: order.rows[0], gpu: order.cols[1], inView: true });
 });

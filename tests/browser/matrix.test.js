@@ -49,34 +49,42 @@ h.forEachOrigin('matrix', (env) => {
     await h.waitRowsBuilt(page);
     const models = cli.listModels(), gpus = cli.listGpus();
     const families = new Set(models.map((m) => m.family));
-    const cols = await page.$$eval('#matrix thead th[data-gpu-id]', (ths) => ths.map((th) => th.dataset.gpuId));
-    assert.equal(cols.length, gpus.length, 'columns = caliper list gpus');
-    assert.deepEqual(new Set(cols), new Set(gpus.map((g) => g.id)));
-    // The table declares every row and column, though its body holds those near the view.
+    // The table declares every row and column, though head and body hold those near the view.
     const counts = await page.$eval('#matrix', (t) => [t.getAttribute('aria-rowcount'), t.getAttribute('aria-colcount')].map(Number));
     assert.deepEqual(counts, [2 + families.size + models.length, 2 + gpus.length], 'aria-rowcount (2 head rows, a row per family and per model), aria-colcount');
-    // Scrolled end to end, every model's row is met; every written row spans
-    // every GPU column (cells, plus spacers for the columns not written), and
-    // each cell sits under its GPU's header (aria-colindex) with its ids.
-    const seen = new Set();
-    const checkRows = async (p) => {
-      const rows = await p.$$eval('#matrix tbody tr[data-model-id]', (trs) => trs.map((tr) => {
-        const span = [...tr.querySelectorAll('td.c, td.pad')].reduce((n, td) => n + td.colSpan, 0);
-        const cells = [...tr.querySelectorAll('td.c')].map((td) => [td.dataset.modelId === tr.dataset.modelId, td.dataset.gpuId, Number(td.getAttribute('aria-colindex'))]);
-        return { id: tr.dataset.modelId, span, cells };
+    // Scrolled end to end, every GPU's header and every model's row is met;
+    // every written row spans every GPU column (cells, plus spacers for the
+    // columns not written), and each cell sits under its GPU's header (the
+    // same aria-colindex) with its ids.
+    const headAt = new Map(), seen = new Set(), cellsAt = [];
+    const visit = async (p) => {
+      const written = await p.evaluate(() => ({
+        head: [...document.querySelectorAll('#matrix thead th[data-gpu-id]')].map((th) => [Number(th.getAttribute('aria-colindex')), th.dataset.gpuId]),
+        rows: [...document.querySelectorAll('#matrix tbody tr[data-model-id]')].map((tr) => ({
+          id: tr.dataset.modelId,
+          span: [...tr.querySelectorAll('td.c, td.pad')].reduce((n, td) => n + td.colSpan, 0),
+          cells: [...tr.querySelectorAll('td.c')].map((td) => [td.dataset.modelId === tr.dataset.modelId, td.dataset.gpuId, Number(td.getAttribute('aria-colindex'))])
+        }))
       }));
-      for (const r of rows) {
+      for (const [at, id] of written.head) {
+        if (headAt.has(at)) assert.equal(headAt.get(at), id, `column ${at} keeps its GPU`);
+        headAt.set(at, id);
+      }
+      for (const r of written.rows) {
         seen.add(r.id);
         assert.equal(r.span, gpus.length, `row ${r.id} spans every GPU column`);
         assert.ok(r.cells.length > 0, `row ${r.id} has cells in view`);
-        for (const [sameModel, gpu, colIndex] of r.cells) {
+        for (const [sameModel, gpu, at] of r.cells) {
           assert.ok(sameModel, `cell of ${r.id} tagged with its model`);
-          assert.equal(cols[colIndex - 3], gpu, `cell ${r.id} × ${gpu} under its header`);
+          cellsAt.push([r.id, gpu, at]);
         }
       }
     };
-    await h.scrollMatrix(page, 'y', checkRows);
-    await h.scrollMatrix(page, 'x', checkRows);
+    await h.scrollMatrix(page, 'x', visit);
+    await h.scrollMatrix(page, 'y', visit);
+    assert.equal(headAt.size, gpus.length, 'a header per GPU column');
+    assert.deepEqual(new Set(headAt.values()), new Set(gpus.map((g) => g.id)), 'the headers name every GPU of caliper list gpus');
+    for (const [model, gpu, at] of cellsAt) assert.equal(headAt.get(at), gpu, `cell ${model} × ${gpu} under its header`);
     assert.deepEqual(seen, new Set(models.map((m) => m.id)), 'every model row reached by scrolling');
     await page.evaluate(() => { const w = document.querySelector('#matrix-wrap'); w.scrollTop = 0; w.scrollLeft = 0; });
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));

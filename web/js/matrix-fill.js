@@ -161,6 +161,8 @@
   // place when the body has the same shape, else built anew.
   function writeWindow(view, win) {
     var focused = C.matrixKeys.focusedCell(view);
+    var head = view.head;
+    if (head && (head.c0 !== win.c0 || head.c1 !== win.c1)) view.writeHead(win.c0, win.c1);
     var shape = shapeOf(view, win), w = view.written;
     if (w && w.shape === shape && view.table.contains(w.first)) {
       Object.keys(w.rows).forEach(function (r) { showRow(view, w.rows[r], win); });

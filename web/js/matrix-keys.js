@@ -103,18 +103,29 @@
 
   // Column headers are out of the tab order (a hundred buttons before the
   // first cell would be a long walk); ArrowUp from the first row reaches them.
-  function headerButtons(view) { return C.dom.$all('thead tr.gpus button.sort', view.table); }
+  // The sort button of column position k, scrolled to and written.
+  function headerButton(view, k, scroll) {
+    if (scroll) {
+      var fill = C.matrixFill, box = fill.readBox(view);
+      var to = C.matrixWindow.scrollToShow(view.lay, -1, k, box, fill.metrics(view), 0);
+      if (to.left !== box.left) view.wrap.scrollLeft = to.left;
+      fill.ensureWritten(view);
+    }
+    var id = view.matrix.gpus[view.cols[k]].id;
+    return C.dom.$all('thead tr.gpus button.sort', view.table).filter(function (b) { return b.dataset.gpu === id; })[0] || null;
+  }
 
   function onHeaderKey(view, button, e) {
-    var buttons = headerButtons(view), k = buttons.indexOf(button);
-    if (k < 0) return;
-    var next = { ArrowLeft: k - 1, ArrowRight: k + 1, Home: 0, End: buttons.length - 1 }[e.key];
+    if (!(button.dataset.gpu in view.colOf)) return;
+    var k = view.colOf[button.dataset.gpu];
+    var next = { ArrowLeft: k - 1, ArrowRight: k + 1, Home: 0, End: colCount(view) - 1 }[e.key];
     if (e.key === 'ArrowDown') {
       e.preventDefault();
       setActive(view, 0, k, true);
-    } else if (next !== undefined && buttons[next]) {
+    } else if (next !== undefined && next >= 0 && next < colCount(view)) {
       e.preventDefault();
-      buttons[next].focus();
+      var target = headerButton(view, next, true);
+      if (target) target.focus({ preventScroll: true });
     }
   }
 
@@ -131,7 +142,7 @@
     }
     var pos = activePos(view);
     if (e.key === 'ArrowUp' && pos && pos.r === 0) {
-      var button = headerButtons(view)[pos.k];
+      var button = headerButton(view, pos.k, false);
       if (button) { e.preventDefault(); button.focus(); return; }
     }
     if (move(view, e)) e.preventDefault();

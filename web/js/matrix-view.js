@@ -1,6 +1,6 @@
 // The recommendation matrix: a real <table>, models as rows (grouped by
-// family), GPUs as columns grouped by class. The head holds every column;
-// the body holds the rows and columns in view (matrix-fill.js writes them).
+// family), GPUs as columns grouped by class. Head and body hold the rows
+// and columns in view (matrix-fill.js writes them).
 (function (root) {
   var C = root.Caliper = root.Caliper || {};
   var el = C.dom.el;
@@ -17,6 +17,7 @@
     view.render = function (matrix, ctx) { render(view, matrix, ctx); };
     view.windowFor = function (matrix, state) { return windowFor(view, matrix, state); };
     view.focusCell = function (modelId, gpuId) { C.matrixKeys.focus(view, modelId, gpuId); };
+    view.writeHead = function (c0, c1) { writeHeadColumns(view, c0, c1); };
     return view;
   }
 
@@ -159,6 +160,9 @@
     return group;
   }
 
+  // The head's frame: caption, column widths and the two header rows with
+  // the model and size corners; the GPU columns' headers follow the window
+  // (writeHeadColumns, called by matrix-fill.js).
   function buildHead(view, matrix, cols, ctx) {
     var table = view.table;
     var caption = table.querySelector('caption') || el('caption');
@@ -166,50 +170,68 @@
     if (oldHead) oldHead.remove();
     if (oldCols) oldCols.remove();
     table.insertBefore(caption, table.firstChild);
-    var thead = el('thead', null, headerRows(matrix, cols, ctx));
-    caption.insertAdjacentElement('afterend', colgroup(cols.length));
-    table.querySelector('colgroup').insertAdjacentElement('afterend', thead);
-    table.style.width = 'calc(var(--name-w) + var(--size-w) + ' + cols.length + ' * var(--cell-w))';
-    if (view.refocus) {
-      var parts = view.refocus.split('|');
-      var again = C.dom.$all('button.sort', thead).filter(function (b) {
-        return b.dataset.sort === parts[0] && (b.dataset.gpu || '') === parts[1];
-      })[0];
-      view.refocus = null;
-      if (again) again.focus();
-    }
-  }
-
-  // Two header rows: the class groups (colgroup headers) over the GPU names.
-  function headerRows(matrix, cols, ctx) {
-    var top = el('tr', { class: 'groups' });
     var corner = sortHeader(ctx.t('matrix.model'), 'name', ctx);
     corner.setAttribute('rowspan', '2');
     corner.className = 'corner';
     var sizeTh = sortHeader(ctx.t('matrix.size'), 'size', ctx);
     sizeTh.setAttribute('rowspan', '2');
     sizeTh.className = 'corner size';
-    top.appendChild(corner);
-    top.appendChild(sizeTh);
-    var names = el('tr', { class: 'gpus' });
+    var top = el('tr', { class: 'groups' }, [corner, sizeTh]), names = el('tr', { class: 'gpus' });
+    caption.insertAdjacentElement('afterend', colgroup(cols.length));
+    table.querySelector('colgroup').insertAdjacentElement('afterend', el('thead', null, [top, names]));
+    table.style.width = 'calc(var(--name-w) + var(--size-w) + ' + cols.length + ' * var(--cell-w))';
+    view.head = { top: top, names: names, ctx: ctx, c0: -1, c1: -1 };
+    if (view.refocus && view.refocus.split('|')[1] === '') refocusHeader(view);
+  }
+
+  // The class group and name headers of GPU columns c0..c1-1, with spacers
+  // for the columns before and after.
+  function writeHeadColumns(view, c0, c1) {
+    var head = view.head, ctx = head.ctx, matrix = view.matrix, cols = view.cols, n = cols.length;
+    while (head.top.children.length > 2) head.top.lastChild.remove();
+    C.dom.clear(head.names);
+    var padTop = function (span) { return el('td', { class: 'pad', colspan: span, 'aria-hidden': 'true' }); };
+    if (c0 > 0) {
+      head.top.appendChild(padTop(c0));
+      head.names.appendChild(padTop(c0));
+    }
     var runGroup = null, runTh = null;
-    cols.forEach(function (c, k) {
-      var g = matrix.gpus[c];
-      var startsGroup = g.group !== runGroup;
-      if (startsGroup) {
+    for (var k = c0; k < c1; k++) {
+      var g = matrix.gpus[cols[k]];
+      var startsGroup = k > 0 && g.group !== matrix.gpus[cols[k - 1]].group;
+      if (k === c0 || g.group !== runGroup) {
         runGroup = g.group;
-        runTh = el('th', { scope: 'colgroup', colspan: 0, class: 'grp' + (k > 0 ? ' first' : '') },
+        runTh = el('th', { scope: 'colgroup', colspan: 1, class: 'grp' + (startsGroup ? ' first' : '') },
           [el('span', null, ctx.t('group.' + g.group))]);
-        top.appendChild(runTh);
+        head.top.appendChild(runTh);
+      } else {
+        runTh.colSpan = runTh.colSpan + 1;
       }
-      runTh.setAttribute('colspan', Number(runTh.getAttribute('colspan')) + 1);
       var th = sortHeader(gpuLabel(g, ctx), 'gpu', ctx, g.id);
       th.firstChild.tabIndex = -1;  // reached with ArrowUp from the cells (matrix-keys.js)
       th.dataset.gpuId = g.id;
-      th.className = 'gcol' + (startsGroup && k > 0 ? ' first' : '');
-      names.appendChild(th);
-    });
-    return [top, names];
+      th.setAttribute('aria-colindex', k + 3);
+      th.className = 'gcol' + (startsGroup ? ' first' : '');
+      head.names.appendChild(th);
+    }
+    if (c1 < n) {
+      head.top.appendChild(padTop(n - c1));
+      head.names.appendChild(padTop(n - c1));
+    }
+    head.c0 = c0;
+    head.c1 = c1;
+    if (view.refocus) refocusHeader(view);
+  }
+
+  // After a sort: the keyboard back on the button that sorted.
+  function refocusHeader(view) {
+    var parts = view.refocus.split('|');
+    var again = C.dom.$all('thead button.sort', view.table).filter(function (b) {
+      return b.dataset.sort === parts[0] && (b.dataset.gpu || '') === parts[1];
+    })[0];
+    if (!again) return;
+    view.refocus = null;
+    again.focus();
   }
 
   function onClick(view, callbacks, e) {

@@ -71,13 +71,14 @@
       context: C.format.number(locale(), s.ctx, 0), batchLabel: ctx.t(batchKey), batch: C.state.batchOf(s), maxGpus: s.g
     });
     if (!matrix.models.length || !matrix.gpus.length) caption += ' — ' + ctx.t('matrix.empty');
-    // The caption first: its height places the rows. The text in a block of
-    // its own, so it wraps at the width in view rather than the table's.
+    // The caption and note first: the rows' places depend on them, and the
+    // window's layout is then the repaint's only one. The caption's text in
+    // a block of its own, so it wraps at the width in view, not the table's.
     var cap = $('#matrix caption');
     if (cap && cap.textContent !== caption) C.dom.replace(cap, el('span', { class: 'cap-text' }, caption));
+    $('#figure-note').textContent = figureNote(s);
     matrixView.render(matrix, { state: s, t: ctx.t, locale: locale(), lang: C.i18n.lang(), cnyPerUsd: ctx.app.cnyPerUsd,
       partial: !!opts.partial });
-    $('#figure-note').textContent = figureNote(s);
   }
 
   function matrixWindow(matrix) { return matrixView.windowFor(matrix, state()); }
