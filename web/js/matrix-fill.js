@@ -41,7 +41,7 @@
     if (view.metrics) return view.metrics;
     var t = view.table;
     view.metrics = { rowH: DEFAULT_SIZES.rowH, famH: DEFAULT_SIZES.famH, topH: DEFAULT_SIZES.topH, headH: DEFAULT_SIZES.headH,
-      cellW: cssPixels(t, '--cell-w', 62), leftW: cssPixels(t, '--name-w', 196) + cssPixels(t, '--size-w', 52) };
+      cellW: cssPixels(t, '--cell-w', 62), leftW: cssPixels(t, '--name-w', 196) + cssPixels(t, '--size-w', 60) };
     return view.metrics;
   }
 
