@@ -14,11 +14,12 @@
   var PENDING_CLASS = 'c st-pending';  // a cell whose figures are still loading
   var HEAD_ROWS = 2;       // class groups over GPU names (matrix-view.js)
   var LEAD_COLS = 2;       // model name and size, before the GPU columns
-  // Rows and columns written beyond those in view, and how close the view
-  // may come to the edge of what is written before the window moves: a
-  // flick of the wheel (about 100 px, three rows) stays inside.
-  var OVERSCAN = { rows: 8, cols: 4 };
-  var MARGIN = { rows: 3, cols: 1 };
+  // Rows and columns written beyond those in view (a repaint's cost grows
+  // with them), and how close the view may come to the edge of what is
+  // written before the window moves: a flick of the wheel (about 100 px,
+  // three rows) from the margin stays inside the rows written.
+  var OVERSCAN = { rows: 5, cols: 3 };
+  var MARGIN = { rows: 2, cols: 1 };
   // Sizes before the first measurement, as Chromium lays out the style
   // sheet: rows 34 px (td.c height), family rows 22 px, the head 88 px
   // (three lines of GPU name and memory) under a 31 px caption; the widths
@@ -111,12 +112,17 @@
     var size = tr.appendChild(document.createElement('td'));
     size.className = 'size';
     if (win.c0 > 0) tr.appendChild(pad(win.c0));
-    var rec = { tr: tr, th: th, size: size, item: item, modelId: null, name: null, sizeText: null, tds: [], cls: [], text: [] };
+    var rec = { tr: tr, th: th, size: size, item: item, modelId: null, name: null, sizeText: null, tds: [], texts: [], cls: [], text: [] };
     for (var k = win.c0; k < win.c1; k++) {
       var td = tr.appendChild(document.createElement('td'));
       td.dataset.gpuId = view.matrix.gpus[view.cols[k]].id;
       td.setAttribute('aria-colindex', k + LEAD_COLS + 1);
+      // The text sits in a box of fixed size (CSS .cv: contain strict), so
+      // a new figure lays out that box alone, not the table around it.
+      var box = td.appendChild(document.createElement('div'));
+      box.className = 'cv';
       rec.tds.push(td);
+      rec.texts.push(box.appendChild(document.createTextNode('')));
       rec.cls.push(null);
       rec.text.push(null);
     }
@@ -146,7 +152,7 @@
       var i = k - win.c0, cell = cellsRow ? cellsRow[view.cols[k]] : null;
       var cls = cellClass(cell, view.firsts[k]), text = cellText(cell, view.fmt);
       if (cls !== rec.cls[i]) { rec.tds[i].className = cls; rec.cls[i] = cls; }
-      if (text !== rec.text[i]) { rec.tds[i].textContent = text; rec.text[i] = text; }
+      if (text !== rec.text[i]) { rec.texts[i].data = text; rec.text[i] = text; }
     }
   }
 
