@@ -8,6 +8,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "caliper/api.hpp"
 
@@ -43,8 +44,9 @@ std::string version() { return loadedCatalog ? caliper::versionString(*loadedCat
 // catalog (370 KB) or a whole-catalog matrix (870 KB) before the browser has
 // optimised that code. The page encodes and decodes with TextEncoder and
 // TextDecoder instead, natively.
-std::string textInputs[2];  // the request, or the two catalog texts
-std::string lastAnswer;     // valid until the next call
+std::string textInputs[2];      // the request, or the two catalog texts
+std::string lastAnswer;         // valid until the next call
+std::vector<double> lastValues;  // a matrix's cells as numbers (cells_layout "values")
 
 // Far above the largest text the engine accepts (a 16 MiB catalog), so the
 // engine itself reports texts just over its limits; beyond this the door
@@ -74,7 +76,12 @@ emscripten::val textInput(int slot, double bytes) {
 std::string callByName(const std::string& name) {
     if (name == "loadCatalog") return loadCatalog(textInputs[0], textInputs[1]);
     if (name == "estimate") return withRequest<caliper::estimateJson>(textInputs[0]);
-    if (name == "matrix") return withRequest<caliper::matrixJson>(textInputs[0]);
+    if (name == "matrix") {
+        if (!loadedCatalog) return kNoCatalog;
+        caliper::ApiResponse response = caliper::matrixValues(*loadedCatalog, textInputs[0]);
+        lastValues = std::move(response.values);
+        return std::move(response.json);
+    }
     if (name == "recommend") return withRequest<caliper::recommendJson>(textInputs[0]);
     if (name == "inventory") return withRequest<caliper::inventoryJson>(textInputs[0]);
     if (name == "limits") return withRequest<caliper::limitsJson>(textInputs[0]);
@@ -86,8 +93,15 @@ std::string callByName(const std::string& name) {
 
 // Runs `name` on the inputs; the answer's UTF-8 bytes, valid until the next call.
 emscripten::val callText(const std::string& name) {
+    lastValues.clear();
     lastAnswer = callByName(name);
     return bytesOf(lastAnswer);
+}
+
+// The last matrix's cells as numbers (a Float64Array over the module's
+// memory, valid until the next call; empty unless it asked for "values").
+emscripten::val cellValues() {
+    return emscripten::val(emscripten::typed_memory_view(lastValues.size(), lastValues.data()));
 }
 
 }  // namespace
@@ -105,4 +119,5 @@ EMSCRIPTEN_BINDINGS(caliper) {
     emscripten::function("version", &version);
     emscripten::function("textInput", &textInput);
     emscripten::function("callText", &callText);
+    emscripten::function("cellValues", &cellValues);
 }

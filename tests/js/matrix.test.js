@@ -39,14 +39,27 @@ function fakeEngine(calls, allModels = MODELS, allGpus = GPUS) {
     : value.map((v) => (typeof v === 'object' ? Object.assign({ id: 'object' }, v) : Object.assign({}, list.find((x) => x.id === v)))));
   const index = (list, x) => list.findIndex((y) => y.id === x.id);
   return {
+    EngineError: function EngineError(e) { this.code = e.code; this.message = e.message; },
     matrix(req) {
       calls.push(req);
       const models = pick(allModels, req.model), gpus = pick(allGpus, req.gpu);
       const cells = models.map((m) => gpus.map((g) => Object.assign(cellFor(index(allModels, m), index(allGpus, g)),
         extraField ? { [extraField]: index(allGpus, g) } : {})));
+      const flat = [].concat(...cells);
+      if (req.cells_layout === 'values') {
+        // The engine's numbers: field by field, null as NaN, booleans as 1/0,
+        // status and strategy as indices into the lists it gives.
+        const fields = Object.keys(flat[0] || cellFor(0, 0)), status = ['fits', 'fits-multi', 'multi-node', 'no'];
+        const strategy = ['auto', 'single', 'ddp', 'zero1', 'zero2', 'zero3', 'fsdp', 'tensor', 'pipeline', 'layer-split'];
+        const values = new Float64Array(fields.length * flat.length);
+        fields.forEach((f, j) => flat.forEach((c, i) => {
+          const v = c[f];
+          values[j * flat.length + i] = v === null ? NaN : f === 'status' ? status.indexOf(v) : f === 'strategy' ? strategy.indexOf(v) : Number(v);
+        }));
+        return { ok: true, models, gpus, cell_values: { fields, cells: flat.length, status, strategy, values } };
+      }
       if (req.cells_layout !== 'columns') return { ok: true, models, gpus, cells };
       // The engine's compact form: one row-major array per field.
-      const flat = [].concat(...cells);
       const cellColumns = {};
       for (const key of Object.keys(flat[0] || {})) cellColumns[key] = flat.map((c) => c[key]);
       return { ok: true, models, gpus, cell_columns: cellColumns };
@@ -140,6 +153,23 @@ test('cells from the column layout carry every field the engine sent, a new one 
       assert.deepEqual(Object.assign({}, cell), want, `cell ${i} × ${j}${extra ? ' with ' + extra : ''}`);
     }));
   }
+  extraField = null;
+});
+
+test('cells from the values layout read back as the engine\'s cells: nulls, booleans, names', () => {
+  const calls = [];
+  C.engine = Object.assign(fakeEngine(calls), { takesValues: () => true });
+  data.clearCache();
+  const job = data.start(S.defaults(), null, 1);
+  data.loadRest(job);
+  assert.equal(calls[calls.length - 1].cells_layout, 'values', 'the page asks for values when the engine takes them');
+  job.matrix.cells.forEach((row, i) => row.forEach((cell, j) => {
+    assert.deepEqual(Object.assign({}, cell), cellFor(i, j), `cell ${i} × ${j}`);
+  }));
+  // A field the page does not know: refused as a mismatch, not misread.
+  extraField = 'kv_pool_gib';
+  data.clearCache();
+  assert.throws(() => data.loadRest(data.start(S.defaults(), null, 1)), (e) => e.code === 'engine_mismatch');
   extraField = null;
 });
 

@@ -79,6 +79,21 @@ test('the byte door answers exactly what the string functions answer', async () 
     assert.strictEqual(callBytes(engine, name, [request]), engine[name](request), name);
   }
   assert.strictEqual(callBytes(engine, 'listModels', []), engine.listModels());
+  // The matrix as numbers: the figures of the column layout, field by field.
+  const lora = { model: 'all', gpu: 'all', task: 'finetune', method: 'lora' };
+  const columns = JSON.parse(engine.matrix(JSON.stringify({ ...lora, cells_layout: 'columns' }))).cell_columns;
+  const described = JSON.parse(callBytes(engine, 'matrix', [JSON.stringify({ ...lora, cells_layout: 'values' })])).cell_values;
+  const values = new Float64Array(engine.cellValues());
+  assert.strictEqual(values.length, described.fields.length * described.cells);
+  described.fields.forEach((field, f) => {
+    const read = Array.from(values.subarray(f * described.cells, (f + 1) * described.cells), (v) => (Number.isNaN(v) ? null
+      : field === 'status' || field === 'strategy' ? described[field][v] : field === 'fits_one' || field === 'needs_nvlink' ? v === 1 : v));
+    assert.deepStrictEqual(read, columns[field], field);
+  });
+  callBytes(engine, 'caveats', []);
+  assert.strictEqual(engine.cellValues().length, 0, 'numbers only for the call that asked for them');
+  assert.strictEqual(JSON.parse(engine.matrix(JSON.stringify({ ...lora, cells_layout: 'values' }))).error.path, '/cells_layout',
+    'the string door has nowhere to put numbers');
   // Refused, never thrown: an unknown function, a slot or size out of range.
   assert.strictEqual(JSON.parse(callBytes(engine, 'nope', [])).error.code, 'unknown_function');
   assert.strictEqual(engine.textInput(2, 10), null);

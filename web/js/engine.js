@@ -103,6 +103,19 @@
     return invoke(name, [typeof request === 'string' ? request : JSON.stringify(request)]);
   }
 
+  // Whether matrix requests may ask for cells_layout "values" (the byte door).
+  function takesValues() {
+    return !!(instance && encoder && decoder && typeof instance.cellValues === 'function');
+  }
+
+  // A matrix; with cells_layout "values" the answer's cell_values gets the
+  // numbers (copied out of the module's memory before the next call).
+  function matrix(request) {
+    var out = call('matrix', request);
+    if (out.cell_values) out.cell_values.values = new Float64Array(instance.cellValues());
+    return out;
+  }
+
   function loadCatalog(gpusText, modelsText) {
     var summary = invoke('loadCatalog', [gpusText, modelsText]);
     catalogTexts = { gpus: gpusText, models: modelsText };
@@ -159,7 +172,8 @@
     loadCatalog: loadCatalog,
     catalogTexts: function () { return catalogTexts; },
     estimate: function (req) { return call('estimate', req); },
-    matrix: function (req) { return call('matrix', req); },
+    matrix: matrix,
+    takesValues: takesValues,
     recommend: function (req) { return call('recommend', req); },
     inventory: function (req) { return call('inventory', req); },
     limits: function (req) { return call('limits', req); },

@@ -81,16 +81,6 @@
     return number(locale, v, v >= 100 ? 0 : 1) + ' GiB';
   }
 
-  // Builds the formats a matrix cell and the size column use (the first
-  // one built loads the locale's data), before they are needed.
-  function warm(locale) {
-    compact(locale, 1);
-    compact(locale, 10);
-    compact(locale, 1000);
-    params(locale, 10);
-    params(locale, 1);
-  }
-
   function params(locale, billions) {
     if (!isNum(billions)) return '—';
     var d = billions >= 100 ? 0 : billions >= 10 ? 0 : 1;
@@ -139,7 +129,7 @@
   }
 
   var api = {
-    number: number, compact: compact, money: money, moneyField: moneyField, gib: gib, params: params, warm: warm,
+    number: number, compact: compact, money: money, moneyField: moneyField, gib: gib, params: params,
     duration: duration, durationShort: durationShort, seconds: seconds, power: power, parseInput: parseInput,
     isNum: isNum
   };

@@ -75,11 +75,19 @@
   function render(options) {
     C.controls.sync(app.state);
     syncPresets();
+    // Attributes written only when they change: a write restyles what
+    // depends on them even with the same value (body[data-view] the page).
     C.dom.$all('.tabs [data-view]').forEach(function (b) {
-      if (b.dataset.view === app.state.view) b.setAttribute('aria-current', 'page'); else b.removeAttribute('aria-current');
+      var current = b.dataset.view === app.state.view;
+      if (current !== b.hasAttribute('aria-current')) {
+        if (current) b.setAttribute('aria-current', 'page'); else b.removeAttribute('aria-current');
+      }
     });
-    C.dom.$all('[data-view-panel]').forEach(function (p) { p.hidden = p.dataset.viewPanel !== app.state.view; });
-    document.body.dataset.view = app.state.view;
+    C.dom.$all('[data-view-panel]').forEach(function (p) {
+      var hidden = p.dataset.viewPanel !== app.state.view;
+      if (p.hidden !== hidden) p.hidden = hidden;
+    });
+    if (document.body.dataset.view !== app.state.view) document.body.dataset.view = app.state.view;
     if (!app.ready) return;
     if (app.state.view === 'matrix') {
       C.matrixFlow.render(options.t0);
@@ -195,11 +203,6 @@
     // Boot steps, in ms since the page started loading (for the benchmark).
     // The engine and the catalog text unpack side by side.
     timings.boot = { scriptsReady: round(performance.now()) };
-    // While the engine compiles (off this thread), the number formats the
-    // first matrix uses: the first Intl.NumberFormat of a page loads the
-    // locale data (about 30 ms in Chromium), which would otherwise fall on
-    // the first paint.
-    setTimeout(function () { C.format.warm(C.i18n.locale()); }, 0);
     Promise.all([C.engine.init().then(function () { timings.boot.engineReady = round(performance.now()); }),
       C.engine.pageCatalog().then(function (texts) { timings.boot.catalogUnpacked = round(performance.now()); return texts; })
     ]).then(function (done) {

@@ -126,6 +126,37 @@
     this.usd_per_million_tokens = c.usd_per_million_tokens[i];
   }
 
+  // Cell i of the engine's "values" layout (cell_values: each field's
+  // numbers, null as NaN, status and strategy as indices into its lists).
+  function ValueCell(f, i) {
+    this.cost_usd = orNull(f.cost_usd[i]);
+    this.decode_tokens_per_s = orNull(f.decode_tokens_per_s[i]);
+    this.fits_one = f.fits_one[i] === 1;
+    this.gpus_needed = orNull(f.gpus_needed[i]);
+    this.needs_nvlink = f.needs_nvlink[i] === 1;
+    this.nodes = f.nodes[i];
+    this.prefill_tokens_per_s = orNull(f.prefill_tokens_per_s[i]);
+    this.status = f.statusNames[f.status[i]];
+    this.strategy = f.strategyNames[f.strategy[i]];
+    this.total_gib = orNull(f.total_gib[i]);
+    this.train_hours = orNull(f.train_hours[i]);
+    this.train_tokens_per_s = orNull(f.train_tokens_per_s[i]);
+    this.usd_per_hour = orNull(f.usd_per_hour[i]);
+    this.usd_per_million_tokens = orNull(f.usd_per_million_tokens[i]);
+  }
+
+  function orNull(v) { return v === v ? v : null; }  // NaN stands for null
+
+  function valueMaker(cv) {
+    var known = cv.fields.length === CELL_FIELDS.length && CELL_FIELDS.every(function (k) { return cv.fields.indexOf(k) >= 0; });
+    if (!known || cv.values.length !== cv.fields.length * cv.cells) {
+      throw new C.engine.EngineError({ code: 'engine_mismatch', message: 'the engine sent cell values the page cannot read' });
+    }
+    var f = { statusNames: cv.status, strategyNames: cv.strategy };
+    cv.fields.forEach(function (k, j) { f[k] = cv.values.subarray(j * cv.cells, (j + 1) * cv.cells); });
+    return function (i) { return new ValueCell(f, i); };
+  }
+
   // A cell maker for this answer's columns: the fixed shape when the engine
   // sent exactly the contract's fields, a copy of every field otherwise.
   function cellMaker(columns) {
@@ -143,8 +174,10 @@
   // rejects them, become empty cells and the first rejection is kept on
   // the job for the page to show.
   function callBlock(job, rows, cols) {
-    // The compact layout: a third of the text to write, pass and parse.
-    var req = Object.assign(workload(job.req), rows.spec, cols.spec, { cells_layout: 'columns' });
+    // The cells as numbers where the engine hands them over so, else the
+    // compact text layout (a third of the text of cell objects).
+    var layout = C.engine.takesValues && C.engine.takesValues() ? 'values' : 'columns';
+    var req = Object.assign(workload(job.req), rows.spec, cols.spec, { cells_layout: layout });
     var out;
     try {
       out = C.engine.matrix(req);
@@ -158,7 +191,7 @@
       throw new C.engine.EngineError({ code: 'engine_mismatch', message: 'the engine answered a different selection than the page asked for' });
     }
     if (typeof out.cny_per_usd === 'number') job.cnyPerUsd = out.cny_per_usd;
-    var makeCell = cellMaker(out.cell_columns), width = cols.at.length;
+    var makeCell = out.cell_values ? valueMaker(out.cell_values) : cellMaker(out.cell_columns), width = cols.at.length;
     for (var i = 0; i < rows.at.length; i++) {
       var row = rowArray(job, rows.at[i]);
       for (var j = 0; j < width; j++) row[cols.at[j]] = makeCell(i * width + j);

@@ -4,6 +4,7 @@
 // throws; rejected input comes back as {"ok":false,"error":{...}}.
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "caliper/catalog.hpp"
 
@@ -12,6 +13,7 @@ namespace caliper {
 struct ApiResponse {
     std::string json;
     int status = 0;  // 0 ok, 2 input rejected, 1 internal failure (CLI exit status)
+    std::vector<double> values;  // matrixValues: the cells as numbers (the text says how to read them)
 };
 
 // Reads data/gpus.json and data/models.json texts. Throws InputError whose
@@ -24,6 +26,9 @@ ApiResponse loadCatalogJson(std::string_view gpusJson, std::string_view modelsJs
 
 ApiResponse estimateJson(const Catalog& catalog, std::string_view requestJson, bool pretty = false);
 ApiResponse matrixJson(const Catalog& catalog, std::string_view requestJson, bool pretty = false);
+// The same matrix; with cells_layout "values" (only here) the cells come as
+// numbers in `values`, described by the answer's "cell_values".
+ApiResponse matrixValues(const Catalog& catalog, std::string_view requestJson);
 ApiResponse recommendJson(const Catalog& catalog, std::string_view requestJson, bool pretty = false);
 ApiResponse inventoryJson(const Catalog& catalog, std::string_view requestJson, bool pretty = false);
 ApiResponse limitsJson(const Catalog& catalog, std::string_view requestJson, bool pretty = false);

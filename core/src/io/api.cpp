@@ -29,15 +29,15 @@ std::string dump(std::string text, bool) { return text; }
 template <class Body>
 ApiResponse guarded(bool pretty, Body&& body) {
     try {
-        return ApiResponse{dump(body(), pretty), 0};
+        return ApiResponse{dump(body(), pretty), 0, {}};
     } catch (const InputError& e) {
-        return ApiResponse{dump(io::errorToJson(e.error()), pretty), 2};
+        return ApiResponse{dump(io::errorToJson(e.error()), pretty), 2, {}};
     } catch (const std::bad_alloc&) {
-        return ApiResponse{dump(io::errorToJson({"out_of_memory", "the request needs more memory than available", ""}), pretty), 1};
+        return ApiResponse{dump(io::errorToJson({"out_of_memory", "the request needs more memory than available", ""}), pretty), 1, {}};
     } catch (const std::exception& e) {
-        return ApiResponse{dump(io::errorToJson({"internal_error", e.what(), ""}), pretty), 1};
+        return ApiResponse{dump(io::errorToJson({"internal_error", e.what(), ""}), pretty), 1, {}};
     } catch (...) {
-        return ApiResponse{dump(io::errorToJson({"internal_error", "unknown failure", ""}), pretty), 1};
+        return ApiResponse{dump(io::errorToJson({"internal_error", "unknown failure", ""}), pretty), 1, {}};
     }
 }
 
@@ -68,7 +68,14 @@ ApiResponse estimateJson(const Catalog& catalog, std::string_view requestJson, b
 }
 
 ApiResponse matrixJson(const Catalog& catalog, std::string_view requestJson, bool pretty) {
-    return guarded(pretty, [&] { return io::matrixText(catalog, parseRequest(requestJson), pretty); });
+    return guarded(pretty, [&] { return io::matrixText(catalog, parseRequest(requestJson), pretty, nullptr); });
+}
+
+ApiResponse matrixValues(const Catalog& catalog, std::string_view requestJson) {
+    std::vector<double> values;
+    ApiResponse response = guarded(false, [&] { return io::matrixText(catalog, parseRequest(requestJson), false, &values); });
+    if (response.status == 0) response.values = std::move(values);
+    return response;
 }
 
 ApiResponse recommendJson(const Catalog& catalog, std::string_view requestJson, bool pretty) {

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <iterator>
+#include <limits>
 #include <string_view>
 
 #include "caliper/engine/matrix.hpp"
@@ -165,24 +167,77 @@ private:
 struct CellField {
     std::string_view key;
     void (*write)(TextWriter& out, const MatrixCell& c);
+    double (*value)(const MatrixCell& c);  // the "values" layout: see writeCellValues
 };
 
+constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();  // null in the "values" layout
+
+double valueOf(const std::optional<double>& v) { return v && std::isfinite(*v) ? tidy(*v) : kNoValue; }
+double valueOf(bool v) { return v ? 1.0 : 0.0; }
+
 const CellField kCellFields[] = {
-    {"cost_usd", [](TextWriter& o, const MatrixCell& c) { o.number(c.costUsd); }},
-    {"decode_tokens_per_s", [](TextWriter& o, const MatrixCell& c) { o.number(c.decodeTokensPerS); }},
-    {"fits_one", [](TextWriter& o, const MatrixCell& c) { o.put(c.fitsOne ? "true" : "false"); }},
-    {"gpus_needed", [](TextWriter& o, const MatrixCell& c) { c.gpusNeeded ? o.integer(*c.gpusNeeded) : o.put("null"); }},
-    {"needs_nvlink", [](TextWriter& o, const MatrixCell& c) { o.put(c.needsNvlink ? "true" : "false"); }},
-    {"nodes", [](TextWriter& o, const MatrixCell& c) { o.integer(c.nodes); }},
-    {"prefill_tokens_per_s", [](TextWriter& o, const MatrixCell& c) { o.number(c.prefillTokensPerS); }},
-    {"status", [](TextWriter& o, const MatrixCell& c) { o.quoted(toString(c.status)); }},
-    {"strategy", [](TextWriter& o, const MatrixCell& c) { o.quoted(toString(c.strategy)); }},
-    {"total_gib", [](TextWriter& o, const MatrixCell& c) { o.number(c.totalGiB); }},
-    {"train_hours", [](TextWriter& o, const MatrixCell& c) { o.number(c.trainHours); }},
-    {"train_tokens_per_s", [](TextWriter& o, const MatrixCell& c) { o.number(c.trainTokensPerS); }},
-    {"usd_per_hour", [](TextWriter& o, const MatrixCell& c) { o.number(c.usdPerHour); }},
-    {"usd_per_million_tokens", [](TextWriter& o, const MatrixCell& c) { o.number(c.usdPerMillionTokens); }},
+    {"cost_usd", [](TextWriter& o, const MatrixCell& c) { o.number(c.costUsd); },
+     [](const MatrixCell& c) { return valueOf(c.costUsd); }},
+    {"decode_tokens_per_s", [](TextWriter& o, const MatrixCell& c) { o.number(c.decodeTokensPerS); },
+     [](const MatrixCell& c) { return valueOf(c.decodeTokensPerS); }},
+    {"fits_one", [](TextWriter& o, const MatrixCell& c) { o.put(c.fitsOne ? "true" : "false"); },
+     [](const MatrixCell& c) { return valueOf(c.fitsOne); }},
+    {"gpus_needed", [](TextWriter& o, const MatrixCell& c) { c.gpusNeeded ? o.integer(*c.gpusNeeded) : o.put("null"); },
+     [](const MatrixCell& c) { return c.gpusNeeded ? static_cast<double>(*c.gpusNeeded) : kNoValue; }},
+    {"needs_nvlink", [](TextWriter& o, const MatrixCell& c) { o.put(c.needsNvlink ? "true" : "false"); },
+     [](const MatrixCell& c) { return valueOf(c.needsNvlink); }},
+    {"nodes", [](TextWriter& o, const MatrixCell& c) { o.integer(c.nodes); },
+     [](const MatrixCell& c) { return static_cast<double>(c.nodes); }},
+    {"prefill_tokens_per_s", [](TextWriter& o, const MatrixCell& c) { o.number(c.prefillTokensPerS); },
+     [](const MatrixCell& c) { return valueOf(c.prefillTokensPerS); }},
+    {"status", [](TextWriter& o, const MatrixCell& c) { o.quoted(toString(c.status)); },
+     [](const MatrixCell& c) { return static_cast<double>(c.status); }},
+    {"strategy", [](TextWriter& o, const MatrixCell& c) { o.quoted(toString(c.strategy)); },
+     [](const MatrixCell& c) { return static_cast<double>(c.strategy); }},
+    {"total_gib", [](TextWriter& o, const MatrixCell& c) { o.number(c.totalGiB); },
+     [](const MatrixCell& c) { return valueOf(std::optional<double>(c.totalGiB)); }},
+    {"train_hours", [](TextWriter& o, const MatrixCell& c) { o.number(c.trainHours); },
+     [](const MatrixCell& c) { return valueOf(c.trainHours); }},
+    {"train_tokens_per_s", [](TextWriter& o, const MatrixCell& c) { o.number(c.trainTokensPerS); },
+     [](const MatrixCell& c) { return valueOf(c.trainTokensPerS); }},
+    {"usd_per_hour", [](TextWriter& o, const MatrixCell& c) { o.number(c.usdPerHour); },
+     [](const MatrixCell& c) { return valueOf(c.usdPerHour); }},
+    {"usd_per_million_tokens", [](TextWriter& o, const MatrixCell& c) { o.number(c.usdPerMillionTokens); },
+     [](const MatrixCell& c) { return valueOf(c.usdPerMillionTokens); }},
 };
+
+// The names of the enums' values, in the enums' order: a "values" layout
+// cell holds the index into these lists.
+constexpr int kCellStatusCount = 4;  // CellStatus: Fits .. No
+constexpr int kStrategyCount = 10;   // Strategy: Auto .. LayerSplit
+
+template <class Enum>
+Json enumNames(int count) {
+    Json names = Json::array();
+    for (int i = 0; i < count; ++i) names.push_back(toString(static_cast<Enum>(i)));
+    return names;
+}
+
+// The cells as numbers, for the WebAssembly module (cells_layout "values"):
+// field by field, each field cell by cell in row-major order, every one a
+// double: null as NaN, true/false as 1/0, status and strategy as an index
+// into the name lists of the answer's "cell_values". The module hands them
+// to the page as one Float64Array: ten thousand cells with no text to
+// write, decode and parse. The answer's text says how to read them.
+Json writeCellValues(std::vector<double>& values, const std::vector<std::vector<MatrixCell>>& cells) {
+    const std::size_t count = cells.size() * (cells.empty() ? 0 : cells[0].size());
+    values.clear();
+    values.reserve(count * std::size(kCellFields));
+    Json fields = Json::array();
+    for (const CellField& f : kCellFields) {
+        fields.push_back(f.key);
+        for (const auto& row : cells) {
+            for (const MatrixCell& c : row) values.push_back(f.value(c));
+        }
+    }
+    return {{"fields", std::move(fields)}, {"cells", count},
+            {"status", enumNames<CellStatus>(kCellStatusCount)}, {"strategy", enumNames<Strategy>(kStrategyCount)}};
+}
 
 // Characters per cell, a little above what the catalog's matrices write
 // (about 296 as objects, 83 as columns), to reserve the text at once.
@@ -252,7 +307,7 @@ void appendCells(std::string& text, const std::vector<std::vector<MatrixCell>>& 
 
 }  // namespace
 
-std::string matrixText(const Catalog& catalog, const Json& request, bool pretty) {
+std::string matrixText(const Catalog& catalog, const Json& request, bool pretty, std::vector<double>* values) {
     std::vector<Warning> warnings;
     ScenarioOptions options;
     options.resolveModelAndGpu = false;
@@ -261,8 +316,14 @@ std::string matrixText(const Catalog& catalog, const Json& request, bool pretty)
     ObjectReader r(request, "");
     const int maxGpus = static_cast<int>(r.integerOr("max_gpus", kDefaultMatrixMaxGpus, 1, 1024));
     // "rows" (default): cells[model][gpu] objects; "columns": cell_columns,
-    // one array per field in row-major order.
-    const bool columns = r.enumOr("cells_layout", "rows", {"rows", "columns"}) == "columns";
+    // one array per field in row-major order; "values": the same as numbers
+    // beside the text (only where the caller takes them: the WebAssembly module).
+    const std::string layout = r.enumOr("cells_layout", "rows", {"rows", "columns", "values"});
+    if (layout == "values" && !values) {
+        fail("invalid_value", "/cells_layout",
+             "\"values\" hands the cells over as numbers, read through the WebAssembly module's byte door; "
+             "here the cells come as \"rows\" or \"columns\"");
+    }
 
     // Entries are catalog ids or, for a model the catalog lacks, objects (a
     // config.json, the catalog's shape); those live here.
@@ -293,11 +354,15 @@ std::string matrixText(const Catalog& catalog, const Json& request, bool pretty)
     out["models"] = std::move(modelList);
     out["gpus"] = std::move(gpuList);
     out["warnings"] = warningsToJson(warnings);
+    if (layout == "values") {
+        out["cell_values"] = writeCellValues(*values, cells);
+        return out.dump(pretty ? 2 : -1, ' ', false, Json::error_handler_t::replace);
+    }
     // The cells go last, written straight into the text; --pretty indents
     // that same text.
     std::string text = out.dump(-1, ' ', false, Json::error_handler_t::replace);
     text.pop_back();  // the closing brace
-    appendCells(text, cells, columns);
+    appendCells(text, cells, layout == "columns");
     if (!pretty) return text;  // moved out; a conditional expression would copy it
     return Json::parse(text).dump(2, ' ', false, Json::error_handler_t::replace);
 }
