@@ -4,24 +4,14 @@
 // reaches the column headers and arrows move along them, Enter opens the
 // scenario and closing it returns to the same cell. From the self-contained file.
 'use strict';
-const { test, before, after } = require('node:test');
+const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('path');
 const h = require('./support/harness.js');
 const cli = require('./support/cli.js');
 
-let browser, server, context, page, problems = [];
-
-before(async () => {
-  h.requireBuiltPages();
-  browser = await h.launchBrowser();
-  server = await h.startServer();
-  ({ context } = await h.watchedContext(browser, server.port, {}, problems));
-});
-after(async () => {
-  if (browser) await browser.close();
-  if (server) server.stop();
-});
+const env = h.oneOrigin();
+let page;
 
 // The focused element: a matrix cell's ids, whether it lies wholly inside
 // the scroll box below the sticky head and right of the sticky names, and
@@ -51,7 +41,7 @@ const press = async (key) => {
 
 test('Tab reaches the first cell; arrows move one cell and keep it in view', async () => {
   cli.requireCli();
-  page = await h.openPage(context, 'file://' + path.join(h.DIST, 'caliper.html'));
+  page = await h.openPage(env.context, 'file://' + path.join(h.DIST, 'caliper.html'));
   await h.waitRowsBuilt(page);
   const order = await page.evaluate(() => ({
     rows: [...document.querySelectorAll('#matrix tbody tr[data-model-id]')].map((tr) => tr.dataset.modelId),
@@ -120,4 +110,4 @@ test('Enter opens the scenario of the focused cell; closing returns to it', asyn
   assert.equal(back.gpu, at.gpu);
 });
 
-test('no console error, page error or dialog, and no request left the machine', () => h.assertClean(problems));
+test('no console error, page error or dialog, and no request left the machine', () => h.assertClean(env.problems));

@@ -3,25 +3,14 @@
 // The checks here are the layout ones a picture would show: nothing wider
 // than a phone's screen, the views filled in.
 'use strict';
-const { test, before, after } = require('node:test');
+const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
 const h = require('./support/harness.js');
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
-let browser, server, context, problems = [];
-
-before(async () => {
-  h.requireBuiltPages();
-  browser = await h.launchBrowser();
-  server = await h.startServer();
-  ({ context } = await h.watchedContext(browser, server.port, {}, problems));
-});
-after(async () => {
-  if (browser) await browser.close();
-  if (server) server.stop();
-});
+const env = h.oneOrigin();
 
 const fileUrl = (query = '', hash = '') => 'file://' + path.join(h.DIST, 'caliper.html') + (query ? '?' + query : '') + (hash ? '#' + hash : '');
 
@@ -34,7 +23,7 @@ async function shoot(page, name, options) {
 
 test('desktop views: matrix (en, zh), cell detail, recommend, inventory, own model', async () => {
   // The cells in view are written with the first paint; the rest (off screen) follow.
-  const page = await h.openPage(context, fileUrl());
+  const page = await h.openPage(env.context, fileUrl());
   await shoot(page, 'matrix-en');
 
   const fit = await page.$('#matrix td.c.st-multi');
@@ -72,15 +61,15 @@ test('desktop views: matrix (en, zh), cell detail, recommend, inventory, own mod
 });
 
 test('embed view in an iframe-sized window', async () => {
-  const embed = await h.watchedContext(browser, server.port, { viewport: { width: 900, height: 640 } }, problems);
-  const page = await h.openPage(embed.context, fileUrl('embed=1', 'q=Llama 3'));
+  const embed = await env.newContext({ viewport: { width: 900, height: 640 } });
+  const page = await h.openPage(embed, fileUrl('embed=1', 'q=Llama 3'));
   await shoot(page, 'embed');
-  await embed.context.close();
+  await embed.close();
 });
 
 test('phone width (390 px): no sideways scrolling of the page', async () => {
-  const phone = await h.watchedContext(browser, server.port, PHONE, problems);
-  const page = await h.openPage(phone.context, fileUrl());
+  const phone = await env.newContext(PHONE);
+  const page = await h.openPage(phone, fileUrl());
   await shoot(page, 'phone-matrix');
   await page.evaluate(() => document.querySelector('#matrix-wrap').scrollIntoView());
   await shoot(page, 'phone-matrix-table');
@@ -101,7 +90,7 @@ test('phone width (390 px): no sideways scrolling of the page', async () => {
   await cell.click();
   await page.waitForSelector('#detail[open]');
   await shoot(page, 'phone-detail');
-  await phone.context.close();
+  await phone.close();
 });
 
-test('no console error, page error or dialog, and no request left the machine', () => h.assertClean(problems));
+test('no console error, page error or dialog, and no request left the machine', () => h.assertClean(env.problems));

@@ -148,6 +148,26 @@ async function screenshot(page, name, options = {}) {
   await page.screenshot({ path: path.join(SCREENSHOTS, name + '.png'), ...options });
 }
 
+// A browser, the local server and one watched context for a file of tests
+// that need no second door. Returns an object that holds, once the tests
+// run: context, problems, and newContext(options) for another watched
+// context (another viewport) whose problems count with the first's.
+function oneOrigin() {
+  const env = { problems: [] };
+  before(async () => {
+    requireBuiltPages();
+    env.browser = await launchBrowser();
+    env.server = await startServer();
+    ({ context: env.context } = await watchedContext(env.browser, env.server.port, {}, env.problems));
+  });
+  after(async () => {
+    if (env.browser) await env.browser.close();
+    if (env.server) env.server.stop();
+  });
+  env.newContext = async (options) => (await watchedContext(env.browser, env.server.port, options, env.problems)).context;
+  return env;
+}
+
 // Registers the same tests over both doors. register(env) gets an object that
 // holds, once the suite runs: name ('http' | 'file'), port, base (page URL),
 // context (a watched browser context), problems, and url(hash) to build URLs.
@@ -193,5 +213,5 @@ function forEachOrigin(title, register) {
 
 module.exports = {
   ROOT, DIST, SCREENSHOTS, WAIT_MS, requireBuiltPages, launchBrowser, startServer, origins, isLocal,
-  watchedContext, assertClean, openPage, waitReady, waitRowsBuilt, scrollMatrix, scrollToCell, pageState, screenshot, forEachOrigin,
+  watchedContext, assertClean, openPage, waitReady, waitRowsBuilt, scrollMatrix, scrollToCell, pageState, screenshot, forEachOrigin, oneOrigin,
 };
