@@ -1,8 +1,9 @@
-// Writes the matrix body: only the rows and columns in view, with a margin
-// (matrix-window.js says which), between spacers as tall and as wide as the
-// rest. A repaint writes about a thousand cells whatever the catalog's size;
-// scrolling writes the new window once a frame at most, before the view
-// reaches its edge. Printing writes every row and column.
+// Writes the matrix's head columns and body: only the rows and columns in
+// view, with a margin (matrix-window.js says which), between spacers as tall
+// and as wide as the rest. A repaint writes a few hundred cells whatever the
+// catalog's size, in place when the window is the same; scrolling writes the
+// new window once a frame at most, before the view reaches its edge.
+// Printing writes every row and column.
 // The table says how many rows and columns it has (aria-rowcount,
 // aria-colcount) and where each written one sits (aria-rowindex,
 // aria-colindex); it is aria-busy (and data-pending) while only the cells
