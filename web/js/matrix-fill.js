@@ -262,13 +262,17 @@
       opts: { locale: ctx.locale, currency: ctx.state.cur, cnyPerUsd: ctx.cnyPerUsd } };
     view.partial = !!ctx.partial;
     setBusy(view, view.partial);
+    var first = !view.win;
     writeWindow(view, windowNow(view));
     if (!view.measured && measure(view)) relayout(view);
     // The box read again, laid out: if it changed (the matrix grew or
     // shrank, the page scrolled meanwhile) and the window no longer covers
-    // the view, write it again.
+    // the view, write it again. The first window is the empty box's (its
+    // least height): the rows that the grown box adds lie below the fold of
+    // the page and follow on the next frame.
     var now = W.visible(view.lay, view.cols.length, readBox(view), metrics(view), null);
-    if (!W.covers(view.win, now, { rows: 0, cols: 0 }, view.lay.items.length, view.cols.length)) writeWindow(view, windowNow(view));
+    if (W.covers(view.win, now, { rows: 0, cols: 0 }, view.lay.items.length, view.cols.length)) return;
+    if (first) follow(view); else writeWindow(view, windowNow(view));
   }
 
   // Scrolling and resizing: a new window once the view nears the edge of
