@@ -102,32 +102,13 @@
 
   var REJECTED_CELL = { status: 'no', gpus_needed: null };
 
-  // Cell i of the engine's compact form (cells_layout "columns": one
-  // row-major array per field) as the object the rest of the page reads.
-  // The fields of CONTRACT.md's matrix cell are copied by name (one object
-  // shape for every cell: ten thousand of them take a few milliseconds);
-  // a field the engine adds later is copied too.
+  // The fields of CONTRACT.md's matrix cell, which the "values" layout carries.
   var CELL_FIELDS = ['cost_usd', 'decode_tokens_per_s', 'fits_one', 'gpus_needed', 'needs_nvlink', 'nodes', 'prefill_tokens_per_s',
     'status', 'strategy', 'total_gib', 'train_hours', 'train_tokens_per_s', 'usd_per_hour', 'usd_per_million_tokens'];
-  function Cell(c, i) {
-    this.cost_usd = c.cost_usd[i];
-    this.decode_tokens_per_s = c.decode_tokens_per_s[i];
-    this.fits_one = c.fits_one[i];
-    this.gpus_needed = c.gpus_needed[i];
-    this.needs_nvlink = c.needs_nvlink[i];
-    this.nodes = c.nodes[i];
-    this.prefill_tokens_per_s = c.prefill_tokens_per_s[i];
-    this.status = c.status[i];
-    this.strategy = c.strategy[i];
-    this.total_gib = c.total_gib[i];
-    this.train_hours = c.train_hours[i];
-    this.train_tokens_per_s = c.train_tokens_per_s[i];
-    this.usd_per_hour = c.usd_per_hour[i];
-    this.usd_per_million_tokens = c.usd_per_million_tokens[i];
-  }
 
   // Cell i of the engine's "values" layout (cell_values: each field's
-  // numbers, null as NaN, status and strategy as indices into its lists).
+  // numbers, null as NaN, status and strategy as indices into its lists),
+  // built with one object shape: ten thousand take a few milliseconds.
   function ValueCell(f, i) {
     this.cost_usd = orNull(f.cost_usd[i]);
     this.decode_tokens_per_s = orNull(f.decode_tokens_per_s[i]);
@@ -157,12 +138,11 @@
     return function (i) { return new ValueCell(f, i); };
   }
 
-  // A cell maker for this answer's columns: the fixed shape when the engine
-  // sent exactly the contract's fields, a copy of every field otherwise.
+  // Cell i of the compact text layout (cells_layout "columns": one
+  // row-major array per field), for engines without the byte door: every
+  // field the engine sent.
   function cellMaker(columns) {
     var keys = Object.keys(columns);
-    var known = keys.length === CELL_FIELDS.length && CELL_FIELDS.every(function (k) { return Array.isArray(columns[k]); });
-    if (known) return function (i) { return new Cell(columns, i); };
     return function (i) {
       var cell = {};
       for (var k = 0; k < keys.length; k++) cell[keys[k]] = columns[keys[k]][i];
