@@ -197,8 +197,7 @@
     }
     var runGroup = null, runTh = null;
     for (var k = c0; k < c1; k++) {
-      var g = matrix.gpus[cols[k]];
-      var startsGroup = k > 0 && g.group !== matrix.gpus[cols[k - 1]].group;
+      var g = matrix.gpus[cols[k]], startsGroup = view.firsts[k];
       if (k === c0 || g.group !== runGroup) {
         runGroup = g.group;
         runTh = el('th', { scope: 'colgroup', colspan: 1, class: 'grp' + (startsGroup ? ' first' : '') },
@@ -210,7 +209,7 @@
       var th = sortHeader(gpuLabel(g, ctx), 'gpu', ctx, g.id);
       th.firstChild.tabIndex = -1;  // reached with ArrowUp from the cells (matrix-keys.js)
       th.dataset.gpuId = g.id;
-      th.setAttribute('aria-colindex', k + 3);
+      th.setAttribute('aria-colindex', k + 3);  // after the model and size columns, counted from 1
       th.className = 'gcol' + (startsGroup ? ' first' : '');
       head.names.appendChild(th);
     }
