@@ -22,7 +22,7 @@ async function shoot(page, name, options) {
 }
 
 test('desktop views: matrix (en, zh), cell detail, recommend, inventory, own model', async () => {
-  // The cells in view are written with the first paint; the rest (off screen) follow.
+  // The cells in view are written with the first paint.
   const page = await h.openPage(env.context, fileUrl());
   await shoot(page, 'matrix-en');
 

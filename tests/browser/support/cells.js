@@ -10,8 +10,8 @@ const cli = require('./cli.js');
 const STATUS_CLASS = { fits: 'st-fits', 'fits-multi': 'st-multi', 'multi-node': 'st-nodes', no: 'st-no' };
 
 // Loaded cells in the matrix's visible area (pending ones skipped), in DOM
-// order. The page rewrites the cells in view at once on every change and the
-// others over the next frames, so these are current as soon as a change returns.
+// order. The page holds only the cells near the view and rewrites them on
+// every change, so these are current as soon as a change returns.
 function loadedCells(page) {
   return page.$$eval('#matrix td.c:not(.st-pending)', (tds) => {
     const view = document.querySelector('#matrix-wrap').getBoundingClientRect();
