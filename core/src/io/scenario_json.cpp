@@ -178,13 +178,26 @@ ModelSpec resolveModel(const Catalog& catalog, const Json& value, const std::str
     return modelFromJson(value, path, &warnings, false);
 }
 
+namespace {
+
+// "; did you mean 'A', 'B' or 'C'?" from the closest display names.
+std::string didYouMean(const std::vector<std::string>& names) {
+    if (names.empty()) return "";
+    std::string text = "; did you mean ";
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (i > 0) text += i + 1 == names.size() ? " or " : ", ";
+        text += "'" + names[i] + "'";
+    }
+    return text + "?";
+}
+
+}  // namespace
+
 GpuSpec resolveGpu(const Catalog& catalog, const Json& value, const std::string& path) {
     if (value.is_string()) {
         const std::string query = value.get<std::string>();
         if (const GpuSpec* gpu = findGpu(catalog, query)) return *gpu;
-        const std::string nearest = nearestGpuId(catalog, query);
-        fail("unknown_gpu", path,
-             "unknown GPU '" + query.substr(0, 100) + "'" + (nearest.empty() ? "" : "; did you mean '" + nearest + "'?"));
+        fail("unknown_gpu", path, "unknown GPU '" + query.substr(0, 100) + "'" + didYouMean(nearestGpuNames(catalog, query)));
     }
     if (!value.is_object()) failType("invalid_value", path, "a GPU id or a GPU object", value);
     // A card the catalog lacks: the user gives its figures; everything a
