@@ -198,3 +198,39 @@ TEST_CASE("hybrid and sparse-attention config.json files read their new fields",
     CHECK(dsa.sparse.indexTopk == 2048);
     CHECK(warnings.empty());
 }
+
+TEST_CASE("the fixed linear-attention state is held per sequence in serving memory", "[memory][hybrid]") {
+    // Qwen3.5-27B on one H200 in vLLM (state in the model's 16-bit dtype): 48
+    // Gated DeltaNet layers x (48 value heads x 128 x 128 + 3 x (2 x 16 x 128 +
+    // 48 x 128)) = 48 x 817,152 elements x 2 B = 78,446,592 B per sequence;
+    // 8 sequences = 627,572,736 B = 0.58447 GiB, whatever the context length.
+    for (const int prompt : {1024, 32768}) {
+        const std::string request = R"({"model":"qwen3.5-27b","gpu":"h200-sxm-141gb","gpu_count":1,"engine":"vllm","batch":8,"prompt_tokens":)" +
+                                    std::to_string(prompt) + R"(,"output_tokens":256})";
+        const caliper::ApiResponse response = caliper::estimateJson(caliper::test::projectCatalog(), request);
+        INFO(response.json.substr(0, 400));
+        REQUIRE(response.status == 0);
+        const Json result = Json::parse(response.json);
+        double stateGib = -1;
+        for (const Json& term : result.at("explain")) {
+            if (term.at("term") == "linear_state_gib") stateGib = term.at("value").get<double>();
+        }
+        CHECK(stateGib == Approx(627572736.0 / 1073741824.0).epsilon(1e-3));
+    }
+}
+
+TEST_CASE("more 2024-2026 releases match their published sizes", "[params][catalog]") {
+    // transformers docs qwen3_next: Qwen3-Next-80B-A3B has 80B total parameters.
+    CHECK(billions("qwen3-next-80b-a3b") == Approx(80).margin(0.5));
+    // Phi-4-Mini technical report (arXiv:2503.01743): 3.8B parameters.
+    CHECK(billions("phi-4-mini") == Approx(3.8).margin(0.05));
+    // Mistral-Small-3.1-24B-Instruct-2503 model card: 24B, text model plus vision encoder.
+    CHECK(billions("mistral-small-3.1-24b") == Approx(24).margin(0.5));
+    // Gemma 3 270M announcement: 170M embedding parameters and 100M in the transformer blocks.
+    const caliper::ParamCounts g = countParams(model("gemma-3-270m"));
+    CHECK(g.embedding / 1e6 == Approx(170).margin(5));
+    CHECK((g.total - g.embedding) / 1e6 == Approx(100).margin(5));
+    // Qwen2.5-Coder-7B has Qwen2.5-7B's layers (Qwen2.5-Coder report, Table 1):
+    // the exact safetensors count of Qwen2.5-7B, 7,615,616,512 (its card: "7.61B").
+    CHECK(countParams(model("qwen2.5-coder-7b")).total == 7615616512.0);
+}

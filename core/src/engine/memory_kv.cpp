@@ -105,37 +105,6 @@ CacheLayers cacheLayers(const ModelSpec& m, const ModelShape& shape) {
     return c;
 }
 
-void explainKv(const Inputs& in, const Layout& layout, double stageShare, double crossBytes, double bytes,
-               const Explain& ex) {
-    const Scenario& s = *in.scenario;
-    const LayerCache cache = layerCache(s, in.shape);
-    const CacheLayers layers = cacheLayers(s.model, in.shape);
-    const CacheTokens tokens = cacheTokens(s);
-    const double elementBytes = kvBytesPerElement(s.kvCache);
-    const std::string perLayer = s.model.attention == AttentionKind::Mla
-                                     ? (cache.shardable ? "MLA decompressed K and V per head" : "MLA latent + RoPE key")
-                                     : fmt("2 x %d KV heads x %.0f head dim", in.shape.kvHeads, in.shape.headDim);
-    ex.add("kv_bytes_per_token",
-           [&] { return fmt("%.0f elements per layer (%s) x %.4g bytes (%s) x %.0f layers%s", cache.elements, perLayer.c_str(),
-               elementBytes, toString(s.kvCache), layers.full + layers.sliding,
-               layers.sliding > 0
-                   ? fmt(" (%.0f of them capped at the %d-token window)", layers.sliding, s.model.slidingWindow).c_str()
-                   : ""); },
-           cache.elements * elementBytes * (layers.full + layers.sliding));
-    const char* layout0 = s.engine == Engine::LlamaCpp ? ", one n_ctx cache padded to 256 cells"
-                          : s.engine == Engine::Vllm   ? ", whole 16-token blocks"
-                                                       : "";
-    ex.add("kv_cache_gib",
-           [&] { return fmt("%.0f cached tokens per full layer (%lld sequences x %lld prompt + %lld output tokens%s) x bytes per "
-               "token%s%s%s",
-               tokens.full, static_cast<long long>(s.batch), static_cast<long long>(s.promptTokens),
-               static_cast<long long>(s.outputTokens), layout0,
-               layout.tp > 1 ? fmt(" x %.3g per tensor-parallel rank", headShare(cache, in.shape, layout.tp)).c_str() : "",
-               stageShare < 1 ? fmt(" x %.3g of the layers on this GPU", stageShare).c_str() : "",
-               crossBytes > 0 ? fmt(" + cross-attention %.3f GiB", bytesToGiB(crossBytes)).c_str() : ""); },
-           bytesToGiB(bytes));
-}
-
 // Bytes per element of the linear/SSM state: vLLM and SGLang keep it in the
 // model dtype (mamba_ssm_cache_dtype "auto"), llama.cpp in F32 (llama-memory-recurrent.cpp).
 double linearStateElementBytes(const Scenario& s) { return s.engine == Engine::LlamaCpp ? 4.0 : 2.0; }
@@ -154,6 +123,40 @@ double linearStateBytes(const Scenario& s, const Layout& layout, double stageSha
 // not split by tensor parallelism.
 double indexerBytesPerToken(const Scenario& s, const CacheLayers& layers) {
     return (layers.full + layers.sliding) * s.model.sparse.indexHeadDim * kvBytesPerElement(s.kvCache);
+}
+
+void explainKv(const Inputs& in, const Layout& layout, double stageShare, double crossBytes, double bytes,
+               const Explain& ex) {
+    const Scenario& s = *in.scenario;
+    const LayerCache cache = layerCache(s, in.shape);
+    const CacheLayers layers = cacheLayers(s.model, in.shape);
+    const CacheTokens tokens = cacheTokens(s);
+    const double elementBytes = kvBytesPerElement(s.kvCache);
+    const std::string perLayer = s.model.attention == AttentionKind::Mla
+                                     ? (cache.shardable ? "MLA decompressed K and V per head" : "MLA latent + RoPE key")
+                                     : fmt("2 x %d KV heads x %.0f head dim", in.shape.kvHeads, in.shape.headDim);
+    ex.add("kv_bytes_per_token",
+           [&] { return fmt("%.0f elements per layer (%s) x %.4g bytes (%s) x %.0f layers%s%s", cache.elements, perLayer.c_str(),
+               elementBytes, toString(s.kvCache), layers.full + layers.sliding,
+               layers.sliding > 0
+                   ? fmt(" (%.0f of them capped at the %d-token window)", layers.sliding, s.model.slidingWindow).c_str()
+                   : "",
+               s.model.sparse.indexHeadDim > 0
+                   ? fmt(" + a %d-wide sparse-attention indexer key per layer", s.model.sparse.indexHeadDim).c_str()
+                   : ""); },
+           cache.elements * elementBytes * (layers.full + layers.sliding) + indexerBytesPerToken(s, layers));
+    const char* layout0 = s.engine == Engine::LlamaCpp ? ", one n_ctx cache padded to 256 cells"
+                          : s.engine == Engine::Vllm   ? ", whole 16-token blocks"
+                                                       : "";
+    ex.add("kv_cache_gib",
+           [&] { return fmt("%.0f cached tokens per full layer (%lld sequences x %lld prompt + %lld output tokens%s) x bytes per "
+               "token%s%s%s",
+               tokens.full, static_cast<long long>(s.batch), static_cast<long long>(s.promptTokens),
+               static_cast<long long>(s.outputTokens), layout0,
+               layout.tp > 1 ? fmt(" x %.3g per tensor-parallel rank", headShare(cache, in.shape, layout.tp)).c_str() : "",
+               stageShare < 1 ? fmt(" x %.3g of the layers on this GPU", stageShare).c_str() : "",
+               crossBytes > 0 ? fmt(" + cross-attention %.3f GiB", bytesToGiB(crossBytes)).c_str() : ""); },
+           bytesToGiB(bytes));
 }
 
 }  // namespace
