@@ -4,13 +4,13 @@
 // (FlashAttention, checkpointing, KV dtype), then sharding and offload, then
 // changes to the job (adapters, quantization, shorter context, smaller
 // batch), then more GPUs.
-#include "caliper/engine/fit_suggestions.hpp"
+#include "caliper/answers/fit_suggestions.hpp"
 
 #include <functional>
 
-#include "caliper/engine/estimate.hpp"
-#include "caliper/engine/limits.hpp"
-#include "engine/sizing.hpp"
+#include "caliper/plan/estimate.hpp"
+#include "caliper/answers/limits.hpp"
+#include "memory/sizing.hpp"
 
 namespace caliper {
 

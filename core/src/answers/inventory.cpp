@@ -1,9 +1,9 @@
 // What owned GPUs can run: each model x task x GPU type is sized at the
 // fewest GPUs that fit and compared with the count owned.
-#include "caliper/engine/inventory.hpp"
+#include "caliper/answers/inventory.hpp"
 
-#include "caliper/engine/estimate.hpp"
-#include "caliper/engine/limits.hpp"
+#include "caliper/plan/estimate.hpp"
+#include "caliper/answers/limits.hpp"
 #include "caliper/error.hpp"
 
 namespace caliper {

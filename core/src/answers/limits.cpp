@@ -1,12 +1,12 @@
 // Inverse searches over the memory model. Memory grows monotonically with
 // context and batch, so each limit is a bisection over integers; every probe
 // is one plan evaluation without explanation.
-#include "caliper/engine/limits.hpp"
+#include "caliper/answers/limits.hpp"
 
 #include <algorithm>
 
-#include "caliper/engine/estimate.hpp"
-#include "engine/sizing.hpp"
+#include "caliper/plan/estimate.hpp"
+#include "memory/sizing.hpp"
 
 namespace caliper {
 

@@ -1,8 +1,8 @@
-#include "caliper/engine/matrix.hpp"
+#include "caliper/answers/matrix.hpp"
 
-#include "caliper/engine/cost.hpp"
-#include "caliper/engine/speed.hpp"
-#include "engine/prepared.hpp"
+#include "caliper/cost/cost.hpp"
+#include "caliper/speed/speed.hpp"
+#include "plan/prepared.hpp"
 
 namespace caliper {
 

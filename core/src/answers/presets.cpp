@@ -3,7 +3,7 @@
 // little (as the page does) so that models marketed as "7B" or "70B" whose
 // exact counts are 7.6B or 72.7B stay in their band. Contexts and batches
 // match the page's presets, so the page and the engine size the same job.
-#include "caliper/engine/presets.hpp"
+#include "caliper/answers/presets.hpp"
 
 #include <cmath>
 

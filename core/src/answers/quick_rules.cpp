@@ -1,10 +1,10 @@
 // Rules of thumb from the project's source articles (shared/seeds, cited by
 // file) and Transformer Math 101. They count parameters only: no KV cache,
 // no activations, no runtime overhead, no sharding.
-#include "caliper/engine/quick_rules.hpp"
+#include "caliper/answers/quick_rules.hpp"
 
 #include "caliper/units.hpp"
-#include "engine/sizing.hpp"
+#include "memory/sizing.hpp"
 
 namespace caliper {
 

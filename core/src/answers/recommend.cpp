@@ -1,14 +1,14 @@
 // Recommendation: size every GPU type for the workload, rank the
 // configurations by the objective, list the best and group them by tier.
-#include "caliper/engine/recommend.hpp"
+#include "caliper/answers/recommend.hpp"
 
 #include <algorithm>
 #include <array>
 #include <limits>
 
-#include "caliper/engine/estimate.hpp"
+#include "caliper/plan/estimate.hpp"
 #include "caliper/error.hpp"
-#include "engine/recommend_detail.hpp"
+#include "answers/recommend_detail.hpp"
 
 namespace caliper {
 

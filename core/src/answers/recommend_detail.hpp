@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "caliper/engine/recommend.hpp"
+#include "caliper/answers/recommend.hpp"
 
 namespace caliper::detail {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "engine/recommend_detail.hpp"
+#include "answers/recommend_detail.hpp"
 
 namespace caliper::detail {
 

@@ -1,7 +1,7 @@
 // Cost and power of a plan: cloud price per hour and per run, purchase
 // price, serving cost per million tokens, electrical power with the host's
 // share, energy per run, and the cooling / rack-power warnings.
-#include "caliper/engine/cost.hpp"
+#include "caliper/cost/cost.hpp"
 
 #include <algorithm>
 #include <cmath>

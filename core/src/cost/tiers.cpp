@@ -9,7 +9,7 @@
 // The table names cards, not rules; the rule below reproduces its rows from
 // catalog fields (class, memory, GPU count, nodes) so that every catalog card
 // gets a tier, including cards the article does not name.
-#include "caliper/engine/recommend.hpp"
+#include "caliper/answers/recommend.hpp"
 
 namespace caliper {
 

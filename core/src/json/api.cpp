@@ -4,13 +4,13 @@
 
 #include <exception>
 
-#include "caliper/engine/estimate.hpp"
-#include "io/gpu_json.hpp"
-#include "io/json_read.hpp"
-#include "io/model_json.hpp"
-#include "io/result_json.hpp"
-#include "io/scenario_json.hpp"
-#include "io/views_json.hpp"
+#include "caliper/plan/estimate.hpp"
+#include "json/catalog/gpu_json.hpp"
+#include "json/json_read.hpp"
+#include "json/catalog/model_json.hpp"
+#include "json/result_json.hpp"
+#include "json/scenario_json.hpp"
+#include "json/views_json.hpp"
 
 namespace caliper {
 

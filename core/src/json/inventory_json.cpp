@@ -14,10 +14,11 @@
 //   training: with a "task" it applies to that kind of job only.
 #include <algorithm>
 
-#include "caliper/engine/inventory.hpp"
-#include "io/result_json.hpp"
-#include "io/scenario_json.hpp"
-#include "io/views_json.hpp"
+#include "caliper/answers/inventory.hpp"
+#include "caliper/plan/compat.hpp"
+#include "json/result_json.hpp"
+#include "json/scenario_json.hpp"
+#include "json/views_json.hpp"
 
 namespace caliper::io {
 
@@ -25,10 +26,6 @@ namespace {
 
 constexpr std::size_t kMaxInventoryItems = 64;
 constexpr std::int64_t kInferenceOutputTokens = 512;  // generated tokens when only seq_len is given (the page's split)
-
-bool isInferenceEngine(Engine e) {
-    return e == Engine::Vllm || e == Engine::Sglang || e == Engine::TensorrtLlm || e == Engine::LlamaCpp;
-}
 
 bool has(const Json& request, const char* key) { return request.contains(key) && !request[key].is_null(); }
 
@@ -85,7 +82,7 @@ Json requestFor(const Json& request, bool inference) {
     for (const char* key : {"task", "method", "inventory", "model"}) out.erase(key);
     if (has(request, "engine")) {
         const Engine engine = parseEngine(request["engine"], "/engine");
-        if (engine != Engine::Transformers && isInferenceEngine(engine) != inference) out.erase("engine");
+        if (!engineRunsJob(engine, inference)) out.erase("engine");
     }
     if (has(request, "task")) {
         const bool requestIsInference = request["task"].is_string() && request["task"].get<std::string>() == "inference";

@@ -1,4 +1,4 @@
-#include "io/json_read.hpp"
+#include "json/json_read.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,11 +1,11 @@
 // The limits request: a scenario (model, gpu, gpu_count or "auto") and the
 // inverse questions on those GPUs: the longest context, the largest batch and
 // the best weight format that fit, each with the memory at that value.
-#include "caliper/engine/estimate.hpp"
-#include "caliper/engine/limits.hpp"
-#include "io/result_json.hpp"
-#include "io/scenario_json.hpp"
-#include "io/views_json.hpp"
+#include "caliper/plan/estimate.hpp"
+#include "caliper/answers/limits.hpp"
+#include "json/result_json.hpp"
+#include "json/scenario_json.hpp"
+#include "json/views_json.hpp"
 
 namespace caliper::io {
 

@@ -10,11 +10,11 @@
 #include <limits>
 #include <string_view>
 
-#include "caliper/engine/matrix.hpp"
-#include "io/gpu_selection.hpp"
-#include "io/result_json.hpp"
-#include "io/scenario_json.hpp"
-#include "io/views_json.hpp"
+#include "caliper/answers/matrix.hpp"
+#include "json/catalog/gpu_selection.hpp"
+#include "json/result_json.hpp"
+#include "json/scenario_json.hpp"
+#include "json/views_json.hpp"
 
 namespace caliper::io {
 

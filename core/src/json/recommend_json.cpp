@@ -9,12 +9,12 @@
 // max_gpus, and, without "model", the catalog model its size band sizes for.
 // "options" holds the top N plus the best option of any tier the top N
 // misses; "tiers" maps each tier to the ranks of its listed options.
-#include "caliper/engine/presets.hpp"
-#include "caliper/engine/recommend.hpp"
-#include "io/gpu_selection.hpp"
-#include "io/result_json.hpp"
-#include "io/scenario_json.hpp"
-#include "io/views_json.hpp"
+#include "caliper/answers/presets.hpp"
+#include "caliper/answers/recommend.hpp"
+#include "json/catalog/gpu_selection.hpp"
+#include "json/result_json.hpp"
+#include "json/scenario_json.hpp"
+#include "json/views_json.hpp"
 
 namespace caliper::io {
 

@@ -1,4 +1,4 @@
-#include "io/result_json.hpp"
+#include "json/result_json.hpp"
 
 #include <algorithm>
 #include <cmath>

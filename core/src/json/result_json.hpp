@@ -4,7 +4,7 @@
 
 #include "caliper/error.hpp"
 #include "caliper/result.hpp"
-#include "io/json_read.hpp"
+#include "json/json_read.hpp"
 
 namespace caliper::io {
 

@@ -1,13 +1,13 @@
-#include "io/scenario_json.hpp"
+#include "json/scenario_json.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 
 #include "caliper/units.hpp"
-#include "io/gpu_json.hpp"
-#include "io/hf_config.hpp"
-#include "io/model_json.hpp"
+#include "json/catalog/gpu_json.hpp"
+#include "json/hf_config/hf_config.hpp"
+#include "json/catalog/model_json.hpp"
 
 namespace caliper::io {
 

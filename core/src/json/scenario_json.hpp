@@ -7,7 +7,7 @@
 #include "caliper/catalog.hpp"
 #include "caliper/result.hpp"
 #include "caliper/scenario.hpp"
-#include "io/json_read.hpp"
+#include "json/json_read.hpp"
 
 namespace caliper::io {
 

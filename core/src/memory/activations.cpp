@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "caliper/units.hpp"
-#include "engine/sizing.hpp"
+#include "memory/sizing.hpp"
 
 namespace caliper::sizing {
 

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "caliper/engine/formats.hpp"
+#include "caliper/model/formats.hpp"
 #include "caliper/units.hpp"
-#include "engine/sizing.hpp"
+#include "memory/sizing.hpp"
 
 namespace caliper::sizing {
 

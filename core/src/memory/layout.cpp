@@ -3,7 +3,7 @@
 #include <cstdarg>
 #include <cstdio>
 
-#include "engine/sizing.hpp"
+#include "memory/sizing.hpp"
 
 namespace caliper::sizing {
 

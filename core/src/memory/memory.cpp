@@ -1,13 +1,13 @@
 // Per-GPU memory of a scenario under a plan: the fullest GPU's breakdown,
 // with the pre-allocated KV pools of the serving engines.
-#include "caliper/engine/memory.hpp"
+#include "caliper/memory/memory.hpp"
 
 #include <algorithm>
 
 #include "caliper/units.hpp"
-#include "engine/overhead.hpp"
-#include "engine/prepared.hpp"
-#include "engine/sizing.hpp"
+#include "memory/overhead.hpp"
+#include "plan/prepared.hpp"
+#include "memory/sizing.hpp"
 
 namespace caliper {
 

@@ -1,9 +1,9 @@
 // Runtime overhead per GPU (methodology §3).
-#include "engine/overhead.hpp"
+#include "memory/overhead.hpp"
 
 #include <algorithm>
 
-#include "caliper/engine/memory.hpp"
+#include "caliper/memory/memory.hpp"
 #include "caliper/units.hpp"
 
 namespace caliper::sizing {

@@ -4,7 +4,7 @@
 // depends on; overhead_gib is their sum, so a reader comparing with
 // torch.cuda.max_memory_allocated() subtracts it (the context and the
 // reserve are not allocations).
-#include "engine/sizing.hpp"
+#include "memory/sizing.hpp"
 
 namespace caliper::sizing {
 

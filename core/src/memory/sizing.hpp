@@ -132,7 +132,7 @@ double kvBytes(const Inputs& in, const Layout& layout, const Stage& stage, const
 double inferenceActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
 double trainingActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
 // Peak bytes of the logits and the cross-entropy loss over the vocabulary for
-// one micro-batch on the GPU that holds lm_head (memory_train_activations.cpp).
+// one micro-batch on the GPU that holds lm_head (memory/train_activations.cpp).
 double lossWorkingSetBytes(const Inputs& in, const Layout& layout);
 
 struct TrainingStates {  // per GPU, bytes

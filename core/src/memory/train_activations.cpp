@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "caliper/units.hpp"
-#include "engine/sizing.hpp"
+#include "memory/sizing.hpp"
 
 namespace caliper::sizing {
 

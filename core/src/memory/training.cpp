@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "caliper/units.hpp"
-#include "engine/sizing.hpp"
-#include "engine/training_bytes.hpp"
+#include "memory/sizing.hpp"
+#include "memory/training_bytes.hpp"
 
 namespace caliper::sizing {
 

@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include "caliper/units.hpp"
-#include "engine/training_bytes.hpp"
+#include "memory/training_bytes.hpp"
 
 namespace caliper::sizing {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Bytes per parameter of training states and the communication buffers of
 // the data-parallel strategies.
-#include "engine/sizing.hpp"
+#include "memory/sizing.hpp"
 
 namespace caliper::sizing {
 

@@ -2,10 +2,10 @@
 // format (methodology §1), and where a split places them.
 #include <algorithm>
 
-#include "caliper/engine/formats.hpp"
+#include "caliper/model/formats.hpp"
 #include "caliper/units.hpp"
-#include "engine/gguf_mix.hpp"
-#include "engine/sizing.hpp"
+#include "model/gguf_mix.hpp"
+#include "memory/sizing.hpp"
 
 namespace caliper::sizing {
 

@@ -1,12 +1,12 @@
 // Size table and fitting for models given by parameter count alone.
-#include "io/assumed_shape.hpp"
+#include "model/assumed_shape.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <limits>
 
-namespace caliper::io {
+namespace caliper {
 
 namespace {
 
@@ -151,4 +151,4 @@ std::string assumeModelShape(ModelSpec& m, double totalParamsB, std::optional<do
     return text;
 }
 
-}  // namespace caliper::io
+}  // namespace caliper

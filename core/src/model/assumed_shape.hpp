@@ -7,7 +7,7 @@
 
 #include "caliper/model.hpp"
 
-namespace caliper::io {
+namespace caliper {
 
 // Fills the architecture of `given` around a total of totalParamsB billion
 // parameters (activeParamsB below ~90% of it makes a mixture of experts).
@@ -17,4 +17,4 @@ namespace caliper::io {
 // sentence describing what was assumed, for the warning.
 std::string assumeModelShape(ModelSpec& given, double totalParamsB, std::optional<double> activeParamsB);
 
-}  // namespace caliper::io
+}  // namespace caliper

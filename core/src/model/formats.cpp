@@ -2,9 +2,9 @@
 // engine knows. Figures for block formats include their scales; GGUF mixes
 // are the effective averages of llama.cpp's quantization rules (per-tensor
 // detail: gguf_mix.cpp).
-#include "caliper/engine/formats.hpp"
+#include "caliper/model/formats.hpp"
 
-#include "engine/ggml_types.hpp"
+#include "model/ggml_types.hpp"
 
 namespace caliper {
 

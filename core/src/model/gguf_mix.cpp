@@ -3,13 +3,13 @@
 // each type. Checked against the published file sizes of LLaMA-7B
 // (llama.cpp PR #3084: Q4_0 3.56 GiB, Q4_K_M 3.80 GiB, Q6_K 5.15 GiB) and
 // Llama-3-8B (tools/quantize: Q4_K_M 4.58 GiB, Q2_K 2.96 GiB).
-#include "engine/gguf_mix.hpp"
+#include "model/gguf_mix.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <string>
 
-#include "engine/ggml_types.hpp"
+#include "model/ggml_types.hpp"
 
 namespace caliper::sizing {
 

@@ -5,7 +5,7 @@
 // attn_output more bits in some layers, and the output matrix is Q6_K.
 #include "caliper/model.hpp"
 #include "caliper/scenario.hpp"
-#include "engine/sizing.hpp"
+#include "memory/sizing.hpp"
 
 namespace caliper::sizing {
 

@@ -4,7 +4,7 @@
 // Layer layout as in model_params.cpp (Hugging Face implementations).
 #include <algorithm>
 
-#include "engine/sizing.hpp"
+#include "memory/sizing.hpp"
 
 namespace caliper::sizing {
 

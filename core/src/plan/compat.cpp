@@ -1,11 +1,11 @@
 // Compatibility rules (methodology §8: FlashAttention, vLLM and bitsandbytes
 // READMEs; vendor specs for NVLink).
-#include "caliper/engine/compat.hpp"
+#include "caliper/plan/compat.hpp"
 
 #include <cstdlib>
 #include <string>
 
-#include "caliper/engine/estimate.hpp"
+#include "caliper/plan/estimate.hpp"
 #include "caliper/error.hpp"
 
 namespace caliper {
@@ -14,6 +14,10 @@ bool isGgufFormat(WeightFormat format) { return format >= WeightFormat::Q8_0; }
 
 bool isTrainingEngine(Engine engine) {
     return engine == Engine::Deepspeed || engine == Engine::Fsdp || engine == Engine::Megatron;
+}
+
+bool engineRunsJob(Engine engine, bool inference) {
+    return engine == Engine::Transformers || isTrainingEngine(engine) != inference;
 }
 
 namespace {

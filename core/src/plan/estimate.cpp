@@ -1,17 +1,17 @@
-#include "caliper/engine/estimate.hpp"
+#include "caliper/plan/estimate.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <string>
 
-#include "caliper/engine/compat.hpp"
-#include "caliper/engine/cost.hpp"
-#include "caliper/engine/fit_suggestions.hpp"
-#include "caliper/engine/memory.hpp"
-#include "caliper/engine/plan.hpp"
-#include "caliper/engine/quick_rules.hpp"
-#include "caliper/engine/speed.hpp"
-#include "engine/prepared.hpp"
+#include "caliper/plan/compat.hpp"
+#include "caliper/cost/cost.hpp"
+#include "caliper/answers/fit_suggestions.hpp"
+#include "caliper/memory/memory.hpp"
+#include "caliper/plan/plan.hpp"
+#include "caliper/answers/quick_rules.hpp"
+#include "caliper/speed/speed.hpp"
+#include "plan/prepared.hpp"
 
 namespace caliper {
 

@@ -10,13 +10,13 @@
 #include <bitset>
 #include <vector>
 
-#include "caliper/engine/estimate.hpp"
-#include "caliper/engine/memory.hpp"
-#include "caliper/engine/plan.hpp"
+#include "caliper/plan/estimate.hpp"
+#include "caliper/memory/memory.hpp"
+#include "caliper/plan/plan.hpp"
 #include "caliper/units.hpp"
-#include "engine/overhead.hpp"
-#include "engine/prepared.hpp"
-#include "engine/sizing.hpp"
+#include "memory/overhead.hpp"
+#include "plan/prepared.hpp"
+#include "memory/sizing.hpp"
 
 namespace caliper {
 

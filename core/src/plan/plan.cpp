@@ -3,13 +3,13 @@
 // splits by layers, training shards states (ZeRO-3 / FSDP), and Megatron
 // combines tensor parallelism inside an NVLink domain, pipeline stages and
 // data parallelism.
-#include "caliper/engine/plan.hpp"
+#include "caliper/plan/plan.hpp"
 
 #include <algorithm>
 
-#include "caliper/engine/memory.hpp"
+#include "caliper/memory/memory.hpp"
 #include "caliper/units.hpp"
-#include "engine/sizing.hpp"
+#include "memory/sizing.hpp"
 
 namespace caliper {
 

@@ -4,8 +4,8 @@
 // matrix cell prepares its scenario once instead of once per step.
 #include <optional>
 
-#include "caliper/engine/memory.hpp"
-#include "engine/sizing.hpp"
+#include "caliper/memory/memory.hpp"
+#include "memory/sizing.hpp"
 
 namespace caliper {
 

@@ -1,9 +1,9 @@
-#include "engine/workload.hpp"
+#include "plan/workload.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "caliper/engine/formats.hpp"
+#include "caliper/model/formats.hpp"
 #include "caliper/model.hpp"
 
 namespace caliper {

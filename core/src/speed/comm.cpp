@@ -1,4 +1,4 @@
-#include "engine/comm.hpp"
+#include "speed/comm.hpp"
 
 #include <algorithm>
 #include <cmath>

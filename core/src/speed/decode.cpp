@@ -5,9 +5,9 @@
 #include <cmath>
 #include <string>
 
-#include "caliper/engine/formats.hpp"
-#include "engine/efficiency.hpp"
-#include "engine/speed_parts.hpp"
+#include "caliper/model/formats.hpp"
+#include "speed/efficiency.hpp"
+#include "speed/speed_parts.hpp"
 
 namespace caliper {
 

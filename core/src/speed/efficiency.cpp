@@ -1,8 +1,8 @@
-#include "engine/efficiency.hpp"
+#include "speed/efficiency.hpp"
 
 #include <cstdlib>
 
-#include "caliper/engine/formats.hpp"
+#include "caliper/model/formats.hpp"
 
 namespace caliper {
 

@@ -9,7 +9,7 @@
 // Q4_0 rows gives the slope (fraction) and the intercept (overhead).
 #include <string>
 
-#include "engine/efficiency.hpp"
+#include "speed/efficiency.hpp"
 
 namespace caliper {
 

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <string>
 
-#include "engine/efficiency.hpp"
-#include "engine/speed_parts.hpp"
+#include "speed/efficiency.hpp"
+#include "speed/speed_parts.hpp"
 
 namespace caliper {
 

@@ -1,15 +1,15 @@
 // estimateSpeed: picks the models that apply to the task. Inference gives
 // decode, prefill and time to first token; fine-tuning and pre-training give
 // training throughput.
-#include "caliper/engine/speed.hpp"
+#include "caliper/speed/speed.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <string_view>
 
-#include "engine/efficiency.hpp"
-#include "engine/speed_parts.hpp"
+#include "speed/efficiency.hpp"
+#include "speed/speed_parts.hpp"
 
 namespace caliper {
 

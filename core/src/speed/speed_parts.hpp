@@ -2,9 +2,9 @@
 // The three speed models behind estimateSpeed. Each fills its fields of
 // SpeedEstimate and appends warnings, and explain terms when asked (the
 // matrix evaluates thousands of cells without reading them).
-#include "caliper/engine/speed.hpp"
-#include "engine/comm.hpp"
-#include "engine/workload.hpp"
+#include "caliper/speed/speed.hpp"
+#include "speed/comm.hpp"
+#include "plan/workload.hpp"
 
 namespace caliper {
 

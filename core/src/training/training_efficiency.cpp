@@ -1,4 +1,4 @@
-#include "engine/training_efficiency.hpp"
+#include "training/training_efficiency.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -6,8 +6,8 @@
 
 #include "caliper/result.hpp"
 #include "caliper/scenario.hpp"
-#include "engine/efficiency.hpp"
-#include "engine/workload.hpp"
+#include "speed/efficiency.hpp"
+#include "plan/workload.hpp"
 
 namespace caliper {
 

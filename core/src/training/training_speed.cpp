@@ -5,10 +5,10 @@
 #include <cmath>
 #include <string>
 
-#include "caliper/engine/formats.hpp"
-#include "engine/efficiency.hpp"
-#include "engine/speed_parts.hpp"
-#include "engine/training_efficiency.hpp"
+#include "caliper/model/formats.hpp"
+#include "speed/efficiency.hpp"
+#include "speed/speed_parts.hpp"
+#include "training/training_efficiency.hpp"
 
 namespace caliper {
 

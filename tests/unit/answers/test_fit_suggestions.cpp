@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "caliper/engine/fit_suggestions.hpp"
+#include "caliper/answers/fit_suggestions.hpp"
 #include "sizing_fixture.hpp"
 
 using namespace caliper;

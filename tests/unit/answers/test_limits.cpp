@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "caliper/engine/limits.hpp"
+#include "caliper/answers/limits.hpp"
 #include "sizing_fixture.hpp"
 
 using namespace caliper;

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog_fixture.hpp"
-#include "io/json_read.hpp"
+#include "json/json_read.hpp"
 
 using caliper::test::projectCatalog;
 using caliper::test::readText;

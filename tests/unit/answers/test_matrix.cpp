@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "caliper/engine/estimate.hpp"
-#include "caliper/engine/matrix.hpp"
+#include "caliper/plan/estimate.hpp"
+#include "caliper/answers/matrix.hpp"
 #include "catalog_fixture.hpp"
 
 using namespace caliper;

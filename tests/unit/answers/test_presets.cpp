@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "caliper/engine/presets.hpp"
+#include "caliper/answers/presets.hpp"
 #include "catalog_fixture.hpp"
 
 using caliper::test::projectCatalog;

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "caliper/engine/recommend.hpp"
+#include "caliper/answers/recommend.hpp"
 #include "catalog_fixture.hpp"
 
 using caliper::test::projectCatalog;

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-#include "caliper/engine/cost.hpp"
+#include "caliper/cost/cost.hpp"
 #include "speed_fixtures.hpp"
 
 using namespace caliper;

@@ -14,7 +14,7 @@
 #include "caliper/catalog.hpp"
 #include "caliper/error.hpp"
 #include "catalog_fixture.hpp"
-#include "io/gpu_json.hpp"
+#include "json/catalog/gpu_json.hpp"
 
 using caliper::GpuSpec;
 using caliper::test::projectCatalog;

@@ -6,7 +6,7 @@
 
 #include "caliper/error.hpp"
 #include "catalog_fixture.hpp"
-#include "io/model_json.hpp"
+#include "json/catalog/model_json.hpp"
 
 using caliper::countParams;
 using caliper::ModelSpec;

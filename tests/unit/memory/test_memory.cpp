@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "caliper/engine/formats.hpp"
+#include "caliper/model/formats.hpp"
 #include "sizing_fixture.hpp"
 
 using namespace caliper;
@@ -61,7 +61,7 @@ TEST_CASE("worked example (b): Llama-2-7B full fine-tuning, s = 2048, b = 4", "[
     // FlashAttention and the SwiGLU correction 40.3 GB; with full
     // checkpointing 2 s b h L = 2.15 GB + one layer. The loss term is the
     // engine's 16 s b V (fp32 upcast, shifted copy, saved log-softmax, fp32
-    // gradient; memory_train_activations.cpp) = 16 x 2048 x 4 x 32000 =
+    // gradient; memory/train_activations.cpp) = 16 x 2048 x 4 x 32000 =
     // 4.19 GB, where §10(b) counts 10 s b V = 2.62 GB.
     Scenario s = finetuning("llama-2-7b", "h100-sxm5-80gb", Method::Full);
     s.batch = 4;
@@ -102,7 +102,7 @@ TEST_CASE("worked example (c): Llama-2-70B QLoRA r = 64 on all linear layers", "
     // (checkpoints) + 0.68 (one layer) + 0.47 (dequant) GB + logits; with the
     // 0.5 GB context: 54.6 GB before the allocator's reserve at §10(c)'s
     // 10 s V = 0.66 GB of logits. The engine's loss term is 16 s V
-    // (memory_train_activations.cpp) = 16 x 2048 x 32000 = 1.05 GB, 0.39 GB more.
+    // (memory/train_activations.cpp) = 16 x 2048 x 32000 = 1.05 GB, 0.39 GB more.
     Scenario s = finetuning("llama-2-70b", "h100-sxm5-80gb", Method::Qlora);
     s.lora.rank = 64;
     s.lora.allLinear = true;

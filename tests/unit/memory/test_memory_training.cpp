@@ -58,7 +58,7 @@ bool hasTerm(const MemoryEstimate& m, const std::string& term) {
 TEST_CASE("variable-length fine-tuning keeps one more loss working set reserved", "[memory][training]") {
     // Qwen-7B (vocab 151,936 from its config.json), bf16 LoRA, 2048 tokens:
     // the logits/loss working set is 16 bytes per token and vocabulary entry
-    // (memory_train_activations.cpp), and the caching allocator keeps one
+    // (memory/train_activations.cpp), and the caching allocator keeps one
     // more copy of it for the steps of other lengths.
     Scenario s = finetuning("qwen-7b", "a100-sxm4-80gb", Method::Lora);
     s.gradientCheckpointing = true;

@@ -1,7 +1,7 @@
 // The multi-GPU planner and the GPU-count search.
 #include <catch2/catch.hpp>
 
-#include "caliper/engine/estimate.hpp"
+#include "caliper/plan/estimate.hpp"
 #include "sizing_fixture.hpp"
 
 using namespace caliper;

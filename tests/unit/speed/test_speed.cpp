@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <string>
 
-#include "caliper/engine/speed.hpp"
-#include "engine/workload.hpp"
+#include "caliper/speed/speed.hpp"
+#include "plan/workload.hpp"
 #include "speed_fixtures.hpp"
 
 using namespace caliper;

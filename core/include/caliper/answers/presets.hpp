@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "caliper/catalog.hpp"
-#include "caliper/engine/recommend.hpp"
+#include "caliper/answers/recommend.hpp"
 #include "caliper/scenario.hpp"
 
 namespace caliper {

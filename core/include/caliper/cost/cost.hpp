@@ -3,7 +3,7 @@
 #include <optional>
 #include <vector>
 
-#include "caliper/engine/speed.hpp"
+#include "caliper/speed/speed.hpp"
 
 namespace caliper {
 

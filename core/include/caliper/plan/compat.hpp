@@ -12,5 +12,8 @@ std::vector<Warning> compatibilityWarnings(const Scenario& scenario, const Plan&
 
 bool isGgufFormat(WeightFormat format);
 bool isTrainingEngine(Engine engine);
+// Which kind of job an engine runs: Transformers both, the training
+// frameworks (DeepSpeed, FSDP, Megatron) training, the others inference.
+bool engineRunsJob(Engine engine, bool inference);
 
 }  // namespace caliper

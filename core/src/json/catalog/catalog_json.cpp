@@ -6,9 +6,9 @@
 
 #include "caliper/api.hpp"
 #include "caliper/result.hpp"
-#include "io/gpu_json.hpp"
-#include "io/json_read.hpp"
-#include "io/model_json.hpp"
+#include "json/catalog/gpu_json.hpp"
+#include "json/json_read.hpp"
+#include "json/catalog/model_json.hpp"
 
 namespace caliper {
 

@@ -1,5 +1,5 @@
 // Strict reader and writer for one GPU entry (data/README.md, "gpus.json").
-#include "io/gpu_json.hpp"
+#include "json/catalog/gpu_json.hpp"
 
 #include <cctype>
 

@@ -1,10 +1,10 @@
-#include "io/gpu_selection.hpp"
+#include "json/catalog/gpu_selection.hpp"
 
 #include <algorithm>
 #include <optional>
 #include <string>
 
-#include "io/scenario_json.hpp"
+#include "json/scenario_json.hpp"
 
 namespace caliper::io {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "caliper/catalog.hpp"
-#include "io/json_read.hpp"
+#include "json/json_read.hpp"
 
 namespace caliper::io {
 

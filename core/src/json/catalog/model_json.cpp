@@ -1,10 +1,10 @@
 // Strict reader and writer for one model (data/README.md, "models.json").
-#include "io/model_json.hpp"
+#include "json/catalog/model_json.hpp"
 
 #include <cctype>
 #include <cmath>
 
-#include "io/assumed_shape.hpp"
+#include "model/assumed_shape.hpp"
 
 namespace caliper::io {
 

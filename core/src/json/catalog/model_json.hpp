@@ -6,7 +6,7 @@
 
 #include "caliper/model.hpp"
 #include "caliper/result.hpp"
-#include "io/json_read.hpp"
+#include "json/json_read.hpp"
 
 namespace caliper::io {
 

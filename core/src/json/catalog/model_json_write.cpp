@@ -1,7 +1,7 @@
 // ModelSpec -> the catalog's model shape, with the computed listing keys.
 #include <cmath>
 
-#include "io/model_json.hpp"
+#include "json/catalog/model_json.hpp"
 
 namespace caliper::io {
 

@@ -1,5 +1,5 @@
 // ConfigView and the reads every decoder family shares.
-#include "io/hf_config_view.hpp"
+#include "json/hf_config/config_view.hpp"
 
 #include <cmath>
 

@@ -10,7 +10,7 @@
 
 #include "caliper/model.hpp"
 #include "caliper/result.hpp"
-#include "io/json_read.hpp"
+#include "json/json_read.hpp"
 
 namespace caliper::io {
 
@@ -75,7 +75,7 @@ void readDecoder(ConfigView& c, ModelSpec& m, const DecoderKeys& keys = DecoderK
 std::string nativeDtype(const Json& config);
 void setAttentionKind(ModelSpec& m);
 
-// Families (hf_config_families*.cpp). Each fills the architecture of `m`.
+// Families (json/hf_config/families.cpp). Each fills the architecture of `m`.
 using FamilyReader = void (*)(ConfigView& c, ModelSpec& m);
 FamilyReader familyReader(const std::string& modelType);
 

@@ -2,7 +2,7 @@
 // Llama 4, GLM. Defaults are those of the transformers config classes.
 #include <map>
 
-#include "io/hf_config_view.hpp"
+#include "json/hf_config/config_view.hpp"
 
 namespace caliper::io {
 

@@ -1,10 +1,10 @@
 // Entry point for Hugging Face config.json objects: recognise the family,
 // read it, check the result.
-#include "io/hf_config.hpp"
+#include "json/hf_config/hf_config.hpp"
 
 #include <cctype>
 
-#include "io/hf_config_view.hpp"
+#include "json/hf_config/config_view.hpp"
 
 namespace caliper::io {
 

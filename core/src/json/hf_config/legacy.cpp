@@ -1,5 +1,5 @@
 // Older decoder families and encoder-decoders, with their own key names.
-#include "io/hf_config_view.hpp"
+#include "json/hf_config/config_view.hpp"
 
 namespace caliper::io {
 

@@ -1,6 +1,6 @@
 // Parameter counts of the vision encoders that multimodal configs describe in
 // vision_config, following the transformers implementations.
-#include "io/hf_config_view.hpp"
+#include "json/hf_config/config_view.hpp"
 
 namespace caliper::io {
 

@@ -7,7 +7,7 @@
 
 #include "caliper/error.hpp"
 #include "catalog_fixture.hpp"
-#include "io/hf_config.hpp"
+#include "json/hf_config/hf_config.hpp"
 
 using caliper::countParams;
 using caliper::kvBytesPerToken16;
