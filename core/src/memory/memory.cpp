@@ -65,34 +65,44 @@ PoolResult applyPool(const Scenario& s, double nonKv, double kv) {
     return r;
 }
 
-struct StageTensors {
-    MemoryBreakdown memory;  // bytes, before overhead and pools
-    double buffers = 0;      // communication buckets
-    double host = 0;         // host RAM
+// One GPU's memory in bytes while a stage is evaluated; converted to the
+// result's GiB (MemoryBreakdown) once, at the end.
+struct StageBytes {
+    double weightsBytes = 0;
+    double kvCacheBytes = 0;
+    double activationsBytes = 0;
+    double gradientsBytes = 0;
+    double optimizerBytes = 0;
+    double adapterBytes = 0;
+    double buffersBytes = 0;  // communication buckets
+    double hostBytes = 0;     // host RAM
+
+    double allocatedBytes() const {
+        return weightsBytes + kvCacheBytes + activationsBytes + gradientsBytes + optimizerBytes + adapterBytes;
+    }
 };
 
-StageTensors stageTensors(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex) {
-    StageTensors t;
-    MemoryBreakdown& m = t.memory;
-    t.host = in.weights.hostBytes;
+StageBytes stageTensors(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex) {
+    StageBytes t;
+    t.hostBytes = in.weights.hostBytes;
     if (in.training) {
         const TrainingStates states = trainingStates(in, layout, st, ex);
-        m.weightsGiB = states.weights;
-        m.gradientsGiB = states.gradients;
-        m.optimizerGiB = states.optimizer;
-        m.adapterGiB = states.adapter;
-        t.buffers = states.buffers;
-        t.host += states.hostBytes;
-        m.activationsGiB = trainingActivationBytes(in, layout, st, ex);
+        t.weightsBytes = states.weights;
+        t.gradientsBytes = states.gradients;
+        t.optimizerBytes = states.optimizer;
+        t.adapterBytes = states.adapter;
+        t.buffersBytes = states.buffers;
+        t.hostBytes += states.hostBytes;
+        t.activationsBytes = trainingActivationBytes(in, layout, st, ex);
     } else {
-        m.weightsGiB = weightBytes(in, layout, st, ex);
-        m.kvCacheGiB = kvBytes(in, layout, st, ex);
-        m.activationsGiB = inferenceActivationBytes(in, layout, st, ex);
+        t.weightsBytes = weightBytes(in, layout, st, ex);
+        t.kvCacheBytes = kvBytes(in, layout, st, ex);
+        t.activationsBytes = inferenceActivationBytes(in, layout, st, ex);
     }
     return t;
 }
 
-void explainPool(const Scenario& s, const PoolResult& pool, double kvBytes, const Explain& ex) {
+void explainPool(const Scenario& s, const PoolResult& pool, double kvCacheBytes, const Explain& ex) {
     if (!pool.paged || !ex.on()) return;
     const std::string budget = s.engine == Engine::TensorrtLlm
                                    ? std::string("0.9 x the memory left free")
@@ -100,7 +110,7 @@ void explainPool(const Scenario& s, const PoolResult& pool, double kvBytes, cons
     ex.add("kv_pool_gib",
            [&] { return fmt("%s pre-allocates its KV pool: %s minus weights, activations and overhead; the scenario needs %.3f GiB "
                "of it%s",
-               toString(s.engine), budget.c_str(), bytesToGiB(kvBytes),
+               toString(s.engine), budget.c_str(), bytesToGiB(kvCacheBytes),
                pool.slack > 0 ? "; the rest is reserved and counted in overhead" : ""); },
            bytesToGiB(pool.pool));
     if (pool.slack > 0) {
@@ -109,29 +119,32 @@ void explainPool(const Scenario& s, const PoolResult& pool, double kvBytes, cons
     }
 }
 
+double nonNegativeGib(double bytes) { return std::max(0.0, bytesToGiB(bytes)); }
+
 MemoryBreakdown evaluateStage(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex,
                               std::vector<Warning>* warnings) {
     const Scenario& s = *in.scenario;
-    const StageTensors t = stageTensors(in, layout, st, ex);
-    MemoryBreakdown m = t.memory;
-    const double allocated =
-        m.weightsGiB + m.kvCacheGiB + m.activationsGiB + m.gradientsGiB + m.optimizerGiB + m.adapterGiB;
-    const Overhead o = runtimeOverhead(in, layout, st, allocated, t.buffers);
-    const PoolResult pool = applyPool(s, allocated - m.kvCacheGiB + o.total(), m.kvCacheGiB);
-    m.overheadGiB = o.total() + pool.slack;
-    m.totalGiB = pool.total;
-    m.cpuOffloadGiB = t.host;
-    explainPool(s, pool, m.kvCacheGiB, ex);
+    const StageBytes t = stageTensors(in, layout, st, ex);
+    const double allocatedBytes = t.allocatedBytes();
+    const Overhead o = runtimeOverhead(in, layout, st, allocatedBytes, t.buffersBytes);
+    const PoolResult pool = applyPool(s, allocatedBytes - t.kvCacheBytes + o.total(), t.kvCacheBytes);
+    explainPool(s, pool, t.kvCacheBytes, ex);
     explainOverhead(o, pool.slack, ex);
-    if (warnings && pool.paged && m.kvCacheGiB > pool.pool && pool.pool > 0) {
+    if (warnings && pool.paged && t.kvCacheBytes > pool.pool && pool.pool > 0) {
         warnings->push_back(Warning{"kv_pool_too_small",
                                     fmt("the KV cache needs %.1f GiB but the pool left after the weights holds %.1f GiB",
-                                        bytesToGiB(m.kvCacheGiB), bytesToGiB(pool.pool))});
+                                        bytesToGiB(t.kvCacheBytes), bytesToGiB(pool.pool))});
     }
-    for (double* x : {&m.weightsGiB, &m.kvCacheGiB, &m.activationsGiB, &m.gradientsGiB, &m.optimizerGiB, &m.adapterGiB,
-                      &m.overheadGiB, &m.totalGiB, &m.cpuOffloadGiB}) {
-        *x = std::max(0.0, bytesToGiB(*x));
-    }
+    MemoryBreakdown m;
+    m.weightsGiB = nonNegativeGib(t.weightsBytes);
+    m.kvCacheGiB = nonNegativeGib(t.kvCacheBytes);
+    m.activationsGiB = nonNegativeGib(t.activationsBytes);
+    m.gradientsGiB = nonNegativeGib(t.gradientsBytes);
+    m.optimizerGiB = nonNegativeGib(t.optimizerBytes);
+    m.adapterGiB = nonNegativeGib(t.adapterBytes);
+    m.overheadGiB = nonNegativeGib(o.total() + pool.slack);
+    m.totalGiB = nonNegativeGib(pool.total);
+    m.cpuOffloadGiB = nonNegativeGib(t.hostBytes);
     return m;
 }
 

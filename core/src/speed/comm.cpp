@@ -1,4 +1,5 @@
 #include "speed/comm.hpp"
+#include "caliper/units.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -22,6 +23,9 @@ constexpr double kPcieGen4GBps = 32.0;
 // workstation and consumer cards. 4x HDR on 8x A100 reached 85-96 of 100 GB/s
 // (nccl-tests #119), so 0.88 of line rate.
 constexpr double kIbEfficiency = 0.88;
+constexpr double kIbNdrGbps = 400;
+constexpr double kIbHdrGbps = 200;
+constexpr double kWorkstationNetworkGbps = 100;
 // Small-message latency per collective call [E, methodology section 7: tens
 // of us]. gpt-fast's tensor-parallel Llama-2-7B rows on A100 NVLink imply
 // 14-22 us per all-reduce at 2-8 GPUs.
@@ -34,9 +38,10 @@ bool boardFormFactor(const GpuSpec& gpu) {
 }
 
 Link networkLink(const GpuSpec& gpu) {
-    if (boardFormFactor(gpu)) return {400 / 8.0 * kIbEfficiency, kNetworkLatencyS, "InfiniBand 400 Gb/s"};
-    if (gpu.gpuClass == "datacenter") return {200 / 8.0 * kIbEfficiency, kNetworkLatencyS, "InfiniBand 200 Gb/s"};
-    return {100 / 8.0 * kIbEfficiency, kNetworkLatencyS, "InfiniBand 100 Gb/s"};
+    if (boardFormFactor(gpu)) return {gbpsToGBps(kIbNdrGbps) * kIbEfficiency, kNetworkLatencyS, "InfiniBand 400 Gb/s"};
+    if (gpu.gpuClass == "datacenter")
+        return {gbpsToGBps(kIbHdrGbps) * kIbEfficiency, kNetworkLatencyS, "InfiniBand 200 Gb/s"};
+    return {gbpsToGBps(kWorkstationNetworkGbps) * kIbEfficiency, kNetworkLatencyS, "InfiniBand 100 Gb/s"};
 }
 
 const char* pcieName(int gen) {
@@ -66,24 +71,26 @@ Link groupLink(const GpuSpec& gpu, int groupSize, bool crossesNodes) {
     if (crossesNodes) return networkLink(gpu);
     const int domain = std::max(gpu.nvlinkMaxGpus, gpu.nvlinkGbps > 0 ? 2 : 0);
     if (gpu.nvlinkGbps > 0 && groupSize <= domain) {
-        return {gpu.nvlinkGbps / 2.0 * kNvlinkEfficiency, kNvlinkLatencyS, "NVLink"};
+        // GpuSpec::nvlinkGbps is GB/s, both directions (the catalog's nvlink_gbps).
+        const double perDirectionGBps = gpu.nvlinkGbps / 2.0;
+        return {perDirectionGBps * kNvlinkEfficiency, kNvlinkLatencyS, "NVLink"};
     }
     return pcieLink(gpu);
 }
 
 double allReduceS(double bytes, int ranks, const Link& link) {
     if (ranks <= 1 || link.busGBps <= 0) return 0;
-    return link.latencyS + 2.0 * (ranks - 1) / ranks * bytes / (link.busGBps * 1e9);
+    return link.latencyS + 2.0 * (ranks - 1) / ranks * bytes / (link.busGBps * kBytesPerGB);
 }
 
 double allGatherS(double bytes, int ranks, const Link& link) {
     if (ranks <= 1 || link.busGBps <= 0) return 0;
-    return link.latencyS + double(ranks - 1) / ranks * bytes / (link.busGBps * 1e9);
+    return link.latencyS + double(ranks - 1) / ranks * bytes / (link.busGBps * kBytesPerGB);
 }
 
 double sendS(double bytes, const Link& link) {
     if (link.busGBps <= 0) return 0;
-    return link.latencyS + bytes / (link.busGBps * 1e9);
+    return link.latencyS + bytes / (link.busGBps * kBytesPerGB);
 }
 
 }  // namespace caliper

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "caliper/model/formats.hpp"
+#include "caliper/units.hpp"
 #include "speed/efficiency.hpp"
 #include "speed/speed_parts.hpp"
 
@@ -45,13 +46,13 @@ StageRates stageRates(const Scenario& scenario, const ServingLayout& layout, con
     StageRates r;
     r.shards = double(layout.tp) * layout.pp;
     r.sequences = sequences;
-    r.bandwidthBytesPerS = decodeBandwidthFraction(scenario.engine, scenario.weights, gpu) * gpu.bandwidthGbps * 1e9;
+    r.bandwidthBytesPerS = decodeBandwidthFraction(scenario.engine, scenario.weights, gpu) * gpu.bandwidthGbps * kBytesPerGB;
     r.flopsPerS = decodeComputeFraction(scenario.engine, scenario.weights, gpu) *
-                  matmulPeak(scenario.engine, scenario.weights, gpu).tflops * 1e12;
+                  matmulPeak(scenario.engine, scenario.weights, gpu).tflops * kFlopsPerTflop;
     r.weightBytes = weightBytesPerStep(work, sequences);
     const double ops = dequantOpsPerWeight(scenario.weights, gpu);
     if (ops > 0 && gpu.fp32Tflops && *gpu.fp32Tflops > 0) {
-        r.fixed.unpackS = work.weightCount * ops / r.shards / (*gpu.fp32Tflops * 1e12);
+        r.fixed.unpackS = work.weightCount * ops / r.shards / (*gpu.fp32Tflops * kFlopsPerTflop);
     }
     const double stageLayers = double(work.layers) / layout.pp;
     r.fixed.fixedS = stageLayers * decodeLayerOverheadS(scenario.engine, scenario.weights, gpu);
@@ -105,9 +106,9 @@ void explainStep(const Scenario& scenario, const ServingLayout& layout, const Wo
     out.explain.push_back({"decode_weight_read_gb",
                            "weights read per step: dense + lm_head + touched experts E(1-(1-k/E)^B), in the format's "
                            "bytes, whole model",
-                           weightBytesPerStep(work, microSequences) / 1e9});
+                           weightBytesPerStep(work, microSequences) / kBytesPerGB});
     out.explain.push_back({"decode_kv_read_gb", "KV bytes per token x average context x sequences",
-                           microSequences * kvBytesRead(work, context) / 1e9});
+                           microSequences * kvBytesRead(work, context) / kBytesPerGB});
     out.explain.push_back({"decode_bandwidth_fraction",
                            std::string("achieved / peak bandwidth for ") + toString(scenario.engine) + " on " +
                                toString(gpuFamily(scenario.gpu)),

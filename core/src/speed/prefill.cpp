@@ -6,6 +6,7 @@
 #include <string>
 
 #include "speed/efficiency.hpp"
+#include "caliper/units.hpp"
 #include "speed/speed_parts.hpp"
 
 namespace caliper {
@@ -48,12 +49,12 @@ PrefillTimes prefillTimes(const Scenario& scenario, const ServingLayout& layout,
     const double flops = layout.sequences * (2.0 * work.blockMatmulParams * prompt +
                                              promptAttentionFlops(work, prompt, eager) + 2.0 * work.lmHeadParams);
     const double rate = prefillComputeFraction(scenario.engine, scenario.weights, gpu) *
-                        matmulPeak(scenario.engine, scenario.weights, gpu).tflops * 1e12;
+                        matmulPeak(scenario.engine, scenario.weights, gpu).tflops * kFlopsPerTflop;
     t.computeS = rate > 0 ? flops / layout.tp / rate : 0;
 
     const double chunk = chunkTokens(scenario.engine, tokens);
     const double chunks = std::ceil(tokens / chunk);
-    const double bandwidth = decodeBandwidthFraction(scenario.engine, scenario.weights, gpu) * gpu.bandwidthGbps * 1e9;
+    const double bandwidth = decodeBandwidthFraction(scenario.engine, scenario.weights, gpu) * gpu.bandwidthGbps * kBytesPerGB;
     if (bandwidth > 0) {
         t.weightReadS = chunks * weightBytesPerStep(work, chunk) / layout.tp / bandwidth;
         if (eager) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "caliper/model/formats.hpp"
+#include "caliper/units.hpp"
 #include "speed/efficiency.hpp"
 #include "speed/speed_parts.hpp"
 #include "training/training_efficiency.hpp"
@@ -109,11 +110,11 @@ double dataParallelExposedS(const Scenario& s, const Plan& plan, const Workload&
 // CPU offload: gradients down and parameters up over PCIe, the CPU Adam step
 // of every GPU in the node, and streamed weights for parameter offload.
 double offloadS(const Scenario& s, const Workload& work, const Layout& l, double computeS) {
-    const double pcie = hostLink(s.gpu).busGBps * 1e9;
+    const double pcie = hostLink(s.gpu).busGBps * kBytesPerGB;
     if (s.parallel.offload == Offload::None || pcie <= 0) return 0;
     const double ownParams = trainableParams(s, work) / (double(l.tp) * l.pp * l.dp);
     double t = 2.0 * kGradientBytes * ownParams / pcie +
-               ownParams * std::max(1, s.gpu.gpusPerNode) * kCpuAdamBytesPerParam / (kHostMemoryGBps * 1e9);
+               ownParams * std::max(1, s.gpu.gpusPerNode) * kCpuAdamBytesPerParam / (kHostMemoryGBps * kBytesPerGB);
     if (s.parallel.offload == Offload::Parameters) {
         const double streamed = 2.0 * kGradientBytes * work.totalParams / (double(l.tp) * l.pp) / pcie;
         t += std::max(0.0, streamed - kPrefetchOverlap * computeS);
@@ -124,7 +125,7 @@ double offloadS(const Scenario& s, const Workload& work, const Layout& l, double
 double qloraDequantS(const Scenario& s, const Workload& work, const Layout& l) {
     if (s.task != Task::Finetune || s.method != Method::Qlora) return 0;
     const double passes = s.gradientCheckpointing ? 3.0 : 2.0;  // forward, backward, recomputed forward
-    const double bandwidth = kDequantBandwidthFraction * s.gpu.bandwidthGbps * 1e9;
+    const double bandwidth = kDequantBandwidthFraction * s.gpu.bandwidthGbps * kBytesPerGB;
     if (bandwidth <= 0) return 0;
     return l.microbatches * passes * work.blockMatmulParams * kDequantBytesPerWeight / (l.tp * l.pp) / bandwidth;
 }
@@ -148,13 +149,13 @@ void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work,
     if (peak.tflops <= 0) return;
     const TrainingFlops flops = trainingFlops(s, work);
     const double mfu = trainingMfu(s, plan, work);
-    const StepTimes t = stepTimes(s, plan, work, flops, mfu, peak.tflops * 1e12);
+    const StepTimes t = stepTimes(s, plan, work, flops, mfu, peak.tflops * kFlopsPerTflop);
     const double stepS = t.totalS();
     if (!(stepS > 0) || !std::isfinite(stepS)) return;
     const double tokensPerStep = microTokens(s) * microbatchesPerStep(s, plan) * std::max(1, plan.dp);
     const int gpus = std::max(1, plan.gpuCount);
     out.trainTokensPerS = tokensPerStep / stepS;
-    out.trainTflopsPerGpu = *out.trainTokensPerS / gpus * flops.modelPerToken / 1e12;
+    out.trainTflopsPerGpu = *out.trainTokensPerS / gpus * flops.modelPerToken / kFlopsPerTflop;
     if (t.dataParallelS > 0.25 * stepS) {
         out.warnings.push_back({"communication_bound", "gradient communication takes over a quarter of each step"});
     }
