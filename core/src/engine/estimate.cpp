@@ -11,6 +11,7 @@
 #include "caliper/engine/plan.hpp"
 #include "caliper/engine/quick_rules.hpp"
 #include "caliper/engine/speed.hpp"
+#include "calibration/ranges.hpp"
 #include "engine/prepared.hpp"
 
 namespace caliper {
@@ -90,6 +91,7 @@ EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
     for (const Warning& w : warnings) addWarningOnce(r.warnings, w);
     if (detail.quickRules) r.quickRules = quickRules(scenario);
     if (detail.suggestions && !r.fits) r.suggestions = fitSuggestions(scenario);
+    applyCalibrationBands(scenario, r);
     return r;
 }
 
