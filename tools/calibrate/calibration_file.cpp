@@ -3,6 +3,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <ostream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -131,6 +134,12 @@ std::string crossValidationTable(const RowSet& set, const CrossReport& report) {
                       k.refitted ? "yes" : "no", k.inMedianPct, k.inP90Pct, k.crossMedianPct, k.crossP90Pct, fit, band);
         out += line;
     }
+    const auto [fitCorrect, fitChecked] = fitVerdicts(report);
+    if (fitChecked > 0) {
+        std::snprintf(line, sizeof line, "fit/OOM verdicts (fits rows and memory rows that ran): %d/%d (%.1f%%)\n",
+                      fitCorrect, fitChecked, 100.0 * fitCorrect / fitChecked);
+        out += line;
+    }
     out += "per left-out source (rows with an error; median absolute error of the fitted kinds in and out of sample):\n";
     for (const auto& [source, count] : report.sources) {
         std::vector<double> in, cross;
@@ -150,6 +159,27 @@ std::string crossValidationTable(const RowSet& set, const CrossReport& report) {
                   set.rowsRead, int(set.rows.size()), set.notMeasured, set.lowTrust, int(set.unscored.size()));
     out += line;
     return out;
+}
+
+int runCrossValidation(const Catalog& catalog, const std::vector<std::string>& paths, std::ostream& out,
+                       std::ostream& err) {
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const std::string& path : paths) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) {
+            err << "caliper: cannot read " << path << '\n';
+            return 2;
+        }
+        std::ostringstream text;
+        text << in.rdbuf();
+        files.push_back({path, text.str()});
+    }
+    const CalibrationTable priors;
+    const ScopedCalibration usePriors(&priors);
+    const RowSet set = readCalibrationRows(catalog, files);
+    const CrossReport report = crossValidate(set);
+    out << crossValidationTable(set, report);
+    return 0;
 }
 
 }  // namespace caliper::calibrate

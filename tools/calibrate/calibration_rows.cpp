@@ -8,10 +8,10 @@
 #include <cmath>
 
 #include "caliper/engine/estimate.hpp"
-#include "caliper/validation.hpp"
+#include "validate/validation.hpp"
 #include "io/json_read.hpp"
 #include "io/scenario_json.hpp"
-#include "io/validation_mapping.hpp"
+#include "validate/mapping.hpp"
 
 namespace caliper::calibrate {
 
@@ -52,6 +52,7 @@ void readLine(const Catalog& catalog, const std::string& line, RowSet& set) {
     r.measured = m.measured;
     r.perGpu = m.perGpu;
     r.gpuStated = m.gpuStated;
+    r.fitUse = io::rowText(row, "gpu").find("not stated") == std::string::npos;
     r.fitCorrect = score.fitCorrect;
     r.hasError = score.hasError && score.hasPrediction;
     if (score.hasPrediction) r.fixedPrediction = score.predicted;

@@ -28,6 +28,9 @@ struct CalibrationRow {
     FormatClass format = FormatClass::Bits16;
     GpuGroup gpu = GpuGroup::Other;
     bool gpuStated = true;
+    // The row names its GPU without the variant ("core count not stated"):
+    // scored, but no constant rests on it (its GPU's figures are a guess).
+    bool fitUse = true;
     // Other kinds: the engine's figure through validateRows (their constants
     // are not refitted here, so one evaluation serves in and out of sample).
     std::optional<double> fixedPrediction;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace caliper::calibrate {
@@ -55,18 +56,27 @@ std::vector<CalibrationBand> makeBands(const std::vector<CalibrationRow>& rows, 
     // kind, engine, family -> residuals; every row also counts toward its
     // engine's and its kind's wider bands.
     std::map<std::tuple<std::string, int, int>, std::vector<double>> pools;
+    std::map<std::tuple<std::string, int, int>, std::set<std::string>> sources;
     for (std::size_t i = 0; i < rows.size(); ++i) {
-        if (!use[i] || std::isnan(logs[i])) continue;
+        // Rows whose GPU variant is not stated describe no GPU a user picks.
+        if (!use[i] || std::isnan(logs[i]) || !rows[i].fitUse) continue;
         const std::string kind = bandKind(rows[i].kind);
         if (kind.empty()) continue;
         const int engine = int(rows[i].engine), family = rows[i].gpuStated ? gpuFamilyIndex(rows[i].gpu) : -1;
         pools[{kind, engine, family}].push_back(logs[i]);
+        sources[{kind, engine, family}].insert(rows[i].source);
         if (family >= 0) pools[{kind, engine, -1}].push_back(logs[i]);
         pools[{kind, -1, -1}].push_back(logs[i]);
+        if (kind.size() > 7 && kind.compare(kind.size() - 7, 7, "_memory") == 0) {
+            pools[{"memory", engine, -1}].push_back(logs[i]);
+            pools[{"memory", -1, -1}].push_back(logs[i]);
+        }
     }
     std::vector<CalibrationBand> bands;
     for (const auto& [key, values] : pools) {
         if (int(values.size()) < kMinBandRows) continue;
+        // A family's own band rests on two sources at least, like its constants.
+        if (std::get<2>(key) >= 0 && sources[key].size() < 2) continue;
         CalibrationBand b;
         b.kind = std::get<0>(key);
         b.engine = std::get<1>(key);
@@ -156,6 +166,16 @@ CrossReport crossValidate(const RowSet& set) {
         }
     }
     return report;
+}
+
+std::pair<int, int> fitVerdicts(const CrossReport& report) {
+    int correct = 0, checked = 0;
+    for (const KindAccuracy& k : report.kinds) {
+        if (k.kind != "fits" && k.kind.find("_memory") == std::string::npos) continue;
+        correct += k.fitCorrect;
+        checked += k.fitChecks;
+    }
+    return {correct, checked};
 }
 
 }  // namespace caliper::calibrate

@@ -41,6 +41,11 @@ struct CrossReport {
 
 CrossReport crossValidate(const RowSet& set);
 
+// The fit/OOM verdict over the rows that state one: fits rows and memory
+// rows that ran on their GPUs (training-speed rows, which also ran, are
+// left to their own kinds: their plans are the planner's).
+std::pair<int, int> fitVerdicts(const CrossReport& report);  // correct, checked
+
 // Bands from residuals (NaN entries skipped) of the rows in `use`.
 std::vector<CalibrationBand> makeBands(const std::vector<CalibrationRow>& rows, const std::vector<double>& logs,
                                        const std::vector<char>& use);

@@ -159,6 +159,7 @@ FitResult fitConstants(const std::vector<CalibrationRow>& rows, const std::vecto
     } else {
         for (int i : use) pool.push_back(&rows[std::size_t(i)]);
     }
+    pool.erase(std::remove_if(pool.begin(), pool.end(), [](const CalibrationRow* r) { return !r->fitUse; }), pool.end());
     for (const Mechanism& mech : mechanisms()) {
         std::vector<const CalibrationRow*> mechRows;
         for (const CalibrationRow* r : pool) {

@@ -1,8 +1,9 @@
 // caliper_calibrate: fits the engine's calibrated constants from measured
 // rows and prints data/calibration.json.
-//   caliper_calibrate [--rows-out FILE] [--check FILE] [--check-rows FILE] ROWS.jsonl...
+//   caliper_calibrate [--rows-out FILE] [--check FILE] [--check-rows FILE] [--leave-out SOURCE] ROWS.jsonl...
 // --check compares the output with a committed file byte for byte (exit 1
 // when they differ): the test that keeps the calibration reproducible.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -43,7 +44,7 @@ bool sameAs(const std::string& path, const std::string& text, const char* what) 
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string rowsOut, check, checkRows;
+    std::string rowsOut, check, checkRows, leaveOut;
     std::vector<std::pair<std::string, std::string>> files;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
         if (arg == "--rows-out") next(rowsOut);
         else if (arg == "--check") next(check);
         else if (arg == "--check-rows") next(checkRows);
+        else if (arg == "--leave-out") next(leaveOut);  // diagnosis: the fit without one source
         else {
             std::string text;
             if (!readFile(arg, text)) { std::fprintf(stderr, "caliper_calibrate: cannot read %s\n", arg.c_str()); return 2; }
@@ -70,7 +72,11 @@ int main(int argc, char** argv) {
     // Fit from the code's priors, never from the committed calibration.
     const caliper::CalibrationTable priors;
     const caliper::ScopedCalibration usePriors(&priors);
-    const caliper::calibrate::RowSet set = caliper::calibrate::readCalibrationRows(catalog, files);
+    caliper::calibrate::RowSet set = caliper::calibrate::readCalibrationRows(catalog, files);
+    if (!leaveOut.empty()) {
+        auto& rows = set.rows;
+        rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const auto& r) { return r.source == leaveOut; }), rows.end());
+    }
     const caliper::calibrate::CrossReport report = caliper::calibrate::crossValidate(set);
     const std::string json = caliper::calibrate::calibrationJson(set, report);
     const std::string rowsJson = caliper::calibrate::calibrationRowsJson(report);

@@ -173,7 +173,19 @@ bool lookupBand(const std::vector<CalibrationBand>& bands, const std::string& ki
         const int rank = (b.engine >= 0 ? 2 : 0) + (b.family >= 0 ? 1 : 0);
         if (rank > bestRank) { best = &b; bestRank = rank; }
     }
-    if (!best) return false;
+    if (!best) {
+        // A memory kind without a band of its own takes every memory kind's
+        // (weights, KV cache, activations and overheads are the same terms),
+        // one level wider.
+        const std::string suffix = "_memory";
+        if (kind.size() <= suffix.size() || kind.compare(kind.size() - suffix.size(), suffix.size(), suffix) != 0)
+            return false;
+        if (!lookupBand(bands, "memory", engine, family, lowLog, highLog)) return false;
+        const double centre = 0.5 * (lowLog + highLog), half = 0.5 * (highLog - lowLog) * kBandFallbackWidening;
+        lowLog = centre - half;
+        highLog = centre + half;
+        return true;
+    }
     // Levels below the kind-wide band: engine x family 0, engine 1, kind 2.
     const int fell = (bestRank == 3 ? 0 : bestRank == 2 ? 1 : 2) - (family >= 0 ? 0 : 1);
     const double widen = std::pow(kBandFallbackWidening, std::max(0, fell));
