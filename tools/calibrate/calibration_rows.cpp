@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "caliper/engine/estimate.hpp"
+#include "caliper/plan/estimate.hpp"
 #include "validate/validation.hpp"
-#include "io/json_read.hpp"
-#include "io/scenario_json.hpp"
+#include "json/json_read.hpp"
+#include "json/scenario_json.hpp"
 #include "validate/mapping.hpp"
 
 namespace caliper::calibrate {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "caliper/engine/formats.hpp"
-#include "engine/efficiency.hpp"
+#include "caliper/model/formats.hpp"
+#include "speed/efficiency.hpp"
 
 namespace caliper {
 

@@ -11,8 +11,8 @@
 #include "calibration/calibration.hpp"
 #include "calibration/ranges.hpp"
 #include "catalog_fixture.hpp"
-#include "engine/efficiency.hpp"
-#include "io/calibration_json.hpp"
+#include "speed/efficiency.hpp"
+#include "json/calibration_json.hpp"
 
 namespace caliper {
 std::string_view embeddedCalibrationJson();
