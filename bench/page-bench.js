@@ -7,7 +7,7 @@
 //      of 10 changes): every cell loaded from the engine and the window the
 //      table body holds written and laid out; the repaint of the cells in
 //      view beside it.
-// Times come from the page's window.__caliperTimings (web/js/main.js); a page
+// Times come from the page's window.__caliperTimings (web/src/main.js); a page
 // without it is timed from outside (the table's last row present).
 // usage: node bench/page-bench.js [--dist DIR] [--loads N] [--changes N]
 'use strict';

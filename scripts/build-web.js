@@ -16,9 +16,9 @@ const zlib = require('zlib');
 
 const ROOT = path.resolve(__dirname, '..');
 // Load order matters: dictionaries before i18n, helpers before views, main last.
-const SCRIPTS = ['i18n-en.js', 'i18n-zh.js', 'i18n-codes.js', 'i18n.js', 'format.js', 'state.js', 'presets.js',
-  'dom.js', 'engine.js', 'cells.js', 'matrix-keys.js', 'matrix-window.js', 'matrix-fill.js', 'matrix-view.js', 'matrix-data.js', 'chart.js', 'detail-view.js', 'export.js',
-  'custom-rows.js', 'recommend-view.js', 'inventory-view.js', 'custom-input.js', 'controls.js', 'views.js', 'matrix-flow.js', 'main.js'];
+const SCRIPTS = ['i18n/en.js', 'i18n/zh.js', 'i18n/codes.js', 'i18n/i18n.js', 'format/format.js', 'state/url-codec.js', 'state/presets.js',
+  'dom/dom.js', 'engine/engine.js', 'matrix/cells.js', 'matrix/keys.js', 'matrix/window.js', 'matrix/fill.js', 'matrix/view.js', 'matrix/data.js', 'views/chart.js', 'views/detail.js', 'export/export.js',
+  'state/custom-rows.js', 'views/recommend.js', 'views/inventory.js', 'views/custom.js', 'controls/controls.js', 'views/views.js', 'matrix/flow.js', 'main.js'];
 const SIZE_TARGET_BYTES = 600 * 1024;
 
 function parseArgs(argv) {
@@ -183,7 +183,7 @@ function main() {
     catalogGzip: compressedCatalogScript(dataDir),
     engine: engine,
     wasmScript: split.wasmScript,
-    scripts: SCRIPTS.map((s) => read(path.join(webDir, 'js', s)))
+    scripts: SCRIPTS.map((s) => read(path.join(webDir, 'src', s)))
   };
 
   fs.rmSync(outDir, { recursive: true, force: true });

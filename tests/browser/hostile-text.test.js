@@ -12,7 +12,7 @@ const IMG = '<img src=x onerror=alert(1)>';
 const SCRIPT = '<script>alert(1)</script>';
 const SVG = '"><svg onload=alert(1)>';
 const CONFIG_NAME = SCRIPT + '<script>window.__xss=1</script>';
-const { en } = require('../../web/js/i18n-en.js');
+const { en } = require('../../web/src/i18n/en.js');
 const CONFIG = JSON.parse(fs.readFileSync(path.join(h.ROOT, 'tests/fixtures/hf_configs/mistral-7b-v0.3.json'), 'utf8'));
 
 // What injected markup would leave behind: elements, a run script's mark.

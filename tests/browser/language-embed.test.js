@@ -4,8 +4,8 @@
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const h = require('./support/harness.js');
-const { zh } = require('../../web/js/i18n-zh.js');
-const { en } = require('../../web/js/i18n-en.js');
+const { zh } = require('../../web/src/i18n/zh.js');
+const { en } = require('../../web/src/i18n/en.js');
 
 const CJK = /[\u4e00-\u9fff]/;
 // A narrow matrix (one model family) keeps these pages light; the labels are the same.

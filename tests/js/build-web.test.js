@@ -31,7 +31,7 @@ test('the policy allows no remote origin and no inline code without a hash', () 
 });
 
 test('Z85 text decodes back to the same bytes, any length', () => {
-  const { z85Decode } = require('../../web/js/engine.js');
+  const { z85Decode } = require('../../web/src/engine/engine.js');
   // The RFC 32 test vector: 86 4F D2 6F B5 59 F7 5B -> "HelloWorld".
   assert.equal(build.z85Encode(Buffer.from([0x86, 0x4f, 0xd2, 0x6f, 0xb5, 0x59, 0xf7, 0x5b])), 'HelloWorld');
   for (const n of [0, 1, 2, 3, 4, 5, 257]) {
@@ -51,7 +51,7 @@ test('compacted scripts keep their code and drop comments and indentation', () =
 
 test('the compressed catalog inflates back to the two JSON texts', () => {
   const zlib = require('zlib');
-  const { z85Decode } = require('../../web/js/engine.js');
+  const { z85Decode } = require('../../web/src/engine/engine.js');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'caliper-cat-'));
   fs.writeFileSync(path.join(tmp, 'gpus.json'), '{ "gpus": [ {"id": "a", "name": "</script>"} ] }');
   fs.writeFileSync(path.join(tmp, 'models.json'), '{ "models": [] }');
@@ -73,7 +73,7 @@ test('the wasm inside the engine is moved out, gzip-compressed, intact', () => {
   const engine = `var wasmBinaryFile = 'data:application/octet-stream;base64,${wasm.toString('base64')}'; // rest`;
   const split = build.splitEngine(engine);
   assert.equal(split.engine, "var wasmBinaryFile = 'data:application/octet-stream;base64,'; // rest");
-  const { z85Decode } = require('../../web/js/engine.js');
+  const { z85Decode } = require('../../web/src/engine/engine.js');
   const m = split.wasmScript.match(/z85:"([^"]+)",length:(\d+)/);
   assert.deepEqual(zlib.gunzipSync(Buffer.from(z85Decode(m[1], Number(m[2])))), wasm);
   assert.match(split.wasmScript, /bytes:12\b/);
@@ -122,7 +122,7 @@ test('the single file inlines everything and hashes each inline block', () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-test('every file in web/js is part of the build', () => {
-  const files = fs.readdirSync(path.join(ROOT, 'web/js')).filter((f) => f.endsWith('.js')).sort();
+test('every file in web/src is part of the build', () => {
+  const files = fs.readdirSync(path.join(ROOT, 'web/src'), { recursive: true }).filter((f) => f.endsWith('.js')).sort();
   assert.deepEqual(files, build.SCRIPTS.slice().sort());
 });

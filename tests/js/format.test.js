@@ -1,9 +1,9 @@
-// Locale formatting (web/js/format.js) and matrix cell texts (web/js/cells.js).
+// Locale formatting (web/src/format/format.js) and matrix cell texts (web/src/matrix/cells.js).
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const F = require('../../web/js/format.js');
-const cells = require('../../web/js/cells.js');
+const F = require('../../web/src/format/format.js');
+const cells = require('../../web/src/matrix/cells.js');
 
 test('numbers follow the locale', () => {
   assert.equal(F.number('en', 12345.6, 0), '12,346');

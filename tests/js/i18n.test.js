@@ -4,13 +4,13 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
-const i18n = require('../../web/js/i18n.js');
-const { en } = require('../../web/js/i18n-en.js');
-const { zh } = require('../../web/js/i18n-zh.js');
-const { codes } = require('../../web/js/i18n-codes.js');
-const presets = require('../../web/js/presets.js');
-const S = require('../../web/js/state.js');
-const exporter = require('../../web/js/export.js');
+const i18n = require('../../web/src/i18n/i18n.js');
+const { en } = require('../../web/src/i18n/en.js');
+const { zh } = require('../../web/src/i18n/zh.js');
+const { codes } = require('../../web/src/i18n/codes.js');
+const presets = require('../../web/src/state/presets.js');
+const S = require('../../web/src/state/url-codec.js');
+const exporter = require('../../web/src/export/export.js');
 
 test('English and Chinese have the same keys, none empty', () => {
   assert.deepEqual(Object.keys(zh).sort(), Object.keys(en).sort());
@@ -109,9 +109,9 @@ function engineExplainTerms() {
 
 test('every explain term of the engine has a name in both languages and a unit', () => {
   globalThis.Caliper = globalThis.Caliper || {};
-  require('../../web/js/dom.js');
-  require('../../web/js/format.js');
-  require('../../web/js/detail-view.js');
+  require('../../web/src/dom/dom.js');
+  require('../../web/src/format/format.js');
+  require('../../web/src/views/detail.js');
   const D = globalThis.Caliper.detailView;
   const terms = engineExplainTerms();
   assert.ok(terms.length >= 40 && terms.includes('decode_weight_read_gb') && terms.includes('train_mfu'), `terms found: ${terms.length}`);

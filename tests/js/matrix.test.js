@@ -1,5 +1,5 @@
-// Matrix row and column order (web/js/matrix-view.js) and the loading of
-// the matrix in few large engine calls (web/js/matrix-data.js), against a
+// Matrix row and column order (web/src/matrix/view.js) and the loading of
+// the matrix in few large engine calls (web/src/matrix/data.js), against a
 // stand-in engine that records its calls. The stand-in's figures are made
 // up: the tests check where each cell lands, not what the engine computes.
 'use strict';
@@ -7,13 +7,13 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 
 const C = globalThis.Caliper = globalThis.Caliper || {};
-require('../../web/js/i18n.js');
-const S = require('../../web/js/state.js');
-require('../../web/js/cells.js');
-require('../../web/js/dom.js');
-const view = require('../../web/js/matrix-view.js');
-require('../../web/js/custom-rows.js');
-const data = require('../../web/js/matrix-data.js');
+require('../../web/src/i18n/i18n.js');
+const S = require('../../web/src/state/url-codec.js');
+require('../../web/src/matrix/cells.js');
+require('../../web/src/dom/dom.js');
+const view = require('../../web/src/matrix/view.js');
+require('../../web/src/state/custom-rows.js');
+const data = require('../../web/src/matrix/data.js');
 
 const MODELS = [
   { id: 'b-7b', name: 'B 7B', family: 'B', params_b: 7 }, { id: 'a-70b', name: 'A 70B', family: 'A', params_b: 70 },

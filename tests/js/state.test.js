@@ -1,8 +1,8 @@
-// State ↔ URL and the requests built from the state (web/js/state.js).
+// State ↔ URL and the requests built from the state (web/src/state/url-codec.js).
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const S = require('../../web/js/state.js');
+const S = require('../../web/src/state/url-codec.js');
 
 test('defaults round-trip to an empty hash', () => {
   assert.equal(S.serialize(S.defaults()), '');

@@ -9,8 +9,8 @@
   function dictionaries() {
     var messages = C.messages || {};
     if (typeof require === 'function' && (!messages.en || !messages.zh || !C.codeMessages)) {
-      messages = { en: require('./i18n-en.js').en, zh: require('./i18n-zh.js').zh };
-      C.codeMessages = C.codeMessages || require('./i18n-codes.js').codes;
+      messages = { en: require('./en.js').en, zh: require('./zh.js').zh };
+      C.codeMessages = C.codeMessages || require('./codes.js').codes;
     }
     return messages;
   }

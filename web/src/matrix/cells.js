@@ -2,7 +2,7 @@
 // signal) and one key figure chosen by the "cells show" control. Pure.
 (function (root) {
   var C = root.Caliper = root.Caliper || {};
-  var F = C.format || (typeof require === 'function' ? require('./format.js') : null);
+  var F = C.format || (typeof require === 'function' ? require('../format/format.js') : null);
 
   var SYMBOL_FITS = '✓';
   var SYMBOL_NO = '✗';

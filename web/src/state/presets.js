@@ -2,7 +2,7 @@
 // filters (a fresh set of filters, so presets do not pile up). Pure.
 (function (root) {
   var C = root.Caliper = root.Caliper || {};
-  var S = C.state || (typeof require === 'function' ? require('./state.js') : null);
+  var S = C.state || (typeof require === 'function' ? require('./url-codec.js') : null);
 
   var FILTER_KEYS = ['q', 'gq', 'fam', 'pmin', 'pmax', 'cls', 'mem', 'price', 'sort', 'dir', 'sg'];
   var WORKLOAD_KEYS = ['task', 'w', 'ctx', 'b', 'g', 'eng', 'tt', 'show', 'obj'];
