@@ -1,8 +1,13 @@
 // State ↔ URL and the requests built from the state (web/src/state/url-codec.js).
-'use strict';
-const test = require('node:test');
-const assert = require('node:assert/strict');
-const S = require('../../web/src/state/url-codec.js');
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import * as defaults from '../../web/src/state/defaults.js';
+import * as codec from '../../web/src/state/url-codec.js';
+import * as requests from '../../web/src/state/requests.js';
+import * as search from '../../web/src/state/search.js';
+
+// The state's three parts under one name, as the tests read them.
+const S = Object.assign({}, defaults, codec, requests, search);
 
 test('defaults round-trip to an empty hash', () => {
   assert.equal(S.serialize(S.defaults()), '');

@@ -2,10 +2,9 @@
 // positions from row heights, the window for a scroll position, when the
 // window must move, and the scroll that shows a cell. The sizes are the
 // style sheet's (35 px rows, 31 px family rows, 62 px columns).
-'use strict';
-const test = require('node:test');
-const assert = require('node:assert/strict');
-const W = require('../../web/src/matrix/window.js');
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import * as W from '../../web/src/matrix/window.js';
 
 const SIZES = { rowH: 35, famH: 31, topH: 150, headH: 120, cellW: 62, leftW: 248 };
 // Two families of 3 and 2 models, then a flat list (sorted by size).

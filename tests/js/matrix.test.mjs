@@ -2,18 +2,15 @@
 // the matrix in few large engine calls (web/src/matrix/data.js), against a
 // stand-in engine that records its calls. The stand-in's figures are made
 // up: the tests check where each cell lands, not what the engine computes.
-'use strict';
-const test = require('node:test');
-const assert = require('node:assert/strict');
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import * as S from '../../web/src/state/defaults.js';
+import * as view from '../../web/src/matrix/view.js';
+import * as data from '../../web/src/matrix/data.js';
 
-const C = globalThis.Caliper = globalThis.Caliper || {};
-require('../../web/src/i18n/i18n.js');
-const S = require('../../web/src/state/url-codec.js');
-require('../../web/src/matrix/cells.js');
-require('../../web/src/dom/dom.js');
-const view = require('../../web/src/matrix/view.js');
-require('../../web/src/state/custom-rows.js');
-const data = require('../../web/src/matrix/data.js');
+// The engine the next job asks: each test hands in its stand-in.
+let door = null;
+const start = (state, gpuIds, catalogKey) => data.start(state, gpuIds, catalogKey, door);
 
 const MODELS = [
   { id: 'b-7b', name: 'B 7B', family: 'B', params_b: 7 }, { id: 'a-70b', name: 'A 70B', family: 'A', params_b: 70 },
@@ -95,24 +92,24 @@ function selections(calls) {
 
 test('headers first (no cells), kept while the filters stay the same', () => {
   const calls = [];
-  C.engine = fakeEngine(calls);
+  door = fakeEngine(calls);
   data.clearCache();
-  const job = data.start(S.defaults(), null, 1);
+  const job = start(S.defaults(), null, 1);
   assert.equal(calls.length, 2, 'one call for the models, one for the GPUs');
   assert.deepEqual([calls[0].model, calls[0].gpu, calls[1].model, calls[1].gpu], ['all', [], [], 'all']);
   assert.ok(job.matrix.cells.every((row) => row === null));
-  data.start(Object.assign(S.defaults(), { w: 'int8', ctx: 8192 }), null, 1);
+  start(Object.assign(S.defaults(), { w: 'int8', ctx: 8192 }), null, 1);
   assert.equal(calls.length, 2, 'a workload change reuses the headers');
-  data.start(S.defaults(), null, 2);
+  start(S.defaults(), null, 2);
   assert.equal(calls.length, 4, 'a new catalog asks again');
 });
 
 test('the cells in view: one call with the ids in view and no filter', () => {
   const calls = [];
-  C.engine = fakeEngine(calls);
+  door = fakeEngine(calls);
   data.clearCache();
   const state = Object.assign(S.defaults(), { pmin: 2, cls: ['datacenter'] });
-  const job = data.start(state, null, 1);
+  const job = start(state, null, 1);
   calls.length = 0;
   data.loadWindow(job, [1, 2], [0, 3]);
   assert.equal(calls.length, 1);
@@ -127,10 +124,10 @@ test('the cells in view: one call with the ids in view and no filter', () => {
 
 test('the rest: every cell in one call, "all" with the filters, never a list of every id', () => {
   const calls = [];
-  C.engine = fakeEngine(calls);
+  door = fakeEngine(calls);
   data.clearCache();
   const state = Object.assign(S.defaults(), { pmin: 2, cls: ['datacenter'] });
-  const job = data.start(state, null, 1);
+  const job = start(state, null, 1);
   data.loadWindow(job, [0], [0]);
   calls.length = 0;
   data.loadRest(job);
@@ -144,9 +141,9 @@ test('the rest: every cell in one call, "all" with the filters, never a list of 
 test('cells from the column layout carry every field the engine sent, a new one too', () => {
   for (const extra of [null, 'kv_pool_gib']) {
     extraField = extra;
-    C.engine = fakeEngine([]);
+    door = fakeEngine([]);
     data.clearCache();
-    const job = data.start(S.defaults(), null, 1);
+    const job = start(S.defaults(), null, 1);
     data.loadRest(job);
     job.matrix.cells.forEach((row, i) => row.forEach((cell, j) => {
       const want = Object.assign(cellFor(i, j), extra ? { [extra]: j } : {});
@@ -158,9 +155,9 @@ test('cells from the column layout carry every field the engine sent, a new one 
 
 test('cells from the values layout read back as the engine\'s cells: nulls, booleans, names', () => {
   const calls = [];
-  C.engine = Object.assign(fakeEngine(calls), { takesValues: () => true });
+  door = Object.assign(fakeEngine(calls), { takesValues: () => true });
   data.clearCache();
-  const job = data.start(S.defaults(), null, 1);
+  const job = start(S.defaults(), null, 1);
   data.loadRest(job);
   assert.equal(calls[calls.length - 1].cells_layout, 'values', 'the page asks for values when the engine takes them');
   job.matrix.cells.forEach((row, i) => row.forEach((cell, j) => {
@@ -169,15 +166,15 @@ test('cells from the values layout read back as the engine\'s cells: nulls, bool
   // A field the page does not know: refused as a mismatch, not misread.
   extraField = 'kv_pool_gib';
   data.clearCache();
-  assert.throws(() => data.loadRest(data.start(S.defaults(), null, 1)), (e) => e.code === 'engine_mismatch');
+  assert.throws(() => data.loadRest(start(S.defaults(), null, 1)), (e) => e.code === 'engine_mismatch');
   extraField = null;
 });
 
 test('a GPU text search sends the matching ids only', () => {
   const calls = [];
-  C.engine = fakeEngine(calls);
+  door = fakeEngine(calls);
   data.clearCache();
-  const job = data.start(S.defaults(), ['rtx', 'h100'], 1);
+  const job = start(S.defaults(), ['rtx', 'h100'], 1);
   data.loadRest(job);
   assert.deepEqual(calls.map((c) => c.gpu), [[], ['rtx', 'h100'], ['rtx', 'h100']]);
   assert.deepEqual(job.matrix.gpus.map((g) => g.id), ['rtx', 'h100']);
@@ -186,9 +183,9 @@ test('a GPU text search sends the matching ids only', () => {
 
 test('sorting by a GPU loads its whole column first', () => {
   const calls = [];
-  C.engine = fakeEngine(calls);
+  door = fakeEngine(calls);
   data.clearCache();
-  const job = data.start(S.defaults(), null, 1);
+  const job = start(S.defaults(), null, 1);
   calls.length = 0;
   data.loadColumn(job, 'mi300');
   assert.deepEqual(selections(calls), [{ model: 'all', gpu: ['mi300'], mf: undefined, gf: undefined }]);
@@ -197,11 +194,11 @@ test('sorting by a GPU loads its whole column first', () => {
 
 test('the user\'s model and GPU come first, sent as objects inside the lists', () => {
   const calls = [];
-  C.engine = fakeEngine(calls);
+  door = fakeEngine(calls);
   data.clearCache();
   const cm = { name: 'Mine', params_b: 3, model: { params_b: 3 } }, cg = { name: 'Card', gpu: { memory_gib: 48 } };
   const state = Object.assign(S.defaults(), { cm, cg, q: 'b' });
-  const job = data.start(state, null, 1);
+  const job = start(state, null, 1);
   calls.length = 0;
   const m = data.loadRest(job);
   assert.equal(m.models[0].id, 'custom-model');
@@ -224,14 +221,14 @@ test('a rejected user model leaves its row empty and keeps the engine\'s error',
   const matrix = engine.matrix;
   engine.matrix = (req) => {
     if (Array.isArray(req.model) && typeof req.model[0] === 'object') {
-      throw new C.engine.EngineError({ code: 'invalid_value', message: 'bad heads', path: '/model/0/num_attention_heads' });
+      throw new door.EngineError({ code: 'invalid_value', message: 'bad heads', path: '/model/0/num_attention_heads' });
     }
     return matrix(req);
   };
   engine.EngineError = function (e) { Object.assign(this, e); };
-  C.engine = engine;
+  door = engine;
   data.clearCache();
-  const job = data.start(Object.assign(S.defaults(), { cm: { name: 'Bad', params_b: 7, model: { params_b: -1 } } }), null, 1);
+  const job = start(Object.assign(S.defaults(), { cm: { name: 'Bad', params_b: 7, model: { params_b: -1 } } }), null, 1);
   data.loadRest(job);
   assert.equal(job.error.code, 'invalid_value');
   assert.ok(job.matrix.cells[0].every((cell) => cell.status === 'no'));

@@ -1,9 +1,8 @@
 // Locale formatting (web/src/format/format.js) and matrix cell texts (web/src/matrix/cells.js).
-'use strict';
-const test = require('node:test');
-const assert = require('node:assert/strict');
-const F = require('../../web/src/format/format.js');
-const cells = require('../../web/src/matrix/cells.js');
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import * as F from '../../web/src/format/format.js';
+import * as cells from '../../web/src/matrix/cells.js';
 
 test('numbers follow the locale', () => {
   assert.equal(F.number('en', 12345.6, 0), '12,346');

@@ -1,16 +1,19 @@
-// Dictionaries and translation lookup (web/js/i18n*.js), presets and exports.
-'use strict';
-const test = require('node:test');
-const assert = require('node:assert/strict');
-const fs = require('fs');
-const path = require('path');
-const i18n = require('../../web/src/i18n/i18n.js');
-const { en } = require('../../web/src/i18n/en.js');
-const { zh } = require('../../web/src/i18n/zh.js');
-const { codes } = require('../../web/src/i18n/codes.js');
-const presets = require('../../web/src/state/presets.js');
-const S = require('../../web/src/state/url-codec.js');
-const exporter = require('../../web/src/export/export.js');
+// Dictionaries and translation lookup (web/src/i18n), presets and exports.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'fs';
+import path from 'path';
+import { fileURLToPath } from 'url';
+import * as i18n from '../../web/src/i18n/i18n.js';
+import { en } from '../../web/src/i18n/en.js';
+import { zh } from '../../web/src/i18n/zh.js';
+import { codes } from '../../web/src/i18n/codes.js';
+import * as presets from '../../web/src/state/presets.js';
+import * as S from '../../web/src/state/defaults.js';
+import * as exporter from '../../web/src/export/export.js';
+import * as D from '../../web/src/views/detail.js';
+
+const __dirname = path.dirname(fileURLToPath(import.meta.url));
 
 test('English and Chinese have the same keys, none empty', () => {
   assert.deepEqual(Object.keys(zh).sort(), Object.keys(en).sort());
@@ -108,11 +111,6 @@ function engineExplainTerms() {
 }
 
 test('every explain term of the engine has a name in both languages and a unit', () => {
-  globalThis.Caliper = globalThis.Caliper || {};
-  require('../../web/src/dom/dom.js');
-  require('../../web/src/format/format.js');
-  require('../../web/src/views/detail.js');
-  const D = globalThis.Caliper.detailView;
   const terms = engineExplainTerms();
   assert.ok(terms.length >= 40 && terms.includes('decode_weight_read_gb') && terms.includes('train_mfu'), `terms found: ${terms.length}`);
   for (const term of terms) {
@@ -126,7 +124,6 @@ test('every explain term of the engine has a name in both languages and a unit',
 });
 
 test('explain units follow the suffix of the term', () => {
-  const D = globalThis.Caliper.detailView;
   const t = (k) => en[k];
   assert.deepEqual(D.termUnit('kv_pool_unused_gib', t), { suffix: 'GiB' });
   assert.deepEqual(D.termUnit('decode_kv_read_gb', t), { suffix: 'GB' });

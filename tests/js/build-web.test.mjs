@@ -1,15 +1,17 @@
 // The page build (scripts/build-web.js): inlining, CSP and the single file.
-'use strict';
-const test = require('node:test');
-const assert = require('node:assert/strict');
-const crypto = require('crypto');
-const fs = require('fs');
-const os = require('os');
-const path = require('path');
-const { execFileSync } = require('child_process');
-const build = require('../../scripts/build-web.js');
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'crypto';
+import fs from 'fs';
+import os from 'os';
+import path from 'path';
+import zlib from 'zlib';
+import { execFileSync } from 'child_process';
+import { fileURLToPath } from 'url';
+import build from '../../scripts/build-web.js';
+import { splitCatalog, z85Decode } from '../../web/src/engine/engine.js';
 
-const ROOT = path.join(__dirname, '../..');
+const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 test('inlined text cannot close its script element', () => {
   const out = build.escapeInline('var s = "</script><script>alert(1)</script>"; // <!-- x');
@@ -31,7 +33,6 @@ test('the policy allows no remote origin and no inline code without a hash', () 
 });
 
 test('Z85 text decodes back to the same bytes, any length', () => {
-  const { z85Decode } = require('../../web/src/engine/engine.js');
   // The RFC 32 test vector: 86 4F D2 6F B5 59 F7 5B -> "HelloWorld".
   assert.equal(build.z85Encode(Buffer.from([0x86, 0x4f, 0xd2, 0x6f, 0xb5, 0x59, 0xf7, 0x5b])), 'HelloWorld');
   for (const n of [0, 1, 2, 3, 4, 5, 257]) {
@@ -42,23 +43,22 @@ test('Z85 text decodes back to the same bytes, any length', () => {
   }
 });
 
-test('compacted scripts keep their code and drop comments and indentation', () => {
-  const src = '// header\nfunction f() {\n  // note\n  return "// not a comment";\n}\n\n';
-  const out = build.compactScript(src);
-  assert.equal(out, 'function f() {\nreturn "// not a comment";\n}\n');
-  assert.equal(new Function(out + 'return f();')(), '// not a comment');
+test('the minified engine script keeps its code and drops comments and whitespace', () => {
+  const src = '// header\nvar createX = function () {\n  // note\n  return "// not a comment";\n};\n\n';
+  const out = build.minifyScript(src);
+  assert.ok(!out.includes('header') && !out.includes('note') && out.length < src.length);
+  assert.equal(new Function(out + 'return createX();')(), '// not a comment');
 });
 
 test('the compressed catalog inflates back to the two JSON texts', () => {
-  const zlib = require('zlib');
-  const { z85Decode } = require('../../web/src/engine/engine.js');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'caliper-cat-'));
-  fs.writeFileSync(path.join(tmp, 'gpus.json'), '{ "gpus": [ {"id": "a", "name": "</script>"} ] }');
+  // A line break inside a value stays escaped, so the one between the texts is the only one.
+  fs.writeFileSync(path.join(tmp, 'gpus.json'), '{ "gpus": [ {"id": "a", "name": "</script>", "note": "two\\nlines"} ] }');
   fs.writeFileSync(path.join(tmp, 'models.json'), '{ "models": [] }');
   const script = build.compressedCatalogScript(tmp);
   const m = script.match(/z85:"([^"]+)",length:(\d+)/);
-  const texts = JSON.parse(zlib.gunzipSync(Buffer.from(z85Decode(m[1], Number(m[2])))).toString('utf8'));
-  assert.equal(texts.gpus, '{"gpus":[{"id":"a","name":"</script>"}]}');
+  const texts = splitCatalog(zlib.gunzipSync(Buffer.from(z85Decode(m[1], Number(m[2])))).toString('utf8'));
+  assert.equal(texts.gpus, '{"gpus":[{"id":"a","name":"</script>","note":"two\\nlines"}]}');
   assert.equal(texts.models, '{"models":[]}');
   const plain = build.catalogScript(tmp);
   const window = {};
@@ -68,12 +68,10 @@ test('the compressed catalog inflates back to the two JSON texts', () => {
 });
 
 test('the wasm inside the engine is moved out, gzip-compressed, intact', () => {
-  const zlib = require('zlib');
   const wasm = Buffer.from([0, 97, 115, 109, 1, 0, 0, 0, 1, 2, 3, 4]);
   const engine = `var wasmBinaryFile = 'data:application/octet-stream;base64,${wasm.toString('base64')}'; // rest`;
   const split = build.splitEngine(engine);
   assert.equal(split.engine, "var wasmBinaryFile = 'data:application/octet-stream;base64,'; // rest");
-  const { z85Decode } = require('../../web/src/engine/engine.js');
   const m = split.wasmScript.match(/z85:"([^"]+)",length:(\d+)/);
   assert.deepEqual(zlib.gunzipSync(Buffer.from(z85Decode(m[1], Number(m[2])))), wasm);
   assert.match(split.wasmScript, /bytes:12\b/);
@@ -108,7 +106,7 @@ test('the single file inlines everything and hashes each inline block', () => {
   assert.ok(!/https?:\/\//.test(html.match(/<meta http-equiv="Content-Security-Policy" content="([^"]+)"/)[1]));
   const policy = html.match(/content="(default-src[^"]+)"/)[1];
   const blocks = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
-  assert.equal(blocks.length, build.SCRIPTS.length + 2, 'catalog, engine and every page script');
+  assert.equal(blocks.length, 3, 'catalog, engine and the page script');
   for (const b of blocks) {
     const hash = crypto.createHash('sha256').update(b, 'utf8').digest('base64');
     assert.ok(policy.includes(`'sha256-${hash}'`), 'each inline script is allowed by its hash');
@@ -117,12 +115,34 @@ test('the single file inlines everything and hashes each inline block', () => {
   assert.ok(policy.includes(crypto.createHash('sha256').update(style, 'utf8').digest('base64')));
   assert.match(html, /data-build="single"/);
   const site = fs.readFileSync(path.join(out, 'index.html'), 'utf8');
-  for (const s of build.SCRIPTS) assert.ok(site.includes(`src="js/${s}"`) && fs.existsSync(path.join(out, 'js', s)));
+  for (const s of build.siteScripts(false)) assert.ok(site.includes(`src="${s}"`) && fs.existsSync(path.join(out, s)), s);
   assert.ok(fs.existsSync(path.join(out, 'catalog.js')) && fs.existsSync(path.join(out, 'caliper-engine.js')));
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-test('every file in web/src is part of the build', () => {
+// The modules' imports are the page's dependency graph: every module is
+// reached from main.js, and none imports itself through others (a cycle).
+test('every module in web/src is reached from main.js, with no import cycle', () => {
+  const graph = build.importGraph(build.bundlePage(path.join(ROOT, 'web')).metafile);
+  const rel = (f) => path.relative(path.join(ROOT, 'web/src'), path.resolve(f));
   const files = fs.readdirSync(path.join(ROOT, 'web/src'), { recursive: true }).filter((f) => f.endsWith('.js')).sort();
-  assert.deepEqual(files, build.SCRIPTS.slice().sort());
+  assert.deepEqual(Object.keys(graph).map(rel).sort(), files);
+  const state = {};
+  const visit = (file, trail) => {
+    assert.notEqual(state[file], 'open', `import cycle: ${trail.concat(file).map(rel).join(' → ')}`);
+    if (state[file] === 'done') return;
+    state[file] = 'open';
+    for (const dep of graph[file]) visit(dep, trail.concat(file));
+    state[file] = 'done';
+  };
+  Object.keys(graph).forEach((f) => visit(f, []));
+});
+
+test('no module shares state through a global namespace object', () => {
+  const files = fs.readdirSync(path.join(ROOT, 'web/src'), { recursive: true }).filter((f) => f.endsWith('.js'));
+  for (const f of files) {
+    const text = fs.readFileSync(path.join(ROOT, 'web/src', f), 'utf8');
+    assert.ok(!/\b(window|globalThis|root)\.Caliper\b/.test(text), `${f} uses window.Caliper`);
+    assert.ok(!/\brequire\(/.test(text), `${f} uses require`);
+  }
 });
