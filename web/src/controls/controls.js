@@ -5,16 +5,14 @@ import * as dom from '../dom/dom.js';
 import * as format from '../format/format.js';
 import * as i18n from '../i18n/i18n.js';
 import { GROUPS, TASKS, defaults, isTraining } from '../state/defaults.js';
+import { ENGINES, WEIGHT_GROUPS } from '../state/vocabulary.js';
 
 var $ = dom.$, el = dom.el;
 var GPU_LIMITS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 var CONTEXTS = [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072];
-var WEIGHT_GROUPS = [
-  ['wgroup.float', ['fp32', 'bf16', 'fp16']], ['wgroup.8bit', ['fp8', 'int8']],
-  ['wgroup.4bit', ['nf4', 'gptq-int4', 'awq-int4', 'mxfp4']],
-  ['wgroup.gguf', ['Q8_0', 'Q6_K', 'Q5_K_M', 'Q4_K_M', 'Q4_0', 'Q3_K_M', 'Q2_K']]];
 var WEIGHT_LABELS = { fp32: 'FP32', bf16: 'BF16', fp16: 'FP16', fp8: 'FP8', int8: 'INT8', nf4: 'NF4 (bitsandbytes)',
   'gptq-int4': 'GPTQ int4', 'awq-int4': 'AWQ int4', mxfp4: 'MXFP4' };
+// Labels of the engines (state/vocabulary.js lists them).
 var ENGINE_LABELS = { transformers: 'Transformers', vllm: 'vLLM', sglang: 'SGLang', 'tensorrt-llm': 'TensorRT-LLM',
   'llama.cpp': 'llama.cpp', deepspeed: 'DeepSpeed', fsdp: 'PyTorch FSDP', megatron: 'Megatron-LM' };
 var DEBOUNCE_MS = 160;
@@ -91,9 +89,7 @@ function translate(state) {
     return { label: ctx.t(g[0]), options: g[1].map(function (w) { return { value: w, label: WEIGHT_LABELS[w] || 'GGUF ' + w }; }) };
   }));
   dom.fillSelect($('#weights'), weights, state.w);
-  var engines = [{ value: 'auto', label: ctx.t('ctl.auto') }].concat(Object.keys(ENGINE_LABELS).map(function (k) {
-    return { value: k, label: ENGINE_LABELS[k] };
-  }));
+  var engines = ENGINES.map(function (k) { return { value: k, label: k === 'auto' ? ctx.t('ctl.auto') : ENGINE_LABELS[k] || k }; });
   dom.fillSelect($('#engine'), engines, state.eng);
   var classes = $('#f-classes-list');
   dom.clear(classes);

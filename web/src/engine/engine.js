@@ -180,8 +180,22 @@ function listModels() { return invoke('listModels', []); }
 function caveats() { return invoke('caveats', []); }
 function version() { return instance ? String(instance.version()) : ''; }
 
+// The engine's description of its interface (docs/CONTRACT.md "Describe"):
+// enums, defaults per task, limits, presets and matrix cell fields; null
+// from an engine built before it had one.
+function describe() {
+  if (!instance) throw new EngineError({ code: 'engine_missing', message: 'the engine is not loaded' });
+  if (typeof instance.callText !== 'function' && typeof instance.describe !== 'function') return null;
+  try {
+    return invoke('describe', []);
+  } catch (e) {
+    if (e.code === 'unknown_function') return null;
+    throw e;
+  }
+}
+
 export { EngineError, pageCatalog, init, ready, loadCatalog, catalogInUse as catalogTexts, estimate, matrix, takesValues,
-  recommend, inventory, limits, listGpus, listModels, caveats, version, z85Decode, splitCatalog };
+  recommend, inventory, limits, listGpus, listModels, caveats, version, describe, z85Decode, splitCatalog };
 
 // Unpacking starts now, while the rest of the page loads.
 if (typeof document !== 'undefined') {

@@ -8,6 +8,7 @@
 import * as customRows from '../state/custom-rows.js';
 import * as engine from '../engine/engine.js';
 import * as i18n from '../i18n/i18n.js';
+import { CELL_FIELDS } from '../state/vocabulary.js';
 import { toMatrixRequest } from '../state/requests.js';
 
 var SELECTION_KEYS = ['model', 'model_filter', 'gpu', 'gpu_filter'];
@@ -106,10 +107,6 @@ function rowArray(job, r) {
 }
 
 var REJECTED_CELL = { status: 'no', gpus_needed: null };
-
-// The fields of CONTRACT.md's matrix cell, which the "values" layout carries.
-var CELL_FIELDS = ['cost_usd', 'decode_tokens_per_s', 'fits_one', 'gpus_needed', 'needs_nvlink', 'nodes', 'prefill_tokens_per_s',
-  'status', 'strategy', 'total_gib', 'train_hours', 'train_tokens_per_s', 'usd_per_hour', 'usd_per_million_tokens'];
 
 // Cell i of the engine's "values" layout (cell_values: each field's
 // numbers, null as NaN, status and strategy as indices into its lists),

@@ -1,6 +1,7 @@
 // The page state's defaults: the page tasks and how each maps onto the
 // engine's request, the values each control may take, and the state a
-// fresh page starts from (its keys are the URL's, url-codec.js).
+// fresh page starts from (its keys are the URL's, url-codec.js). The
+// engine's own names (weights, engines, objectives) are in vocabulary.js.
 
 // Page tasks and how each maps onto the engine's request (CONTRACT.md).
 // batch: the request's default batch (inference) or micro-batch (training);
@@ -15,11 +16,7 @@ var TASKS = {
 };
 var VIEWS = ['matrix', 'recommend', 'inventory', 'custom'];
 var METRICS = ['speed', 'cost', 'memory', 'gpus'];
-var OBJECTIVES = ['cheapest', 'fastest', 'cost_per_token', 'fewest_gpus', 'lowest_power'];
 var GROUPS = ['consumer', 'workstation', 'datacenter', 'china', 'other'];
-var ENGINES = ['auto', 'transformers', 'vllm', 'sglang', 'tensorrt-llm', 'llama.cpp', 'deepspeed', 'fsdp', 'megatron'];
-var WEIGHTS = ['auto', 'fp32', 'bf16', 'fp16', 'fp8', 'int8', 'nf4', 'gptq-int4', 'awq-int4', 'mxfp4',
-  'Q8_0', 'Q6_K', 'Q5_K_M', 'Q4_K_M', 'Q4_0', 'Q3_K_M', 'Q2_K'];
 var SORTS = ['family', 'size', 'name', 'gpu'];
 
 var DEFAULTS = {
@@ -39,4 +36,4 @@ function isTraining(state) { return TASKS[state.task].task !== 'inference'; }
 function batchOf(state) { return state.b != null ? state.b : TASKS[state.task].batch; }
 function trainTokensOf(state) { return state.tt != null ? state.tt : TASKS[state.task].trainTokens || null; }
 
-export { TASKS, VIEWS, METRICS, OBJECTIVES, GROUPS, ENGINES, WEIGHTS, SORTS, DEFAULTS, defaults, isTraining, batchOf, trainTokensOf };
+export { TASKS, VIEWS, METRICS, GROUPS, SORTS, DEFAULTS, defaults, isTraining, batchOf, trainTokensOf };

@@ -1,18 +1,19 @@
 // The page state ↔ the URL (query or hash; the hash wins): each key's
 // reader, the list and inventory texts, and only what differs from the
 // defaults written back, in a stable order.
-import { DEFAULTS, ENGINES, GROUPS, METRICS, OBJECTIVES, SORTS, TASKS, VIEWS, WEIGHTS, defaults } from './defaults.js';
+import { CURRENCIES, ENGINES, OBJECTIVES, PRICING, WEIGHTS } from './vocabulary.js';
+import { DEFAULTS, GROUPS, METRICS, SORTS, TASKS, VIEWS, defaults } from './defaults.js';
 
 var LIST_SEP = '|';
 
 // How each key reads from text; anything invalid falls back to the default.
 var READERS = {
-  view: oneOf(VIEWS), lang: oneOf(['', 'en', 'zh']), cur: oneOf(['usd', 'cny']), embed: flag,
+  view: oneOf(VIEWS), lang: oneOf(['', 'en', 'zh']), cur: oneOf(CURRENCIES), embed: flag,
   task: oneOf(Object.keys(TASKS)), w: oneOf(WEIGHTS), ctx: int(1, 1e8), b: int(1, 1e6), g: int(1, 1024),
   eng: oneOf(ENGINES), show: oneOf(METRICS), tt: num(1, 1e16),
   q: text, gq: text, fam: list, pmin: num(0, 1e6), pmax: num(0, 1e6), cls: listOf(GROUPS.concat(['\u2205'])),
   mem: num(0, 1e6), price: num(0, 1e9), sort: oneOf(SORTS), dir: oneOf(['asc', 'desc']), sg: text,
-  cell: text, cnt: countOrAuto, rm: text, obj: oneOf(OBJECTIVES), pr: oneOf(['cloud', 'purchase']), top: int(1, 100), cmp: list,
+  cell: text, cnt: countOrAuto, rm: text, obj: oneOf(OBJECTIVES), pr: oneOf(PRICING), top: int(1, 100), cmp: list,
   inv: inventory, cm: json, cg: json
 };
 
