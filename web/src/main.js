@@ -25,10 +25,12 @@ window.__caliperPage = { app: app, requests: requests, engine: engine };
 function t(key, params) { return i18n.t(key, params); }
 function getState() { return app.state; }
 
-function setStatus(text, isError) {
+// detail: the engine's English message where the text is a translation.
+function setStatus(text, isError, detail) {
   var s = $('#status');
   s.textContent = text;
   s.classList.toggle('error', !!isError);
+  if (detail) s.title = detail; else s.removeAttribute('title');
 }
 
 function setLang(lang) {
@@ -131,8 +133,8 @@ function round(ms) { return Math.round(ms * 10) / 10; }
 
 function showEngineError(e, keepFields) {
   var field = requests.controlForPath(e.path);
-  setStatus(i18n.errorText(e) + (e.path ? ' (' + e.path + ')' : ''), true);
-  if (field && !keepFields) dom.fieldError($('#' + field), i18n.errorText(e));
+  setStatus(i18n.errorText(e) + (e.path ? t('error.at', { path: e.path }) : ''), true, i18n.errorDetail(e));
+  if (field && !keepFields) dom.fieldError($('#' + field), i18n.errorText(e), i18n.errorDetail(e));
 }
 
 function clearEngineErrors() {
@@ -191,7 +193,7 @@ function bindGlobal() {
   });
   $('#share-link').addEventListener('click', function () { exporter.copy(fullUrl(false)); });
   $('#embed-code').addEventListener('click', function () { exporter.copy(exporter.embedSnippet(fullUrl(true), t('app.name'))); });
-  $('#export-csv').addEventListener('click', function () { if (app.job) exporter.matrixCsv(matrixData.complete(app.job), app.state); });
+  $('#export-csv').addEventListener('click', function () { if (app.job) exporter.matrixCsv(matrixData.complete(app.job), app.state, app.cnyPerUsd); });
   $('#export-json').addEventListener('click', function () {
     if (app.job) exporter.matrixJson(matrixData.complete(app.job), app.state, app.job.req);
   });
@@ -208,7 +210,7 @@ function boot() {
   setLang(i18n.pick(app.state.lang, navigator.languages || [navigator.language]));
   if (app.state.embed) document.documentElement.classList.add('embed');
   if (document.documentElement.dataset.build === 'single') $('#offline-link').hidden = true;
-  controls.init({ getState: getState, onChange: change, t: t });
+  controls.init({ getState: getState, onChange: change, t: t, cnyPerUsd: function () { return app.cnyPerUsd; } });
   controls.translate(app.state);
   views.init({ app: app, change: change, setStatus: setStatus, showEngineError: showEngineError, t: t,
     loadBuiltInCatalog: loadCatalog, catalogChanged: catalogChanged });
@@ -233,7 +235,7 @@ function boot() {
     render({});
     if (listsLater) matrixFill.afterPaint(ensureLists);
   }).catch(function (e) {
-    setStatus(e && e.code === 'engine_missing' ? t('status.engineMissing') : i18n.errorText(e), true);
+    setStatus(e && e.code === 'engine_missing' ? t('status.engineMissing') : i18n.errorText(e), true, i18n.errorDetail(e));
   });
 }
 

@@ -57,8 +57,18 @@ function rowGroups(matrix, state) {
       if (!byFamily[f]) { byFamily[f] = { family: f, rows: [] }; groups.push(byFamily[f]); }
       byFamily[f].rows.push(i);
     });
-    groups.forEach(function (g) {
+    groups.forEach(function (g, k) {
       g.rows.sort(function (a, b) { return compareNumbers(models[a].params_b, models[b].params_b, 'asc') || a - b; });
+      g.at = k;
+      g.newest = g.rows.reduce(function (d, i) { var r = models[i].release_date; return r && r > d ? r : d; }, '');
+    });
+    // Current models first: families by their newest release (the catalog's
+    // release_date), newest first; the other direction puts the oldest
+    // first. Families without dates keep the catalog's order, last.
+    groups.sort(function (a, b) {
+      if (!a.newest || !b.newest) return (a.newest ? -1 : b.newest ? 1 : 0) || a.at - b.at;
+      var r = a.newest < b.newest ? 1 : a.newest > b.newest ? -1 : 0;
+      return (dir === 'desc' ? -r : r) || a.at - b.at;
     });
     return groups;
   }

@@ -20,7 +20,7 @@ var GROUPS = ['consumer', 'workstation', 'datacenter', 'china', 'other'];
 var SORTS = ['family', 'size', 'name', 'gpu'];
 
 var DEFAULTS = {
-  view: 'matrix', lang: '', cur: 'usd', embed: false,
+  view: 'matrix', lang: '', cur: '', embed: false,
   task: 'inference', w: 'auto', ctx: 4096, b: null, g: 8, eng: 'auto', show: 'speed', tt: null,
   q: '', gq: '', fam: [], pmin: null, pmax: null, cls: [], mem: null, price: null,
   sort: 'family', dir: 'asc', sg: '',
@@ -29,6 +29,10 @@ var DEFAULTS = {
   inv: [], cm: null, cg: null
 };
 
+// The currency in force: the reader's own choice (kept in the URL), else
+// the language's: yuan for Chinese, dollars otherwise.
+function currencyOf(state, lang) { return state.cur || (lang === 'zh' ? 'cny' : 'usd'); }
+
 function clone(v) { return JSON.parse(JSON.stringify(v)); }
 function defaults() { return clone(DEFAULTS); }
 
@@ -36,4 +40,4 @@ function isTraining(state) { return TASKS[state.task].task !== 'inference'; }
 function batchOf(state) { return state.b != null ? state.b : TASKS[state.task].batch; }
 function trainTokensOf(state) { return state.tt != null ? state.tt : TASKS[state.task].trainTokens || null; }
 
-export { TASKS, VIEWS, METRICS, GROUPS, SORTS, DEFAULTS, defaults, isTraining, batchOf, trainTokensOf };
+export { currencyOf, TASKS, VIEWS, METRICS, GROUPS, SORTS, DEFAULTS, defaults, isTraining, batchOf, trainTokensOf };

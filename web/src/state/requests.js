@@ -1,6 +1,7 @@
 // The engine requests built from the page state (wasm/API.md), and engine
 // error paths back to the control that holds the offending value.
-import { TASKS, batchOf, trainTokensOf } from './defaults.js';
+import { TASKS, batchOf, currencyOf, trainTokensOf } from './defaults.js';
+import { lang } from '../i18n/i18n.js';
 
 var OUTPUT_TOKENS = 512;  // generated tokens per request within the context
 
@@ -21,7 +22,7 @@ function toScenario(state) {
     var tokens = trainTokensOf(state);
     if (tokens != null) req.train_tokens = tokens;
   }
-  req.currency = state.cur;
+  req.currency = currencyOf(state, lang());
   return req;
 }
 

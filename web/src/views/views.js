@@ -12,7 +12,7 @@ import * as i18n from '../i18n/i18n.js';
 import * as inventoryView from './inventory.js';
 import * as matrixView from '../matrix/view.js';
 import * as recommendView from './recommend.js';
-import { batchOf, isTraining } from '../state/defaults.js';
+import { batchOf, currencyOf, isTraining } from '../state/defaults.js';
 import { serialize } from '../state/url-codec.js';
 import { toEstimateRequest } from '../state/requests.js';
 
@@ -65,7 +65,8 @@ function weightsLabel(w) {
 
 function figureNote(s) {
   var training = isTraining(s);
-  var cur = (s.cur === 'cny' && ctx.app.cnyPerUsd == null ? 'usd' : s.cur).toUpperCase();
+  var own = currencyOf(s, i18n.lang());
+  var cur = (own === 'cny' && ctx.app.cnyPerUsd == null ? 'usd' : own).toUpperCase();
   var key = {
     speed: training ? 'matrix.figureSpeedTrain' : 'matrix.figureSpeedInfer',
     cost: training ? 'matrix.figureCostTrain' : 'matrix.figureCostInfer',
@@ -128,7 +129,7 @@ function renderDetail(s, ids) {
   var body = $('#detail-body');
   var model = customRows.modelRef(s, ids.model), gpu = customRows.gpuRef(s, ids.gpu);
   var mathOpen = !!($('#detail-math') && $('#detail-math').open);
-  var dctx = { t: ctx.t, locale: locale(), currency: s.cur, count: s.cnt, mathOpen: mathOpen,
+  var dctx = { t: ctx.t, locale: locale(), currency: currencyOf(s, i18n.lang()), count: s.cnt, mathOpen: mathOpen,
     onCount: function (n) { ctx.change({ cnt: n }); } };
   try {
     var r = engine.estimate(toEstimateRequest(s, model, gpu, s.cnt));
