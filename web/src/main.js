@@ -226,6 +226,8 @@ function boot() {
     engine.pageCatalog().then(function (texts) { timings.boot.catalogUnpacked = round(performance.now()); return texts; })
   ]).then(function (done) {
     engine.loadCatalog(done[1].gpus, done[1].models);
+    // The serve tab where the engine has the serving search.
+    $('.tabs [data-view="serve"]').hidden = !engine.canServe();
     var s = app.state;
     var listsLater = s.view === 'matrix' && !s.cell;
     catalogChanged(listsLater);

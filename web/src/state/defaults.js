@@ -14,7 +14,7 @@ var TASKS = {
   full: { task: 'finetune', method: 'full', batch: 1, trainTokens: 1e8 },
   pretrain: { task: 'pretrain', batch: 1, trainTokens: 1e12 }
 };
-var VIEWS = ['matrix', 'recommend', 'inventory', 'custom'];
+var VIEWS = ['matrix', 'serve', 'recommend', 'inventory', 'custom'];
 var METRICS = ['speed', 'cost', 'memory', 'gpus'];
 var GROUPS = ['consumer', 'workstation', 'datacenter', 'china', 'other'];
 var SORTS = ['family', 'size', 'name', 'gpu'];
@@ -26,7 +26,11 @@ var DEFAULTS = {
   sort: 'family', dir: 'asc', sg: '',
   cell: '', cnt: 'auto',
   rm: '', obj: 'cheapest', pr: 'cloud', top: 10, cmp: [],
-  inv: [], cm: null, cg: null
+  inv: [], cm: null, cg: null,
+  // The serve view (#view=serve): model, users or request rate, the SLO
+  // (time to first token s, time per output token ms, tokens/s per user),
+  // prompt and output tokens, GPU classes.
+  sm: '', su: 50, sr: null, sttft: null, stpot: null, stps: 20, spi: 2048, spo: 512, scls: []
 };
 
 // The currency in force: the reader's own choice (kept in the URL), else

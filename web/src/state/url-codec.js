@@ -14,7 +14,9 @@ var READERS = {
   q: text, gq: text, fam: list, pmin: num(0, 1e6), pmax: num(0, 1e6), cls: listOf(GROUPS.concat(['\u2205'])),
   mem: num(0, 1e6), price: num(0, 1e9), sort: oneOf(SORTS), dir: oneOf(['asc', 'desc']), sg: text,
   cell: text, cnt: countOrAuto, rm: text, obj: oneOf(OBJECTIVES), pr: oneOf(PRICING), top: int(1, 100), cmp: list,
-  inv: inventory, cm: json, cg: json
+  inv: inventory, cm: json, cg: json,
+  sm: text, su: num(1, 1e7), sr: num(0.001, 1e6), sttft: num(0.001, 3600), stpot: num(0.01, 60000), stps: num(0.01, 1e5),
+  spi: int(1, 1e7), spo: int(1, 1e7), scls: listOf(GROUPS)
 };
 
 function oneOf(values) {

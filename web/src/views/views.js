@@ -12,6 +12,7 @@ import * as i18n from '../i18n/i18n.js';
 import * as inventoryView from './inventory.js';
 import * as matrixView from '../matrix/view.js';
 import * as recommendView from './recommend.js';
+import * as serveView from './serve.js';
 import { batchOf, currencyOf, isTraining } from '../state/defaults.js';
 import { serialize } from '../state/url-codec.js';
 import { toEstimateRequest } from '../state/requests.js';
@@ -29,6 +30,7 @@ function init(options) {
   recommendView.init(ctx);
   inventoryView.init(ctx);
   customInput.init(ctx);
+  serveView.init(ctx);
 }
 
 function state() { return ctx.app.state; }
@@ -98,7 +100,8 @@ function paintMatrix(matrix, opts) {
 function matrixWindow(matrix) { return matrixTable.windowFor(matrix, state()); }
 
 function render(view) {
-  if (view === 'recommend') recommendView.render();
+  if (view === 'serve') serveView.render();
+  else if (view === 'recommend') recommendView.render();
   else if (view === 'inventory') inventoryView.render();
   else if (view === 'custom') customInput.render();
 }
@@ -174,6 +177,7 @@ function refreshLists() {
   dom.clear(gpuNames);
   app.gpus.forEach(function (g) { gpuNames.appendChild(el('option', { value: g.name })); });
   recommendView.refreshLists(app.models, app.gpus);
+  serveView.refreshLists(app.models);
   customInput.refreshLists();
 }
 
