@@ -136,3 +136,14 @@ test('the serve request: users or a rate, the SLO, lengths, GPU classes (docs/CO
   assert.equal(rate.request_rate_per_s, 4);
   assert.equal('users' in rate, false);
 });
+
+test('a link with a value the page cannot read says which, and keeps the rest', () => {
+  // A cut-short custom model (no engine object), as a truncated link gives.
+  const s = S.parse('', '#cm=' + encodeURIComponent(JSON.stringify({ name: 'x'.repeat(50000), params_b: 7 })) + '&task=lora&g=zzz');
+  assert.equal(s.cm, null);
+  assert.equal(s.task, 'lora');
+  assert.deepEqual(S.refusedKeys(), ['cm', 'g']);
+  const long = S.parse('', '#cm=' + encodeURIComponent(JSON.stringify({ name: 'x'.repeat(50000), params_b: 7, model: { params_b: 7 } })));
+  assert.equal(long.cm.name.length, 200, 'the shown name keeps the length of the other texts');
+  assert.deepEqual(S.refusedKeys(), []);
+});

@@ -12,7 +12,7 @@ import * as presets from './state/presets.js';
 import * as views from './views/views.js';
 import * as requests from './state/requests.js';
 import { matchesText } from './state/search.js';
-import { parse, serialize } from './state/url-codec.js';
+import { parse, refusedKeys, serialize } from './state/url-codec.js';
 
 var $ = dom.$;
 var timings = window.__caliperTimings;  // matrix/flow.js; the boot steps are added here
@@ -175,6 +175,13 @@ function ensureLists() {
   syncPresets();
 }
 
+// What the link asked for that the page could not read, in one line.
+function showRefused() {
+  var keys = refusedKeys(), box = $('#url-notice');
+  box.hidden = !keys.length;
+  box.textContent = keys.length ? t('status.urlRefused', { keys: keys.map(function (k) { return i18n.has('urlKey.' + k) ? t('urlKey.' + k) : k; }).join(t('list.sep')) }) : '';
+}
+
 function bindGlobal() {
   dom.$all('.tabs [data-view]').forEach(function (b) {
     b.addEventListener('click', function () { change({ view: b.dataset.view }); });
@@ -200,6 +207,7 @@ function bindGlobal() {
   window.addEventListener('hashchange', function () {
     if (location.hash.replace(/^#/, '') === serialize(app.state)) return;
     app.state = parse(location.search, location.hash);
+    showRefused();
     if (app.ready) { ensureLists(); views.refreshLists(); }
     render({});
   });
@@ -217,6 +225,7 @@ function boot() {
   matrixFlow.init({ app: app, setStatus: setStatus, showEngineError: showEngineError, clearEngineErrors: clearEngineErrors,
     gpuIds: gpuIds, ensureLists: ensureLists });
   bindGlobal();
+  showRefused();
   render({});
   setStatus(t('status.loading'));
   // Boot steps, in ms since the page started loading (for the benchmark).

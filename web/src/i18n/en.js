@@ -107,6 +107,10 @@ var en = {
   'status.copied': 'Copied to the clipboard.',
   'status.copyFailed': 'Could not copy; select the text and copy it by hand.',
   'status.catalogLoaded': 'Catalog loaded: {gpus|GPU|GPUs}, {models|model|models}.',
+  'status.urlRefused': 'Part of this link could not be read and was left out: {keys}.',
+  'list.sep': ', ',
+  'urlKey.cm': 'your model',
+  'urlKey.cg': 'your GPU',
   'status.engineMissing': 'The engine did not load. Is caliper-engine.js next to this page?',
 
   'detail.title': '{model} on {gpu}',

@@ -107,6 +107,10 @@ var zh = {
   'status.copied': '已复制到剪贴板。',
   'status.copyFailed': '无法复制，请手动选中文本复制。',
   'status.catalogLoaded': '已加载目录：{gpus} 款显卡，{models} 个模型。',
+  'status.urlRefused': '链接中有部分内容无法读取，已忽略：{keys}。',
+  'list.sep': '、',
+  'urlKey.cm': '自定义模型',
+  'urlKey.cg': '自定义显卡',
   'status.engineMissing': '计算引擎未能加载。caliper-engine.js 是否与本页面放在一起？',
 
   'detail.title': '{model} 运行于 {gpu}',
