@@ -71,6 +71,11 @@ var en = {
   'group.datacenter': 'Data centre',
   'group.china': 'China market',
   'group.other': 'Other vendors',
+  'groupShort.consumer': 'Cons.',
+  'groupShort.workstation': 'Wkstn',
+  'groupShort.datacenter': 'DC',
+  'groupShort.china': 'China',
+  'groupShort.other': 'Other',
 
   'matrix.caption': '{models|model|models} × {gpus|GPU|GPUs} · {task} · {weights} · {context|token|tokens} · {batchLabel} {batch} · up to {maxGpus|GPU|GPUs}',
   'matrix.model': 'Model',

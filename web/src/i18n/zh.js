@@ -71,6 +71,11 @@ var zh = {
   'group.datacenter': '数据中心',
   'group.china': '中国特供',
   'group.other': '其他厂商',
+  'groupShort.consumer': '消费级',
+  'groupShort.workstation': '工作站',
+  'groupShort.datacenter': '数据中心',
+  'groupShort.china': '特供',
+  'groupShort.other': '其他',
 
   'matrix.caption': '{models} 个模型 × {gpus} 款显卡 · {task} · {weights} · {context} token · {batchLabel} {batch} · 最多 {maxGpus} 卡',
   'matrix.model': '模型',

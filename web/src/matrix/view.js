@@ -4,6 +4,7 @@
 import * as cells from './cells.js';
 import * as dom from '../dom/dom.js';
 import * as format from '../format/format.js';
+import * as i18n from '../i18n/i18n.js';
 import * as matrixFill from './fill.js';
 import * as matrixKeys from './keys.js';
 import * as matrixWindow from './window.js';
@@ -217,7 +218,7 @@ function writeHeadColumns(view, c0, c1) {
     var g = matrix.gpus[cols[k]], startsGroup = view.firsts[k];
     if (k === c0 || g.group !== runGroup) {
       runGroup = g.group;
-      runTh = el('th', { scope: 'colgroup', colspan: 1, class: 'grp' + (startsGroup ? ' first' : '') },
+      runTh = el('th', { scope: 'colgroup', colspan: 1, class: 'grp' + (startsGroup ? ' first' : ''), dataset: { group: g.group } },
         [el('span', null, ctx.t('group.' + g.group))]);
       head.top.appendChild(runTh);
     } else {
@@ -230,6 +231,15 @@ function writeHeadColumns(view, c0, c1) {
     th.className = 'gcol' + (startsGroup ? ' first' : '');
     head.names.appendChild(th);
   }
+  // A class header over a single column gets the short form of its name
+  // (the full one as its title), so it is never cut ("CONSUM").
+  dom.$all('th.grp', head.top).forEach(function (th) {
+    var span = th.firstChild, full = th.dataset.full || span.textContent;
+    th.dataset.full = full;
+    th.title = full;
+    var shortKey = 'groupShort.' + th.dataset.group;
+    span.textContent = th.colSpan === 1 && i18n.has(shortKey) ? ctx.t(shortKey) : full;
+  });
   if (c1 < n) {
     head.top.appendChild(padTop(n - c1));
     head.names.appendChild(padTop(n - c1));
