@@ -33,7 +33,10 @@ function ensureRows() {
   rows = s.inv.length ? s.inv.map(function (i) { return { gpu: i.gpu, count: i.count }; }) : [{ gpu: '', count: 1 }];
 }
 
+var drawnLang = null;
+
 function drawRows() {
+  drawnLang = i18n.lang();
   var box = $('#inv-rows');
   dom.replace(box, rows.map(function (row, i) {
     var gpu = el('input', { id: 'inv-gpu-' + i, type: 'text', list: 'gpu-names', value: row.gpu, autocomplete: 'off',
@@ -109,8 +112,10 @@ function resultTable(r) {
 
 function render() {
   ensureRows();
-  var focused = document.activeElement && document.activeElement.id;
-  if (!$('#inv-rows').children.length || !focused || focused.indexOf('inv-') !== 0) drawRows();
+  // The rows on screen stay while they match (a committed name must not
+  // replace the field the reader is moving to); redrawn for a new language
+  // or another number of rows.
+  if ($('#inv-rows').children.length !== rows.length || drawnLang !== i18n.lang()) drawRows();
   var s = ctx.app.state;
   var out = $('#inv-results');
   dom.$all('#inv-rows input[type="text"]').forEach(function (i) { dom.fieldError(i, null); });
