@@ -8,6 +8,7 @@
 #include "caliper/cost/cost.hpp"
 #include "caliper/answers/fit_suggestions.hpp"
 #include "caliper/memory/memory.hpp"
+#include "caliper/model/formats.hpp"
 #include "caliper/plan/plan.hpp"
 #include "caliper/answers/quick_rules.hpp"
 #include "caliper/speed/speed.hpp"
@@ -49,6 +50,21 @@ EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
     r.gpusNeeded = fewestGpus(in);
     const int count = scenario.gpuCountAuto ? r.gpusNeeded.value_or(1) : scenario.gpuCount;
     r.plan = sizing::planFor(in, count);
+    r.weights = scenario.weights;
+    r.planWhy.push_back(scenario.weightsWhy);
+    if (scenario.weightsExplicit && runsWeightOnly(scenario)) r.planWhy.push_back("weights_weight_only");
+    if (detail.explain) {
+        r.explain.push_back(ExplainTerm{
+            "weights_format",
+            std::string(toString(scenario.weights)) +
+                (scenario.weightsExplicit ? ": as requested"
+                 : scenario.model.nativeWeights
+                     ? std::string(", the checkpoint ships in ") + toString(*scenario.model.nativeWeights) + " (" +
+                           scenario.weightsWhy + ")"
+                     : ": 16-bit, the checkpoint's own precision") +
+                (runsWeightOnly(scenario) ? "; no tensor cores for it on this GPU: weight-only, dequantized to 16-bit in the GEMM" : ""),
+            weightFormatInfo(scenario.weights).linearBits});
+    }
 
     const MemoryEstimate memory = estimateMemory(in, r.plan, detail.explain);
     r.memory = memory.memory;
