@@ -11,6 +11,7 @@
 #include "caliper/engine/plan.hpp"
 #include "caliper/engine/quick_rules.hpp"
 #include "caliper/engine/speed.hpp"
+#include "caliper/serving/estimate_serving.hpp"
 #include "engine/prepared.hpp"
 
 namespace caliper {
@@ -86,6 +87,16 @@ EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
         r.priceYear = cost.priceYear;
         append(r.explain, cost.explain);
         append(warnings, cost.warnings);
+    }
+    // Continuous batching runs whenever weights and activations leave the KV
+    // pool room for one request: more concurrent requests than it holds queue.
+    if (continuousBatching(scenario)) {
+        r.serving = estimateServing(scenario, r.plan, r.memory, detail.explain ? &r.explain : nullptr, &warnings);
+        if (r.serving && r.fits) priceServing(*r.serving, r.usdPerHour, r.powerW);
+        if (r.serving && !r.fits) {
+            const CostEstimate cost = estimateCost(scenario, r.plan, SpeedEstimate{}, false);
+            priceServing(*r.serving, cost.usdPerHour, cost.powerW);
+        }
     }
     for (const Warning& w : warnings) addWarningOnce(r.warnings, w);
     if (detail.quickRules) r.quickRules = quickRules(scenario);
