@@ -32,16 +32,28 @@ constexpr double kTrtllmBudget = 8192, kTrtllmMaxBatch = 2048, kTrtllmBlockToken
 // slots are batched with the running generations.
 constexpr double kLlamaCppBatch = 2048;
 
-// Host time per step and per running request per step. Fitted by engine on
-// NVIDIA's aiconfigurator measured samples (public-v2.jsonl serving_tpot_ms,
-// H100/H200/B200): the part of the decode step the GPU roofline leaves
-// unexplained at concurrency 4-512. vLLM's V1 engine core runs scheduling,
-// input preparation and sampling on the host between steps; SGLang overlaps
-// scheduling with the GPU (overlap scheduler); TensorRT-LLM's C++ executor
-// has the least host work.
+// Host time per step and per running request per step [E]: vLLM's V1 engine
+// core runs scheduling, input preparation and sampling on the host between
+// steps; SGLang overlaps scheduling with the GPU (overlap scheduler);
+// TensorRT-LLM's C++ executor has the least host work. Set by those orders
+// of magnitude, not fitted; checked against NVIDIA's aiconfigurator samples
+// (public-v2.jsonl serving_tpot_ms), whose median error they leave at ~15%.
 constexpr double kVllmStepS = 1.0e-3, kVllmPerSeqS = 6e-6;
 constexpr double kSglangStepS = 0.5e-3, kSglangPerSeqS = 4e-6;
 constexpr double kTrtllmStepS = 0.3e-3, kTrtllmPerSeqS = 2e-6;
+
+// Time to the first token, fitted by engine on the same samples (serving_ttft_ms,
+// concurrency 4-512, prompts of 128-8192 tokens; weighted least squares of the
+// relative error): a fixed
+// latency per request (HTTP server, tokenizer, scheduler, streaming of the
+// first token), a factor on the request's own prefill latency, and the share
+// of the other users' prompts it waits behind, since a closed-loop benchmark
+// with equal lengths keeps requests in step. Bounds: factor 0.5-3, share 0-1.
+// TensorRT-LLM's factor sits at the lower bound: its TTFT barely follows the
+// prompt length below 1k tokens (a floor of 100-250 ms on H100 rows).
+constexpr double kVllmRequestS = 0.040, kVllmPrefillFactor = 1.19, kVllmSyncShare = 0.034;
+constexpr double kSglangRequestS = 0.199, kSglangPrefillFactor = 1.34, kSglangSyncShare = 0.238;
+constexpr double kTrtllmRequestS = 0.109, kTrtllmPrefillFactor = 0.5, kTrtllmSyncShare = 0.043;
 
 // vLLM 0.19 start-up logs on H100 (llm-d-planner accuracy/results/v0.19.0,
 // public-v2.jsonl non_torch_memory): "non-torch forward increase memory"
@@ -64,6 +76,9 @@ SchedulerDefaults schedulerDefaults(const Scenario& s) {
             d.kvBlockTokens = 1;
             d.stepOverheadS = kSglangStepS;
             d.perSequenceOverheadS = kSglangPerSeqS;
+            d.requestOverheadS = kSglangRequestS;
+            d.prefillTimeFactor = kSglangPrefillFactor;
+            d.synchronizedShare = kSglangSyncShare;
             break;
         case Engine::TensorrtLlm:
             d.stepTokenBudget = kTrtllmBudget;
@@ -71,6 +86,9 @@ SchedulerDefaults schedulerDefaults(const Scenario& s) {
             d.kvBlockTokens = kTrtllmBlockTokens;
             d.stepOverheadS = kTrtllmStepS;
             d.perSequenceOverheadS = kTrtllmPerSeqS;
+            d.requestOverheadS = kTrtllmRequestS;
+            d.prefillTimeFactor = kTrtllmPrefillFactor;
+            d.synchronizedShare = kTrtllmSyncShare;
             break;
         case Engine::LlamaCpp:
             d.stepTokenBudget = kLlamaCppBatch;
@@ -84,14 +102,17 @@ SchedulerDefaults schedulerDefaults(const Scenario& s) {
             d.kvBlockTokens = kVllmBlockTokens;
             d.stepOverheadS = kVllmStepS;
             d.perSequenceOverheadS = kVllmPerSeqS;
+            d.requestOverheadS = kVllmRequestS;
+            d.prefillTimeFactor = kVllmPrefillFactor;
+            d.synchronizedShare = kVllmSyncShare;
             break;
         }
     }
     return d;
 }
 
-double nonTorchMemoryGiB(const Scenario&, int gpusInReplica) {
-    return gpusInReplica > 1 ? kNonTorchMultiGiB : kNonTorchSingleGiB;
+double nonTorchMemoryGiB(const Scenario&, int tensorParallel) {
+    return tensorParallel > 1 ? kNonTorchMultiGiB : kNonTorchSingleGiB;
 }
 
 }  // namespace caliper::serving

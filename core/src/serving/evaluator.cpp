@@ -39,6 +39,8 @@ std::optional<ServingFigures> Evaluator::at(double users, std::optional<double> 
     f.maxConcurrency = pool_.maxConcurrency;
     f.kvPoolGiB = pool_.poolGiB;
     f.runningPerReplica = st.running;
+    f.prefillOwnS = st.prefillOwnS;
+    f.prefillWaitS = st.prefillWaitS;
     f.queued = st.queued;
     f.saturated = st.saturated;
     return f;

@@ -35,8 +35,7 @@ KvPool kvPool(const Scenario& s, const StepModel& model, const MemoryBreakdown& 
     // KV of one token on one GPU: its pipeline stage's layers, its share of heads.
     p.bytesPerToken = model.work.kvBytesPerToken * model.kvShare / l.pp;
     const double total = s.gpu.memoryGib;
-    const double gpus = l.gpus;
-    p.nonTorchGiB = nonTorchMemoryGiB(s, int(gpus));
+    p.nonTorchGiB = nonTorchMemoryGiB(s, l.attentionTp);
     switch (s.engine) {
         case Engine::TensorrtLlm:
             p.poolGiB = kTrtllmFreeFraction *

@@ -57,6 +57,10 @@ std::optional<ServingFigures> estimateServing(const Scenario& s, const Plan& pla
                                 " KV pool per GPU: memory fraction x capacity - weights - activation peak - non-torch "
                                 "memory (NCCL / all-reduce buffers at tp >= 2)",
                             pool.poolGiB});
+        explain->push_back({"serving_non_torch_gib",
+                            "memory outside PyTorch the profile subtracts (vLLM 0.19 logs: 0.25 GiB on one GPU, ~2.1 GiB "
+                            "with NCCL and custom all-reduce buffers at tp >= 2)",
+                            pool.nonTorchGiB});
         explain->push_back({"serving_kv_cache_tokens", "pool bytes / KV bytes per token on one GPU, in whole blocks",
                             pool.tokens});
         explain->push_back({"serving_step_token_budget",
@@ -71,6 +75,9 @@ std::optional<ServingFigures> estimateServing(const Scenario& s, const Plan& pla
                                 : "own prefill chunks + the (C-1)/2 prefills ahead + half a decode step (+ waiting cycles "
                                   "when the pool is full)",
                             f->ttftS});
+        explain->push_back({"serving_ttft_own_prefill_s", "the request's own prefill chunks", f->prefillOwnS});
+        explain->push_back({"serving_ttft_wait_s", "prefill work queued ahead of it (and waiting for room in the pool)",
+                            f->prefillWaitS});
         explain->push_back({"serving_tpot_ms",
                             "decode step at the running batch (weights, touched experts, KV at the mean context, compute, "
                             "communication, host work) / accepted tokens + the prefill steps that land during the decode",

@@ -75,10 +75,12 @@ PrefillPath prefillPath(const StepModel& m, const Lengths& n, double decodes, do
     const double budget = e.budgetCountsDecodes ? std::max(e.stepTokenBudget / 8, e.stepTokenBudget - riding)
                                                 : e.stepTokenBudget;
     const double baseS = m.stepS(riding, n.context, 0, 0);
-    // Alone: ceil(prompt / budget) chunks of at most the budget.
+    // Alone: whole chunks of the budget, then the remainder.
     const double ownChunk = std::min(budget, n.prompt);
     const double ownStepS = m.stepS(riding, n.context, ownChunk, n.prompt / 2.0);
-    p.ownS = std::ceil(n.prompt / ownChunk) * ownStepS;
+    const double wholeChunks = std::floor(n.prompt / ownChunk);
+    const double remainder = n.prompt - wholeChunks * ownChunk;
+    p.ownS = wholeChunks * ownStepS + (remainder > 0 ? m.stepS(riding, n.context, remainder, n.prompt) : 0.0);
     // Queued prompts share steps up to the budget: weights are read once per step.
     const double batched = std::min(budget, n.prompt * std::max(1.0, waiting));
     const double batchedStepS = batched > ownChunk ? m.stepS(riding, n.context, batched, n.prompt / 2.0) : ownStepS;
@@ -102,8 +104,12 @@ ReplicaState closedLoop(const StepModel& m, const Lengths& n, double users, doub
         const PrefillPath p = prefillPath(m, n, decodes, ahead + 1.0);
         const double share = std::min(kMaxUtilization, throughput * p.extraS);
         tpotS = decodeS / n.accepted / (1.0 - share);
-        const double prefillS = n.prompt > 0 ? ahead * p.perPromptS + p.ownS : decodeS;
-        ttft = prefillS + decodeS / 2.0;
+        const double ownS = m.engine.prefillTimeFactor * p.ownS;
+        const double waitS = std::max(ahead * p.perPromptS, m.engine.synchronizedShare * (c - 1.0) / 2.0 * ownS);
+        const double prefillS = n.prompt > 0 ? waitS + ownS : decodeS;
+        r.prefillOwnS = n.prompt > 0 ? ownS : decodeS;
+        r.prefillWaitS = prefillS - r.prefillOwnS;
+        ttft = prefillS + decodeS / 2.0 + m.engine.requestOverheadS;
         const double next = c / (ttft + (n.output - 1.0) * tpotS);
         throughput = i == 0 ? next : 0.5 * throughput + 0.5 * next;
         queue = std::min(c - 1.0, throughput * prefillS);
@@ -115,6 +121,7 @@ ReplicaState closedLoop(const StepModel& m, const Lengths& n, double users, doub
         // Requests beyond the running ones wait in waves of `c` for whole cycles.
         const double cycleS = c / r.requestsPerS;
         r.ttftS += (users / c - 1.0) / 2.0 * cycleS;
+        r.prefillWaitS += (users / c - 1.0) / 2.0 * cycleS;
         r.queued = true;
     }
     return r;
@@ -126,12 +133,14 @@ ReplicaState openLoop(const StepModel& m, const Lengths& n, double ratePerS, dou
     for (int i = 0; i < kIterations; ++i) {
         const double decodes = std::min(std::max(1.0, inFlight), running);
         const double decodeS = decodeStepS(m, n, decodes);
-        double ttft = decodeS / 2.0, tpotS = decodeS / n.accepted;
+        double ttft = decodeS / 2.0 + m.engine.requestOverheadS, tpotS = decodeS / n.accepted;
         if (n.prompt > 0) {
             const PrefillPath alone = prefillPath(m, n, decodes, 1.0);
             const double rho = std::min(kMaxUtilization, ratePerS * alone.perPromptS);
             const PrefillPath p = prefillPath(m, n, decodes, 1.0 + rho / (1.0 - rho));
-            ttft += p.ownS + rho / (2.0 * (1.0 - rho)) * p.perPromptS;
+            r.prefillOwnS = m.engine.prefillTimeFactor * p.ownS;
+            r.prefillWaitS = rho / (2.0 * (1.0 - rho)) * p.perPromptS;
+            ttft += r.prefillOwnS + r.prefillWaitS;
             const double share = std::min(kMaxUtilization, ratePerS * p.extraS);
             tpotS /= (1.0 - share);
             r.saturated = ratePerS * alone.perPromptS >= kMaxUtilization || share >= kMaxUtilization;

@@ -10,6 +10,8 @@ struct ReplicaState {
     double ttftS = 0;
     double tpotS = 0;         // per output token, first excluded
     double requestsPerS = 0;  // completed per second by this replica
+    double prefillOwnS = 0;   // TTFT parts: the request's own prefill,
+    double prefillWaitS = 0;  // the prefill work queued ahead of it (and waiting for room in the pool)
     bool queued = false;      // requests wait for room in the KV pool
     bool saturated = false;   // open loop: arrivals above what the replica completes
 };

@@ -37,6 +37,8 @@ struct ServingFigures {
     // Not in the JSON object; they feed memory.kv_pool_gib and warnings.
     double kvPoolGiB = 0;
     double runningPerReplica = 0;  // requests the KV pool lets run at once
+    double prefillOwnS = 0;        // TTFT parts (explain): own prefill, work queued ahead
+    double prefillWaitS = 0;
     bool queued = false;           // concurrency above what the pool holds: requests wait
     bool saturated = false;        // request rate above what the deployment completes
 };
