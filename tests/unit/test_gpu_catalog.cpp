@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -62,9 +63,10 @@ caliper::Error gpuError(const Json& entry) {
 
 TEST_CASE("every GPU entry loads with a source, a confidence and sane units", "[gpus]") {
     const auto& gpus = projectCatalog().gpus;
-    // 70 data-centre, workstation and consumer accelerators plus the GeForce,
-    // AMD, Apple and older data-centre cards named by the validation set.
-    CHECK(gpus.size() >= 120);
+    // 70 data-centre, workstation and consumer accelerators, the GeForce, AMD,
+    // Apple and older cards named by the validation set, and the China-market,
+    // memory-modded and unified-memory machines people compare them with.
+    CHECK(gpus.size() >= 170);
     for (const GpuSpec& g : gpus) {
         INFO(g.id);
         CHECK_FALSE(g.sources.empty());
@@ -78,6 +80,12 @@ TEST_CASE("every GPU entry loads with a source, a confidence and sane units", "[
         if (g.fp8Tflops) CHECK(g.supportsFp8);
         if (g.nvlinkGbps > 0) CHECK(g.nvlinkMaxGpus >= 2);
         if (g.nvlinkGbps == 0) CHECK(g.nvlinkVersion.empty());
+        // Dense rates: 8-bit math never runs slower than 16-bit on the same units.
+        if (g.fp8Tflops && g.bf16Tflops) CHECK(*g.fp8Tflops >= *g.bf16Tflops);
+        if (g.int8Tops && g.bf16Tflops) CHECK(*g.int8Tops >= *g.bf16Tflops);
+        if (g.bf16Tflops && g.fp32Tflops && g.vendor == "nvidia") CHECK(*g.bf16Tflops >= *g.fp32Tflops);
+        // Board power is known or its absence is explained (the engine then reports power as null).
+        if (g.tdpW <= 0) CHECK(g.notes.find("power") != std::string::npos);
     }
 }
 
@@ -263,6 +271,29 @@ TEST_CASE("every GPU named in the validation rows resolves to a catalog entry", 
     }
 }
 
+TEST_CASE("the GPUs named in the second set of public rows resolve, but for three without a stored spec source",
+          "[gpus][validation]") {
+    // public-v2 names cards as nvidia-smi and the submitting tools print them
+    // ("NVIDIA GeForce GTX 1050 Ti", "Apple M5 Max", "h100_sxm"). The RTX 5880 Ada,
+    // the GTX 1070 and the Radeon 840M/860M iGPU have no stored datasheet, so they stay out.
+    const std::regex note(R"(\s*\([^)]*\))");
+    const std::set<std::string> unsourced = {"NVIDIA RTX 5880 Ada Generation", "NVIDIA GeForce GTX 1070",
+                                             "Radeon 840M / 860M Graphics"};
+    std::set<std::string> names;
+    std::istringstream lines(readText(std::string(CALIPER_VALIDATION_DIR) + "/public-v2.jsonl"));
+    for (std::string line; std::getline(lines, line);) {
+        if (line.empty()) continue;
+        const Json row = Json::parse(line);
+        if (row.contains("gpu") && row["gpu"].is_string()) names.insert(row["gpu"].get<std::string>());
+    }
+    REQUIRE(names.size() > 10);
+    for (const std::string& name : names) {
+        if (unsourced.count(name)) continue;
+        INFO(name);
+        CHECK(caliper::findGpu(projectCatalog(), std::regex_replace(name, note, "")) != nullptr);
+    }
+}
+
 TEST_CASE("gpuToJson writes the catalog keys and reads back to the same entry", "[gpus][json]") {
     for (const GpuSpec& g : projectCatalog().gpus) {
         INFO(g.id);
@@ -304,7 +335,7 @@ TEST_CASE("bad GPU entries are rejected with a code, a pointer and a message", "
         {"gpus_missing_sources.json", "missing_key", "/gpus/0/sources", "required key 'sources' is missing"},
         {"gpus_empty_sources.json", "invalid_value", "/gpus/0/sources", "expected at least 1 entries, got 0"},
         {"gpus_bad_vendor.json", "invalid_value", "/gpus/0/vendor",
-         "expected one of nvidia, amd, intel, huawei, apple, got \"nvida\""},
+         "expected one of nvidia, amd, intel, huawei, apple, cambricon, biren, moore-threads, got \"nvida\""},
         {"gpus_bad_confidence.json", "invalid_value", "/gpus/0/confidence", "got \"certain\""},
         {"gpus_tdp_out_of_range.json", "invalid_value", "/gpus/0/tdp_w", "expected a number at most 5000, got 70000"},
         {"gpus_missing_nullable_key.json", "missing_key", "/gpus/0/fp8_tflops", "required key 'fp8_tflops' is missing"},
@@ -316,4 +347,122 @@ TEST_CASE("bad GPU entries are rejected with a code, a pointer and a message", "
     CHECK(error.code == c.code);
     CHECK(error.path == c.path);
     CHECK(error.message.find(c.message) != std::string::npos);
+}
+
+TEST_CASE("the accelerators added for late 2026 are present under stable ids", "[gpus]") {
+    for (const char* id :
+         {"rtx-5090d", "rtx-5090d-v2", "h20-141gb", "rtx-4090-48gb", "rtx-4090d-48gb", "rtx-3080-20gb",
+          "rtx-pro-5000-blackwell", "rtx-pro-5000-blackwell-72gb", "rtx-pro-4500-blackwell", "rtx-pro-6000-blackwell-server",
+          "rx-7900-xt", "ryzen-ai-max-395-128gb", "ryzen-ai-max-395-64gb", "arc-pro-b60", "arc-pro-b60-dual-48gb",
+          "ascend-910c", "atlas-300i-duo", "mlu370-x8", "biren-br100", "biren-br104", "mtt-s4000", "mi350x", "gh200-96gb",
+          "apple-m4-max-40c-48gb", "apple-m4-max-40c-64gb", "apple-m3-ultra-80c-96gb", "apple-m3-ultra-80c-256gb",
+          "apple-m3-ultra-60c-96gb", "rtx-2080", "gtx-1050-ti", "apple-m5-max-40c", "apple-m5-pro-20c"}) {
+        INFO(id);
+        CHECK(gpu(id).id == id);
+    }
+}
+
+TEST_CASE("figures of the added accelerators match their sources", "[gpus]") {
+    // Tom's Hardware 5090D V2 table: 24 GB on 384 bits at 28 Gbps = 1,344 GB/s;
+    // AI TOPS 2,375 (5090: 3,352), so tensor rates are the 5090's x 2375/3352.
+    CHECK(gpu("rtx-5090d-v2").bandwidthGbps == Approx(384 * 28 / 8.0));
+    CHECK(value(gpu("rtx-5090d").bf16Tflops) == Approx(209.5 * 2375 / 3352).margin(0.1));
+    CHECK(value(gpu("rtx-5090d").priceCny) == Approx(16499));  // China MSRP
+}
+
+TEST_CASE("memory-modded cards keep the stock card's compute and bandwidth", "[gpus]") {
+    const std::pair<const char*, const char*> pairs[] = {
+        {"rtx-4090-48gb", "rtx-4090"}, {"rtx-4090d-48gb", "rtx-4090d"}, {"rtx-3080-20gb", "rtx-3080-10gb"}};
+    for (const auto& [modded, stock] : pairs) {
+        INFO(modded);
+        CHECK(gpu(modded).bandwidthGbps == Approx(gpu(stock).bandwidthGbps));  // same bus and memory clock
+        CHECK(value(gpu(modded).fp16Tflops) == Approx(value(gpu(stock).fp16Tflops)));
+        CHECK(gpu(modded).memoryGb == Approx(2 * gpu(stock).memoryGb));  // double-capacity chips
+        CHECK(gpu(modded).confidence == "low");
+        const auto& caveats = gpu(modded).caveats;
+        CHECK(std::find(caveats.begin(), caveats.end(), "modded-card") != caveats.end());
+    }
+}
+
+TEST_CASE("China-market accelerators carry their software-ecosystem caveat", "[gpus]") {
+    const std::pair<const char*, const char*> byVendor[] = {
+        {"huawei", "ascend-cann"}, {"cambricon", "cambricon-neuware"}, {"biren", "biren-supa"}, {"moore-threads", "musa-ecosystem"}};
+    int checked = 0;
+    for (const GpuSpec& g : projectCatalog().gpus) {
+        for (const auto& [vendor, caveat] : byVendor) {
+            if (g.vendor != vendor) continue;
+            INFO(g.id);
+            CHECK(std::find(g.caveats.begin(), g.caveats.end(), caveat) != g.caveats.end());
+            CHECK(g.market == "china");
+            ++checked;
+        }
+    }
+    CHECK(checked >= 7);
+    // Cambricon's MLU370-X8 launch figures: 96 TFLOPS FP16/BF16, 614.4 GB/s LPDDR5, 250 W.
+    CHECK(value(gpu("mlu370-x8").bf16Tflops) == Approx(96));
+    CHECK(gpu("mlu370-x8").bandwidthGbps == Approx(614.4));
+    CHECK(gpu("mlu370-x8").tdpW == Approx(250));
+}
+
+TEST_CASE("every name, id and alias resolves to its own entry", "[gpus][lookup]") {
+    // Catches two entries claiming the same alias after normalisation.
+    const caliper::Catalog& catalog = projectCatalog();
+    std::map<std::string, std::string> owner;
+    for (const GpuSpec& g : catalog.gpus) {
+        for (const std::string& query : g.aliases) {
+            INFO(g.id << " alias " << query);
+            CHECK(owner.emplace(caliper::normalizeName(query), g.id).first->second == g.id);
+            const GpuSpec* found = caliper::findGpu(catalog, query);
+            REQUIRE(found);
+            CHECK(found->id == g.id);
+        }
+        INFO(g.id);
+        CHECK(caliper::findGpu(catalog, g.id) == &g);
+        CHECK(caliper::findGpu(catalog, g.name) == &g);
+    }
+}
+
+TEST_CASE("names resolve as people write them: nvidia-smi, marketing, Chinese, memory suffixes", "[gpus][lookup]") {
+    const caliper::Catalog& catalog = projectCatalog();
+    const std::pair<const char*, const char*> cases[] = {
+        // nvidia-smi --query-gpu=name
+        {"NVIDIA H100 80GB HBM3", "h100-sxm5-80gb"}, {"NVIDIA GeForce RTX 4090", "rtx-4090"},
+        {"NVIDIA A100-SXM4-40GB", "a100-sxm4-40gb"}, {"NVIDIA A100-SXM4-80GB", "a100-sxm4-80gb"},
+        {"NVIDIA GeForce RTX 5090 D", "rtx-5090d"}, {"NVIDIA H20", "h20-96gb"},
+        // marketing names
+        {"RTX PRO 6000 Blackwell Server Edition", "rtx-pro-6000-blackwell-server"}, {"RTX PRO 5000", "rtx-pro-5000-blackwell"},
+        {"Radeon RX 7900 XT", "rx-7900-xt"}, {"Ryzen AI Max+ 395", "ryzen-ai-max-395-128gb"}, {"Strix Halo", "ryzen-ai-max-395-128gb"},
+        {"Intel Arc Pro B60", "arc-pro-b60"}, {"Arc Pro B60 Dual 48G", "arc-pro-b60-dual-48gb"}, {"DGX Spark", "dgx-spark-gb10"},
+        {"Huawei Ascend 910C", "ascend-910c"}, {"Atlas 300I Duo", "atlas-300i-duo"}, {"Cambricon MLU370-X8", "mlu370-x8"},
+        {"Moore Threads MTT S4000", "mtt-s4000"}, {"Biren BR104", "biren-br104"}, {"MI350X", "mi350x"}, {"GH200", "gh200-96gb"},
+        // Chinese names
+        {"昇腾910B", "ascend-910b"}, {"昇腾 910C", "ascend-910c"}, {"魔改4090 48G", "rtx-4090-48gb"},
+        {"魔改 4090 48G", "rtx-4090-48gb"}, {"魔改2080Ti 22G", "rtx-2080-ti-22gb"}, {"寒武纪MLU370-X8", "mlu370-x8"},
+        {"摩尔线程S4000", "mtt-s4000"}, {"英伟达 H100", "h100-sxm5-80gb"},
+        // memory suffixes, with or without the B, spaced or not
+        {"A100 80G", "a100-sxm4-80gb"}, {"A100 40G", "a100-sxm4-40gb"}, {"4090 48G", "rtx-4090-48gb"},
+        {"4090 48GB", "rtx-4090-48gb"}, {"2080ti 22g", "rtx-2080-ti-22gb"}, {"2080 Ti 22GB", "rtx-2080-ti-22gb"},
+        {"3080 20G", "rtx-3080-20gb"}, {"H20 141G", "h20-141gb"}, {"5090 32G", "rtx-5090"}, {"RTX 4090 24G", "rtx-4090"},
+        {"H100 SXM 80G", "h100-sxm5-80gb"}, {"L40S 48G", "l40s"}, {"M3 Ultra 512GB", "apple-m3-ultra-80c"},
+        {"M3 Ultra 96GB", "apple-m3-ultra-60c-96gb"}, {"M4 Max 64GB", "apple-m4-max-40c-64gb"}, {"Strix Halo 64GB", "ryzen-ai-max-395-64gb"},
+    };
+    for (const auto& [query, id] : cases) {
+        INFO(query);
+        const GpuSpec* found = caliper::findGpu(catalog, query);
+        REQUIRE(found);
+        CHECK(found->id == id);
+    }
+    // A memory size the catalog does not have is a miss, never the stock card.
+    CHECK(caliper::findGpu(catalog, "4090 96G") == nullptr);
+    CHECK(caliper::findGpu(catalog, "2080 Ti 33GB") == nullptr);
+    // Chinese text is part of the name: "魔改4090" is the modded card, not the stock one.
+    CHECK(caliper::findGpu(catalog, "魔改4090")->id == "rtx-4090-48gb");
+    CHECK(caliper::findGpu(catalog, "4090")->id == "rtx-4090");
+}
+
+TEST_CASE("a miss suggests display names, closest first", "[gpus][lookup]") {
+    const auto names = caliper::nearestGpuNames(projectCatalog(), "H1000");
+    REQUIRE(names.size() == 3);
+    CHECK(names[0] == "NVIDIA H100 SXM5 80GB");  // one edit from its alias "H100"; every other name is two or more
+    for (const std::string& name : names) CHECK(caliper::findGpu(projectCatalog(), name) != nullptr);
 }

@@ -168,5 +168,5 @@ TEST_CASE("bad inventory requests name the offending entry", "[inventory][errors
 
 TEST_CASE("an unknown GPU gets a suggestion", "[inventory][errors]") {
     const Json result = call(R"({"inventory":[{"gpu":"2080 Ti 33GB","count":4}]})", 2);
-    CHECK(result["error"]["message"].get<std::string>().find("did you mean 'rtx-2080-ti") != std::string::npos);
+    CHECK(result["error"]["message"].get<std::string>().find("did you mean 'NVIDIA GeForce RTX 2080 Ti") != std::string::npos);
 }

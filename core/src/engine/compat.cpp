@@ -58,7 +58,8 @@ void checkScenario(const Scenario& s) {
     // Ampere as weight-only (Marlin, cc >= 8.0); anything older cannot.
     const bool fp8WeightOnly = (s.engine == Engine::Vllm || s.engine == Engine::Sglang) && !training &&
                                computeCapability(s.gpu) >= 8.0;
-    if (s.weights == WeightFormat::Fp8 && !s.gpu.supportsFp8 && !fp8WeightOnly) {
+    const bool fp8 = s.weights == WeightFormat::Fp8 || s.weights == WeightFormat::Fp8Block;
+    if (fp8 && !s.gpu.supportsFp8 && !fp8WeightOnly) {
         fail("unsupported_format", "/weights", s.gpu.name + " has no FP8 support");
     }
     if (s.parallel.tp > 0 && s.model.heads > 0 && s.parallel.tp > s.model.heads) {
@@ -97,8 +98,16 @@ std::vector<Warning> compatibilityWarnings(const Scenario& s, const Plan& plan) 
         add(out, "no_flash_attention_2", "FlashAttention-2 needs Ampere or newer; " + gpu.name + " falls back to " +
                                              (cc >= 7.5 ? "FlashAttention-1 or SDPA" : "eager or memory-efficient SDPA"));
     }
-    if (s.weights == WeightFormat::Fp8 && !gpu.supportsFp8) {
+    const bool fp8 = s.weights == WeightFormat::Fp8 || s.weights == WeightFormat::Fp8Block;
+    if (fp8 && !gpu.supportsFp8) {
         add(out, "fp8_weight_only", "no FP8 tensor cores before Ada/Hopper: FP8 weights run weight-only (W8A16)");
+    }
+    const bool fp4 = s.weights == WeightFormat::Mxfp4 || s.weights == WeightFormat::Nvfp4;
+    if (fp4 && !nativeFp4(gpu) && !training && s.engine != Engine::LlamaCpp) {
+        add(out, "fp4_weight_only", std::string("no FP4 tensor cores before Blackwell: ") + toString(s.weights) +
+                                        " weights are dequantized to 16-bit inside the GEMM (weight-only, Marlin-class "
+                                        "kernels): memory as " + toString(s.weights) +
+                                        ", decode near the memory roofline, prefill at the 16-bit rate");
     }
     if (!nvidia && (s.engine == Engine::Vllm || s.engine == Engine::TensorrtLlm || s.engine == Engine::Sglang)) {
         add(out, "software_ecosystem", gpu.name + " is not a CUDA GPU: check that " + toString(s.engine) +

@@ -50,10 +50,12 @@ constexpr double kFp8BandwidthFactor = 0.95;
 double formatBandwidthFactor(Engine engine, WeightFormat format) {
     const WeightFormatInfo info = weightFormatInfo(format);
     if (info.fourBit) return graphEngine(engine) ? kMarlinBandwidthFactor : kInt4BandwidthFactor;
-    if (format == WeightFormat::Int8) return kInt8BandwidthFactor;
-    if (format == WeightFormat::Fp8) return kFp8BandwidthFactor;
+    if (format == WeightFormat::Int8 || format == WeightFormat::Int8W8a8) return kInt8BandwidthFactor;
+    if (format == WeightFormat::Fp8 || format == WeightFormat::Fp8Block) return kFp8BandwidthFactor;
     return 1.0;
 }
+
+bool fp8Weights(WeightFormat format) { return format == WeightFormat::Fp8 || format == WeightFormat::Fp8Block; }
 
 // llama.cpp GGUF types relative to Q4_0 in the same family.
 // [M] F16 pp512 runs 1.09x the Q4_0/Q8_0 rate on Metal; [PR] RTX 3090 F16
@@ -136,9 +138,15 @@ PeakRate matmulPeak(Engine engine, WeightFormat format, const GpuSpec& gpu) {
     if (engine == Engine::LlamaCpp) return llamaCppPeak(gpu);
     PeakRate peak;
     if (format == WeightFormat::Fp32 && gpu.fp32Tflops) return {*gpu.fp32Tflops, "fp32_tflops"};
-    if (format == WeightFormat::Fp8 && gpu.supportsFp8 && gpu.fp8Tflops) return {*gpu.fp8Tflops, "fp8_tflops"};
+    if (fp8Weights(format) && gpu.supportsFp8 && gpu.fp8Tflops) return {*gpu.fp8Tflops, "fp8_tflops"};
     // W8A8 kernels (vLLM / TensorRT-LLM); transformers' LLM.int8() computes in 16-bit.
-    if (format == WeightFormat::Int8 && graphEngine(engine) && gpu.int8Tops) return {*gpu.int8Tops, "int8_tops"};
+    const bool int8 = format == WeightFormat::Int8 || format == WeightFormat::Int8W8a8;
+    if (int8 && graphEngine(engine) && gpu.int8Tops) return {*gpu.int8Tops, "int8_tops"};
+    // MXFP4/NVFP4 on FP4 tensor cores: the catalog has no FP4 rate, so the FP8
+    // rate stands in (Blackwell datasheets give FP4 at 2x FP8: a lower bound).
+    // Without FP4 tensor cores they run weight-only at the 16-bit rate below.
+    const bool fp4 = format == WeightFormat::Mxfp4 || format == WeightFormat::Nvfp4;
+    if (fp4 && nativeFp4(gpu) && gpu.fp8Tflops) return {*gpu.fp8Tflops, "fp8_tflops"};
     rate16(gpu, peak);
     return peak;
 }
@@ -164,7 +172,7 @@ double prefillComputeFraction(Engine engine, WeightFormat format, const GpuSpec&
         }
         return fraction;
     }
-    if (format == WeightFormat::Fp8 && gpu.supportsFp8 && gpu.fp8Tflops) return kGraphFp8PrefillFraction;
+    if (fp8Weights(format) && gpu.supportsFp8 && gpu.fp8Tflops) return kGraphFp8PrefillFraction;
     if (engine == Engine::TensorrtLlm) return kTensorrtPrefillFraction;
     return graphEngine(engine) ? kGraphPrefillFraction : kEagerPrefillFraction;
 }

@@ -7,6 +7,7 @@
 #include "caliper/engine/compat.hpp"
 #include "caliper/engine/cost.hpp"
 #include "caliper/engine/fit_suggestions.hpp"
+#include "caliper/engine/formats.hpp"
 #include "caliper/engine/memory.hpp"
 #include "caliper/engine/plan.hpp"
 #include "caliper/engine/quick_rules.hpp"
@@ -50,6 +51,21 @@ EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
     r.gpusNeeded = fewestGpus(in);
     const int count = scenario.gpuCountAuto ? r.gpusNeeded.value_or(1) : scenario.gpuCount;
     r.plan = sizing::planFor(in, count);
+    r.weights = scenario.weights;
+    r.planWhy.push_back(scenario.weightsWhy);
+    if (scenario.weightsExplicit && runsWeightOnly(scenario)) r.planWhy.push_back("weights_weight_only");
+    if (detail.explain) {
+        r.explain.push_back(ExplainTerm{
+            "weights_format",
+            std::string(toString(scenario.weights)) +
+                (scenario.weightsExplicit ? ": as requested"
+                 : scenario.model.nativeWeights
+                     ? std::string(", the checkpoint ships in ") + toString(*scenario.model.nativeWeights) + " (" +
+                           scenario.weightsWhy + ")"
+                     : ": 16-bit, the checkpoint's own precision") +
+                (runsWeightOnly(scenario) ? "; no tensor cores for it on this GPU: weight-only, dequantized to 16-bit in the GEMM" : ""),
+            weightFormatInfo(scenario.weights).linearBits});
+    }
 
     const MemoryEstimate memory = estimateMemory(in, r.plan, detail.explain);
     r.memory = memory.memory;

@@ -22,6 +22,18 @@ constexpr double kNf4DqBits = 4.127;
 constexpr double kInt4G128Bits = 4.15625;
 // OCP MXFP4: 32 FP4 (E2M1) values share one 8-bit E8M0 scale: 4 + 8/32.
 constexpr double kMxfp4Bits = 4.25;
+// NVFP4: 16 FP4 (E2M1) values share one FP8 (UE4M3) scale, plus one FP32
+// scale per tensor (negligible): 4 + 8/16 (NVIDIA "Introducing NVFP4";
+// Intel Neural Compressor NVFP4 table: block 16, UE4M3 scale, FP32 global).
+constexpr double kNvfp4Bits = 4.5;
+// DeepSeek-style block FP8: one byte per weight plus one FP32 scale per
+// 128 x 128 block (config.json quantization_config weight_block_size
+// [128, 128], weight_scale_inv float32): 8 + 32/16384.
+constexpr double kFp8BlockBits = 8.0 + 32.0 / (128 * 128);
+// W8A8 INT8 (compressed-tensors / SmoothQuant as served by vLLM): int8
+// weights with one FP32 scale per output channel, i.e. 32 bits per row of
+// in_features weights; at in_features 4,096 that is 32/4096 bits per weight.
+constexpr double kInt8W8a8Bits = 8.0 + 32.0 / 4096;
 
 // Effective bits of the block linear layers for llama.cpp's mixed K-quant
 // files, from the llama-quant.cpp rules applied to a Llama-3-8B block
@@ -78,6 +90,14 @@ WeightFormatInfo weightFormatInfo(WeightFormat format) {
         case WeightFormat::GptqInt4:
         case WeightFormat::AwqInt4: return weightOnly(kInt4G128Bits, true);
         case WeightFormat::Mxfp4: return weightOnly(kMxfp4Bits, true);  // expert weights only (gpt-oss)
+        // ModelOpt NVFP4 checkpoints quantize the block linear layers and keep
+        // embeddings and lm_head in 16-bit (nvidia/*-FP4 model cards).
+        case WeightFormat::Nvfp4: return weightOnly(kNvfp4Bits, true);
+        // compressed-tensors W4A16, group 128, with scales and zero points as
+        // GPTQ/AWQ store them (served by Marlin kernels).
+        case WeightFormat::Int4W4a16: return weightOnly(kInt4G128Bits, true);
+        case WeightFormat::Int8W8a8: return weightOnly(kInt8W8a8Bits, false);
+        case WeightFormat::Fp8Block: return floatFormat(kFp8BlockBits, 16);  // DeepSeek-V3 keeps embed/lm_head in bf16
         case WeightFormat::Q8_0: return gguf(ggml::kQ8_0Bits, ggml::kQ8_0Bits);
         case WeightFormat::Q6_K: return gguf(ggml::kQ6_KBits, ggml::kQ6_KBits);
         case WeightFormat::Q5_K_M: return gguf(kQ5_K_MLinearBits, ggml::kQ5_KBits);

@@ -3,6 +3,8 @@
 // is one plan evaluation without explanation.
 #include "caliper/engine/limits.hpp"
 
+#include "caliper/engine/formats.hpp"
+
 #include <algorithm>
 
 #include "caliper/engine/estimate.hpp"
@@ -92,14 +94,27 @@ std::vector<WeightFormat> weightFormatLadder(const Scenario& s) {
     const bool llama = s.engine == Engine::LlamaCpp;
     const bool fp8Capable = s.gpu.supportsFp8 && !llama;
     const WeightFormat native = s.gpu.supportsBf16 ? F::Bf16 : F::Fp16;
-    if (llama) return {native, F::Q8_0, F::Q6_K, F::Q5_K_M, F::Q4_K_M, F::Q3_K_M, F::Q2_K};
     std::vector<WeightFormat> ladder{native};
-    if (fp8Capable) ladder.push_back(F::Fp8);
-    ladder.push_back(F::Int8);
-    ladder.push_back(F::AwqInt4);
-    ladder.push_back(F::GptqInt4);
-    if (s.engine == Engine::Transformers) ladder.push_back(F::Nf4);
-    return ladder;
+    if (llama) {
+        ladder.insert(ladder.end(), {F::Q8_0, F::Q6_K, F::Q5_K_M, F::Q4_K_M, F::Q3_K_M, F::Q2_K});
+    } else {
+        if (fp8Capable) ladder.push_back(F::Fp8);
+        ladder.push_back(F::Int8);
+        ladder.push_back(F::AwqInt4);
+        ladder.push_back(F::GptqInt4);
+        if (s.engine == Engine::Transformers) ladder.push_back(F::Nf4);
+    }
+    // The ladder starts at the checkpoint's own format (a quantized release
+    // is never "quantized" to its own size again) and goes down only to
+    // formats at least 10% smaller.
+    const WeightFormat start = s.task == Task::Inference ? defaultWeights(s).format : native;
+    if (start == native) return ladder;
+    const double startBits = weightFormatInfo(start).linearBits;
+    std::vector<WeightFormat> out{start};
+    for (WeightFormat f : ladder) {
+        if (f != start && weightFormatInfo(f).linearBits < 0.9 * startBits) out.push_back(f);
+    }
+    return out;
 }
 
 FormatChoice bestWeightFormat(const Scenario& scenario) {

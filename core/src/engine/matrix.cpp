@@ -92,6 +92,11 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
         adaptToGpu(s);
         for (std::size_t m = 0; m < leanModels.size(); ++m) {
             s.model = leanModels[m];
+            if (!s.weightsExplicit) {  // the default format is the model's own (native weights)
+                const WeightsChoice choice = defaultWeights(s);
+                s.weights = choice.format;
+                s.weightsWhy = choice.why;
+            }
             cells[m][g] = cellOf(s, maxGpus);
         }
     }

@@ -147,7 +147,7 @@ std::vector<WatchItem> watchItems(const Catalog& catalog, const Scenario& s, con
     }
     for (const std::string& id : gpu.caveats) {
         // The missing-FP8 caveat matters only to a plan that would use FP8.
-        const bool usesFp8 = s.weights == WeightFormat::Fp8 || s.kvCache == KvFormat::Fp8 || s.task == Task::Pretrain;
+        const bool usesFp8 = s.weights == WeightFormat::Fp8 || s.weights == WeightFormat::Fp8Block || s.kvCache == KvFormat::Fp8 || s.task == Task::Pretrain;
         if (id == "no-fp8" && !usesFp8) continue;
         const Caveat* caveat = findCaveat(catalog, id);
         addUnique(out, {id, caveat ? caveat->en : id, true});

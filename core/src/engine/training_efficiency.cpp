@@ -93,7 +93,7 @@ double sequenceFactor(double seqLen) {
     return std::max(0.7, 1.0 - kLongSeqLossPerDoubling * std::log2(seqLen / kLongSeqStart));
 }
 
-bool fp8Training(const Scenario& s) { return s.weights == WeightFormat::Fp8 && s.gpu.supportsFp8 && s.gpu.fp8Tflops; }
+bool fp8Training(const Scenario& s) { return (s.weights == WeightFormat::Fp8 || s.weights == WeightFormat::Fp8Block) && s.gpu.supportsFp8 && s.gpu.fp8Tflops; }
 
 }  // namespace
 

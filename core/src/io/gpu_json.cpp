@@ -66,7 +66,8 @@ void readIdentity(ObjectReader& r, GpuSpec& g) {
     for (std::size_t i = 0; i < g.aliases.size(); ++i) {
         if (g.aliases[i].empty()) fail("invalid_value", childPath(r.pathOf("aliases"), i), "expected a non-empty alias");
     }
-    g.vendor = r.requiredEnum("vendor", {"nvidia", "amd", "intel", "huawei", "apple"});
+    g.vendor = r.requiredEnum("vendor", {"nvidia", "amd", "intel", "huawei", "apple", "cambricon", "biren",
+                                         "moore-threads"});
     g.gpuClass = r.requiredEnum("class", {"consumer", "workstation", "datacenter"});
     g.market = r.requiredEnum("market", {"global", "china"});
     g.architecture = r.requiredString("architecture");

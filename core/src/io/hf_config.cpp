@@ -73,6 +73,7 @@ ModelSpec modelFromHfConfig(const Json& config, const std::string& path, std::ve
     m.hfId = m.name == type + " model" ? "" : m.name;
     m.family = type;
     m.nativeDtype = nativeDtype(config);
+    m.nativeWeights = nativeWeights(config);
     m.confidence = "medium";
     m.sources = {"config.json given in the request"};
 

@@ -128,6 +128,27 @@ std::string nativeDtype(const Json& config) {
     return "bf16";
 }
 
+// The checkpoint's quantized format from quantization_config: DeepSeek-V3
+// {"quant_method": "fp8", "weight_block_size": [128, 128]} is block FP8,
+// gpt-oss "mxfp4", ModelOpt {"quant_method": "modelopt", "quant_algo": "NVFP4"}.
+std::optional<WeightFormat> nativeWeights(const Json& config) {
+    auto quant = config.find("quantization_config");
+    if (quant == config.end() || !quant->is_object()) return std::nullopt;
+    auto text = [&](const char* key) {
+        auto it = quant->find(key);
+        return it != quant->end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    const std::string method = text("quant_method");
+    if (method == "fp8") return quant->contains("weight_block_size") ? WeightFormat::Fp8Block : WeightFormat::Fp8;
+    if (method == "mxfp4") return WeightFormat::Mxfp4;
+    if (method == "modelopt" && (text("quant_algo") == "NVFP4" || text("quant_algo") == "nvfp4")) return WeightFormat::Nvfp4;
+    auto bits = quant->find("bits");
+    const bool fourBit = bits == quant->end() || (bits->is_number() && bits->get<double>() == 4);
+    if (method == "gptq" && fourBit) return WeightFormat::GptqInt4;
+    if (method == "awq" && fourBit) return WeightFormat::AwqInt4;
+    return std::nullopt;
+}
+
 void setAttentionKind(ModelSpec& m) {
     if (m.mla.kvLoraRank > 0) m.attention = AttentionKind::Mla;
     else if (m.kvHeads == m.heads) m.attention = AttentionKind::Mha;

@@ -73,6 +73,7 @@ struct DecoderKeys {
 };
 void readDecoder(ConfigView& c, ModelSpec& m, const DecoderKeys& keys = DecoderKeys());
 std::string nativeDtype(const Json& config);
+std::optional<WeightFormat> nativeWeights(const Json& config);
 void setAttentionKind(ModelSpec& m);
 
 // Families (hf_config_families*.cpp). Each fills the architecture of `m`.

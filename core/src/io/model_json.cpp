@@ -93,6 +93,16 @@ void readIdentity(ModelReader& in, ModelSpec& m) {
     m.releaseYear = in.count("release_year", 1990, 2100);
     m.license = in.text("license", "");
     m.nativeDtype = in.choice("native_dtype", "bf16", {"bf16", "fp16", "fp32", "fp8", "mxfp4"});
+    // Optional: the checkpoint's quantized format (null = 16-bit), named as a
+    // request's `weights` is.
+    const Json* native = in.r.raw("native_weights");
+    if (native && !native->is_null()) {
+        const auto format = native->is_string() ? weightFormatFromName(native->get<std::string>()) : std::nullopt;
+        if (!format) fail("invalid_value", in.r.pathOf("native_weights"), "expected a weight format name or null, got " + describe(*native));
+        m.nativeWeights = format;
+    } else {
+        in.r.ignore("native_weights");
+    }
 }
 
 AttentionKind attentionKind(const std::string& name) {

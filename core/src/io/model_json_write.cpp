@@ -52,7 +52,9 @@ Json modelToJson(const ModelSpec& m) {
     const ParamCounts params = countParams(m);
     Json j{{"id", m.id}, {"name", m.name}, {"hf_id", m.hfId}, {"family", m.family}, {"aliases", m.aliases},
            {"modality", m.modality}, {"release_year", nullableCount(m.releaseYear)}, {"license", m.license},
-           {"native_dtype", m.nativeDtype}, {"params_b", billions(params.total)},
+           {"native_dtype", m.nativeDtype},
+           {"native_weights", m.nativeWeights ? Json(toString(*m.nativeWeights)) : Json(nullptr)},
+           {"params_b", billions(params.total)},
            {"active_params_b", billions(params.active)}, {"params_exact", nullableCount(m.paramsExact)},
            {"layers", m.layers}, {"hidden_size", m.hiddenSize}, {"intermediate_size", m.intermediateSize},
            {"heads", m.heads}, {"kv_heads", m.kvHeads}, {"head_dim", m.headDim}, {"vocab_size", m.vocabSize},

@@ -124,11 +124,12 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
     out["gpu_count"] = r.plan.gpuCount;
     out["strategy"] = toString(r.plan.strategy);
     out["plan"] = {{"strategy", toString(r.plan.strategy)}, {"gpu_count", r.plan.gpuCount}, {"tp", r.plan.tp},
-                   {"pp", r.plan.pp}, {"dp", r.plan.dp}, {"nodes", r.plan.nodes}};
+                   {"pp", r.plan.pp}, {"dp", r.plan.dp}, {"nodes", r.plan.nodes}, {"weights", toString(r.weights)},
+                   {"why", r.planWhy}};
     out["scenario"] = {{"task", toString(s.task)},
                        {"method", s.task == Task::Inference ? Json(nullptr) : Json(toString(s.method))},
                        {"engine", toString(s.engine)},
-                       {"weights", toString(s.weights)},
+                       {"weights", toString(r.weights)},
                        {"kv_cache", toString(s.kvCache)},
                        {"batch", s.batch},
                        {"prompt_tokens", s.promptTokens},

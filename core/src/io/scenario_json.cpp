@@ -52,17 +52,9 @@ constexpr std::array<Strategy, 10> kStrategies = {Strategy::Auto,  Strategy::Sin
                                                   Strategy::Fsdp,  Strategy::Tensor, Strategy::Pipeline,
                                                   Strategy::LayerSplit};
 constexpr std::array<Offload, 3> kOffloads = {Offload::None, Offload::Optimizer, Offload::Parameters};
-constexpr std::array<WeightFormat, 23> kWeightFormats = {
-    WeightFormat::Fp32,   WeightFormat::Bf16,   WeightFormat::Fp16,   WeightFormat::Fp8,    WeightFormat::Int8,
-    WeightFormat::Nf4,    WeightFormat::Nf4Dq,  WeightFormat::GptqInt4, WeightFormat::AwqInt4, WeightFormat::Mxfp4,
-    WeightFormat::Q8_0,   WeightFormat::Q6_K,   WeightFormat::Q5_K_M, WeightFormat::Q5_K_S, WeightFormat::Q5_0,
-    WeightFormat::Q4_K_M, WeightFormat::Q4_K_S, WeightFormat::Q4_0,   WeightFormat::Q4_1,   WeightFormat::Q3_K_L,
-    WeightFormat::Q3_K_M, WeightFormat::Q3_K_S, WeightFormat::Q2_K};
 constexpr std::array<KvFormat, 6> kKvFormats = {KvFormat::Fp32, KvFormat::Bf16, KvFormat::Fp16,
                                                 KvFormat::Fp8,  KvFormat::Q8_0, KvFormat::Q4_0};
 
-// The 16-bit type a GPU computes in: bf16 from Ampere on, fp16 before.
-WeightFormat native16(const GpuSpec& gpu) { return gpu.supportsBf16 ? WeightFormat::Bf16 : WeightFormat::Fp16; }
 
 void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warnings) {
     const bool training = s.task != Task::Inference;
@@ -80,11 +72,11 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
     else r.ignore("engine");
     s.engine = engine;
 
-    WeightFormat weights = s.method == Method::Qlora ? WeightFormat::Nf4Dq : native16(s.gpu);
-    s.weightsExplicit = r.has("weights");
-    if (s.weightsExplicit) weights = parseWeightFormat(*r.raw("weights"), r.pathOf("weights"));
+    // Without `weights`, adaptToGpu below picks the checkpoint's native format
+    // (defaultWeights: plan.why says which and why).
+    s.weightsExplicit = r.has("weights") && !r.raw("weights")->is_null();
+    if (s.weightsExplicit) s.weights = parseWeightFormat(*r.raw("weights"), r.pathOf("weights"));
     else r.ignore("weights");
-    s.weights = weights;
 
     KvFormat kv = s.gpu.supportsBf16 ? KvFormat::Bf16 : KvFormat::Fp16;
     s.kvCacheExplicit = r.has("kv_cache");
@@ -162,10 +154,11 @@ void readPrices(Scenario& s, ObjectReader& r) {
 }  // namespace
 
 WeightFormat parseWeightFormat(const Json& value, const std::string& path) {
-    return parseEnum(value, path, kWeightFormats,
-                     {{"f16", WeightFormat::Fp16}, {"f32", WeightFormat::Fp32}, {"bf16", WeightFormat::Bf16},
-                      {"nf4_dq", WeightFormat::Nf4Dq}, {"gptq", WeightFormat::GptqInt4},
-                      {"awq", WeightFormat::AwqInt4}, {"int4", WeightFormat::AwqInt4}});
+    std::string list;
+    for (WeightFormat f : kAllWeightFormats) list += (list.empty() ? "" : ", ") + std::string(toString(f));
+    if (!value.is_string()) failType("invalid_value", path, ("one of " + list).c_str(), value);
+    if (const auto format = weightFormatFromName(value.get<std::string>())) return *format;
+    fail("invalid_value", path, "expected one of " + list + ", got " + describe(value));
 }
 
 Engine parseEngine(const Json& value, const std::string& path) {
@@ -188,13 +181,26 @@ ModelSpec resolveModel(const Catalog& catalog, const Json& value, const std::str
     return modelFromJson(value, path, &warnings, false);
 }
 
+namespace {
+
+// "; did you mean 'A', 'B' or 'C'?" from the closest display names.
+std::string didYouMean(const std::vector<std::string>& names) {
+    if (names.empty()) return "";
+    std::string text = "; did you mean ";
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (i > 0) text += i + 1 == names.size() ? " or " : ", ";
+        text += "'" + names[i] + "'";
+    }
+    return text + "?";
+}
+
+}  // namespace
+
 GpuSpec resolveGpu(const Catalog& catalog, const Json& value, const std::string& path) {
     if (value.is_string()) {
         const std::string query = value.get<std::string>();
         if (const GpuSpec* gpu = findGpu(catalog, query)) return *gpu;
-        const std::string nearest = nearestGpuId(catalog, query);
-        fail("unknown_gpu", path,
-             "unknown GPU '" + query.substr(0, 100) + "'" + (nearest.empty() ? "" : "; did you mean '" + nearest + "'?"));
+        fail("unknown_gpu", path, "unknown GPU '" + query.substr(0, 100) + "'" + didYouMean(nearestGpuNames(catalog, query)));
     }
     if (!value.is_object()) failType("invalid_value", path, "a GPU id or a GPU object", value);
     // A card the catalog lacks: the user gives its figures; everything a
