@@ -57,9 +57,7 @@ std::string weightFormat(const std::string& q) {
     if (q.rfind("fp32", 0) == 0 || q.rfind("f32", 0) == 0 || q == "float32") return "fp32";
     if (q.rfind("fp8", 0) == 0 || contains(q, "e4m3")) return "fp8";
     if (contains(q, "mxfp4")) return "mxfp4";
-    // aiconfigurator's "fp4": MXFP4 for gpt-oss, NVFP4 elsewhere; both are
-    // 4-bit floats with block scales, served as MXFP4 until NVFP4 is a format.
-    if (q == "fp4" || q == "nvfp4") return "mxfp4";
+    if (q == "fp4" || q == "nvfp4") return "nvfp4";  // aiconfigurator's fp4 (gpt-oss: MXFP4, buildMapping)
     if (contains(q, "nf4") || contains(q, "bnb-4bit") || contains(q, "4bit") || contains(q, "4-bit")) {
         return contains(q, "double") || contains(q, "-dq") ? "nf4-dq" : "nf4";
     }
@@ -303,7 +301,9 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     }
     const std::string engine = rowEngine.empty() ? engineFor(setup.engines, task) : rowEngine;
     if (!engine.empty()) m.request["engine"] = engine;
-    const std::string weights = weightFormat(f.quant.empty() ? setup.precision : f.quant);
+    std::string weights = weightFormat(f.quant.empty() ? setup.precision : f.quant);
+    // gpt-oss ships MXFP4 weights; aiconfigurator names every 4-bit float "fp4".
+    if (weights == "nvfp4" && contains(lowerCase(f.model), "gpt-oss")) weights = "mxfp4";
     if (!weights.empty()) m.request["weights"] = weights;
     if (!setup.kvCache.empty()) m.request["kv_cache"] = setup.kvCache;
     if (setup.gpuMemoryUtilization) m.request["gpu_memory_utilization"] = *setup.gpuMemoryUtilization;

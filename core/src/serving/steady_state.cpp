@@ -6,8 +6,10 @@
 // token per step, so decoding is a delay of (O - 1) x TPOT). Closed loop
 // (`batch` users, each sending its next request when the last ends, as serving
 // benchmarks run at a fixed concurrency): Schweitzer's approximate mean-value
-// analysis gives the prefill queue, TTFT = the prefill work ahead + its own
-// prefill + half a decode step, and the throughput C / (TTFT + (O-1) TPOT).
+// analysis gives the prefill queue (how many decode while others prefill, how
+// prompts batch); TTFT = the request latency + its own prefill + the share
+// of the other prompts it waits behind + half a decode step; the throughput
+// is C / (TTFT + (O-1) TPOT).
 // Prefill steps slow the decodes that ride with them (vLLM, TensorRT-LLM mix
 // chunks into decode steps; SGLang pauses decoding for a prefill batch):
 // TPOT = decode step / (1 - the share of time prefill adds). Requests beyond
@@ -99,13 +101,16 @@ ReplicaState closedLoop(const StepModel& m, const Lengths& n, double users, doub
     for (int i = 0; i < kIterations; ++i) {
         const double decodes = std::max(1.0, c - queue);
         const double decodeS = decodeStepS(m, n, decodes);
-        // Schweitzer: an arriving prompt sees the others' queue, (c-1)/c of the mean.
+        // Schweitzer: an arriving prompt sees the others' queue, (c-1)/c of the mean,
+        // batched with it into steps up to the token budget.
         const double ahead = queue * (c - 1.0) / c;
         const PrefillPath p = prefillPath(m, n, decodes, ahead + 1.0);
         const double share = std::min(kMaxUtilization, throughput * p.extraS);
         tpotS = decodeS / n.accepted / (1.0 - share);
         const double ownS = m.engine.prefillTimeFactor * p.ownS;
-        const double waitS = std::max(ahead * p.perPromptS, m.engine.synchronizedShare * (c - 1.0) / 2.0 * ownS);
+        // Equal-length requests of a closed loop stay in step: a prompt waits
+        // behind a share of the other users' prompts (fitted, engine_defaults.cpp).
+        const double waitS = m.engine.synchronizedShare * (c - 1.0) / 2.0 * ownS;
         const double prefillS = n.prompt > 0 ? waitS + ownS : decodeS;
         r.prefillOwnS = n.prompt > 0 ? ownS : decodeS;
         r.prefillWaitS = prefillS - r.prefillOwnS;
