@@ -83,6 +83,7 @@ serve request (any scenario key but gpu_count/batch, plus):
           output_tokens_per_s_per_gpu, ttft_s, tpot_ms}]} - the curve is the first deployment's
           throughput/interactivity frontier. An SLO nobody meets answers the closest deployments with
           meets_slo false. Prefill/decode disaggregation is not searched yet.
+  recommend with "slo" (task inference) runs the same search, with batch as the users.
 )";
 
 std::string readAll(std::istream& in) {

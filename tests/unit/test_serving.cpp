@@ -97,9 +97,11 @@ TEST_CASE("serving: throughput per GPU never falls until the KV pool is full", "
 }
 
 TEST_CASE("serving: beyond the KV pool requests queue and TTFT says so", "[serving]") {
-    // Llama-3.1-70B in bf16 on two H100s leaves a pool of ~40k tokens per
-    // replica: 64 requests of 8k+1k tokens do not all fit at once.
-    const PropertyJson base = {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm5-80gb"}, {"gpu_count", 2},
+    // Llama-3.1-70B in bf16 on four H100s (tp 4) leaves 0.9 x 79.65 - 32.9 GiB
+    // of weights - ~4 GiB of activations and buffers ~ 35 GiB per GPU, at
+    // 80 KiB of KV per token per GPU ~ 450k tokens: about 49 requests of
+    // 8k+1k tokens, so 64 do not all run at once.
+    const PropertyJson base = {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm5-80gb"}, {"gpu_count", 4},
                                {"prompt_tokens", 8192}, {"output_tokens", 1024}};
     const auto few = servingAt(base, 2);
     const auto many = servingAt(base, 64);
@@ -212,4 +214,16 @@ TEST_CASE("serve: bad input is rejected with its pointer", "[serving][serve]") {
         projectCatalog(), R"({"model":"llama-3.1-8b","gpu":"h100","serving":{"speculative":{"method":"eagle","accepted_tokens_per_step":0.5}}})");
     CHECK(sp.status == 2);
     CHECK(sp.json.find("/serving/speculative/accepted_tokens_per_step") != std::string::npos);
+}
+
+TEST_CASE("recommend with an SLO runs the serve search", "[serving][serve]") {
+    const ApiResponse r = recommendJson(projectCatalog(),
+                                        R"({"model":"llama-3.1-8b","batch":40,"slo":{"min_user_tokens_per_s":30},"top":3})");
+    INFO(r.json.substr(0, 300));
+    REQUIRE(r.status == 0);
+    const PropertyJson j = PropertyJson::parse(r.json);
+    CHECK(j["objective"] == "slo");
+    CHECK(j["users"] == 40);
+    REQUIRE(j["deployments"].size() > 0);
+    CHECK(j["deployments"][0]["meets_slo"] == true);
 }

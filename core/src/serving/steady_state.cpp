@@ -1,15 +1,14 @@
 // The steady state of continuous batching, as a closed queueing network.
 //
-// Each request alternates between the prefill path (a single server: one
-// prompt's prefill chunks, FCFS, several prompts batched into one step up to
-// the engine's token budget) and decoding (every running request advances one
-// token per step, so decoding is a delay of (O - 1) x TPOT). Closed loop
+// Each request alternates between the prefill path (its prompt's chunks,
+// several prompts batched into one step up to the engine's token budget) and
+// decoding (every running request advances one token per step). Closed loop
 // (`batch` users, each sending its next request when the last ends, as serving
-// benchmarks run at a fixed concurrency): Schweitzer's approximate mean-value
-// analysis gives the prefill queue (how many decode while others prefill, how
-// prompts batch); TTFT = the request latency + its own prefill + the share
-// of the other prompts it waits behind + half a decode step; the throughput
-// is C / (TTFT + (O-1) TPOT).
+// benchmarks run at a fixed concurrency): TTFT = the request latency + its
+// own prefill + the share of the other prompts it waits behind + half a
+// decode step; each cycle the GPU prefills every user once, so the decode
+// takes its steps plus the other users' prefill time that did not delay the
+// first token; the throughput is C / (TTFT + (O-1) TPOT).
 // Prefill steps slow the decodes that ride with them (vLLM, TensorRT-LLM mix
 // chunks into decode steps; SGLang pauses decoding for a prefill batch):
 // TPOT = decode step / (1 - the share of time prefill adds). Requests beyond
@@ -28,7 +27,7 @@ namespace caliper::serving {
 
 namespace {
 
-// Fixed-point iterations of the mean-value analysis (damped; converged well before).
+// Fixed-point iterations of the open loop's concurrency (damped; converged well before).
 constexpr int kIterations = 40;
 // Beyond this utilization of the prefill path an open-loop queue grows without bound.
 constexpr double kMaxUtilization = 0.98;
@@ -95,36 +94,31 @@ ReplicaState closedLoop(const StepModel& m, const Lengths& n, double users, doub
     ReplicaState r;
     const double c = std::max(1.0, std::min(users, running));
     r.running = c;
-    double queue = 0;  // prompts waiting for or in prefill
-    double throughput = 0;
-    double ttft = 0, tpotS = 0;
-    for (int i = 0; i < kIterations; ++i) {
-        const double decodes = std::max(1.0, c - queue);
-        const double decodeS = decodeStepS(m, n, decodes);
-        // Schweitzer: an arriving prompt sees the others' queue, (c-1)/c of the mean,
-        // batched with it into steps up to the token budget.
-        const double ahead = queue * (c - 1.0) / c;
-        const PrefillPath p = prefillPath(m, n, decodes, ahead + 1.0);
-        const double share = std::min(kMaxUtilization, throughput * p.extraS);
-        tpotS = decodeS / n.accepted / (1.0 - share);
-        const double ownS = m.engine.prefillTimeFactor * p.ownS;
-        // Equal-length requests of a closed loop stay in step: a prompt waits
-        // behind a share of the other users' prompts (fitted, engine_defaults.cpp).
-        const double waitS = m.engine.synchronizedShare * (c - 1.0) / 2.0 * ownS;
-        const double prefillS = n.prompt > 0 ? waitS + ownS : decodeS;
-        r.prefillOwnS = n.prompt > 0 ? ownS : decodeS;
-        r.prefillWaitS = prefillS - r.prefillOwnS;
-        ttft = prefillS + decodeS / 2.0 + m.engine.requestOverheadS;
-        const double next = c / (ttft + (n.output - 1.0) * tpotS);
-        throughput = i == 0 ? next : 0.5 * throughput + 0.5 * next;
-        queue = std::min(c - 1.0, throughput * prefillS);
-    }
+    const double decodeS = decodeStepS(m, n, c);
+    // One prompt's prefill, and what a prefill adds to the decode steps it
+    // shares (all of its time where the engine does not mix them).
+    const PrefillPath p = prefillPath(m, n, 1.0, 1.0);
+    const double factor = m.engine.prefillTimeFactor;
+    const double ownS = n.prompt > 0 ? factor * p.ownS : decodeStepS(m, n, 1.0);
+    // The GPU time a prefill adds, never more than the prefill latency it is part of.
+    const double extraS = n.prompt > 0 ? std::min(p.extraS, ownS) : 0.0;
+    // Equal-length requests of a closed loop stay in step: a prompt waits
+    // behind a share of the other users' prompts (fitted, engine_defaults.cpp).
+    const double perOtherWaitS = m.engine.synchronizedShare / 2.0 * ownS;
+    const double ttft = m.engine.requestOverheadS + ownS + (c - 1.0) * perOtherWaitS + decodeS / 2.0;
+    // The GPU serves every user's prefill once per cycle: of the other users'
+    // prefill time, what does not delay this request's first token lands in
+    // its decode.
+    const double steps = std::max(0.0, n.output - 1.0);
+    const double decodeTotalS = steps * decodeS / n.accepted + (c - 1.0) * std::max(0.0, extraS - perOtherWaitS);
     r.ttftS = ttft;
-    r.tpotS = tpotS;
-    r.requestsPerS = c / (ttft + (n.output - 1.0) * tpotS);
+    r.tpotS = steps > 0 ? decodeTotalS / steps : decodeS / n.accepted;
+    r.prefillOwnS = ownS;
+    r.prefillWaitS = (c - 1.0) * perOtherWaitS;
+    r.requestsPerS = c / (ttft + decodeTotalS);
     if (users > c) {
         // Requests beyond the running ones wait in waves of `c` for whole cycles.
-        const double cycleS = c / r.requestsPerS;
+        const double cycleS = ttft + decodeTotalS;
         r.ttftS += (users / c - 1.0) / 2.0 * cycleS;
         r.prefillWaitS += (users / c - 1.0) / 2.0 * cycleS;
         r.queued = true;
