@@ -52,7 +52,7 @@ Compared memoryCompared(MeasuredMemory measured) {
 
 void setThroughputComparison(const RowFacts& f, const RowSetup& s, RowMapping& m) {
     const double v = measuredNumber(f);
-    if (contains(f.unit, "mfu") || ((f.unit == "%" || f.unit == "percent") && s.mentionsMfu)) {
+    if (contains(f.unit, "mfu") || f.kind == "train_mfu" || ((f.unit == "%" || f.unit == "percent") && s.mentionsMfu)) {
         m.compared = Compared::TrainMfu;
         m.measured = v > 1.5 ? v / 100.0 : v;  // "47" means 47 %
     } else if (contains(f.unit, "tflop")) {
@@ -61,7 +61,7 @@ void setThroughputComparison(const RowFacts& f, const RowSetup& s, RowMapping& m
     } else if (isRateUnit(f.unit)) {
         m.compared = Compared::TrainTokens;
         m.measured = v;
-        m.perGpu = s.perGpu;
+        m.perGpu = s.perGpu || contains(f.unit, "/gpu");
     } else {
         throw Unexpressible{"unit '" + f.unit + "' is not a training throughput"};
     }
@@ -151,6 +151,9 @@ constexpr KindScorer kKindScorers[] = {
     {"finetune_memory", RowKind::FinetuneMemory},
     {"train_memory", RowKind::TrainMemory},
     {"train_throughput", RowKind::TrainThroughput},
+    {"train_tokens_per_s_per_gpu", RowKind::TrainThroughput},
+    {"train_tflops_per_gpu", RowKind::TrainThroughput},
+    {"train_mfu", RowKind::TrainThroughput},
     {"weights_size", RowKind::Weights},
     {"fits", RowKind::Fits},
     {"serving_tpot_ms", RowKind::Serving},
@@ -164,20 +167,11 @@ constexpr KindScorer kKindScorers[] = {
     {"max_concurrency", RowKind::EngineMemory},
 };
 
-// Kinds the rows carry that have no scorer yet (validation/README.md names
-// the result field each one will be compared with): listed as unscored.
-constexpr std::string_view kKindsWithoutScorer[] = {
-    "train_tokens_per_s_per_gpu", "train_tflops_per_gpu", "train_mfu",
-};
-
 }  // namespace
 
 RowKind kindOf(const std::string& kind) {
     for (const KindScorer& k : kKindScorers) {
         if (k.name == kind) return k.kind;
-    }
-    for (std::string_view k : kKindsWithoutScorer) {
-        if (k == kind) throw Unexpressible{"kind '" + kind + "' has no scorer yet"};
     }
     throw Unexpressible{"unknown kind '" + kind + "'"};
 }

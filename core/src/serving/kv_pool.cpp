@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "caliper/engine/formats.hpp"
+#include "caliper/model/formats.hpp"
 #include "caliper/units.hpp"
 
 namespace caliper::serving {

@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "caliper/engine/cost.hpp"
-#include "caliper/engine/estimate.hpp"
+#include "caliper/cost/cost.hpp"
+#include "caliper/plan/estimate.hpp"
 #include "caliper/serving/estimate_serving.hpp"
 #include "serving/evaluator.hpp"
 

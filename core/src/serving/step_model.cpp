@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/efficiency.hpp"
+#include "speed/efficiency.hpp"
 
 namespace caliper::serving {
 

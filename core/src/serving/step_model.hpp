@@ -6,8 +6,8 @@
 // expert-parallel communication, and the engine's per-step host work.
 #include "caliper/result.hpp"
 #include "caliper/scenario.hpp"
-#include "engine/comm.hpp"
-#include "engine/workload.hpp"
+#include "speed/comm.hpp"
+#include "plan/workload.hpp"
 #include "serving/engine_defaults.hpp"
 
 namespace caliper::serving {

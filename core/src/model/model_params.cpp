@@ -1,0 +1,245 @@
+// Exact parameter counts and 16-bit KV-cache bytes per token from a model's
+// architecture. The layout follows the Hugging Face implementations (weights
+// as stored in the published checkpoints); tests check the totals against the
+// exact safetensors counts of the catalog.
+#include <algorithm>
+
+#include "caliper/model.hpp"
+
+namespace caliper {
+
+namespace {
+
+constexpr double kBytes16 = 2.0;  // one 16-bit KV element
+
+struct Block {  // parameters of one sub-block
+    double total = 0;    // weights, biases and norm vectors
+    double linear = 0;   // matrix weights only (what quantizers convert)
+    double largest = 0;  // biggest single matrix
+};
+
+void addMatrix(Block& b, double rows, double cols) {
+    const double n = rows * cols;
+    b.total += n;
+    b.linear += n;
+    b.largest = std::max(b.largest, n);
+}
+
+double headDimOf(const ModelSpec& m) {
+    if (m.headDim > 0) return m.headDim;
+    return m.heads > 0 ? static_cast<double>(m.hiddenSize) / m.heads : 0.0;
+}
+
+// One norm module: RMSNorm has a weight vector, LayerNorm a weight and a bias.
+double normParams(const ModelSpec& m) {
+    return (m.norm == NormKind::LayerNorm ? 2.0 : 1.0) * m.hiddenSize;
+}
+
+// DeepSeek multi-head latent attention: queries through an optional low-rank
+// bottleneck, keys and values through one shared latent (kv_lora_rank) plus a
+// shared RoPE key; RMSNorm vectors on both latents.
+Block mlaAttention(const ModelSpec& m) {
+    const MlaSpec& a = m.mla;
+    const double hidden = m.hiddenSize;
+    const double heads = m.heads;
+    const double qkHeadDim = a.qkNopeHeadDim + a.qkRopeHeadDim;
+    Block b;
+    if (a.qLoraRank > 0) {
+        addMatrix(b, hidden, a.qLoraRank);
+        b.total += a.qLoraRank;  // q_a_layernorm
+        addMatrix(b, a.qLoraRank, heads * qkHeadDim);
+    } else {
+        addMatrix(b, hidden, heads * qkHeadDim);
+    }
+    addMatrix(b, hidden, a.kvLoraRank + a.qkRopeHeadDim);
+    b.total += a.kvLoraRank;  // kv_a_layernorm
+    addMatrix(b, a.kvLoraRank, heads * (a.qkNopeHeadDim + a.vHeadDim));
+    addMatrix(b, heads * a.vHeadDim, hidden);
+    if (m.attnOutBias) b.total += hidden;
+    return b;
+}
+
+// Multi-head, grouped-query or multi-query attention: q, k, v, o projections.
+Block attention(const ModelSpec& m) {
+    if (m.attention == AttentionKind::Mla) return mlaAttention(m);
+    const double hidden = m.hiddenSize;
+    const double headDim = headDimOf(m);
+    const double qDim = m.heads * headDim;
+    const double kvDim = m.kvHeads * headDim;
+    Block b;
+    addMatrix(b, hidden, m.attnOutputGate ? 2 * qDim : qDim);  // the gate doubles q_proj's output
+    addMatrix(b, hidden, kvDim);
+    addMatrix(b, hidden, kvDim);
+    addMatrix(b, qDim, hidden);
+    if (m.qkvBias) b.total += qDim + 2 * kvDim;
+    if (m.attnOutBias) b.total += hidden;
+    if (m.qkNorm) b.total += 2 * headDim;  // per-head q_norm and k_norm vectors
+    return b;
+}
+
+// Gated MLP (SwiGLU/GeGLU: gate, up, down) or plain two-matrix MLP.
+Block mlp(const ModelSpec& m, double inner) {
+    const double hidden = m.hiddenSize;
+    Block b;
+    if (m.mlp == MlpKind::Gated) addMatrix(b, hidden, inner);
+    addMatrix(b, hidden, inner);
+    addMatrix(b, inner, hidden);
+    if (m.mlpBias) b.total += (m.mlp == MlpKind::Gated ? 2 * inner : inner) + hidden;
+    return b;
+}
+
+// Gated DeltaNet (transformers Qwen3NextGatedDeltaNet) or Mamba-2
+// (NemotronHMamba2Mixer, GraniteMoeHybridMambaLayer) mixer of one layer.
+Block linearMixer(const ModelSpec& m) {
+    const LinearAttentionSpec& l = m.linear;
+    const double hidden = m.hiddenSize;
+    const double keyDim = double(l.keyHeads) * l.keyHeadDim;
+    const double valueDim = double(l.valueHeads) * l.valueHeadDim;
+    const double convChannels = 2 * keyDim + valueDim;  // x (or v), B and C (or q and k)
+    Block b;
+    if (l.kind == LinearKind::GatedDeltaNet) {
+        addMatrix(b, hidden, 2 * keyDim + 2 * valueDim);  // in_proj_qkvz
+        addMatrix(b, hidden, 2.0 * l.valueHeads);         // in_proj_ba
+        b.total += convChannels * l.convKernel;           // conv1d, no bias
+        b.total += 2.0 * l.valueHeads + l.valueHeadDim;   // dt_bias, A_log, gated RMSNorm (per head dim)
+    } else {
+        addMatrix(b, hidden, 2 * valueDim + 2 * keyDim + l.valueHeads);  // in_proj: z, x, B, C, dt
+        b.total += convChannels * (l.convKernel + 1);                    // conv1d with bias
+        b.total += 3.0 * l.valueHeads + valueDim;                        // dt_bias, A_log, D, gated RMSNorm
+    }
+    addMatrix(b, valueDim, hidden);  // out_proj
+    return b;
+}
+
+// DSA lightning indexer: wq_b from the query latent, wk, its LayerNorm and
+// the per-head weights_proj (DeepSeek-V3.2 inference/model.py Indexer).
+Block sparseIndexer(const ModelSpec& m) {
+    const SparseAttentionSpec& x = m.sparse;
+    Block b;
+    if (x.indexHeads <= 0) return b;
+    const double qIn = m.mla.qLoraRank > 0 ? m.mla.qLoraRank : m.hiddenSize;
+    addMatrix(b, qIn, double(x.indexHeads) * x.indexHeadDim);
+    addMatrix(b, m.hiddenSize, x.indexHeadDim);
+    b.total += 2.0 * x.indexHeadDim;
+    addMatrix(b, m.hiddenSize, x.indexHeads);
+    return b;
+}
+
+void accumulate(ParamCounts& c, const Block& b, double times) {
+    c.total += b.total * times;
+    c.linear += b.linear * times;
+    if (times > 0) c.largestLinear = std::max(c.largestLinear, b.largest);
+}
+
+// Decoder layers (and encoder layers of the same shape): attention, norms and
+// a dense or mixture-of-experts MLP. Returns the routed parameters one token
+// uses, for the active count.
+double addLayers(ParamCounts& c, const ModelSpec& m) {
+    const Block attn = attention(m);
+    const double norms = m.normsPerLayer * normParams(m);
+    const int moeLayers = moeLayerCount(m);
+    const int denseLayers = ffnLayers(m) - moeLayers;
+    const int selfAttentionLayers = fullAttentionLayers(m) + m.encoderLayers;
+
+    accumulate(c, attn, selfAttentionLayers);
+    accumulate(c, sparseIndexer(m), fullAttentionLayers(m));
+    if (m.linear.layers > 0) accumulate(c, linearMixer(m), m.linear.layers);
+    c.total += norms * (m.layers + m.encoderLayers);
+    accumulate(c, mlp(m, m.intermediateSize), denseLayers + m.encoderLayers);
+    if (m.encoderLayers > 0 && m.crossAttentionLayers > 0) {  // cross blocks inside decoder layers
+        accumulate(c, attention(m), m.crossAttentionLayers);
+        c.total += normParams(m) * m.crossAttentionLayers;
+    }
+    if (moeLayers == 0) return 0;
+
+    const Block expert = mlp(m, m.moe.expertIntermediateSize);
+    const double router = static_cast<double>(m.hiddenSize) * m.moe.experts;
+    c.total += router * moeLayers;
+    accumulate(c, expert, static_cast<double>(m.moe.sharedExperts) * moeLayers);
+    const double routed = static_cast<double>(m.moe.experts) * moeLayers;
+    accumulate(c, expert, routed);
+    c.expert = expert.linear * routed;
+    const double routedTotal = expert.total * routed;
+    const double routedActive = expert.total * m.moe.expertsPerToken * static_cast<double>(moeLayers);
+    return routedActive - routedTotal;  // negative: what a token does not touch
+}
+
+// One multi-token-prediction module (DeepSeek-V3 sec. 2.2, Qwen3-Next mtp.*):
+// a full-attention decoder layer with the model's (MoE) MLP, the 2h -> h
+// projection and its norms. Embedding and output head are shared with the
+// model (DeepSeek's checkpoint stores copies of both; not counted).
+double mtpModuleParams(const ModelSpec& m) {
+    const double hidden = m.hiddenSize;
+    double p = attention(m).total + sparseIndexer(m).total + m.normsPerLayer * normParams(m);
+    if (m.moe.experts > 0) {
+        p += mlp(m, m.moe.expertIntermediateSize).total * (m.moe.experts + m.moe.sharedExperts) + hidden * m.moe.experts;
+    } else {
+        p += mlp(m, m.intermediateSize).total;
+    }
+    return p + 2 * hidden * hidden + 3 * normParams(m);  // eh_proj; enorm, hnorm, final norm
+}
+
+}  // namespace
+
+int fullAttentionLayers(const ModelSpec& m) {
+    return std::max(0, m.layers - m.linear.ffnOnlyLayers - m.linear.layers);
+}
+
+int ffnLayers(const ModelSpec& m) { return m.linear.ffnOnlyLayers > 0 ? m.linear.ffnOnlyLayers : m.layers; }
+
+// Layers with a routed-expert MLP: after the leading dense layers, every
+// layerInterval-th layer (Llama 4 Maverick: the odd ones).
+int moeLayerCount(const ModelSpec& m) {
+    if (m.moe.experts <= 0) return 0;
+    const int interval = std::max(1, m.moe.layerInterval);
+    const int candidates = ffnLayers(m) - std::max(0, m.moe.denseLayers);
+    return candidates > 0 ? candidates / interval : 0;
+}
+
+ParamCounts countParams(const ModelSpec& m) {
+    ParamCounts c;
+    const double activeCorrection = addLayers(c, m);
+    c.mtp = m.mtpLayers * mtpModuleParams(m);
+
+    const double table = static_cast<double>(m.vocabSize) * m.hiddenSize;
+    c.embedding = table * (m.tiedEmbeddings ? 1 : 2);
+    if (m.position == PositionKind::Learned) c.embedding += static_cast<double>(m.maxContext) * m.hiddenSize;
+    c.total += c.embedding;
+    if (m.embeddingNorm) c.total += normParams(m);
+    c.total += normParams(m);  // final norm
+    c.total += static_cast<double>(m.extraParams);
+    c.active = c.total + activeCorrection;
+    return c;
+}
+
+double kvBytesPerToken16(const ModelSpec& m) {
+    // Only full-attention layers cache tokens; linear/SSM layers keep a fixed state.
+    const double attentionLayers = fullAttentionLayers(m);
+    // A DSA indexer caches one index_head_dim key per token and layer.
+    const double indexer = attentionLayers * m.sparse.indexHeadDim * kBytes16;
+    if (m.attention == AttentionKind::Mla) {
+        // One compressed latent plus one shared RoPE key per layer (DeepSeek-V2 paper, sec. 2.1).
+        return attentionLayers * (m.mla.kvLoraRank + m.mla.qkRopeHeadDim) * kBytes16 + indexer;
+    }
+    // Decoder-only cross-attention layers cache image tokens, not text tokens.
+    const int crossOnly = m.encoderLayers == 0 ? m.crossAttentionLayers : 0;
+    const double kvLayers = std::max(0.0, attentionLayers - crossOnly);
+    return 2.0 * kvLayers * m.kvHeads * headDimOf(m) * kBytes16 + indexer;  // K and V
+}
+
+// Recurrent state value_heads x key_head_dim x value_head_dim (Gated DeltaNet's
+// S; Mamba-2's nheads x head_dim x d_state) plus conv_kernel - 1 past inputs
+// of the convolution's channels (vLLM MambaStateShapeCalculator).
+double linearStateElementsPerLayer(const ModelSpec& m) {
+    const LinearAttentionSpec& l = m.linear;
+    if (l.layers <= 0) return 0;
+    const double keyDim = double(l.keyHeads) * l.keyHeadDim;
+    const double valueDim = double(l.valueHeads) * l.valueHeadDim;
+    return double(l.valueHeads) * l.keyHeadDim * l.valueHeadDim + std::max(0, l.convKernel - 1) * (2 * keyDim + valueDim);
+}
+
+double linearStateBytesPerSequence16(const ModelSpec& m) {
+    return m.linear.layers * linearStateElementsPerLayer(m) * kBytes16;
+}
+
+}  // namespace caliper
