@@ -97,6 +97,7 @@ struct EstimateResult {
     double powerW = 0;                          // GPUs + host share
     std::optional<double> energyKwh;            // for a training run
     int priceYear = 0;
+    std::optional<ServingFigures> serving;  // continuous batching (CONTRACT v2 "serving")
 
     std::vector<Warning> warnings;
     std::vector<ExplainTerm> explain;

@@ -9,6 +9,7 @@
 // max_gpus, and, without "model", the catalog model its size band sizes for.
 // "options" holds the top N plus the best option of any tier the top N
 // misses; "tiers" maps each tier to the ranks of its listed options.
+// With an "slo" (task inference) it answers as `caliper serve` does.
 #include "caliper/answers/presets.hpp"
 #include "caliper/answers/recommend.hpp"
 #include "json/catalog/gpu_selection.hpp"
@@ -152,8 +153,22 @@ Json recommendationToJson(const Catalog& catalog, const Recommendation& rec, con
 
 }  // namespace
 
+// recommend with an "slo" runs serve's search: `batch` (or "users") concurrent
+// users, or "request_rate_per_s", within the latency target.
+Json recommendWithinSlo(const Catalog& catalog, const Json& request) {
+    Json serve = request;
+    if (!serve.contains("users") && !serve.contains("request_rate_per_s")) serve["users"] = serve.value("batch", Json(1));
+    for (const char* key : {"batch", "objective"}) serve.erase(key);
+    Json out = serveToJson(catalog, serve);
+    out["objective"] = "slo";
+    return out;
+}
+
 Json recommendToJson(const Catalog& catalog, const Json& request) {
     if (!request.is_object()) failType("invalid_value", "", "a JSON object", request);
+    if (const auto slo = request.find("slo"); slo != request.end() && !slo->is_null()) {
+        return recommendWithinSlo(catalog, request);
+    }
     Json filled = request;
     const Preset* preset = applyPreset(catalog, filled);
     std::vector<Warning> warnings;

@@ -94,6 +94,25 @@ Json cnyOrNull(const std::optional<double>& usd, double cnyPerUsd) {
 
 }  // namespace
 
+Json servingToJson(const std::optional<ServingFigures>& f) {
+    if (!f) return nullptr;
+    return {{"concurrency", tidy(f->concurrency)},
+            {"ttft_s", tidy(f->ttftS)},
+            {"tpot_ms", tidy(f->tpotMs)},
+            {"user_tokens_per_s", tidy(f->userTokensPerS)},
+            {"output_tokens_per_s", tidy(f->outputTokensPerS)},
+            {"output_tokens_per_s_per_gpu", tidy(f->outputTokensPerSPerGpu)},
+            {"requests_per_s", tidy(f->requestsPerS)},
+            {"kv_cache_tokens", tidyOrNull(f->kvCacheTokens)},
+            {"max_concurrency", tidyOrNull(f->maxConcurrency)},
+            {"usd_per_million_output_tokens", tidyOrNull(f->usdPerMillionOutputTokens)},
+            {"joules_per_output_token", tidyOrNull(f->joulesPerOutputToken)}};
+}
+
+namespace {
+
+}  // namespace
+
 Json resultToJson(const EstimateResult& r, const Scenario& s) {
     Json out;
     out["ok"] = true;
@@ -143,6 +162,7 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
     out["cny_per_usd"] = tidy(s.cnyPerUsd);
     out["power_w"] = tidy(r.powerW);
     out["energy_kwh"] = tidyOrNull(r.energyKwh);
+    out["serving"] = servingToJson(r.serving);
     out["ranges"] = Json::object();
     for (const FigureRange& range : r.ranges) out["ranges"][range.key] = {tidy(range.low), tidy(range.high)};
     out["warnings"] = warningsToJson(r.warnings);

@@ -14,6 +14,7 @@
 #include "caliper/speed/speed.hpp"
 #include "calibration/ranges.hpp"
 #include "plan/prepared.hpp"
+#include "caliper/serving/estimate_serving.hpp"
 
 namespace caliper {
 
@@ -103,6 +104,16 @@ EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
         r.priceYear = cost.priceYear;
         append(r.explain, cost.explain);
         append(warnings, cost.warnings);
+    }
+    // Continuous batching runs whenever weights and activations leave the KV
+    // pool room for one request: more concurrent requests than it holds queue.
+    if (continuousBatching(scenario)) {
+        r.serving = estimateServing(scenario, r.plan, r.memory, detail.explain ? &r.explain : nullptr, &warnings);
+        if (r.serving && r.fits) priceServing(*r.serving, r.usdPerHour, r.powerW);
+        if (r.serving && !r.fits) {
+            const CostEstimate cost = estimateCost(scenario, r.plan, SpeedEstimate{}, false);
+            priceServing(*r.serving, cost.usdPerHour, cost.powerW);
+        }
     }
     for (const Warning& w : warnings) addWarningOnce(r.warnings, w);
     if (detail.quickRules) r.quickRules = quickRules(scenario);
