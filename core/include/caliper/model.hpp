@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "caliper/workload_shape.hpp"
+
 namespace caliper {
 
 enum class AttentionKind { Mha, Gqa, Mqa, Mla };
@@ -79,6 +81,11 @@ struct ModelSpec {
     // Parameters the formula does not cover, so totals match published counts:
     // vision towers, Whisper's conv stem, router bias vectors, attention sinks.
     std::int64_t extraParams = 0;
+
+    // Non-LLM workloads (ASR, embeddings, diffusion): the kind and, for ASR
+    // and diffusion, the pipeline the figures are computed from.
+    WorkloadKind workload = WorkloadKind::Llm;
+    WorkloadShape workloadShape;
 
     std::int64_t paramsExact = 0;  // published exact count, 0 when unknown
     bool shapeAssumed = false;     // architecture guessed from params_b alone

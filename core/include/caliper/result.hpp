@@ -83,6 +83,7 @@ struct EstimateResult {
     double powerW = 0;                          // GPUs + host share
     std::optional<double> energyKwh;            // for a training run
     int priceYear = 0;
+    WorkloadFigures workloadFigures;  // the model's own figures when it is not an LLM
 
     std::vector<Warning> warnings;
     std::vector<ExplainTerm> explain;

@@ -11,6 +11,7 @@
 #include "caliper/engine/plan.hpp"
 #include "caliper/engine/quick_rules.hpp"
 #include "caliper/engine/speed.hpp"
+#include "caliper/workloads.hpp"
 #include "engine/prepared.hpp"
 
 namespace caliper {
@@ -36,6 +37,9 @@ void addWarningOnce(std::vector<Warning>& warnings, const Warning& w) {
 }  // namespace
 
 EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
+    // Speech, embedding and diffusion models have their own engine
+    // (core/src/workloads) and figures.
+    if (hasPipeline(scenario.model)) return estimatePipeline(scenario, detail);
     EstimateResult r;
     const sizing::Inputs in = sizing::prepare(scenario);
     r.modelId = scenario.model.id;

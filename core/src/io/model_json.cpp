@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "io/assumed_shape.hpp"
+#include "workloads/shape_json.hpp"
 
 namespace caliper::io {
 
@@ -273,6 +274,7 @@ ModelSpec modelFromJson(const Json& object, const std::string& path, std::vector
     readMla(in, m);
     readEncoderAndExtras(in, m);
     readProvenance(in, m);
+    readWorkload(in.r, m);
     const Listing listing = readListing(in);
     in.r.finish();
 

@@ -1,7 +1,9 @@
 // ModelSpec -> the catalog's model shape, with the computed listing keys.
 #include <cmath>
 
+#include "caliper/workloads.hpp"
 #include "io/model_json.hpp"
+#include "workloads/shape_json.hpp"
 
 namespace caliper::io {
 
@@ -68,6 +70,11 @@ Json modelToJson(const ModelSpec& m) {
            {"extra_params", m.extraParams},
            {"kv_bytes_per_token", static_cast<std::int64_t>(std::llround(kvBytesPerToken16(m)))},
            {"confidence", m.confidence}, {"sources", m.sources}, {"notes", m.notes}};
+    if (hasPipeline(m)) {  // a pipeline's size is all its components
+        j["params_b"] = billions(pipelineParams(m));
+        j["active_params_b"] = j["params_b"];
+    }
+    writeWorkload(m, j);
     if (m.shapeAssumed) j["shape_assumed"] = true;
     return j;
 }

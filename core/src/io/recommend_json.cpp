@@ -10,6 +10,7 @@
 // "options" holds the top N plus the best option of any tier the top N
 // misses; "tiers" maps each tier to the ranks of its listed options.
 #include "caliper/engine/presets.hpp"
+#include "caliper/workloads.hpp"
 #include "caliper/engine/recommend.hpp"
 #include "io/gpu_selection.hpp"
 #include "io/result_json.hpp"
@@ -46,6 +47,7 @@ const Preset* applyPreset(const Catalog& catalog, Json& request) {
     const Json& task = request["task"];
     if (task.is_string() && task.get<std::string>() == "finetune") fillMissing(request, "method", toString(p->method));
     fillMissing(request, "batch", p->batch);
+    if (p->audioSeconds) fillMissing(request, "audio_seconds", *p->audioSeconds);
     if (p->task == Task::Inference) {
         fillMissing(request, "prompt_tokens", p->promptTokens);
         fillMissing(request, "output_tokens", p->outputTokens);
@@ -112,6 +114,9 @@ Json optionToJson(const Catalog& catalog, const RecommendOption& o, double cnyPe
             {"cost_usd", tidyOrNull(o.costUsd)},
             {"cost_cny", cnyOrNull(o.costUsd, cnyPerUsd)},
             {"power_w", tidy(o.powerW)},
+            {"asr", o.workloadFigures.asr ? Json{{"audio_seconds_per_s", tidy(o.workloadFigures.asr->audioSecondsPerS)},
+                                                 {"realtime_factor", tidy(o.workloadFigures.asr->realtimeFactor)}}
+                                          : Json(nullptr)},
             {"priced", o.priced},
             {"reasons", warningsToJson(o.reasons)},
             {"watch", watchToJson(catalog, o.watch)}};
@@ -129,8 +134,7 @@ Json presetToJson(const Preset* p, const std::string& modelId) {
 
 Json recommendationToJson(const Catalog& catalog, const Recommendation& rec, const Scenario& s) {
     Json out = {{"ok", true}, {"objective", toString(rec.objective)}, {"pricing", toString(rec.pricing)}};
-    const ParamCounts params = countParams(s.model);
-    out["model"] = {{"id", s.model.id}, {"name", s.model.name}, {"params_b", tidy(params.total / 1e9)}};
+    out["model"] = {{"id", s.model.id}, {"name", s.model.name}, {"params_b", tidy(pipelineParams(s.model) / 1e9)}};
     out["task"] = toString(s.task);
     out["method"] = s.task == Task::Finetune ? Json(toString(s.method)) : Json(nullptr);
     out["candidates"] = rec.candidates;

@@ -8,6 +8,7 @@
 #include "io/gpu_json.hpp"
 #include "io/hf_config.hpp"
 #include "io/model_json.hpp"
+#include "workloads/request_json.hpp"
 
 namespace caliper::io {
 
@@ -244,6 +245,7 @@ Scenario scenarioFromJson(const Catalog& catalog, const Json& request, std::vect
     readLora(s, r);
     readParallel(s, r);
     readPrices(s, r);
+    readWorkloadKeys(s, r);
     for (const std::string& key : options.extraKeys) r.ignore(key.c_str());
     r.finish();
     return s;
