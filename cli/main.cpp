@@ -10,7 +10,7 @@
 #include "caliper/api.hpp"
 #include "caliper/error.hpp"
 #include "embedded_catalog.hpp"
-#include "validate.hpp"
+#include "validate/report.hpp"
 
 namespace {
 
@@ -30,7 +30,7 @@ commands:
   limits              scenario on stdin -> longest context, largest batch, best format
   list gpus --json    the GPU catalog
   list models --json  the model catalog
-  validate FILE       score the engine on measured rows (JSON lines);
+  validate FILE...    score the engine on measured rows (JSON lines);
                       --rows also lists every scored row, worst first
   --version           version and catalog version
 
@@ -135,7 +135,10 @@ int run(const Options& o, const Catalog& catalog) {
     if (command == "list" && w.size() == 2 && w[1] == "gpus") return emit(caliper::listGpusJson(catalog, o.pretty));
     if (command == "list" && w.size() == 2 && w[1] == "models") return emit(caliper::listModelsJson(catalog, o.pretty));
     if (command == "list" && w.size() == 2 && w[1] == "caveats") return emit(caliper::caveatsJson(catalog, o.pretty));
-    if (command == "validate" && w.size() == 2) return caliper::cli::runValidate(catalog, w[1], o.rows, std::cout, std::cerr);
+    if (command == "validate" && w.size() >= 2) {
+        const std::vector<std::string> paths(w.begin() + 1, w.end());
+        return caliper::cli::runValidate(catalog, paths, o.rows, std::cout, std::cerr);
+    }
     if (command == "help" || command == "--help" || command == "-h") {
         std::cout << kHelp;
         return 0;

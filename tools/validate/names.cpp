@@ -1,11 +1,11 @@
-#include "io/validation_names.hpp"
+#include "validate/names.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <regex>
 
-#include "io/validation_text.hpp"
+#include "validate/text.hpp"
 
 namespace caliper::io {
 

@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "caliper/validation.hpp"
+#include "validate/validation.hpp"
 #include "catalog_fixture.hpp"
-#include "io/validation_mapping.hpp"
+#include "validate/mapping.hpp"
 
 namespace caliper::test {
 

@@ -1,8 +1,9 @@
 // The measured side of a validation row: its fields, its unit, and the
 // result field its value is compared with.
-#include "io/validation_row.hpp"
+#include "validate/row.hpp"
 
 #include <cmath>
+#include <string_view>
 
 #include "caliper/units.hpp"
 
@@ -97,6 +98,15 @@ RowFacts readFacts(const Json& row) {
     f.gpuCount = rowNumber(row, "gpu_count");
     f.batch = rowNumber(row, "batch");
     f.seqLen = rowNumber(row, "seq_len");
+    f.engine = lowerCase(rowText(row, "engine"));
+    f.tp = rowNumber(row, "tp");
+    f.pp = rowNumber(row, "pp");
+    f.ep = rowNumber(row, "ep");
+    f.cp = rowNumber(row, "cp");
+    f.isl = rowNumber(row, "isl");
+    f.osl = rowNumber(row, "osl");
+    f.maxModelLen = rowNumber(row, "max_model_len");
+    f.gpuMemoryUtilization = rowNumber(row, "gpu_memory_utilization");
     if (row.contains("value")) f.value = row["value"];
     const bool flaggedNotMeasured =
         row.contains("measured") && row["measured"].is_boolean() && !row["measured"].get<bool>();
@@ -104,16 +114,53 @@ RowFacts readFacts(const Json& row) {
     return f;
 }
 
+namespace {
+
+// The kinds `caliper validate` scores: row kind -> how its value is compared
+// (setComparison). v2 renames of a kind share its scorer.
+struct KindScorer {
+    std::string_view name;
+    RowKind kind;
+};
+constexpr KindScorer kKindScorers[] = {
+    {"decode_tps", RowKind::Decode},
+    {"prefill_tps", RowKind::Prefill},
+    {"inference_memory", RowKind::InferenceMemory},
+    {"finetune_memory", RowKind::FinetuneMemory},
+    {"train_memory", RowKind::TrainMemory},
+    {"train_throughput", RowKind::TrainThroughput},
+    {"weights_size", RowKind::Weights},
+    {"fits", RowKind::Fits},
+};
+
+// Kinds the rows carry that have no scorer yet (validation/README.md names
+// the result field each one will be compared with): listed as unscored.
+constexpr std::string_view kKindsWithoutScorer[] = {
+    "serving_ttft_ms",   "serving_tpot_ms",  "serving_output_tps_per_gpu", "weights_memory",
+    "activation_memory", "non_torch_memory", "kv_cache_memory",           "kv_cache_tokens",
+    "max_concurrency",   "train_tokens_per_s_per_gpu", "train_tflops_per_gpu", "train_mfu",
+};
+
+}  // namespace
+
 RowKind kindOf(const std::string& kind) {
-    if (kind == "decode_tps") return RowKind::Decode;
-    if (kind == "prefill_tps") return RowKind::Prefill;
-    if (kind == "inference_memory") return RowKind::InferenceMemory;
-    if (kind == "finetune_memory") return RowKind::FinetuneMemory;
-    if (kind == "train_memory") return RowKind::TrainMemory;
-    if (kind == "train_throughput") return RowKind::TrainThroughput;
-    if (kind == "weights_size") return RowKind::Weights;
-    if (kind == "fits") return RowKind::Fits;
+    for (const KindScorer& k : kKindScorers) {
+        if (k.name == kind) return k.kind;
+    }
+    for (std::string_view k : kKindsWithoutScorer) {
+        if (k == kind) throw Unexpressible{"kind '" + kind + "' has no scorer yet"};
+    }
     throw Unexpressible{"unknown kind '" + kind + "'"};
+}
+
+std::string contractEngine(const std::string& e) {
+    if (e.rfind("llama.cpp", 0) == 0 || e == "llama-cpp" || e == "ollama") return "llama.cpp";  // Ollama runs llama.cpp
+    if (e == "vllm" || e == "sglang" || e == "transformers" || e == "deepspeed" || e == "fsdp" || e == "megatron")
+        return e;
+    if (e == "tensorrt-llm" || e == "trtllm" || e == "tensorrt_llm") return "tensorrt-llm";
+    if (e == "nemo" || e == "megatron-core" || e == "megatron-bridge") return "megatron";  // NeMo trains with Megatron-Core
+    if (e == "llm-foundry") return "fsdp";  // llm-foundry trains with Composer's FSDP
+    return "";
 }
 
 bool isInferenceKind(RowKind k) {

@@ -1,14 +1,14 @@
 // Builds the request for one validation row from its structured fields and
 // the setup its free text describes (validation_text.cpp).
-#include "io/validation_mapping.hpp"
+#include "validate/mapping.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "caliper/engine/plan.hpp"
-#include "io/validation_names.hpp"
-#include "io/validation_row.hpp"
-#include "io/validation_text.hpp"
+#include "validate/names.hpp"
+#include "validate/row.hpp"
+#include "validate/text.hpp"
 
 namespace caliper::io {
 
@@ -207,10 +207,34 @@ void applyEngineConventions(const RowSetup& setup, const std::string& task, cons
     if (setup.engines.tensorrtLlm && weights == "fp8" && setup.kvCache.empty()) req["kv_cache"] = "fp8";
 }
 
+std::optional<std::int64_t> countKey(const std::optional<double>& value) {
+    return value ? std::optional<std::int64_t>(countOf(*value)) : std::nullopt;
+}
+
+// The row's structured keys (v2 rows) win over what its free text says; the
+// text only fills the keys a row leaves out. Returns the engine the row names,
+// empty when it names none the contract has.
+std::string applyStructuredKeys(const RowFacts& f, RowSetup& s) {
+    if (f.ep && *f.ep > 1)
+        throw Unexpressible{"expert parallelism (EP " + std::to_string(countOf(*f.ep)) + ") is not in the request"};
+    if (f.tp) s.tp = countKey(f.tp);
+    if (f.pp) s.pp = countKey(f.pp);
+    if (f.cp) s.cp = countKey(f.cp);
+    if (f.isl) s.promptTokens = countKey(f.isl);
+    if (f.osl) s.outputTokens = countKey(f.osl);
+    if (f.gpuMemoryUtilization) s.gpuMemoryUtilization = *f.gpuMemoryUtilization;
+    const std::string engine = contractEngine(f.engine);
+    // Engine conventions and llama-bench token counts follow the named engine.
+    if (engine == "llama.cpp") s.engines.llamaCpp = true;
+    if (engine == "tensorrt-llm") s.engines.tensorrtLlm = true;
+    return engine;
+}
+
 RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     const RowFacts f = readFacts(row);
     const RowKind kind = kindOf(f.kind);
-    const RowSetup setup = readSetup(f.model + " \n " + rowText(row, "extra") + " \n " + rowText(row, "optimizer"));
+    RowSetup setup = readSetup(f.model + " \n " + rowText(row, "extra") + " \n " + rowText(row, "optimizer"));
+    const std::string rowEngine = applyStructuredKeys(f, setup);
     const std::string task = taskOf(kind, f.method);
     RowMapping m;
     m.request = Json::object();
@@ -220,7 +244,7 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     if (task == "finetune" && (f.method == "lora" || f.method == "qlora" || f.method == "full")) {
         m.request["method"] = f.method;
     }
-    const std::string engine = engineFor(setup.engines, task);
+    const std::string engine = rowEngine.empty() ? engineFor(setup.engines, task) : rowEngine;
     if (!engine.empty()) m.request["engine"] = engine;
     const std::string weights = weightFormat(f.quant.empty() ? setup.precision : f.quant);
     if (!weights.empty()) m.request["weights"] = weights;

@@ -8,10 +8,10 @@
 
 #include "caliper/api.hpp"
 #include "caliper/error.hpp"
-#include "caliper/validation.hpp"
+#include "validate/validation.hpp"
 #include "io/json_read.hpp"
-#include "io/validation_mapping.hpp"
-#include "io/validation_text.hpp"
+#include "validate/mapping.hpp"
+#include "validate/text.hpp"
 
 namespace caliper {
 
@@ -224,10 +224,8 @@ void countRowsPerKind(ValidationReport& report) {
     for (const auto& u : report.unscored) ++statsFor(u.kind.empty() ? "(unreadable)" : u.kind).rows;
 }
 
-}  // namespace
-
-ValidationReport validateRows(const Catalog& catalog, std::string_view jsonlText) {
-    ValidationReport report;
+void scoreRows(const Catalog& catalog, const ValidationSource& source, ValidationReport& report) {
+    const std::string_view jsonlText = source.text;
     std::size_t start = 0;
     for (int lineNumber = 1; start <= jsonlText.size(); ++lineNumber) {
         std::size_t end = jsonlText.find('\n', start);
@@ -236,7 +234,8 @@ ValidationReport validateRows(const Catalog& catalog, std::string_view jsonlText
         start = end + 1;
         if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
         ++report.rowsRead;
-        const std::string fallbackId = "line " + std::to_string(lineNumber);
+        const std::string fallbackId =
+            (source.name.empty() ? "" : source.name + " ") + "line " + std::to_string(lineNumber);
         Json row;
         try {  // the request limits on size and nesting apply to rows too
             row = io::parseJsonText(line, "", io::kMaxRequestBytes);
@@ -255,10 +254,21 @@ ValidationReport validateRows(const Catalog& catalog, std::string_view jsonlText
             report.unscored.push_back({id, io::rowText(row, "kind"), std::string("unexpected result: ") + e.what()});
         }
     }
+}
+
+}  // namespace
+
+ValidationReport validateRows(const Catalog& catalog, const std::vector<ValidationSource>& sources) {
+    ValidationReport report;
+    for (const ValidationSource& source : sources) scoreRows(catalog, source, report);
     report.kinds = statsBy(report.scores, false);
     report.groups = statsBy(report.scores, true);
     countRowsPerKind(report);
     return report;
+}
+
+ValidationReport validateRows(const Catalog& catalog, std::string_view jsonlText) {
+    return validateRows(catalog, {ValidationSource{"", jsonlText}});
 }
 
 }  // namespace caliper

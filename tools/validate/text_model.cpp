@@ -1,9 +1,9 @@
 // The parts of a validation row's free text that describe the model and its
 // numerics: architecture numbers, optimizer, KV-cache type, weight precision,
 // serving pool fraction.
-#include "io/validation_text.hpp"
+#include "validate/text.hpp"
 
-#include "io/text_patterns.hpp"
+#include "validate/text_patterns.hpp"
 
 namespace caliper::io {
 

@@ -1,4 +1,4 @@
-#include "io/text_patterns.hpp"
+#include "validate/text_patterns.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -6,8 +6,9 @@
 #include <cmath>
 #include <string>
 
-#include "io/validation_names.hpp"
-#include "io/validation_text.hpp"
+#include "validate/names.hpp"
+#include "validate/row.hpp"
+#include "validate/text.hpp"
 
 using caliper::io::Compared;
 using caliper::test::projectCatalog;
@@ -263,4 +264,47 @@ TEST_CASE("a release suffix falls back to the catalog's release of the same mode
         caliper::io::findRowModel(projectCatalog(), "mistralai/Mistral-7B-Instruct-v0.2", 7.24);
     REQUIRE(mistral);
     CHECK(mistral->id == "mistral-7b-v0.3");
+}
+
+TEST_CASE("a v2 row's structured keys win over its free text", "[validation]") {
+    // The text names llama.cpp, input 2048, TP 4; the row's own keys say vLLM,
+    // isl 1000 / osl 200, TP 2 (validation/README.md: keys added in v2).
+    const auto m = caliper::test::mappedRow(validationRow({{"quant", "bf16"},
+                                                           {"gpu", "H100-80GB"},
+                                                           {"gpu_count", 2},
+                                                           {"engine", "vllm"},
+                                                           {"tp", 2},
+                                                           {"pp", 1},
+                                                           {"isl", 1000},
+                                                           {"osl", 200},
+                                                           {"gpu_memory_utilization", 0.95},
+                                                           {"extra", "llama.cpp, input 2048, output 64, TP 4"}}));
+    CHECK(m.request["engine"] == "vllm");
+    CHECK(m.request["output_tokens"] == 200);
+    CHECK(m.request["parallel"]["tp"] == 2);
+    CHECK(m.request["gpu_memory_utilization"] == 0.95);
+}
+
+TEST_CASE("a v2 row's engine outside the contract leaves the choice to the text", "[validation]") {
+    const auto m = caliper::test::mappedRow(
+        validationRow({{"engine", "litgpt"}, {"extra", "llama.cpp llama-bench (tg128)"}}));
+    CHECK(m.request["engine"] == "llama.cpp");
+    CHECK(caliper::io::contractEngine("ollama") == "llama.cpp");  // Ollama serves through llama.cpp
+    CHECK(caliper::io::contractEngine("nemo") == "megatron");
+}
+
+TEST_CASE("kinds without a scorer are listed as unscored with the reason", "[validation]") {
+    const auto report = validateOne(validationRow({{"kind", "serving_tpot_ms"}, {"unit", "ms"}}));
+    REQUIRE(report.unscored.size() == 1);
+    CHECK(report.unscored[0].reason == "kind 'serving_tpot_ms' has no scorer yet");
+    CHECK(validateOne(validationRow({{"kind", "made_up"}})).unscored[0].reason == "unknown kind 'made_up'");
+}
+
+TEST_CASE("several files are scored as one set, rows without an id named by file and line", "[validation]") {
+    const std::string first = validationRow({{"extra", "llama.cpp (tg128)"}}).dump();
+    const std::string second = "not json\n";
+    const auto report = caliper::validateRows(projectCatalog(), {{"a.jsonl", first}, {"b.jsonl", second}});
+    CHECK(report.rowsRead == 2);
+    REQUIRE(report.unscored.size() == 1);
+    CHECK(report.unscored[0].id == "b.jsonl line 1");
 }

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <string>
 
-#include "io/validation_names.hpp"
-#include "io/validation_text.hpp"
+#include "validate/names.hpp"
+#include "validate/text.hpp"
 
 using caliper::io::Compared;
 using caliper::test::projectCatalog;

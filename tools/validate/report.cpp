@@ -1,7 +1,7 @@
 // `caliper validate FILE.jsonl`: scores the engine on measured rows and prints
 // a table per kind, a table per calibration group, the rows it could not
 // score, and a closing line.
-#include "validate.hpp"
+#include "validate/report.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -11,7 +11,7 @@
 #include <sstream>
 #include <vector>
 
-#include "caliper/validation.hpp"
+#include "validate/validation.hpp"
 
 namespace caliper::cli {
 
@@ -119,22 +119,35 @@ std::string closingLine(const ValidationReport& report) {
     return line;
 }
 
-}  // namespace
-
-int runValidate(const Catalog& catalog, const std::string& path, bool everyRow, std::ostream& out, std::ostream& err) {
+bool readFile(const std::string& path, std::string& text, std::ostream& err) {
     std::error_code error;
     std::ifstream file(path, std::ios::binary);
     if (!file || std::filesystem::is_directory(path, error)) {
         err << "caliper: cannot read " << path << '\n';
-        return 2;
+        return false;
     }
-    std::ostringstream text;
-    text << file.rdbuf();
+    std::ostringstream content;
+    content << file.rdbuf();
     if (file.bad()) {
         err << "caliper: cannot read " << path << '\n';
-        return 2;
+        return false;
     }
-    const ValidationReport report = validateRows(catalog, text.str());
+    text = content.str();
+    return true;
+}
+
+}  // namespace
+
+int runValidate(const Catalog& catalog, const std::vector<std::string>& paths, bool everyRow, std::ostream& out,
+                std::ostream& err) {
+    std::vector<std::string> texts(paths.size());
+    std::vector<ValidationSource> sources;
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+        if (!readFile(paths[i], texts[i], err)) return 2;
+        // One file keeps the plain "line N" ids; several name the file.
+        sources.push_back({paths.size() > 1 ? paths[i] : std::string(), texts[i]});
+    }
+    const ValidationReport report = validateRows(catalog, sources);
     printKinds(report, out);
     printGroups(report, out);
     printWorstRows(report, out);

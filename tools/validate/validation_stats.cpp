@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "caliper/validation.hpp"
+#include "validate/validation.hpp"
 
 namespace caliper {
 

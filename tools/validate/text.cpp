@@ -1,9 +1,9 @@
-#include "io/validation_text.hpp"
+#include "validate/text.hpp"
 
 #include <algorithm>
 #include <cctype>
 
-#include "io/text_patterns.hpp"
+#include "validate/text_patterns.hpp"
 
 namespace caliper::io {
 

@@ -54,8 +54,17 @@ struct ValidationReport {
     std::vector<UnscoredRow> unscored;    // rows that could not be expressed or gave no figure
 };
 
+// One file of rows: its name (prefixed to "line N" for rows without an id;
+// empty for none) and its JSON lines.
+struct ValidationSource {
+    std::string name;
+    std::string_view text;
+};
+
 // Never throws on bad rows: each one lands in `unscored` with its reason.
 ValidationReport validateRows(const Catalog& catalog, std::string_view jsonlText);
+// Several files scored as one set of rows, in the order given.
+ValidationReport validateRows(const Catalog& catalog, const std::vector<ValidationSource>& sources);
 
 // Linear interpolation between closest ranks (the common "type 7" quantile):
 // fraction 0.5 is the median. Empty input gives 0.

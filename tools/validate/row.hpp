@@ -5,8 +5,8 @@
 #include <string>
 
 #include "io/json_read.hpp"
-#include "io/validation_mapping.hpp"
-#include "io/validation_text.hpp"
+#include "validate/mapping.hpp"
+#include "validate/text.hpp"
 
 namespace caliper::io {
 
@@ -20,12 +20,22 @@ enum class RowKind { Decode, Prefill, InferenceMemory, FinetuneMemory, TrainMemo
 struct RowFacts {
     std::string id, kind, model, quant, method, gpu, unit, trust;
     std::optional<double> paramsB, gpuCount, batch, seqLen;
+    // Structured setup keys of v2 rows (validation/README.md), read before
+    // any free text: the engine as the source names it, parallel degrees,
+    // input / output tokens per request, vLLM's pool settings.
+    std::string engine;
+    std::optional<double> tp, pp, ep, cp, isl, osl, maxModelLen, gpuMemoryUtilization;
     Json value;
     bool measuredRun = true;  // the row reports a run, not a formula or a vendor figure
 };
 
 RowFacts readFacts(const Json& row);
-RowKind kindOf(const std::string& kind);  // throws Unexpressible for an unknown kind
+// The kind -> scorer table: throws Unexpressible for a kind with no scorer
+// (an unknown kind, or one listed in row.cpp as read but not scored yet).
+RowKind kindOf(const std::string& kind);
+// The engine request name for a row's `engine` key, empty when the contract
+// has no engine for it (the free text then decides, as for v1 rows).
+std::string contractEngine(const std::string& rowEngine);
 bool isInferenceKind(RowKind kind);
 bool isMemoryKind(RowKind kind);
 bool contains(const std::string& text, const char* word);
