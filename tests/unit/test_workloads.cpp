@@ -82,9 +82,12 @@ TEST_CASE("list models carries the workload and its shape, and reads back the sa
     const Json listed = Json::parse(caliper::listModelsJson(projectCatalog()).json);
     int pipelines = 0;
     for (const Json& m : listed) {
-        REQUIRE(m.contains("workload"));
+        if (!m.contains("workload")) {  // absent = llm, as in the catalog
+            CHECK_FALSE(m.contains("workload_shape"));
+            continue;
+        }
         REQUIRE(m.contains("workload_shape"));
-        if (m["workload"] == "llm" || m["workload"] == "embedding") {
+        if (m["workload"] == "embedding") {
             CHECK(m["workload_shape"].is_null());
             continue;
         }
@@ -246,10 +249,16 @@ TEST_CASE("speech recognition: Whisper real-time factors on an RTX 5090", "[work
     const Json turbo = estimate({{"model", "whisper-large-v3-turbo"}, {"gpu", "rtx-5090"}, {"engine", "transformers"},
                                  {"audio_seconds", 7.4}});
     CHECK(turbo["asr"]["audio_seconds_per_s"].get<double>() == Approx(117).epsilon(0.25));
-    // Batching streams raises throughput: the decoder's weights are read once per step for all.
-    const Json batched = estimate({{"model", "whisper-large-v3"}, {"gpu", "rtx-5090"}, {"engine", "transformers"},
-                                   {"audio_seconds", 7.4}, {"batch", 16}});
-    CHECK(batched["asr"]["audio_seconds_per_s"].get<double>() > 4 * large["asr"]["audio_seconds_per_s"].get<double>());
+    // Batching: the faster-whisper README (SYSTRAN/faster-whisper, "Large-v2
+    // model on GPU", RTX 3070 Ti 8GB, fp16, 13 minutes of audio) takes 1m03s
+    // one 30-s window at a time and 17 s with batch_size=8: 3.7x. Its beam
+    // search (5 beams) is not modelled, so only the ratio is compared; large-v2
+    // has large-v3's shape (80 instead of 128 mel bins).
+    const auto rate = [](int batch) {
+        return estimate({{"model", "whisper-large-v3"}, {"gpu", "rtx-3070-ti"}, {"engine", "transformers"},
+                         {"audio_seconds", 30}, {"batch", batch}})["asr"]["audio_seconds_per_s"].get<double>();
+    };
+    CHECK(rate(8) / rate(1) == Approx(63.0 / 17).epsilon(0.20));
 }
 
 TEST_CASE("speech recognition memory matches published VRAM", "[workloads][asr][memory]") {
@@ -334,4 +343,14 @@ TEST_CASE("the speech preset sizes Whisper as speech recognition", "[workloads][
         CHECK(o["asr"]["realtime_factor"].get<double>() > 0);
         CHECK(o["decode_tokens_per_s"].is_null());
     }
+}
+
+TEST_CASE("training a non-LLM model says how it is sized", "[workloads][api]") {
+    const Json r = estimate({{"model", "whisper-large-v3"}, {"gpu", "a100-sxm4-80gb"}, {"task", "finetune"},
+                             {"method", "lora"}});
+    bool warned = false;
+    for (const Json& w : r["warnings"]) warned = warned || w["code"] == "workload_trained_as_transformer";
+    CHECK(warned);
+    CHECK(r["asr"].is_null());
+    CHECK(r["train_tokens_per_s"].get<double>() > 0);
 }

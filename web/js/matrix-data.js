@@ -104,7 +104,8 @@
 
   // The fields of CONTRACT.md's matrix cell, which the "values" layout carries.
   var CELL_FIELDS = ['cost_usd', 'decode_tokens_per_s', 'fits_one', 'gpus_needed', 'needs_nvlink', 'nodes', 'prefill_tokens_per_s',
-    'status', 'strategy', 'total_gib', 'train_hours', 'train_tokens_per_s', 'usd_per_hour', 'usd_per_million_tokens'];
+    'status', 'strategy', 'total_gib', 'train_hours', 'train_tokens_per_s', 'usd_per_hour', 'usd_per_million_tokens',
+    'workload_figure'];
 
   // Cell i of the engine's "values" layout (cell_values: each field's
   // numbers, null as NaN, status and strategy as indices into its lists),
@@ -124,6 +125,7 @@
     this.train_tokens_per_s = orNull(f.train_tokens_per_s[i]);
     this.usd_per_hour = orNull(f.usd_per_hour[i]);
     this.usd_per_million_tokens = orNull(f.usd_per_million_tokens[i]);
+    this.workload_figure = orNull(f.workload_figure[i]);  // a non-LLM model's own figure (its header's workload_unit)
   }
 
   function orNull(v) { return v === v ? v : null; }  // NaN stands for null

@@ -15,6 +15,12 @@ namespace caliper {
 // from core/src/workloads/ instead of the LLM engine.
 bool hasPipeline(const ModelSpec& model);
 
+// The scenario runs through the non-LLM engine: a non-LLM model at
+// inference. Training one is sized by the LLM engine on the transformer its
+// LLM keys describe, with trainingWarning saying so.
+bool runsPipeline(const Scenario& scenario);
+Warning trainingWarning(const Scenario& scenario);
+
 // Every parameter of the pipeline (all components of asr and diffusion
 // models); countParams for LLMs and embedding models.
 double pipelineParams(const ModelSpec& model);

@@ -39,7 +39,7 @@ void addWarningOnce(std::vector<Warning>& warnings, const Warning& w) {
 EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
     // Speech, embedding and diffusion models have their own engine
     // (core/src/workloads) and figures.
-    if (hasPipeline(scenario.model)) return estimatePipeline(scenario, detail);
+    if (runsPipeline(scenario)) return estimatePipeline(scenario, detail);
     EstimateResult r;
     const sizing::Inputs in = sizing::prepare(scenario);
     r.modelId = scenario.model.id;
@@ -60,6 +60,7 @@ EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
     append(r.explain, memory.explain);
 
     std::vector<Warning> warnings = compatibilityWarnings(scenario, r.plan);
+    if (scenario.model.workload != WorkloadKind::Llm) warnings.push_back(trainingWarning(scenario));
     append(warnings, memory.warnings);
     if (!r.fits) {
         warnings.push_back(Warning{"does_not_fit", "needs " + oneDecimal(r.memory.totalGiB) + " GiB per GPU; " +

@@ -38,7 +38,7 @@ MatrixCell pipelineCellOf(const Scenario& s, int maxGpus) {
 }
 
 MatrixCell cellOf(const Scenario& s, int maxGpus) {
-    if (hasPipeline(s.model)) return pipelineCellOf(s, maxGpus);
+    if (runsPipeline(s)) return pipelineCellOf(s, maxGpus);
     const sizing::Inputs in = sizing::prepare(s);
     MatrixCell cell;
     const std::optional<CountFit> fit = fewestGpusFit(in);

@@ -16,9 +16,9 @@ namespace caliper {
 
 namespace {
 
-// GPU counts a sequence-parallel DiT run uses: Ulysses splits the heads
-// evenly, and the published scaling rows are at 1, 2, 4 and 8 GPUs.
-constexpr int kParallelCounts[] = {1, 2, 4, 8};
+// The most GPUs one sequence-parallel DiT generation is split over: the
+// published scaling rows (xDiT) stop at 8, one NVLink node.
+constexpr int kMaxParallelGpus = 8;
 
 struct Sized {
     workloads::PipelineMemory memory;
@@ -54,6 +54,16 @@ std::string oneDecimal(double value) {
 bool hasPipeline(const ModelSpec& model) {
     return model.workload == WorkloadKind::Asr || model.workload == WorkloadKind::Embedding || model.workload == WorkloadKind::DiffusionImage ||
            model.workload == WorkloadKind::DiffusionVideo;
+}
+
+bool runsPipeline(const Scenario& s) { return hasPipeline(s.model) && s.task == Task::Inference; }
+
+Warning trainingWarning(const Scenario& s) {
+    return {"workload_trained_as_transformer",
+            std::string("training a ") + toString(s.model.workload) +
+                " model is sized as the plain transformer stack its architecture keys describe (" +
+                std::to_string(s.model.layers) + " layers of width " + std::to_string(s.model.hiddenSize) +
+                "); the pipeline's other components are not counted"};
 }
 
 double pipelineParams(const ModelSpec& model) {
@@ -98,7 +108,7 @@ EstimateResult estimatePipeline(const Scenario& s, EstimateDetail detail) {
 
     // Speech models run one replica per GPU; diffusion models may split one
     // generation over several (sharded weights, sequence parallel).
-    for (int n : kParallelCounts) {
+    for (int n = 1; n <= kMaxParallelGpus; ++n) {
         if (n > 1 && !workloads::shardsAcrossGpus(s.model)) break;
         if (fitsMemory(s, sizeOn(s, in, n).breakdown)) {
             r.gpusNeeded = n;
@@ -147,7 +157,13 @@ EstimateResult estimatePipeline(const Scenario& s, EstimateDetail detail) {
             r.workloadFigures.video = VideoFigures{time.seconds};
         }
     }
-    for (const ExplainTerm& t : time.explain) r.explain.push_back(t);
+    if (!(time.seconds > 0 && std::isfinite(time.seconds))) {
+        r.warnings.push_back({"unknown_compute_rate", s.gpu.name + " has no known tensor rate for this format; "
+                                                      "the workload's speed is unknown"});
+    }
+    for (const ExplainTerm& t : time.explain) {
+        if (std::isfinite(t.value)) r.explain.push_back(t);
+    }
 
     const CostEstimate cost = estimateCost(s, r.plan, SpeedEstimate{}, detail.explain);
     r.usdPerHour = cost.usdPerHour;

@@ -159,6 +159,7 @@ void readWorkload(ObjectReader& entry, ModelSpec& model) {
 }
 
 void writeWorkload(const ModelSpec& m, Json& entry) {
+    if (m.workload == WorkloadKind::Llm) return;  // absent = llm, as in the catalog
     entry["workload"] = toString(m.workload);
     const WorkloadShape& w = m.workloadShape;
     if (m.workload != WorkloadKind::Asr && m.workload != WorkloadKind::DiffusionImage &&

@@ -11,7 +11,8 @@ namespace caliper::io {
 // for asr and diffusion, null or absent otherwise) from the entry's reader.
 void readWorkload(ObjectReader& entry, ModelSpec& model);
 
-// Adds "workload" and, for models that have one, "workload_shape".
+// Adds "workload" and "workload_shape" (null for embedding models) to the
+// entry of a non-LLM model; LLM entries stay without them (absent = llm).
 void writeWorkload(const ModelSpec& model, Json& entry);
 
 }  // namespace caliper::io
