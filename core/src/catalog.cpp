@@ -3,15 +3,29 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
+#include <string>
 #include <vector>
 
 namespace caliper {
 
 std::string normalizeName(std::string_view text) {
     std::string out;
-    out.reserve(text.size());
-    for (unsigned char c : text) {
-        if (std::isalnum(c)) out += static_cast<char>(std::tolower(c));
+    out.reserve(text.size() + 2);
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        // Bytes of multi-byte UTF-8 characters stay: "昇腾910B" and "魔改4090" must
+        // not collapse to the bare "910b" or "4090".
+        if (c >= 0x80) {
+            out += static_cast<char>(c);
+            continue;
+        }
+        if (!std::isalnum(c)) continue;
+        out += static_cast<char>(std::tolower(c));
+        // A memory size written "48G" means 48 GB ("4090 48G" = "4090 48GB").
+        const bool afterDigit = out.size() >= 2 && std::isdigit(static_cast<unsigned char>(out[out.size() - 2]));
+        const bool wordEnds = i + 1 == text.size() || !std::isalnum(static_cast<unsigned char>(text[i + 1]));
+        if ((c == 'g' || c == 'G') && afterDigit && wordEnds) out += 'b';
     }
     return out;
 }
@@ -20,8 +34,8 @@ namespace {
 
 // Words people put in front of a product name that the catalog need not
 // repeat: "NVIDIA GeForce RTX 4090" should find "RTX 4090".
-constexpr std::array<std::string_view, 8> kVendorWords = {"nvidia", "geforce", "tesla", "amd", "radeon", "intel",
-                                                         "huawei", "apple"};
+constexpr std::array<std::string_view, 11> kVendorWords = {"nvidia", "geforce", "tesla", "amd", "radeon", "intel",
+                                                          "huawei", "apple", "cambricon", "英伟达", "华为"};
 
 std::string stripVendorWords(std::string key) {
     bool stripped = true;
@@ -96,7 +110,62 @@ std::string nearestId(const std::vector<Entry>& entries, std::string_view query)
 
 }  // namespace
 
-const GpuSpec* findGpu(const Catalog& catalog, std::string_view query) { return findEntry(catalog.gpus, query); }
+namespace {
+
+// "5090 32GB" or "L40S 48G": a name the catalog knows followed by a memory size
+// it does not list as an alias. The size must match the entry's memory, so
+// "4090 96G" stays unknown instead of silently becoming the 24 GB card.
+const GpuSpec* findGpuByMemorySuffix(const Catalog& catalog, std::string_view query) {
+    // Split "<name> <digits>G[B]" on the raw text: once normalised, "5090 32G"
+    // would read as the single number 509032.
+    std::size_t end = query.size();
+    while (end > 0 && std::isspace(static_cast<unsigned char>(query[end - 1]))) --end;
+    if (end > 0 && (query[end - 1] == 'b' || query[end - 1] == 'B')) --end;
+    if (end == 0 || (query[end - 1] != 'g' && query[end - 1] != 'G')) return nullptr;
+    std::size_t start = --end;
+    while (start > 0 && std::isdigit(static_cast<unsigned char>(query[start - 1]))) --start;
+    if (start == end || start == 0 || std::isalnum(static_cast<unsigned char>(query[start - 1]))) return nullptr;
+    const double memoryGb = std::stod(std::string(query.substr(start, end - start)));
+    const std::string base = stripVendorWords(normalizeName(query.substr(0, start)));
+    if (base.empty()) return nullptr;
+    const GpuSpec* named = findEntry(catalog.gpus, base);
+    if (named && std::abs(named->memoryGb - memoryGb) < 1) return named;
+    // The base names one size of a family ("A100" is the 80 GB card): look for
+    // the sibling of that size whose alias, stripped of vendor words, is the base.
+    for (const GpuSpec& gpu : catalog.gpus) {
+        if (std::abs(gpu.memoryGb - memoryGb) >= 1) continue;
+        for (const std::string& alias : gpu.aliases) {
+            if (stripVendorWords(normalizeName(alias)) == base) return &gpu;
+        }
+    }
+    return nullptr;
+}
+
+template <class Entry>
+std::vector<std::string> nearestNames(const std::vector<Entry>& entries, std::string_view query, std::size_t count) {
+    const std::string key = stripVendorWords(normalizeName(query.substr(0, 200)));
+    std::vector<std::pair<std::size_t, const Entry*>> ranked;
+    for (const auto& entry : entries) {
+        std::size_t best = editDistance(key, stripVendorWords(normalizeName(entry.name)));
+        for (const auto& alias : entry.aliases) best = std::min(best, editDistance(key, stripVendorWords(normalizeName(alias))));
+        ranked.emplace_back(best, &entry);
+    }
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < ranked.size() && names.size() < count; ++i) names.push_back(ranked[i].second->name);
+    return names;
+}
+
+}  // namespace
+
+const GpuSpec* findGpu(const Catalog& catalog, std::string_view query) {
+    if (const GpuSpec* gpu = findEntry(catalog.gpus, query)) return gpu;
+    return findGpuByMemorySuffix(catalog, query);
+}
+
+std::vector<std::string> nearestGpuNames(const Catalog& catalog, std::string_view query, std::size_t count) {
+    return nearestNames(catalog.gpus, query, count);
+}
 const ModelSpec* findModel(const Catalog& catalog, std::string_view query) { return findEntry(catalog.models, query); }
 
 const Caveat* findCaveat(const Catalog& catalog, std::string_view id) {

@@ -1,10 +1,100 @@
 #include "caliper/scenario.hpp"
 
+#include <cctype>
+#include <cstdlib>
+#include <string>
+
 namespace caliper {
+
+namespace {
+
+double computeCapabilityOf(const GpuSpec& gpu) {
+    return gpu.computeCapability.empty() ? 0.0 : std::atof(gpu.computeCapability.c_str());
+}
+
+bool fp8Format(WeightFormat f) { return f == WeightFormat::Fp8 || f == WeightFormat::Fp8Block; }
+bool fp4Format(WeightFormat f) { return f == WeightFormat::Mxfp4 || f == WeightFormat::Nvfp4; }
+
+// Engines with Marlin-class weight-only kernels: vLLM and SGLang run FP8,
+// MXFP4, NVFP4 and INT4 weights on any NVIDIA GPU from Ampere (cc 8.0) on,
+// dequantizing to 16-bit inside the GEMM (vLLM docs "FP8 W8A8": "Ampere GPUs
+// are supported for W8A16 (weight-only FP8) utilizing Marlin kernels";
+// vLLM marlin_utils_fp8.py is_fp8_marlin_supported: capability >= 80).
+bool marlinWeightOnly(const Scenario& s) {
+    const bool engine = s.engine == Engine::Vllm || s.engine == Engine::Sglang;
+    return engine && s.gpu.vendor == "nvidia" && computeCapabilityOf(s.gpu) >= 8.0;
+}
+
+}  // namespace
+
+bool nativeFp4(const GpuSpec& gpu) {
+    // FP4 tensor cores: NVIDIA Blackwell (cc 10.x data center, 12.x RTX);
+    // AMD CDNA 4 (MI355X) runs MXFP4 matrix instructions.
+    if (gpu.vendor == "nvidia") return computeCapabilityOf(gpu) >= 10.0;
+    return gpu.vendor == "amd" && gpu.architecture.find("CDNA 4") != std::string::npos;
+}
+
+bool runsWeightOnly(const Scenario& s) {
+    if (fp8Format(s.weights)) return !s.gpu.supportsFp8;
+    if (fp4Format(s.weights)) return !nativeFp4(s.gpu);
+    return false;
+}
+
+WeightsChoice defaultWeights(const Scenario& s) {
+    const WeightFormat base = s.gpu.supportsBf16 ? WeightFormat::Bf16 : WeightFormat::Fp16;
+    if (s.method == Method::Qlora && s.task != Task::Inference) return {WeightFormat::Nf4Dq, "weights_qlora_nf4"};
+    if (!s.model.nativeWeights) return {base, "weights_native_16bit"};
+    const WeightFormat native = *s.model.nativeWeights;
+    // Fine-tuning and pre-training load quantized checkpoints dequantized to
+    // 16-bit (OpenAI cookbook "Fine-tuning gpt-oss": Mxfp4Config(dequantize=True);
+    // DeepSeek-V3 inference/fp8_cast_bf16.py for training frameworks).
+    if (s.task != Task::Inference) return {base, "weights_training_16bit"};
+    if (s.engine == Engine::LlamaCpp) {
+        // GGUF carries MXFP4 as its own type (ggml MXFP4, added for gpt-oss);
+        // FP8 checkpoints convert to Q8_0, the GGUF type of the same size.
+        if (native == WeightFormat::Mxfp4) return {native, "weights_native"};
+        if (fp8Format(native)) return {WeightFormat::Q8_0, "weights_native_as_gguf"};
+        return {base, "weights_native_unsupported"};
+    }
+    const bool weightOnly = fp8Format(native) ? !s.gpu.supportsFp8 : fp4Format(native) ? !nativeFp4(s.gpu) : false;
+    if (!weightOnly) return {native, "weights_native"};
+    if (marlinWeightOnly(s) || (native == WeightFormat::Mxfp4 && s.gpu.vendor == "nvidia" &&
+                                computeCapabilityOf(s.gpu) >= 8.0)) {
+        return {native, "weights_native_weight_only"};
+    }
+    return {base, "weights_native_unsupported"};
+}
+
+std::optional<WeightFormat> weightFormatFromName(std::string_view name) {
+    std::string lower(name);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    auto same = [&lower](const char* text) {
+        std::string t(text);
+        for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return t == lower;
+    };
+    for (WeightFormat f : kAllWeightFormats) {
+        if (same(toString(f))) return f;
+    }
+    static constexpr std::pair<const char*, WeightFormat> kAliases[] = {
+        {"f16", WeightFormat::Fp16},          {"f32", WeightFormat::Fp32},          {"nf4_dq", WeightFormat::Nf4Dq},
+        {"gptq", WeightFormat::GptqInt4},     {"awq", WeightFormat::AwqInt4},       {"int4", WeightFormat::AwqInt4},
+        {"w4a16", WeightFormat::Int4W4a16},   {"int4_w4a16", WeightFormat::Int4W4a16},
+        {"w8a8", WeightFormat::Int8W8a8},     {"int8_w8a8", WeightFormat::Int8W8a8},
+        {"fp8_block", WeightFormat::Fp8Block}};
+    for (const auto& [alias, f] : kAliases) {
+        if (same(alias)) return f;
+    }
+    return std::nullopt;
+}
 
 void adaptToGpu(Scenario& s) {
     const bool bf16 = s.gpu.supportsBf16;
-    if (!s.weightsExplicit && s.method != Method::Qlora) s.weights = bf16 ? WeightFormat::Bf16 : WeightFormat::Fp16;
+    if (!s.weightsExplicit) {
+        const WeightsChoice choice = defaultWeights(s);
+        s.weights = choice.format;
+        s.weightsWhy = choice.why;
+    }
     if (!s.kvCacheExplicit) s.kvCache = bf16 ? KvFormat::Bf16 : KvFormat::Fp16;
     // FlashAttention-2 needs Ampere or newer on NVIDIA; other vendors ship
     // their own fused attention (ROCm CK, Metal), so it stays on there.
@@ -92,6 +182,10 @@ const char* toString(WeightFormat v) {
         case WeightFormat::GptqInt4: return "gptq-int4";
         case WeightFormat::AwqInt4: return "awq-int4";
         case WeightFormat::Mxfp4: return "mxfp4";
+        case WeightFormat::Nvfp4: return "nvfp4";
+        case WeightFormat::Int4W4a16: return "int4-w4a16";
+        case WeightFormat::Int8W8a8: return "int8-w8a8";
+        case WeightFormat::Fp8Block: return "fp8-block";
         case WeightFormat::Q8_0: return "Q8_0";
         case WeightFormat::Q6_K: return "Q6_K";
         case WeightFormat::Q5_K_M: return "Q5_K_M";

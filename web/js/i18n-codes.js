@@ -53,6 +53,7 @@
     'warn.no_bf16': '这款显卡不支持 BF16：请用 FP16（训练需配合 loss scaling）。',
     'warn.no_flash_attention_2': 'FlashAttention-2 需要 Ampere 或更新的架构；这款显卡会退回较慢的注意力实现。',
     'warn.fp8_weight_only': 'Ada / Hopper 之前的显卡没有 FP8 张量核心：FP8 权重只能以 W8A16 方式运行。',
+    'warn.fp4_weight_only': 'Blackwell 之前的显卡没有 FP4 张量核心：MXFP4/NVFP4 权重在矩阵乘法中反量化为 16 位运行（仅权重量化）：显存按 4 位计，预填充按 16 位算力。',
     'warn.software_ecosystem': '这不是 CUDA 显卡：请确认所用框架支持它（ROCm、CANN、Gaudi 或 Metal 版本）。',
     'warn.no_nvlink': '这款显卡没有 NVLink：多卡之间经 PCIe 通信，多卡训练会变慢。',
     'warn.partial_nvlink': 'NVLink 只能连接其中部分显卡，其余显卡之间经 PCIe 通信。',

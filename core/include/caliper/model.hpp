@@ -3,9 +3,11 @@
 // memory and compute. Parameter counts are computed from these fields
 // (countParams) and checked against published exact counts.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "caliper/weight_format.hpp"
 #include "caliper/workload_shape.hpp"
 
 namespace caliper {
@@ -44,6 +46,9 @@ struct ModelSpec {
     int releaseYear = 0;
     std::string license;
     std::string nativeDtype = "bf16";
+    // The format the official checkpoint ships in (catalog native_weights),
+    // when it is not plain 16-bit: the default `weights` for inference.
+    std::optional<WeightFormat> nativeWeights;
 
     int layers = 0;
     int hiddenSize = 0;

@@ -65,6 +65,8 @@ struct EstimateResult {
     double usableMemoryGiB = 0;
 
     Plan plan;
+    std::vector<std::string> planWhy;  // plan.why: short codes for what the plan chose
+    WeightFormat weights = WeightFormat::Bf16;  // the format the figures assume (the request's or the default)
     MemoryBreakdown memory;
     bool fits = false;
     std::optional<int> gpusNeeded;

@@ -7,6 +7,7 @@
 
 #include "caliper/gpu.hpp"
 #include "caliper/model.hpp"
+#include "caliper/weight_format.hpp"
 
 namespace caliper {
 
@@ -19,11 +20,6 @@ enum class Optimizer { AdamW, AdamW8bit, PagedAdamW8bit, Sgd, Adafactor, AdamWBf
 enum class Strategy { Auto, Single, Ddp, Zero1, Zero2, Zero3, Fsdp, Tensor, Pipeline, LayerSplit };
 enum class Offload { None, Optimizer, Parameters };
 
-enum class WeightFormat {
-    Fp32, Bf16, Fp16, Fp8, Int8, Nf4, Nf4Dq, GptqInt4, AwqInt4, Mxfp4,
-    Q8_0, Q6_K, Q5_K_M, Q5_K_S, Q5_0, Q4_K_M, Q4_K_S, Q4_0, Q4_1, Q3_K_L, Q3_K_M, Q3_K_S, Q2_K
-};
-enum class KvFormat { Fp32, Bf16, Fp16, Fp8, Q8_0, Q4_0 };
 
 struct LoraSpec {
     int rank = 16;
@@ -67,6 +63,7 @@ struct Scenario {
     // Which defaults the request set itself; the others follow the GPU
     // (bf16 from Ampere on, fp16 before; FlashAttention-2 where supported).
     bool weightsExplicit = false;
+    const char* weightsWhy = "weights_requested";  // plan.why code for the weight format
     bool kvCacheExplicit = false;
     bool flashAttentionExplicit = false;
 };
@@ -75,6 +72,21 @@ struct Scenario {
 // recommendations): weights and KV dtype, FlashAttention.
 void adaptToGpu(Scenario& scenario);
 
+// The default weight format and why (a plan.why code): the checkpoint's own
+// format where the GPU and engine run it (weight-only where the GPU lacks its
+// tensor cores), else bf16 (fp16 without bf16); QLoRA's nf4; 16-bit for training.
+struct WeightsChoice {
+    WeightFormat format;
+    const char* why;
+};
+WeightsChoice defaultWeights(const Scenario& scenario);
+
+// Whether the GPU has tensor cores for FP4 (MXFP4/NVFP4) matrix products.
+bool nativeFp4(const GpuSpec& gpu);
+// Whether the scenario's weights run weight-only (dequantized to 16-bit in the
+// GEMM): FP8 without FP8 tensor cores, MXFP4/NVFP4 without FP4 ones.
+bool runsWeightOnly(const Scenario& scenario);
+
 // Names as they appear in JSON (lowercase, CONTRACT.md).
 const char* toString(Task);
 const char* toString(Method);
@@ -82,7 +94,5 @@ const char* toString(Engine);
 const char* toString(Optimizer);
 const char* toString(Strategy);
 const char* toString(Offload);
-const char* toString(WeightFormat);
-const char* toString(KvFormat);
 
 }  // namespace caliper

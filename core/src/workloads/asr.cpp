@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "engine/efficiency.hpp"
+#include "speed/efficiency.hpp"
 #include "workloads/asr.hpp"
 #include "workloads/diffusion.hpp"
 #include "workloads/pipeline_rates.hpp"
@@ -35,7 +35,7 @@ constexpr double kEncoderActivationWidths = 16;
 // witcheer/sovereign-asr-bench, board.csv), with the bandwidth and encoder
 // terms of this file. large-v3-turbo on the same board (117x) checks it.
 // Engines with CUDA graphs keep the serving engines' figure
-// (engine/efficiency.cpp).
+// (speed/efficiency.cpp).
 constexpr double kEagerDecoderLayerOverheadS = 64e-6;
 
 double paramsOf(const ModelSpec& m, ComponentRole role) { return componentParamsOf(m, role); }
@@ -91,7 +91,7 @@ PipelineTime asrTime(const Scenario& s, const WorkloadInputs& in, bool withExpla
     if (w.decoder == AsrDecoder::Autoregressive) {
         // One step per token for all streams at once: the decoder's weights
         // are read once, each stream's cross-attention K/V once, or the
-        // matmuls bind at large batch (engine/efficiency.cpp fractions).
+        // matmuls bind at large batch (speed/efficiency.cpp fractions).
         const double bandwidth = decodeBandwidthFraction(s.engine, s.weights, s.gpu) * s.gpu.bandwidthGbps * 1e9;
         const double weightBytes = decoderParams * bytesPerWeightOf(s);
         const double crossKvBytes = streams * w.decoderLayers * 2.0 * positions * w.decoderHidden * 2.0;

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "caliper/engine/cost.hpp"
-#include "caliper/engine/formats.hpp"
-#include "caliper/engine/memory.hpp"
-#include "engine/overhead.hpp"
+#include "caliper/cost/cost.hpp"
+#include "caliper/model/formats.hpp"
+#include "caliper/memory/memory.hpp"
+#include "memory/overhead.hpp"
 #include "workloads/asr.hpp"
 #include "workloads/diffusion.hpp"
 #include "workloads/embedding.hpp"

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "caliper/result.hpp"
-#include "caliper/workloads.hpp"
+#include "caliper/workloads/workloads.hpp"
 
 namespace caliper::workloads {
 

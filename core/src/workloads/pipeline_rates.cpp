@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/efficiency.hpp"
+#include "speed/efficiency.hpp"
 
 namespace caliper::workloads {
 
@@ -35,7 +35,7 @@ constexpr double kElementwisePasses = 198;
 // attention terms above.
 constexpr double kFusedElementwisePasses = 42;
 // Elementwise kernels stream at the decode engines' fraction of peak bandwidth
-// (engine/efficiency.cpp, eager PyTorch: 0.75).
+// (speed/efficiency.cpp, eager PyTorch: 0.75).
 constexpr double kElementwiseBandwidthFraction = 0.75;
 
 }  // namespace

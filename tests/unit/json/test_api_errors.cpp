@@ -1,0 +1,105 @@
+// Every rejected request answers ok:false with a stable code, a message and
+// the JSON pointer of the problem, and status 2 (CONTRACT.md "Rejected input").
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "catalog_fixture.hpp"
+
+using caliper::test::projectCatalog;
+using Json = nlohmann::json;
+
+namespace {
+
+struct Rejection {
+    const char* request;
+    const char* code;
+    const char* path;
+};
+
+Json estimate(const std::string& request, int expectedStatus) {
+    const caliper::ApiResponse response = caliper::estimateJson(projectCatalog(), request);
+    INFO(response.json);
+    REQUIRE(response.status == expectedStatus);
+    return Json::parse(response.json);
+}
+
+}  // namespace
+
+TEST_CASE("each kind of bad request gives its own code and JSON pointer", "[api][errors]") {
+    const Rejection rejection = GENERATE(values<Rejection>({
+        {R"({"model":"H1000","gpu":"h100"})", "unknown_model", "/model"},
+        {R"({"model":"llama-3.1-8b","gpu":"H1000"})", "unknown_gpu", "/gpu"},
+        {R"({"gpu":"h100"})", "missing_key", "/model"},
+        {R"({"model":"llama-3.1-8b"})", "missing_key", "/gpu"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","batch":"four"})", "invalid_value", "/batch"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","batch":0})", "invalid_value", "/batch"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","batch":-1})", "invalid_value", "/batch"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","prompt_tokens":1e18})", "invalid_value", "/prompt_tokens"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","gpu_count":2.5})", "invalid_value", "/gpu_count"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","task":"dance"})", "invalid_value", "/task"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","weights":"int3"})", "invalid_value", "/weights"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","colour":"blue"})", "unknown_key", "/colour"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","lora":{"rank":0}})", "invalid_value", "/lora/rank"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","task":"finetune","method":"qlora","weights":"Q4_K_M"})",
+         "incompatible_options", "/weights"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","task":"finetune","engine":"llama.cpp"})", "incompatible_options",
+         "/engine"},
+        {R"({"model":"llama-3.1-8b","gpu":"V100","weights":"fp8","engine":"transformers"})", "unsupported_format",
+         "/weights"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","gpu_count":8,"parallel":{"tp":64}})", "invalid_parallel",
+         "/parallel/tp"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","gpu_count":8,"parallel":{"tp":3}})", "invalid_parallel",
+         "/parallel/tp"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","gpu_count":2,"parallel":{"tp":2,"pp":2}})", "invalid_parallel",
+         "/parallel"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100")", "invalid_json", ""},
+        {R"([1,2,3])", "invalid_value", ""},
+    }));
+    const Json result = estimate(rejection.request, 2);
+    CHECK(result["ok"] == false);
+    CHECK(result["error"]["code"] == rejection.code);
+    CHECK(result["error"]["path"] == rejection.path);
+    CHECK_FALSE(result["error"]["message"].get<std::string>().empty());
+    CHECK(result.size() == 2);  // never a partial result beside the error
+}
+
+TEST_CASE("an unknown GPU suggests catalog names, an unknown model the nearest id", "[api][errors]") {
+    // "H1000" is one edit from the alias "H100" of the H100 SXM5; the message
+    // names the card as people know it, not by its catalog id.
+    const Json gpu = estimate(R"({"model":"llama-3.1-8b","gpu":"H1000"})", 2);
+    CHECK(gpu["error"]["message"].get<std::string>().find("did you mean 'NVIDIA H100 SXM5 80GB'") != std::string::npos);
+    CHECK(gpu["error"]["message"].get<std::string>().find("h100-sxm5-80gb") == std::string::npos);
+    const Json model = estimate(R"({"model":"llama-3.1-8bb","gpu":"h100"})", 2);
+    CHECK(model["error"]["message"].get<std::string>().find("did you mean 'llama-3.1-8b'") != std::string::npos);
+}
+
+TEST_CASE("oversized and deeply nested requests are refused before parsing", "[api][errors][limits]") {
+    const std::string huge(50u << 20, ' ');
+    CHECK(estimate(huge, 2)["error"]["code"] == "too_large");
+    const std::string deep(100000, '[');
+    CHECK(estimate(deep, 2)["error"]["code"] == "too_deep");
+}
+
+TEST_CASE("a malformed config.json as the model names the missing keys", "[api][errors]") {
+    const Json result = estimate(R"({"model":{"model_type":"llama","num_hidden_layers":32},"gpu":"h100"})", 2);
+    CHECK(result["error"]["code"] == "invalid_config");
+    CHECK(result["error"]["message"].get<std::string>().find("hidden_size") != std::string::npos);
+}
+
+TEST_CASE("a valid request answers ok:true with every contract key", "[api]") {
+    const Json result = estimate(R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb"})", 0);
+    for (const char* key : {"ok", "model", "gpu", "gpu_count", "strategy", "memory", "fits", "gpus_needed",
+                            "decode_tokens_per_s", "prefill_tokens_per_s", "time_to_first_token_s",
+                            "train_tokens_per_s", "train_hours", "cost_usd", "usd_per_hour", "power_w", "warnings",
+                            "explain"}) {
+        CHECK(result.contains(key));
+    }
+    for (const char* key : {"weights_gib", "kv_cache_gib", "activations_gib", "gradients_gib", "optimizer_gib",
+                            "adapter_gib", "overhead_gib", "total_gib", "cpu_offload_gib"}) {
+        CHECK(result["memory"].contains(key));
+    }
+    // An inference scenario has no training speed (CONTRACT.md: null when it does not apply).
+    CHECK(result["train_tokens_per_s"].is_null());
+    CHECK(result["decode_tokens_per_s"].is_number());
+}
