@@ -11,6 +11,7 @@
 #include "caliper/error.hpp"
 #include "embedded_catalog.hpp"
 #include "validate/report.hpp"
+#include "calibrate/calibration_file.hpp"
 
 namespace {
 
@@ -31,7 +32,9 @@ commands:
   list gpus --json    the GPU catalog
   list models --json  the model catalog
   validate FILE...    score the engine on measured rows (JSON lines);
-                      --rows also lists every scored row, worst first
+                      --rows also lists every scored row, worst first;
+                      --cross: accuracy in-sample and leave-one-source-out
+                      (constants refitted without each source in turn)
   --version           version and catalog version
 
 options:
@@ -101,6 +104,7 @@ struct Options {
     bool json = false;
     bool jsonl = false;
     bool rows = false;  // validate: list every scored row
+    bool cross = false;  // validate: leave-one-source-out accuracy (tools/calibrate)
     std::vector<std::string> words;
 };
 
@@ -113,6 +117,7 @@ Options parseArgs(int argc, char** argv) {
         else if (a == "--json") o.json = true;
         else if (a == "--jsonl") o.jsonl = true;
         else if (a == "--rows") o.rows = true;
+        else if (a == "--cross") o.cross = true;
         else o.words.push_back(a);
     }
     return o;
@@ -137,6 +142,7 @@ int run(const Options& o, const Catalog& catalog) {
     if (command == "list" && w.size() == 2 && w[1] == "caveats") return emit(caliper::caveatsJson(catalog, o.pretty));
     if (command == "validate" && w.size() >= 2) {
         const std::vector<std::string> paths(w.begin() + 1, w.end());
+        if (o.cross) return caliper::calibrate::runCrossValidation(catalog, paths, std::cout, std::cerr);
         return caliper::cli::runValidate(catalog, paths, o.rows, std::cout, std::cerr);
     }
     if (command == "help" || command == "--help" || command == "-h") {

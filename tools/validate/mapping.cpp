@@ -194,14 +194,16 @@ void keepWithinGpuLimit(const RowSetup& s, RowMapping& m) {
 // Settings an engine implies without the text naming them, by engine (never
 // by row): ms-swift loads the model in its --dtype and trains it as is, so a
 // 16-bit full fine-tune keeps no fp32 master copy and its AdamW moments are
-// 16-bit (torch.optim.AdamW state follows the parameter dtype); TensorRT-LLM's
+// 16-bit (torch.optim.AdamW state follows the parameter dtype), and so does
+// Lightning's "bf16-true" precision (LitGPT); TensorRT-LLM's
 // FP8 checkpoints quantize the KV cache to FP8 too (its quantization recipes
 // pair FP8 weights with an FP8 KV cache).
 void applyEngineConventions(const RowSetup& setup, const std::string& task, const std::string& method, Json& req) {
     const std::string weights = req.value("weights", std::string());
     const bool sixteenBit = weights == "bf16" || weights == "fp16";
     const bool plainAdamW = setup.optimizer.empty() || setup.optimizer == "adamw";
-    if (setup.engines.msSwift && task == "finetune" && method == "full" && sixteenBit && plainAdamW) {
+    const bool keepsDtype = (setup.engines.msSwift && method == "full") || setup.keepsCheckpointDtype;
+    if (keepsDtype && task == "finetune" && sixteenBit && plainAdamW) {
         req["optimizer"] = "adamw-bf16";
     }
     if (setup.engines.tensorrtLlm && weights == "fp8" && setup.kvCache.empty()) req["kv_cache"] = "fp8";

@@ -52,7 +52,7 @@ Compared memoryCompared(MeasuredMemory measured) {
 
 void setThroughputComparison(const RowFacts& f, const RowSetup& s, RowMapping& m) {
     const double v = measuredNumber(f);
-    if (contains(f.unit, "mfu") || ((f.unit == "%" || f.unit == "percent") && s.mentionsMfu)) {
+    if (contains(f.unit, "mfu") || f.kind == "train_mfu" || ((f.unit == "%" || f.unit == "percent") && s.mentionsMfu)) {
         m.compared = Compared::TrainMfu;
         m.measured = v > 1.5 ? v / 100.0 : v;  // "47" means 47 %
     } else if (contains(f.unit, "tflop")) {
@@ -61,7 +61,7 @@ void setThroughputComparison(const RowFacts& f, const RowSetup& s, RowMapping& m
     } else if (isRateUnit(f.unit)) {
         m.compared = Compared::TrainTokens;
         m.measured = v;
-        m.perGpu = s.perGpu;
+        m.perGpu = s.perGpu || contains(f.unit, "/gpu");
     } else {
         throw Unexpressible{"unit '" + f.unit + "' is not a training throughput"};
     }
@@ -129,6 +129,9 @@ constexpr KindScorer kKindScorers[] = {
     {"finetune_memory", RowKind::FinetuneMemory},
     {"train_memory", RowKind::TrainMemory},
     {"train_throughput", RowKind::TrainThroughput},
+    {"train_tokens_per_s_per_gpu", RowKind::TrainThroughput},
+    {"train_tflops_per_gpu", RowKind::TrainThroughput},
+    {"train_mfu", RowKind::TrainThroughput},
     {"weights_size", RowKind::Weights},
     {"fits", RowKind::Fits},
 };
@@ -138,7 +141,7 @@ constexpr KindScorer kKindScorers[] = {
 constexpr std::string_view kKindsWithoutScorer[] = {
     "serving_ttft_ms",   "serving_tpot_ms",  "serving_output_tps_per_gpu", "weights_memory",
     "activation_memory", "non_torch_memory", "kv_cache_memory",           "kv_cache_tokens",
-    "max_concurrency",   "train_tokens_per_s_per_gpu", "train_tflops_per_gpu", "train_mfu",
+    "max_concurrency",
 };
 
 }  // namespace

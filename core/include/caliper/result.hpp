@@ -55,6 +55,14 @@ struct Plan {
     int nodes = 1;
 };
 
+// A figure's 10th-90th percentile band: `key` is its result key path
+// ("decode_tokens_per_s", "memory.total_gib").
+struct FigureRange {
+    std::string key;
+    double low = 0;
+    double high = 0;
+};
+
 struct EstimateResult {
     std::string modelId;
     double paramsB = 0;
@@ -91,6 +99,9 @@ struct EstimateResult {
     std::vector<ExplainTerm> explain;
     std::vector<QuickRule> quickRules;
     std::vector<FitSuggestion> suggestions;
+    // From the cross-validated errors in data/calibration.json (calibration/ranges.cpp).
+    std::vector<FigureRange> ranges;
+    const char* fitVerdict = "no";  // "fits" | "tight" (fits by the estimate, not by its band) | "no"
 };
 
 }  // namespace caliper

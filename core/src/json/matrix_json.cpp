@@ -85,6 +85,7 @@ Json modelHeader(const ModelSpec& m) {
     const double active = hasPipeline(m) ? total : p.active;
     return {{"id", m.id},          {"name", m.name},     {"family", m.family}, {"params_b", tidy(total / 1e9)},
             {"active_params_b", tidy(active / 1e9)}, {"modality", m.modality},
+            {"release_date", m.releaseDate.empty() ? Json(nullptr) : Json(m.releaseDate)},
             {"workload", toString(m.workload)},
             {"workload_unit", m.workload == WorkloadKind::Llm ? Json(nullptr) : Json(workloadCellFigure(m, {}).unit)}};
 }

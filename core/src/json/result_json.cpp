@@ -137,6 +137,7 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
     out["memory"] = memoryToJson(r.memory);
     out["usable_memory_gib"] = tidy(r.usableMemoryGiB);
     out["fits"] = r.fits;
+    out["fit"] = r.fitVerdict;
     out["gpus_needed"] = r.gpusNeeded ? Json(*r.gpusNeeded) : Json(nullptr);
     out["decode_tokens_per_s"] = tidyOrNull(r.decodeTokensPerS);
     out["prefill_tokens_per_s"] = tidyOrNull(r.prefillTokensPerS);
@@ -156,6 +157,8 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
     out["cny_per_usd"] = tidy(s.cnyPerUsd);
     out["power_w"] = tidy(r.powerW);
     out["energy_kwh"] = tidyOrNull(r.energyKwh);
+    out["ranges"] = Json::object();
+    for (const FigureRange& range : r.ranges) out["ranges"][range.key] = {tidy(range.low), tidy(range.high)};
     out["warnings"] = warningsToJson(r.warnings);
     out["explain"] = explainToJson(r.explain);
     out["quick_rules"] = quickRulesToJson(r.quickRules);

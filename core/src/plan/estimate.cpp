@@ -12,6 +12,7 @@
 #include "caliper/plan/plan.hpp"
 #include "caliper/answers/quick_rules.hpp"
 #include "caliper/speed/speed.hpp"
+#include "calibration/ranges.hpp"
 #include "plan/prepared.hpp"
 #include "caliper/workloads/workloads.hpp"
 
@@ -111,6 +112,7 @@ EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
     for (const Warning& w : warnings) addWarningOnce(r.warnings, w);
     if (detail.quickRules) r.quickRules = quickRules(scenario);
     if (detail.suggestions && !r.fits) r.suggestions = fitSuggestions(scenario);
+    applyCalibrationBands(scenario, r);
     return r;
 }
 
