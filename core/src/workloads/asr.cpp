@@ -6,7 +6,6 @@
 #include <cmath>
 #include <string>
 
-#include "speed/efficiency.hpp"
 #include "workloads/asr.hpp"
 #include "workloads/diffusion.hpp"
 #include "workloads/pipeline_rates.hpp"
@@ -34,15 +33,14 @@ constexpr double kEncoderActivationWidths = 16;
 // 1, LibriSpeech utterances of 7.4 s on average; Hugging Face dataset
 // witcheer/sovereign-asr-bench, board.csv), with the bandwidth and encoder
 // terms of this file. large-v3-turbo on the same board (117x) checks it.
-// Engines with CUDA graphs keep the serving engines' figure
-// (speed/efficiency.cpp).
+// Engines with CUDA graphs keep pipeline_rates.cpp's figure.
 constexpr double kEagerDecoderLayerOverheadS = 64e-6;
 
 double paramsOf(const ModelSpec& m, ComponentRole role) { return componentParamsOf(m, role); }
 
-double decoderLayerOverheadS(const Scenario& s) {
+double decoderLayerOverheadS(const Scenario& s, const PipelineRates& r) {
     const bool graphs = s.engine == Engine::Vllm || s.engine == Engine::Sglang || s.engine == Engine::TensorrtLlm;
-    return graphs ? decodeLayerOverheadS(s.engine, s.weights, s.gpu) : kEagerDecoderLayerOverheadS;
+    return graphs ? r.layerOverheadS : kEagerDecoderLayerOverheadS;
 }
 
 }  // namespace
@@ -91,13 +89,13 @@ PipelineTime asrTime(const Scenario& s, const WorkloadInputs& in, bool withExpla
     if (w.decoder == AsrDecoder::Autoregressive) {
         // One step per token for all streams at once: the decoder's weights
         // are read once, each stream's cross-attention K/V once, or the
-        // matmuls bind at large batch (speed/efficiency.cpp fractions).
-        const double bandwidth = decodeBandwidthFraction(s.engine, s.weights, s.gpu) * s.gpu.bandwidthGbps * 1e9;
+        // matmuls bind at large batch (pipeline_rates.cpp fractions).
+        const double bandwidth = r.weightStreamBytesPerS;
         const double weightBytes = decoderParams * bytesPerWeightOf(s);
         const double crossKvBytes = streams * w.decoderLayers * 2.0 * positions * w.decoderHidden * 2.0;
         const double readS = bandwidth > 0 ? (weightBytes + crossKvBytes) / bandwidth : 0;
         const double computeS = streams * 2.0 * decoderParams / r.matmulFlopsPerS;
-        const double stepS = std::max(readS, computeS) + w.decoderLayers * decoderLayerOverheadS(s);
+        const double stepS = std::max(readS, computeS) + w.decoderLayers * decoderLayerOverheadS(s, r);
         decoderS = tokens * stepS;
     } else if (decoderParams > 0) {
         // Non-autoregressive decoder (Paraformer): one pass over the tokens.

@@ -11,6 +11,7 @@ struct PipelineRates {
     double attentionFlopsPerS = 0;  // achieved, FlashAttention-2 class kernels
     double bandwidthBytesPerS = 0;  // achieved, for elementwise passes and weight streaming
     double layerOverheadS = 0;      // fixed time per layer per forward (launches)
+    double weightStreamBytesPerS = 0;  // achieved, reading weights and caches in a decode step
     double peakTflops = 0;          // the dense tensor rate the fractions apply to
 };
 
