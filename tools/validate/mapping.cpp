@@ -250,6 +250,10 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     if (!engine.empty()) m.request["engine"] = engine;
     const std::string weights = weightFormat(f.quant.empty() ? setup.precision : f.quant);
     if (!weights.empty()) m.request["weights"] = weights;
+    // Ollama's library tags without a quantization suffix ("llama3.2:3b")
+    // pull 4-bit K-quants (the library pages list Q4_K_M for the default
+    // tag), not the 16-bit checkpoint.
+    if (weights.empty() && lowerCase(f.engine) == "ollama") m.request["weights"] = "Q4_K_M";
     if (!setup.kvCache.empty()) m.request["kv_cache"] = setup.kvCache;
     if (setup.gpuMemoryUtilization) m.request["gpu_memory_utilization"] = *setup.gpuMemoryUtilization;
     if (setup.flashAttention) m.request["flash_attention"] = *setup.flashAttention;
