@@ -7,7 +7,7 @@
 //      of 10 changes): every cell loaded from the engine and the window the
 //      table body holds written and laid out; the repaint of the cells in
 //      view beside it.
-// Times come from the page's window.__caliperTimings (web/js/main.js); a page
+// Times come from the page's window.__caliperTimings (web/src/matrix/flow.js, web/src/main.js); a page
 // without it is timed from outside (the table's last row present).
 // usage: node bench/page-bench.js [--dist DIR] [--loads N] [--changes N]
 'use strict';
@@ -92,13 +92,14 @@ async function timeChanges(browser, url, count) {
   // The engine alone: the whole matrix for the current state in one call.
   for (let i = 0; i < 3; i++) {
     engineMs.push(await page.evaluate(() => {
-      const C = window.Caliper, t0 = performance.now();
-      C.engine.matrix(Object.assign(C.state.toMatrixRequest(C.app.state, null), { cells_layout: C.engine.takesValues() ? 'values' : 'columns' }));
+      // window.__caliperPage (main.js); window.Caliper on builds before the page's ES modules.
+      const C = window.__caliperPage || window.Caliper, requests = C.requests || C.state, t0 = performance.now();
+      C.engine.matrix(Object.assign(requests.toMatrixRequest(C.app.state, null), { cells_layout: C.engine.takesValues() ? 'values' : 'columns' }));
       return performance.now() - t0;
     }));
   }
   // Cells in the matrix (every one loaded from the engine) and those the
-  // table body holds (the window in view, matrix-fill.js).
+  // table body holds (the window in view, matrix/fill.js).
   const cells = await page.evaluate(() => ({ matrix: window.__caliperTimings.lastCells, written: document.querySelectorAll('#matrix td.c').length }));
   await context.close();
   return { full: median(fullMs), inView: median(inViewMs), engine: median(engineMs), cells, samples: fullMs,

@@ -81,7 +81,8 @@ ModelFilter readModelFilter(const Json& request) {
 Json modelHeader(const ModelSpec& m) {
     const ParamCounts p = countParams(m);
     return {{"id", m.id},          {"name", m.name},     {"family", m.family}, {"params_b", tidy(p.total / 1e9)},
-            {"active_params_b", tidy(p.active / 1e9)}, {"modality", m.modality}};
+            {"active_params_b", tidy(p.active / 1e9)}, {"modality", m.modality},
+            {"release_date", m.releaseDate.empty() ? Json(nullptr) : Json(m.releaseDate)}};
 }
 
 Json gpuHeader(const GpuSpec& g) {
