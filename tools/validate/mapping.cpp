@@ -254,6 +254,10 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     // pull 4-bit K-quants (the library pages list Q4_K_M for the default
     // tag), not the 16-bit checkpoint.
     if (weights.empty() && lowerCase(f.engine) == "ollama") m.request["weights"] = "Q4_K_M";
+    // Tags ending in "mlx" run on Ollama's MLX runner, not llama.cpp.
+    if (lowerCase(f.engine) == "ollama" && lowerCase(f.model).find("mlx") != std::string::npos) {
+        throw Unexpressible{"Ollama's MLX runner (model tag '" + f.model + "'): the engine has no MLX engine yet"};
+    }
     if (!setup.kvCache.empty()) m.request["kv_cache"] = setup.kvCache;
     if (setup.gpuMemoryUtilization) m.request["gpu_memory_utilization"] = *setup.gpuMemoryUtilization;
     if (setup.flashAttention) m.request["flash_attention"] = *setup.flashAttention;
