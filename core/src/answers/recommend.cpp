@@ -71,14 +71,11 @@ std::optional<double> usdPerMillionTokens(const EstimateResult& r) {
 
 // The memory a job needs per GPU. vLLM and SGLang pre-allocate a KV pool
 // that fills the GPU to gpu_memory_utilization; the memory model reports the
-// pool's size as the explain term kv_pool_gib and counts its unused part in
-// the total, which is what nvidia-smi shows but not what the job needs.
+// pool's size (memory.kvPoolGib) and counts its unused part in the total,
+// which is what nvidia-smi shows but not what the job needs.
 double neededGiB(const EstimateResult& r) {
-    for (const ExplainTerm& term : r.explain) {
-        if (term.term == "kv_pool_gib" && term.value > r.memory.kvCacheGiB) {
-            return r.memory.totalGiB - (term.value - r.memory.kvCacheGiB);
-        }
-    }
+    const std::optional<double>& pool = r.memory.kvPoolGib;
+    if (pool && *pool > r.memory.kvCacheGiB) return r.memory.totalGiB - (*pool - r.memory.kvCacheGiB);
     return r.memory.totalGiB;
 }
 

@@ -55,7 +55,8 @@ Json memoryToJson(const MemoryBreakdown& m) {
             {"activations_gib", tidy(m.activationsGiB)}, {"gradients_gib", tidy(m.gradientsGiB)},
             {"optimizer_gib", tidy(m.optimizerGiB)},     {"adapter_gib", tidy(m.adapterGiB)},
             {"overhead_gib", tidy(m.overheadGiB)},       {"total_gib", tidy(m.totalGiB)},
-            {"cpu_offload_gib", tidy(m.cpuOffloadGiB)}};
+            {"cpu_offload_gib", tidy(m.cpuOffloadGiB)},
+            {"kv_pool_gib", tidyOrNull(m.kvPoolGib)}};
 }
 
 namespace {
