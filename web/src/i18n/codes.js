@@ -129,7 +129,9 @@ var zh = {
   'error.invalid_catalog': '目录格式有误', 'error.too_large': '输入过大', 'error.too_deep': '嵌套过深',
   'error.not_available': '无法提供', 'error.unknown_caveat': '未知的注意事项 id', 'error.internal_error': '引擎内部错误',
   'error.out_of_memory': '内存不足', 'error.engine_missing': '计算引擎未加载', 'error.engine_crash': '计算引擎出错',
-  'error.unsupported_browser': '浏览器版本过旧'
+  'error.unsupported_browser': '浏览器版本过旧', 'error.generic': '输入有误', 'warn.slo_not_met': '没有部署方案满足 SLO；列出的是最接近的方案',
+  'warn.disaggregated_not_searched': '尚未搜索预填充/解码分离部署：每种方案都在同一组卡上完成两个阶段',
+  'error.invalid_config': '模型配置无效', 'error.unknown_function': '引擎不支持此调用', 'error.engine_error': '计算引擎出错'
 };
 var codes = { en: en, zh: zh };
 export { codes };
