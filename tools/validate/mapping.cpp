@@ -307,6 +307,14 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     // gpt-oss ships MXFP4 weights; aiconfigurator names every 4-bit float "fp4".
     if (weights == "nvfp4" && contains(lowerCase(f.model), "gpt-oss")) weights = "mxfp4";
     if (!weights.empty()) m.request["weights"] = weights;
+    // Ollama's library tags without a quantization suffix ("llama3.2:3b")
+    // pull 4-bit K-quants (the library pages list Q4_K_M for the default
+    // tag), not the 16-bit checkpoint.
+    if (weights.empty() && lowerCase(f.engine) == "ollama") m.request["weights"] = "Q4_K_M";
+    // Tags ending in "mlx" run on Ollama's MLX runner, not llama.cpp.
+    if (lowerCase(f.engine) == "ollama" && lowerCase(f.model).find("mlx") != std::string::npos) {
+        throw Unexpressible{"Ollama's MLX runner (model tag '" + f.model + "'): the engine has no MLX engine yet"};
+    }
     if (!setup.kvCache.empty()) m.request["kv_cache"] = setup.kvCache;
     if (setup.gpuMemoryUtilization) m.request["gpu_memory_utilization"] = *setup.gpuMemoryUtilization;
     if (setup.flashAttention) m.request["flash_attention"] = *setup.flashAttention;

@@ -19,6 +19,10 @@ struct MemoryBreakdown {  // per GPU, for the fullest GPU of the plan, GiB
     double overheadGiB = 0;
     double totalGiB = 0;
     double cpuOffloadGiB = 0;  // host RAM the plan needs (whole job)
+    // The KV-cache pool a serving engine pre-allocates on this GPU (vLLM and
+    // SGLang: gpu_memory_utilization x capacity minus the rest; TensorRT-LLM:
+    // 0.9 of the free memory); empty where the engine allocates no pool.
+    std::optional<double> kvPoolGib;
 };
 
 struct Warning {
@@ -94,6 +98,7 @@ struct EstimateResult {
     std::optional<double> energyKwh;            // for a training run
     int priceYear = 0;
     std::optional<ServingFigures> serving;  // continuous batching (CONTRACT v2 "serving")
+    WorkloadFigures workloadFigures;  // the model's own figures when it is not an LLM
 
     std::vector<Warning> warnings;
     std::vector<ExplainTerm> explain;

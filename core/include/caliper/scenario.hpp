@@ -64,6 +64,7 @@ struct Scenario {
     std::optional<double> usdPerGpuHour;  // user override of the catalog price
     std::optional<double> priceUsd;       // user override of the purchase price
     double cnyPerUsd = 7.1;               // exchange rate used for CNY figures
+    WorkloadRequest workloadRequest;      // audio seconds, image size, steps, frames
 
     // Which defaults the request set itself; the others follow the GPU
     // (bf16 from Ampere on, fp16 before; FlashAttention-2 where supported).

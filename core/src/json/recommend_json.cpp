@@ -16,6 +16,7 @@
 #include "json/result_json.hpp"
 #include "json/scenario_json.hpp"
 #include "json/views_json.hpp"
+#include "caliper/workloads/workloads.hpp"
 
 namespace caliper::io {
 
@@ -47,6 +48,7 @@ const Preset* applyPreset(const Catalog& catalog, Json& request) {
     const Json& task = request["task"];
     if (task.is_string() && task.get<std::string>() == "finetune") fillMissing(request, "method", toString(p->method));
     fillMissing(request, "batch", p->batch);
+    if (p->audioSeconds) fillMissing(request, "audio_seconds", *p->audioSeconds);
     if (p->task == Task::Inference) {
         fillMissing(request, "prompt_tokens", p->promptTokens);
         fillMissing(request, "output_tokens", p->outputTokens);
@@ -113,6 +115,9 @@ Json optionToJson(const Catalog& catalog, const RecommendOption& o, double cnyPe
             {"cost_usd", tidyOrNull(o.costUsd)},
             {"cost_cny", cnyOrNull(o.costUsd, cnyPerUsd)},
             {"power_w", tidy(o.powerW)},
+            {"asr", o.workloadFigures.asr ? Json{{"audio_seconds_per_s", tidy(o.workloadFigures.asr->audioSecondsPerS)},
+                                                 {"realtime_factor", tidy(o.workloadFigures.asr->realtimeFactor)}}
+                                          : Json(nullptr)},
             {"priced", o.priced},
             {"reasons", warningsToJson(o.reasons)},
             {"watch", watchToJson(catalog, o.watch)}};
@@ -130,8 +135,7 @@ Json presetToJson(const Preset* p, const std::string& modelId) {
 
 Json recommendationToJson(const Catalog& catalog, const Recommendation& rec, const Scenario& s) {
     Json out = {{"ok", true}, {"objective", toString(rec.objective)}, {"pricing", toString(rec.pricing)}};
-    const ParamCounts params = countParams(s.model);
-    out["model"] = {{"id", s.model.id}, {"name", s.model.name}, {"params_b", tidy(params.total / 1e9)}};
+    out["model"] = {{"id", s.model.id}, {"name", s.model.name}, {"params_b", tidy(pipelineParams(s.model) / 1e9)}};
     out["task"] = toString(s.task);
     out["method"] = s.task == Task::Finetune ? Json(toString(s.method)) : Json(nullptr);
     out["candidates"] = rec.candidates;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "json/workload_request_json.hpp"
+
 namespace caliper::io {
 
 namespace {
@@ -55,7 +57,8 @@ Json memoryToJson(const MemoryBreakdown& m) {
             {"activations_gib", tidy(m.activationsGiB)}, {"gradients_gib", tidy(m.gradientsGiB)},
             {"optimizer_gib", tidy(m.optimizerGiB)},     {"adapter_gib", tidy(m.adapterGiB)},
             {"overhead_gib", tidy(m.overheadGiB)},       {"total_gib", tidy(m.totalGiB)},
-            {"cpu_offload_gib", tidy(m.cpuOffloadGiB)}};
+            {"cpu_offload_gib", tidy(m.cpuOffloadGiB)},
+            {"kv_pool_gib", tidyOrNull(m.kvPoolGib)}};
 }
 
 namespace {
@@ -138,6 +141,19 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
                        {"optimizer", toString(s.optimizer)},
                        {"gradient_checkpointing", s.gradientCheckpointing},
                        {"flash_attention", s.flashAttention}};
+    writeWorkloadKeys(s, out["scenario"]);
+    out["workload"] = toString(s.model.workload);
+    const WorkloadFigures& f = r.workloadFigures;
+    out["asr"] = f.asr ? Json{{"audio_seconds_per_s", tidy(f.asr->audioSecondsPerS)},
+                              {"realtime_factor", tidy(f.asr->realtimeFactor)}}
+                       : Json(nullptr);
+    out["embedding"] = f.embedding ? Json{{"tokens_per_s", tidy(f.embedding->tokensPerS)},
+                                          {"sequences_per_s", tidy(f.embedding->sequencesPerS)}}
+                                   : Json(nullptr);
+    out["image"] = f.image ? Json{{"seconds_per_image", tidy(f.image->secondsPerImage)},
+                                  {"images_per_s", tidy(f.image->imagesPerS)}}
+                           : Json(nullptr);
+    out["video"] = f.video ? Json{{"seconds_per_video", tidy(f.video->secondsPerVideo)}} : Json(nullptr);
     out["memory"] = memoryToJson(r.memory);
     out["usable_memory_gib"] = tidy(r.usableMemoryGiB);
     out["fits"] = r.fits;

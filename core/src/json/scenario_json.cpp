@@ -8,6 +8,7 @@
 #include "json/catalog/gpu_json.hpp"
 #include "json/hf_config/hf_config.hpp"
 #include "json/catalog/model_json.hpp"
+#include "json/workload_request_json.hpp"
 
 namespace caliper::io {
 
@@ -254,6 +255,7 @@ Scenario scenarioFromJson(const Catalog& catalog, const Json& request, std::vect
     readParallel(s, r);
     readPrices(s, r);
     readServing(s, r);
+    readWorkloadKeys(s, r);
     for (const std::string& key : options.extraKeys) r.ignore(key.c_str());
     r.finish();
     return s;

@@ -15,6 +15,7 @@
 #include "calibration/ranges.hpp"
 #include "plan/prepared.hpp"
 #include "caliper/serving/estimate_serving.hpp"
+#include "caliper/workloads/workloads.hpp"
 
 namespace caliper {
 
@@ -39,6 +40,9 @@ void addWarningOnce(std::vector<Warning>& warnings, const Warning& w) {
 }  // namespace
 
 EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
+    // Speech, embedding and diffusion models have their own engine
+    // (core/src/workloads) and figures.
+    if (runsPipeline(scenario)) return estimatePipeline(scenario, detail);
     EstimateResult r;
     const sizing::Inputs in = sizing::prepare(scenario);
     r.modelId = scenario.model.id;
@@ -74,6 +78,7 @@ EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
     append(r.explain, memory.explain);
 
     std::vector<Warning> warnings = compatibilityWarnings(scenario, r.plan);
+    if (scenario.model.workload != WorkloadKind::Llm) warnings.push_back(trainingWarning(scenario));
     append(warnings, memory.warnings);
     if (!r.fits) {
         warnings.push_back(Warning{"does_not_fit", "needs " + oneDecimal(r.memory.totalGiB) + " GiB per GPU; " +
