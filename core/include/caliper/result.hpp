@@ -53,6 +53,8 @@ struct Plan {
     int pp = 1;
     int dp = 1;
     int nodes = 1;
+    // What the planner chose beside the degrees (CONTRACT v2 `plan`).
+    bool gradientCheckpointing = false;
 };
 
 struct EstimateResult {
@@ -82,7 +84,7 @@ struct EstimateResult {
     std::optional<double> usdPerHour;           // cloud price of the whole plan
     std::optional<double> usdPerMillionTokens;  // serving cost at this batch
     std::optional<double> purchaseUsd;          // count x purchase price
-    double powerW = 0;                          // GPUs + host share
+    std::optional<double> powerW;               // GPUs + host share; null when unknown or not running
     std::optional<double> energyKwh;            // for a training run
     int priceYear = 0;
 

@@ -38,6 +38,7 @@ struct Scenario {
     GpuSpec gpu;
     int gpuCount = 1;
     bool gpuCountAuto = false;
+    int maxGpus = 1024;  // "max_gpus": the limit an "auto" count is chosen within (kMaxGpus)
     Task task = Task::Inference;
     Method method = Method::Full;  // meaningful for finetune
     Engine engine = Engine::Vllm;
@@ -49,6 +50,10 @@ struct Scenario {
     std::int64_t seqLen = 2048;  // training sample length
     Optimizer optimizer = Optimizer::AdamW;
     bool gradientCheckpointing = false;
+    // "auto" (the default for training): the planner turns checkpointing on
+    // where it is needed to fit (planner.cpp); gradientCheckpointing then
+    // holds the chosen value.
+    bool gradientCheckpointingAuto = false;
     bool flashAttention = true;
     LoraSpec lora;
     ParallelSpec parallel;

@@ -12,6 +12,7 @@
 #include "caliper/engine/plan.hpp"
 #include "caliper/engine/quick_rules.hpp"
 #include "caliper/engine/speed.hpp"
+#include "engine/planner.hpp"
 #include "engine/prepared.hpp"
 
 namespace caliper {
@@ -36,8 +37,12 @@ void addWarningOnce(std::vector<Warning>& warnings, const Warning& w) {
 
 }  // namespace
 
-EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
+EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
     EstimateResult r;
+    // The planner resolves the open knobs (count, strategy, checkpointing);
+    // every figure below describes its plan, on the resolved scenario.
+    planner::Choice choice = planner::choose(request, request.maxGpus);
+    const Scenario scenario = planner::resolved(request, choice);
     const sizing::Inputs in = sizing::prepare(scenario);
     r.modelId = scenario.model.id;
     r.paramsB = in.counts.total / 1e9;
@@ -47,11 +52,11 @@ EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
     r.gpuMemoryGiB = scenario.gpu.memoryGib;
     r.usableMemoryGiB = usableMemoryGiB(scenario);
 
-    r.gpusNeeded = fewestGpus(in);
-    const int count = scenario.gpuCountAuto ? r.gpusNeeded.value_or(1) : scenario.gpuCount;
-    r.plan = sizing::planFor(in, count);
+    r.gpusNeeded = choice.gpusNeeded;
+    r.plan = choice.plan;
     r.weights = scenario.weights;
     r.planWhy.push_back(scenario.weightsWhy);
+    for (const char* why : choice.why) r.planWhy.push_back(why);
     if (scenario.weightsExplicit && runsWeightOnly(scenario)) r.planWhy.push_back("weights_weight_only");
     if (detail.explain) {
         r.explain.push_back(ExplainTerm{
@@ -68,7 +73,7 @@ EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
 
     const MemoryEstimate memory = estimateMemory(in, r.plan, detail.explain);
     r.memory = memory.memory;
-    r.fits = fitsMemory(scenario, r.memory);
+    r.fits = fitsMemory(scenario, r.memory) && choice.fits;
     append(r.explain, memory.explain);
 
     std::vector<Warning> warnings = compatibilityWarnings(scenario, r.plan);
@@ -105,7 +110,7 @@ EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
     }
     for (const Warning& w : warnings) addWarningOnce(r.warnings, w);
     if (detail.quickRules) r.quickRules = quickRules(scenario);
-    if (detail.suggestions && !r.fits) r.suggestions = fitSuggestions(scenario);
+    if (detail.suggestions && !r.fits) r.suggestions = fitSuggestions(request);
     return r;
 }
 

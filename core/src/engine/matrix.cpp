@@ -2,6 +2,7 @@
 
 #include "caliper/engine/cost.hpp"
 #include "caliper/engine/speed.hpp"
+#include "engine/planner.hpp"
 #include "engine/prepared.hpp"
 
 namespace caliper {
@@ -21,23 +22,25 @@ namespace {
 // The figures of one cell for a scenario whose model and GPU are set: the
 // figures estimate() gives at the fewest GPUs that fit, without its text
 // (names, warnings, explanations), and with the scenario prepared once.
-MatrixCell cellOf(const Scenario& s, int maxGpus) {
-    const sizing::Inputs in = sizing::prepare(s);
+MatrixCell cellOf(const Scenario& request, int maxGpus) {
+    // The planner's choice within the limit: the same plan estimate() shows
+    // for this scenario with max_gpus set to the matrix's limit.
+    planner::Choice choice = planner::choose(request, maxGpus);
+    const Scenario& s = request;  // cost reads prices and the plan, not the resolved knobs
+    const Plan& plan = choice.plan;
     MatrixCell cell;
-    const std::optional<CountFit> fit = fewestGpusFit(in);
-    const Plan plan = fit ? fit->plan : sizing::planFor(in, 1);
-    if (fit) cell.gpusNeeded = fit->count;
-    cell.fitsOne = fit && fit->count == 1;
-    cell.totalGiB = fit ? fit->memory.totalGiB : sizing::evaluate(in, plan, sizing::Explain(), nullptr).totalGiB;
+    cell.gpusNeeded = choice.gpusNeeded;
+    cell.fitsOne = choice.fits && plan.gpuCount == 1;
+    cell.totalGiB = choice.memory.totalGiB;
     cell.strategy = plan.strategy;
     cell.nodes = plan.nodes;
     cell.needsNvlink = plan.tp > 1;
-    if (!cell.gpusNeeded || *cell.gpusNeeded > maxGpus) {
+    if (!choice.fits || !cell.gpusNeeded || plan.gpuCount > maxGpus) {
         cell.status = CellStatus::No;
         return cell;
     }
     cell.status = cell.fitsOne ? CellStatus::Fits : plan.nodes > 1 ? CellStatus::MultiNode : CellStatus::FitsMulti;
-    const SpeedEstimate speed = estimateSpeed(s, plan, false);
+    const SpeedEstimate speed = choice.speed ? std::move(*choice.speed) : estimateSpeed(s, plan, false);
     cell.decodeTokensPerS = speed.decodeTokensPerS;
     cell.prefillTokensPerS = speed.prefillTokensPerS;
     cell.trainTokensPerS = speed.trainTokensPerS;

@@ -102,7 +102,7 @@ void explainPool(const Scenario& s, const PoolResult& pool, double kvBytes, cons
                "of it%s",
                toString(s.engine), budget.c_str(), bytesToGiB(kvBytes),
                pool.slack > 0 ? "; the rest is reserved and counted in overhead" : ""); },
-           bytesToGiB(pool.pool));
+           std::max(0.0, bytesToGiB(pool.pool)));  // weights beyond the budget leave no pool, not a negative one
     if (pool.slack > 0) {
         ex.add("kv_pool_unused_gib", "reserved pool the scenario leaves free (an allocated tensor, in overhead_gib)",
                bytesToGiB(pool.slack));

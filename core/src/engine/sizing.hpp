@@ -155,6 +155,8 @@ bool fits(const Scenario& s, const MemoryBreakdown& memory);
 // use that count at all (a tensor degree must divide the heads, stages cannot
 // outnumber layers, a single-GPU strategy takes one GPU).
 Plan planFor(const Inputs& in, int gpuCount);
+// The same with a given strategy (the planner weighs several).
+Plan planWith(const Inputs& in, int gpuCount, Strategy strategy);
 bool countUsable(const Inputs& in, const Plan& plan);
 // The largest tensor-parallel degree the scenario's strategy may use.
 int maxTensorDegree(const Inputs& in);

@@ -95,8 +95,20 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
                                                  {{"adam", Optimizer::AdamW}, {"adamw8bit", Optimizer::AdamW8bit},
                                                   {"paged_adamw_8bit", Optimizer::PagedAdamW8bit}})
                                      : (r.ignore("optimizer"), Optimizer::AdamW);
-    // QLoRA recipes always checkpoint (QLoRA paper §2), so that is its default.
-    s.gradientCheckpointing = r.boolOr("gradient_checkpointing", s.method == Method::Qlora);
+    // QLoRA recipes always checkpoint (QLoRA paper §2), so that is its default;
+    // otherwise "auto" lets the planner turn it on where it is needed to fit.
+    const Json* ckpt = r.raw("gradient_checkpointing");
+    if (ckpt && ckpt->is_string() && lowerText(ckpt->get<std::string>()) == "auto") {
+        s.gradientCheckpointingAuto = training;
+        s.gradientCheckpointing = false;
+        r.ignore("gradient_checkpointing");
+    } else if (ckpt && !ckpt->is_null() && !ckpt->is_boolean()) {
+        failType("invalid_value", r.pathOf("gradient_checkpointing"), "true, false or \"auto\"", *ckpt);
+    } else {
+        const bool given = ckpt && ckpt->is_boolean();
+        s.gradientCheckpointing = r.boolOr("gradient_checkpointing", s.method == Method::Qlora);
+        s.gradientCheckpointingAuto = training && !given && s.method != Method::Qlora;
+    }
     s.flashAttentionExplicit = r.has("flash_attention");
     s.flashAttention = r.boolOr("flash_attention", true);
     adaptToGpu(s);
@@ -250,6 +262,8 @@ Scenario scenarioFromJson(const Catalog& catalog, const Json& request, std::vect
     readLora(s, r);
     readParallel(s, r);
     readPrices(s, r);
+    // The limit an "auto" count is chosen within (the matrix's max_gpus).
+    s.maxGpus = static_cast<int>(r.integerOr("max_gpus", 1024, 1, 1024));
     for (const std::string& key : options.extraKeys) r.ignore(key.c_str());
     r.finish();
     return s;
