@@ -19,16 +19,16 @@
 #include <vector>
 
 #include "caliper/api.hpp"
-#include "caliper/engine/compat.hpp"
-#include "caliper/engine/cost.hpp"
-#include "caliper/engine/estimate.hpp"
-#include "caliper/engine/matrix.hpp"
-#include "caliper/engine/memory.hpp"
-#include "caliper/engine/plan.hpp"
-#include "caliper/engine/speed.hpp"
+#include "caliper/plan/compat.hpp"
+#include "caliper/cost/cost.hpp"
+#include "caliper/plan/estimate.hpp"
+#include "caliper/answers/matrix.hpp"
+#include "caliper/memory/memory.hpp"
+#include "caliper/plan/plan.hpp"
+#include "caliper/speed/speed.hpp"
 #include "embedded_catalog.hpp"
-#include "engine/prepared.hpp"
-#include "engine/sizing.hpp"
+#include "plan/prepared.hpp"
+#include "memory/sizing.hpp"
 
 using namespace caliper;
 

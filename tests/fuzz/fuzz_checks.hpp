@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "caliper/api.hpp"
-#include "caliper/engine/estimate.hpp"
-#include "caliper/engine/plan.hpp"
-#include "io/json_read.hpp"
-#include "io/scenario_json.hpp"
+#include "caliper/plan/estimate.hpp"
+#include "caliper/plan/plan.hpp"
+#include "json/json_read.hpp"
+#include "json/scenario_json.hpp"
 
 namespace caliper::fuzz {
 

@@ -7,7 +7,7 @@
 
 #include "caliper/model.hpp"
 #include "fuzz_checks.hpp"
-#include "io/hf_config.hpp"
+#include "json/hf_config/hf_config.hpp"
 
 namespace caliper::fuzz {
 

@@ -3,7 +3,7 @@
 #include <map>
 #include <vector>
 
-#include "io/json_read.hpp"
+#include "json/json_read.hpp"
 
 namespace caliper::fuzz {
 

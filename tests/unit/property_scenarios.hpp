@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "caliper/engine/estimate.hpp"
+#include "caliper/plan/estimate.hpp"
 #include "catalog_fixture.hpp"
-#include "io/scenario_json.hpp"
+#include "json/scenario_json.hpp"
 
 namespace caliper::test {
 

@@ -5,8 +5,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "caliper/engine/memory.hpp"
-#include "caliper/engine/plan.hpp"
+#include "caliper/memory/memory.hpp"
+#include "caliper/plan/plan.hpp"
 #include "caliper/scenario.hpp"
 #include "caliper/units.hpp"
 #include "catalog_fixture.hpp"

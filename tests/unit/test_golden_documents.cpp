@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "caliper/engine/estimate.hpp"
-#include "caliper/engine/quick_rules.hpp"
+#include "caliper/plan/estimate.hpp"
+#include "caliper/answers/quick_rules.hpp"
 #include "sizing_fixture.hpp"
 
 using namespace caliper;

@@ -7,10 +7,10 @@
 #include <sstream>
 
 #include "../fuzz/fuzz_checks.hpp"
-#include "caliper/engine/compat.hpp"
-#include "caliper/engine/formats.hpp"
-#include "caliper/engine/memory.hpp"
-#include "caliper/engine/plan.hpp"
+#include "caliper/plan/compat.hpp"
+#include "caliper/model/formats.hpp"
+#include "caliper/memory/memory.hpp"
+#include "caliper/plan/plan.hpp"
 #include "property_scenarios.hpp"
 
 using namespace caliper;

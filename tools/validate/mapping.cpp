@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "caliper/engine/plan.hpp"
+#include "caliper/plan/plan.hpp"
 #include "validate/names.hpp"
 #include "validate/row.hpp"
 #include "validate/text.hpp"

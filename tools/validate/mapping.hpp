@@ -5,7 +5,7 @@
 #include <string>
 
 #include "caliper/catalog.hpp"
-#include "io/json_read.hpp"
+#include "json/json_read.hpp"
 
 namespace caliper::io {
 

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "io/json_read.hpp"
+#include "json/json_read.hpp"
 #include "validate/mapping.hpp"
 #include "validate/text.hpp"
 

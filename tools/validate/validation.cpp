@@ -9,7 +9,7 @@
 #include "caliper/api.hpp"
 #include "caliper/error.hpp"
 #include "validate/validation.hpp"
-#include "io/json_read.hpp"
+#include "json/json_read.hpp"
 #include "validate/mapping.hpp"
 #include "validate/text.hpp"
 

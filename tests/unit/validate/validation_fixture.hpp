@@ -1,7 +1,7 @@
 #pragma once
 // Helpers for the validation tests: a row in the format of
 // validation/public.jsonl, its mapping and its estimate through the project's
-// catalog. core/src/io is built with JSON_DIAGNOSTICS=0 (CMakeLists.txt); the
+// catalog. core/src/json is built with JSON_DIAGNOSTICS=0 (CMakeLists.txt); the
 // Json type the io functions take must have the same ABI, so set it before
 // nlohmann.
 #ifndef JSON_DIAGNOSTICS

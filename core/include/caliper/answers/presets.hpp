@@ -1,0 +1,51 @@
+#pragma once
+// The source articles' scenario table as presets: each sets a workload
+// (task, method, model size band, context, batch) and an objective. The GPUs
+// it gets come from the recommendation engine; the table's own picks are
+// kept only to compare with (tests/unit/test_presets.cpp).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "caliper/catalog.hpp"
+#include "caliper/answers/recommend.hpp"
+#include "caliper/scenario.hpp"
+
+namespace caliper {
+
+struct Preset {
+    std::string id;  // the page's preset ids: speech, lora, sft, pretrain, serving, multimodal
+    std::string labelEn;
+    std::string labelZh;
+    Task task = Task::Inference;
+    Method method = Method::Full;
+    // Model size band in billions of parameters (0 = open end) and the size
+    // the preset sizes for (the band's demanding end, see presets.cpp).
+    double minParamsB = 0;
+    double maxParamsB = 0;
+    double referenceParamsB = 0;
+    std::string modality;  // "" = any
+    std::string modelId;   // the model sized for when the catalog has it; else the band rule below
+    std::int64_t batch = 1;
+    std::int64_t promptTokens = 0;  // inference
+    std::int64_t outputTokens = 0;  // inference
+    std::int64_t seqLen = 0;        // training
+    std::optional<double> trainTokens;
+    bool gradientCheckpointing = false;
+    Objective objective = Objective::Cheapest;
+    int maxGpus = 64;
+    std::string documentPicks;   // the article's "推荐GPU" cell
+    std::string documentReason;  // the article's "理由" cell, in English
+};
+
+const std::vector<Preset>& presets();
+const Preset* findPreset(std::string_view id);
+
+// The catalog model a preset sizes for: its modelId when the catalog has it,
+// else the model of the band (and modality) whose total parameters are
+// closest to referenceParamsB; nullptr when the catalog has none.
+const ModelSpec* presetModel(const Catalog& catalog, const Preset& preset);
+
+}  // namespace caliper

@@ -1,0 +1,19 @@
+#pragma once
+// What to watch on a GPU for a scenario: hard incompatibilities (rejected
+// by checkScenario) and soft ones (warnings).
+#include <vector>
+
+#include "caliper/result.hpp"
+#include "caliper/scenario.hpp"
+
+namespace caliper {
+
+std::vector<Warning> compatibilityWarnings(const Scenario& scenario, const Plan& plan);
+
+bool isGgufFormat(WeightFormat format);
+bool isTrainingEngine(Engine engine);
+// Which kind of job an engine runs: Transformers both, the training
+// frameworks (DeepSpeed, FSDP, Megatron) training, the others inference.
+bool engineRunsJob(Engine engine, bool inference);
+
+}  // namespace caliper

@@ -1,0 +1,149 @@
+// Computed fixes for a scenario that does not fit: each candidate change is
+// applied to a copy of the scenario and evaluated on the same GPU count;
+// only changes that fit are returned. Order: settings that cost nothing
+// (FlashAttention, checkpointing, KV dtype), then sharding and offload, then
+// changes to the job (adapters, quantization, shorter context, smaller
+// batch), then more GPUs.
+#include "caliper/answers/fit_suggestions.hpp"
+
+#include <functional>
+
+#include "caliper/plan/estimate.hpp"
+#include "caliper/answers/limits.hpp"
+#include "memory/sizing.hpp"
+#include "plan/planner.hpp"
+
+namespace caliper {
+
+namespace {
+
+struct Trial {
+    bool fits = false;
+    MemoryBreakdown memory;
+    int count = 1;
+};
+
+int countOf(const Scenario& s) { return s.gpuCountAuto ? 1 : std::max(1, s.gpuCount); }
+
+// The scenario as estimate() would plan it (the same planner, count and
+// limit): a suggestion is kept only when, applied, the estimate fits.
+Trial tryScenario(const Scenario& s) {
+    const planner::Choice choice = planner::choose(s, s.maxGpus);
+    Trial t;
+    t.memory = choice.memory;
+    t.count = choice.plan.gpuCount;
+    t.fits = choice.fits && choice.plan.gpuCount <= s.maxGpus;
+    return t;
+}
+
+class Collector {
+public:
+    explicit Collector(const Scenario& base) : base_(base) {}
+
+    // Applies `change` to a copy; keeps it when it fits.
+    void consider(const char* code, const std::string& detail, const std::function<void(Scenario&)>& change) {
+        Scenario s = base_;
+        change(s);
+        const Trial t = tryScenario(s);
+        if (t.fits) out_.push_back(FitSuggestion{code, detail, t.memory.totalGiB, t.count, true});
+    }
+    void add(FitSuggestion suggestion) { out_.push_back(std::move(suggestion)); }
+    std::vector<FitSuggestion> take() { return std::move(out_); }
+
+private:
+    const Scenario& base_;
+    std::vector<FitSuggestion> out_;
+};
+
+bool isShardedStrategy(Strategy s) { return s == Strategy::Zero3 || s == Strategy::Fsdp; }
+
+void trainingChanges(const Scenario& s, const Plan& plan, Collector& c) {
+    if (!s.flashAttention && s.gpu.flashAttention2) {
+        c.consider("flash_attention", "FlashAttention on", [](Scenario& x) { x.flashAttention = true; });
+    }
+    if (!s.gradientCheckpointing && !s.gradientCheckpointingAuto) {
+        c.consider("gradient_checkpointing", "gradient checkpointing on",
+                   [](Scenario& x) { x.gradientCheckpointing = true; });
+    }
+    if (s.optimizer == Optimizer::AdamW) {
+        c.consider("optimizer_8bit", "8-bit AdamW (bitsandbytes)", [](Scenario& x) { x.optimizer = Optimizer::AdamW8bit; });
+    }
+    if (plan.gpuCount > 1 && !isShardedStrategy(plan.strategy) && s.engine != Engine::Megatron) {
+        c.consider("zero3", "ZeRO-3 over the GPUs", [](Scenario& x) { x.parallel.strategy = Strategy::Zero3; });
+    }
+    if (s.parallel.offload == Offload::None && s.engine != Engine::Megatron) {
+        const Strategy sharded = s.engine == Engine::Fsdp ? Strategy::Fsdp : Strategy::Zero3;
+        c.consider("offload_optimizer", "optimizer states in CPU RAM", [&](Scenario& x) {
+            x.parallel.offload = Offload::Optimizer;
+            if (x.engine != Engine::Fsdp) x.parallel.strategy = Strategy::Zero3;
+        });
+        c.consider("offload_parameters", "parameters and optimizer states in CPU RAM", [&](Scenario& x) {
+            x.parallel.offload = Offload::Parameters;
+            x.parallel.strategy = sharded;
+        });
+    }
+    if (s.task == Task::Finetune && s.method == Method::Full) {
+        c.consider("lora", "LoRA adapters instead of full fine-tuning", [](Scenario& x) { x.method = Method::Lora; });
+    }
+    if (s.task == Task::Finetune && s.method != Method::Qlora) {
+        c.consider("qlora", "QLoRA: NF4 base with adapters, checkpointing on", [](Scenario& x) {
+            x.method = Method::Qlora;
+            x.weights = WeightFormat::Nf4Dq;
+            x.gradientCheckpointing = true;
+        });
+    }
+}
+
+void inferenceChanges(const Scenario& s, Collector& c) {
+    const bool halfKv = s.kvCache == KvFormat::Bf16 || s.kvCache == KvFormat::Fp16 || s.kvCache == KvFormat::Fp32;
+    if (halfKv && s.engine == Engine::LlamaCpp) {
+        c.consider("kv_cache_q8_0", "KV cache in q8_0", [](Scenario& x) { x.kvCache = KvFormat::Q8_0; });
+    } else if (halfKv && s.gpu.supportsFp8) {
+        c.consider("kv_cache_fp8", "KV cache in fp8", [](Scenario& x) { x.kvCache = KvFormat::Fp8; });
+    }
+    const FormatChoice format = bestWeightFormat(s);
+    if (format.found && format.format != s.weights) {
+        c.add(FitSuggestion{"quantize", std::string("weights ") + toString(format.format), format.memory.totalGiB,
+                            countOf(s), true});
+    }
+}
+
+// Shorter context, smaller batch: the limit that fits with all else equal.
+void workloadChanges(const Scenario& s, Collector& c) {
+    const ContextLimit context = longestContext(s);
+    const std::int64_t current = s.task == Task::Inference ? s.promptTokens + s.outputTokens : s.seqLen;
+    if (context.fits && context.tokens < current) {
+        c.add(FitSuggestion{"shorter_context", sizing::fmt("context of %lld tokens", static_cast<long long>(context.tokens)),
+                            context.memory.totalGiB, countOf(s), true});
+    }
+    const BatchLimit batch = largestBatch(s);
+    if (batch.fits && batch.batch < s.batch) {
+        c.add(FitSuggestion{"smaller_batch", sizing::fmt("batch of %lld", static_cast<long long>(batch.batch)),
+                            batch.memory.totalGiB, countOf(s), true});
+    }
+}
+
+void moreGpus(const Scenario& s, Collector& c) {
+    if (s.gpuCountAuto) return;  // an "auto" count already is the fewest that fit
+    Scenario wider = s;
+    wider.gpuCountAuto = true;
+    const Trial t = tryScenario(wider);
+    if (!t.fits || t.count <= countOf(s)) return;
+    c.add(FitSuggestion{"more_gpus", sizing::fmt("%d GPUs", t.count), t.memory.totalGiB, t.count, true});
+}
+
+}  // namespace
+
+std::vector<FitSuggestion> fitSuggestions(const Scenario& scenario) {
+    if (tryScenario(scenario).fits) return {};
+    const sizing::Inputs in = sizing::prepare(scenario);
+    const Plan plan = sizing::planFor(in, countOf(scenario));
+    Collector c(scenario);
+    if (scenario.task == Task::Inference) inferenceChanges(scenario, c);
+    else trainingChanges(scenario, plan, c);
+    workloadChanges(scenario, c);
+    moreGpus(scenario, c);
+    return c.take();
+}
+
+}  // namespace caliper

@@ -1,0 +1,109 @@
+#include "caliper/answers/matrix.hpp"
+
+#include "caliper/cost/cost.hpp"
+#include "caliper/speed/speed.hpp"
+#include "plan/prepared.hpp"
+#include "plan/planner.hpp"
+
+namespace caliper {
+
+const char* toString(CellStatus status) {
+    switch (status) {
+        case CellStatus::Fits: return "fits";
+        case CellStatus::FitsMulti: return "fits-multi";
+        case CellStatus::MultiNode: return "multi-node";
+        case CellStatus::No: return "no";
+    }
+    return "";
+}
+
+namespace {
+
+// The figures of one cell for a scenario whose model and GPU are set: the
+// figures estimate() gives at the fewest GPUs that fit, without its text
+// (names, warnings, explanations), and with the scenario prepared once.
+MatrixCell cellOf(const Scenario& request, int maxGpus) {
+    // The planner's choice within the limit: the same plan estimate() shows
+    // for this scenario with max_gpus set to the matrix's limit.
+    planner::Choice choice = planner::choose(request, maxGpus);
+    const Scenario& s = request;  // cost reads prices and the plan, not the resolved knobs
+    const Plan& plan = choice.plan;
+    MatrixCell cell;
+    cell.gpusNeeded = choice.gpusNeeded;
+    cell.fitsOne = choice.fits && plan.gpuCount == 1;
+    cell.totalGiB = choice.memory.totalGiB;
+    cell.strategy = plan.strategy;
+    cell.nodes = plan.nodes;
+    cell.needsNvlink = plan.tp > 1;
+    if (!choice.fits || !cell.gpusNeeded || plan.gpuCount > maxGpus) {
+        cell.status = CellStatus::No;
+        return cell;
+    }
+    cell.status = cell.fitsOne ? CellStatus::Fits : plan.nodes > 1 ? CellStatus::MultiNode : CellStatus::FitsMulti;
+    const SpeedEstimate speed = choice.speed ? std::move(*choice.speed) : estimateSpeed(s, plan, false);
+    cell.decodeTokensPerS = speed.decodeTokensPerS;
+    cell.prefillTokensPerS = speed.prefillTokensPerS;
+    cell.trainTokensPerS = speed.trainTokensPerS;
+    const CostEstimate cost = estimateCost(s, plan, speed, false);
+    cell.trainHours = cost.trainHours;
+    cell.usdPerHour = cost.usdPerHour;
+    cell.usdPerMillionTokens = cost.usdPerMillionTokens;
+    cell.costUsd = cost.costUsd;
+    return cell;
+}
+
+// The engine reads figures only; names, aliases, sources and notes would
+// cost an allocation each on every copy.
+template <class Entry>
+Entry withoutText(const Entry& entry) {
+    Entry lean = entry;
+    lean.aliases.clear();
+    lean.sources.clear();
+    lean.notes.clear();
+    return lean;
+}
+
+}  // namespace
+
+MatrixCell evaluateCell(const Scenario& workload, const ModelSpec& model, const GpuSpec& gpu, int maxGpus) {
+    Scenario s = workload;
+    s.model = model;
+    s.gpu = gpu;
+    s.gpuCountAuto = true;
+    adaptToGpu(s);
+    return cellOf(s, maxGpus);
+}
+
+std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
+                                                   const std::vector<const ModelSpec*>& models,
+                                                   const std::vector<const GpuSpec*>& gpus, int maxGpus) {
+    std::vector<std::vector<MatrixCell>> cells(models.size(), std::vector<MatrixCell>(gpus.size()));
+    std::vector<ModelSpec> leanModels;
+    leanModels.reserve(models.size());
+    for (const ModelSpec* m : models) {
+        leanModels.push_back(withoutText(*m));
+        ModelSpec& lean = leanModels.back();
+        lean.name.clear();  // the cell's figures never read the display texts
+        lean.hfId.clear();
+        lean.license.clear();
+    }
+    Scenario s = workload;
+    s.gpuCountAuto = true;
+    for (std::size_t g = 0; g < gpus.size(); ++g) {
+        s.gpu = withoutText(*gpus[g]);
+        s.gpu.caveats.clear();
+        adaptToGpu(s);
+        for (std::size_t m = 0; m < leanModels.size(); ++m) {
+            s.model = leanModels[m];
+            if (!s.weightsExplicit) {  // the default format is the model's own (native weights)
+                const WeightsChoice choice = defaultWeights(s);
+                s.weights = choice.format;
+                s.weightsWhy = choice.why;
+            }
+            cells[m][g] = cellOf(s, maxGpus);
+        }
+    }
+    return cells;
+}
+
+}  // namespace caliper

@@ -1,0 +1,151 @@
+// Cost and power of a plan: cloud price per hour and per run, purchase
+// price, serving cost per million tokens, electrical power with the host's
+// share, energy per run, and the cooling / rack-power warnings.
+#include "caliper/cost/cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "caliper/units.hpp"
+
+namespace caliper {
+
+namespace {
+
+// Host power per GPU on 8-GPU SXM/OAM boards: a DGX H100 draws 10.2 kW max
+// (NVIDIA DGX H100 datasheet) with 8 x 700 W GPUs, leaving 4.6 kW for CPUs,
+// NICs, NVSwitches, fans and power conversion: 575 W per GPU slot.
+constexpr double kBoardHostWPerGpu = (10200.0 - 8 * 700.0) / 8.0;
+// PCIe data-center server without GPUs: dual-socket CPUs, memory, NICs and
+// fans, ~1 kW per node [E].
+constexpr double kServerHostW = 1000.0;
+// Desktop workstation: CPU, board, drives and power-supply losses ~250 W [E].
+constexpr double kDesktopHostW = 250.0;
+// Power usage effectiveness of the data centre [E, methodology section 9:
+// default 1.2].
+constexpr double kPue = 1.2;
+// Liquid cooling is required only by the rack-scale NVL72 systems (GB200 /
+// GB300 NVL72: NVIDIA sells them as liquid-cooled racks). HGX/DGX boards
+// of 700-1000 W parts are air-cooled as shipped (DGX H100 10.2 kW and DGX
+// B200 14.3 kW are air-cooled systems), so they get the rack-power note only.
+bool requiresLiquidCooling(const GpuSpec& gpu) {
+    for (const std::string& caveat : gpu.caveats) {
+        if (caveat == "nvl72-rack") return true;
+    }
+    return false;
+}
+// One server above ~3 kW exceeds a standard rack circuit (the source
+// articles: "单机≤4卡H100需3kW+机柜", 4x H100 needs a 3 kW+ rack).
+constexpr double kRackCircuitW = 3000.0;
+
+bool board(const GpuSpec& gpu) { return gpu.formFactor == "sxm" || gpu.formFactor == "oam"; }
+
+double hostWattsPerNode(const GpuSpec& gpu, int gpusInNode) {
+    if (gpu.formFactor == "soc" || gpu.vendor == "apple") return 0;  // the SoC's power covers the machine
+    if (board(gpu)) return kBoardHostWPerGpu * gpusInNode;
+    if (gpu.gpuClass == "datacenter") return kServerHostW;
+    return kDesktopHostW;
+}
+
+std::optional<double> gpuHourPrice(const Scenario& s) {
+    if (s.usdPerGpuHour) return s.usdPerGpuHour;
+    return s.gpu.cloudUsdPerHour;
+}
+
+std::optional<double> unitPriceUsd(const Scenario& s) {
+    if (s.priceUsd) return s.priceUsd;
+    if (s.gpu.priceUsd) return s.gpu.priceUsd;
+    if (s.gpu.priceCny && s.cnyPerUsd > 0) return *s.gpu.priceCny / s.cnyPerUsd;
+    return std::nullopt;
+}
+
+// CNY purchase price: the catalog's own CNY price when the user gave no USD
+// override, else the USD figure at the scenario's exchange rate.
+std::optional<double> unitPriceCny(const Scenario& s) {
+    if (!s.priceUsd && s.gpu.priceCny) return s.gpu.priceCny;
+    const auto usd = unitPriceUsd(s);
+    if (usd) return *usd * s.cnyPerUsd;
+    return std::nullopt;
+}
+
+void addPower(const Scenario& s, const Plan& plan, bool withExplain, CostEstimate& out) {
+    const int gpus = std::max(1, plan.gpuCount);
+    const int nodes = std::max(1, plan.nodes);
+    const int perNode = (gpus + nodes - 1) / nodes;
+    const double hostW = hostWattsPerNode(s.gpu, perNode);
+    const double nodeW = perNode * s.gpu.tdpW + hostW;
+    if (requiresLiquidCooling(s.gpu)) {
+        out.warnings.push_back({"liquid_cooling", "NVL72-class racks are liquid-cooled: plan for facility water, not air"});
+    }
+    // A plan that runs never draws 0 W: without the board power in the
+    // catalog the figure is unknown (null), not a guess.
+    if (s.gpu.tdpW <= 0) {
+        out.warnings.push_back({"power_unknown", "the board power of " + s.gpu.name +
+                                                     " is not in the catalog's sources: power and energy are unknown"});
+        return;
+    }
+    out.powerW = gpus * s.gpu.tdpW + nodes * hostW;
+    if (withExplain) {
+        out.explain.push_back({"power_w", "GPUs x TDP + nodes x host share (DGX H100: 10.2 kW per 8 GPUs)", *out.powerW});
+    }
+    if (nodeW > kRackCircuitW) {
+        out.warnings.push_back({"rack_power", "one node draws about " + std::to_string(int(std::round(nodeW))) +
+                                                  " W, more than a standard 3 kW rack circuit"});
+    }
+}
+
+void addServingCost(const SpeedEstimate& speed, bool withExplain, CostEstimate& out) {
+    if (!out.usdPerHour || !speed.decodeTokensPerS || *speed.decodeTokensPerS <= 0) return;
+    out.usdPerMillionTokens = *out.usdPerHour / (kSecondsPerHour * *speed.decodeTokensPerS) * 1e6;
+    if (withExplain) {
+        out.explain.push_back({"usd_per_million_tokens", "usd_per_hour / (3600 x decode tokens/s) x 1e6", *out.usdPerMillionTokens});
+    }
+}
+
+void addTrainingRun(const Scenario& s, const Plan& plan, const SpeedEstimate& speed, bool withExplain,
+                    CostEstimate& out) {
+    if (s.task == Task::Inference || !s.trainTokens || !speed.trainTokensPerS || *speed.trainTokensPerS <= 0) return;
+    const double hours = *s.trainTokens / *speed.trainTokensPerS / kSecondsPerHour;
+    out.trainHours = hours;
+    out.gpuHours = hours * std::max(1, plan.gpuCount);
+    if (withExplain) out.explain.push_back({"train_hours", "train_tokens / train tokens per second / 3600", hours});
+    if (out.usdPerHour) {
+        out.costUsd = *out.usdPerHour * hours;
+        if (withExplain) out.explain.push_back({"cost_usd", "GPU-hours x price per GPU-hour", *out.costUsd});
+        if (withExplain && s.currency == "cny") {
+            out.explain.push_back({"cost_cny", "cost_usd x cny_per_usd", *out.costUsd * s.cnyPerUsd});
+        }
+    }
+    if (!out.powerW) return;
+    out.energyKwh = *out.powerW * hours / 1000.0 * kPue;
+    if (withExplain) out.explain.push_back({"energy_kwh", "power_w x hours / 1000 x PUE 1.2", *out.energyKwh});
+}
+
+}  // namespace
+
+CostEstimate estimateCost(const Scenario& s, const Plan& plan, const SpeedEstimate& speed, bool withExplain) {
+    CostEstimate out;
+    const int gpus = std::max(1, plan.gpuCount);
+    out.priceYear = s.gpu.priceYear;
+    if (const auto hourly = gpuHourPrice(s)) {
+        out.usdPerHour = *hourly * gpus;
+        if (withExplain) {
+            out.explain.push_back({"usd_per_hour", "GPUs x price per GPU-hour" + std::string(s.usdPerGpuHour ? " (user price)" : ""),
+                               *out.usdPerHour});
+        }
+    }
+    if (const auto unit = unitPriceUsd(s)) {
+        out.purchaseUsd = *unit * gpus;
+        if (withExplain) out.explain.push_back({"purchase_usd", "GPUs x price per card", *out.purchaseUsd});
+    }
+    if (withExplain && s.currency == "cny") {
+        if (const auto cny = unitPriceCny(s)) out.explain.push_back({"purchase_cny", "GPUs x price per card in CNY", *cny * gpus});
+    }
+    addPower(s, plan, withExplain, out);
+    addServingCost(speed, withExplain, out);
+    addTrainingRun(s, plan, speed, withExplain, out);
+    return out;
+}
+
+}  // namespace caliper

@@ -1,0 +1,304 @@
+// Strict reader and writer for one model (data/README.md, "models.json").
+#include "json/catalog/model_json.hpp"
+
+#include <cctype>
+#include <cmath>
+
+#include "model/assumed_shape.hpp"
+
+namespace caliper::io {
+
+namespace {
+
+// Ranges no published model leaves; a value outside is a typo or a unit mix-up.
+constexpr std::int64_t kMaxLayers = 10000;
+constexpr std::int64_t kMaxHidden = 1000000;
+constexpr std::int64_t kMaxIntermediate = 10000000;
+constexpr std::int64_t kMaxHeads = 100000;
+constexpr std::int64_t kMaxVocab = 10000000;
+constexpr std::int64_t kMaxContext = 1000000000;  // tokens
+constexpr std::int64_t kMaxCount = 100000000;      // tokens, experts, ... in one field
+constexpr std::int64_t kMaxExtraParams = 100000000000000;  // 1e14
+constexpr double kMaxParamsB = 100000;                     // 100 trillion parameters
+constexpr double kPositive = 1e-12;
+// A request's params_b further than this from what its architecture gives is
+// reported (the architecture wins).
+constexpr double kParamsMismatchShare = 0.05;
+
+const char* const kCatalogKeys[] = {
+    "id", "name", "hf_id", "family", "aliases", "modality", "release_year", "license", "native_dtype",
+    "params_b", "active_params_b", "params_exact", "layers", "hidden_size", "intermediate_size", "heads",
+    "kv_heads", "head_dim", "vocab_size", "max_context", "attention", "mlp", "norm", "position", "qkv_bias",
+    "attn_out_bias", "mlp_bias", "qk_norm", "tied_embeddings", "parallel_block", "embedding_norm",
+    "norms_per_layer", "sliding_window", "sliding_window_layers", "moe", "mla", "cross_attention_layers",
+    "cross_attention_tokens", "encoder_layers", "extra_params", "kv_bytes_per_token", "confidence", "sources",
+    "notes"};
+
+// Reads required keys strictly for catalog entries and optional keys with
+// defaults for request objects; the checks on present values are the same.
+struct ModelReader {
+    ObjectReader r;
+    bool catalog;
+
+    ModelReader(const Json& object, const std::string& path, bool catalogEntry)
+        : r(object, path, "invalid_value"), catalog(catalogEntry) {
+        if (!catalog) return;
+        for (const char* key : kCatalogKeys) {  // nullable keys too: a forgotten key is a typo
+            if (!object.contains(std::string_view(key))) {
+                fail("missing_key", r.pathOf(key), std::string("required key '") + key + "' is missing");
+            }
+        }
+    }
+    std::string text(const char* key, const std::string& fallback) {
+        return catalog ? r.requiredString(key) : r.optionalString(key, fallback);
+    }
+    std::int64_t integer(const char* key, std::int64_t min, std::int64_t max, std::int64_t fallback) {
+        return catalog ? r.requiredInteger(key, min, max) : r.integerOr(key, fallback, min, max);
+    }
+    int count(const char* key, std::int64_t min, std::int64_t max, std::int64_t fallback = 0) {
+        return static_cast<int>(integer(key, min, max, fallback));
+    }
+    bool flag(const char* key, bool fallback) { return catalog ? r.requiredBool(key) : r.boolOr(key, fallback); }
+    std::string choice(const char* key, const std::string& fallback, std::initializer_list<const char*> allowed) {
+        return catalog ? r.requiredEnum(key, allowed) : r.enumOr(key, fallback, allowed);
+    }
+};
+
+bool isModelId(const std::string& id) {
+    if (id.empty() || id.size() > 100) return false;
+    for (std::size_t i = 0; i < id.size(); ++i) {
+        const unsigned char c = static_cast<unsigned char>(id[i]);
+        const bool separator = c == '-' || c == '.';
+        if (separator && (i == 0 || i + 1 == id.size() || id[i - 1] == '-' || id[i - 1] == '.')) return false;
+        if (!separator && !std::islower(c) && !std::isdigit(c)) return false;
+    }
+    return true;
+}
+
+void readIdentity(ModelReader& in, ModelSpec& m) {
+    m.id = in.text("id", "custom");
+    if (!isModelId(m.id)) {
+        fail("invalid_value", in.r.pathOf("id"),
+             "expected a kebab-case id (a-z, 0-9, single '-' or '.'), got " + describe(Json(m.id)));
+    }
+    m.name = in.text("name", m.id);
+    if (m.name.empty()) fail("invalid_value", in.r.pathOf("name"), "expected a non-empty name");
+    m.hfId = in.text("hf_id", "");
+    m.family = in.text("family", "");
+    m.aliases = in.r.stringList("aliases", in.catalog);
+    for (std::size_t i = 0; i < m.aliases.size(); ++i) {
+        if (m.aliases[i].empty()) fail("invalid_value", childPath(in.r.pathOf("aliases"), i), "expected a non-empty alias");
+    }
+    m.modality = in.choice("modality", "text", {"text", "vision", "speech"});
+    m.releaseYear = in.count("release_year", 1990, 2100);
+    m.license = in.text("license", "");
+    m.nativeDtype = in.choice("native_dtype", "bf16", {"bf16", "fp16", "fp32", "fp8", "mxfp4"});
+    // Optional: the checkpoint's quantized format (null = 16-bit), named as a
+    // request's `weights` is.
+    const Json* native = in.r.raw("native_weights");
+    if (native && !native->is_null()) {
+        const auto format = native->is_string() ? weightFormatFromName(native->get<std::string>()) : std::nullopt;
+        if (!format) fail("invalid_value", in.r.pathOf("native_weights"), "expected a weight format name or null, got " + describe(*native));
+        m.nativeWeights = format;
+    } else {
+        in.r.ignore("native_weights");
+    }
+}
+
+AttentionKind attentionKind(const std::string& name) {
+    if (name == "mha") return AttentionKind::Mha;
+    if (name == "mqa") return AttentionKind::Mqa;
+    if (name == "mla") return AttentionKind::Mla;
+    return AttentionKind::Gqa;
+}
+
+PositionKind positionKind(const std::string& name) {
+    if (name == "alibi") return PositionKind::Alibi;
+    if (name == "learned") return PositionKind::Learned;
+    if (name == "relative") return PositionKind::Relative;
+    return PositionKind::Rope;
+}
+
+// Architecture numbers; in a request a missing one stays 0 until filled by
+// completeArchitecture or assumeModelShape.
+void readArchitecture(ModelReader& in, ModelSpec& m, std::string& attention) {
+    m.layers = in.count("layers", 1, kMaxLayers);
+    m.hiddenSize = in.count("hidden_size", 1, kMaxHidden);
+    m.intermediateSize = in.count("intermediate_size", 1, kMaxIntermediate);
+    m.heads = in.count("heads", 1, kMaxHeads);
+    m.kvHeads = in.count("kv_heads", 1, kMaxHeads);
+    m.headDim = in.count("head_dim", 1, kMaxHidden);
+    m.vocabSize = in.count("vocab_size", 1, kMaxVocab);
+    m.maxContext = in.integer("max_context", 1, kMaxContext, 0);
+    attention = in.choice("attention", "", {"mha", "gqa", "mqa", "mla"});
+    m.mlp = in.choice("mlp", "gated", {"gated", "plain"}) == "plain" ? MlpKind::Plain : MlpKind::Gated;
+    m.norm = in.choice("norm", "rmsnorm", {"rmsnorm", "layernorm"}) == "layernorm" ? NormKind::LayerNorm : NormKind::RmsNorm;
+    m.position = positionKind(in.choice("position", "rope", {"rope", "alibi", "learned", "relative"}));
+    m.qkvBias = in.flag("qkv_bias", false);
+    m.attnOutBias = in.flag("attn_out_bias", false);
+    m.mlpBias = in.flag("mlp_bias", false);
+    m.qkNorm = in.flag("qk_norm", false);
+    m.tiedEmbeddings = in.flag("tied_embeddings", false);
+    m.parallelBlock = in.flag("parallel_block", false);
+    m.embeddingNorm = in.flag("embedding_norm", false);
+    m.normsPerLayer = in.count("norms_per_layer", 0, 8, 2);
+    m.slidingWindow = static_cast<int>(in.r.optionalInteger("sliding_window", 1, kMaxContext).value_or(0));
+    m.slidingLayers = in.count("sliding_window_layers", 0, kMaxLayers, m.slidingWindow > 0 ? m.layers : 0);
+}
+
+void readMoe(ModelReader& in, ModelSpec& m) {
+    const Json* value = in.r.raw("moe");
+    if (!value || value->is_null()) return;
+    ObjectReader moe(*value, in.r.pathOf("moe"), "invalid_value");
+    const bool all = in.catalog;
+    m.moe.experts = static_cast<int>(moe.requiredInteger("experts", 2, kMaxCount));
+    m.moe.expertsPerToken = static_cast<int>(moe.requiredInteger("experts_per_token", 1, m.moe.experts));
+    m.moe.expertIntermediateSize = static_cast<int>(moe.requiredInteger("expert_intermediate_size", 1, kMaxIntermediate));
+    auto optional = [&](const char* key, std::int64_t min, std::int64_t fallback) {
+        return static_cast<int>(all ? moe.requiredInteger(key, min, kMaxLayers) : moe.integerOr(key, fallback, min, kMaxLayers));
+    };
+    m.moe.sharedExperts = optional("shared_experts", 0, 0);
+    m.moe.denseLayers = optional("dense_layers", 0, 0);
+    m.moe.layerInterval = optional("layer_interval", 1, 1);
+    moe.finish();
+}
+
+void readMla(ModelReader& in, ModelSpec& m) {
+    const Json* value = in.r.raw("mla");
+    if (!value || value->is_null()) return;
+    ObjectReader mla(*value, in.r.pathOf("mla"), "invalid_value");
+    m.mla.kvLoraRank = static_cast<int>(mla.requiredInteger("kv_lora_rank", 1, kMaxHidden));
+    m.mla.qLoraRank = static_cast<int>(in.catalog ? mla.requiredInteger("q_lora_rank", 0, kMaxHidden)
+                                                  : mla.integerOr("q_lora_rank", 0, 0, kMaxHidden));
+    m.mla.qkNopeHeadDim = static_cast<int>(mla.requiredInteger("qk_nope_head_dim", 1, kMaxHidden));
+    m.mla.qkRopeHeadDim = static_cast<int>(mla.requiredInteger("qk_rope_head_dim", 1, kMaxHidden));
+    m.mla.vHeadDim = static_cast<int>(mla.requiredInteger("v_head_dim", 1, kMaxHidden));
+    mla.finish();
+}
+
+void readEncoderAndExtras(ModelReader& in, ModelSpec& m) {
+    m.crossAttentionLayers = in.count("cross_attention_layers", 0, kMaxLayers);
+    m.crossAttentionTokens = in.count("cross_attention_tokens", 0, kMaxCount);
+    m.encoderLayers = in.count("encoder_layers", 0, kMaxLayers);
+    m.extraParams = in.integer("extra_params", 0, kMaxExtraParams, 0);
+}
+
+void readProvenance(ModelReader& in, ModelSpec& m) {
+    m.paramsExact = in.r.optionalInteger("params_exact", 1, kMaxExtraParams).value_or(0);
+    m.confidence = in.choice("confidence", "medium", {"high", "medium", "low"});
+    m.sources = in.r.stringList("sources", in.catalog, in.catalog ? 1 : 0);
+    for (std::size_t i = 0; i < m.sources.size(); ++i) {
+        if (m.sources[i].empty()) fail("invalid_value", childPath(in.r.pathOf("sources"), i), "expected a non-empty source");
+    }
+    m.notes = in.text("notes", "");
+}
+
+struct Listing {  // keys a listing carries that the engine recomputes
+    std::optional<double> paramsB, activeParamsB;
+    std::optional<std::int64_t> kvBytesPerToken;
+};
+
+Listing readListing(ModelReader& in) {
+    Listing l;
+    if (in.catalog) {
+        l.paramsB = in.r.requiredNumber("params_b", kPositive, kMaxParamsB);
+        l.activeParamsB = in.r.requiredNumber("active_params_b", kPositive, kMaxParamsB);
+        l.kvBytesPerToken = in.r.requiredInteger("kv_bytes_per_token", 0, kMaxExtraParams);
+        return l;
+    }
+    l.paramsB = in.r.optionalNumber("params_b", kPositive, kMaxParamsB);
+    l.activeParamsB = in.r.optionalNumber("active_params_b", kPositive, kMaxParamsB);
+    l.kvBytesPerToken = in.r.optionalInteger("kv_bytes_per_token", 0, kMaxExtraParams);
+    in.r.boolOr("shape_assumed", false);  // written by modelToJson; recomputed here
+    return l;
+}
+
+bool hasArchitecture(const ModelSpec& m) {
+    return m.layers > 0 && m.hiddenSize > 0 && m.heads > 0 && m.intermediateSize > 0 && m.vocabSize > 0;
+}
+
+std::string missingArchitectureKeys(const ModelSpec& m) {
+    std::string out;
+    auto add = [&](bool missing, const char* key) {
+        if (missing) out += (out.empty() ? "" : ", ") + std::string(key);
+    };
+    add(m.layers <= 0, "layers");
+    add(m.hiddenSize <= 0, "hidden_size");
+    add(m.heads <= 0, "heads");
+    add(m.intermediateSize <= 0, "intermediate_size");
+    add(m.vocabSize <= 0, "vocab_size");
+    return out;
+}
+
+void completeArchitecture(ModelSpec& m, const std::string& attention) {
+    if (m.kvHeads <= 0) m.kvHeads = m.heads;
+    if (m.headDim <= 0) m.headDim = std::max(1, m.hiddenSize / m.heads);
+    if (!attention.empty()) m.attention = attentionKind(attention);
+    else if (m.mla.kvLoraRank > 0) m.attention = AttentionKind::Mla;
+    else if (m.kvHeads == m.heads) m.attention = AttentionKind::Mha;
+    else if (m.kvHeads == 1) m.attention = AttentionKind::Mqa;
+    else m.attention = AttentionKind::Gqa;
+}
+
+void checkConsistency(const ModelReader& in, const ModelSpec& m) {
+    const ObjectReader& r = in.r;
+    if (m.attention != AttentionKind::Mla && m.kvHeads > m.heads) {
+        fail("invalid_value", r.pathOf("kv_heads"), "kv_heads " + std::to_string(m.kvHeads) + " exceeds heads " + std::to_string(m.heads));
+    }
+    if ((m.attention == AttentionKind::Mla) != (m.mla.kvLoraRank > 0)) {
+        fail("invalid_value", r.pathOf("mla"), "attention 'mla' and an mla object go together");
+    }
+    if (m.slidingLayers > m.layers) fail("invalid_value", r.pathOf("sliding_window_layers"), "more sliding-window layers than layers");
+    if (m.crossAttentionLayers > m.layers) fail("invalid_value", r.pathOf("cross_attention_layers"), "more cross-attention layers than layers");
+    if (m.moe.experts > 0 && m.moe.denseLayers >= m.layers) {
+        fail("invalid_value", r.pathOf("moe") + "/dense_layers", "dense_layers must leave at least one MoE layer");
+    }
+}
+
+void checkListing(const ModelReader& in, const ModelSpec& m, const Listing& l, std::vector<Warning>* warnings) {
+    const double kvBytes = kvBytesPerToken16(m);
+    if (in.catalog && l.kvBytesPerToken && static_cast<double>(*l.kvBytesPerToken) != kvBytes) {
+        fail("invalid_value", in.r.pathOf("kv_bytes_per_token"),
+             "kv_bytes_per_token " + std::to_string(*l.kvBytesPerToken) + " disagrees with the architecture (" +
+                 std::to_string(static_cast<std::int64_t>(kvBytes)) + ")");
+    }
+    if (in.catalog || !l.paramsB || !warnings) return;
+    const double computedB = countParams(m).total / 1e9;
+    if (std::fabs(computedB - *l.paramsB) > kParamsMismatchShare * *l.paramsB) {
+        warnings->push_back({"params_b_mismatch", "params_b " + Json(*l.paramsB).dump() + " differs from the " +
+                                                      Json(std::round(computedB * 100) / 100).dump() +
+                                                      "B that the architecture gives; the architecture is used"});
+    }
+}
+
+}  // namespace
+
+ModelSpec modelFromJson(const Json& object, const std::string& path, std::vector<Warning>* warnings, bool catalogEntry) {
+    ModelReader in(object, path, catalogEntry);
+    ModelSpec m;
+    std::string attention;
+    readIdentity(in, m);
+    readArchitecture(in, m, attention);
+    readMoe(in, m);
+    readMla(in, m);
+    readEncoderAndExtras(in, m);
+    readProvenance(in, m);
+    const Listing listing = readListing(in);
+    in.r.finish();
+
+    if (!hasArchitecture(m)) {  // only in requests: the catalog requires every key
+        if (!listing.paramsB) {
+            fail("missing_key", path + "/params_b",
+                 "a model object needs params_b or the architecture keys (missing: " + missingArchitectureKeys(m) + ")");
+        }
+        const std::string assumed = assumeModelShape(m, *listing.paramsB, listing.activeParamsB);
+        if (warnings) warnings->push_back({"model_shape_assumed", assumed});
+        return m;
+    }
+    completeArchitecture(m, attention);
+    checkConsistency(in, m);
+    checkListing(in, m, listing, warnings);
+    return m;
+}
+
+}  // namespace caliper::io

@@ -1,0 +1,77 @@
+// ModelSpec -> the catalog's model shape, with the computed listing keys.
+#include <cmath>
+
+#include "json/catalog/model_json.hpp"
+
+namespace caliper::io {
+
+namespace {
+
+const char* attentionName(AttentionKind kind) {
+    switch (kind) {
+        case AttentionKind::Mha: return "mha";
+        case AttentionKind::Mqa: return "mqa";
+        case AttentionKind::Mla: return "mla";
+        case AttentionKind::Gqa: break;
+    }
+    return "gqa";
+}
+
+const char* positionName(PositionKind kind) {
+    switch (kind) {
+        case PositionKind::Alibi: return "alibi";
+        case PositionKind::Learned: return "learned";
+        case PositionKind::Relative: return "relative";
+        case PositionKind::Rope: break;
+    }
+    return "rope";
+}
+
+// Billions to three decimals, as the catalog writes them (8.03 -> "8.03").
+double billions(double params) { return std::round(params / 1e6) / 1e3; }
+
+Json nullableCount(std::int64_t value) { return value > 0 ? Json(value) : Json(nullptr); }
+
+Json moeJson(const MoeSpec& moe) {
+    if (moe.experts <= 0) return nullptr;
+    return Json{{"experts", moe.experts}, {"experts_per_token", moe.expertsPerToken},
+                {"shared_experts", moe.sharedExperts}, {"expert_intermediate_size", moe.expertIntermediateSize},
+                {"dense_layers", moe.denseLayers}, {"layer_interval", moe.layerInterval}};
+}
+
+Json mlaJson(const ModelSpec& m) {
+    if (m.attention != AttentionKind::Mla) return nullptr;
+    return Json{{"kv_lora_rank", m.mla.kvLoraRank}, {"q_lora_rank", m.mla.qLoraRank},
+                {"qk_nope_head_dim", m.mla.qkNopeHeadDim}, {"qk_rope_head_dim", m.mla.qkRopeHeadDim},
+                {"v_head_dim", m.mla.vHeadDim}};
+}
+
+}  // namespace
+
+Json modelToJson(const ModelSpec& m) {
+    const ParamCounts params = countParams(m);
+    Json j{{"id", m.id}, {"name", m.name}, {"hf_id", m.hfId}, {"family", m.family}, {"aliases", m.aliases},
+           {"modality", m.modality}, {"release_year", nullableCount(m.releaseYear)}, {"license", m.license},
+           {"native_dtype", m.nativeDtype},
+           {"native_weights", m.nativeWeights ? Json(toString(*m.nativeWeights)) : Json(nullptr)},
+           {"params_b", billions(params.total)},
+           {"active_params_b", billions(params.active)}, {"params_exact", nullableCount(m.paramsExact)},
+           {"layers", m.layers}, {"hidden_size", m.hiddenSize}, {"intermediate_size", m.intermediateSize},
+           {"heads", m.heads}, {"kv_heads", m.kvHeads}, {"head_dim", m.headDim}, {"vocab_size", m.vocabSize},
+           {"max_context", nullableCount(m.maxContext)}, {"attention", attentionName(m.attention)},
+           {"mlp", m.mlp == MlpKind::Plain ? "plain" : "gated"},
+           {"norm", m.norm == NormKind::LayerNorm ? "layernorm" : "rmsnorm"}, {"position", positionName(m.position)},
+           {"qkv_bias", m.qkvBias}, {"attn_out_bias", m.attnOutBias}, {"mlp_bias", m.mlpBias}, {"qk_norm", m.qkNorm},
+           {"tied_embeddings", m.tiedEmbeddings}, {"parallel_block", m.parallelBlock},
+           {"embedding_norm", m.embeddingNorm}, {"norms_per_layer", m.normsPerLayer},
+           {"sliding_window", nullableCount(m.slidingWindow)}, {"sliding_window_layers", m.slidingLayers},
+           {"moe", moeJson(m.moe)}, {"mla", mlaJson(m)}, {"cross_attention_layers", m.crossAttentionLayers},
+           {"cross_attention_tokens", m.crossAttentionTokens}, {"encoder_layers", m.encoderLayers},
+           {"extra_params", m.extraParams},
+           {"kv_bytes_per_token", static_cast<std::int64_t>(std::llround(kvBytesPerToken16(m)))},
+           {"confidence", m.confidence}, {"sources", m.sources}, {"notes", m.notes}};
+    if (m.shapeAssumed) j["shape_assumed"] = true;
+    return j;
+}
+
+}  // namespace caliper::io

@@ -1,0 +1,101 @@
+#pragma once
+// Typed, range-checked reads from a Hugging Face config.json (internal to
+// hf_config*.cpp). Families spell the same field differently (n_embd,
+// d_model, hidden_size), so each read takes the accepted names in order.
+// Missing required keys are collected and reported together.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "caliper/model.hpp"
+#include "caliper/result.hpp"
+#include "json/json_read.hpp"
+
+namespace caliper::io {
+
+using KeyNames = std::vector<const char*>;  // accepted spellings, first found wins
+
+// Sanity limits on config values: beyond them a config is a typo or an attack,
+// not a model (the largest published models have hidden 18,432, 126 layers
+// and a 262,208-token vocabulary).
+constexpr std::int64_t kHfMaxHidden = 1000000;
+constexpr std::int64_t kHfMaxLayers = 10000;
+constexpr std::int64_t kHfMaxVocab = 10000000;
+constexpr std::int64_t kHfMaxHeads = 100000;
+constexpr std::int64_t kHfMaxIntermediate = 10000000;
+constexpr std::int64_t kHfMaxExperts = 100000;
+constexpr std::int64_t kHfMaxPositions = 1000000000;
+
+class ConfigView {
+public:
+    ConfigView(const Json& config, std::string path) : config_(config), path_(std::move(path)) {}
+
+    bool has(const char* key) const;
+    const Json* find(const KeyNames& names, std::string* foundName = nullptr) const;
+    const Json& json() const { return config_; }
+    const std::string& path() const { return path_; }
+
+    // Required integer: the first present name wins; a missing one is recorded
+    // under its first name and 0 returned until throwIfMissing().
+    int need(const KeyNames& names, std::int64_t max);
+    int integerOr(const KeyNames& names, std::int64_t fallback, std::int64_t min, std::int64_t max);
+    std::int64_t bigIntegerOr(const KeyNames& names, std::int64_t fallback, std::int64_t max);
+    bool flag(const char* key, bool fallback) const;
+    std::string text(const char* key) const;
+    int countInList(const char* key, const std::string& value) const;  // entries equal to value, -1 without the list
+    void throwIfMissing() const;
+
+    // A nested config (text_config, vision_config) or this one when absent.
+    ConfigView nested(const char* key) const;
+
+private:
+    std::int64_t checked(const Json& value, const std::string& name, std::int64_t min, std::int64_t max) const;
+
+    const Json& config_;
+    std::string path_;
+    std::vector<std::string> missing_;
+};
+
+// Reads shared by the families: hidden, layers, heads, KV heads, head_dim,
+// intermediate, vocabulary, positions, dtype and tied embeddings.
+struct DecoderKeys {
+    KeyNames hidden = {"hidden_size"};
+    KeyNames layers = {"num_hidden_layers"};
+    KeyNames heads = {"num_attention_heads"};
+    KeyNames kvHeads = {"num_key_value_heads"};
+    KeyNames intermediate = {"intermediate_size"};
+    KeyNames vocab = {"vocab_size"};
+    KeyNames positions = {"max_position_embeddings"};
+    bool intermediateRequired = true;
+    bool tiedByDefault = false;
+    std::int64_t vocabDefault = 0;  // > 0: library default when the config omits it
+};
+void readDecoder(ConfigView& c, ModelSpec& m, const DecoderKeys& keys = DecoderKeys());
+std::string nativeDtype(const Json& config);
+std::optional<WeightFormat> nativeWeights(const Json& config);
+void setAttentionKind(ModelSpec& m);
+
+// Families (json/hf_config/families.cpp). Each fills the architecture of `m`.
+using FamilyReader = void (*)(ConfigView& c, ModelSpec& m);
+FamilyReader familyReader(const std::string& modelType);
+
+// Older and encoder-decoder families (hf_config_legacy.cpp).
+void readGptNeox(ConfigView& c, ModelSpec& m);
+void readBloom(ConfigView& c, ModelSpec& m);
+void readFalcon(ConfigView& c, ModelSpec& m);
+void readGptJ(ConfigView& c, ModelSpec& m);
+void readGptBigCode(ConfigView& c, ModelSpec& m);
+void readChatGlm(ConfigView& c, ModelSpec& m);
+void readQwenV1(ConfigView& c, ModelSpec& m);
+void readBaichuan(ConfigView& c, ModelSpec& m);
+void readT5(ConfigView& c, ModelSpec& m);
+void readWhisper(ConfigView& c, ModelSpec& m);
+
+// Parameters of vision towers that the decoder formula does not cover.
+std::int64_t siglipTowerParams(ConfigView vision, int textHidden);
+std::int64_t llama4VisionParams(ConfigView vision, int textHidden);
+std::int64_t mllamaVisionParams(ConfigView vision, int textHidden);
+int mllamaImageTokens(ConfigView vision);  // tokens one image puts in the cross-attention cache
+
+}  // namespace caliper::io

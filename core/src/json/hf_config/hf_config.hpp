@@ -1,0 +1,28 @@
+#pragma once
+// A Hugging Face config.json, as published, -> ModelSpec with the same
+// architecture (and so the same countParams) as the catalog entry of that
+// model. Recognised by model_type / architectures.
+#include <string>
+#include <vector>
+
+#include "caliper/model.hpp"
+#include "caliper/result.hpp"
+#include "json/json_read.hpp"
+
+namespace caliper::io {
+
+// True for an object with a string "model_type" or an "architectures" array.
+bool looksLikeHfConfig(const Json& object);
+
+// Known model types: llama, mistral, mixtral, qwen, qwen2, qwen2_moe, qwen3,
+// qwen3_moe, gemma, gemma2, gemma3 (nested text_config), gemma3_text,
+// deepseek_v2, deepseek_v3, kimi_k2, phi3, gpt_neox, bloom, falcon, gpt_oss,
+// chatglm, glm, glm4, llama4 (nested text_config), llama4_text, gptj,
+// gpt_bigcode, baichuan, t5, mt5, whisper, mllama (nested text_config).
+// Another model_type with the standard keys is read as a Llama-like decoder,
+// with warning "unknown_model_type". A missing key or a value beyond the
+// sanity limits throws InputError "invalid_config" whose path is
+// `path` + "/<key>".
+ModelSpec modelFromHfConfig(const Json& config, const std::string& path, std::vector<Warning>* warnings);
+
+}  // namespace caliper::io

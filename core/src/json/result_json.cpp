@@ -1,0 +1,169 @@
+#include "json/result_json.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace caliper::io {
+
+namespace {
+
+// Exact powers of ten: every one up to 1e22 is a double without rounding.
+constexpr double kPowersOfTen[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+constexpr int kSignificantDigits = 6;
+
+}  // namespace
+
+double tidy(double value) {
+    if (!std::isfinite(value) || value == 0.0) return 0.0;
+    const double magnitude = std::fabs(value);
+    // Decimal exponent by comparison with exact powers, not log10, whose last
+    // bit may differ between C libraries.
+    int exponent = 0;
+    if (magnitude >= 1.0) {
+        while (exponent < 22 && magnitude >= kPowersOfTen[exponent + 1]) ++exponent;
+    } else {
+        while (exponent > -22 && magnitude * kPowersOfTen[-exponent] < 1.0) --exponent;
+    }
+    const int shift = kSignificantDigits - 1 - exponent;  // digits to keep after the point
+    if (shift > 22) return 0.0;  // below 1e-17: nothing any figure here can mean
+    // IEEE multiply/divide by an exact power of ten and an exact rounding: the
+    // same bits on every platform, with no printf/strtod (slow in WebAssembly).
+    double rounded = 0.0;
+    if (shift >= 0) {
+        rounded = std::round(value * kPowersOfTen[shift]) / kPowersOfTen[shift];
+    } else {
+        const double unit = kPowersOfTen[std::min(-shift, 22)];
+        rounded = std::round(value / unit) * unit;
+    }
+    return rounded == 0.0 ? 0.0 : rounded;  // no "-0"
+}
+
+Json tidyOrNull(const std::optional<double>& value) {
+    if (!value || !std::isfinite(*value)) return nullptr;
+    return tidy(*value);
+}
+
+Json warningsToJson(const std::vector<Warning>& warnings) {
+    Json list = Json::array();
+    for (const auto& w : warnings) list.push_back({{"code", w.code}, {"message", w.message}});
+    return list;
+}
+
+Json memoryToJson(const MemoryBreakdown& m) {
+    return {{"weights_gib", tidy(m.weightsGiB)},         {"kv_cache_gib", tidy(m.kvCacheGiB)},
+            {"activations_gib", tidy(m.activationsGiB)}, {"gradients_gib", tidy(m.gradientsGiB)},
+            {"optimizer_gib", tidy(m.optimizerGiB)},     {"adapter_gib", tidy(m.adapterGiB)},
+            {"overhead_gib", tidy(m.overheadGiB)},       {"total_gib", tidy(m.totalGiB)},
+            {"cpu_offload_gib", tidy(m.cpuOffloadGiB)}};
+}
+
+namespace {
+
+Json explainToJson(const std::vector<ExplainTerm>& terms) {
+    Json list = Json::array();
+    for (const auto& t : terms) list.push_back({{"term", t.term}, {"formula", t.formula}, {"value", tidy(t.value)}});
+    return list;
+}
+
+Json quickRulesToJson(const std::vector<QuickRule>& rules) {
+    Json list = Json::array();
+    for (const auto& q : rules) {
+        list.push_back({{"rule", q.rule}, {"formula", q.formula}, {"value_gib", tidy(q.valueGiB)}});
+    }
+    return list;
+}
+
+Json suggestionsToJson(const std::vector<FitSuggestion>& suggestions) {
+    Json list = Json::array();
+    for (const auto& s : suggestions) {
+        list.push_back({{"change", s.change},
+                        {"detail", s.detail},
+                        {"total_gib", tidy(s.totalGiB)},
+                        {"gpu_count", s.gpuCount},
+                        {"fits", s.fits}});
+    }
+    return list;
+}
+
+Json cnyOrNull(const std::optional<double>& usd, double cnyPerUsd) {
+    if (!usd) return nullptr;
+    return tidy(*usd * cnyPerUsd);
+}
+
+}  // namespace
+
+Json resultToJson(const EstimateResult& r, const Scenario& s) {
+    Json out;
+    out["ok"] = true;
+    out["model"] = {{"id", r.modelId}, {"name", s.model.name}, {"params_b", tidy(r.paramsB)},
+                    {"active_params_b", tidy(r.activeParamsB)}};
+    out["gpu"] = {{"id", r.gpuId},
+                  {"name", r.gpuName},
+                  {"memory_gib", tidy(r.gpuMemoryGiB)},
+                  {"caveats", s.gpu.caveats}};
+    out["gpu_count"] = r.plan.gpuCount;
+    out["strategy"] = toString(r.plan.strategy);
+    const bool training = s.task != Task::Inference;
+    out["plan"] = {{"strategy", toString(r.plan.strategy)},
+                   {"gpu_count", r.plan.gpuCount},
+                   {"tp", r.plan.tp},
+                   {"pp", r.plan.pp},
+                   {"ep", 1},
+                   {"dp", r.plan.dp},
+                   {"attention_dp", 1},
+                   {"nodes", r.plan.nodes},
+                   {"gpus_per_node", std::max(1, s.gpu.gpusPerNode)},
+                   {"gradient_checkpointing", training ? Json(r.plan.gradientCheckpointing) : Json(nullptr)},
+                   {"micro_batch", training ? Json(s.batch) : Json(nullptr)},
+                   {"offload", toString(s.parallel.offload)},
+                   {"gpu_layers", nullptr},
+                   {"cpu_moe_layers", nullptr},
+                   {"weights", toString(r.weights)},
+                   {"why", r.planWhy}};
+    out["scenario"] = {{"task", toString(s.task)},
+                       {"method", s.task == Task::Inference ? Json(nullptr) : Json(toString(s.method))},
+                       {"engine", toString(s.engine)},
+                       {"weights", toString(r.weights)},
+                       {"kv_cache", toString(s.kvCache)},
+                       {"batch", s.batch},
+                       {"prompt_tokens", s.promptTokens},
+                       {"output_tokens", s.outputTokens},
+                       {"seq_len", s.seqLen},
+                       {"optimizer", toString(s.optimizer)},
+                       {"gradient_checkpointing", training ? r.plan.gradientCheckpointing : s.gradientCheckpointing},
+                       {"flash_attention", s.flashAttention}};
+    out["memory"] = memoryToJson(r.memory);
+    out["usable_memory_gib"] = tidy(r.usableMemoryGiB);
+    out["fits"] = r.fits;
+    out["gpus_needed"] = r.gpusNeeded ? Json(*r.gpusNeeded) : Json(nullptr);
+    out["decode_tokens_per_s"] = tidyOrNull(r.decodeTokensPerS);
+    out["prefill_tokens_per_s"] = tidyOrNull(r.prefillTokensPerS);
+    out["time_to_first_token_s"] = tidyOrNull(r.timeToFirstTokenS);
+    out["train_tokens_per_s"] = tidyOrNull(r.trainTokensPerS);
+    out["train_tflops_per_gpu"] = tidyOrNull(r.trainTflopsPerGpu);
+    out["train_hours"] = tidyOrNull(r.trainHours);
+    out["gpu_hours"] = tidyOrNull(r.gpuHours);
+    out["cost_usd"] = tidyOrNull(r.costUsd);
+    out["cost_cny"] = cnyOrNull(r.costUsd, s.cnyPerUsd);
+    out["usd_per_hour"] = tidyOrNull(r.usdPerHour);
+    out["cny_per_hour"] = cnyOrNull(r.usdPerHour, s.cnyPerUsd);
+    out["usd_per_million_tokens"] = tidyOrNull(r.usdPerMillionTokens);
+    out["purchase_usd"] = tidyOrNull(r.purchaseUsd);
+    out["purchase_cny"] = cnyOrNull(r.purchaseUsd, s.cnyPerUsd);
+    out["price_year"] = r.priceYear > 0 ? Json(r.priceYear) : Json(nullptr);
+    out["cny_per_usd"] = tidy(s.cnyPerUsd);
+    out["power_w"] = tidyOrNull(r.powerW);
+    out["energy_kwh"] = tidyOrNull(r.energyKwh);
+    out["warnings"] = warningsToJson(r.warnings);
+    out["explain"] = explainToJson(r.explain);
+    out["quick_rules"] = quickRulesToJson(r.quickRules);
+    out["suggestions"] = suggestionsToJson(r.suggestions);
+    return out;
+}
+
+Json errorToJson(const Error& error) {
+    return {{"ok", false}, {"error", {{"code", error.code}, {"message", error.message}, {"path", error.path}}}};
+}
+
+}  // namespace caliper::io

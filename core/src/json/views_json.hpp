@@ -1,0 +1,21 @@
+#pragma once
+// Requests over many scenarios: the matrix, recommendations, an owned
+// inventory, and the inverse questions (limits).
+#include <string>
+#include <vector>
+
+#include "caliper/catalog.hpp"
+#include "json/json_read.hpp"
+
+namespace caliper::io {
+
+// The matrix as text: thousands of cells are written directly, without a
+// JSON object per cell (pretty output goes through nlohmann).
+// values: where the caller takes the cells as numbers (cells_layout
+// "values"), else nullptr and that layout is refused.
+std::string matrixText(const Catalog& catalog, const Json& request, bool pretty, std::vector<double>* values);
+Json recommendToJson(const Catalog& catalog, const Json& request);
+Json inventoryToJson(const Catalog& catalog, const Json& request);
+Json limitsToJson(const Catalog& catalog, const Json& request);
+
+}  // namespace caliper::io

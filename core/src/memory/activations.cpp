@@ -1,0 +1,142 @@
+// Inference activation peak per GPU: the transient tensors of one forward
+// pass over the tokens the engine processes at once, plus the logits buffer
+// and (eager attention) the score matrix. Each engine differs in how many
+// tokens one pass holds: vLLM/SGLang profile a full chunked-prefill batch,
+// llama.cpp reserves a compute buffer for one micro-batch, transformers runs
+// the whole prompt.
+#include <algorithm>
+#include <cmath>
+
+#include "caliper/units.hpp"
+#include "memory/sizing.hpp"
+
+namespace caliper::sizing {
+
+namespace {
+
+// vLLM V1 default max_num_batched_tokens for the OpenAI server: 8192 on GPUs
+// with 70 GiB or more, 2048 below (vllm/engine/arg_utils.py); vLLM sizes the
+// activation reserve by a profile run of that many tokens. SGLang's
+// chunked_prefill_size follows the same split [E].
+constexpr double kServingChunkTokensLarge = 8192;
+constexpr double kServingChunkTokensSmall = 2048;
+constexpr double kLargeGpuGiB = 70;
+// vLLM EngineArgs max_num_seqs = 256: the profile's sampler holds that many
+// rows of fp32 logits plus their probabilities (8 bytes per vocabulary entry).
+constexpr double kServingMaxSeqs = 256;
+constexpr double kSamplerBytesPerLogit = 8;
+// TensorRT-LLM max_num_tokens default (trtllm-build): 8192.
+constexpr double kTrtllmMaxTokens = 8192;
+// llama.cpp n_ubatch default 512; its compute buffers hold f32 tensors.
+constexpr double kLlamaCppUbatch = 512;
+constexpr double kF32 = 4;
+constexpr double kBf16 = 2;
+// Hugging Face causal-LM heads before transformers 4.45 computed logits for
+// every prompt position and upcast them to fp32 (LlamaForCausalLM
+// `logits.float()`): 2 + 4 bytes per position per vocabulary entry. Newer
+// generate() keeps only the last position; Caliper counts the older,
+// larger buffer.
+constexpr double kFullPromptLogitBytes = 6;
+// Eager attention keeps bf16 scores and their fp32 softmax for one layer.
+constexpr double kEagerScoreBytes = 6;
+// bitsandbytes 4-bit dequantizes each weight to fp16 and, with the default
+// bnb_4bit_compute_dtype=float32 of transformers, casts it to fp32: 6 bytes
+// per element of the largest matrix. LLM.int8 keeps a 16-bit working copy.
+constexpr double kBnb4bitInferenceWorkspaceBytes = 6;
+constexpr double kInt8WorkspaceBytes = 2;
+
+// Bytes one token's transient tensors take inside a layer (bf16), per
+// tensor-parallel rank: the residual stream and norm output, then the larger
+// of attention (q, k, v, output) and MLP (gate, up, activation; MoE: the
+// routed copies of top-k experts).
+double perTokenLayerBytes(const ModelShape& s, int tp, double elementBytes) {
+    const double residual = 3 * s.hidden;
+    const double attention = (2 * s.qDim + 2 * s.kvDim) / tp;
+    const double matrices = s.gated ? 3 : 2;
+    double mlp = s.ffn > 0 ? matrices * s.ffn / tp : 0;
+    if (s.experts > 0) {
+        const double routed = double(s.topK + s.sharedExperts);
+        mlp = std::max(mlp, routed * (matrices * s.expertFfn / tp + s.hidden) + s.experts * 2.0);
+    }
+    return (residual + std::max(attention, mlp)) * elementBytes;
+}
+
+double servingChunkTokens(const Scenario& s) {
+    return s.gpu.memoryGib >= kLargeGpuGiB ? kServingChunkTokensLarge : kServingChunkTokensSmall;
+}
+
+double llamaCppComputeBytes(const Inputs& in, const Stage& stage, const Explain& ex) {
+    const Scenario& s = *in.scenario;
+    const ModelShape& sh = in.shape;
+    const double context = double(s.batch) * double(s.promptTokens + s.outputTokens);
+    const double nCtx = std::ceil(context / 256) * 256;
+    const double ubatch = std::min(kLlamaCppUbatch, nCtx);
+    // Per layer: f32 MLP intermediates (or top-k expert copies) and, without
+    // FlashAttention, the f32 K*Q score matrix over the whole cache.
+    const double mlpWidth = sh.experts > 0 ? (sh.topK + sh.sharedExperts) * 3.0 * sh.expertFfn : 3.0 * sh.ffn;
+    double layer = ubatch * kF32 * (mlpWidth + 2 * sh.hidden);
+    if (!s.flashAttention) layer += ubatch * kF32 * sh.heads * nCtx;
+    // Output: f32 logits for every token of the micro-batch (worst-case graph).
+    const double output = stage.last ? ubatch * kF32 * (sh.vocab + sh.hidden) : 0;
+    const double bytes = std::max(layer, output);
+    if (ex.on()) {
+        ex.add("compute_buffer_gib",
+               [&] { return fmt("llama.cpp compute buffer for n_ubatch %.0f tokens (f32): max(layer %.3f GiB%s, output logits "
+                   "%.0f x %.0f vocabulary %.3f GiB)",
+                   ubatch, bytesToGiB(layer), s.flashAttention ? "" : " incl. the K*Q scores over n_ctx",
+                   ubatch, sh.vocab, bytesToGiB(output)); },
+               bytesToGiB(bytes));
+    }
+    return bytes;
+}
+
+double quantizedWorkspaceBytes(const Inputs& in) {
+    const Scenario& s = *in.scenario;
+    if (s.engine != Engine::Transformers) return 0;  // fused kernels (Marlin, GEMV) dequantize on the fly
+    if (s.weights == WeightFormat::Nf4 || s.weights == WeightFormat::Nf4Dq) {
+        return in.shape.largestLinear * kBnb4bitInferenceWorkspaceBytes;
+    }
+    if (s.weights == WeightFormat::Int8) return in.shape.largestLinear * kInt8WorkspaceBytes;
+    return 0;
+}
+
+}  // namespace
+
+double inferenceActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
+    const Scenario& s = *in.scenario;
+    const ModelShape& sh = in.shape;
+    if (s.engine == Engine::LlamaCpp) {
+        const double bytes = llamaCppComputeBytes(in, stage, ex);
+        ex.add("activations_gib", "the llama.cpp compute buffer above", bytesToGiB(bytes));
+        return bytes;
+    }
+    const double perToken = perTokenLayerBytes(sh, layout.tp, kBf16);
+    const double prompt = double(std::max<std::int64_t>(s.promptTokens, 1));
+    double tokens = 0, logits = 0, scores = 0;
+    const char* why = "";
+    if (s.engine == Engine::Transformers) {
+        tokens = double(s.batch) * prompt;
+        why = "the whole prompt of every sequence in one forward pass";
+        if (stage.last) logits = tokens * sh.vocab * kFullPromptLogitBytes;
+        if (!s.flashAttention) scores = double(s.batch) * sh.heads / layout.tp * prompt * prompt * kEagerScoreBytes;
+    } else {
+        const bool trt = s.engine == Engine::TensorrtLlm;
+        tokens = trt ? kTrtllmMaxTokens : servingChunkTokens(s);
+        why = trt ? "TensorRT-LLM max_num_tokens" : "the profile run of a chunked-prefill batch";
+        if (stage.last) logits = kServingMaxSeqs * sh.vocab * kSamplerBytesPerLogit;
+    }
+    const double workspace = quantizedWorkspaceBytes(in);
+    const double bytes = tokens * perToken + logits + scores + workspace;
+    if (ex.on()) {
+        ex.add("activations_gib",
+               [&] { return fmt("%.0f tokens (%s) x %.0f bytes of per-layer transients + logits %.3f GiB%s%s", tokens, why,
+                   perToken, bytesToGiB(logits),
+                   scores > 0 ? fmt(" + eager attention scores %.3f GiB", bytesToGiB(scores)).c_str() : "",
+                   workspace > 0 ? fmt(" + dequantization workspace %.3f GiB (largest matrix)", bytesToGiB(workspace)).c_str()
+                                 : ""); },
+               bytesToGiB(bytes));
+    }
+    return bytes;
+}
+
+}  // namespace caliper::sizing

@@ -1,0 +1,167 @@
+// KV cache (methodology §2): K and V per layer for MHA/GQA/MQA, the
+// compressed latent for MLA, window-capped sliding layers, cross-attention
+// caches, and how each engine lays the cache out (paged blocks, llama.cpp's
+// contiguous n_ctx cells).
+#include <algorithm>
+#include <cmath>
+
+#include "caliper/model/formats.hpp"
+#include "caliper/units.hpp"
+#include "memory/sizing.hpp"
+
+namespace caliper::sizing {
+
+namespace {
+
+// vLLM CacheConfig.DEFAULT_BLOCK_SIZE: 16 tokens per block; a sequence
+// occupies whole blocks.
+constexpr double kVllmBlockTokens = 16;
+// TensorRT-LLM tokens_per_block default [E: 64 in current releases].
+constexpr double kTrtllmBlockTokens = 64;
+// llama.cpp pads n_ctx to a multiple of 256 cells (llama-context.cpp).
+constexpr double kLlamaCppCtxPad = 256;
+// llama.cpp n_ubatch default: also the extra cells a SWA cache keeps.
+constexpr double kLlamaCppUbatch = 512;
+
+double roundUp(double value, double step) { return std::ceil(value / step) * step; }
+
+// Elements one layer caches per token, and whether tensor parallelism
+// shards them (MLA's latent is shared by all heads, so every rank keeps it).
+struct LayerCache {
+    double elements = 0;
+    bool shardable = true;
+};
+
+LayerCache layerCache(const Scenario& s, const ModelShape& shape) {
+    const ModelSpec& m = s.model;
+    if (m.attention == AttentionKind::Mla) {
+        if (s.engine == Engine::Transformers) {
+            // The Hugging Face DeepSeek code caches decompressed K and V per head.
+            return {double(shape.heads) * (m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim + m.mla.vHeadDim), true};
+        }
+        // kv_lora_rank latent + one shared RoPE key (DeepSeek-V2 §2.1).
+        return {double(m.mla.kvLoraRank + m.mla.qkRopeHeadDim), false};
+    }
+    return {2.0 * shape.kvHeads * shape.headDim, true};
+}
+
+// Share of the layer's cache one tensor-parallel rank holds: KV heads are
+// split, and replicated once tp exceeds them (vLLM).
+double headShare(const LayerCache& cache, const ModelShape& shape, int tp) {
+    if (!cache.shardable || tp <= 1) return 1.0;
+    const double perRank = std::ceil(double(shape.kvHeads) / tp);
+    return perRank / shape.kvHeads;
+}
+
+struct CacheTokens {
+    double full = 0;     // cached tokens of a full-attention layer, all sequences
+    double sliding = 0;  // of a sliding-window layer
+};
+
+CacheTokens cacheTokens(const Scenario& s) {
+    const double context = double(s.promptTokens + s.outputTokens);
+    const double batch = double(s.batch);
+    const double window = s.model.slidingWindow > 0 ? s.model.slidingWindow : context;
+    CacheTokens t;
+    switch (s.engine) {
+        case Engine::LlamaCpp: {
+            // One contiguous cache of n_ctx cells shared by the parallel
+            // sequences, allocated up front; SWA layers keep window x n_seq +
+            // n_ubatch cells.
+            t.full = roundUp(batch * context, kLlamaCppCtxPad);
+            t.sliding = std::min(t.full, roundUp(std::min(context, window) * batch + kLlamaCppUbatch, kLlamaCppCtxPad));
+            return t;
+        }
+        case Engine::Vllm:
+            t.full = batch * roundUp(context, kVllmBlockTokens);
+            t.sliding = batch * roundUp(std::min(context, window), kVllmBlockTokens);
+            return t;
+        case Engine::TensorrtLlm:
+            t.full = batch * roundUp(context, kTrtllmBlockTokens);
+            t.sliding = batch * roundUp(std::min(context, window), kTrtllmBlockTokens);
+            return t;
+        default:  // SGLang (page size 1), transformers (exact length)
+            t.full = batch * context;
+            t.sliding = batch * std::min(context, window);
+            return t;
+    }
+}
+
+struct CacheLayers {
+    double full = 0, sliding = 0, cross = 0;  // on the whole model
+};
+
+CacheLayers cacheLayers(const ModelSpec& m, const ModelShape& shape) {
+    CacheLayers c;
+    // Decoder-only vision models (Llama 3.2 Vision) interleave cross-attention
+    // layers that cache image tokens, not text; Whisper's decoder layers
+    // carry both.
+    const int crossInside = m.encoderLayers == 0 ? m.crossAttentionLayers : 0;
+    const double self = std::max(0, shape.layers - crossInside);
+    c.sliding = m.slidingWindow > 0 ? std::min<double>(std::max(0, m.slidingLayers), self) : 0;
+    c.full = self - c.sliding;
+    c.cross = m.crossAttentionTokens > 0 ? m.crossAttentionLayers : 0;
+    return c;
+}
+
+void explainKv(const Inputs& in, const Layout& layout, double stageShare, double crossBytes, double bytes,
+               const Explain& ex) {
+    const Scenario& s = *in.scenario;
+    const LayerCache cache = layerCache(s, in.shape);
+    const CacheLayers layers = cacheLayers(s.model, in.shape);
+    const CacheTokens tokens = cacheTokens(s);
+    const double elementBytes = kvBytesPerElement(s.kvCache);
+    const std::string perLayer = s.model.attention == AttentionKind::Mla
+                                     ? (cache.shardable ? "MLA decompressed K and V per head" : "MLA latent + RoPE key")
+                                     : fmt("2 x %d KV heads x %.0f head dim", in.shape.kvHeads, in.shape.headDim);
+    ex.add("kv_bytes_per_token",
+           [&] { return fmt("%.0f elements per layer (%s) x %.4g bytes (%s) x %.0f layers%s", cache.elements, perLayer.c_str(),
+               elementBytes, toString(s.kvCache), layers.full + layers.sliding,
+               layers.sliding > 0
+                   ? fmt(" (%.0f of them capped at the %d-token window)", layers.sliding, s.model.slidingWindow).c_str()
+                   : ""); },
+           cache.elements * elementBytes * (layers.full + layers.sliding));
+    const char* layout0 = s.engine == Engine::LlamaCpp ? ", one n_ctx cache padded to 256 cells"
+                          : s.engine == Engine::Vllm   ? ", whole 16-token blocks"
+                                                       : "";
+    ex.add("kv_cache_gib",
+           [&] { return fmt("%.0f cached tokens per full layer (%lld sequences x %lld prompt + %lld output tokens%s) x bytes per "
+               "token%s%s%s",
+               tokens.full, static_cast<long long>(s.batch), static_cast<long long>(s.promptTokens),
+               static_cast<long long>(s.outputTokens), layout0,
+               layout.tp > 1 ? fmt(" x %.3g per tensor-parallel rank", headShare(cache, in.shape, layout.tp)).c_str() : "",
+               stageShare < 1 ? fmt(" x %.3g of the layers on this GPU", stageShare).c_str() : "",
+               crossBytes > 0 ? fmt(" + cross-attention %.3f GiB", bytesToGiB(crossBytes)).c_str() : ""); },
+           bytesToGiB(bytes));
+}
+
+}  // namespace
+
+double kvBytesPerTokenPerGpu(const Inputs& in, const Layout& layout, const Stage& stage) {
+    const Scenario& s = *in.scenario;
+    const LayerCache cache = layerCache(s, in.shape);
+    const CacheLayers layers = cacheLayers(s.model, in.shape);
+    const double stageShare = stage.layers / in.shape.stackLayers;
+    return (layers.full + layers.sliding) * stageShare * cache.elements * kvBytesPerElement(s.kvCache) *
+           headShare(cache, in.shape, layout.tp);
+}
+
+double kvBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
+    if (in.training) return 0;
+    const Scenario& s = *in.scenario;
+    const LayerCache cache = layerCache(s, in.shape);
+    const CacheLayers layers = cacheLayers(s.model, in.shape);
+    const CacheTokens tokens = cacheTokens(s);
+    const double stageShare = stage.layers / in.shape.stackLayers;
+    const double elementBytes = kvBytesPerElement(s.kvCache);
+    const double perLayerToken = cache.elements * elementBytes * headShare(cache, in.shape, layout.tp);
+    const double selfBytes = stageShare * perLayerToken * (layers.full * tokens.full + layers.sliding * tokens.sliding);
+    // Cross-attention caches hold the encoder (or image) tokens of each sequence.
+    const double crossBytes = stageShare * layers.cross * s.model.crossAttentionTokens * double(s.batch) *
+                              2.0 * in.shape.kvDim * elementBytes * headShare({0, true}, in.shape, layout.tp);
+    const double bytes = selfBytes + crossBytes;
+    if (ex.on()) explainKv(in, layout, stageShare, crossBytes, bytes, ex);
+    return bytes;
+}
+
+}  // namespace caliper::sizing

@@ -1,0 +1,95 @@
+// Preparation of a scenario for the memory model and the stages of a plan.
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+
+#include "memory/sizing.hpp"
+
+namespace caliper::sizing {
+
+std::string fmt(const char* format, ...) {
+    char buffer[512];
+    va_list args;
+    va_start(args, format);
+    const int n = std::vsnprintf(buffer, sizeof buffer, format, args);
+    va_end(args);
+    if (n < 0) return {};
+    if (static_cast<size_t>(n) < sizeof buffer) return std::string(buffer, static_cast<size_t>(n));
+    std::string text(static_cast<size_t>(n) + 1, '\0');
+    va_start(args, format);
+    std::vsnprintf(text.data(), text.size(), format, args);
+    va_end(args);
+    text.resize(static_cast<size_t>(n));
+    return text;
+}
+
+Inputs prepare(const Scenario& s) {
+    Inputs in;
+    in.scenario = &s;
+    in.counts = countParams(s.model);
+    in.shape = modelShape(s.model, in.counts);
+    in.weights = weightParts(s, in.shape, in.counts);
+    in.training = s.task != Task::Inference;
+    in.lora = s.task == Task::Finetune && (s.method == Method::Lora || s.method == Method::Qlora);
+    in.qlora = in.lora && s.method == Method::Qlora;
+    if (in.lora) {
+        // LoRA adds B (d_out x r) and A (r x d_in) to each adapted matrix:
+        // r (d_in + d_out) parameters (LoRA §4).
+        const double dims = s.lora.allLinear ? in.shape.loraDimsAllLinear : in.shape.loraDimsAttention;
+        in.adapterParams = double(std::max(1, s.lora.rank)) * dims;
+    }
+    in.trainableParams = in.lora ? in.adapterParams : in.counts.total;
+    return in;
+}
+
+Layout layoutOf(const Plan& plan) {
+    Layout l;
+    l.strategy = plan.strategy;
+    l.count = std::max(1, plan.gpuCount);
+    l.tp = std::max(1, plan.tp);
+    l.pp = std::max(1, plan.pp);
+    l.dp = std::max(1, plan.dp);
+    l.nodes = std::max(1, plan.nodes);
+    l.layerSplit = plan.strategy == Strategy::LayerSplit;
+    l.shardedStates = plan.strategy == Strategy::Zero3 || plan.strategy == Strategy::Fsdp;
+    return l;
+}
+
+// Stages get ceil(L/p) layers first and floor(L/p) at the end (llama.cpp's
+// even split of equal GPUs; Megatron's uniform split).
+Stage firstStage(const Inputs& in, const Layout& layout) {
+    Stage st;
+    const int layers = in.shape.stackLayers;
+    const int perStage = (layers + layout.pp - 1) / layout.pp;
+    st.layers = layout.pp > 1 ? std::min(layers, perStage) : layers;
+    st.first = true;
+    st.last = layout.pp == 1;
+    // 1F1B: the first stage holds pp micro-batches in flight; a naive split
+    // (llama.cpp, device_map) runs one at a time.
+    st.inFlight = layout.layerSplit ? 1 : layout.pp;
+    return st;
+}
+
+Stage lastStage(const Inputs& in, const Layout& layout) {
+    if (layout.pp == 1) return firstStage(in, layout);
+    Stage st;
+    st.layers = in.shape.stackLayers / layout.pp;
+    st.first = false;
+    st.last = true;
+    st.inFlight = 1;
+    return st;
+}
+
+double stageParams(const Inputs& in, const Stage& stage) {
+    const double table = in.shape.vocab * in.shape.hidden;
+    const bool tied = in.scenario->model.tiedEmbeddings;
+    double params = stage.layers * in.shape.layerParams;
+    if (stage.first) {
+        params += in.counts.embedding - (tied ? 0 : table);  // input table and learned positions
+        params += double(std::max<std::int64_t>(0, in.scenario->model.extraParams));
+    }
+    if (stage.last && (!tied || !stage.first)) params += table;  // lm_head, or the tied copy of a split
+    return params;
+}
+
+}  // namespace caliper::sizing

@@ -1,0 +1,98 @@
+// Runtime overhead per GPU (methodology §3).
+#include "memory/overhead.hpp"
+
+#include <algorithm>
+
+#include "caliper/memory/memory.hpp"
+#include "caliper/units.hpp"
+
+namespace caliper::sizing {
+
+namespace {
+
+// vLLM and SGLang capture CUDA graphs for decode batch sizes up to 512 / 160;
+// vLLM logs report roughly 0.3-1 GiB for 7B-70B models [E]. Depends on the
+// layer count and the captured sizes.
+constexpr double kCudaGraphsGiB = 0.5;
+// NCCL communicators: NCCL_BUFFSIZE 4 MiB per channel and direction, up to 32
+// channels (NCCL environment docs) [E]. Only when GPUs exchange data.
+constexpr double kNcclBuffersGiB = 0.25;
+// PyTorch's caching allocator keeps freed blocks reserved; fragmentation
+// leaves memory_reserved above memory_allocated. Methodology §3: reserve
+// 5-10% for training [E]; the upper end, because fine-tuning data of varying
+// length fragments the cache (ms-swift's fixed-length runs sit about 8% above
+// the allocated estimate). Depends on the allocator settings
+// (expandable_segments) and how much sequence lengths vary.
+constexpr double kTrainingAllocatorReserve = 0.10;
+// Fine-tuning batches are padded to the longest sample of each step, so the
+// tensor shapes change from step to step. The caching allocator serves a
+// request from a cached block only when one is large enough; a longer step
+// allocates new segments and the blocks of the shorter steps stay reserved
+// (PyTorch "CUDA semantics: memory management", expandable_segments exists
+// for "allocation sizes that change frequently, such as a changing batch
+// size"; NVIDIA NeMo #9061 measured re-allocation on every dynamic-shape
+// batch). The largest transient blocks of a step are the logits and loss
+// tensors over the vocabulary (lossWorkingSetBytes), so the reserve holds
+// about one more copy of that working set: ms-swift's Qwen-1 LoRA runs (max
+// memory reserved, cls-fudan-news-zh of 3234 +- 2548 tokens) sit 19-25 bytes
+// per token and vocabulary entry above the allocated estimate at 512-2048
+// tokens, for 1.8B, 7B and 14B alike. Depends on the length spread of the
+// data (packed pre-training sequences do not vary) and on expandable_segments
+// (off by default); the allocator frees its cache before an allocation fails,
+// so this reserve never exceeds the memory left free.
+constexpr double kVaryingLengthLossCopies = 1.0;
+
+bool usesNccl(const Inputs& in, const Layout& layout) {
+    return layout.count > 1 && in.scenario->engine != Engine::LlamaCpp;
+}
+
+}  // namespace
+
+Overhead runtimeOverhead(const Inputs& in, const Layout& layout, const Stage& stage, double allocatedBytes,
+                         double bufferBytes) {
+    const Engine engine = in.scenario->engine;
+    Overhead o;
+    o.cudaContext = gibToBytes(kCudaContextGiB);
+    if (!in.training && (engine == Engine::Vllm || engine == Engine::Sglang)) o.cudaGraphs = gibToBytes(kCudaGraphsGiB);
+    if (usesNccl(in, layout)) o.nccl = gibToBytes(kNcclBuffersGiB);
+    o.buffers = bufferBytes;
+    if (in.training) o.allocator = kTrainingAllocatorReserve * (allocatedBytes + bufferBytes);
+    if (in.training && in.scenario->task == Task::Finetune && stage.last) {
+        const double free = gibToBytes(usableMemoryGiB(*in.scenario)) - allocatedBytes - o.total();
+        o.varyingLengths = std::clamp(kVaryingLengthLossCopies * lossWorkingSetBytes(in, layout), 0.0, std::max(0.0, free));
+    }
+    return o;
+}
+
+void explainOverhead(const Overhead& o, double poolSlackBytes, const Explain& ex) {
+    if (!ex.on()) return;
+    ex.add("cuda_context_gib", "CUDA context per process and GPU (pytorch#86509: 0.29-0.67 GB)",
+           bytesToGiB(o.cudaContext));
+    if (o.cudaGraphs > 0) ex.add("cuda_graphs_gib", "captured CUDA graphs for decode batches", bytesToGiB(o.cudaGraphs));
+    if (o.nccl > 0) ex.add("nccl_buffers_gib", "NCCL communicator buffers (multi-GPU)", bytesToGiB(o.nccl));
+    if (o.buffers > 0) {
+        ex.add("comm_buffers_gib",
+               "gradient buckets (DDP's copy, or DeepSpeed's reduce/allgather buckets: 5e8 elements by default, "
+               "hidden^2 with Hugging Face 'auto') and ZeRO-3's gathered parameters (max_live 1e9 + max_reuse_distance 1e9)",
+               bytesToGiB(o.buffers));
+    }
+    if (o.allocator > 0) {
+        ex.add("allocator_reserve_gib", "10% of allocated training memory kept reserved by PyTorch's caching allocator",
+               bytesToGiB(o.allocator));
+    }
+    if (o.varyingLengths > 0) {
+        ex.add("varying_length_reserve_gib",
+               "blocks of earlier fine-tuning steps of other lengths kept by the caching allocator: one more copy of the "
+               "logits/loss working set, at most the memory left free",
+               bytesToGiB(o.varyingLengths));
+    }
+    ex.add("overhead_gib",
+           [&] { return fmt("context + graphs + NCCL + buckets + allocator reserve%s. torch.cuda.max_memory_reserved() = total "
+               "- context - NCCL; max_memory_allocated() = that - allocator reserve",
+               poolSlackBytes > 0 ? fmt(" + the unused part of the pre-allocated KV pool (%.3f GiB)",
+                                        bytesToGiB(poolSlackBytes)).c_str()
+                                  : ""); },
+           bytesToGiB(o.total() + poolSlackBytes));
+}
+
+}  // namespace caliper::sizing

@@ -1,0 +1,166 @@
+#pragma once
+#include <type_traits>
+// Internal interface of the memory model. A scenario is prepared once
+// (parameter counts, tensor groups, weight bytes by placement); each plan is
+// then evaluated per pipeline stage with plain arithmetic, so the GPU-count
+// and limit searches stay cheap. Explanation strings are only built when a
+// sink is given.
+#include <string>
+#include <vector>
+
+#include "caliper/model.hpp"
+#include "caliper/result.hpp"
+#include "caliper/scenario.hpp"
+
+namespace caliper::sizing {
+
+// printf-style formatting for explanation formulas.
+std::string fmt(const char* format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+// Collects explanation terms; without a sink nothing is formatted: a
+// formula given as a callable runs only when someone reads it (the GPU-count
+// search and the matrix evaluate thousands of plans without explanations).
+class Explain {
+public:
+    explicit Explain(std::vector<ExplainTerm>* sink = nullptr) : sink_(sink) {}
+    bool on() const { return sink_ != nullptr; }
+    template <class Formula>
+    void add(const char* term, Formula&& formula, double value) const {
+        if (!sink_) return;
+        if constexpr (std::is_invocable_v<Formula>) {
+            sink_->push_back(ExplainTerm{term, formula(), value});
+        } else {
+            sink_->push_back(ExplainTerm{term, std::string(std::forward<Formula>(formula)), value});
+        }
+    }
+
+private:
+    std::vector<ExplainTerm>* sink_;
+};
+
+// Whole-model weights of the block linear layers, by the tensor groups that
+// llama.cpp quantizes differently.
+struct LinearGroups {
+    double q = 0, k = 0, v = 0, o = 0;  // attention projections (MLA: q_b, -, kv_b, o)
+    double gate = 0, up = 0, down = 0;  // MLP and expert matrices
+    double other = 0;                   // MLA down-projections, cross-attention, encoder
+    double expert = 0;                  // the routed-expert part of gate+up+down
+    double total() const { return q + k + v + o + gate + up + down + other; }
+};
+
+// Architecture figures the memory terms use.
+struct ModelShape {
+    double hidden = 0, vocab = 0, headDim = 0;
+    double qDim = 0, kvDim = 0;  // widths of the q and of each of the k, v projections
+    int layers = 1;              // decoder layers
+    int stackLayers = 1;         // layers a pipeline splits (decoder + encoder)
+    int heads = 1, kvHeads = 1;
+    double ffn = 0;        // dense MLP inner size
+    double expertFfn = 0;  // routed-expert inner size
+    int experts = 0, topK = 0, sharedExperts = 0;
+    bool gated = true;
+    LinearGroups groups;
+    double loraDimsAllLinear = 0;   // sum of (d_in + d_out) over every block linear layer
+    double loraDimsAttention = 0;   // the same over q, k, v, o only
+    double layerParams = 0;         // parameters of one decoder layer (an FSDP unit)
+    double largestModule = 0;       // largest single module (DeepSpeed's largest layer)
+    double largestLinear = 0;
+    double otherParams = 0;         // norms, biases, routers, towers (not embeddings, not linear)
+};
+
+ModelShape modelShape(const ModelSpec& model, const ParamCounts& counts);
+
+// Stored bytes of the weights, by where a split puts them.
+struct WeightParts {
+    double layerBytes = 0;  // one block, on average
+    double embedBytes = 0;  // input table (+ learned positions): the first stage
+    double headBytes = 0;   // lm_head, or llama.cpp's output copy: the last stage
+    double tiedHeadBytes = 0;  // copy of a tied table the last stage needs when split
+    double extraBytes = 0;     // towers and encoders outside the blocks: the first stage
+    double hostBytes = 0;      // kept in host RAM by the engine (llama.cpp token_embd)
+    double linearBits = 16;    // effective bits of the block linear layers (explain)
+    double total(int layers) const { return layers * layerBytes + embedBytes + headBytes + extraBytes; }
+};
+
+WeightParts weightParts(const Scenario& s, const ModelShape& shape, const ParamCounts& counts);
+
+// Everything a plan evaluation reads, prepared once per scenario.
+struct Inputs {
+    const Scenario* scenario = nullptr;
+    ParamCounts counts;
+    ModelShape shape;
+    WeightParts weights;
+    bool training = false;
+    bool qlora = false;
+    bool lora = false;       // lora or qlora
+    double trainableParams = 0;  // all parameters (full) or adapter parameters
+    double adapterParams = 0;
+};
+
+Inputs prepare(const Scenario& s);
+
+// One GPU's share of the model: a pipeline stage (or the whole model).
+struct Stage {
+    double layers = 0;  // decoder+encoder layers on this GPU
+    bool first = true;  // holds the input embedding
+    bool last = true;   // holds lm_head, the logits and the loss
+    int inFlight = 1;   // micro-batches whose activations it holds (1F1B: pp on the first stage)
+};
+
+// How a plan spreads work, resolved from Plan.
+struct Layout {
+    Strategy strategy = Strategy::Single;
+    int count = 1, tp = 1, pp = 1, dp = 1, nodes = 1;
+    bool layerSplit = false;  // llama.cpp split or naive model parallel (one micro-batch in flight)
+    bool shardedStates = false;  // ZeRO-3 / FSDP: parameters sharded over dp
+};
+
+Layout layoutOf(const Plan& plan);
+// The first and the last stage of a layout (equal when pp = 1).
+Stage firstStage(const Inputs& in, const Layout& layout);
+Stage lastStage(const Inputs& in, const Layout& layout);
+
+// Per-GPU terms, in bytes.
+double stageWeightBytes(const Inputs& in, const Stage& stage);  // whole stage, before tensor parallel
+double stageParams(const Inputs& in, const Stage& stage);       // parameters of a stage
+double weightBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
+double kvBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
+double inferenceActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
+double trainingActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
+// Peak bytes of the logits and the cross-entropy loss over the vocabulary for
+// one micro-batch on the GPU that holds lm_head (memory/train_activations.cpp).
+double lossWorkingSetBytes(const Inputs& in, const Layout& layout);
+
+struct TrainingStates {  // per GPU, bytes
+    double weights = 0, gradients = 0, optimizer = 0, adapter = 0;
+    double buffers = 0;   // gathered parameters, communication buckets
+    double hostBytes = 0; // offloaded to CPU RAM (whole job)
+};
+TrainingStates trainingStates(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
+
+// KV bytes per token over all layers, for one GPU of the layout (limits, explain).
+double kvBytesPerTokenPerGpu(const Inputs& in, const Layout& layout, const Stage& stage);
+
+// Evaluates a plan: the fullest GPU's breakdown. `warnings` may be null.
+MemoryBreakdown evaluate(const Inputs& in, const Plan& plan, const Explain& ex, std::vector<Warning>* warnings);
+
+// Whether a breakdown fits the scenario's GPU.
+bool fits(const Scenario& s, const MemoryBreakdown& memory);
+
+// The plan for a GPU count (plan.cpp), and whether the resolved strategy can
+// use that count at all (a tensor degree must divide the heads, stages cannot
+// outnumber layers, a single-GPU strategy takes one GPU).
+Plan planFor(const Inputs& in, int gpuCount);
+// The same with a given strategy (the planner weighs several).
+Plan planWith(const Inputs& in, int gpuCount, Strategy strategy);
+bool countUsable(const Inputs& in, const Plan& plan);
+// The largest tensor-parallel degree the scenario's strategy may use.
+int maxTensorDegree(const Inputs& in);
+// Evaluates without explanation: does the plan fit?
+bool planFits(const Inputs& in, const Plan& plan);
+
+}  // namespace caliper::sizing

@@ -1,0 +1,115 @@
+// Training activations per GPU (methodology §4.2): Korthikanti et al.'s
+// per-layer accounting with the gated-MLP/GQA correction, FlashAttention,
+// full recomputation, tensor/sequence parallelism, pipeline micro-batches in
+// flight, the logits of the loss, and the QLoRA dequantization buffer.
+#include <algorithm>
+
+#include "caliper/units.hpp"
+#include "memory/sizing.hpp"
+
+namespace caliper::sizing {
+
+namespace {
+
+// Korthikanti et al. (2205.05198) count bytes with 16-bit activations; the
+// coefficients below scale by elementBytes / 2 (fp32 training doubles them).
+// Attention block, norms and MLP input for a gated/GQA model: sbh(12 + 4g)
+// with g = n_kv / a (methodology §4.2, [D]).
+constexpr double kAttentionCoeff = 12;
+constexpr double kKvCoeff = 4;
+// Gated MLP stores gate, up, activation and product: 8 s b f bytes; a plain
+// two-matrix MLP stores fc1 output and GeLU output: 4 s b f.
+constexpr double kGatedMlpCoeff = 8;
+constexpr double kPlainMlpCoeff = 4;
+// Without FlashAttention: softmax (2), dropout mask (1) and output (2) per
+// score, 5 a s^2 b (Korthikanti Table 2). The ms-swift Qwen-7B runs (flash
+// on vs off) differ by 5.1 bytes per score.
+constexpr double kEagerScoreCoeff = 5;
+// Full recomputation keeps only each layer's input: 2 s b h.
+constexpr double kCheckpointCoeff = 2;
+// Loss over the vocabulary in 16-bit training: Hugging Face causal-LM heads
+// upcast the whole logits tensor (`logits = logits.float()`, transformers
+// 4.3x LlamaForCausalLM/Qwen2ForCausalLM), copy the shifted labels' logits
+// (`.contiguous()`), keep the fp32 log-softmax for backward and build an fp32
+// gradient: 4 tensors x 4 bytes = 16 s b V at the peak. Methodology §4.2's
+// 10 s b V (bf16 + fp32 upcast + fp32 grad) omits the shifted copy and the
+// saved log-softmax, and under-predicted the ms-swift rows of the validation
+// set by 10-12% as a group. fp32 training: logits, log-softmax and gradient
+// in fp32, 12 s b V.
+constexpr double kLogitsCoeff16 = 16;
+constexpr double kLogitsCoeff32 = 12;
+// QLoRA dequantizes one weight matrix at a time to bf16 for its matmul.
+constexpr double kDequantBytes = 2;
+
+double elementBytes(const Scenario& s) { return s.weights == WeightFormat::Fp32 ? 4 : 2; }
+
+// Average MLP inner width a token's activations cover per layer.
+double mlpWidth(const ModelShape& sh, const ModelSpec& m) {
+    if (sh.experts <= 0) return sh.ffn;
+    const int moe = std::max(0, (m.layers - std::max(0, m.moe.denseLayers)) / std::max(1, m.moe.layerInterval));
+    const double dense = sh.layers - moe;
+    const double routed = double(sh.topK + sh.sharedExperts) * sh.expertFfn;
+    return (dense * sh.ffn + moe * routed) / sh.layers;
+}
+
+struct PerLayer {
+    double full = 0;    // every saved activation of one layer
+    double stored = 0;  // what stays saved per layer (the checkpoint with recomputation)
+};
+
+PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
+    const Scenario& s = *in.scenario;
+    const ModelShape& sh = in.shape;
+    const double sb = double(s.seqLen) * double(s.batch);
+    const double g = s.model.attention == AttentionKind::Mla ? 1.0 : double(sh.kvHeads) / sh.heads;
+    const double scale = elementBytes(s) / 2 / layout.tp;  // sequence parallel shards all of it
+    double full = sb * sh.hidden * (kAttentionCoeff + kKvCoeff * g);
+    full += sb * mlpWidth(sh, s.model) * (sh.gated ? kGatedMlpCoeff : kPlainMlpCoeff);
+    if (!s.flashAttention) full += kEagerScoreCoeff * sh.heads * double(s.seqLen) * sb;
+    PerLayer p;
+    p.full = full * scale;
+    p.stored = s.gradientCheckpointing ? kCheckpointCoeff * sb * sh.hidden * scale : p.full;
+    return p;
+}
+
+}  // namespace
+
+double lossWorkingSetBytes(const Inputs& in, const Layout& layout) {
+    const Scenario& s = *in.scenario;
+    const double coeff = elementBytes(s) == 4 ? kLogitsCoeff32 : kLogitsCoeff16;
+    return coeff * double(s.seqLen) * double(s.batch) * in.shape.vocab / layout.tp;
+}
+
+double trainingActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
+    const Scenario& s = *in.scenario;
+    const PerLayer layer = perLayerBytes(in, layout);
+    const double held = stage.layers * stage.inFlight * layer.stored;
+    const double recompute = s.gradientCheckpointing ? layer.full : 0;
+    const double logitsCoeff = elementBytes(s) == 4 ? kLogitsCoeff32 : kLogitsCoeff16;
+    const double logits = stage.last ? lossWorkingSetBytes(in, layout) : 0;
+    const bool dequant = in.lora && s.weights != WeightFormat::Bf16 && s.weights != WeightFormat::Fp16 &&
+                         s.weights != WeightFormat::Fp32;
+    const double workspace = dequant ? in.shape.largestLinear * kDequantBytes : 0;
+    const double bytes = held + recompute + logits + workspace;
+    if (ex.on()) {
+        const double g = s.model.attention == AttentionKind::Mla ? 1.0 : double(in.shape.kvHeads) / in.shape.heads;
+        ex.add("activations_gib",
+               [&] { return fmt("per layer s*b*h*(%.0f + %.0f*%.3g) + %.0f*s*b*f%s with s=%lld, b=%lld, h=%.0f, f=%.0f%s = %.3f GiB; "
+                   "%s x %.1f layers x %d micro-batch(es) in flight = %.3f GiB%s + logits %.0f*s*b*V (V=%.0f) %.3f GiB%s",
+                   kAttentionCoeff, kKvCoeff, g, in.shape.gated ? kGatedMlpCoeff : kPlainMlpCoeff,
+                   s.flashAttention ? " (FlashAttention)" : " + 5*a*s^2*b (eager attention)",
+                   static_cast<long long>(s.seqLen), static_cast<long long>(s.batch), in.shape.hidden,
+                   mlpWidth(in.shape, s.model), layout.tp > 1 ? fmt(", / tensor parallel %d", layout.tp).c_str() : "",
+                   bytesToGiB(layer.full),
+                   s.gradientCheckpointing ? "checkpointed layer inputs 2*s*b*h" : "all layers stored",
+                   stage.layers, stage.inFlight, bytesToGiB(held),
+                   s.gradientCheckpointing ? fmt(" + one layer recomputed %.3f GiB", bytesToGiB(recompute)).c_str() : "",
+                   logitsCoeff, in.shape.vocab, bytesToGiB(logits),
+                   workspace > 0 ? fmt(" + dequantization buffer %.3f GiB (largest matrix in bf16)", bytesToGiB(workspace)).c_str()
+                                 : ""); },
+               bytesToGiB(bytes));
+    }
+    return bytes;
+}
+
+}  // namespace caliper::sizing

@@ -1,0 +1,165 @@
+// Training states per GPU (methodology §4.1, §4.3): weights, gradients and
+// optimizer states for full training, adapters for LoRA/QLoRA, and how DDP,
+// ZeRO (DeepSpeed's own accounting), FSDP, Megatron's distributed optimizer
+// and CPU offload divide them.
+#include <algorithm>
+
+#include "caliper/units.hpp"
+#include "memory/sizing.hpp"
+#include "memory/training_bytes.hpp"
+
+namespace caliper::sizing {
+
+namespace {
+
+struct Shares {
+    double params = 0;   // trainable parameters on this GPU (before ZeRO/FSDP sharding)
+    double baseBytes = 0;  // frozen base weights on this GPU (LoRA), stored bytes
+    double layerBytes = 0;  // one gathered layer (what ZeRO-3/FSDP fetch per step)
+};
+
+Shares sharesOf(const Inputs& in, const Layout& layout, const Stage& stage) {
+    Shares sh;
+    const double stageShare = stage.layers / in.shape.stackLayers;
+    if (in.lora) {
+        sh.params = in.adapterParams * stageShare / layout.tp;
+        sh.baseBytes = stageWeightBytes(in, stage) / layout.tp;
+        sh.layerBytes = in.weights.layerBytes / layout.tp;
+    } else {
+        sh.params = stageParams(in, stage) / layout.tp;
+        sh.layerBytes = in.shape.layerParams * weightBytesPerParam(*in.scenario) / layout.tp;
+    }
+    return sh;
+}
+
+// ZeRO stages 1-2 and 3 with DeepSpeed's accounting (stage_1_and_2.py and
+// stage3.py estimate_*_model_states_mem_needs): 16-bit weights and gradients,
+// an fp32 gradient partition, fp32 master weights and the optimizer moments
+// partitioned over the data-parallel GPUs; ZeRO-3 also partitions the 16-bit
+// weights and keeps the largest layer's weights and gradients live (4 x LL).
+TrainingStates zeroStates(const Inputs& in, const Layout& layout, const Shares& sh) {
+    const Scenario& s = *in.scenario;
+    const double n = layout.dp;
+    const double wb = weightBytesPerParam(s);
+    const double fp32Grad = wb < 4 ? kFp32Bytes : 0;
+    const double opt = masterCopyBytes(in) + optimizerStateBytes(in, false);
+    const double largest = in.shape.largestModule / layout.tp;
+    const bool stage3 = layout.strategy == Strategy::Zero3;
+    TrainingStates t;
+    if (stage3) {
+        // 18 bytes/param over N in all (2 weights + 4 gradients + 12 optimizer).
+        t.weights = wb * sh.params / n + wb * largest;
+        t.gradients = (wb < 4 ? fp32Grad : wb) * sh.params / n + wb * largest;
+    } else {
+        t.weights = wb * sh.params;
+        t.gradients = wb * sh.params + fp32Grad * sh.params / n;
+    }
+    t.optimizer = opt * sh.params / n;
+    if (s.parallel.offload == Offload::None) return t;
+    // ZeRO-Offload: gradients and the optimizer step move to the CPU;
+    // DeepSpeed sizes host memory with additional_buffer_factor 1.5.
+    const double totalParams = sh.params * layout.tp * layout.pp;
+    t.optimizer = 0;
+    t.gradients = stage3 ? wb * largest : 0;
+    if (!stage3) {
+        t.hostBytes = totalParams * std::max(kFp32Bytes * layout.count, 4 * kFp32Bytes) * kDeepSpeedCpuBufferFactor;
+    } else if (s.parallel.offload == Offload::Optimizer) {
+        t.hostBytes = totalParams * (kFp32Bytes + opt) * kDeepSpeedCpuBufferFactor;  // 16 P x 1.5
+    } else {
+        t.weights = wb * largest;
+        t.hostBytes = totalParams * (wb + kFp32Bytes + opt) * kDeepSpeedCpuBufferFactor;  // 18 P x 1.5
+    }
+    return t;
+}
+
+// FSDP full shard with MixedPrecision: flat fp32 parameters, fp32 gradients
+// and the optimizer moments sharded (16 bytes / N with AdamW); the current
+// and the prefetched unit are gathered in bf16, with the current unit's
+// unsharded gradients (PyTorch FSDP docs, backward_prefetch=BACKWARD_PRE).
+TrainingStates fsdpStates(const Inputs& in, const Layout& layout, const Shares& sh) {
+    const Scenario& s = *in.scenario;
+    const double n = layout.dp;
+    const double compute = weightBytesPerParam(s);
+    TrainingStates t;
+    t.weights = kFp32Bytes * sh.params / n + kFsdpLiveUnits * sh.layerBytes;
+    t.gradients = kFp32Bytes * sh.params / n + sh.layerBytes;
+    t.optimizer = optimizerStateBytes(in, false) * sh.params / n;
+    if (s.parallel.offload != Offload::None) {  // CPUOffload(offload_params=True) moves all three
+        t.hostBytes = (t.weights + t.gradients + t.optimizer - (kFsdpLiveUnits + 1) * sh.layerBytes) * n *
+                      layout.tp * layout.pp;
+        t.weights = kFsdpLiveUnits * sh.layerBytes;
+        t.gradients = sh.layerBytes;
+        t.optimizer = 0;
+    }
+    (void)compute;
+    return t;
+}
+
+// Replicated states (single GPU, DDP, tensor/pipeline splits): 16-bit weights
+// and gradients, fp32 master weights and moments (ZeRO paper: 2 + 2 + 12
+// bytes per parameter with AdamW). Megatron keeps fp32 main gradients and, with
+// the distributed optimizer, shards master weights and moments over dp
+// (Megatron-LM distrib_optimizer docs: 6 + 12/d bytes with bf16).
+TrainingStates replicatedStates(const Inputs& in, const Layout& layout, const Shares& sh) {
+    const Scenario& s = *in.scenario;
+    const double wb = weightBytesPerParam(s);
+    const bool megatron = s.engine == Engine::Megatron;
+    const double opt = masterCopyBytes(in) + optimizerStateBytes(in, false);
+    TrainingStates t;
+    t.weights = wb * sh.params;
+    t.gradients = (megatron && wb < 4 ? kFp32Bytes : wb) * sh.params;
+    t.optimizer = opt * sh.params / (megatron ? layout.dp : 1);
+    if (s.parallel.offload != Offload::None) {
+        t.hostBytes = t.optimizer * layout.count;
+        t.optimizer = 0;
+    }
+    return t;
+}
+
+// LoRA/QLoRA: the frozen base keeps its stored format; fp32 adapters carry
+// gradients and optimizer states (PEFT upcasts adapters to fp32 by default,
+// autocast_adapter_dtype=True).
+TrainingStates adapterStates(const Inputs& in, const Layout& layout, const Shares& sh) {
+    const Scenario& s = *in.scenario;
+    const bool sharded = layout.shardedStates && layout.dp > 1;
+    const bool zero = layout.strategy == Strategy::Zero1 || layout.strategy == Strategy::Zero2 || sharded;
+    const double n = layout.dp;
+    TrainingStates t;
+    t.weights = sharded ? sh.baseBytes / n + kFsdpLiveUnits * sh.layerBytes : sh.baseBytes;
+    t.adapter = kFp32Bytes * sh.params / (sharded ? n : 1);
+    t.gradients = kFp32Bytes * sh.params / (sharded ? n : 1);
+    t.optimizer = optimizerStateBytes(in, true) * sh.params / (zero ? n : 1);
+    if (s.parallel.offload == Offload::Parameters && layout.shardedStates) {
+        t.hostBytes = (sh.baseBytes + (2 * kFp32Bytes + optimizerStateBytes(in, true)) * sh.params) * layout.tp * layout.pp;
+        // ZeRO-3 gathers a whole module before its forward, however large:
+        // with a big vocabulary the embedding or lm_head outweighs two layers
+        // (DeepSpeed's estimators keep "largest layer" params for the same
+        // reason). FSDP gathers its wrapping units (decoder layers).
+        const double module =
+            layout.strategy == Strategy::Zero3 ? in.shape.largestModule * weightBytesPerParam(s) / layout.tp : 0;
+        t.weights = std::max(kFsdpLiveUnits * sh.layerBytes, module);
+        t.adapter = t.gradients = t.optimizer = 0;
+    } else if (s.parallel.offload != Offload::None) {
+        t.hostBytes = t.optimizer * layout.count;
+        t.optimizer = 0;
+    }
+    return t;
+}
+
+}  // namespace
+
+TrainingStates trainingStates(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
+    const Shares sh = sharesOf(in, layout, stage);
+    TrainingStates t;
+    const bool zero = layout.strategy == Strategy::Zero1 || layout.strategy == Strategy::Zero2 ||
+                      layout.strategy == Strategy::Zero3;
+    if (in.lora) t = adapterStates(in, layout, sh);
+    else if (zero) t = zeroStates(in, layout, sh);
+    else if (layout.strategy == Strategy::Fsdp) t = fsdpStates(in, layout, sh);
+    else t = replicatedStates(in, layout, sh);
+    t.buffers = communicationBuffers(in, layout, sh.params);
+    if (ex.on()) explainStates(in, layout, sh.params, t, ex);
+    return t;
+}
+
+}  // namespace caliper::sizing

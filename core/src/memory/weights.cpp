@@ -1,0 +1,105 @@
+// Weight memory: the stored bytes of every tensor group in the scenario's
+// format (methodology §1), and where a split places them.
+#include <algorithm>
+
+#include "caliper/model/formats.hpp"
+#include "caliper/units.hpp"
+#include "model/gguf_mix.hpp"
+#include "memory/sizing.hpp"
+
+namespace caliper::sizing {
+
+namespace {
+
+// Bits of the token table, the output matrix and the rest (norms, biases,
+// routers, towers) next to the block linear layers.
+struct SideBits {
+    double embed = 16, head = 16, other = 16, extra = 16;
+};
+
+double linearBytes(const Scenario& s, const ModelShape& shape, SideBits& side, double& linearBits) {
+    const LinearGroups& g = shape.groups;
+    const WeightFormatInfo info = weightFormatInfo(s.weights);
+    if (info.gguf) {
+        const GgufBits b = ggufBits(s.weights, s.model, shape);
+        side.embed = b.tokenEmbd;
+        side.head = b.output;
+        side.other = 32;  // GGUF keeps norms and biases in F32
+        const double bits = g.q * b.q + g.k * b.k + g.v * b.v + g.o * b.o + g.gate * b.gate + g.up * b.up +
+                            g.down * b.down + g.other * b.other;
+        linearBits = g.total() > 0 ? bits / g.total() : b.q;
+        return bits / 8;
+    }
+    if (s.weights == WeightFormat::Fp32) side = SideBits{32, 32, 32, 32};
+    if (s.weights == WeightFormat::Mxfp4) {
+        // gpt-oss stores only the routed experts in MXFP4; attention and the
+        // rest stay bf16 (openai/gpt-oss model card).
+        const double dense = g.total() - g.expert;
+        linearBits = g.total() > 0 ? (g.expert * info.linearBits + dense * 16) / g.total() : info.linearBits;
+        return (g.expert * info.linearBits + dense * 16) / 8;
+    }
+    linearBits = info.linearBits;
+    return g.total() * info.linearBits / 8;
+}
+
+}  // namespace
+
+WeightParts weightParts(const Scenario& s, const ModelShape& shape, const ParamCounts& counts) {
+    WeightParts w;
+    SideBits side;
+    const double linear = linearBytes(s, shape, side, w.linearBits);
+    const double table = shape.vocab * shape.hidden;
+    const double positions = std::max(0.0, counts.embedding - table * (s.model.tiedEmbeddings ? 1 : 2));
+    const double extraParams = double(std::max<std::int64_t>(0, s.model.extraParams));
+    const double blockOther = std::max(0.0, shape.otherParams - extraParams);
+
+    w.layerBytes = (linear + blockOther * side.other / 8) / shape.stackLayers;
+    w.extraBytes = extraParams * side.extra / 8;
+    const double positionBytes = positions * side.extra / 8;  // learned positions are not quantized
+    if (s.engine == Engine::LlamaCpp) {
+        // llama.cpp keeps token_embd in host memory (the input layer always
+        // runs on the CPU) and loads output.weight, or a copy of a tied table,
+        // on the GPU that holds the last layers (llama-model.cpp).
+        w.hostBytes = table * side.embed / 8;
+        w.embedBytes = positionBytes;
+        w.headBytes = table * side.head / 8;
+        return w;
+    }
+    w.embedBytes = table * side.embed / 8 + positionBytes;
+    if (s.model.tiedEmbeddings) w.tiedHeadBytes = table * side.embed / 8;
+    else w.headBytes = table * side.head / 8;
+    return w;
+}
+
+double stageWeightBytes(const Inputs& in, const Stage& stage) {
+    const WeightParts& w = in.weights;
+    double bytes = stage.layers * w.layerBytes;
+    if (stage.first) bytes += w.embedBytes + w.extraBytes;
+    if (stage.last) bytes += w.headBytes + (stage.first ? 0 : w.tiedHeadBytes);
+    return bytes;
+}
+
+double weightBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
+    double bytes = stageWeightBytes(in, stage) / layout.tp;
+    const bool sharded = layout.shardedStates && layout.dp > 1;
+    if (sharded) bytes = bytes / layout.dp + 2.0 * in.shape.layerParams * in.weights.linearBits / 8;
+    if (ex.on()) {
+        const Scenario& s = *in.scenario;
+        ex.add("weights_gib",
+               [&] { return fmt("%.0f block layers x %.3f GiB (linear layers at %.3f bits/weight in %s) + embeddings %.3f GiB + "
+                   "lm_head %.3f GiB%s%s, on the fullest GPU (%.1f layers)%s",
+                   double(in.shape.stackLayers), bytesToGiB(in.weights.layerBytes), in.weights.linearBits,
+                   toString(s.weights), bytesToGiB(in.weights.embedBytes + in.weights.extraBytes),
+                   bytesToGiB(in.weights.headBytes + in.weights.tiedHeadBytes),
+                   layout.tp > 1 ? fmt(", / tensor parallel %d", layout.tp).c_str() : "",
+                   sharded ? fmt(", sharded over %d GPUs + two gathered layers", layout.dp).c_str() : "",
+                   stage.layers,
+                   in.weights.hostBytes > 0
+                       ? fmt("; token_embd %.3f GiB stays in host RAM", bytesToGiB(in.weights.hostBytes)).c_str()
+                       : ""); },
+               bytesToGiB(bytes));
+    }
+    return bytes;
+}
+
+}  // namespace caliper::sizing

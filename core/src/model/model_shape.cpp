@@ -1,0 +1,125 @@
+// The architecture figures of the memory model: linear weights by tensor
+// group (for llama.cpp's per-tensor quantization rules), the matrix widths
+// LoRA adapts, and the sizes of the units that sharded training gathers.
+// Layer layout as in model_params.cpp (Hugging Face implementations).
+#include <algorithm>
+
+#include "memory/sizing.hpp"
+
+namespace caliper::sizing {
+
+namespace {
+
+int moeLayerCount(const ModelSpec& m) {
+    if (m.moe.experts <= 0) return 0;
+    const int interval = std::max(1, m.moe.layerInterval);
+    const int candidates = m.layers - std::max(0, m.moe.denseLayers);
+    return candidates > 0 ? candidates / interval : 0;
+}
+
+struct AttentionDims {
+    LinearGroups groups;  // one layer
+    double loraDims = 0;  // sum of (d_in + d_out) of its matrices
+};
+
+void addMatrix(AttentionDims& a, double& group, double dIn, double dOut) {
+    group += dIn * dOut;
+    a.loraDims += dIn + dOut;
+}
+
+AttentionDims attentionDims(const ModelSpec& m, const ModelShape& s) {
+    AttentionDims a;
+    if (m.attention == AttentionKind::Mla) {
+        const MlaSpec& x = m.mla;
+        const double qk = x.qkNopeHeadDim + x.qkRopeHeadDim;
+        if (x.qLoraRank > 0) {
+            addMatrix(a, a.groups.other, s.hidden, x.qLoraRank);
+            addMatrix(a, a.groups.other, x.qLoraRank, s.heads * qk);
+        } else {
+            addMatrix(a, a.groups.q, s.hidden, s.heads * qk);
+        }
+        addMatrix(a, a.groups.other, s.hidden, x.kvLoraRank + x.qkRopeHeadDim);
+        addMatrix(a, a.groups.v, x.kvLoraRank, s.heads * (x.qkNopeHeadDim + x.vHeadDim));  // attn_kv_b
+        addMatrix(a, a.groups.o, s.heads * x.vHeadDim, s.hidden);
+        return a;
+    }
+    addMatrix(a, a.groups.q, s.hidden, s.qDim);
+    addMatrix(a, a.groups.k, s.hidden, s.kvDim);
+    addMatrix(a, a.groups.v, s.hidden, s.kvDim);
+    addMatrix(a, a.groups.o, s.qDim, s.hidden);
+    return a;
+}
+
+// Adds `times` MLPs of inner size `inner` to the groups; returns their LoRA dims.
+double addMlp(LinearGroups& g, const ModelShape& s, double inner, double times) {
+    const double matrix = s.hidden * inner * times;
+    if (s.gated) g.gate += matrix;
+    g.up += matrix;
+    g.down += matrix;
+    return (s.gated ? 3.0 : 2.0) * (s.hidden + inner) * times;
+}
+
+void scaleGroups(LinearGroups& g, double factor) {
+    for (double* x : {&g.q, &g.k, &g.v, &g.o, &g.gate, &g.up, &g.down, &g.other, &g.expert}) *x *= factor;
+}
+
+ModelShape scalars(const ModelSpec& m) {
+    ModelShape s;
+    s.hidden = std::max(1, m.hiddenSize);
+    s.vocab = std::max(0, m.vocabSize);
+    s.heads = std::max(1, m.heads);
+    s.kvHeads = std::max(1, m.kvHeads > 0 ? m.kvHeads : m.heads);
+    s.headDim = m.headDim > 0 ? m.headDim : s.hidden / s.heads;
+    s.qDim = s.heads * s.headDim;
+    s.kvDim = s.kvHeads * s.headDim;
+    s.layers = std::max(1, m.layers);
+    s.stackLayers = s.layers + std::max(0, m.encoderLayers);
+    s.ffn = std::max(0, m.intermediateSize);
+    s.expertFfn = std::max(0, m.moe.expertIntermediateSize);
+    s.experts = std::max(0, m.moe.experts);
+    s.topK = std::max(0, m.moe.expertsPerToken);
+    s.sharedExperts = std::max(0, m.moe.sharedExperts);
+    s.gated = m.mlp == MlpKind::Gated;
+    return s;
+}
+
+// Fills the tensor groups and LoRA widths of every block linear layer.
+void addLinearLayers(const ModelSpec& m, ModelShape& s) {
+    const AttentionDims attn = attentionDims(m, s);
+    LinearGroups g = attn.groups;
+    scaleGroups(g, s.stackLayers);
+    double lora = attn.loraDims * s.stackLayers;
+    if (m.encoderLayers > 0 && m.crossAttentionLayers > 0) {  // Whisper-style cross blocks
+        g.other += attn.groups.total() * m.crossAttentionLayers;
+        lora += attn.loraDims * m.crossAttentionLayers;
+    }
+    s.loraDimsAttention = lora;
+    const int moeLayers = moeLayerCount(m);
+    lora += addMlp(g, s, s.ffn, s.layers - moeLayers + std::max(0, m.encoderLayers));
+    if (moeLayers > 0) {
+        const LinearGroups before = g;
+        lora += addMlp(g, s, s.expertFfn, double(s.experts) * moeLayers);
+        g.expert = (g.gate - before.gate) + (g.up - before.up) + (g.down - before.down);
+        lora += addMlp(g, s, s.expertFfn, double(s.sharedExperts) * moeLayers);
+    }
+    s.groups = g;
+    s.loraDimsAllLinear = lora;
+}
+
+}  // namespace
+
+ModelShape modelShape(const ModelSpec& m, const ParamCounts& counts) {
+    ModelShape s = scalars(m);
+    addLinearLayers(m, s);
+    // countParams is the reference for the total; the groups give the split.
+    const double sum = s.groups.total();
+    if (sum > 0 && counts.linear > 0) scaleGroups(s.groups, counts.linear / sum);
+    s.largestLinear = counts.largestLinear;
+    s.largestModule = std::max(counts.largestLinear, s.vocab * s.hidden);
+    s.otherParams = std::max(0.0, counts.total - counts.linear - counts.embedding);
+    const double blockParams = counts.total - counts.embedding - double(std::max<std::int64_t>(0, m.extraParams));
+    s.layerParams = std::max(0.0, blockParams) / s.stackLayers;
+    return s;
+}
+
+}  // namespace caliper::sizing

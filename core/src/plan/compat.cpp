@@ -1,0 +1,148 @@
+// Compatibility rules (methodology §8: FlashAttention, vLLM and bitsandbytes
+// READMEs; vendor specs for NVLink).
+#include "caliper/plan/compat.hpp"
+
+#include <cstdlib>
+#include <string>
+
+#include "caliper/plan/estimate.hpp"
+#include "caliper/error.hpp"
+
+namespace caliper {
+
+bool isGgufFormat(WeightFormat format) { return format >= WeightFormat::Q8_0; }
+
+bool isTrainingEngine(Engine engine) {
+    return engine == Engine::Deepspeed || engine == Engine::Fsdp || engine == Engine::Megatron;
+}
+
+bool engineRunsJob(Engine engine, bool inference) {
+    return engine == Engine::Transformers || isTrainingEngine(engine) != inference;
+}
+
+namespace {
+
+double computeCapability(const GpuSpec& gpu) {
+    return gpu.computeCapability.empty() ? 0.0 : std::atof(gpu.computeCapability.c_str());
+}
+
+bool isFourBit(WeightFormat f) {
+    return f == WeightFormat::Nf4 || f == WeightFormat::Nf4Dq || f == WeightFormat::GptqInt4 ||
+           f == WeightFormat::AwqInt4;
+}
+
+void add(std::vector<Warning>& out, const char* code, std::string message) {
+    out.push_back(Warning{code, std::move(message)});
+}
+
+}  // namespace
+
+void checkScenario(const Scenario& s) {
+    const bool training = s.task != Task::Inference;
+    if (training && isGgufFormat(s.weights)) {
+        fail("incompatible_options", "/weights",
+             std::string("GGUF format ") + toString(s.weights) + " is for llama.cpp inference, not training");
+    }
+    if (s.method == Method::Qlora && training && !isFourBit(s.weights)) {
+        fail("incompatible_options", "/weights",
+             std::string("QLoRA trains adapters over 4-bit base weights (nf4); got ") + toString(s.weights));
+    }
+    if (training && (s.engine == Engine::Vllm || s.engine == Engine::Sglang || s.engine == Engine::TensorrtLlm ||
+                     s.engine == Engine::LlamaCpp)) {
+        fail("incompatible_options", "/engine", std::string(toString(s.engine)) + " is an inference engine");
+    }
+    if (!training && (s.engine == Engine::Fsdp || s.engine == Engine::Megatron)) {
+        fail("incompatible_options", "/engine", std::string(toString(s.engine)) + " is a training framework");
+    }
+    if (isGgufFormat(s.weights) && s.engine != Engine::LlamaCpp && s.engine != Engine::Vllm) {
+        fail("incompatible_options", "/weights",
+             std::string("GGUF format ") + toString(s.weights) + " needs llama.cpp (or vLLM's GGUF loader)");
+    }
+    // FP8 matmuls need Ada/Hopper (cc 8.9+). vLLM and SGLang run FP8 weights on
+    // Ampere as weight-only (Marlin, cc >= 8.0); anything older cannot.
+    const bool fp8WeightOnly = (s.engine == Engine::Vllm || s.engine == Engine::Sglang) && !training &&
+                               computeCapability(s.gpu) >= 8.0;
+    const bool fp8 = s.weights == WeightFormat::Fp8 || s.weights == WeightFormat::Fp8Block;
+    if (fp8 && !s.gpu.supportsFp8 && !fp8WeightOnly) {
+        fail("unsupported_format", "/weights", s.gpu.name + " has no FP8 support");
+    }
+    if (s.parallel.tp > 0 && s.model.heads > 0 && s.parallel.tp > s.model.heads) {
+        fail("invalid_parallel", "/parallel/tp",
+             "tensor parallel degree " + std::to_string(s.parallel.tp) + " exceeds the model's " +
+                 std::to_string(s.model.heads) + " attention heads");
+    }
+    if (s.parallel.tp > 0 && s.model.heads > 0 && s.model.heads % s.parallel.tp != 0) {
+        fail("invalid_parallel", "/parallel/tp",
+             "tensor parallel degree " + std::to_string(s.parallel.tp) + " must divide the " +
+                 std::to_string(s.model.heads) + " attention heads");
+    }
+    const int tp = s.parallel.tp > 0 ? s.parallel.tp : 1;
+    const int pp = s.parallel.pp > 0 ? s.parallel.pp : 1;
+    if (!s.gpuCountAuto && tp * pp > s.gpuCount) {
+        fail("invalid_parallel", "/parallel",
+             "tp x pp = " + std::to_string(tp * pp) + " needs more than the " + std::to_string(s.gpuCount) +
+                 " GPUs requested");
+    }
+    if (s.parallel.pp > 0 && s.model.layers > 0 && s.parallel.pp > s.model.layers) {
+        fail("invalid_parallel", "/parallel/pp", "more pipeline stages than the model's layers");
+    }
+}
+
+std::vector<Warning> compatibilityWarnings(const Scenario& s, const Plan& plan) {
+    std::vector<Warning> out;
+    const GpuSpec& gpu = s.gpu;
+    const bool training = s.task != Task::Inference;
+    const bool nvidia = gpu.vendor == "nvidia";
+    const double cc = computeCapability(gpu);
+    const bool wants16 = s.weights == WeightFormat::Bf16 || training;
+    if (nvidia && !gpu.supportsBf16 && wants16) {
+        add(out, "no_bf16", gpu.name + " has no bf16: use fp16 (with loss scaling for training)");
+    }
+    if (nvidia && !gpu.flashAttention2 && s.flashAttention) {
+        add(out, "no_flash_attention_2", "FlashAttention-2 needs Ampere or newer; " + gpu.name + " falls back to " +
+                                             (cc >= 7.5 ? "FlashAttention-1 or SDPA" : "eager or memory-efficient SDPA"));
+    }
+    const bool fp8 = s.weights == WeightFormat::Fp8 || s.weights == WeightFormat::Fp8Block;
+    if (fp8 && !gpu.supportsFp8) {
+        add(out, "fp8_weight_only", "no FP8 tensor cores before Ada/Hopper: FP8 weights run weight-only (W8A16)");
+    }
+    const bool fp4 = s.weights == WeightFormat::Mxfp4 || s.weights == WeightFormat::Nvfp4;
+    if (fp4 && !nativeFp4(gpu) && !training && s.engine != Engine::LlamaCpp) {
+        add(out, "fp4_weight_only", std::string("no FP4 tensor cores before Blackwell: ") + toString(s.weights) +
+                                        " weights are dequantized to 16-bit inside the GEMM (weight-only, Marlin-class "
+                                        "kernels): memory as " + toString(s.weights) +
+                                        ", decode near the memory roofline, prefill at the 16-bit rate");
+    }
+    if (!nvidia && (s.engine == Engine::Vllm || s.engine == Engine::TensorrtLlm || s.engine == Engine::Sglang)) {
+        add(out, "software_ecosystem", gpu.name + " is not a CUDA GPU: check that " + toString(s.engine) +
+                                           " supports it (ROCm, CANN, Gaudi or Metal builds)");
+    }
+    if (gpu.vendor == "apple" && training) {
+        add(out, "software_ecosystem", "training on Apple GPUs runs through MLX or PyTorch MPS, without CUDA kernels");
+    }
+    if (plan.gpuCount > 1 && gpu.nvlinkGbps <= 0 && nvidia && training) {
+        add(out, "no_nvlink", gpu.name + " has no NVLink: gradients and shards cross PCIe, which slows multi-GPU training");
+    }
+    if (plan.gpuCount > 1 && gpu.nvlinkGbps > 0 && gpu.nvlinkMaxGpus > 0 && plan.gpuCount > gpu.nvlinkMaxGpus &&
+        plan.nodes == 1) {
+        add(out, "partial_nvlink", "NVLink joins only " + std::to_string(gpu.nvlinkMaxGpus) + " of these GPUs; the rest talk over PCIe");
+    }
+    if (plan.gpuCount > 1 && gpu.market == "china" && gpu.nvlinkGbps > 0 && gpu.nvlinkGbps <= 400) {
+        add(out, "limited_nvlink", gpu.name + " NVLink is limited to " + std::to_string(static_cast<int>(gpu.nvlinkGbps)) +
+                                       " GB/s (export variant)");
+    }
+    if (plan.nodes > 1) {
+        add(out, "multi_node", "needs " + std::to_string(plan.nodes) + " nodes joined by InfiniBand or RoCE");
+    }
+    if (training && !gpu.ecc && plan.gpuCount * plan.nodes >= 8) {
+        add(out, "no_ecc", gpu.name + " has no ECC memory: long multi-GPU runs risk silent errors");
+    }
+    const std::int64_t context = training ? s.seqLen : s.promptTokens + s.outputTokens;
+    if (s.model.maxContext > 0 && context > s.model.maxContext) {
+        add(out, "context_exceeds_model", "context of " + std::to_string(context) + " tokens exceeds the model's " +
+                                              std::to_string(s.model.maxContext));
+    }
+    return out;
+}
+
+}  // namespace caliper

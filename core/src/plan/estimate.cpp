@@ -1,0 +1,117 @@
+#include "caliper/plan/estimate.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "caliper/plan/compat.hpp"
+#include "caliper/cost/cost.hpp"
+#include "caliper/answers/fit_suggestions.hpp"
+#include "caliper/memory/memory.hpp"
+#include "caliper/model/formats.hpp"
+#include "caliper/plan/plan.hpp"
+#include "caliper/answers/quick_rules.hpp"
+#include "caliper/speed/speed.hpp"
+#include "plan/prepared.hpp"
+#include "plan/planner.hpp"
+
+namespace caliper {
+
+namespace {
+
+template <class T>
+void append(std::vector<T>& to, const std::vector<T>& from) {
+    to.insert(to.end(), from.begin(), from.end());
+}
+
+std::string oneDecimal(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", value);
+    return text;
+}
+
+void addWarningOnce(std::vector<Warning>& warnings, const Warning& w) {
+    auto same = [&](const Warning& x) { return x.code == w.code && x.message == w.message; };
+    if (std::none_of(warnings.begin(), warnings.end(), same)) warnings.push_back(w);
+}
+
+}  // namespace
+
+EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
+    EstimateResult r;
+    // The planner resolves the open knobs (count, strategy, checkpointing);
+    // every figure below describes its plan, on the resolved scenario.
+    planner::Choice choice = planner::choose(request, request.maxGpus);
+    const Scenario scenario = planner::resolved(request, choice);
+    const sizing::Inputs in = sizing::prepare(scenario);
+    r.modelId = scenario.model.id;
+    r.paramsB = in.counts.total / 1e9;
+    r.activeParamsB = in.counts.active / 1e9;
+    r.gpuId = scenario.gpu.id;
+    r.gpuName = scenario.gpu.name;
+    r.gpuMemoryGiB = scenario.gpu.memoryGib;
+    r.usableMemoryGiB = usableMemoryGiB(scenario);
+
+    r.gpusNeeded = choice.gpusNeeded;
+    r.plan = choice.plan;
+    r.weights = scenario.weights;
+    r.planWhy.push_back(scenario.weightsWhy);
+    for (const char* why : choice.why) r.planWhy.push_back(why);
+    if (scenario.weightsExplicit && runsWeightOnly(scenario)) r.planWhy.push_back("weights_weight_only");
+    if (detail.explain) {
+        r.explain.push_back(ExplainTerm{
+            "weights_format",
+            std::string(toString(scenario.weights)) +
+                (scenario.weightsExplicit ? ": as requested"
+                 : scenario.model.nativeWeights
+                     ? std::string(", the checkpoint ships in ") + toString(*scenario.model.nativeWeights) + " (" +
+                           scenario.weightsWhy + ")"
+                     : ": 16-bit, the checkpoint's own precision") +
+                (runsWeightOnly(scenario) ? "; no tensor cores for it on this GPU: weight-only, dequantized to 16-bit in the GEMM" : ""),
+            weightFormatInfo(scenario.weights).linearBits});
+    }
+
+    const MemoryEstimate memory = estimateMemory(in, r.plan, detail.explain);
+    r.memory = memory.memory;
+    r.fits = fitsMemory(scenario, r.memory) && choice.fits;
+    append(r.explain, memory.explain);
+
+    std::vector<Warning> warnings = compatibilityWarnings(scenario, r.plan);
+    append(warnings, memory.warnings);
+    if (!r.fits) {
+        warnings.push_back(Warning{"does_not_fit", "needs " + oneDecimal(r.memory.totalGiB) + " GiB per GPU; " +
+                                                       scenario.gpu.name + " offers " +
+                                                       oneDecimal(r.usableMemoryGiB) + " GiB usable"});
+    }
+
+    // Speed and cost describe a plan that runs; a plan that does not fit has none.
+    if (r.fits) {
+        const SpeedEstimate speed = estimateSpeed(scenario, r.plan, detail.explain);
+        r.decodeTokensPerS = speed.decodeTokensPerS;
+        r.prefillTokensPerS = speed.prefillTokensPerS;
+        r.timeToFirstTokenS = speed.timeToFirstTokenS;
+        r.trainTokensPerS = speed.trainTokensPerS;
+        r.trainTflopsPerGpu = speed.trainTflopsPerGpu;
+        append(r.explain, speed.explain);
+        append(warnings, speed.warnings);
+
+        const CostEstimate cost = estimateCost(scenario, r.plan, speed, detail.explain);
+        r.usdPerHour = cost.usdPerHour;
+        r.trainHours = cost.trainHours;
+        r.gpuHours = cost.gpuHours;
+        r.costUsd = cost.costUsd;
+        r.usdPerMillionTokens = cost.usdPerMillionTokens;
+        r.purchaseUsd = cost.purchaseUsd;
+        r.powerW = cost.powerW;
+        r.energyKwh = cost.energyKwh;
+        r.priceYear = cost.priceYear;
+        append(r.explain, cost.explain);
+        append(warnings, cost.warnings);
+    }
+    for (const Warning& w : warnings) addWarningOnce(r.warnings, w);
+    if (detail.quickRules) r.quickRules = quickRules(scenario);
+    if (detail.suggestions && !r.fits) r.suggestions = fitSuggestions(request);
+    return r;
+}
+
+}  // namespace caliper

@@ -1,0 +1,203 @@
+// The fewest GPUs of the scenario's type that fit. Counts probed: 1, 2, 3,
+// 4, 6, 8, then multiples of 8 (whole 8-GPU servers) up to kMaxGpus, and the
+// counts just below the first that fits; a count the strategy cannot use is
+// skipped. The search starts at a lower bound (the
+// weights spread evenly) and gallops to a count that fits; ZeRO and FSDP
+// memory falls monotonically with the count, so a bisection finishes, while
+// tensor/pipeline plans (uneven stages) are scanned count by count.
+// Replicated strategies (single, DDP) fit on one GPU or on none.
+#include <algorithm>
+#include <bitset>
+#include <vector>
+
+#include "caliper/plan/estimate.hpp"
+#include "caliper/memory/memory.hpp"
+#include "caliper/plan/plan.hpp"
+#include "caliper/units.hpp"
+#include "memory/overhead.hpp"
+#include "plan/prepared.hpp"
+#include "memory/sizing.hpp"
+
+namespace caliper {
+
+namespace {
+
+constexpr int kSmallCounts[] = {1, 2, 3, 4, 6, 8};
+constexpr int kServerGpus = 8;
+
+const std::vector<int>& candidateCounts() {
+    static const std::vector<int> counts = [] {
+        std::vector<int> c(std::begin(kSmallCounts), std::end(kSmallCounts));
+        for (int n = 2 * kServerGpus; n <= kMaxGpus; n += kServerGpus) c.push_back(n);
+        return c;
+    }();
+    return counts;
+}
+
+// Strategies whose per-GPU memory does not fall with more GPUs.
+bool replicated(const Scenario& s, Strategy strategy) {
+    if (strategy == Strategy::Single) return true;
+    if (strategy == Strategy::Ddp) return s.engine != Engine::Megatron;  // Megatron's distributed optimizer shards
+    const bool replicaStates = strategy == Strategy::Zero1 || strategy == Strategy::Zero2;
+    return s.task == Task::Inference && replicaStates;
+}
+
+// No plan spreads the weights thinner than evenly over all GPUs, and every
+// GPU also holds its CUDA context: a count below weights / (usable - context)
+// cannot fit, so the search starts there.
+std::size_t firstPossibleIndex(const sizing::Inputs& in, const Scenario& s) {
+    const double budget = usableMemoryGiB(s) - sizing::kCudaContextGiB;
+    const double weights = bytesToGiB(in.weights.total(in.shape.stackLayers));
+    const double lower = budget > 0 ? weights / budget : double(kMaxGpus) + 1;
+    const std::vector<int>& counts = candidateCounts();
+    std::size_t i = 1;  // index of 2 GPUs
+    while (i < counts.size() && counts[i] < lower) ++i;
+    return i;
+}
+
+// Training memory no count removes: a pipeline's first stage holds p
+// micro-batches of ceil(L/p) layers (at least L layers' worth) and only
+// tensor parallelism divides them; data parallelism never does.
+bool activationsAloneOverflow(const sizing::Inputs& in, const Scenario& s, Strategy strategy) {
+    if (!in.training || strategy == Strategy::LayerSplit) return false;
+    sizing::Layout layout;
+    layout.strategy = strategy;
+    layout.tp = sizing::maxTensorDegree(in);
+    sizing::Stage stage;
+    stage.layers = in.shape.stackLayers;
+    stage.last = false;
+    const double floor = sizing::trainingActivationBytes(in, layout, stage, sizing::Explain());
+    if (bytesToGiB(floor) + sizing::kCudaContextGiB > usableMemoryGiB(s)) return true;
+    if (strategy != Strategy::Tensor) return false;
+    // Megatron's best case: the widest tensor degree, one layer per stage,
+    // optimizer states spread over the most data-parallel ranks. Every real
+    // plan holds at least this on its fullest GPU.
+    Plan best;
+    best.strategy = Strategy::Tensor;
+    best.tp = layout.tp;
+    best.pp = in.shape.stackLayers;
+    best.dp = kMaxGpus;
+    best.gpuCount = best.tp * best.pp * best.dp;
+    return !sizing::planFits(in, best);
+}
+
+// Per-GPU memory of ZeRO and FSDP falls with every added GPU; pipeline
+// splits round layers per stage up, so theirs can rise between counts.
+bool monotone(Strategy strategy) {
+    return strategy == Strategy::Zero1 || strategy == Strategy::Zero2 || strategy == Strategy::Zero3 ||
+           strategy == Strategy::Fsdp;
+}
+
+// The prepared scenario and the last count that fit, with its plan and
+// memory: every search below returns the last fitting count it probed, so
+// the caller gets the answer's figures without evaluating them again.
+// Counts that did not fit are remembered: the scan after a gallop and the
+// gap check revisit counts the gallop already tried.
+struct Search {
+    const sizing::Inputs& in;
+    CountFit& found;
+    std::bitset<kMaxGpus + 1> failed{};
+};
+
+// Whether the plan for `count` uses all its GPUs and fits. Plans are built
+// per probe: a Megatron plan itself searches pipeline depths.
+bool fitsCount(Search& search, int count) {
+    if (search.failed[std::size_t(count)]) return false;
+    const Plan plan = sizing::planFor(search.in, count);
+    if (sizing::countUsable(search.in, plan)) {
+        const MemoryBreakdown memory = sizing::evaluate(search.in, plan, sizing::Explain(), nullptr);
+        if (sizing::fits(*search.in.scenario, memory)) {
+            search.found = CountFit{count, plan, memory};
+            return true;
+        }
+    }
+    search.failed[std::size_t(count)] = true;
+    return false;
+}
+
+bool fitsAt(Search& search, std::size_t i) { return fitsCount(search, candidateCounts()[i]); }
+
+// The search probes whole servers past 8 GPUs; a count between the last
+// candidate that failed and the first that fits may fit too (5, 7, or a
+// partial server), and gpus_needed is the fewest that fit, so check those.
+int fewestInGap(Search& search, int fitting) {
+    const std::vector<int>& counts = candidateCounts();
+    const auto at = std::lower_bound(counts.begin(), counts.end(), fitting);
+    const int previous = at == counts.begin() ? 0 : *(at - 1);
+    for (int n = previous + 1; n < fitting; ++n) {
+        if (fitsCount(search, n)) return n;
+    }
+    return fitting;
+}
+
+struct Gallop {
+    std::size_t fitting;  // first probe that fits (size() when none)
+    std::size_t failed;   // one past the last probe that did not
+};
+
+// Probes start, start+1, start+3, start+7, ... and always the last count.
+Gallop gallop(Search& search, std::size_t start) {
+    const std::size_t size = candidateCounts().size();
+    Gallop g{size, start};
+    for (std::size_t probe = start, step = 1; probe < size; step *= 2) {
+        if (fitsAt(search, probe)) {
+            g.fitting = probe;
+            break;
+        }
+        g.failed = probe + 1;
+        if (probe == size - 1) break;
+        probe = std::min(size - 1, probe + step);
+    }
+    return g;
+}
+
+// The first candidate count at or after `start` that fits: gallop to a fit,
+// then bisect (monotone memory) or scan the counts before it.
+std::optional<int> firstFit(Search& search, std::size_t start, bool monotoneMemory) {
+    const std::vector<int>& counts = candidateCounts();
+    const Gallop g = gallop(search, start);
+    if (monotoneMemory) {  // bisect between the last miss and the fit
+        if (g.fitting == counts.size()) return std::nullopt;
+        std::size_t lo = g.failed, hi = g.fitting;
+        while (lo < hi) {
+            const std::size_t mid = (lo + hi) / 2;
+            if (fitsAt(search, mid)) hi = mid;
+            else lo = mid + 1;
+        }
+        return counts[hi];
+    }
+    // Pipeline depths round layers per stage up, so memory can rise between
+    // counts: scan every count below the fit (all of them when none fit).
+    for (std::size_t i = start; i < g.fitting; ++i) {
+        if (fitsAt(search, i)) return counts[i];
+    }
+    if (g.fitting < counts.size()) return counts[g.fitting];
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<int> fewestGpus(const Scenario& scenario) { return fewestGpus(sizing::prepare(scenario)); }
+
+std::optional<int> fewestGpus(const sizing::Inputs& in) {
+    const std::optional<CountFit> fit = fewestGpusFit(in);
+    if (!fit) return std::nullopt;
+    return fit->count;
+}
+
+std::optional<CountFit> fewestGpusFit(const sizing::Inputs& in) {
+    const Scenario& scenario = *in.scenario;
+    if (usableMemoryGiB(scenario) <= sizing::kCudaContextGiB) return std::nullopt;
+    CountFit found;
+    Search search{in, found, {}};
+    if (fitsCount(search, 1)) return found;
+    const Strategy strategy = sizing::planFor(in, 2).strategy;
+    if (replicated(scenario, strategy) || activationsAloneOverflow(in, scenario, strategy)) return std::nullopt;
+    const std::optional<int> fitting = firstFit(search, firstPossibleIndex(in, scenario), monotone(strategy));
+    if (!fitting) return std::nullopt;
+    const int fewest = fewestInGap(search, *fitting);
+    if (found.count != fewest) fitsCount(search, fewest);  // the searches end on their answer; this keeps that true
+    return found;
+}
+
+}  // namespace caliper

@@ -1,0 +1,104 @@
+#include "plan/workload.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "caliper/model/formats.hpp"
+#include "caliper/model.hpp"
+
+namespace caliper {
+
+namespace {
+
+// Per-head width of the attention products. MLA (DeepSeek) attends over the
+// decompressed heads: (nope + rope) for QK^T and v_head_dim for AV.
+double attentionWidth(const ModelSpec& model) {
+    const double heads = model.heads;
+    if (model.attention == AttentionKind::Mla && model.mla.vHeadDim > 0) {
+        const double qk = model.mla.qkNopeHeadDim + model.mla.qkRopeHeadDim;
+        return heads * (qk + model.mla.vHeadDim) / 2.0;
+    }
+    const double headDim = model.headDim > 0 ? model.headDim : double(model.hiddenSize) / std::max(1, model.heads);
+    return heads * headDim;
+}
+
+}  // namespace
+
+Workload makeWorkload(const Scenario& scenario) {
+    const ModelSpec& model = scenario.model;
+    const ParamCounts params = countParams(model);
+    const WeightFormatInfo format = weightFormatInfo(scenario.weights);
+    Workload work;
+    work.layers = std::max(1, model.layers);
+    work.hidden = model.hiddenSize;
+    work.totalParams = params.total;
+    work.activeParams = params.active;
+    work.experts = model.moe.experts;
+    work.expertsPerToken = model.moe.expertsPerToken;
+    work.lmHeadParams = double(model.vocabSize) * model.hiddenSize;
+
+    const double denseLinear = std::max(0.0, params.linear - params.expert);
+    // Norm weights, biases and learned positions; towers the decoder does not
+    // run per token (extraParams) are left out.
+    const double otherParams =
+        std::max(0.0, params.total - params.linear - params.embedding - double(model.extraParams));
+    work.denseWeightBytes = (denseLinear * format.linearBits + (work.lmHeadParams + otherParams) * format.embeddingBits) / 8.0;
+    work.expertWeightBytes = params.expert * format.linearBits / 8.0;
+    const double expertShare = work.experts > 0 ? double(work.expertsPerToken) / work.experts : 0.0;
+    work.blockMatmulParams = denseLinear + params.expert * expertShare;
+    work.weightCount = work.blockMatmulParams + work.lmHeadParams;
+
+    work.attentionWidth = attentionWidth(model);
+    work.kvBytesPerToken = kvBytesPerToken16(model) * kvBytesPerElement(scenario.kvCache) / 2.0;
+    if (model.slidingWindow > 0 && model.slidingLayers > 0) {
+        work.slidingLayerShare = std::min(1.0, double(model.slidingLayers) / work.layers);
+        work.slidingWindow = model.slidingWindow;
+    }
+    return work;
+}
+
+double expertsTouched(int experts, int expertsPerToken, double tokens) {
+    if (experts <= 0 || expertsPerToken <= 0 || tokens <= 0) return 0;
+    const double k = std::min(expertsPerToken, experts);
+    return experts * (1.0 - std::pow(1.0 - k / experts, tokens));
+}
+
+double weightBytesPerStep(const Workload& work, double tokens) {
+    if (work.experts <= 0) return work.denseWeightBytes + work.expertWeightBytes;
+    const double touched = expertsTouched(work.experts, work.expertsPerToken, std::max(1.0, tokens));
+    return work.denseWeightBytes + work.expertWeightBytes * touched / work.experts;
+}
+
+namespace {
+
+// Context each layer sees: window-capped on sliding layers.
+double effectiveContext(const Workload& work, double context) {
+    if (work.slidingLayerShare <= 0) return context;
+    const double capped = std::min(context, work.slidingWindow);
+    return (1.0 - work.slidingLayerShare) * context + work.slidingLayerShare * capped;
+}
+
+}  // namespace
+
+double kvBytesRead(const Workload& work, double context) {
+    return work.kvBytesPerToken * effectiveContext(work, std::max(0.0, context));
+}
+
+double attentionFlopsPerToken(const Workload& work, double context) {
+    // QK^T and AV: 2 FLOPs per multiply-add, two products, per layer.
+    return 4.0 * work.layers * work.attentionWidth * effectiveContext(work, std::max(0.0, context));
+}
+
+double promptAttentionFlops(const Workload& work, double tokens, bool fullMatrix) {
+    // Causal: token i attends to i earlier tokens, T^2/2 per product; eager
+    // attention computes the masked half as well.
+    const double perPair = 4.0 * work.layers * work.attentionWidth;
+    if (fullMatrix) return perPair * tokens * tokens;
+    const double causal = perPair * tokens * tokens / 2.0;
+    if (work.slidingLayerShare <= 0 || tokens <= work.slidingWindow) return causal;
+    const double window = work.slidingWindow;
+    const double windowed = perPair * (tokens * window - window * window / 2.0);
+    return (1.0 - work.slidingLayerShare) * causal + work.slidingLayerShare * windowed;
+}
+
+}  // namespace caliper

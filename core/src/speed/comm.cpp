@@ -1,0 +1,96 @@
+#include "speed/comm.hpp"
+#include "caliper/units.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace caliper {
+
+namespace {
+
+// NCCL reaches ~0.82 of the NVLink per-direction line rate: H100 NVLink4
+// 450 GB/s per direction, ~370 GB/s busbw (nccl-tests PERFORMANCE.md and
+// issue #212); 8x A100 NVLink3 (300 GB/s) measured 200-230 GB/s (#149, #178).
+constexpr double kNvlinkEfficiency = 0.8;
+// PCIe x16 per direction: Gen3 16, Gen4 32, Gen5 64 GB/s nominal; 0.8 of it
+// after protocol overhead (methodology section 7 [E]).
+constexpr double kPcieEfficiency = 0.8;
+constexpr double kPcieGen4GBps = 32.0;
+// InfiniBand per GPU: 400 Gb/s (NDR, one ConnectX-7 per GPU on DGX/HGX H100
+// and as used for Llama 3 training, arXiv 2407.21783 section 3.3) for SXM/OAM
+// boards; 200 Gb/s (HDR) for PCIe data-center servers; 100 Gb/s for
+// workstation and consumer cards. 4x HDR on 8x A100 reached 85-96 of 100 GB/s
+// (nccl-tests #119), so 0.88 of line rate.
+constexpr double kIbEfficiency = 0.88;
+constexpr double kIbNdrGbps = 400;
+constexpr double kIbHdrGbps = 200;
+constexpr double kWorkstationNetworkGbps = 100;
+// Small-message latency per collective call [E, methodology section 7: tens
+// of us]. gpt-fast's tensor-parallel Llama-2-7B rows on A100 NVLink imply
+// 14-22 us per all-reduce at 2-8 GPUs.
+constexpr double kNvlinkLatencyS = 20e-6;
+constexpr double kPcieLatencyS = 30e-6;
+constexpr double kNetworkLatencyS = 40e-6;
+
+bool boardFormFactor(const GpuSpec& gpu) {
+    return gpu.formFactor == "sxm" || gpu.formFactor == "oam" || gpu.formFactor == "module";
+}
+
+Link networkLink(const GpuSpec& gpu) {
+    if (boardFormFactor(gpu)) return {gbpsToGBps(kIbNdrGbps) * kIbEfficiency, kNetworkLatencyS, "InfiniBand 400 Gb/s"};
+    if (gpu.gpuClass == "datacenter")
+        return {gbpsToGBps(kIbHdrGbps) * kIbEfficiency, kNetworkLatencyS, "InfiniBand 200 Gb/s"};
+    return {gbpsToGBps(kWorkstationNetworkGbps) * kIbEfficiency, kNetworkLatencyS, "InfiniBand 100 Gb/s"};
+}
+
+const char* pcieName(int gen) {
+    switch (gen) {
+        case 1: return "PCIe Gen1";
+        case 2: return "PCIe Gen2";
+        case 3: return "PCIe Gen3";
+        case 4: return "PCIe Gen4";
+        case 5: return "PCIe Gen5";
+        case 6: return "PCIe Gen6";
+        case 7: return "PCIe Gen7";
+        default: return "PCIe";
+    }
+}
+
+Link pcieLink(const GpuSpec& gpu) {
+    const int gen = gpu.pcieGen > 0 ? gpu.pcieGen : 4;
+    const double perDirection = kPcieGen4GBps * std::pow(2.0, gen - 4);
+    return {perDirection * kPcieEfficiency, kPcieLatencyS, pcieName(gen)};
+}
+
+}  // namespace
+
+Link hostLink(const GpuSpec& gpu) { return pcieLink(gpu); }
+
+Link groupLink(const GpuSpec& gpu, int groupSize, bool crossesNodes) {
+    if (crossesNodes) return networkLink(gpu);
+    const int domain = std::max(gpu.nvlinkMaxGpus, gpu.nvlinkGbps > 0 ? 2 : 0);
+    if (gpu.nvlinkGbps > 0 && groupSize <= domain) {
+        // GpuSpec::nvlinkGbps is GB/s, both directions (the catalog's nvlink_gbps).
+        const double perDirectionGBps = gpu.nvlinkGbps / 2.0;
+        return {perDirectionGBps * kNvlinkEfficiency, kNvlinkLatencyS, "NVLink"};
+    }
+    return pcieLink(gpu);
+}
+
+double allReduceS(double bytes, int ranks, const Link& link) {
+    if (ranks <= 1 || link.busGBps <= 0) return 0;
+    return link.latencyS + 2.0 * (ranks - 1) / ranks * bytes / (link.busGBps * kBytesPerGB);
+}
+
+double allGatherS(double bytes, int ranks, const Link& link) {
+    if (ranks <= 1 || link.busGBps <= 0) return 0;
+    return link.latencyS + double(ranks - 1) / ranks * bytes / (link.busGBps * kBytesPerGB);
+}
+
+double sendS(double bytes, const Link& link) {
+    if (link.busGBps <= 0) return 0;
+    return link.latencyS + bytes / (link.busGBps * kBytesPerGB);
+}
+
+}  // namespace caliper

@@ -1,0 +1,178 @@
+// Training throughput: model FLOPs per token (6N + causal attention, 4N for
+// LoRA/QLoRA) at a model-FLOPs utilisation taken from published tables, plus
+// the communication, offload and dequantisation time the tables do not cover.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "caliper/model/formats.hpp"
+#include "caliper/units.hpp"
+#include "speed/efficiency.hpp"
+#include "speed/speed_parts.hpp"
+#include "training/training_efficiency.hpp"
+
+namespace caliper {
+
+namespace {
+
+constexpr double kGradientBytes = 2.0;  // bf16 gradients on the wire
+// Communication hidden under the backward pass [E, methodology section 7].
+constexpr double kOverlap = 0.8;
+// Backward = 2/3 of a training step's FLOPs (forward 2N, backward 4N).
+constexpr double kBackwardShare = 2.0 / 3.0;
+// The published MFU tables ran tensor parallelism over NVLink (H100, ~360
+// GB/s busbw): only time beyond that reference is charged.
+const Link kReferenceTpLink{360.0, 20e-6, "NVLink reference"};
+// CPU Adam streams fp32 master weights, both moments and gradients (~32
+// bytes read + written per parameter) at an effective ~40 GB/s of host
+// memory bandwidth [E]: ZeRO-Offload (arXiv 2101.06840) reports the CPU step
+// as the bottleneck it hides with one-step delay, which is not assumed here.
+constexpr double kCpuAdamBytesPerParam = 32.0;
+constexpr double kHostMemoryGBps = 40.0;
+// QLoRA: bitsandbytes dequantizes each 4-bit weight to 16 bits before every
+// GEMM: read 0.5 B, write 2 B, GEMM reads 2 B again (methodology 4.3).
+constexpr double kDequantBytesPerWeight = 4.5;
+// The dequantize kernel streams at about the 16-bit decode rate (0.8 of peak).
+constexpr double kDequantBandwidthFraction = 0.8;
+// Micro-batches per optimizer step. Pre-training accumulates to a global
+// batch of ~4M tokens (Llama 2 and 3: 4M; GPT-3 175B: 3.2M; the Megatron
+// README runs 0.8-12.6M); fine-tuning steps every micro-batch (Hugging Face
+// gradient_accumulation_steps = 1). Pipelines keep >= 4 micro-batches per
+// stage (Narayanan et al. 2021: m >> p keeps the bubble small).
+constexpr double kPretrainBatchTokens = 4.0e6;
+constexpr int kMicrobatchesPerStage = 4;
+// Share of parameter streaming (ZeRO-Infinity) hidden by prefetch [E].
+constexpr double kPrefetchOverlap = 0.5;
+constexpr double kAttentionShareOfBlock = 0.33;
+
+struct StepTimes {
+    double computeS = 0, tpExtraS = 0, dataParallelS = 0, offloadS = 0, dequantS = 0;
+    double totalS() const { return computeS + tpExtraS + dataParallelS + offloadS + dequantS; }
+};
+
+bool adapterMethod(const Scenario& s) { return s.task == Task::Finetune && s.method != Method::Full; }
+
+double trainableParams(const Scenario& s, const Workload& work) {
+    if (!adapterMethod(s)) return work.totalParams;
+    // LoRA: r x (d_in + d_out) per adapted matrix, about 2r/h of its weights.
+    // Attention projections alone hold ~0.3 of a Llama-style block
+    // (MHA: 4h^2 of 4h^2 + 3 x 3.5h^2 = 0.28).
+    const double share = s.lora.allLinear ? 1.0 : kAttentionShareOfBlock;
+    return work.blockMatmulParams * share * 2.0 * s.lora.rank / std::max(1.0, work.hidden);
+}
+
+double microTokens(const Scenario& s) {
+    return double(std::max<std::int64_t>(1, s.batch)) * double(std::max<std::int64_t>(1, s.seqLen));
+}
+
+double microbatchesPerStep(const Scenario& s, const Plan& plan) {
+    const int pp = std::max(1, plan.pp), dp = std::max(1, plan.dp);
+    double m = pp > 1 ? double(kMicrobatchesPerStage * pp) : 1.0;
+    if (s.task == Task::Pretrain) m = std::max(m, std::ceil(kPretrainBatchTokens / (microTokens(s) * dp)));
+    return m;
+}
+
+struct Layout {
+    int tp = 1, pp = 1, dp = 1;
+    double micro = 0;         // tokens per micro-batch per replica
+    double microbatches = 1;  // per optimizer step
+};
+
+Layout layoutOf(const Scenario& s, const Plan& plan) {
+    return {std::max(1, plan.tp), std::max(1, plan.pp), std::max(1, plan.dp), microTokens(s), microbatchesPerStep(s, plan)};
+}
+
+// Megatron's tensor-parallel all-reduces (2 forward, 2 backward per layer,
+// 2 more when recomputing), charged only beyond the NVLink reference.
+double tensorParallelExtraS(const Scenario& s, const Workload& work, const Layout& l) {
+    if (l.tp <= 1) return 0;
+    const Link link = groupLink(s.gpu, l.tp, l.tp > std::max(1, s.gpu.gpusPerNode));
+    const double message = l.micro * work.hidden * kGradientBytes;
+    const double calls = (s.gradientCheckpointing ? 6.0 : 4.0) * work.layers / l.pp * l.microbatches;
+    return std::max(0.0, calls * (allReduceS(message, l.tp, link) - allReduceS(message, l.tp, kReferenceTpLink)));
+}
+
+// Gradient all-reduce (DDP, ZeRO-1/2) plus ZeRO-3/FSDP parameter gathers in
+// forward and backward, beyond what hides under the backward pass.
+double dataParallelExposedS(const Scenario& s, const Plan& plan, const Workload& work, const Layout& l,
+                            double computeS) {
+    if (l.dp <= 1) return 0;
+    const Link link = groupLink(s.gpu, l.dp, plan.nodes > 1);
+    const double shard = 1.0 / (l.tp * l.pp);
+    double commS = allReduceS(kGradientBytes * trainableParams(s, work) * shard, l.dp, link);
+    if (plan.strategy == Strategy::Zero3 || plan.strategy == Strategy::Fsdp) {
+        const double storedBytes = weightFormatInfo(s.weights).linearBits / 8.0;
+        commS += 2.0 * allGatherS(storedBytes * work.totalParams * shard, l.dp, link);
+    }
+    return std::max(0.0, commS - kOverlap * kBackwardShare * computeS);
+}
+
+// CPU offload: gradients down and parameters up over PCIe, the CPU Adam step
+// of every GPU in the node, and streamed weights for parameter offload.
+double offloadS(const Scenario& s, const Workload& work, const Layout& l, double computeS) {
+    const double pcie = hostLink(s.gpu).busGBps * kBytesPerGB;
+    if (s.parallel.offload == Offload::None || pcie <= 0) return 0;
+    const double ownParams = trainableParams(s, work) / (double(l.tp) * l.pp * l.dp);
+    double t = 2.0 * kGradientBytes * ownParams / pcie +
+               ownParams * std::max(1, s.gpu.gpusPerNode) * kCpuAdamBytesPerParam / (kHostMemoryGBps * kBytesPerGB);
+    if (s.parallel.offload == Offload::Parameters) {
+        const double streamed = 2.0 * kGradientBytes * work.totalParams / (double(l.tp) * l.pp) / pcie;
+        t += std::max(0.0, streamed - kPrefetchOverlap * computeS);
+    }
+    return t;
+}
+
+double qloraDequantS(const Scenario& s, const Workload& work, const Layout& l) {
+    if (s.task != Task::Finetune || s.method != Method::Qlora) return 0;
+    const double passes = s.gradientCheckpointing ? 3.0 : 2.0;  // forward, backward, recomputed forward
+    const double bandwidth = kDequantBandwidthFraction * s.gpu.bandwidthGbps * kBytesPerGB;
+    if (bandwidth <= 0) return 0;
+    return l.microbatches * passes * work.blockMatmulParams * kDequantBytesPerWeight / (l.tp * l.pp) / bandwidth;
+}
+
+StepTimes stepTimes(const Scenario& s, const Plan& plan, const Workload& work, const TrainingFlops& flops,
+                    double mfu, double peakFlops) {
+    const Layout l = layoutOf(s, plan);
+    StepTimes t;
+    t.computeS = l.micro * l.microbatches * flops.hardwarePerToken / (l.tp * l.pp) / (mfu * peakFlops);
+    t.tpExtraS = tensorParallelExtraS(s, work, l);
+    t.dataParallelS = dataParallelExposedS(s, plan, work, l, t.computeS);
+    t.offloadS = offloadS(s, work, l, t.computeS);
+    t.dequantS = qloraDequantS(s, work, l);
+    return t;
+}
+
+}  // namespace
+
+void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work, bool withExplain, SpeedEstimate& out) {
+    const PeakRate peak = trainingPeak(s);
+    if (peak.tflops <= 0) return;
+    const TrainingFlops flops = trainingFlops(s, work);
+    const double mfu = trainingMfu(s, plan, work);
+    const StepTimes t = stepTimes(s, plan, work, flops, mfu, peak.tflops * kFlopsPerTflop);
+    const double stepS = t.totalS();
+    if (!(stepS > 0) || !std::isfinite(stepS)) return;
+    const double tokensPerStep = microTokens(s) * microbatchesPerStep(s, plan) * std::max(1, plan.dp);
+    const int gpus = std::max(1, plan.gpuCount);
+    out.trainTokensPerS = tokensPerStep / stepS;
+    out.trainTflopsPerGpu = *out.trainTokensPerS / gpus * flops.modelPerToken / kFlopsPerTflop;
+    if (t.dataParallelS > 0.25 * stepS) {
+        out.warnings.push_back({"communication_bound", "gradient communication takes over a quarter of each step"});
+    }
+    if (!withExplain) return;
+
+    out.explain.push_back({"train_model_flops_per_token", flops.formula, flops.modelPerToken});
+    out.explain.push_back({"train_mfu", trainingMfuFormula(s, plan), mfu});
+    out.explain.push_back({"train_peak_tflops", std::string("dense tensor rate per GPU: ") + peak.name, peak.tflops});
+    out.explain.push_back({"train_step_compute_s", "tokens per step x hardware FLOPs / (tp x pp) / (MFU x peak)", t.computeS});
+    if (t.tpExtraS > 0) out.explain.push_back({"train_tp_comm_extra_s", "tensor-parallel all-reduces beyond NVLink speed", t.tpExtraS});
+    if (t.dataParallelS > 0) {
+        out.explain.push_back({"train_dp_comm_exposed_s", "gradient all-reduce / ZeRO-3 gathers not hidden by 0.8 x backward",
+                               t.dataParallelS});
+    }
+    if (t.offloadS > 0) out.explain.push_back({"train_offload_s", "PCIe transfers and CPU Adam step", t.offloadS});
+    if (t.dequantS > 0) out.explain.push_back({"train_dequant_s", "NF4 -> bf16 dequantization per pass", t.dequantS});
+    out.explain.push_back({"train_tokens_per_s", "data-parallel replicas x tokens per step / step time", *out.trainTokensPerS});
+}
+
+}  // namespace caliper

@@ -1,0 +1,104 @@
+// The inverse questions: longest context, largest batch, best weight format.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "caliper/answers/limits.hpp"
+#include "sizing_fixture.hpp"
+
+using namespace caliper;
+using namespace caliper::test;
+
+TEST_CASE("longest context fits and one more token does not", "[limits]") {
+    // transformers keeps exact token counts, so the boundary is one token wide.
+    Scenario s = serving("llama-3.1-8b", "rtx-4090", Engine::Transformers);
+    s.outputTokens = 256;
+    const ContextLimit limit = longestContext(s);
+    REQUIRE(limit.fits);
+    REQUIRE_FALSE(limit.cappedByModel);
+    CHECK(fitsMemory(s, limit.memory));
+    Scenario next = s;
+    next.promptTokens = limit.tokens - s.outputTokens + 1;
+    CHECK_FALSE(fitsMemory(next, memoryOn(next, 1)));
+    Scenario at = s;
+    at.promptTokens = limit.tokens - s.outputTokens;
+    CHECK(memoryOn(at, 1).totalGiB == Approx(limit.memory.totalGiB));
+}
+
+TEST_CASE("longest context stops at the model's max_context", "[limits]") {
+    Scenario s = serving("qwen2.5-0.5b", "h200-sxm-141gb", Engine::Vllm);
+    const ContextLimit limit = longestContext(s);
+    REQUIRE(limit.fits);
+    CHECK(limit.cappedByModel);
+    CHECK(limit.tokens == s.model.maxContext);
+}
+
+TEST_CASE("longest training sequence grows with checkpointing", "[limits]") {
+    Scenario s = finetuning("llama-3.1-8b", "a100-sxm4-80gb", Method::Lora);
+    const ContextLimit plain = longestContext(s);
+    s.gradientCheckpointing = true;
+    const ContextLimit checkpointed = longestContext(s);
+    REQUIRE(plain.fits);
+    REQUIRE(checkpointed.fits);
+    CHECK(checkpointed.tokens > plain.tokens);
+}
+
+TEST_CASE("largest batch fits and the next does not", "[limits]") {
+    Scenario s = serving("llama-3.1-8b", "h100-sxm5-80gb", Engine::Vllm);
+    s.promptTokens = 4096;
+    s.outputTokens = 1024;
+    const BatchLimit limit = largestBatch(s);
+    REQUIRE(limit.fits);
+    CHECK(fitsMemory(s, limit.memory));
+    Scenario next = s;
+    next.batch = limit.batch + 1;
+    CHECK_FALSE(fitsMemory(next, memoryOn(next, 1)));
+    // KV per sequence 5120 tokens x 128 KiB = 0.625 GiB; the pool after
+    // weights is ~54 GiB, so the batch is in the eighties.
+    CHECK(limit.batch > 70);
+    CHECK(limit.batch < 95);
+}
+
+TEST_CASE("no batch fits when the weights alone do not", "[limits]") {
+    Scenario s = serving("llama-3.1-70b", "rtx-4090", Engine::Vllm);
+    CHECK_FALSE(largestBatch(s).fits);
+    CHECK_FALSE(longestContext(s).fits);
+}
+
+TEST_CASE("best weight format: highest quality that fits", "[limits]") {
+    // 8B in bf16 (16 GB) fits an H100 as is.
+    Scenario big = serving("llama-3.1-8b", "h100-sxm5-80gb", Engine::Vllm);
+    const FormatChoice asIs = bestWeightFormat(big);
+    REQUIRE(asIs.found);
+    CHECK(asIs.format == WeightFormat::Bf16);
+
+    // 70B on two RTX 4090 with llama.cpp: every format above the choice is too big.
+    Scenario s = serving("llama-3.1-70b", "rtx-4090", Engine::LlamaCpp);
+    s.gpuCount = 2;
+    const FormatChoice choice = bestWeightFormat(s);
+    REQUIRE(choice.found);
+    CHECK(fitsMemory(s, choice.memory));
+    const auto at = std::find(choice.tried.begin(), choice.tried.end(), choice.format);
+    REQUIRE(at != choice.tried.end());
+    for (auto it = choice.tried.begin(); it != at; ++it) {
+        Scenario better = s;
+        better.weights = *it;
+        INFO(toString(*it));
+        CHECK_FALSE(fitsMemory(better, memoryOn(better, 2)));
+    }
+}
+
+TEST_CASE("format ladder respects the engine and the GPU", "[limits]") {
+    Scenario llama = serving("llama-3.1-8b", "rtx-4090", Engine::LlamaCpp);
+    for (WeightFormat f : weightFormatLadder(llama)) {
+        CHECK((f == WeightFormat::Bf16 || f >= WeightFormat::Q8_0));  // GGUF types or F16/BF16 files
+    }
+    Scenario vllm = serving("llama-3.1-8b", "a100-sxm4-80gb", Engine::Vllm);
+    const auto ladder = weightFormatLadder(vllm);
+    CHECK(std::find(ladder.begin(), ladder.end(), WeightFormat::Fp8) == ladder.end());  // A100: no FP8
+    CHECK(std::find(ladder.begin(), ladder.end(), WeightFormat::AwqInt4) != ladder.end());
+    CHECK(std::none_of(ladder.begin(), ladder.end(), [](WeightFormat f) { return f >= WeightFormat::Q8_0; }));
+    vllm.gpu = catalogGpu("h100-sxm5-80gb");
+    const auto hopper = weightFormatLadder(vllm);
+    CHECK(hopper[1] == WeightFormat::Fp8);
+}

@@ -1,0 +1,122 @@
+// The matrix's cells are the figures a single estimate gives for the same
+// model, GPU and workload at the fewest GPUs that fit: computeMatrix takes a
+// shorter path (prepared once, no text), and must not drift from estimate().
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "caliper/plan/estimate.hpp"
+#include "caliper/answers/matrix.hpp"
+#include "catalog_fixture.hpp"
+
+using namespace caliper;
+
+namespace {
+
+constexpr int kMaxGpus = 8;  // the page's default GPU-count limit
+
+Scenario workloadFor(Task task, Method method, Engine engine) {
+    Scenario w;
+    w.task = task;
+    w.method = method;
+    w.engine = engine;
+    if (task != Task::Inference) {
+        w.promptTokens = 0;
+        w.outputTokens = 0;
+        w.trainTokens = 1e9;
+    }
+    if (method == Method::Qlora) {
+        w.weights = WeightFormat::Nf4Dq;
+        w.weightsExplicit = true;
+        w.gradientCheckpointing = true;
+    }
+    return w;
+}
+
+void requireSame(const std::optional<double>& cell, const std::optional<double>& single, const std::string& where) {
+    INFO(where);
+    REQUIRE(cell.has_value() == single.has_value());
+    if (cell) REQUIRE(*cell == Approx(*single).epsilon(1e-12));
+}
+
+// Every cell of the whole catalog against estimate() on the same scenario.
+void checkEveryCell(const Scenario& workload) {
+    const Catalog& catalog = test::projectCatalog();
+    std::vector<const ModelSpec*> models;
+    std::vector<const GpuSpec*> gpus;
+    for (const ModelSpec& m : catalog.models) models.push_back(&m);
+    for (const GpuSpec& g : catalog.gpus) gpus.push_back(&g);
+    const auto cells = computeMatrix(workload, models, gpus, kMaxGpus);
+    REQUIRE(cells.size() == models.size());
+    int fitting = 0;
+    for (std::size_t m = 0; m < models.size(); ++m) {
+        REQUIRE(cells[m].size() == gpus.size());
+        for (std::size_t g = 0; g < gpus.size(); ++g) {
+            Scenario s = workload;
+            s.model = *models[m];
+            s.gpu = *gpus[g];
+            s.gpuCountAuto = true;
+            s.maxGpus = kMaxGpus;  // the cell is the best plan within the matrix's limit
+            adaptToGpu(s);
+            const EstimateResult r = estimate(s, EstimateDetail{false, false, false});
+            const MatrixCell& c = cells[m][g];
+            const std::string where = models[m]->id + " on " + gpus[g]->id;
+            INFO(where);
+            REQUIRE(c.gpusNeeded == r.gpusNeeded);
+            REQUIRE(c.totalGiB == Approx(r.memory.totalGiB).epsilon(1e-12));
+            REQUIRE(c.strategy == r.plan.strategy);
+            REQUIRE(c.nodes == r.plan.nodes);
+            const bool fits = r.fits && r.plan.gpuCount <= kMaxGpus;
+            REQUIRE((c.status != CellStatus::No) == fits);
+            if (!fits) continue;
+            ++fitting;
+            requireSame(c.decodeTokensPerS, r.decodeTokensPerS, where);
+            requireSame(c.prefillTokensPerS, r.prefillTokensPerS, where);
+            requireSame(c.trainTokensPerS, r.trainTokensPerS, where);
+            requireSame(c.trainHours, r.trainHours, where);
+            requireSame(c.usdPerHour, r.usdPerHour, where);
+            requireSame(c.usdPerMillionTokens, r.usdPerMillionTokens, where);
+            requireSame(c.costUsd, r.costUsd, where);
+        }
+    }
+    // The catalog holds models from 0.1B to 671B: some cells fit, some do not.
+    CHECK(fitting > 0);
+    CHECK(fitting < int(models.size() * gpus.size()));
+}
+
+}  // namespace
+
+TEST_CASE("matrix cells equal single estimates: vLLM inference", "[matrix]") {
+    checkEveryCell(workloadFor(Task::Inference, Method::Full, Engine::Vllm));
+}
+
+TEST_CASE("matrix cells equal single estimates: llama.cpp inference", "[matrix]") {
+    Scenario w = workloadFor(Task::Inference, Method::Full, Engine::LlamaCpp);
+    w.weights = WeightFormat::Q4_K_M;
+    w.weightsExplicit = true;
+    checkEveryCell(w);
+}
+
+TEST_CASE("matrix cells equal single estimates: LoRA and QLoRA fine-tuning", "[matrix]") {
+    checkEveryCell(workloadFor(Task::Finetune, Method::Lora, Engine::Transformers));
+    checkEveryCell(workloadFor(Task::Finetune, Method::Qlora, Engine::Transformers));
+}
+
+TEST_CASE("matrix cells equal single estimates: the planner's knobs left open", "[matrix][planner]") {
+    // gradient_checkpointing "auto" and strategy auto: the planner weighs
+    // DDP / ZeRO-1/2/3 and checkpointing per cell exactly as per estimate.
+    for (Method method : {Method::Lora, Method::Full}) {
+        Scenario w = workloadFor(Task::Finetune, method, Engine::Transformers);
+        w.gradientCheckpointingAuto = true;
+        checkEveryCell(w);
+    }
+    Scenario pretrain = workloadFor(Task::Pretrain, Method::Full, Engine::Megatron);
+    pretrain.gradientCheckpointingAuto = true;
+    checkEveryCell(pretrain);
+}
+
+TEST_CASE("matrix cells equal single estimates: full fine-tuning and pre-training", "[matrix]") {
+    checkEveryCell(workloadFor(Task::Finetune, Method::Full, Engine::Deepspeed));
+    checkEveryCell(workloadFor(Task::Pretrain, Method::Full, Engine::Megatron));
+}

@@ -1,0 +1,162 @@
+// Cost and power: cloud and purchase prices, serving cost per million
+// tokens, run time and energy, and the cooling / rack-power warnings.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "caliper/cost/cost.hpp"
+#include "speed_fixtures.hpp"
+
+using namespace caliper;
+using namespace caliper::test;
+
+namespace {
+
+bool warned(const CostEstimate& c, const std::string& code) {
+    return std::any_of(c.warnings.begin(), c.warnings.end(), [&](const Warning& w) { return w.code == code; });
+}
+
+double explained(const CostEstimate& c, const std::string& term) {
+    for (const ExplainTerm& t : c.explain) {
+        if (t.term == term) return t.value;
+    }
+    FAIL("no explain term " << term);
+    return 0;
+}
+
+Scenario priced(GpuSpec gpu) {
+    Scenario s = inference(llama31_8b(), std::move(gpu), Engine::Vllm, WeightFormat::Bf16);
+    s.gpu.cloudUsdPerHour = 2.5;
+    s.gpu.priceUsd = 25000;
+    s.gpu.priceYear = 2024;
+    return s;
+}
+
+Plan gpus(int count, int nodes = 1) {
+    Plan p = plan(Strategy::Tensor, count, count, 1, 1);
+    p.nodes = nodes;
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("a training run costs GPU-hours times the hourly price", "[cost]") {
+    Scenario s = priced(h100Sxm());
+    s.task = Task::Pretrain;
+    s.trainTokens = 3.6e9;
+    SpeedEstimate speed;
+    speed.trainTokensPerS = 10000;  // 3.6e9 tokens take 100 hours
+    const CostEstimate c = estimateCost(s, gpus(8), speed);
+    REQUIRE(c.trainHours);
+    CHECK(*c.trainHours == Approx(100.0));
+    CHECK(*c.gpuHours == Approx(800.0));
+    CHECK(*c.usdPerHour == Approx(8 * 2.5));
+    CHECK(*c.costUsd == Approx(800.0 * 2.5));
+    CHECK(c.priceYear == 2024);
+
+    s.usdPerGpuHour = 1.0;  // the user's own price wins over the catalog's
+    CHECK(*estimateCost(s, gpus(8), speed).costUsd == Approx(800.0));
+}
+
+TEST_CASE("energy of a run is power times hours times PUE 1.2", "[cost][power]") {
+    Scenario s = priced(h100Sxm());
+    s.task = Task::Finetune;
+    s.trainTokens = 3.6e7;
+    SpeedEstimate speed;
+    speed.trainTokensPerS = 1000;  // 10 hours
+    const CostEstimate c = estimateCost(s, gpus(8), speed);
+    REQUIRE(c.energyKwh);
+    CHECK(*c.energyKwh == Approx(*c.powerW * 10.0 / 1000.0 * 1.2));
+}
+
+TEST_CASE("no run length, no run cost", "[cost]") {
+    Scenario s = priced(h100Sxm());
+    s.task = Task::Finetune;
+    SpeedEstimate speed;
+    speed.trainTokensPerS = 1000;
+    const CostEstimate c = estimateCost(s, gpus(1), speed);
+    CHECK_FALSE(c.trainHours);
+    CHECK_FALSE(c.costUsd);
+    CHECK_FALSE(c.energyKwh);
+    CHECK(c.usdPerHour);
+}
+
+TEST_CASE("purchase price is count times card price, CNY from the catalog's own CNY price", "[cost]") {
+    Scenario s = priced(rtx4090());
+    s.gpu.priceUsd = 1599;   // RTX 4090 launch MSRP
+    s.gpu.priceCny = 12999;  // RTX 4090 launch price in China
+    s.currency = "cny";
+    const CostEstimate c = estimateCost(s, gpus(2), SpeedEstimate{});
+    REQUIRE(c.purchaseUsd);
+    CHECK(*c.purchaseUsd == Approx(2 * 1599.0));
+    CHECK(explained(c, "purchase_cny") == Approx(2 * 12999.0));
+
+    s.priceUsd = 1800;  // a user price converts at the scenario's rate
+    s.cnyPerUsd = 7.0;
+    const CostEstimate user = estimateCost(s, gpus(2), SpeedEstimate{});
+    CHECK(*user.purchaseUsd == Approx(3600.0));
+    CHECK(explained(user, "purchase_cny") == Approx(3600.0 * 7.0));
+}
+
+TEST_CASE("serving cost per million tokens follows from the hourly price and decode speed", "[cost]") {
+    const Scenario s = priced(h100Sxm());
+    SpeedEstimate speed;
+    speed.decodeTokensPerS = 1000;
+    const CostEstimate c = estimateCost(s, gpus(1), speed);
+    REQUIRE(c.usdPerMillionTokens);
+    // $2.50 per hour buys 3.6M tokens at 1000 tok/s: $0.694 per million.
+    CHECK(*c.usdPerMillionTokens == Approx(2.5 / 3.6));
+}
+
+TEST_CASE("an 8x H100 SXM node draws the DGX H100's 10.2 kW and needs rack power, not liquid cooling", "[cost][power]") {
+    // NVIDIA DGX H100 datasheet: 10.2 kW max for 8 x 700 W GPUs, an
+    // air-cooled system: the HGX board needs rack power, not facility water.
+    const CostEstimate c = estimateCost(priced(h100Sxm()), gpus(8), SpeedEstimate{});
+    CHECK(*c.powerW == Approx(10200.0));
+    CHECK_FALSE(warned(c, "liquid_cooling"));
+    CHECK(warned(c, "rack_power"));
+}
+
+TEST_CASE("four H100 SXM in one server already exceed a 3 kW rack circuit", "[cost][power]") {
+    // Source articles: a server with up to 4 H100 needs a 3 kW+ rack.
+    const CostEstimate c = estimateCost(priced(h100Sxm()), gpus(4), SpeedEstimate{});
+    CHECK(*c.powerW > 3000.0);
+    CHECK(warned(c, "rack_power"));
+}
+
+TEST_CASE("liquid cooling only for the parts that require it: NVL72 racks", "[cost][power]") {
+    GpuSpec b200 = h100Sxm();  // HGX B200: up to 1000 W per GPU; DGX B200 ships air-cooled
+    b200.id = "b200";
+    b200.tdpW = 1000;
+    CHECK_FALSE(warned(estimateCost(priced(b200), gpus(1), SpeedEstimate{}), "liquid_cooling"));
+    GpuSpec gb200 = b200;  // GB200 NVL72: sold only as a liquid-cooled rack
+    gb200.id = "gb200";
+    gb200.tdpW = 1200;
+    gb200.caveats = {"nvl72-rack"};
+    CHECK(warned(estimateCost(priced(gb200), gpus(4), SpeedEstimate{}), "liquid_cooling"));
+}
+
+TEST_CASE("unknown board power is null with a warning, never 0", "[cost][power]") {
+    GpuSpec unknown = h100Sxm();
+    unknown.tdpW = 0;  // the catalog's null
+    const CostEstimate c = estimateCost(priced(unknown), gpus(1), SpeedEstimate{});
+    CHECK_FALSE(c.powerW.has_value());
+    CHECK(warned(c, "power_unknown"));
+}
+
+TEST_CASE("a desktop with one or four RTX 4090 raises no cooling or rack warning", "[cost][power]") {
+    const CostEstimate one = estimateCost(priced(rtx4090()), gpus(1), SpeedEstimate{});
+    CHECK(*one.powerW == Approx(450.0 + 250.0));  // TDP + desktop host share
+    CHECK(one.warnings.empty());
+    const CostEstimate four = estimateCost(priced(rtx4090()), gpus(4), SpeedEstimate{});
+    CHECK(*four.powerW == Approx(4 * 450.0 + 250.0));
+    CHECK_FALSE(warned(four, "rack_power"));
+    CHECK_FALSE(warned(four, "liquid_cooling"));
+}
+
+TEST_CASE("power adds one host share per node", "[cost][power]") {
+    const CostEstimate oneNode = estimateCost(priced(rtx4090()), gpus(8, 1), SpeedEstimate{});
+    const CostEstimate twoNodes = estimateCost(priced(rtx4090()), gpus(8, 2), SpeedEstimate{});
+    CHECK(*twoNodes.powerW - *oneNode.powerW == Approx(250.0));
+}

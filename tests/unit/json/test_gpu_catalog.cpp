@@ -1,0 +1,468 @@
+// The GPU catalog (data/gpus.json): every entry loads and is sourced, key
+// figures match their datasheets, lookups find what people type, and bad GPU
+// entries are rejected with a code, a JSON pointer and a readable message.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "caliper/catalog.hpp"
+#include "caliper/error.hpp"
+#include "catalog_fixture.hpp"
+#include "json/catalog/gpu_json.hpp"
+
+using caliper::GpuSpec;
+using caliper::test::projectCatalog;
+using caliper::test::readText;
+using Json = nlohmann::json;
+
+namespace {
+
+const GpuSpec& gpu(const char* id) {
+    const GpuSpec* found = caliper::findGpu(projectCatalog(), id);
+    INFO("catalog id " << id);
+    REQUIRE(found);
+    REQUIRE(found->id == id);
+    return *found;
+}
+
+double value(const std::optional<double>& figure) {
+    REQUIRE(figure.has_value());
+    return *figure;
+}
+
+Json fixture(const std::string& name) {
+    return Json::parse(readText(std::string(CALIPER_FIXTURES_DIR) + "/bad_catalog/" + name));
+}
+
+// True when the text holds a CJK ideograph (U+4E00..U+9FFF: UTF-8 lead bytes E4..E9).
+bool hasChinese(const std::string& text) {
+    return std::any_of(text.begin(), text.end(), [](char c) {
+        const auto byte = static_cast<unsigned char>(c);
+        return byte >= 0xE4 && byte <= 0xE9;
+    });
+}
+
+caliper::Error gpuError(const Json& entry) {
+    try {
+        caliper::io::gpuFromJson(entry, "/gpus/0");
+    } catch (const caliper::InputError& e) {
+        return e.error();
+    }
+    FAIL("the GPU entry was accepted");
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("every GPU entry loads with a source, a confidence and sane units", "[gpus]") {
+    const auto& gpus = projectCatalog().gpus;
+    // 70 data-centre, workstation and consumer accelerators, the GeForce, AMD,
+    // Apple and older cards named by the validation set, and the China-market,
+    // memory-modded and unified-memory machines people compare them with.
+    CHECK(gpus.size() >= 170);
+    for (const GpuSpec& g : gpus) {
+        INFO(g.id);
+        CHECK_FALSE(g.sources.empty());
+        CHECK_FALSE(g.notes.empty());
+        CHECK((g.confidence == "high" || g.confidence == "medium" || g.confidence == "low"));
+        // Usable memory never exceeds the marketed capacity read as binary GiB.
+        CHECK(g.memoryGib <= g.memoryGb + 1e-9);
+        CHECK(g.bandwidthGbps > 0);
+        if (g.fp16Acc16Tflops && g.fp16Tflops) CHECK(*g.fp16Acc16Tflops > *g.fp16Tflops);
+        if (g.bf16Tflops) CHECK(g.supportsBf16);
+        if (g.fp8Tflops) CHECK(g.supportsFp8);
+        if (g.nvlinkGbps > 0) CHECK(g.nvlinkMaxGpus >= 2);
+        if (g.nvlinkGbps == 0) CHECK(g.nvlinkVersion.empty());
+        // Dense rates: 8-bit math never runs slower than 16-bit on the same units.
+        if (g.fp8Tflops && g.bf16Tflops) CHECK(*g.fp8Tflops >= *g.bf16Tflops);
+        if (g.int8Tops && g.bf16Tflops) CHECK(*g.int8Tops >= *g.bf16Tflops);
+        if (g.bf16Tflops && g.fp32Tflops && g.vendor == "nvidia") CHECK(*g.bf16Tflops >= *g.fp32Tflops);
+        // Board power is known or its absence is explained (the engine then reports power as null).
+        if (g.tdpW <= 0) CHECK(g.notes.find("power") != std::string::npos);
+    }
+}
+
+TEST_CASE("the core set of accelerators is present under stable ids", "[gpus]") {
+    for (const char* id : {"b200", "b100", "gb200", "b300", "gb300", "h200-sxm-141gb", "h200-nvl-141gb",
+                           "h100-sxm5-80gb", "h100-pcie-80gb", "h100-nvl-94gb", "h800-sxm5-80gb", "h800-pcie-80gb",
+                           "h20-96gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-40gb", "a100-pcie-80gb",
+                           "a800-sxm4-80gb", "a800-pcie-80gb", "a40", "a30", "a10", "a10g", "a2", "l40", "l40s", "l20",
+                           "l4", "t4", "v100-sxm2-32gb", "v100-pcie-32gb", "p100-pcie-16gb", "p40",
+                           "rtx-pro-6000-blackwell", "rtx-6000-ada", "rtx-5000-ada", "rtx-4000-ada", "rtx-a6000",
+                           "rtx-a5000", "rtx-a4000", "quadro-rtx-8000", "quadro-rtx-6000", "quadro-rtx-4000",
+                           "quadro-p6000", "rtx-5090", "rtx-5080", "rtx-4090", "rtx-4090d", "rtx-4080", "rtx-4070-ti",
+                           "rtx-4060-ti-16gb", "rtx-3090", "rtx-3090-ti", "rtx-3080-10gb", "rtx-3070", "rtx-3060-12gb",
+                           "rtx-3060-ti", "rtx-2080-ti", "mi355x", "mi325x", "mi300x", "mi250x", "mi210", "rx-7900-xtx",
+                           "gaudi2", "gaudi3", "ascend-910b", "apple-m2-ultra-76c", "apple-m3-max-40c",
+                           "apple-m4-max-40c"}) {
+        CHECK(caliper::findGpu(projectCatalog(), id) != nullptr);
+    }
+}
+
+TEST_CASE("data-centre figures match their datasheets (dense, never 2:4 sparse)", "[gpus]") {
+    // NVIDIA H100 SXM5 datasheet: 1,979 TFLOPS BF16 and 3,958 FP8 "with
+    // sparsity", i.e. 989.4 / 1978.9 dense; 3.35 TB/s HBM3; NVLink 4 900 GB/s.
+    const GpuSpec& h100 = gpu("h100-sxm5-80gb");
+    CHECK(value(h100.bf16Tflops) == Approx(989.4));
+    CHECK(value(h100.fp8Tflops) == Approx(1978.9));
+    CHECK(h100.bandwidthGbps == Approx(3350));
+    CHECK(h100.nvlinkGbps == Approx(900));
+    CHECK(h100.nvlinkMaxGpus == 8);
+    CHECK(h100.memoryGib == Approx(81559.0 / 1024).margin(0.01));  // nvidia-smi: 81559 MiB
+    CHECK(h100.flashAttention3);
+
+    // NVIDIA A100 80GB SXM4 datasheet: 312 TFLOPS BF16 dense (624 sparse),
+    // 2,039 GB/s HBM2e, NVLink 3 600 GB/s; the driver reports 81920 MiB.
+    const GpuSpec& a100 = gpu("a100-sxm4-80gb");
+    CHECK(value(a100.bf16Tflops) == Approx(312));
+    CHECK(a100.bandwidthGbps == Approx(2039));
+    CHECK(a100.nvlinkGbps == Approx(600));
+    CHECK(a100.memoryGib == Approx(80.0));
+    CHECK_FALSE(a100.fp8Tflops.has_value());
+    // A100 40GB datasheet: 1,555 GB/s HBM2, 40960 MiB.
+    CHECK(gpu("a100-sxm4-40gb").bandwidthGbps == Approx(1555));
+    CHECK(gpu("a100-sxm4-40gb").memoryGib == Approx(40.0));
+
+    // NVIDIA confirmed the A800 as an A100 with NVLink cut to 400 GB/s; the
+    // H800 likewise cuts H100's 900 GB/s to 400.
+    CHECK(gpu("a800-sxm4-80gb").nvlinkGbps == Approx(400));
+    CHECK(value(gpu("a800-sxm4-80gb").bf16Tflops) == Approx(312));
+    CHECK(gpu("h800-sxm5-80gb").nvlinkGbps == Approx(400));
+    CHECK(gpu("h800-sxm5-80gb").market == "china");
+
+    // H20 spec sheet (reproduced by several sources): 148 TFLOPS FP16 dense, 4.0 TB/s, NVLink 900 GB/s.
+    const GpuSpec& h20 = gpu("h20-96gb");
+    CHECK(value(h20.bf16Tflops) == Approx(148));
+    CHECK(h20.bandwidthGbps == Approx(4000));
+    CHECK(h20.nvlinkGbps == Approx(900));
+
+    // L40S datasheet: 362.05 dense FP16/BF16 (733 sparse), no NVLink; L4: 121 dense (242 sparse).
+    CHECK(value(gpu("l40s").bf16Tflops) == Approx(362.05));
+    CHECK(gpu("l40s").nvlinkGbps == 0);
+    CHECK(value(gpu("l4").bf16Tflops) == Approx(121));
+    // Volta tensor cores: 125 TFLOPS FP16 (SXM2), no BF16 at all.
+    CHECK(value(gpu("v100-sxm2-32gb").fp16Tflops) == Approx(125));
+    CHECK_FALSE(gpu("v100-sxm2-32gb").bf16Tflops.has_value());
+    CHECK_FALSE(gpu("v100-sxm2-32gb").supportsBf16);
+    // AMD: MI300X 1,307.4 TFLOPS dense BF16 (2,614.9 sparse), 5.3 TB/s HBM3.
+    CHECK(value(gpu("mi300x").bf16Tflops) == Approx(1307.4));
+    CHECK(gpu("mi300x").bandwidthGbps == Approx(5300));
+}
+
+TEST_CASE("GeForce figures use the FP32-accumulate tensor rate", "[gpus]") {
+    // Ada whitepaper Appendix A, RTX 4090: FP16 with FP32 accumulate 165.2
+    // dense, FP16 accumulate 330.3 dense; 1,008 GB/s; no NVLink; 24564 MiB.
+    const GpuSpec& rtx4090 = gpu("rtx-4090");
+    CHECK(value(rtx4090.fp16Tflops) == Approx(165.2));
+    CHECK(value(rtx4090.bf16Tflops) == Approx(165.2));
+    CHECK(value(rtx4090.fp16Acc16Tflops) == Approx(330.3));
+    CHECK(rtx4090.bandwidthGbps == Approx(1008));
+    CHECK(rtx4090.nvlinkGbps == 0);
+    CHECK(rtx4090.memoryGib == Approx(24564.0 / 1024).margin(0.01));
+    // GA102 whitepaper, RTX 3090: 71 / 142 dense; RTX Blackwell whitepaper, RTX 5090: 209.5 / 419.
+    CHECK(value(gpu("rtx-3090").fp16Tflops) == Approx(71));
+    CHECK(value(gpu("rtx-3090").fp16Acc16Tflops) == Approx(142));
+    CHECK(value(gpu("rtx-5090").bf16Tflops) == Approx(209.5));
+    CHECK(value(gpu("rtx-5090").fp16Acc16Tflops) == Approx(419));
+    // Turing blog Table 1, RTX 2080 Ti: 53.8 FP32-accumulate, 107.6 FP16-accumulate.
+    CHECK(value(gpu("rtx-2080-ti").fp16Tflops) == Approx(53.8));
+
+    // The half-rate rule holds for every GeForce entry that lists both rates.
+    for (const GpuSpec& g : projectCatalog().gpus) {
+        if (g.vendor != "nvidia" || g.gpuClass != "consumer" || !g.fp16Acc16Tflops || !g.fp16Tflops) continue;
+        INFO(g.id);
+        CHECK(*g.fp16Tflops == Approx(*g.fp16Acc16Tflops / 2).margin(0.11));
+    }
+}
+
+TEST_CASE("no catalog figure is one of the sparse or non-tensor numbers quoted in the seed articles", "[gpus]") {
+    // Seed claims checked against datasheets: H100 "1979" and L40S "731/733" are
+    // 2:4-sparse, L4 "242" is sparse, RTX 4090 "82.6" is the non-tensor FP32 rate,
+    // RTX A6000 "77.4" is TF32.
+    CHECK(value(gpu("h100-sxm5-80gb").bf16Tflops) != Approx(1979));
+    CHECK(value(gpu("h800-sxm5-80gb").bf16Tflops) < 1000);
+    CHECK(value(gpu("l40s").bf16Tflops) < 700);
+    CHECK(value(gpu("l4").bf16Tflops) < 200);
+    CHECK(value(gpu("rtx-4090").fp16Tflops) != Approx(82.6));
+    CHECK(value(gpu("rtx-a6000").bf16Tflops) == Approx(154.8));
+}
+
+TEST_CASE("the modified RTX 2080 Ti 22GB keeps the stock card's compute and bandwidth", "[gpus]") {
+    const GpuSpec& modded = gpu("rtx-2080-ti-22gb");
+    const GpuSpec& stock = gpu("rtx-2080-ti");
+    CHECK(modded.memoryGb == Approx(22));
+    CHECK(modded.bandwidthGbps == Approx(stock.bandwidthGbps));  // same 352-bit bus, 14 Gbps
+    CHECK(value(modded.fp16Tflops) == Approx(value(stock.fp16Tflops)));
+    CHECK(modded.confidence == "low");
+    CHECK(std::find(modded.caveats.begin(), modded.caveats.end(), "modded-2080ti") != modded.caveats.end());
+}
+
+TEST_CASE("caveats are bilingual and attached where they apply", "[gpus]") {
+    const caliper::Catalog& catalog = projectCatalog();
+    for (const caliper::Caveat& c : catalog.caveats) {
+        INFO(c.id);
+        CHECK(c.en.size() > 20);
+        CHECK(hasChinese(c.zh));
+    }
+    auto has = [](const GpuSpec& g, const std::string& id) {
+        return std::find(g.caveats.begin(), g.caveats.end(), id) != g.caveats.end();
+    };
+    for (const GpuSpec& g : catalog.gpus) {
+        INFO(g.id);
+        if (g.market == "china" && g.vendor == "nvidia") CHECK(has(g, "export-control"));
+        if (g.vendor == "apple") CHECK(has(g, "apple-unified"));
+        if (g.vendor == "amd") CHECK(has(g, "rocm-ecosystem"));
+        if (g.vendor == "nvidia" && g.gpuClass == "consumer") CHECK(has(g, "gaming-card"));
+    }
+    CHECK(has(gpu("a100-sxm4-40gb"), "a100-40gb-small"));
+    CHECK(has(gpu("t4"), "no-bf16-fa2"));
+    CHECK(has(gpu("h20-96gb"), "h20-low-compute"));
+    CHECK(has(gpu("rtx-4090d"), "china-4090d"));
+}
+
+TEST_CASE("lookups find what people type", "[gpus]") {
+    const caliper::Catalog& catalog = projectCatalog();
+    const std::pair<const char*, const char*> cases[] = {
+        {"RTX 4090", "rtx-4090"},          {"4090", "rtx-4090"},
+        {"NVIDIA GeForce RTX 4090", "rtx-4090"}, {"geforce rtx 4090", "rtx-4090"},
+        {"h100 sxm", "h100-sxm5-80gb"},    {"H100 80GB HBM3", "h100-sxm5-80gb"},
+        {"NVIDIA H100 80GB HBM3", "h100-sxm5-80gb"}, {"H100", "h100-sxm5-80gb"},
+        {"A100", "a100-sxm4-80gb"},        {"A100-SXM4-80GB", "a100-sxm4-80gb"},
+        {"NVIDIA A100 80GB", "a100-sxm4-80gb"}, {"A100 40GB", "a100-sxm4-40gb"},
+        {"A800", "a800-sxm4-80gb"},        {"H800", "h800-sxm5-80gb"},
+        {"2080 Ti 22GB", "rtx-2080-ti-22gb"}, {"4090D", "rtx-4090d"},
+        {"910B", "ascend-910b"},           {"MI300X", "mi300x"},
+        {"Apple M2 Max (38-core GPU)", "apple-m2-max-38c"}, {"M2 Max 38-core", "apple-m2-max-38c"},
+        {"NVIDIA Tesla P40", "p40"},       {"Tesla M40 24GB", "tesla-m40-24gb"},
+        {"AMD Radeon PRO V620", "radeon-pro-v620"}, {"DGX Spark", "dgx-spark-gb10"},
+    };
+    for (const auto& [query, id] : cases) {
+        INFO(query);
+        const GpuSpec* found = caliper::findGpu(catalog, query);
+        REQUIRE(found);
+        CHECK(found->id == id);
+    }
+}
+
+TEST_CASE("every GPU named in the validation rows resolves to a catalog entry", "[gpus][validation]") {
+    // Rows name GPUs as their sources did, with notes in parentheses; the
+    // core count of Apple chips and GB10 are part of the name.
+    const std::regex note(R"(\s*\((?!\d+-core GPU\)|GB10\))[^)]*\))");
+    std::set<std::string> names;
+    std::istringstream lines(readText(std::string(CALIPER_VALIDATION_DIR) + "/public.jsonl"));
+    for (std::string line; std::getline(lines, line);) {
+        if (line.empty()) continue;
+        const Json row = Json::parse(line);
+        if (row.contains("gpu") && row["gpu"].is_string()) names.insert(row["gpu"].get<std::string>());
+    }
+    REQUIRE(names.size() > 50);
+    for (const std::string& name : names) {
+        if (name.rfind("any ", 0) == 0) continue;  // estimator rows name no GPU
+        const std::string query = std::regex_replace(name, note, "");
+        INFO(name << " -> " << query);
+        CHECK(caliper::findGpu(projectCatalog(), query) != nullptr);
+    }
+}
+
+TEST_CASE("the GPUs named in the second set of public rows resolve, but for three without a stored spec source",
+          "[gpus][validation]") {
+    // public-v2 names cards as nvidia-smi and the submitting tools print them
+    // ("NVIDIA GeForce GTX 1050 Ti", "Apple M5 Max", "h100_sxm"). The RTX 5880 Ada,
+    // the GTX 1070 and the Radeon 840M/860M iGPU have no stored datasheet, so they stay out.
+    const std::regex note(R"(\s*\([^)]*\))");
+    const std::set<std::string> unsourced = {"NVIDIA RTX 5880 Ada Generation", "NVIDIA GeForce GTX 1070",
+                                             "Radeon 840M / 860M Graphics"};
+    std::set<std::string> names;
+    std::istringstream lines(readText(std::string(CALIPER_VALIDATION_DIR) + "/public-v2.jsonl"));
+    for (std::string line; std::getline(lines, line);) {
+        if (line.empty()) continue;
+        const Json row = Json::parse(line);
+        if (row.contains("gpu") && row["gpu"].is_string()) names.insert(row["gpu"].get<std::string>());
+    }
+    REQUIRE(names.size() > 10);
+    for (const std::string& name : names) {
+        if (unsourced.count(name)) continue;
+        INFO(name);
+        CHECK(caliper::findGpu(projectCatalog(), std::regex_replace(name, note, "")) != nullptr);
+    }
+}
+
+TEST_CASE("gpuToJson writes the catalog keys and reads back to the same entry", "[gpus][json]") {
+    for (const GpuSpec& g : projectCatalog().gpus) {
+        INFO(g.id);
+        const Json written = caliper::io::gpuToJson(g);
+        for (const char* key : {"id", "name", "aliases", "vendor", "memory_gib", "memory_gb", "bandwidth_gbps",
+                                "bf16_tflops", "fp16_tflops", "fp8_tflops", "int8_tops", "fp32_tflops", "nvlink_gbps",
+                                "tdp_w", "price_usd", "cloud_usd_per_hour", "sources"}) {
+            CHECK(written.contains(key));
+        }
+        const GpuSpec back = caliper::io::gpuFromJson(written, "/gpus/0");
+        CHECK(caliper::io::gpuToJson(back) == written);
+    }
+}
+
+TEST_CASE("denseTensorTflops16 prefers BF16, then FP16, then FP32", "[gpus]") {
+    CHECK(caliper::denseTensorTflops16(gpu("h100-sxm5-80gb")) == Approx(989.4));  // BF16 tensor
+    CHECK(caliper::denseTensorTflops16(gpu("v100-sxm2-32gb")) == Approx(125));    // Volta: FP16 only
+    CHECK(caliper::denseTensorTflops16(gpu("p40")) == Approx(11.8));              // no tensor cores
+    CHECK(caliper::denseTensorTflops16(GpuSpec{}) == 0);
+}
+
+TEST_CASE("the valid GPU fixture loads", "[gpus][errors]") {
+    const GpuSpec g = caliper::io::gpuFromJson(fixture("gpus_valid.json")["gpus"][0], "/gpus/0");
+    CHECK(g.id == "fixture-gpu");
+    CHECK(g.bandwidthGbps == Approx(1008));
+}
+
+TEST_CASE("bad GPU entries are rejected with a code, a pointer and a message", "[gpus][errors]") {
+    struct Case {
+        const char* file;
+        const char* code;
+        const char* path;
+        const char* message;
+    };
+    const Case c = GENERATE(values<Case>({
+        {"gpus_negative_bandwidth.json", "invalid_value", "/gpus/0/bandwidth_gbps", "expected a positive number, got -3"},
+        {"gpus_unknown_key.json", "unknown_key", "/gpus/0/tflops_fp16", "unknown key 'tflops_fp16'"},
+        {"gpus_wrong_type.json", "invalid_value", "/gpus/0/memory_gib", "expected a number, got \"24\""},
+        {"gpus_missing_sources.json", "missing_key", "/gpus/0/sources", "required key 'sources' is missing"},
+        {"gpus_empty_sources.json", "invalid_value", "/gpus/0/sources", "expected at least 1 entries, got 0"},
+        {"gpus_bad_vendor.json", "invalid_value", "/gpus/0/vendor",
+         "expected one of nvidia, amd, intel, huawei, apple, cambricon, biren, moore-threads, got \"nvida\""},
+        {"gpus_bad_confidence.json", "invalid_value", "/gpus/0/confidence", "got \"certain\""},
+        {"gpus_tdp_out_of_range.json", "invalid_value", "/gpus/0/tdp_w", "expected a number at most 5000, got 70000"},
+        {"gpus_missing_nullable_key.json", "missing_key", "/gpus/0/fp8_tflops", "required key 'fp8_tflops' is missing"},
+        {"gpus_bad_id.json", "invalid_value", "/gpus/0/id", "expected a kebab-case id"},
+    }));
+    INFO(c.file);
+    const caliper::Error error = gpuError(fixture(c.file)["gpus"][0]);
+    INFO(error.path << ": " << error.message);
+    CHECK(error.code == c.code);
+    CHECK(error.path == c.path);
+    CHECK(error.message.find(c.message) != std::string::npos);
+}
+
+TEST_CASE("the accelerators added for late 2026 are present under stable ids", "[gpus]") {
+    for (const char* id :
+         {"rtx-5090d", "rtx-5090d-v2", "h20-141gb", "rtx-4090-48gb", "rtx-4090d-48gb", "rtx-3080-20gb",
+          "rtx-pro-5000-blackwell", "rtx-pro-5000-blackwell-72gb", "rtx-pro-4500-blackwell", "rtx-pro-6000-blackwell-server",
+          "rx-7900-xt", "ryzen-ai-max-395-128gb", "ryzen-ai-max-395-64gb", "arc-pro-b60", "arc-pro-b60-dual-48gb",
+          "ascend-910c", "atlas-300i-duo", "mlu370-x8", "biren-br100", "biren-br104", "mtt-s4000", "mi350x", "gh200-96gb",
+          "apple-m4-max-40c-48gb", "apple-m4-max-40c-64gb", "apple-m3-ultra-80c-96gb", "apple-m3-ultra-80c-256gb",
+          "apple-m3-ultra-60c-96gb", "rtx-2080", "gtx-1050-ti", "apple-m5-max-40c", "apple-m5-pro-20c"}) {
+        INFO(id);
+        CHECK(gpu(id).id == id);
+    }
+}
+
+TEST_CASE("figures of the added accelerators match their sources", "[gpus]") {
+    // Tom's Hardware 5090D V2 table: 24 GB on 384 bits at 28 Gbps = 1,344 GB/s;
+    // AI TOPS 2,375 (5090: 3,352), so tensor rates are the 5090's x 2375/3352.
+    CHECK(gpu("rtx-5090d-v2").bandwidthGbps == Approx(384 * 28 / 8.0));
+    CHECK(value(gpu("rtx-5090d").bf16Tflops) == Approx(209.5 * 2375 / 3352).margin(0.1));
+    CHECK(value(gpu("rtx-5090d").priceCny) == Approx(16499));  // China MSRP
+}
+
+TEST_CASE("memory-modded cards keep the stock card's compute and bandwidth", "[gpus]") {
+    const std::pair<const char*, const char*> pairs[] = {
+        {"rtx-4090-48gb", "rtx-4090"}, {"rtx-4090d-48gb", "rtx-4090d"}, {"rtx-3080-20gb", "rtx-3080-10gb"}};
+    for (const auto& [modded, stock] : pairs) {
+        INFO(modded);
+        CHECK(gpu(modded).bandwidthGbps == Approx(gpu(stock).bandwidthGbps));  // same bus and memory clock
+        CHECK(value(gpu(modded).fp16Tflops) == Approx(value(gpu(stock).fp16Tflops)));
+        CHECK(gpu(modded).memoryGb == Approx(2 * gpu(stock).memoryGb));  // double-capacity chips
+        CHECK(gpu(modded).confidence == "low");
+        const auto& caveats = gpu(modded).caveats;
+        CHECK(std::find(caveats.begin(), caveats.end(), "modded-card") != caveats.end());
+    }
+}
+
+TEST_CASE("China-market accelerators carry their software-ecosystem caveat", "[gpus]") {
+    const std::pair<const char*, const char*> byVendor[] = {
+        {"huawei", "ascend-cann"}, {"cambricon", "cambricon-neuware"}, {"biren", "biren-supa"}, {"moore-threads", "musa-ecosystem"}};
+    int checked = 0;
+    for (const GpuSpec& g : projectCatalog().gpus) {
+        for (const auto& [vendor, caveat] : byVendor) {
+            if (g.vendor != vendor) continue;
+            INFO(g.id);
+            CHECK(std::find(g.caveats.begin(), g.caveats.end(), caveat) != g.caveats.end());
+            CHECK(g.market == "china");
+            ++checked;
+        }
+    }
+    CHECK(checked >= 7);
+    // Cambricon's MLU370-X8 launch figures: 96 TFLOPS FP16/BF16, 614.4 GB/s LPDDR5, 250 W.
+    CHECK(value(gpu("mlu370-x8").bf16Tflops) == Approx(96));
+    CHECK(gpu("mlu370-x8").bandwidthGbps == Approx(614.4));
+    CHECK(gpu("mlu370-x8").tdpW == Approx(250));
+}
+
+TEST_CASE("every name, id and alias resolves to its own entry", "[gpus][lookup]") {
+    // Catches two entries claiming the same alias after normalisation.
+    const caliper::Catalog& catalog = projectCatalog();
+    std::map<std::string, std::string> owner;
+    for (const GpuSpec& g : catalog.gpus) {
+        for (const std::string& query : g.aliases) {
+            INFO(g.id << " alias " << query);
+            CHECK(owner.emplace(caliper::normalizeName(query), g.id).first->second == g.id);
+            const GpuSpec* found = caliper::findGpu(catalog, query);
+            REQUIRE(found);
+            CHECK(found->id == g.id);
+        }
+        INFO(g.id);
+        CHECK(caliper::findGpu(catalog, g.id) == &g);
+        CHECK(caliper::findGpu(catalog, g.name) == &g);
+    }
+}
+
+TEST_CASE("names resolve as people write them: nvidia-smi, marketing, Chinese, memory suffixes", "[gpus][lookup]") {
+    const caliper::Catalog& catalog = projectCatalog();
+    const std::pair<const char*, const char*> cases[] = {
+        // nvidia-smi --query-gpu=name
+        {"NVIDIA H100 80GB HBM3", "h100-sxm5-80gb"}, {"NVIDIA GeForce RTX 4090", "rtx-4090"},
+        {"NVIDIA A100-SXM4-40GB", "a100-sxm4-40gb"}, {"NVIDIA A100-SXM4-80GB", "a100-sxm4-80gb"},
+        {"NVIDIA GeForce RTX 5090 D", "rtx-5090d"}, {"NVIDIA H20", "h20-96gb"},
+        // marketing names
+        {"RTX PRO 6000 Blackwell Server Edition", "rtx-pro-6000-blackwell-server"}, {"RTX PRO 5000", "rtx-pro-5000-blackwell"},
+        {"Radeon RX 7900 XT", "rx-7900-xt"}, {"Ryzen AI Max+ 395", "ryzen-ai-max-395-128gb"}, {"Strix Halo", "ryzen-ai-max-395-128gb"},
+        {"Intel Arc Pro B60", "arc-pro-b60"}, {"Arc Pro B60 Dual 48G", "arc-pro-b60-dual-48gb"}, {"DGX Spark", "dgx-spark-gb10"},
+        {"Huawei Ascend 910C", "ascend-910c"}, {"Atlas 300I Duo", "atlas-300i-duo"}, {"Cambricon MLU370-X8", "mlu370-x8"},
+        {"Moore Threads MTT S4000", "mtt-s4000"}, {"Biren BR104", "biren-br104"}, {"MI350X", "mi350x"}, {"GH200", "gh200-96gb"},
+        // Chinese names
+        {"昇腾910B", "ascend-910b"}, {"昇腾 910C", "ascend-910c"}, {"魔改4090 48G", "rtx-4090-48gb"},
+        {"魔改 4090 48G", "rtx-4090-48gb"}, {"魔改2080Ti 22G", "rtx-2080-ti-22gb"}, {"寒武纪MLU370-X8", "mlu370-x8"},
+        {"摩尔线程S4000", "mtt-s4000"}, {"英伟达 H100", "h100-sxm5-80gb"},
+        // memory suffixes, with or without the B, spaced or not
+        {"A100 80G", "a100-sxm4-80gb"}, {"A100 40G", "a100-sxm4-40gb"}, {"4090 48G", "rtx-4090-48gb"},
+        {"4090 48GB", "rtx-4090-48gb"}, {"2080ti 22g", "rtx-2080-ti-22gb"}, {"2080 Ti 22GB", "rtx-2080-ti-22gb"},
+        {"3080 20G", "rtx-3080-20gb"}, {"H20 141G", "h20-141gb"}, {"5090 32G", "rtx-5090"}, {"RTX 4090 24G", "rtx-4090"},
+        {"H100 SXM 80G", "h100-sxm5-80gb"}, {"L40S 48G", "l40s"}, {"M3 Ultra 512GB", "apple-m3-ultra-80c"},
+        {"M3 Ultra 96GB", "apple-m3-ultra-60c-96gb"}, {"M4 Max 64GB", "apple-m4-max-40c-64gb"}, {"Strix Halo 64GB", "ryzen-ai-max-395-64gb"},
+    };
+    for (const auto& [query, id] : cases) {
+        INFO(query);
+        const GpuSpec* found = caliper::findGpu(catalog, query);
+        REQUIRE(found);
+        CHECK(found->id == id);
+    }
+    // A memory size the catalog does not have is a miss, never the stock card.
+    CHECK(caliper::findGpu(catalog, "4090 96G") == nullptr);
+    CHECK(caliper::findGpu(catalog, "2080 Ti 33GB") == nullptr);
+    // Chinese text is part of the name: "魔改4090" is the modded card, not the stock one.
+    CHECK(caliper::findGpu(catalog, "魔改4090")->id == "rtx-4090-48gb");
+    CHECK(caliper::findGpu(catalog, "4090")->id == "rtx-4090");
+}
+
+TEST_CASE("a miss suggests display names, closest first", "[gpus][lookup]") {
+    const auto names = caliper::nearestGpuNames(projectCatalog(), "H1000");
+    REQUIRE(names.size() == 3);
+    CHECK(names[0] == "NVIDIA H100 SXM5 80GB");  // one edit from its alias "H100"; every other name is two or more
+    for (const std::string& name : names) CHECK(caliper::findGpu(projectCatalog(), name) != nullptr);
+}

@@ -1,0 +1,111 @@
+// Training states: optimizers, offload and LoRA adapters.
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+
+#include "sizing_fixture.hpp"
+
+using namespace caliper;
+using namespace caliper::test;
+
+TEST_CASE("training states by optimizer and offload", "[memory][training]") {
+    Scenario s = finetuning("llama-2-7b", "h100-sxm5-80gb", Method::Full);
+    const double n = 6738415616.0;
+    // Transformer Math 101: AdamW 12 bytes (master + m + v); 8-bit AdamW 6;
+    // SGD with momentum 8 (master + momentum).
+    const std::pair<Optimizer, double> optimizers[] = {
+        {Optimizer::AdamW, 12}, {Optimizer::AdamW8bit, 6}, {Optimizer::PagedAdamW8bit, 6}, {Optimizer::Sgd, 8}};
+    for (const auto& [optimizer, bytes] : optimizers) {
+        s.optimizer = optimizer;
+        CHECK(memoryOn(s, 1).optimizerGiB == Approx(bytesToGiB(bytes * n)).epsilon(0.003));
+    }
+    s.optimizer = Optimizer::Adafactor;
+    CHECK(memoryOn(s, 1).optimizerGiB < bytesToGiB(4.2 * n));  // master copy + factored moments
+
+    // ZeRO-3 with parameter offload keeps only live layers on the GPU and the
+    // states in host RAM (DeepSpeed: 18 P x 1.5 with zero_init).
+    s.optimizer = Optimizer::AdamW;
+    s.engine = Engine::Deepspeed;
+    s.parallel.strategy = Strategy::Zero3;
+    s.parallel.offload = Offload::Parameters;
+    const MemoryBreakdown off = memoryOn(s, 8);
+    CHECK(off.optimizerGiB == 0);
+    CHECK(off.cpuOffloadGiB == Approx(bytesToGiB(18 * n * 1.5)).epsilon(0.003));
+}
+
+TEST_CASE("LoRA counts r (d_in + d_out) per adapted matrix", "[memory][training]") {
+    // Llama-2-7B, rank 16, attention only: 32 layers x 4 matrices x 16 x (4096 + 4096).
+    Scenario s = finetuning("llama-2-7b", "h100-sxm5-80gb", Method::Lora);
+    s.lora.allLinear = false;
+    const MemoryEstimate e = estimateMemory(s, makePlan(s, 1));
+    CHECK(termValue(e, "lora_params") == Approx(32.0 * 4 * 16 * 8192));
+    // fp32 adapters, fp32 gradients, AdamW moments: 4 + 4 + 8 bytes each.
+    CHECK(e.memory.adapterGiB == Approx(bytesToGiB(4 * 32.0 * 4 * 16 * 8192)));
+    CHECK(e.memory.optimizerGiB == Approx(bytesToGiB(8 * 32.0 * 4 * 16 * 8192)));
+}
+
+namespace {
+
+bool hasTerm(const MemoryEstimate& m, const std::string& term) {
+    for (const ExplainTerm& t : m.explain) {
+        if (t.term == term) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("variable-length fine-tuning keeps one more loss working set reserved", "[memory][training]") {
+    // Qwen-7B (vocab 151,936 from its config.json), bf16 LoRA, 2048 tokens:
+    // the logits/loss working set is 16 bytes per token and vocabulary entry
+    // (memory/train_activations.cpp), and the caching allocator keeps one
+    // more copy of it for the steps of other lengths.
+    Scenario s = finetuning("qwen-7b", "a100-sxm4-80gb", Method::Lora);
+    s.gradientCheckpointing = true;
+    const MemoryEstimate e = estimateMemory(s, makePlan(s, 1), true);
+    const double loss = 16.0 * 2048 * 151936;
+    CHECK(termValue(e, "varying_length_reserve_gib") == Approx(bytesToGiB(loss)));
+
+    // Pre-training packs sequences to one length: no such reserve.
+    Scenario packed = s;
+    packed.task = Task::Pretrain;
+    packed.method = Method::Full;
+    CHECK_FALSE(hasTerm(estimateMemory(packed, makePlan(packed, 1), true), "varying_length_reserve_gib"));
+
+    // The allocator empties its cache before an allocation fails, so the
+    // reserve stops at the usable memory: batch 8 (ms-swift ran it on one
+    // A100 80GB) fills the card instead of exceeding it.
+    s.batch = 8;
+    const MemoryBreakdown full = memoryOn(s, 1);
+    CHECK(full.totalGiB == Approx(usableMemoryGiB(s)));
+    CHECK(fitsMemory(s, full));
+}
+
+TEST_CASE("ZeRO-3 parameter offload keeps live, re-used and whole-module weights", "[memory][training]") {
+    // mT0-XXL in fp32 (PEFT's ZeRO-3 CPU-offload example): the largest module
+    // is lm_head, vocab 250,112 x d_model 4,096 (config.json), gathered whole.
+    Scenario s = finetuning("mt0-xxl", "a100-sxm4-80gb", Method::Lora, Engine::Deepspeed);
+    s.weights = WeightFormat::Fp32;
+    s.seqLen = 64;
+    s.parallel.strategy = Strategy::Zero3;
+    s.parallel.offload = Offload::Parameters;
+    const MemoryEstimate e = estimateMemory(s, makePlan(s, 1), true);
+    CHECK(e.memory.weightsGiB == Approx(bytesToGiB(250112.0 * 4096 * 4)));
+    // DeepSpeed defaults: stage3_max_live_parameters 1e9 plus
+    // stage3_max_reuse_distance 1e9 fp32 parameters stay gathered, beside the
+    // reduce (5e8) and prefetch (5e7) buckets, each capped at the fp32
+    // adapter parameters.
+    const double adapters = termValue(e, "lora_params");
+    const double buckets = 4 * (std::min(5e8, adapters) + std::min(5e7, adapters));
+    CHECK(termValue(e, "comm_buffers_gib") == Approx(bytesToGiB(2e9 * 4 + buckets)));
+
+    // A model smaller than 2e9 parameters is gathered whole (Qwen-1.8B: 1.84B).
+    Scenario small = s;
+    small.model = catalogModel("qwen-1.8b");
+    const MemoryEstimate es = estimateMemory(small, makePlan(small, 1), true);
+    const double params = countParams(small.model).total;
+    CHECK(params < 2e9);
+    const double smallAdapters = termValue(es, "lora_params");
+    const double smallBuckets = 4 * (std::min(5e8, smallAdapters) + std::min(5e7, smallAdapters));
+    CHECK(termValue(es, "comm_buffers_gib") == Approx(bytesToGiB(params * 4 + smallBuckets)));
+}

@@ -1,0 +1,113 @@
+// The multi-GPU planner and the GPU-count search.
+#include <catch2/catch.hpp>
+
+#include "caliper/plan/estimate.hpp"
+#include "sizing_fixture.hpp"
+
+using namespace caliper;
+using namespace caliper::test;
+
+TEST_CASE("default strategy per task, engine and count", "[plan]") {
+    Scenario s = serving("llama-3.1-8b", "h100-sxm5-80gb", Engine::Vllm);
+    CHECK(defaultStrategy(s, 1) == Strategy::Single);
+    CHECK(defaultStrategy(s, 4) == Strategy::Tensor);
+    s.engine = Engine::LlamaCpp;
+    CHECK(defaultStrategy(s, 2) == Strategy::LayerSplit);
+    Scenario t = finetuning("llama-3.1-8b", "h100-sxm5-80gb", Method::Full, Engine::Transformers);
+    CHECK(defaultStrategy(t, 8) == Strategy::Zero3);
+    t.engine = Engine::Deepspeed;
+    CHECK(defaultStrategy(t, 8) == Strategy::Zero3);
+    t.engine = Engine::Fsdp;
+    CHECK(defaultStrategy(t, 8) == Strategy::Fsdp);
+    t.engine = Engine::Megatron;
+    CHECK(defaultStrategy(t, 64) == Strategy::Tensor);
+}
+
+TEST_CASE("tensor parallel divides the heads, pipeline takes the rest", "[plan]") {
+    // Llama-3-70B: 64 heads, 8 KV heads (config.json).
+    Scenario s = serving("llama-3-70b", "h100-sxm5-80gb", Engine::Vllm);
+    Plan p = makePlan(s, 8);
+    CHECK(p.strategy == Strategy::Tensor);
+    CHECK(p.tp == 8);
+    CHECK(p.pp == 1);
+    p = makePlan(s, 3);  // 3 does not divide 64 heads: one tensor rank, three stages
+    CHECK(p.tp == 1);
+    CHECK(p.pp == 3);
+    p = makePlan(s, 6);
+    CHECK(p.tp == 2);
+    CHECK(p.pp == 3);
+    p = makePlan(s, 16);
+    CHECK(p.tp * p.pp == 16);
+    CHECK(p.nodes == 2);  // 8 H100 per HGX server (catalog gpus_per_node)
+}
+
+TEST_CASE("Megatron keeps tensor parallelism inside the NVLink domain", "[plan]") {
+    Scenario s = finetuning("llama-3-70b", "h100-sxm5-80gb", Method::Full, Engine::Megatron);
+    s.task = Task::Pretrain;
+    s.seqLen = 4096;
+    const Plan p = makePlan(s, 64);
+    CHECK(p.tp == 8);
+    CHECK(p.tp * p.pp * p.dp == 64);
+    CHECK(p.nodes == 8);
+    // No NVLink (RTX 4090): no tensor parallelism.
+    s.gpu = catalogGpu("rtx-4090");
+    CHECK(makePlan(s, 8).tp == 1);
+}
+
+TEST_CASE("fewest GPUs is the first count that fits", "[plan][gpu_count]") {
+    const char* models[] = {"llama-3.1-8b", "qwen2.5-72b", "mixtral-8x22b", "llama-3.1-405b"};
+    for (const char* model : models) {
+        for (Engine engine : {Engine::Vllm, Engine::LlamaCpp}) {
+            Scenario s = serving(model, "rtx-4090", engine);
+            if (engine == Engine::LlamaCpp) s.weights = WeightFormat::Q4_K_M;
+            const std::optional<int> n = fewestGpus(s);
+            INFO(model << " " << toString(engine));
+            REQUIRE(n.has_value());
+            CHECK(fitsMemory(s, memoryOn(s, *n)));
+            // Every smaller count the strategy can use does not fit.
+            for (int smaller : {1, 2, 3, 4, 6, 8, 16, 24, 32}) {
+                if (smaller >= *n) break;
+                const Plan plan = makePlan(s, smaller);
+                if (plan.tp * plan.pp * plan.dp != smaller) continue;
+                CHECK_FALSE(fitsMemory(s, estimateMemory(s, plan).memory));
+            }
+        }
+    }
+}
+
+TEST_CASE("replicated strategies fit on one GPU or none", "[plan][gpu_count]") {
+    Scenario s = finetuning("llama-3.1-8b", "rtx-4090", Method::Full);
+    s.parallel.strategy = Strategy::Ddp;
+    CHECK_FALSE(fewestGpus(s).has_value());  // 16 bytes x 8B per GPU never fits 24 GB
+    s.parallel.strategy = Strategy::Zero3;
+    s.gradientCheckpointing = true;
+    const std::optional<int> sharded = fewestGpus(s);
+    REQUIRE(sharded.has_value());
+    CHECK(*sharded > 1);
+    Scenario small = serving("qwen2.5-0.5b", "rtx-4090");
+    CHECK(fewestGpus(small) == 1);
+}
+
+TEST_CASE("more GPUs never raise per-GPU memory under sharding", "[plan][property]") {
+    struct Case {
+        Scenario scenario;
+        const char* label;
+    };
+    Scenario tp = serving("llama-3.1-70b", "h100-sxm5-80gb", Engine::Vllm);
+    tp.gpuMemoryUtilization = 1.0;
+    Scenario zero3 = finetuning("llama-3.1-70b", "h100-sxm5-80gb", Method::Full, Engine::Deepspeed);
+    Scenario fsdp = finetuning("llama-3.1-70b", "h100-sxm5-80gb", Method::Full, Engine::Fsdp);
+    Scenario split = serving("llama-3.1-70b", "h100-sxm5-80gb", Engine::LlamaCpp);
+    const Case cases[] = {{tp, "tensor"}, {zero3, "zero3"}, {fsdp, "fsdp"}, {split, "layer split"}};
+    for (const Case& c : cases) {
+        double previous = 1e18;
+        for (int count : {1, 2, 4, 8, 16, 32, 64}) {
+            const MemoryBreakdown m = memoryOn(c.scenario, count);
+            // vLLM reports its whole budget once the KV fits: compare the tensors.
+            const double used = m.totalGiB - m.overheadGiB;
+            INFO(c.label << " x" << count);
+            CHECK(used <= previous + 1e-9);
+            previous = used;
+        }
+    }
+}
