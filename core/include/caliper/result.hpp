@@ -55,6 +55,8 @@ struct Plan {
     int nodes = 1;
     // What the planner chose beside the degrees (CONTRACT v2 `plan`).
     bool gradientCheckpointing = false;
+    int gpuLayers = -1;    // llama.cpp layers on the GPUs with offload "layers" (-1 = all)
+    int cpuMoeLayers = 0;  // layers whose routed experts run on the CPU (offload "moe-experts")
 };
 
 struct EstimateResult {

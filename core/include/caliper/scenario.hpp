@@ -18,7 +18,10 @@ enum class Engine { Transformers, Vllm, Sglang, TensorrtLlm, LlamaCpp, Deepspeed
 // (what torch.optim.AdamW does on a model loaded in bf16 without autocast).
 enum class Optimizer { AdamW, AdamW8bit, PagedAdamW8bit, Sgd, Adafactor, AdamWBf16 };
 enum class Strategy { Auto, Single, Ddp, Zero1, Zero2, Zero3, Fsdp, Tensor, Pipeline, LayerSplit };
-enum class Offload { None, Optimizer, Parameters };
+// Optimizer / Parameters: ZeRO-Offload / ZeRO-Infinity (training). Layers /
+// MoeExperts: llama.cpp keeps some layers (-ngl) or some layers' routed
+// experts (--n-cpu-moe) in host RAM and runs them on the CPU.
+enum class Offload { None, Optimizer, Parameters, Layers, MoeExperts };
 
 
 struct LoraSpec {
@@ -31,7 +34,24 @@ struct ParallelSpec {
     int tp = 0;  // 0 = chosen by the planner
     int pp = 0;
     Offload offload = Offload::None;
+    int gpuLayers = -1;     // offload "layers": layers on the GPU(s); -1 = as many as fit
+    int cpuMoeLayers = -1;  // offload "moe-experts": layers whose experts stay on the CPU; -1 = as few as fit
 };
+
+// The machine around the GPUs (CONTRACT v2 `host`): host RAM for offload,
+// its bandwidth for CPU-resident weights, the PCIe link per GPU.
+struct HostSpec {
+    double ramGib = 0;
+    double memoryBandwidthGbps = 0;  // GB/s, peak
+    double pcieGbps = 0;             // GB/s per direction per GPU
+    bool ramExplicit = false;        // the request gave ram_gib: offload beyond it does not fit
+    bool explicitAny = false;        // the request gave a host object (defaults do not follow the GPU)
+    const char* basis = "";          // how the defaults were made (explain)
+};
+
+// Defaults by platform, stated in explain: Apple unified memory, desktop
+// dual-channel DDR5, 8-channel DDR5 servers.
+HostSpec hostDefaults(const GpuSpec& gpu);
 
 struct Scenario {
     ModelSpec model;
@@ -57,6 +77,7 @@ struct Scenario {
     bool flashAttention = true;
     LoraSpec lora;
     ParallelSpec parallel;
+    HostSpec host;
     std::optional<double> trainTokens;
     std::string currency = "usd";  // usd | cny
     double gpuMemoryUtilization = 0.9;  // vLLM / SGLang pool fraction
@@ -69,6 +90,7 @@ struct Scenario {
     bool weightsExplicit = false;
     const char* weightsWhy = "weights_requested";  // plan.why code for the weight format
     bool kvCacheExplicit = false;
+    bool engineExplicit = false;
     bool flashAttentionExplicit = false;
 };
 

@@ -92,6 +92,7 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
     for (std::size_t g = 0; g < gpus.size(); ++g) {
         s.gpu = withoutText(*gpus[g]);
         s.gpu.caveats.clear();
+        s.engine = workload.engine;  // adaptToGpu may swap a serving engine for llama.cpp on Apple columns
         adaptToGpu(s);
         for (std::size_t m = 0; m < leanModels.size(); ++m) {
             s.model = leanModels[m];

@@ -117,8 +117,8 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
                    {"gradient_checkpointing", training ? Json(r.plan.gradientCheckpointing) : Json(nullptr)},
                    {"micro_batch", training ? Json(s.batch) : Json(nullptr)},
                    {"offload", toString(s.parallel.offload)},
-                   {"gpu_layers", nullptr},
-                   {"cpu_moe_layers", nullptr},
+                   {"gpu_layers", r.plan.gpuLayers >= 0 ? Json(r.plan.gpuLayers) : Json(nullptr)},
+                   {"cpu_moe_layers", s.parallel.offload == Offload::MoeExperts ? Json(r.plan.cpuMoeLayers) : Json(nullptr)},
                    {"weights", toString(r.weights)},
                    {"why", r.planWhy}};
     out["scenario"] = {{"task", toString(s.task)},

@@ -84,7 +84,7 @@ struct StageBytes {
 
 StageBytes stageTensors(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex) {
     StageBytes t;
-    t.hostBytes = in.weights.hostBytes;
+    t.hostBytes = in.weights.hostBytes + offloadedWeightBytes(in, layout);
     if (in.training) {
         const TrainingStates states = trainingStates(in, layout, st, ex);
         t.weightsBytes = states.weights;

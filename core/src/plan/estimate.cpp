@@ -78,6 +78,19 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
 
     std::vector<Warning> warnings = compatibilityWarnings(scenario, r.plan);
     append(warnings, memory.warnings);
+    const double hostPerNodeGiB = r.memory.cpuOffloadGiB / std::max(1, r.plan.nodes);
+    if (scenario.host.ramExplicit && hostPerNodeGiB > scenario.host.ramGib + 1e-9) {
+        warnings.push_back(Warning{"host_ram_too_small", "needs " + oneDecimal(hostPerNodeGiB) +
+                                                             " GiB of host RAM per node for offloaded weights or states; host.ram_gib is " +
+                                                             oneDecimal(scenario.host.ramGib)});
+    }
+    if (detail.explain && r.memory.cpuOffloadGiB > 0) {
+        r.explain.push_back(ExplainTerm{"host_ram_gib",
+                                        std::string("host RAM of each node (") +
+                                            (scenario.host.ramExplicit ? "as given" : scenario.host.basis) +
+                                            "); the plan keeps " + oneDecimal(hostPerNodeGiB) + " GiB there",
+                                        scenario.host.ramGib});
+    }
     if (!r.fits) {
         warnings.push_back(Warning{"does_not_fit", "needs " + oneDecimal(r.memory.totalGiB) + " GiB per GPU; " +
                                                        scenario.gpu.name + " offers " +

@@ -30,6 +30,12 @@ std::vector<Strategy> trainingStrategies(const Scenario& s) {
     return {Strategy::Ddp, Strategy::Zero1, Strategy::Zero2, Strategy::Zero3};
 }
 
+// Host RAM a plan keeps (offloaded states or weights, per node) against
+// the machine's, when the request states it.
+bool hostFits(const Scenario& s, const MemoryBreakdown& m, const Plan& plan) {
+    return !s.host.ramExplicit || m.cpuOffloadGiB / std::max(1, plan.nodes) <= s.host.ramGib + 1e-9;
+}
+
 double speedOf(const Scenario& s, const SpeedEstimate& speed) {
     if (training(s)) return speed.trainTokensPerS.value_or(0);
     return speed.decodeTokensPerS.value_or(speed.prefillTokensPerS.value_or(0));
@@ -92,6 +98,7 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
                 memory = sizing::evaluate(v->in, plan, sizing::Explain(), nullptr);
                 if (!sizing::fits(*v->scenario, memory)) continue;
             }
+            if (!hostFits(*v->scenario, memory, plan)) continue;
             Candidate c{plan, memory, estimateSpeed(*v->scenario, plan, false), 0, v->scenario->gradientCheckpointing};
             c.tokensPerS = speedOf(s, c.speed);
             if (!best || c.tokensPerS > best->tokensPerS * (1 + 1e-9)) best = std::move(c);
@@ -116,9 +123,80 @@ std::vector<int> tensorCountsAbove(const Scenario& s, int fewest, int maxGpus) {
     return out;
 }
 
+int moeLayerCount(const ModelSpec& m) {
+    if (m.moe.experts <= 0) return 0;
+    return std::max(0, (m.layers - std::max(0, m.moe.denseLayers)) / std::max(1, m.moe.layerInterval));
+}
+
+// llama.cpp with CPU offload: the request's count ("auto" = 1: offloading is
+// the alternative to more GPUs), with -ngl as high, or --n-cpu-moe as low,
+// as fits. GPU memory grows with the layers kept on it, so a bisection finds
+// the bound; the host RAM is checked on the answer.
+Choice chooseOffload(const Scenario& request) {
+    Choice out;
+    const sizing::Inputs in = sizing::prepare(request);
+    const int count = request.gpuCountAuto ? 1 : std::max(1, request.gpuCount);
+    Plan plan = sizing::planFor(in, count);
+    auto gpuFits = [&](const Plan& p) {
+        return sizing::countUsable(in, p) &&
+               sizing::fits(request, sizing::evaluate(in, p, sizing::Explain(), nullptr));
+    };
+    if (request.parallel.offload == Offload::Layers) {
+        if (request.parallel.gpuLayers >= 0) {
+            plan.gpuLayers = request.parallel.gpuLayers;
+            out.why.push_back("gpu_layers_requested");
+        } else {
+            int lo = 0, hi = in.shape.stackLayers, best = 0;
+            while (lo <= hi) {
+                const int mid = (lo + hi) / 2;
+                plan.gpuLayers = mid;
+                if (gpuFits(plan)) {
+                    best = mid;
+                    lo = mid + 1;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            plan.gpuLayers = best;
+            out.why.push_back("gpu_layers_most_that_fit");
+        }
+    } else {
+        const int moeLayers = moeLayerCount(request.model);
+        if (request.parallel.cpuMoeLayers >= 0) {
+            plan.cpuMoeLayers = request.parallel.cpuMoeLayers;
+            out.why.push_back("cpu_moe_layers_requested");
+        } else {
+            int lo = 0, hi = moeLayers, best = moeLayers;
+            while (lo <= hi) {
+                const int mid = (lo + hi) / 2;
+                plan.cpuMoeLayers = mid;
+                if (gpuFits(plan)) {
+                    best = mid;
+                    hi = mid - 1;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            plan.cpuMoeLayers = best;
+            out.why.push_back("cpu_moe_layers_fewest_that_fit");
+        }
+    }
+    out.plan = plan;
+    out.memory = sizing::evaluate(in, plan, sizing::Explain(), nullptr);
+    out.fits = gpuFits(plan) && hostFits(request, out.memory, plan);
+    if (out.fits) {
+        out.gpusNeeded = count;
+        out.speed = estimateSpeed(request, plan, false);
+    }
+    return out;
+}
+
 }  // namespace
 
 Choice choose(const Scenario& request, int maxGpus) {
+    if (request.parallel.offload == Offload::Layers || request.parallel.offload == Offload::MoeExperts) {
+        return chooseOffload(request);
+    }
     Choice out;
     const bool autoCheckpointing = training(request) && request.gradientCheckpointingAuto;
     // Checkpointing on is the leaner variant; off is tried first at a count.
@@ -165,7 +243,8 @@ Choice choose(const Scenario& request, int maxGpus) {
         // closest), with its memory.
         out.plan = sizing::planFor(on.in, count);
         out.memory = sizing::evaluate(on.in, out.plan, sizing::Explain(), nullptr);
-        out.fits = sizing::countUsable(on.in, out.plan) && sizing::fits(*on.scenario, out.memory);
+        out.fits = sizing::countUsable(on.in, out.plan) && sizing::fits(*on.scenario, out.memory) &&
+                   hostFits(*on.scenario, out.memory, out.plan);
         out.gradientCheckpointing = on.scenario->gradientCheckpointing;
     }
     out.plan.gradientCheckpointing = training(request) && out.gradientCheckpointing;
