@@ -8,7 +8,7 @@ const path = require('path');
 
 function collect(target) {
   if (fs.statSync(target).isDirectory()) {
-    return fs.readdirSync(target).filter((f) => f.endsWith('.test.js')).sort().map((f) => path.join(target, f));
+    return fs.readdirSync(target).filter((f) => /\.test\.m?js$/.test(f)).sort().map((f) => path.join(target, f));
   }
   return [target];
 }

@@ -39,9 +39,9 @@ h.forEachOrigin('own model and inventory', (env) => {
     cli.requireCli();
     page = await h.openPage(env.context, env.url('q=Llama 3.1'));
     await pasteConfig(page, GOOD_CONFIG);
-    await page.waitForFunction(() => window.Caliper.app.state.cm !== null);
+    await page.waitForFunction(() => window.__caliperPage.app.state.cm !== null);
     assert.equal(await page.$('#cm-config-error'), null, 'no error beside the field');
-    const cm = await page.evaluate(() => window.Caliper.app.state.cm);
+    const cm = await page.evaluate(() => window.__caliperPage.app.state.cm);
     assert.deepEqual(cm.model, JSON.parse(GOOD_CONFIG), 'the config as pasted is the model');
     assert.ok((await page.textContent('#cm-active')).includes(cm.name), 'the page says the model is in use');
 
@@ -53,8 +53,8 @@ h.forEachOrigin('own model and inventory', (env) => {
     const maxGpus = (await h.pageState(page)).state.g;
     for (const c of row) {
       const req = await page.evaluate((gpu) => {
-        const C = window.Caliper, s = C.app.state;
-        return C.state.toEstimateRequest(s, s.cm.model, gpu, 'auto');
+        const C = window.__caliperPage, s = C.app.state;
+        return C.requests.toEstimateRequest(s, s.cm.model, gpu, 'auto');
       }, c.gpu);
       cells.checkCell(c, cellFromEstimate(cli.estimate(req), maxGpus), false);
     }
@@ -66,18 +66,18 @@ h.forEachOrigin('own model and inventory', (env) => {
     const offered = await page.$$eval('#rec-model option', (os) => os.map((o) => o.value));
     assert.ok(offered.includes('custom-model'), 'the model list offers the pasted model');
     await page.selectOption('#rec-model', 'custom-model');
-    await page.waitForFunction(() => window.Caliper.app.state.rm === 'custom-model');
+    await page.waitForFunction(() => window.__caliperPage.app.state.rm === 'custom-model');
     await page.waitForSelector('#rec-results li.rec-item');
   });
 
   test('a broken config.json gets the engine\'s message and pointer beside the field; the text stays', async () => {
     assert.ok(page, 'the page from the first test');
-    const before = await page.evaluate(() => window.Caliper.app.state.cm);
+    const before = await page.evaluate(() => window.__caliperPage.app.state.cm);
     await pasteConfig(page, BAD_CONFIG);
     await page.waitForSelector('#cm-config-error');
     const req = await page.evaluate((text) => {
-      const C = window.Caliper;
-      return C.state.toEstimateRequest(C.app.state, JSON.parse(text), C.app.gpus[0].id, 'auto');
+      const C = window.__caliperPage;
+      return C.requests.toEstimateRequest(C.app.state, JSON.parse(text), C.app.gpus[0].id, 'auto');
     }, BAD_CONFIG);
     const rejected = cli.tryEstimate(req);
     assert.equal(rejected.status, 2, 'the engine rejects it');
@@ -86,7 +86,7 @@ h.forEachOrigin('own model and inventory', (env) => {
     assert.equal(await page.textContent('#cm-config-error'), `${message} (at ${pointer})`);
     assert.equal(await page.inputValue('#cm-config'), BAD_CONFIG, 'the typed text is kept');
     assert.equal(await page.getAttribute('#cm-config', 'aria-invalid'), 'true');
-    assert.deepEqual(await page.evaluate(() => window.Caliper.app.state.cm), before, 'the model in use is unchanged');
+    assert.deepEqual(await page.evaluate(() => window.__caliperPage.app.state.cm), before, 'the model in use is unchanged');
 
     // Text that is not JSON at all: the parser's own message, text kept.
     const notJson = '{"model_type": "llama", "hidden_size": 4096,';
@@ -107,7 +107,7 @@ h.forEachOrigin('own model and inventory', (env) => {
     await page.fill('#inv-count-0', String(INVENTORY.count));
     await page.click('#inv-run');
     await page.waitForSelector('#inv-results tbody tr');
-    const req = await page.evaluate(() => window.Caliper.state.toInventoryRequest(window.Caliper.app.state));
+    const req = await page.evaluate(() => window.__caliperPage.requests.toInventoryRequest(window.__caliperPage.app.state));
     assert.deepEqual(req.inventory, [INVENTORY]);
     const r = cli.inventory(req);
     assert.ok((await page.textContent('#inv-results caption')).includes(`4 × ${r.gpus[0].name}`));

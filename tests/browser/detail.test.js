@@ -12,8 +12,8 @@ const MEMORY_PARTS = ['weights_gib', 'kv_cache_gib', 'activations_gib', 'gradien
 
 function estimateRequest(page, model, gpu) {
   return page.evaluate(([m, g]) => {
-    const C = window.Caliper, s = C.app.state;
-    return C.state.toEstimateRequest(s, m, g, s.cnt);
+    const C = window.__caliperPage, s = C.app.state;
+    return C.requests.toEstimateRequest(s, m, g, s.cnt);
   }, [model, gpu]);
 }
 
@@ -116,7 +116,7 @@ h.forEachOrigin('cell detail and CSV export', (env) => {
     assert.ok(page, 'the page from the first test');
     if (await page.$('#detail[open]')) await page.click('#detail-close');
     await page.fill('#f-search', 'Llama 3.1');
-    await page.waitForFunction(() => window.Caliper.app.state.q === 'Llama 3.1');
+    await page.waitForFunction(() => window.__caliperPage.app.state.q === 'Llama 3.1');
     const { matrixRequest } = await h.pageState(page);
     assert.equal(matrixRequest.model_filter.search, 'Llama 3.1');
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);

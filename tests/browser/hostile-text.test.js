@@ -2,7 +2,7 @@
 // <script>, arriving by a pasted config, a pasted GPU, a loaded catalog or the
 // URL, shows as the literal characters; no element is made and nothing runs.
 'use strict';
-const { test } = require('node:test');
+const { test, before } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
@@ -12,7 +12,9 @@ const IMG = '<img src=x onerror=alert(1)>';
 const SCRIPT = '<script>alert(1)</script>';
 const SVG = '"><svg onload=alert(1)>';
 const CONFIG_NAME = SCRIPT + '<script>window.__xss=1</script>';
-const { en } = require('../../web/js/i18n-en.js');
+// The English dictionary is an ES module (web/src/i18n), loaded before the tests run.
+let en;
+before(async () => { ({ en } = await import('../../web/src/i18n/en.js')); });
 const CONFIG = JSON.parse(fs.readFileSync(path.join(h.ROOT, 'tests/fixtures/hf_configs/mistral-7b-v0.3.json'), 'utf8'));
 
 // What injected markup would leave behind: elements, a run script's mark.
@@ -39,10 +41,10 @@ h.forEachOrigin('hostile text', (env) => {
     await page.fill('#cm-name', IMG);
     await page.fill('#cm-config', JSON.stringify({ ...CONFIG, _name_or_path: CONFIG_NAME }));
     await page.click('#custom-model button[type="submit"]');
-    await page.waitForFunction(() => window.Caliper.app.state.cm !== null);
+    await page.waitForFunction(() => window.__caliperPage.app.state.cm !== null);
     await page.fill('#cg-json', JSON.stringify({ id: 'x', name: SVG + IMG, memory_gib: 24, bandwidth_gbps: 1000, bf16_tflops: 100 }));
     await page.click('#custom-gpu button[type="submit"]');
-    await page.waitForFunction(() => window.Caliper.app.state.cg !== null);
+    await page.waitForFunction(() => window.__caliperPage.app.state.cg !== null);
     assert.ok((await page.textContent('#cm-active')).includes(IMG));
     assert.ok((await page.textContent('#cg-active')).includes(SVG + IMG));
 
@@ -104,7 +106,7 @@ h.forEachOrigin('hostile text', (env) => {
     // The search box, by a hash change on the open page.
     await p.click('.tabs [data-view="matrix"]');
     await p.evaluate((q) => { location.hash = new URLSearchParams({ q }).toString(); }, SVG + IMG);
-    await p.waitForFunction((q) => window.Caliper.app.state.q === q, SVG + IMG);
+    await p.waitForFunction((q) => window.__caliperPage.app.state.q === q, SVG + IMG);
     assert.equal(await p.inputValue('#f-search'), SVG + IMG);
     assert.ok((await p.textContent('#matrix caption')).length > 0);
     assert.deepEqual(await injected(p, base), []);

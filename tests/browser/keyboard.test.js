@@ -101,7 +101,7 @@ test('Enter opens the scenario of the focused cell; closing returns to it', asyn
   const at = await focused(page);
   await press('Enter');
   await page.waitForSelector('#detail[open]');
-  const cell = await page.evaluate(() => window.Caliper.app.state.cell);
+  const cell = await page.evaluate(() => window.__caliperPage.app.state.cell);
   assert.ok(cell.includes(at.model) && cell.includes(at.gpu), `the detail of ${at.model} × ${at.gpu} (${cell})`);
   await page.click('#detail-close');
   await page.waitForFunction(() => !document.querySelector('#detail[open]'));

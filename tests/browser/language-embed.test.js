@@ -1,11 +1,15 @@
 // Languages (the switch, lang=zh / lang=en in the URL, the browser's own
 // language as the default) and the compact embed=1 view for an <iframe>.
 'use strict';
-const { test } = require('node:test');
+const { test, before } = require('node:test');
 const assert = require('node:assert/strict');
 const h = require('./support/harness.js');
-const { zh } = require('../../web/js/i18n-zh.js');
-const { en } = require('../../web/js/i18n-en.js');
+// The dictionaries are ES modules (web/src/i18n), loaded before the tests run.
+let zh, en;
+before(async () => {
+  ({ zh } = await import('../../web/src/i18n/zh.js'));
+  ({ en } = await import('../../web/src/i18n/en.js'));
+});
 
 const CJK = /[\u4e00-\u9fff]/;
 // A narrow matrix (one model family) keeps these pages light; the labels are the same.

@@ -133,12 +133,16 @@ TEST_CASE("generated scenarios: more GPUs never raise per-GPU memory under ZeRO-
 }
 
 TEST_CASE("generated scenarios: what fits on a GPU fits on a larger one of the same generation", "[properties]") {
-    // Pairs from the catalog: same vendor and architecture, more memory.
+    // Pairs from the catalog: same vendor and architecture, more memory, and a
+    // scale-up domain at least as large (H100 NVL's NVLink pairs cap tensor
+    // parallelism at 2, so a model spread over many GPUs can need more of them
+    // than of the 80 GB H100 SXM in its 8-GPU NVLink board).
     static const std::vector<std::pair<const GpuSpec*, const GpuSpec*>> pairs = [] {
         std::vector<std::pair<const GpuSpec*, const GpuSpec*>> out;
         for (const GpuSpec& a : projectCatalog().gpus) {
             for (const GpuSpec& b : projectCatalog().gpus) {
-                if (a.vendor == b.vendor && a.architecture == b.architecture && b.memoryGib > a.memoryGib) {
+                if (a.vendor == b.vendor && a.architecture == b.architecture && b.memoryGib > a.memoryGib &&
+                    b.nvlinkMaxGpus >= a.nvlinkMaxGpus) {
                     out.emplace_back(&a, &b);
                 }
             }

@@ -156,6 +156,17 @@ std::vector<std::string> gpuNameCandidates(std::string_view fullName) {
 
 }  // namespace
 
+// The model of a weights file or a runtime tag: "Phi-3.5-mini-instruct-Q4_K_M.gguf",
+// "qwen3-coder-next:Q4_K_M", "gemma4:e4b-mlx", "TinyLlama-1.1B-Chat-v1.0.i1-Q4_K_M.gguf"
+// -> the name without the file type and quantization tags.
+std::string withoutFileTags(std::string name) {
+    static const std::regex tag(
+        R"re((\.gguf|[-_.:](i1|i?q\d\w*|f16|bf16|fp16|f32|fp8|mlx|mxfp4|mxfp8|nvfp4|latest|ud|xl|k_m|k_s))$)re",
+        std::regex::icase);
+    for (std::smatch m; std::regex_search(name, m, tag);) name.resize(name.size() - std::size_t(m.length(0)));
+    return trim(name);
+}
+
 std::vector<std::string> modelNameCandidates(std::string_view name) {
     std::vector<std::string> notes;
     const std::string base = outsideBrackets(name, &notes);
@@ -178,6 +189,11 @@ std::vector<std::string> modelNameCandidates(std::string_view name) {
     // A release suffix ("-v0.2") last: the catalog may list another release of the same shape.
     static const std::regex release(R"([-_ ]v\d+(?:\.\d+)*$)", std::regex::icase);
     addUnique(out, std::regex_replace(bare, release, ""));
+    const std::string untagged = withoutFileTags(base);
+    if (untagged != base) {
+        addUnique(out, untagged);
+        addUnique(out, withoutQualifiers(untagged));
+    }
     return out;
 }
 

@@ -51,7 +51,9 @@ void readTokens(const std::string& t, RowSetup& s) {
     static const Patterns seq = compile({R"(max_(?:seq_)?length\s*[=:]?\s*(\d+))", R"(cutoff_len\s*[=:]?\s*(\d+))",
                                          R"(seq(?:uence)?[_ ]?len(?:gth)?\s*[=:]?\s*(\d+))", R"(n_ctx\s*[=:]?\s*(\d+))",
                                          R"(ctx[_-]size\s*[=:]?\s*(\d+))", R"((?:^|\s)-c\s+(\d+))",
-                                         R"(sequences of (\d+) tokens)", R"(context(?: length)?\s*[=:]?\s*(\d+))"});
+                                         R"(sequences of (\d+) tokens)", R"(context(?: length)?\s*[=:]?\s*(\d+))",
+                                         // padded to the longest sample of a batch: the peak is the longest one
+                                         R"(longest example (\d+) tokens)"});
     static const Patterns seqK = compile({R"((\d+)k[- ]context)", R"(context(?: length)?\s*[=:]?\s*(\d+)k\b)"});
     s.benchPrompt = lastInteger(t, benchPrompt);
     s.benchGenerate = lastInteger(t, benchGenerate);
@@ -60,6 +62,9 @@ void readTokens(const std::string& t, RowSetup& s) {
     s.seqLen = laterInteger(t, seq, seqK);
     s.shortText = mentions(t, {"short prompt", "short text"});
     s.longPromptUncounted = mentions(t, {"long prompt"}) && !s.promptTokens;
+    // Lightning Fabric's "bf16-true" precision casts the model to bf16 and
+    // keeps no fp32 copy (lightning.fabric precision docs: "true" half precision).
+    s.keepsCheckpointDtype = mentions(t, {"bf16-true", "bf16_true"});
 }
 
 void readBatch(const std::string& t, RowSetup& s) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "caliper/weight_format.hpp"
+#include "caliper/workload_shape.hpp"
 
 namespace caliper {
 
@@ -35,6 +36,33 @@ struct MlaSpec {  // DeepSeek-V2/V3 multi-head latent attention
     int vHeadDim = 0;
 };
 
+// Linear-attention or state-space layers of a hybrid model (Qwen3-Next /
+// Qwen3.5 Gated DeltaNet, Mamba-2 in Nemotron-H and Granite 4.0-H). They keep
+// a fixed recurrent state per sequence instead of a per-token KV cache.
+// Mamba-2 maps onto the same widths: key heads = n_groups, key head dim =
+// ssm_state_size, value heads = mamba_num_heads, value head dim = mamba_head_dim.
+enum class LinearKind { None, GatedDeltaNet, Mamba2 };
+
+struct LinearAttentionSpec {
+    LinearKind kind = LinearKind::None;
+    int layers = 0;         // linear/SSM layers among `layers`
+    int ffnOnlyLayers = 0;  // blocks with only an MLP/MoE (Nemotron-H); then mixer blocks carry no MLP
+    int keyHeads = 0;
+    int valueHeads = 0;
+    int keyHeadDim = 0;
+    int valueHeadDim = 0;
+    int convKernel = 0;
+};
+
+// DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5): a lightning indexer per
+// layer that caches one index_head_dim key per token and picks index_topk
+// tokens for the main (MLA) attention.
+struct SparseAttentionSpec {
+    int indexHeads = 0;  // 0 = dense attention
+    int indexHeadDim = 0;
+    int indexTopk = 0;
+};
+
 struct ModelSpec {
     std::string id;  // kebab-case, e.g. "llama-3.1-8b"
     std::string name;
@@ -43,6 +71,7 @@ struct ModelSpec {
     std::vector<std::string> aliases;
     std::string modality = "text";  // text | vision | speech
     int releaseYear = 0;
+    std::string releaseDate;  // YYYY-MM-DD or YYYY-MM (catalog); empty when unknown
     std::string license;
     std::string nativeDtype = "bf16";
     // The format the official checkpoint ships in (catalog native_weights),
@@ -74,6 +103,10 @@ struct ModelSpec {
     int slidingLayers = 0;         // layers that use the window
     MoeSpec moe;
     MlaSpec mla;
+    LinearAttentionSpec linear;
+    SparseAttentionSpec sparse;
+    bool attnOutputGate = false;  // q_proj also yields a sigmoid output gate (Qwen3-Next, Qwen3.5)
+    int mtpLayers = 0;            // multi-token-prediction layers shipped beside the model (not in the total)
     // Cross-attention. Decoder-only models (encoderLayers == 0, Llama 3.2
     // Vision) interleave dedicated cross-attention layers that count in
     // `layers` and cache no per-token KV. Encoder-decoder models (Whisper, T5)
@@ -85,6 +118,11 @@ struct ModelSpec {
     // Parameters the formula does not cover, so totals match published counts:
     // vision towers, Whisper's conv stem, router bias vectors, attention sinks.
     std::int64_t extraParams = 0;
+
+    // Non-LLM workloads (ASR, embeddings, diffusion): the kind and, for ASR
+    // and diffusion, the pipeline the figures are computed from.
+    WorkloadKind workload = WorkloadKind::Llm;
+    WorkloadShape workloadShape;
 
     std::int64_t paramsExact = 0;  // published exact count, 0 when unknown
     bool shapeAssumed = false;     // architecture guessed from params_b alone
@@ -101,12 +139,23 @@ struct ParamCounts {
     double linear = 0;      // matrix weights of the blocks (what quantizers convert); no router, lm_head or extraParams
     double expert = 0;      // routed-expert weights (subset of linear)
     double largestLinear = 0;  // biggest single matrix, for dequant buffers
+    double mtp = 0;         // multi-token-prediction layers (loaded only for MTP speculative decoding)
 };
+
+// Layer roles of hybrid stacks (all equal `layers` for a plain decoder).
+int fullAttentionLayers(const ModelSpec& model);  // layers with a per-token KV cache
+int ffnLayers(const ModelSpec& model);            // layers with an MLP or MoE
+int moeLayerCount(const ModelSpec& model);        // of those, the MoE ones
 
 ParamCounts countParams(const ModelSpec& model);
 
 // KV-cache bytes per token at 2 bytes per element, over all layers and
 // without window caps (the catalog's kv_bytes_per_token).
 double kvBytesPerToken16(const ModelSpec& model);
+
+// Fixed recurrent state of the linear/SSM layers per sequence at 2 bytes per
+// element: recurrent state plus the causal-convolution window.
+double linearStateBytesPerSequence16(const ModelSpec& model);
+double linearStateElementsPerLayer(const ModelSpec& model);
 
 }  // namespace caliper

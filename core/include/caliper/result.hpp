@@ -19,6 +19,10 @@ struct MemoryBreakdown {  // per GPU, for the fullest GPU of the plan, GiB
     double overheadGiB = 0;
     double totalGiB = 0;
     double cpuOffloadGiB = 0;  // host RAM the plan needs (whole job)
+    // The KV-cache pool a serving engine pre-allocates on this GPU (vLLM and
+    // SGLang: gpu_memory_utilization x capacity minus the rest; TensorRT-LLM:
+    // 0.9 of the free memory); empty where the engine allocates no pool.
+    std::optional<double> kvPoolGib;
 };
 
 struct Warning {
@@ -59,6 +63,14 @@ struct Plan {
     int cpuMoeLayers = 0;  // layers whose routed experts run on the CPU (offload "moe-experts")
 };
 
+// A figure's 10th-90th percentile band: `key` is its result key path
+// ("decode_tokens_per_s", "memory.total_gib").
+struct FigureRange {
+    std::string key;
+    double low = 0;
+    double high = 0;
+};
+
 struct EstimateResult {
     std::string modelId;
     double paramsB = 0;
@@ -89,11 +101,16 @@ struct EstimateResult {
     std::optional<double> powerW;               // GPUs + host share; null when unknown or not running
     std::optional<double> energyKwh;            // for a training run
     int priceYear = 0;
+    std::optional<ServingFigures> serving;  // continuous batching (CONTRACT v2 "serving")
+    WorkloadFigures workloadFigures;  // the model's own figures when it is not an LLM
 
     std::vector<Warning> warnings;
     std::vector<ExplainTerm> explain;
     std::vector<QuickRule> quickRules;
     std::vector<FitSuggestion> suggestions;
+    // From the cross-validated errors in data/calibration.json (calibration/ranges.cpp).
+    std::vector<FigureRange> ranges;
+    const char* fitVerdict = "no";  // "fits" | "tight" (fits by the estimate, not by its band) | "no"
 };
 
 }  // namespace caliper

@@ -9,12 +9,20 @@
 #include "caliper/plan/estimate.hpp"
 #include "caliper/error.hpp"
 #include "answers/recommend_detail.hpp"
+#include "caliper/workloads/workloads.hpp"
 
 namespace caliper {
 
 namespace detail {
 
 std::optional<double> speedOf(const RecommendOption& o) {
+    // A non-LLM model's throughput: audio seconds, tokens or images per
+    // second; a video model's clips per second.
+    const WorkloadFigures& f = o.workloadFigures;
+    if (f.asr) return f.asr->audioSecondsPerS;
+    if (f.embedding) return f.embedding->tokensPerS;
+    if (f.image) return f.image->imagesPerS;
+    if (f.video) return f.video->secondsPerVideo > 0 ? std::optional<double>(1.0 / f.video->secondsPerVideo) : std::nullopt;
     return o.trainTokensPerS ? o.trainTokensPerS : o.decodeTokensPerS;
 }
 
@@ -71,14 +79,11 @@ std::optional<double> usdPerMillionTokens(const EstimateResult& r) {
 
 // The memory a job needs per GPU. vLLM and SGLang pre-allocate a KV pool
 // that fills the GPU to gpu_memory_utilization; the memory model reports the
-// pool's size as the explain term kv_pool_gib and counts its unused part in
-// the total, which is what nvidia-smi shows but not what the job needs.
+// pool's size (memory.kvPoolGib) and counts its unused part in the total,
+// which is what nvidia-smi shows but not what the job needs.
 double neededGiB(const EstimateResult& r) {
-    for (const ExplainTerm& term : r.explain) {
-        if (term.term == "kv_pool_gib" && term.value > r.memory.kvCacheGiB) {
-            return r.memory.totalGiB - (term.value - r.memory.kvCacheGiB);
-        }
-    }
+    const std::optional<double>& pool = r.memory.kvPoolGib;
+    if (pool && *pool > r.memory.kvCacheGiB) return r.memory.totalGiB - (*pool - r.memory.kvCacheGiB);
     return r.memory.totalGiB;
 }
 
@@ -102,6 +107,7 @@ RecommendOption makeOption(const Catalog& catalog, const Scenario& s, const Esti
     o.usdPerMillionTokens = usdPerMillionTokens(r);
     o.costUsd = r.costUsd;
     o.powerW = r.powerW.value_or(0);
+    o.workloadFigures = r.workloadFigures;
     o.watch = detail::watchItems(catalog, s, r);
     return o;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "json/workload_request_json.hpp"
+
 namespace caliper::io {
 
 namespace {
@@ -55,7 +57,8 @@ Json memoryToJson(const MemoryBreakdown& m) {
             {"activations_gib", tidy(m.activationsGiB)}, {"gradients_gib", tidy(m.gradientsGiB)},
             {"optimizer_gib", tidy(m.optimizerGiB)},     {"adapter_gib", tidy(m.adapterGiB)},
             {"overhead_gib", tidy(m.overheadGiB)},       {"total_gib", tidy(m.totalGiB)},
-            {"cpu_offload_gib", tidy(m.cpuOffloadGiB)}};
+            {"cpu_offload_gib", tidy(m.cpuOffloadGiB)},
+            {"kv_pool_gib", tidyOrNull(m.kvPoolGib)}};
 }
 
 namespace {
@@ -90,6 +93,25 @@ Json cnyOrNull(const std::optional<double>& usd, double cnyPerUsd) {
     if (!usd) return nullptr;
     return tidy(*usd * cnyPerUsd);
 }
+
+}  // namespace
+
+Json servingToJson(const std::optional<ServingFigures>& f) {
+    if (!f) return nullptr;
+    return {{"concurrency", tidy(f->concurrency)},
+            {"ttft_s", tidy(f->ttftS)},
+            {"tpot_ms", tidy(f->tpotMs)},
+            {"user_tokens_per_s", tidy(f->userTokensPerS)},
+            {"output_tokens_per_s", tidy(f->outputTokensPerS)},
+            {"output_tokens_per_s_per_gpu", tidy(f->outputTokensPerSPerGpu)},
+            {"requests_per_s", tidy(f->requestsPerS)},
+            {"kv_cache_tokens", tidyOrNull(f->kvCacheTokens)},
+            {"max_concurrency", tidyOrNull(f->maxConcurrency)},
+            {"usd_per_million_output_tokens", tidyOrNull(f->usdPerMillionOutputTokens)},
+            {"joules_per_output_token", tidyOrNull(f->joulesPerOutputToken)}};
+}
+
+namespace {
 
 }  // namespace
 
@@ -133,9 +155,23 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
                        {"optimizer", toString(s.optimizer)},
                        {"gradient_checkpointing", training ? r.plan.gradientCheckpointing : s.gradientCheckpointing},
                        {"flash_attention", s.flashAttention}};
+    writeWorkloadKeys(s, out["scenario"]);
+    out["workload"] = toString(s.model.workload);
+    const WorkloadFigures& f = r.workloadFigures;
+    out["asr"] = f.asr ? Json{{"audio_seconds_per_s", tidy(f.asr->audioSecondsPerS)},
+                              {"realtime_factor", tidy(f.asr->realtimeFactor)}}
+                       : Json(nullptr);
+    out["embedding"] = f.embedding ? Json{{"tokens_per_s", tidy(f.embedding->tokensPerS)},
+                                          {"sequences_per_s", tidy(f.embedding->sequencesPerS)}}
+                                   : Json(nullptr);
+    out["image"] = f.image ? Json{{"seconds_per_image", tidy(f.image->secondsPerImage)},
+                                  {"images_per_s", tidy(f.image->imagesPerS)}}
+                           : Json(nullptr);
+    out["video"] = f.video ? Json{{"seconds_per_video", tidy(f.video->secondsPerVideo)}} : Json(nullptr);
     out["memory"] = memoryToJson(r.memory);
     out["usable_memory_gib"] = tidy(r.usableMemoryGiB);
     out["fits"] = r.fits;
+    out["fit"] = r.fitVerdict;
     out["gpus_needed"] = r.gpusNeeded ? Json(*r.gpusNeeded) : Json(nullptr);
     out["decode_tokens_per_s"] = tidyOrNull(r.decodeTokensPerS);
     out["prefill_tokens_per_s"] = tidyOrNull(r.prefillTokensPerS);
@@ -155,6 +191,9 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
     out["cny_per_usd"] = tidy(s.cnyPerUsd);
     out["power_w"] = tidyOrNull(r.powerW);
     out["energy_kwh"] = tidyOrNull(r.energyKwh);
+    out["serving"] = servingToJson(r.serving);
+    out["ranges"] = Json::object();
+    for (const FigureRange& range : r.ranges) out["ranges"][range.key] = {tidy(range.low), tidy(range.high)};
     out["warnings"] = warningsToJson(r.warnings);
     out["explain"] = explainToJson(r.explain);
     out["quick_rules"] = quickRulesToJson(r.quickRules);

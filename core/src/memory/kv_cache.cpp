@@ -97,11 +97,32 @@ CacheLayers cacheLayers(const ModelSpec& m, const ModelShape& shape) {
     // layers that cache image tokens, not text; Whisper's decoder layers
     // carry both.
     const int crossInside = m.encoderLayers == 0 ? m.crossAttentionLayers : 0;
-    const double self = std::max(0, shape.layers - crossInside);
+    // Hybrid models: only the full-attention layers cache tokens.
+    const double self = std::max(0, std::min(shape.layers, fullAttentionLayers(m)) - crossInside);
     c.sliding = m.slidingWindow > 0 ? std::min<double>(std::max(0, m.slidingLayers), self) : 0;
     c.full = self - c.sliding;
     c.cross = m.crossAttentionTokens > 0 ? m.crossAttentionLayers : 0;
     return c;
+}
+
+// Bytes per element of the linear/SSM state: vLLM and SGLang keep it in the
+// model dtype (mamba_ssm_cache_dtype "auto"), llama.cpp in F32 (llama-memory-recurrent.cpp).
+double linearStateElementBytes(const Scenario& s) { return s.engine == Engine::LlamaCpp ? 4.0 : 2.0; }
+
+// Fixed state of the linear/SSM layers of all sequences on one GPU; tensor
+// parallelism splits their value heads.
+double linearStateBytes(const Scenario& s, const Layout& layout, double stageShare) {
+    const LinearAttentionSpec& l = s.model.linear;
+    if (l.layers <= 0) return 0;
+    const double tpShare = layout.tp > 1 ? std::ceil(double(l.valueHeads) / layout.tp) / l.valueHeads : 1.0;
+    return stageShare * l.layers * linearStateElementsPerLayer(s.model) * linearStateElementBytes(s) * tpShare *
+           double(s.batch);
+}
+
+// DSA indexer keys: one index_head_dim vector per token and attention layer,
+// not split by tensor parallelism.
+double indexerBytesPerToken(const Scenario& s, const CacheLayers& layers) {
+    return (layers.full + layers.sliding) * s.model.sparse.indexHeadDim * kvBytesPerElement(s.kvCache);
 }
 
 void explainKv(const Inputs& in, const Layout& layout, double stageShare, double crossBytes, double bytes,
@@ -115,12 +136,15 @@ void explainKv(const Inputs& in, const Layout& layout, double stageShare, double
                                      ? (cache.shardable ? "MLA decompressed K and V per head" : "MLA latent + RoPE key")
                                      : fmt("2 x %d KV heads x %.0f head dim", in.shape.kvHeads, in.shape.headDim);
     ex.add("kv_bytes_per_token",
-           [&] { return fmt("%.0f elements per layer (%s) x %.4g bytes (%s) x %.0f layers%s", cache.elements, perLayer.c_str(),
+           [&] { return fmt("%.0f elements per layer (%s) x %.4g bytes (%s) x %.0f layers%s%s", cache.elements, perLayer.c_str(),
                elementBytes, toString(s.kvCache), layers.full + layers.sliding,
                layers.sliding > 0
                    ? fmt(" (%.0f of them capped at the %d-token window)", layers.sliding, s.model.slidingWindow).c_str()
+                   : "",
+               s.model.sparse.indexHeadDim > 0
+                   ? fmt(" + a %d-wide sparse-attention indexer key per layer", s.model.sparse.indexHeadDim).c_str()
                    : ""); },
-           cache.elements * elementBytes * (layers.full + layers.sliding));
+           cache.elements * elementBytes * (layers.full + layers.sliding) + indexerBytesPerToken(s, layers));
     const char* layout0 = s.engine == Engine::LlamaCpp ? ", one n_ctx cache padded to 256 cells"
                           : s.engine == Engine::Vllm   ? ", whole 16-token blocks"
                                                        : "";
@@ -143,7 +167,8 @@ double kvBytesPerTokenPerGpu(const Inputs& in, const Layout& layout, const Stage
     const CacheLayers layers = cacheLayers(s.model, in.shape);
     const double stageShare = stage.layers / in.shape.stackLayers;
     return (layers.full + layers.sliding) * stageShare * cache.elements * kvBytesPerElement(s.kvCache) *
-           headShare(cache, in.shape, layout.tp);
+               headShare(cache, in.shape, layout.tp) +
+           stageShare * indexerBytesPerToken(s, layers);
 }
 
 double kvBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
@@ -159,8 +184,20 @@ double kvBytes(const Inputs& in, const Layout& layout, const Stage& stage, const
     // Cross-attention caches hold the encoder (or image) tokens of each sequence.
     const double crossBytes = stageShare * layers.cross * s.model.crossAttentionTokens * double(s.batch) *
                               2.0 * in.shape.kvDim * elementBytes * headShare({0, true}, in.shape, layout.tp);
-    const double bytes = selfBytes + crossBytes;
-    if (ex.on()) explainKv(in, layout, stageShare, crossBytes, bytes, ex);
+    const double indexerBytes = stageShare * indexerBytesPerToken(s, layers) * tokens.full;
+    const double stateBytes = linearStateBytes(s, layout, stageShare);
+    const double bytes = selfBytes + crossBytes + indexerBytes + stateBytes;
+    if (ex.on()) {
+        explainKv(in, layout, stageShare, crossBytes, bytes, ex);
+        if (stateBytes > 0) {
+            ex.add("linear_state_gib",
+                   [&] { return fmt("%d linear/SSM layers x %.0f state elements x %.0f bytes x %lld sequences (fixed, "
+                                    "independent of context)",
+                                    s.model.linear.layers, linearStateElementsPerLayer(s.model), linearStateElementBytes(s),
+                                    static_cast<long long>(s.batch)); },
+                   bytesToGiB(stateBytes));
+        }
+    }
     return bytes;
 }
 

@@ -145,6 +145,7 @@ MemoryBreakdown evaluateStage(const Inputs& in, const Layout& layout, const Stag
     m.overheadGiB = nonNegativeGib(o.total() + pool.slack);
     m.totalGiB = nonNegativeGib(pool.total);
     m.cpuOffloadGiB = nonNegativeGib(t.hostBytes);
+    if (pool.paged) m.kvPoolGib = nonNegativeGib(pool.pool);
     return m;
 }
 

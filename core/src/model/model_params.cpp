@@ -67,7 +67,7 @@ Block attention(const ModelSpec& m) {
     const double qDim = m.heads * headDim;
     const double kvDim = m.kvHeads * headDim;
     Block b;
-    addMatrix(b, hidden, qDim);
+    addMatrix(b, hidden, m.attnOutputGate ? 2 * qDim : qDim);  // the gate doubles q_proj's output
     addMatrix(b, hidden, kvDim);
     addMatrix(b, hidden, kvDim);
     addMatrix(b, qDim, hidden);
@@ -88,13 +88,41 @@ Block mlp(const ModelSpec& m, double inner) {
     return b;
 }
 
-// Layers with a routed-expert MLP: after the leading dense layers, every
-// layerInterval-th layer (Llama 4 Maverick: the odd ones).
-int moeLayerCount(const ModelSpec& m) {
-    if (m.moe.experts <= 0) return 0;
-    const int interval = std::max(1, m.moe.layerInterval);
-    const int candidates = m.layers - std::max(0, m.moe.denseLayers);
-    return candidates > 0 ? candidates / interval : 0;
+// Gated DeltaNet (transformers Qwen3NextGatedDeltaNet) or Mamba-2
+// (NemotronHMamba2Mixer, GraniteMoeHybridMambaLayer) mixer of one layer.
+Block linearMixer(const ModelSpec& m) {
+    const LinearAttentionSpec& l = m.linear;
+    const double hidden = m.hiddenSize;
+    const double keyDim = double(l.keyHeads) * l.keyHeadDim;
+    const double valueDim = double(l.valueHeads) * l.valueHeadDim;
+    const double convChannels = 2 * keyDim + valueDim;  // x (or v), B and C (or q and k)
+    Block b;
+    if (l.kind == LinearKind::GatedDeltaNet) {
+        addMatrix(b, hidden, 2 * keyDim + 2 * valueDim);  // in_proj_qkvz
+        addMatrix(b, hidden, 2.0 * l.valueHeads);         // in_proj_ba
+        b.total += convChannels * l.convKernel;           // conv1d, no bias
+        b.total += 2.0 * l.valueHeads + l.valueHeadDim;   // dt_bias, A_log, gated RMSNorm (per head dim)
+    } else {
+        addMatrix(b, hidden, 2 * valueDim + 2 * keyDim + l.valueHeads);  // in_proj: z, x, B, C, dt
+        b.total += convChannels * (l.convKernel + 1);                    // conv1d with bias
+        b.total += 3.0 * l.valueHeads + valueDim;                        // dt_bias, A_log, D, gated RMSNorm
+    }
+    addMatrix(b, valueDim, hidden);  // out_proj
+    return b;
+}
+
+// DSA lightning indexer: wq_b from the query latent, wk, its LayerNorm and
+// the per-head weights_proj (DeepSeek-V3.2 inference/model.py Indexer).
+Block sparseIndexer(const ModelSpec& m) {
+    const SparseAttentionSpec& x = m.sparse;
+    Block b;
+    if (x.indexHeads <= 0) return b;
+    const double qIn = m.mla.qLoraRank > 0 ? m.mla.qLoraRank : m.hiddenSize;
+    addMatrix(b, qIn, double(x.indexHeads) * x.indexHeadDim);
+    addMatrix(b, m.hiddenSize, x.indexHeadDim);
+    b.total += 2.0 * x.indexHeadDim;
+    addMatrix(b, m.hiddenSize, x.indexHeads);
+    return b;
 }
 
 void accumulate(ParamCounts& c, const Block& b, double times) {
@@ -110,11 +138,13 @@ double addLayers(ParamCounts& c, const ModelSpec& m) {
     const Block attn = attention(m);
     const double norms = m.normsPerLayer * normParams(m);
     const int moeLayers = moeLayerCount(m);
-    const int denseLayers = m.layers - moeLayers;
-    const int selfAttentionLayers = m.layers + m.encoderLayers;
+    const int denseLayers = ffnLayers(m) - moeLayers;
+    const int selfAttentionLayers = fullAttentionLayers(m) + m.encoderLayers;
 
     accumulate(c, attn, selfAttentionLayers);
-    c.total += norms * selfAttentionLayers;
+    accumulate(c, sparseIndexer(m), fullAttentionLayers(m));
+    if (m.linear.layers > 0) accumulate(c, linearMixer(m), m.linear.layers);
+    c.total += norms * (m.layers + m.encoderLayers);
     accumulate(c, mlp(m, m.intermediateSize), denseLayers + m.encoderLayers);
     if (m.encoderLayers > 0 && m.crossAttentionLayers > 0) {  // cross blocks inside decoder layers
         accumulate(c, attention(m), m.crossAttentionLayers);
@@ -134,11 +164,42 @@ double addLayers(ParamCounts& c, const ModelSpec& m) {
     return routedActive - routedTotal;  // negative: what a token does not touch
 }
 
+// One multi-token-prediction module (DeepSeek-V3 sec. 2.2, Qwen3-Next mtp.*):
+// a full-attention decoder layer with the model's (MoE) MLP, the 2h -> h
+// projection and its norms. Embedding and output head are shared with the
+// model (DeepSeek's checkpoint stores copies of both; not counted).
+double mtpModuleParams(const ModelSpec& m) {
+    const double hidden = m.hiddenSize;
+    double p = attention(m).total + sparseIndexer(m).total + m.normsPerLayer * normParams(m);
+    if (m.moe.experts > 0) {
+        p += mlp(m, m.moe.expertIntermediateSize).total * (m.moe.experts + m.moe.sharedExperts) + hidden * m.moe.experts;
+    } else {
+        p += mlp(m, m.intermediateSize).total;
+    }
+    return p + 2 * hidden * hidden + 3 * normParams(m);  // eh_proj; enorm, hnorm, final norm
+}
+
 }  // namespace
+
+int fullAttentionLayers(const ModelSpec& m) {
+    return std::max(0, m.layers - m.linear.ffnOnlyLayers - m.linear.layers);
+}
+
+int ffnLayers(const ModelSpec& m) { return m.linear.ffnOnlyLayers > 0 ? m.linear.ffnOnlyLayers : m.layers; }
+
+// Layers with a routed-expert MLP: after the leading dense layers, every
+// layerInterval-th layer (Llama 4 Maverick: the odd ones).
+int moeLayerCount(const ModelSpec& m) {
+    if (m.moe.experts <= 0) return 0;
+    const int interval = std::max(1, m.moe.layerInterval);
+    const int candidates = ffnLayers(m) - std::max(0, m.moe.denseLayers);
+    return candidates > 0 ? candidates / interval : 0;
+}
 
 ParamCounts countParams(const ModelSpec& m) {
     ParamCounts c;
     const double activeCorrection = addLayers(c, m);
+    c.mtp = m.mtpLayers * mtpModuleParams(m);
 
     const double table = static_cast<double>(m.vocabSize) * m.hiddenSize;
     c.embedding = table * (m.tiedEmbeddings ? 1 : 2);
@@ -152,14 +213,33 @@ ParamCounts countParams(const ModelSpec& m) {
 }
 
 double kvBytesPerToken16(const ModelSpec& m) {
+    // Only full-attention layers cache tokens; linear/SSM layers keep a fixed state.
+    const double attentionLayers = fullAttentionLayers(m);
+    // A DSA indexer caches one index_head_dim key per token and layer.
+    const double indexer = attentionLayers * m.sparse.indexHeadDim * kBytes16;
     if (m.attention == AttentionKind::Mla) {
         // One compressed latent plus one shared RoPE key per layer (DeepSeek-V2 paper, sec. 2.1).
-        return static_cast<double>(m.layers) * (m.mla.kvLoraRank + m.mla.qkRopeHeadDim) * kBytes16;
+        return attentionLayers * (m.mla.kvLoraRank + m.mla.qkRopeHeadDim) * kBytes16 + indexer;
     }
     // Decoder-only cross-attention layers cache image tokens, not text tokens.
     const int crossOnly = m.encoderLayers == 0 ? m.crossAttentionLayers : 0;
-    const int kvLayers = std::max(0, m.layers - crossOnly);
-    return 2.0 * kvLayers * m.kvHeads * headDimOf(m) * kBytes16;  // K and V
+    const double kvLayers = std::max(0.0, attentionLayers - crossOnly);
+    return 2.0 * kvLayers * m.kvHeads * headDimOf(m) * kBytes16 + indexer;  // K and V
+}
+
+// Recurrent state value_heads x key_head_dim x value_head_dim (Gated DeltaNet's
+// S; Mamba-2's nheads x head_dim x d_state) plus conv_kernel - 1 past inputs
+// of the convolution's channels (vLLM MambaStateShapeCalculator).
+double linearStateElementsPerLayer(const ModelSpec& m) {
+    const LinearAttentionSpec& l = m.linear;
+    if (l.layers <= 0) return 0;
+    const double keyDim = double(l.keyHeads) * l.keyHeadDim;
+    const double valueDim = double(l.valueHeads) * l.valueHeadDim;
+    return double(l.valueHeads) * l.keyHeadDim * l.valueHeadDim + std::max(0, l.convKernel - 1) * (2 * keyDim + valueDim);
+}
+
+double linearStateBytesPerSequence16(const ModelSpec& m) {
+    return m.linear.layers * linearStateElementsPerLayer(m) * kBytes16;
 }
 
 }  // namespace caliper

@@ -10,13 +10,6 @@ namespace caliper::sizing {
 
 namespace {
 
-int moeLayerCount(const ModelSpec& m) {
-    if (m.moe.experts <= 0) return 0;
-    const int interval = std::max(1, m.moe.layerInterval);
-    const int candidates = m.layers - std::max(0, m.moe.denseLayers);
-    return candidates > 0 ? candidates / interval : 0;
-}
-
 struct AttentionDims {
     LinearGroups groups;  // one layer
     double loraDims = 0;  // sum of (d_in + d_out) of its matrices
@@ -87,15 +80,25 @@ ModelShape scalars(const ModelSpec& m) {
 void addLinearLayers(const ModelSpec& m, ModelShape& s) {
     const AttentionDims attn = attentionDims(m, s);
     LinearGroups g = attn.groups;
-    scaleGroups(g, s.stackLayers);
-    double lora = attn.loraDims * s.stackLayers;
+    // Hybrid stacks: attention on the full-attention layers only; the
+    // linear/SSM mixers (in_proj, out_proj) go to "other", scaled below.
+    const double attentionLayers = fullAttentionLayers(m) + std::max(0, m.encoderLayers);
+    scaleGroups(g, attentionLayers);
+    double lora = attn.loraDims * attentionLayers;
+    if (m.linear.layers > 0) {
+        const double in = double(m.linear.keyHeads) * m.linear.keyHeadDim * 2 +
+                          double(m.linear.valueHeads) * m.linear.valueHeadDim * 2;
+        const double out = double(m.linear.valueHeads) * m.linear.valueHeadDim;
+        g.other += (s.hidden * in + out * s.hidden) * m.linear.layers;
+        lora += (s.hidden + in + out + s.hidden) * m.linear.layers;
+    }
     if (m.encoderLayers > 0 && m.crossAttentionLayers > 0) {  // Whisper-style cross blocks
         g.other += attn.groups.total() * m.crossAttentionLayers;
         lora += attn.loraDims * m.crossAttentionLayers;
     }
     s.loraDimsAttention = lora;
     const int moeLayers = moeLayerCount(m);
-    lora += addMlp(g, s, s.ffn, s.layers - moeLayers + std::max(0, m.encoderLayers));
+    lora += addMlp(g, s, s.ffn, ffnLayers(m) - moeLayers + std::max(0, m.encoderLayers));
     if (moeLayers > 0) {
         const LinearGroups before = g;
         lora += addMlp(g, s, s.expertFfn, double(s.experts) * moeLayers);

@@ -12,7 +12,10 @@
 #include "caliper/plan/plan.hpp"
 #include "caliper/answers/quick_rules.hpp"
 #include "caliper/speed/speed.hpp"
+#include "calibration/ranges.hpp"
 #include "plan/prepared.hpp"
+#include "caliper/serving/estimate_serving.hpp"
+#include "caliper/workloads/workloads.hpp"
 #include "plan/planner.hpp"
 
 namespace caliper {
@@ -38,6 +41,9 @@ void addWarningOnce(std::vector<Warning>& warnings, const Warning& w) {
 }  // namespace
 
 EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
+    // Speech, embedding and diffusion models have their own engine
+    // (core/src/workloads) and figures.
+    if (runsPipeline(request)) return estimatePipeline(request, detail);
     EstimateResult r;
     // The planner resolves the open knobs (count, strategy, checkpointing);
     // every figure below describes its plan, on the resolved scenario.
@@ -77,6 +83,7 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
     append(r.explain, memory.explain);
 
     std::vector<Warning> warnings = compatibilityWarnings(scenario, r.plan);
+    if (scenario.model.workload != WorkloadKind::Llm) warnings.push_back(trainingWarning(scenario));
     append(warnings, memory.warnings);
     const double hostPerNodeGiB = r.memory.cpuOffloadGiB / std::max(1, r.plan.nodes);
     if (scenario.host.ramExplicit && hostPerNodeGiB > scenario.host.ramGib + 1e-9) {
@@ -121,9 +128,20 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
         append(r.explain, cost.explain);
         append(warnings, cost.warnings);
     }
+    // Continuous batching runs whenever weights and activations leave the KV
+    // pool room for one request: more concurrent requests than it holds queue.
+    if (continuousBatching(scenario)) {
+        r.serving = estimateServing(scenario, r.plan, r.memory, detail.explain ? &r.explain : nullptr, &warnings);
+        if (r.serving && r.fits) priceServing(*r.serving, r.usdPerHour, r.powerW.value_or(0));
+        if (r.serving && !r.fits) {
+            const CostEstimate cost = estimateCost(scenario, r.plan, SpeedEstimate{}, false);
+            priceServing(*r.serving, cost.usdPerHour, cost.powerW.value_or(0));
+        }
+    }
     for (const Warning& w : warnings) addWarningOnce(r.warnings, w);
     if (detail.quickRules) r.quickRules = quickRules(scenario);
     if (detail.suggestions && !r.fits) r.suggestions = fitSuggestions(request);
+    applyCalibrationBands(scenario, r);
     return r;
 }
 

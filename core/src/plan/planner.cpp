@@ -123,11 +123,6 @@ std::vector<int> tensorCountsAbove(const Scenario& s, int fewest, int maxGpus) {
     return out;
 }
 
-int moeLayerCount(const ModelSpec& m) {
-    if (m.moe.experts <= 0) return 0;
-    return std::max(0, (m.layers - std::max(0, m.moe.denseLayers)) / std::max(1, m.moe.layerInterval));
-}
-
 // llama.cpp with CPU offload: the request's count ("auto" = 1: offloading is
 // the alternative to more GPUs), with -ngl as high, or --n-cpu-moe as low,
 // as fits. GPU memory grows with the layers kept on it, so a bisection finds

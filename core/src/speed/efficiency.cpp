@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "caliper/model/formats.hpp"
+#include "calibration/calibration.hpp"
 
 namespace caliper {
 
@@ -151,18 +152,22 @@ PeakRate matmulPeak(Engine engine, WeightFormat format, const GpuSpec& gpu) {
     return peak;
 }
 
-double decodeBandwidthFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+namespace {
+
+// The sourced values above are priors; data/calibration.json scales them
+// per group (calibration/calibration.hpp, tools/calibrate).
+double priorDecodeBandwidthFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {
     if (engine == Engine::LlamaCpp) return llamaCppConstants(gpu).bandwidthFraction;
     const double base = graphEngine(engine) ? kGraphBandwidthFraction : kEagerBandwidthFraction;
     return base * formatBandwidthFactor(engine, format);
 }
 
-double decodeLayerOverheadS(Engine engine, WeightFormat /*format*/, const GpuSpec& gpu) {
+double priorDecodeLayerOverheadS(Engine engine, const GpuSpec& gpu) {
     if (engine == Engine::LlamaCpp) return llamaCppConstants(gpu).layerOverheadS;
     return graphEngine(engine) ? kGraphLayerOverheadS : kEagerLayerOverheadS;
 }
 
-double prefillComputeFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+double priorPrefillComputeFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {
     if (engine == Engine::LlamaCpp) {
         double fraction = llamaCppConstants(gpu).prefillFraction;
         if (weightFormatInfo(format).floatFormat) {
@@ -175,6 +180,23 @@ double prefillComputeFraction(Engine engine, WeightFormat format, const GpuSpec&
     if (fp8Weights(format) && gpu.supportsFp8 && gpu.fp8Tflops) return kGraphFp8PrefillFraction;
     if (engine == Engine::TensorrtLlm) return kTensorrtPrefillFraction;
     return graphEngine(engine) ? kGraphPrefillFraction : kEagerPrefillFraction;
+}
+
+}  // namespace
+
+double decodeBandwidthFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+    return calibrated(CalibratedConstant::DecodeBandwidthFraction, engine, format, gpu,
+                      priorDecodeBandwidthFraction(engine, format, gpu));
+}
+
+double decodeLayerOverheadS(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+    return calibrated(CalibratedConstant::DecodeLayerOverheadS, engine, format, gpu,
+                      priorDecodeLayerOverheadS(engine, gpu));
+}
+
+double prefillComputeFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+    return calibrated(CalibratedConstant::PrefillComputeFraction, engine, format, gpu,
+                      priorPrefillComputeFraction(engine, format, gpu));
 }
 
 double decodeComputeFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {

@@ -92,7 +92,7 @@ async function openPage(context, url) {
 
 async function waitReady(page) {
   await page.waitForFunction(() => {
-    const C = window.Caliper, t = window.__caliperTimings;
+    const C = window.__caliperPage, t = window.__caliperTimings;
     if (!C || !C.app || !C.app.ready || !t) return false;
     return C.app.state.view !== 'matrix' || t.lastRepaintMs !== null;
   }, null, { timeout: WAIT_MS });
@@ -138,8 +138,8 @@ async function scrollToCell(page, modelId, gpuId) {
 // The page's state and the engine requests it makes from it.
 function pageState(page) {
   return page.evaluate(() => {
-    const C = window.Caliper, s = C.app.state;
-    return { state: s, matrixRequest: C.state.toMatrixRequest(s, null), hash: location.hash, url: location.href };
+    const C = window.__caliperPage, s = C.app.state;
+    return { state: s, matrixRequest: C.requests.toMatrixRequest(s, null), hash: location.hash, url: location.href };
   });
 }
 

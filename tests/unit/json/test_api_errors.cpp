@@ -99,6 +99,11 @@ TEST_CASE("a valid request answers ok:true with every contract key", "[api]") {
                             "adapter_gib", "overhead_gib", "total_gib", "cpu_offload_gib"}) {
         CHECK(result["memory"].contains(key));
     }
+    // Contract v2: memory.kv_pool_gib, the pool a serving engine pre-allocates;
+    // null where the engine has none (llama.cpp allocates its cache per context).
+    CHECK(result["memory"]["kv_pool_gib"].is_number());  // vLLM, the default inference engine
+    CHECK(estimate(R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb","engine":"llama.cpp"})", 0)["memory"]["kv_pool_gib"]
+              .is_null());
     // An inference scenario has no training speed (CONTRACT.md: null when it does not apply).
     CHECK(result["train_tokens_per_s"].is_null());
     CHECK(result["decode_tokens_per_s"].is_number());

@@ -47,6 +47,10 @@ TEST_CASE("worked example (a): vLLM shows its whole budget and fits when the KV 
     CHECK(m.memory.totalGiB == Approx(0.9 * s.gpu.memoryGib));
     CHECK(gb(termValue(m, "kv_pool_gib")) > 55);  // methodology: ~59 GB of pool
     CHECK(m.memory.kvCacheGiB < termValue(m, "kv_pool_gib"));
+    // The pool is a field of the result (memory.kv_pool_gib), the same figure
+    // the explanation states.
+    REQUIRE(m.memory.kvPoolGib);
+    CHECK(*m.memory.kvPoolGib == Approx(termValue(m, "kv_pool_gib")));
 
     // 64 sequences need ~69 GB of KV: more than the pool, so it does not fit
     // and the total reports what the GPU would need.

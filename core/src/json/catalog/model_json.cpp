@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "model/assumed_shape.hpp"
+#include "json/catalog/workload_shape_json.hpp"
 
 namespace caliper::io {
 
@@ -32,7 +33,7 @@ const char* const kCatalogKeys[] = {
     "attn_out_bias", "mlp_bias", "qk_norm", "tied_embeddings", "parallel_block", "embedding_norm",
     "norms_per_layer", "sliding_window", "sliding_window_layers", "moe", "mla", "cross_attention_layers",
     "cross_attention_tokens", "encoder_layers", "extra_params", "kv_bytes_per_token", "confidence", "sources",
-    "notes"};
+    "notes", "release_date", "linear_attention", "sparse_attention", "attn_output_gate", "mtp_layers"};
 
 // Reads required keys strictly for catalog entries and optional keys with
 // defaults for request objects; the checks on present values are the same.
@@ -75,6 +76,20 @@ bool isModelId(const std::string& id) {
     return true;
 }
 
+// "2025-07-28" or "2025-07", in the entry's release_year (when one is given).
+bool isReleaseDate(const std::string& date, int year) {
+    const bool monthOnly = date.size() == 7;
+    if (!monthOnly && date.size() != 10) return false;
+    for (std::size_t i = 0; i < date.size(); ++i) {
+        const bool dash = i == 4 || i == 7;
+        if (dash ? date[i] != '-' : !std::isdigit(static_cast<unsigned char>(date[i]))) return false;
+    }
+    const int y = std::stoi(date.substr(0, 4));
+    const int month = std::stoi(date.substr(5, 2));
+    const int day = monthOnly ? 1 : std::stoi(date.substr(8, 2));
+    return month >= 1 && month <= 12 && day >= 1 && day <= 31 && (year <= 0 || y == year);
+}
+
 void readIdentity(ModelReader& in, ModelSpec& m) {
     m.id = in.text("id", "custom");
     if (!isModelId(m.id)) {
@@ -91,6 +106,12 @@ void readIdentity(ModelReader& in, ModelSpec& m) {
     }
     m.modality = in.choice("modality", "text", {"text", "vision", "speech"});
     m.releaseYear = in.count("release_year", 1990, 2100);
+    m.releaseDate = in.text("release_date", "");
+    if ((in.catalog || !m.releaseDate.empty()) && !isReleaseDate(m.releaseDate, m.releaseYear)) {
+        fail("invalid_value", in.r.pathOf("release_date"),
+             "expected a release date YYYY-MM-DD or YYYY-MM in release_year " + std::to_string(m.releaseYear) +
+                 ", got " + describe(Json(m.releaseDate)));
+    }
     m.license = in.text("license", "");
     m.nativeDtype = in.choice("native_dtype", "bf16", {"bf16", "fp16", "fp32", "fp8", "mxfp4"});
     // Optional: the checkpoint's quantized format (null = 16-bit), named as a
@@ -176,7 +197,38 @@ void readMla(ModelReader& in, ModelSpec& m) {
     mla.finish();
 }
 
+// Hybrid stacks: linear-attention / SSM layers with a fixed state.
+void readLinearAttention(ModelReader& in, ModelSpec& m) {
+    const Json* value = in.r.raw("linear_attention");
+    if (!value || value->is_null()) return;
+    ObjectReader l(*value, in.r.pathOf("linear_attention"), "invalid_value");
+    const std::string kind = l.requiredEnum("kind", {"gated_deltanet", "mamba2"});
+    m.linear.kind = kind == "mamba2" ? LinearKind::Mamba2 : LinearKind::GatedDeltaNet;
+    m.linear.layers = static_cast<int>(l.requiredInteger("layers", 1, kMaxLayers));
+    m.linear.ffnOnlyLayers = static_cast<int>(in.catalog ? l.requiredInteger("ffn_only_layers", 0, kMaxLayers)
+                                                         : l.integerOr("ffn_only_layers", 0, 0, kMaxLayers));
+    m.linear.keyHeads = static_cast<int>(l.requiredInteger("key_heads", 1, kMaxHeads));
+    m.linear.valueHeads = static_cast<int>(l.requiredInteger("value_heads", 1, kMaxHeads));
+    m.linear.keyHeadDim = static_cast<int>(l.requiredInteger("key_head_dim", 1, kMaxHidden));
+    m.linear.valueHeadDim = static_cast<int>(l.requiredInteger("value_head_dim", 1, kMaxHidden));
+    m.linear.convKernel = static_cast<int>(l.requiredInteger("conv_kernel", 1, 64));
+    l.finish();
+}
+
+// DeepSeek Sparse Attention indexer.
+void readSparseAttention(ModelReader& in, ModelSpec& m) {
+    const Json* value = in.r.raw("sparse_attention");
+    if (!value || value->is_null()) return;
+    ObjectReader x(*value, in.r.pathOf("sparse_attention"), "invalid_value");
+    m.sparse.indexHeads = static_cast<int>(x.requiredInteger("index_heads", 1, kMaxHeads));
+    m.sparse.indexHeadDim = static_cast<int>(x.requiredInteger("index_head_dim", 1, kMaxHidden));
+    m.sparse.indexTopk = static_cast<int>(x.requiredInteger("index_topk", 1, kMaxContext));
+    x.finish();
+}
+
 void readEncoderAndExtras(ModelReader& in, ModelSpec& m) {
+    m.attnOutputGate = in.flag("attn_output_gate", false);
+    m.mtpLayers = in.count("mtp_layers", 0, 64);
     m.crossAttentionLayers = in.count("cross_attention_layers", 0, kMaxLayers);
     m.crossAttentionTokens = in.count("cross_attention_tokens", 0, kMaxCount);
     m.encoderLayers = in.count("encoder_layers", 0, kMaxLayers);
@@ -250,7 +302,11 @@ void checkConsistency(const ModelReader& in, const ModelSpec& m) {
     }
     if (m.slidingLayers > m.layers) fail("invalid_value", r.pathOf("sliding_window_layers"), "more sliding-window layers than layers");
     if (m.crossAttentionLayers > m.layers) fail("invalid_value", r.pathOf("cross_attention_layers"), "more cross-attention layers than layers");
-    if (m.moe.experts > 0 && m.moe.denseLayers >= m.layers) {
+    if (m.linear.layers + m.linear.ffnOnlyLayers > m.layers) {
+        fail("invalid_value", r.pathOf("linear_attention") + "/layers",
+             "linear-attention layers and ffn_only_layers exceed the " + std::to_string(m.layers) + " layers");
+    }
+    if (m.moe.experts > 0 && m.moe.denseLayers >= ffnLayers(m)) {
         fail("invalid_value", r.pathOf("moe") + "/dense_layers", "dense_layers must leave at least one MoE layer");
     }
 }
@@ -281,8 +337,11 @@ ModelSpec modelFromJson(const Json& object, const std::string& path, std::vector
     readArchitecture(in, m, attention);
     readMoe(in, m);
     readMla(in, m);
+    readLinearAttention(in, m);
+    readSparseAttention(in, m);
     readEncoderAndExtras(in, m);
     readProvenance(in, m);
+    readWorkload(in.r, m);
     const Listing listing = readListing(in);
     in.r.finish();
 

@@ -2,6 +2,8 @@
 #include <cmath>
 
 #include "json/catalog/model_json.hpp"
+#include "caliper/workloads/workloads.hpp"
+#include "json/catalog/workload_shape_json.hpp"
 
 namespace caliper::io {
 
@@ -46,6 +48,18 @@ Json mlaJson(const ModelSpec& m) {
                 {"v_head_dim", m.mla.vHeadDim}};
 }
 
+Json linearJson(const LinearAttentionSpec& l) {
+    if (l.layers <= 0) return nullptr;
+    return Json{{"kind", l.kind == LinearKind::Mamba2 ? "mamba2" : "gated_deltanet"}, {"layers", l.layers},
+                {"ffn_only_layers", l.ffnOnlyLayers}, {"key_heads", l.keyHeads}, {"value_heads", l.valueHeads},
+                {"key_head_dim", l.keyHeadDim}, {"value_head_dim", l.valueHeadDim}, {"conv_kernel", l.convKernel}};
+}
+
+Json sparseJson(const SparseAttentionSpec& x) {
+    if (x.indexHeads <= 0) return nullptr;
+    return Json{{"index_heads", x.indexHeads}, {"index_head_dim", x.indexHeadDim}, {"index_topk", x.indexTopk}};
+}
+
 }  // namespace
 
 Json modelToJson(const ModelSpec& m) {
@@ -70,6 +84,16 @@ Json modelToJson(const ModelSpec& m) {
            {"extra_params", m.extraParams},
            {"kv_bytes_per_token", static_cast<std::int64_t>(std::llround(kvBytesPerToken16(m)))},
            {"confidence", m.confidence}, {"sources", m.sources}, {"notes", m.notes}};
+    if (!m.releaseDate.empty()) j["release_date"] = m.releaseDate;
+    j["linear_attention"] = linearJson(m.linear);
+    j["sparse_attention"] = sparseJson(m.sparse);
+    j["attn_output_gate"] = m.attnOutputGate;
+    j["mtp_layers"] = m.mtpLayers;
+    if (hasPipeline(m)) {  // a pipeline's size is all its components
+        j["params_b"] = billions(pipelineParams(m));
+        j["active_params_b"] = j["params_b"];
+    }
+    writeWorkload(m, j);
     if (m.shapeAssumed) j["shape_assumed"] = true;
     return j;
 }

@@ -79,6 +79,13 @@ void setAttentionKind(ModelSpec& m);
 // Families (json/hf_config/families.cpp). Each fills the architecture of `m`.
 using FamilyReader = void (*)(ConfigView& c, ModelSpec& m);
 FamilyReader familyReader(const std::string& modelType);
+// 2025-2026 families (hybrid.cpp): GLM-4.5, Qwen3-Next/3.5, Nemotron-H,
+// DeepSeek-V3.2, GLM-5, MiniMax-M2, Qwen3-VL, Kimi K2.5.
+FamilyReader hybridFamilyReader(const std::string& modelType);
+// Unknown families: true when the config has mixture-of-experts keys; the
+// reader fills m.moe from them and returns what it read, for the warning.
+bool hasMoeKeys(const ConfigView& c);
+std::string readMoeByKeys(ConfigView& c, ModelSpec& m);
 
 // Older and encoder-decoder families (hf_config_legacy.cpp).
 void readGptNeox(ConfigView& c, ModelSpec& m);

@@ -79,18 +79,25 @@ ModelSpec modelFromHfConfig(const Json& config, const std::string& path, std::ve
 
     ConfigView view(config, path);
     FamilyReader reader = familyReader(type);
-    if (!reader) {
-        if (warnings) {
-            warnings->push_back({"unknown_model_type", "model_type '" + type.substr(0, 60) +
-                                                           "' is not a known family; read as a Llama-like decoder "
-                                                           "from the standard keys (no biases, gated MLP, RMSNorm)"});
-        }
-        reader = familyReader("llama");
-    }
+    if (!reader) reader = hybridFamilyReader(type);
+    const bool known = reader != nullptr;
+    if (!known) reader = familyReader("llama");
     // Multimodal configs of unknown families keep the decoder in text_config.
-    const bool nestedText = !view.has("hidden_size") && view.has("text_config") && !familyReader(type);
+    const bool nestedText = !view.has("hidden_size") && view.has("text_config") && !known;
     ConfigView decoder = nestedText ? view.nested("text_config") : view;
     reader(decoder, m);
+    if (!known) {
+        // An unknown family with expert keys is a mixture of experts: read as a
+        // dense model it would count one expert's width as the whole MLP.
+        const std::string moe = hasMoeKeys(decoder) ? readMoeByKeys(decoder, m) : "";
+        if (warnings) {
+            warnings->push_back(
+                {"unknown_model_type",
+                 m.name + ": model_type '" + type.substr(0, 60) + "' is not a known family; read as a Llama-like " +
+                     (moe.empty() ? std::string("dense decoder") : "mixture of experts with " + moe) +
+                     " from the standard keys (no biases, gated MLP, RMSNorm); check the result against the model card"});
+        }
+    }
     checkShape(m, path);
     return m;
 }

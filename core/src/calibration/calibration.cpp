@@ -1,0 +1,224 @@
+#include "calibration/calibration.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "caliper/model/formats.hpp"
+#include "speed/efficiency.hpp"
+
+namespace caliper {
+
+const CalibrationTable& embeddedCalibrationTable();  // io/calibration_json.cpp
+
+namespace {
+
+const CalibrationTable* gOverride = nullptr;
+
+// Largest physical value of each constant. Achieved fractions cannot pass
+// the peak; a per-layer fixed time above 2 ms would be slower than any
+// measured eager engine (lmdeploy issue #210: ~190 us per layer).
+constexpr double kMaxLayerOverheadS = 2e-3;
+
+}  // namespace
+
+EngineClass engineClass(Engine engine) {
+    switch (engine) {
+        case Engine::LlamaCpp: return EngineClass::LlamaCpp;
+        case Engine::Vllm: case Engine::Sglang: return EngineClass::GraphServing;
+        case Engine::TensorrtLlm: return EngineClass::TensorrtLlm;
+        default: return EngineClass::Eager;
+    }
+}
+
+FormatClass formatClass(Engine engine, WeightFormat format) {
+    const WeightFormatInfo info = weightFormatInfo(format);
+    if (engine == Engine::LlamaCpp || info.gguf) return FormatClass::Gguf;
+    if (format == WeightFormat::Nf4 || format == WeightFormat::Nf4Dq) return FormatClass::Bnb4;
+    if (info.fourBit) return FormatClass::Int4;
+    if (format == WeightFormat::Int8) return FormatClass::Int8;
+    if (format == WeightFormat::Fp8) return FormatClass::Fp8;
+    return FormatClass::Bits16;
+}
+
+GpuGroup gpuGroup(const GpuSpec& gpu) {
+    const double cc = computeCapability(gpu);
+    auto has = [&gpu](const char* word) { return gpu.architecture.find(word) != std::string::npos; };
+    switch (gpuFamily(gpu)) {
+        case GpuFamily::NvidiaLegacy: return cc >= 6.1 ? GpuGroup::NvidiaLegacyDp4a : GpuGroup::NvidiaLegacy;
+        case GpuFamily::NvidiaGeforce: return cc > 0 && cc < 8.0 ? GpuGroup::NvidiaTuring : GpuGroup::NvidiaGeforce;
+        case GpuFamily::NvidiaWorkstation:
+            return cc > 0 && cc < 8.0 ? GpuGroup::NvidiaTuring : GpuGroup::NvidiaWorkstation;
+        case GpuFamily::NvidiaHbm:
+            return cc >= 9.0 ? GpuGroup::NvidiaHbmHopper : (cc >= 8.0 ? GpuGroup::NvidiaHbmAmpere : GpuGroup::NvidiaHbmVolta);
+        case GpuFamily::AmdCdna: return GpuGroup::AmdCdna;
+        case GpuFamily::AmdRdna: return has("RDNA 4") || has("RDNA4") ? GpuGroup::AmdRdna4 : GpuGroup::AmdRdna3;
+        case GpuFamily::AmdNoMatrix:
+            return gpu.memoryType.rfind("HBM", 0) == 0 ? GpuGroup::AmdNoMatrixHbm : GpuGroup::AmdNoMatrixGddr;
+        case GpuFamily::Apple: return gpu.bandwidthGbps >= 800.0 ? GpuGroup::AppleUltra : GpuGroup::Apple;
+        case GpuFamily::Other: return GpuGroup::Other;
+    }
+    return GpuGroup::Other;
+}
+
+int gpuFamilyIndex(GpuGroup group) {
+    switch (group) {
+        case GpuGroup::NvidiaLegacyDp4a: case GpuGroup::NvidiaLegacy: return int(GpuFamily::NvidiaLegacy);
+        case GpuGroup::NvidiaTuring: case GpuGroup::NvidiaGeforce: return int(GpuFamily::NvidiaGeforce);
+        case GpuGroup::NvidiaWorkstation: return int(GpuFamily::NvidiaWorkstation);
+        case GpuGroup::NvidiaHbmVolta: case GpuGroup::NvidiaHbmAmpere: case GpuGroup::NvidiaHbmHopper:
+            return int(GpuFamily::NvidiaHbm);
+        case GpuGroup::AmdCdna: return int(GpuFamily::AmdCdna);
+        case GpuGroup::AmdRdna3: case GpuGroup::AmdRdna4: return int(GpuFamily::AmdRdna);
+        case GpuGroup::AmdNoMatrixHbm: case GpuGroup::AmdNoMatrixGddr: return int(GpuFamily::AmdNoMatrix);
+        case GpuGroup::Apple: case GpuGroup::AppleUltra: return int(GpuFamily::Apple);
+        case GpuGroup::Other: return int(GpuFamily::Other);
+    }
+    return int(GpuFamily::Other);
+}
+
+const char* toString(CalibratedConstant c) {
+    switch (c) {
+        case CalibratedConstant::DecodeBandwidthFraction: return "decode_bandwidth_fraction";
+        case CalibratedConstant::DecodeLayerOverheadS: return "decode_layer_overhead_s";
+        case CalibratedConstant::PrefillComputeFraction: return "prefill_compute_fraction";
+    }
+    return "";
+}
+
+const char* toString(EngineClass c) {
+    switch (c) {
+        case EngineClass::LlamaCpp: return "llama.cpp";
+        case EngineClass::GraphServing: return "vllm-sglang";
+        case EngineClass::TensorrtLlm: return "tensorrt-llm";
+        case EngineClass::Eager: return "eager-pytorch";
+    }
+    return "";
+}
+
+const char* toString(FormatClass c) {
+    switch (c) {
+        case FormatClass::Bits16: return "16-bit";
+        case FormatClass::Fp8: return "fp8";
+        case FormatClass::Int8: return "int8";
+        case FormatClass::Bnb4: return "bnb-nf4";
+        case FormatClass::Int4: return "int4-weight-only";
+        case FormatClass::Gguf: return "gguf";
+    }
+    return "";
+}
+
+const char* toString(GpuGroup g) {
+    switch (g) {
+        case GpuGroup::NvidiaLegacyDp4a: return "nvidia-pascal-dp4a";
+        case GpuGroup::NvidiaLegacy: return "nvidia-pre-pascal";
+        case GpuGroup::NvidiaTuring: return "nvidia-turing-gddr";
+        case GpuGroup::NvidiaGeforce: return "nvidia-geforce";
+        case GpuGroup::NvidiaWorkstation: return "nvidia-workstation";
+        case GpuGroup::NvidiaHbmVolta: return "nvidia-hbm-volta";
+        case GpuGroup::NvidiaHbmAmpere: return "nvidia-hbm-ampere";
+        case GpuGroup::NvidiaHbmHopper: return "nvidia-hbm-hopper-plus";
+        case GpuGroup::AmdCdna: return "amd-cdna";
+        case GpuGroup::AmdRdna3: return "amd-rdna3";
+        case GpuGroup::AmdRdna4: return "amd-rdna4";
+        case GpuGroup::AmdNoMatrixHbm: return "amd-no-matrix-hbm";
+        case GpuGroup::AmdNoMatrixGddr: return "amd-no-matrix-gddr";
+        case GpuGroup::Apple: return "apple";
+        case GpuGroup::AppleUltra: return "apple-ultra";
+        case GpuGroup::Other: return "other";
+    }
+    return "";
+}
+
+const char* gpuFamilyName(int family) {
+    switch (GpuFamily(family)) {
+        case GpuFamily::NvidiaLegacy: return "nvidia-legacy";
+        case GpuFamily::NvidiaGeforce: return "nvidia-geforce";
+        case GpuFamily::NvidiaWorkstation: return "nvidia-workstation";
+        case GpuFamily::NvidiaHbm: return "nvidia-hbm";
+        case GpuFamily::AmdCdna: return "amd-cdna";
+        case GpuFamily::AmdRdna: return "amd-rdna";
+        case GpuFamily::AmdNoMatrix: return "amd-no-matrix";
+        case GpuFamily::Apple: return "apple";
+        case GpuFamily::Other: return "other";
+    }
+    return "";
+}
+
+const CalibrationTable& activeCalibration() { return gOverride ? *gOverride : embeddedCalibrationTable(); }
+
+void setCalibrationOverride(const CalibrationTable* table) { gOverride = table; }
+
+const CalibrationTable* calibrationOverride() { return gOverride; }
+
+namespace {
+
+// The matrix asks for several constants of the same GPU in a row: its group
+// (string searches in the architecture name) is worked out once.
+GpuGroup cachedGpuGroup(const GpuSpec& gpu) {
+    thread_local const GpuSpec* lastGpu = nullptr;
+    thread_local std::string lastId;
+    thread_local double lastBandwidth = -1;
+    thread_local GpuGroup lastGroup = GpuGroup::Other;
+    if (lastGpu != &gpu || lastBandwidth != gpu.bandwidthGbps || lastId != gpu.id) {
+        lastGpu = &gpu;
+        lastId = gpu.id;
+        lastBandwidth = gpu.bandwidthGbps;
+        lastGroup = gpuGroup(gpu);
+    }
+    return lastGroup;
+}
+
+}  // namespace
+
+double calibrated(CalibratedConstant c, Engine engine, WeightFormat format, const GpuSpec& gpu, double prior) {
+    const double scale = activeCalibration().scale[std::size_t(
+        CalibrationTable::index(c, engineClass(engine), formatClass(engine, format), cachedGpuGroup(gpu)))];
+    const double value = prior * scale;
+    switch (c) {
+        case CalibratedConstant::DecodeLayerOverheadS: return std::clamp(value, 0.0, kMaxLayerOverheadS);
+        case CalibratedConstant::DecodeBandwidthFraction: return std::clamp(value, 0.01, 1.0);
+        // Vector-only GPUs' llama.cpp prior sits above 1: the fp32 peak it is
+        // measured against does not count DP4A int8 dot products.
+        case CalibratedConstant::PrefillComputeFraction: return std::clamp(value, 0.01, std::max(1.0, prior));
+    }
+    return value;
+}
+
+bool lookupBand(const std::vector<CalibrationBand>& bands, const std::string& kind, int engine, int family,
+                double& lowLog, double& highLog) {
+    const CalibrationBand* best = nullptr;
+    int bestRank = -1;
+    for (const CalibrationBand& b : bands) {
+        if (b.kind != kind || (b.engine >= 0 && b.engine != engine) || (b.family >= 0 && b.family != family)) continue;
+        const int rank = (b.engine >= 0 ? 2 : 0) + (b.family >= 0 ? 1 : 0);
+        if (rank > bestRank) { best = &b; bestRank = rank; }
+    }
+    if (!best) {
+        // A memory kind without a band of its own takes every memory kind's
+        // (weights, KV cache, activations and overheads are the same terms),
+        // one level wider.
+        const std::string suffix = "_memory";
+        if (kind.size() <= suffix.size() || kind.compare(kind.size() - suffix.size(), suffix.size(), suffix) != 0)
+            return false;
+        if (!lookupBand(bands, "memory", engine, family, lowLog, highLog)) return false;
+        const double centre = 0.5 * (lowLog + highLog), half = 0.5 * (highLog - lowLog) * kBandFallbackWidening;
+        lowLog = centre - half;
+        highLog = centre + half;
+        return true;
+    }
+    // Levels below the kind-wide band: engine x family 0, engine 1, kind 2.
+    const int fell = (bestRank == 3 ? 0 : bestRank == 2 ? 1 : 2) - (family >= 0 ? 0 : 1);
+    const double widen = std::pow(kBandFallbackWidening, std::max(0, fell));
+    const double centre = 0.5 * (best->lowLog + best->highLog);
+    const double half = 0.5 * (best->highLog - best->lowLog) * widen;
+    lowLog = centre - half;
+    highLog = centre + half;
+    return true;
+}
+
+bool calibrationBand(const std::string& kind, Engine engine, const GpuSpec& gpu, double& lowLog, double& highLog) {
+    return lookupBand(activeCalibration().bands, kind, int(engineClass(engine)), gpuFamilyIndex(gpuGroup(gpu)), lowLog,
+                      highLog);
+}
+
+}  // namespace caliper

@@ -1,0 +1,109 @@
+#pragma once
+// Calibrated constants. The engine's free constants (achieved bandwidth and
+// compute fractions, fixed times per layer) keep their sourced values in
+// code as priors; tools/calibrate fits a scale on each prior by mechanism and
+// group (engine x weight format x GPU family) from the measured validation
+// rows and writes data/calibration.json, which is built into the engine.
+// The file also holds the 10th-90th percentile bands of the engine's
+// cross-validated errors, which the results carry as `ranges`.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "caliper/gpu.hpp"
+#include "caliper/scenario.hpp"
+
+namespace caliper {
+
+enum class CalibratedConstant { DecodeBandwidthFraction, DecodeLayerOverheadS, PrefillComputeFraction };
+constexpr int kCalibratedConstants = 3;
+
+// The classes constants are grouped by. llama.cpp's constants are per GPU
+// across its GGUF types (the format's own factors stay priors in code).
+enum class EngineClass { LlamaCpp, GraphServing, TensorrtLlm, Eager };
+constexpr int kEngineClasses = 4;
+// 4-bit weight-only kernels differ by family: bitsandbytes NF4 dequantizes
+// per matmul in eager engines; GPTQ/AWQ-style int4 runs exllama/Marlin-class
+// kernels in serving engines and older GPTQ kernels in eager ones.
+enum class FormatClass { Bits16, Fp8, Int8, Bnb4, Int4, Gguf };
+constexpr int kFormatClasses = 6;
+// GPU groups: the engine's GPU families (engine/efficiency.hpp), split where
+// the priors already differ inside a family (compute capability, two-die
+// Apple parts, RDNA generation).
+enum class GpuGroup {
+    NvidiaLegacyDp4a, NvidiaLegacy, NvidiaTuring, NvidiaGeforce, NvidiaWorkstation, NvidiaHbmVolta,
+    NvidiaHbmAmpere, NvidiaHbmHopper, AmdCdna, AmdRdna3, AmdRdna4, AmdNoMatrixHbm, AmdNoMatrixGddr, Apple,
+    AppleUltra, Other
+};
+constexpr int kGpuGroups = 16;
+
+EngineClass engineClass(Engine engine);
+FormatClass formatClass(Engine engine, WeightFormat format);
+GpuGroup gpuGroup(const GpuSpec& gpu);
+int gpuFamilyIndex(GpuGroup group);  // the GpuFamily the group belongs to, as an int
+
+const char* toString(CalibratedConstant c);
+const char* toString(EngineClass c);
+const char* toString(FormatClass c);
+const char* toString(GpuGroup g);
+const char* gpuFamilyName(int family);  // short names used in calibration.json
+constexpr int kGpuFamilies = 9;
+
+// A band: the 10th and 90th percentiles of ln(predicted / measured) over
+// left-out rows of one kind, engine class and GPU family (-1 = any).
+struct CalibrationBand {
+    std::string kind;  // decode_tps, prefill_tps, inference_memory, finetune_memory, ...
+    int engine = -1;   // EngineClass, -1 any
+    int family = -1;   // GpuFamily, -1 any
+    double lowLog = 0;
+    double highLog = 0;
+    int rows = 0;
+};
+
+struct CalibrationTable {
+    // Scale on each prior, per constant and group, fallbacks already applied.
+    std::array<double, kCalibratedConstants * kEngineClasses * kFormatClasses * kGpuGroups> scale;
+    std::vector<CalibrationBand> bands;
+    CalibrationTable() { scale.fill(1.0); }
+    static int index(CalibratedConstant c, EngineClass e, FormatClass f, GpuGroup g) {
+        return ((int(c) * kEngineClasses + int(e)) * kFormatClasses + int(f)) * kGpuGroups + int(g);
+    }
+};
+
+// The table in use: data/calibration.json as built in, unless a fit or a
+// cross-validation run has set its own (nullptr restores the built-in one).
+const CalibrationTable& activeCalibration();
+void setCalibrationOverride(const CalibrationTable* table);
+const CalibrationTable* calibrationOverride();
+
+// Sets a table for the life of the object, then restores the one before.
+class ScopedCalibration {
+public:
+    explicit ScopedCalibration(const CalibrationTable* table) : previous_(calibrationOverride()) {
+        setCalibrationOverride(table);
+    }
+    ~ScopedCalibration() { setCalibrationOverride(previous_); }
+    ScopedCalibration(const ScopedCalibration&) = delete;
+    ScopedCalibration& operator=(const ScopedCalibration&) = delete;
+
+private:
+    const CalibrationTable* previous_;
+};
+
+// prior x the group's fitted scale, kept inside the constant's physical
+// bounds (fractions in (0, 1], times >= 0).
+double calibrated(CalibratedConstant c, Engine engine, WeightFormat format, const GpuSpec& gpu, double prior);
+
+// A band that falls back (a group without enough rows of its own takes its
+// engine's or its kind's) is widened by this factor about its centre for
+// each level it falls back: fewer rows alike, less certainty.
+constexpr double kBandFallbackWidening = 1.25;
+
+// The band of ln(predicted / measured) for a kind on an engine class and GPU
+// family (-1: not known): the most specific one with rows, widened when it
+// falls back. False when the kind has none.
+bool lookupBand(const std::vector<CalibrationBand>& bands, const std::string& kind, int engine, int family,
+                double& lowLog, double& highLog);
+bool calibrationBand(const std::string& kind, Engine engine, const GpuSpec& gpu, double& lowLog, double& highLog);
+
+}  // namespace caliper

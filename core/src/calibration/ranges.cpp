@@ -1,0 +1,57 @@
+#include "calibration/ranges.hpp"
+
+#include <cmath>
+
+#include "calibration/calibration.hpp"
+
+namespace caliper {
+
+namespace {
+
+// Bands hold ln(predicted / measured): the measured value lies in
+// [v / e^p90, v / e^p10] for 80% of left-out rows.
+bool measuredRange(const std::string& kind, const Scenario& s, double value, double& low, double& high) {
+    double lowLog = 0, highLog = 0;
+    if (!calibrationBand(kind, s.engine, s.gpu, lowLog, highLog)) return false;
+    low = value * std::exp(-highLog);
+    high = value * std::exp(-lowLog);
+    return true;
+}
+
+void add(EstimateResult& r, const char* key, const std::string& kind, const Scenario& s,
+         const std::optional<double>& value, bool inverse = false) {
+    if (!value || !(*value > 0)) return;
+    double low = 0, high = 0;
+    if (!measuredRange(kind, s, inverse ? 1.0 / *value : *value, low, high)) return;
+    if (inverse) {
+        const double l = 1.0 / high, h = 1.0 / low;
+        low = l;
+        high = h;
+    }
+    r.ranges.push_back({key, low, high});
+}
+
+// Memory bands come from measured fine-tuning rows for every training task
+// (pre-training shares their terms: weights, gradients, optimizer states,
+// activations); the rows of pre-training memory are estimates, never fitted.
+const char* memoryKind(const Scenario& s) { return s.task == Task::Inference ? "inference_memory" : "finetune_memory"; }
+
+}  // namespace
+
+void applyCalibrationBands(const Scenario& scenario, EstimateResult& r) {
+    r.ranges.clear();
+    add(r, "decode_tokens_per_s", "decode", scenario, r.decodeTokensPerS);
+    add(r, "prefill_tokens_per_s", "prefill", scenario, r.prefillTokensPerS);
+    // The first token takes prompt / prefill rate: the prefill band, inverted.
+    add(r, "time_to_first_token_s", "prefill", scenario, r.timeToFirstTokenS, true);
+    add(r, "train_tokens_per_s", "training_speed", scenario, r.trainTokensPerS);
+    add(r, "train_tflops_per_gpu", "training_speed", scenario, r.trainTflopsPerGpu);
+    const std::size_t before = r.ranges.size();
+    add(r, "memory.total_gib", memoryKind(scenario), scenario, std::optional<double>(r.memory.totalGiB));
+    const bool memoryBand = r.ranges.size() > before;
+    if (!r.fits) r.fitVerdict = "no";
+    else if (memoryBand && r.ranges.back().high > r.usableMemoryGiB) r.fitVerdict = "tight";
+    else r.fitVerdict = "fits";
+}
+
+}  // namespace caliper

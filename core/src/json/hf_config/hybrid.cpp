@@ -1,0 +1,251 @@
+// 2025-2026 families: GLM-4.5 MoE, hybrid linear attention (Qwen3-Next,
+// Qwen3.5: Gated DeltaNet; Nemotron-H: Mamba-2), DeepSeek Sparse Attention
+// (DeepSeek-V3.2, GLM-5), MiniMax-M2, Qwen3-VL and Kimi K2.5 (nested
+// text_config), and the MoE keys of configs of unknown families.
+#include <map>
+
+#include "json/hf_config/config_view.hpp"
+
+namespace caliper::io {
+
+namespace {
+
+int moeLayersOf(const ModelSpec& m) { return moeLayerCount(m); }
+
+// DeepSeek-style routed + shared experts behind leading dense layers.
+void readDeepSeekMoe(ConfigView& c, ModelSpec& m) {
+    m.moe.experts = c.need({"n_routed_experts"}, kHfMaxExperts);
+    m.moe.expertsPerToken = c.need({"num_experts_per_tok"}, kHfMaxExperts);
+    m.moe.expertIntermediateSize = c.need({"moe_intermediate_size"}, kHfMaxIntermediate);
+    c.throwIfMissing();
+    m.moe.sharedExperts = c.integerOr({"n_shared_experts"}, 0, 0, kHfMaxExperts);
+    m.moe.denseLayers = c.integerOr({"first_k_dense_replace"}, 0, 0, m.layers - 1);
+    m.moe.layerInterval = c.integerOr({"moe_layer_freq"}, 1, 1, kHfMaxLayers);
+    if (c.text("topk_method") == "noaux_tc" || c.text("scoring_func") == "sigmoid") {
+        m.extraParams += static_cast<std::int64_t>(moeLayersOf(m)) * m.moe.experts;  // e_score_correction_bias
+    }
+}
+
+// GLM-4.5 / 4.6 (transformers Glm4MoeForCausalLM): GQA with q/k/v biases,
+// optional q/k norms, DeepSeek-style experts with a routing bias; the extra
+// layer num_nextn_predict_layers is the MTP module.
+void readGlm4Moe(ConfigView& c, ModelSpec& m) {
+    readDecoder(c, m);
+    m.qkvBias = c.flag("attention_bias", false);
+    m.qkNorm = c.flag("use_qk_norm", false);
+    readDeepSeekMoe(c, m);
+    m.extraParams = static_cast<std::int64_t>(moeLayersOf(m)) * m.moe.experts;  // routing bias, always present
+    m.mtpLayers = c.integerOr({"num_nextn_predict_layers"}, 0, 0, 64);
+}
+
+// DeepSeek MLA plus the DeepSeek Sparse Attention indexer (DeepSeek-V3.2,
+// GLM-5 glm_moe_dsa).
+void readSparseMla(ConfigView& c, ModelSpec& m) {
+    readDecoder(c, m);
+    m.mla.kvLoraRank = c.need({"kv_lora_rank"}, kHfMaxHidden);
+    m.mla.qkNopeHeadDim = c.need({"qk_nope_head_dim"}, kHfMaxHidden);
+    m.mla.qkRopeHeadDim = c.need({"qk_rope_head_dim"}, kHfMaxHidden);
+    m.mla.vHeadDim = c.need({"v_head_dim"}, kHfMaxHidden);
+    c.throwIfMissing();
+    m.mla.qLoraRank = c.integerOr({"q_lora_rank"}, 0, 0, kHfMaxHidden);
+    m.headDim = m.mla.vHeadDim;
+    m.qkvBias = m.attnOutBias = false;
+    setAttentionKind(m);
+    if (c.has("index_n_heads")) {
+        m.sparse.indexHeads = c.need({"index_n_heads"}, kHfMaxHeads);
+        m.sparse.indexHeadDim = c.need({"index_head_dim"}, kHfMaxHidden);
+        m.sparse.indexTopk = c.integerOr({"index_topk"}, 2048, 1, kHfMaxPositions);
+        c.throwIfMissing();
+    }
+    if (c.has("n_routed_experts")) readDeepSeekMoe(c, m);
+    m.mtpLayers = c.integerOr({"num_nextn_predict_layers"}, 0, 0, 64);
+}
+
+// Qwen3-Next / Qwen3.5 text: Gated DeltaNet on the linear layers, gated full
+// attention (q_proj doubled) with q/k norms on every full_attention_interval-th
+// layer; MoE with a gated shared expert.
+void readQwenHybrid(ConfigView& c, ModelSpec& m) {
+    DecoderKeys keys;
+    keys.intermediateRequired = !c.has("num_experts");
+    readDecoder(c, m, keys);
+    m.qkNorm = true;
+    m.qkvBias = c.flag("attention_bias", false);
+    m.attnOutputGate = c.flag("attn_output_gate", true);
+    int linear = c.countInList("layer_types", "linear_attention");
+    if (linear < 0) {
+        const int interval = c.integerOr({"full_attention_interval"}, 4, 1, kHfMaxLayers);
+        linear = m.layers - m.layers / interval;
+    }
+    m.linear.kind = LinearKind::GatedDeltaNet;
+    m.linear.layers = linear;
+    m.linear.keyHeads = c.need({"linear_num_key_heads"}, kHfMaxHeads);
+    m.linear.valueHeads = c.need({"linear_num_value_heads"}, kHfMaxHeads);
+    m.linear.keyHeadDim = c.need({"linear_key_head_dim"}, kHfMaxHidden);
+    m.linear.valueHeadDim = c.need({"linear_value_head_dim"}, kHfMaxHidden);
+    m.linear.convKernel = c.integerOr({"linear_conv_kernel_dim"}, 4, 1, 64);
+    c.throwIfMissing();
+    m.mtpLayers = c.integerOr({"mtp_num_hidden_layers", "num_nextn_predict_layers"}, 0, 0, 64);
+    if (!c.has("num_experts")) return;
+    m.moe.experts = c.need({"num_experts"}, kHfMaxExperts);
+    m.moe.expertsPerToken = c.need({"num_experts_per_tok"}, kHfMaxExperts);
+    m.moe.expertIntermediateSize = c.need({"moe_intermediate_size"}, kHfMaxIntermediate);
+    c.throwIfMissing();
+    if (m.intermediateSize <= 0) m.intermediateSize = m.moe.expertIntermediateSize;  // unused: every layer MoE
+    const int shared = c.integerOr({"shared_expert_intermediate_size"}, 0, 0, kHfMaxIntermediate);
+    m.moe.sharedExperts = shared / m.moe.expertIntermediateSize;
+    if (shared > 0) m.extraParams += static_cast<std::int64_t>(m.hiddenSize) * moeLayersOf(m);  // shared_expert_gate
+}
+
+// Nemotron-H: one mixer or one MLP per block as hybrid_override_pattern
+// spells it (M = Mamba-2, * = attention, - = MLP, E = MoE); squared-ReLU MLPs.
+void readNemotronH(ConfigView& c, ModelSpec& m) {
+    DecoderKeys keys;
+    readDecoder(c, m, keys);
+    m.headDim = c.integerOr({"head_dim", "attention_head_dim"}, m.hiddenSize / m.heads, 1, kHfMaxHidden);
+    m.mlp = MlpKind::Plain;
+    m.normsPerLayer = 1;
+    m.qkvBias = m.attnOutBias = c.flag("attention_bias", false);
+    const std::string pattern = c.text("hybrid_override_pattern");
+    if (static_cast<int>(pattern.size()) != m.layers) {
+        fail("invalid_config", c.path() + "/hybrid_override_pattern", "expected one letter per layer");
+    }
+    int mamba = 0, ffn = 0, moe = 0;
+    for (char letter : pattern) {
+        mamba += letter == 'M';
+        ffn += letter == '-' || letter == 'E';
+        moe += letter == 'E';
+    }
+    m.linear.kind = LinearKind::Mamba2;
+    m.linear.layers = mamba;
+    m.linear.ffnOnlyLayers = ffn;
+    m.linear.keyHeads = c.need({"n_groups"}, kHfMaxHeads);
+    m.linear.valueHeads = c.need({"mamba_num_heads"}, kHfMaxHeads);
+    m.linear.keyHeadDim = c.need({"ssm_state_size"}, kHfMaxHidden);
+    m.linear.valueHeadDim = c.need({"mamba_head_dim"}, kHfMaxHidden);
+    m.linear.convKernel = c.integerOr({"conv_kernel"}, 4, 1, 64);
+    c.throwIfMissing();
+    if (moe == 0) return;
+    m.moe.experts = c.need({"n_routed_experts"}, kHfMaxExperts);
+    m.moe.expertsPerToken = c.need({"num_experts_per_tok"}, kHfMaxExperts);
+    m.moe.expertIntermediateSize = c.need({"moe_intermediate_size"}, kHfMaxIntermediate);
+    c.throwIfMissing();
+    const int shared = c.integerOr({"moe_shared_expert_intermediate_size"}, 0, 0, kHfMaxIntermediate);
+    m.moe.sharedExperts = shared / m.moe.expertIntermediateSize;
+    m.extraParams += static_cast<std::int64_t>(moe) * m.moe.experts;  // e_score_correction_bias
+}
+
+// MiniMax-M2: every layer MoE (num_local_experts of intermediate_size), q/k
+// RMSNorm over all heads (qk_norm_type per_layer) and a routing bias.
+void readMiniMaxM2(ConfigView& c, ModelSpec& m) {
+    readDecoder(c, m);
+    m.moe.experts = c.need({"num_local_experts"}, kHfMaxExperts);
+    m.moe.expertsPerToken = c.need({"num_experts_per_tok"}, kHfMaxExperts);
+    c.throwIfMissing();
+    m.moe.expertIntermediateSize = m.intermediateSize;
+    m.extraParams += static_cast<std::int64_t>(m.layers) *
+                     (static_cast<std::int64_t>(m.heads + m.kvHeads) * m.headDim + m.moe.experts);
+}
+
+void readQwen3VlText(ConfigView& c, ModelSpec& m) {
+    readDecoder(c, m);
+    m.qkNorm = true;
+    m.qkvBias = c.flag("attention_bias", false);
+    if (!c.has("num_experts")) return;
+    m.moe.experts = c.need({"num_experts"}, kHfMaxExperts);
+    m.moe.expertsPerToken = c.need({"num_experts_per_tok"}, kHfMaxExperts);
+    m.moe.expertIntermediateSize = c.need({"moe_intermediate_size"}, kHfMaxIntermediate);
+    c.throwIfMissing();
+}
+
+// Qwen3-VL / Qwen3.5 vision tower (transformers Qwen3VLVisionModel): Conv3d
+// patch embedding, learned positions, ViT blocks with biases, the patch
+// merger and one post-shuffle-norm merger per DeepStack layer.
+std::int64_t qwenVisionParams(const ConfigView& v) {
+    const Json& j = v.json();
+    auto get = [&](const char* key, std::int64_t fallback) {
+        auto it = j.find(key);
+        return it != j.end() && it->is_number_integer() ? it->get<std::int64_t>() : fallback;
+    };
+    const std::int64_t h = get("hidden_size", 0), i = get("intermediate_size", 0), p = get("patch_size", 16);
+    const std::int64_t merge = get("spatial_merge_size", 2), out = get("out_hidden_size", 0);
+    if (h <= 0 || i <= 0 || out <= 0 || h > kHfMaxHidden || i > kHfMaxIntermediate || out > kHfMaxHidden) return 0;
+    const std::int64_t hm = h * merge * merge;
+    std::int64_t n = get("in_channels", 3) * get("temporal_patch_size", 2) * p * p * h + h;
+    n += get("num_position_embeddings", 0) * h;
+    n += std::min<std::int64_t>(get("depth", 0), kHfMaxLayers) * (4 * h + 4 * h * h + 4 * h + 2 * h * i + i + h);
+    const std::int64_t merger = hm * hm + hm + hm * out + out;
+    auto deep = j.find("deepstack_visual_indexes");
+    const std::int64_t deepstack = deep != j.end() && deep->is_array() ? static_cast<std::int64_t>(deep->size()) : 0;
+    return n + 2 * h + merger + deepstack * (2 * hm + merger);
+}
+
+void withQwenVision(ConfigView& c, ModelSpec& m, void (*text)(ConfigView&, ModelSpec&)) {
+    ConfigView t = c.nested("text_config");
+    text(t, m);
+    if (!t.has("tie_word_embeddings")) m.tiedEmbeddings = c.flag("tie_word_embeddings", false);  // kept at the top level
+    if (c.has("vision_config")) {
+        m.extraParams += qwenVisionParams(c.nested("vision_config"));
+        m.modality = "vision";
+    }
+}
+
+void readQwen3Vl(ConfigView& c, ModelSpec& m) { withQwenVision(c, m, readQwen3VlText); }
+void readQwen35(ConfigView& c, ModelSpec& m) { withQwenVision(c, m, readQwenHybrid); }
+
+// Kimi K2.5: the Kimi K2 (DeepSeek-V3) text model in text_config; the MoonViT
+// tower is not read (warned by the caller as not counted).
+void readKimiK25(ConfigView& c, ModelSpec& m) {
+    ConfigView t = c.nested("text_config");
+    readSparseMla(t, m);
+    if (c.has("vision_config")) m.modality = "vision";
+}
+
+}  // namespace
+
+FamilyReader hybridFamilyReader(const std::string& modelType) {
+    static const std::map<std::string, FamilyReader> kFamilies = {
+        {"glm4_moe", readGlm4Moe},        {"deepseek_v32", readSparseMla},    {"glm_moe_dsa", readSparseMla},
+        {"qwen3_next", readQwenHybrid},   {"qwen3_5_text", readQwenHybrid},   {"qwen3_5_moe_text", readQwenHybrid},
+        {"qwen3_5", readQwen35},          {"qwen3_5_moe", readQwen35},        {"nemotron_h", readNemotronH},
+        {"minimax_m2", readMiniMaxM2},    {"qwen3_vl", readQwen3Vl},          {"qwen3_vl_moe", readQwen3Vl},
+        {"qwen3_vl_text", readQwen3VlText}, {"qwen3_vl_moe_text", readQwen3VlText}, {"kimi_k25", readKimiK25},
+    };
+    auto it = kFamilies.find(modelType);
+    return it == kFamilies.end() ? nullptr : it->second;
+}
+
+// Keys that mark a mixture-of-experts config in the families that use them.
+bool hasMoeKeys(const ConfigView& c) {
+    for (const char* key : {"n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts",
+                            "moe_intermediate_size", "num_experts_per_tok", "moe_k", "moe_topk"}) {
+        if (c.has(key)) return true;
+    }
+    return false;
+}
+
+// Reads the experts of an unknown family from the spellings the known ones
+// use; returns what it assumed, for the warning.
+std::string readMoeByKeys(ConfigView& c, ModelSpec& m) {
+    m.moe.experts = c.need({"n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts"}, kHfMaxExperts);
+    m.moe.expertsPerToken = c.need({"num_experts_per_tok", "moe_k", "moe_topk", "experts_per_token"}, kHfMaxExperts);
+    c.throwIfMissing();
+    std::string widthKey = "moe_intermediate_size";
+    if (c.has("moe_intermediate_size")) {
+        m.moe.expertIntermediateSize = c.need({"moe_intermediate_size"}, kHfMaxIntermediate);
+    } else {
+        m.moe.expertIntermediateSize = m.intermediateSize;  // Mixtral convention
+        widthKey = "intermediate_size";
+    }
+    const int sharedWidth = c.integerOr({"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size"}, 0, 0,
+                                        kHfMaxIntermediate);
+    m.moe.sharedExperts = sharedWidth > 0 ? sharedWidth / std::max(1, m.moe.expertIntermediateSize)
+                                          : c.integerOr({"n_shared_experts", "num_shared_experts", "moe_num_shared_experts"},
+                                                        0, 0, kHfMaxExperts);
+    m.moe.denseLayers = c.integerOr({"first_k_dense_replace", "moe_layer_start_index"}, 0, 0, m.layers - 1);
+    return std::to_string(m.moe.experts) + " experts (" + std::to_string(m.moe.expertsPerToken) + " per token, width " +
+           std::to_string(m.moe.expertIntermediateSize) + " from " + widthKey + "), " +
+           std::to_string(m.moe.sharedExperts) + " shared, " + std::to_string(m.moe.denseLayers) +
+           " leading dense layers";
+}
+
+}  // namespace caliper::io

@@ -1,0 +1,148 @@
+// The page build (scripts/build-web.js): inlining, CSP and the single file.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'crypto';
+import fs from 'fs';
+import os from 'os';
+import path from 'path';
+import zlib from 'zlib';
+import { execFileSync } from 'child_process';
+import { fileURLToPath } from 'url';
+import build from '../../scripts/build-web.js';
+import { splitCatalog, z85Decode } from '../../web/src/engine/engine.js';
+
+const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+test('inlined text cannot close its script element', () => {
+  const out = build.escapeInline('var s = "</script><script>alert(1)</script>"; // <!-- x');
+  assert.ok(!/<\/script/i.test(out));
+  assert.ok(!out.includes('<!--'));
+  // The escaped text still means the same string to JavaScript.
+  assert.equal(eval(build.escapeInline('"</SCRIPT>"')), '</SCRIPT>');
+});
+
+test('the policy allows no remote origin and no inline code without a hash', () => {
+  const policy = build.csp(["'sha256-abc'"], ["'sha256-def'"], false);
+  assert.match(policy, /default-src 'none'/);
+  assert.match(policy, /connect-src 'none'/);
+  assert.match(policy, /script-src 'self' 'wasm-unsafe-eval' 'sha256-abc'/);
+  assert.ok(!policy.includes('unsafe-inline'));
+  assert.ok(!policy.includes("'unsafe-eval'"));
+  assert.ok(!/https?:/.test(policy));
+  assert.match(build.csp([], [], true), /'unsafe-eval'/);
+});
+
+test('Z85 text decodes back to the same bytes, any length', () => {
+  // The RFC 32 test vector: 86 4F D2 6F B5 59 F7 5B -> "HelloWorld".
+  assert.equal(build.z85Encode(Buffer.from([0x86, 0x4f, 0xd2, 0x6f, 0xb5, 0x59, 0xf7, 0x5b])), 'HelloWorld');
+  for (const n of [0, 1, 2, 3, 4, 5, 257]) {
+    const bytes = crypto.randomBytes(n);
+    const text = build.z85Encode(bytes);
+    assert.ok(!/["'\\]/.test(text));
+    assert.deepEqual(Buffer.from(z85Decode(text, n)), bytes);
+  }
+});
+
+test('the minified engine script keeps its code and drops comments and whitespace', () => {
+  const src = '// header\nvar createX = function () {\n  // note\n  return "// not a comment";\n};\n\n';
+  const out = build.minifyScript(src);
+  assert.ok(!out.includes('header') && !out.includes('note') && out.length < src.length);
+  assert.equal(new Function(out + 'return createX();')(), '// not a comment');
+});
+
+test('the compressed catalog inflates back to the two JSON texts', () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'caliper-cat-'));
+  // A line break inside a value stays escaped, so the one between the texts is the only one.
+  fs.writeFileSync(path.join(tmp, 'gpus.json'), '{ "gpus": [ {"id": "a", "name": "</script>", "note": "two\\nlines"} ] }');
+  fs.writeFileSync(path.join(tmp, 'models.json'), '{ "models": [] }');
+  const script = build.compressedCatalogScript(tmp);
+  const m = script.match(/z85:"([^"]+)",length:(\d+)/);
+  const texts = splitCatalog(zlib.gunzipSync(Buffer.from(z85Decode(m[1], Number(m[2])))).toString('utf8'));
+  assert.equal(texts.gpus, '{"gpus":[{"id":"a","name":"</script>","note":"two\\nlines"}]}');
+  assert.equal(texts.models, '{"models":[]}');
+  const plain = build.catalogScript(tmp);
+  const window = {};
+  new Function('window', plain)(window);
+  assert.equal(window.CALIPER_CATALOG.gpus, texts.gpus);
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+test('the wasm inside the engine is moved out, gzip-compressed, intact', () => {
+  const wasm = Buffer.from([0, 97, 115, 109, 1, 0, 0, 0, 1, 2, 3, 4]);
+  const engine = `var wasmBinaryFile = 'data:application/octet-stream;base64,${wasm.toString('base64')}'; // rest`;
+  const split = build.splitEngine(engine);
+  assert.equal(split.engine, "var wasmBinaryFile = 'data:application/octet-stream;base64,'; // rest");
+  const m = split.wasmScript.match(/z85:"([^"]+)",length:(\d+)/);
+  assert.deepEqual(zlib.gunzipSync(Buffer.from(z85Decode(m[1], Number(m[2])))), wasm);
+  assert.match(split.wasmScript, /bytes:12\b/);
+  assert.deepEqual(build.splitEngine('no wasm here'), { engine: 'no wasm here', wasmScript: '' });
+});
+
+test('an engine built with new Function is detected', () => {
+  assert.ok(build.engineNeedsEval('x = new Function("body", "return 1")'));
+  assert.ok(!build.engineNeedsEval('function f() {}'));
+});
+
+// Builds into a temporary folder with a minimal engine stand-in and the
+// project's catalogs (or small fixtures when the catalogs are absent).
+test('the single file inlines everything and hashes each inline block', () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'caliper-web-'));
+  const engine = path.join(tmp, 'engine.js');
+  fs.writeFileSync(engine, 'var createCaliperEngine = function () { return Promise.resolve({}); }; // "</script>"\n');
+  let data = path.join(ROOT, 'data');
+  if (!fs.existsSync(path.join(data, 'gpus.json'))) {
+    data = path.join(tmp, 'data');
+    fs.mkdirSync(data);
+    fs.writeFileSync(path.join(data, 'gpus.json'), '{"gpus": [{"id": "x", "name": "</script>"}]}');
+    fs.writeFileSync(path.join(data, 'models.json'), '{"models": []}');
+  }
+  const out = path.join(tmp, 'dist');
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-web.js'), '--engine', engine, '--out', out,
+    '--data', data, '--web', path.join(ROOT, 'web')], { stdio: 'pipe' });
+  const html = fs.readFileSync(path.join(out, 'caliper.html'), 'utf8');
+  assert.ok(!/<script[^>]*\bsrc=/i.test(html), 'no external scripts');
+  assert.ok(!/<link[^>]*stylesheet/i.test(html), 'no external styles');
+  assert.ok(!/type="module"/.test(html));
+  assert.ok(!/https?:\/\//.test(html.match(/<meta http-equiv="Content-Security-Policy" content="([^"]+)"/)[1]));
+  const policy = html.match(/content="(default-src[^"]+)"/)[1];
+  const blocks = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+  assert.equal(blocks.length, 3, 'catalog, engine and the page script');
+  for (const b of blocks) {
+    const hash = crypto.createHash('sha256').update(b, 'utf8').digest('base64');
+    assert.ok(policy.includes(`'sha256-${hash}'`), 'each inline script is allowed by its hash');
+  }
+  const style = html.match(/<style>([\s\S]*?)<\/style>/)[1];
+  assert.ok(policy.includes(crypto.createHash('sha256').update(style, 'utf8').digest('base64')));
+  assert.match(html, /data-build="single"/);
+  const site = fs.readFileSync(path.join(out, 'index.html'), 'utf8');
+  for (const s of build.siteScripts(false)) assert.ok(site.includes(`src="${s}"`) && fs.existsSync(path.join(out, s)), s);
+  assert.ok(fs.existsSync(path.join(out, 'catalog.js')) && fs.existsSync(path.join(out, 'caliper-engine.js')));
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+// The modules' imports are the page's dependency graph: every module is
+// reached from main.js, and none imports itself through others (a cycle).
+test('every module in web/src is reached from main.js, with no import cycle', () => {
+  const graph = build.importGraph(build.bundlePage(path.join(ROOT, 'web')).metafile);
+  const rel = (f) => path.relative(path.join(ROOT, 'web/src'), path.resolve(f));
+  const files = fs.readdirSync(path.join(ROOT, 'web/src'), { recursive: true }).filter((f) => f.endsWith('.js')).sort();
+  assert.deepEqual(Object.keys(graph).map(rel).sort(), files);
+  const state = {};
+  const visit = (file, trail) => {
+    assert.notEqual(state[file], 'open', `import cycle: ${trail.concat(file).map(rel).join(' → ')}`);
+    if (state[file] === 'done') return;
+    state[file] = 'open';
+    for (const dep of graph[file]) visit(dep, trail.concat(file));
+    state[file] = 'done';
+  };
+  Object.keys(graph).forEach((f) => visit(f, []));
+});
+
+test('no module shares state through a global namespace object', () => {
+  const files = fs.readdirSync(path.join(ROOT, 'web/src'), { recursive: true }).filter((f) => f.endsWith('.js'));
+  for (const f of files) {
+    const text = fs.readFileSync(path.join(ROOT, 'web/src', f), 'utf8');
+    assert.ok(!/\b(window|globalThis|root)\.Caliper\b/.test(text), `${f} uses window.Caliper`);
+    assert.ok(!/\brequire\(/.test(text), `${f} uses require`);
+  }
+});

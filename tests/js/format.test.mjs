@@ -1,0 +1,91 @@
+// Locale formatting (web/src/format/format.js) and matrix cell texts (web/src/matrix/cells.js).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import * as F from '../../web/src/format/format.js';
+import * as cells from '../../web/src/matrix/cells.js';
+
+test('numbers follow the locale', () => {
+  assert.equal(F.number('en', 12345.6, 0), '12,346');
+  assert.equal(F.number('zh-CN', 12345.6, 0), '12,346');
+  assert.equal(F.number('en', NaN), '—');
+  assert.equal(F.number('en', null), '—');
+});
+
+test('compact figures stay short in both languages', () => {
+  assert.equal(F.compact('en', 7.44), '7.4');
+  assert.equal(F.compact('en', 142.4), '142');
+  assert.equal(F.compact('en', 12345), '12.3K');
+  assert.equal(F.compact('zh-CN', 12345), '1.2万');
+});
+
+test('money uses the currency sign and shortens large sums', () => {
+  assert.equal(F.money('en', 2.5, 'usd'), '$2.50');
+  assert.equal(F.money('en', 1599, 'usd'), '$1,599');
+  assert.equal(F.money('zh-CN', 11353, 'cny'), '¥11,353');
+  assert.equal(F.money('en', 250000, 'usd', true), '$250K');
+});
+
+test('prices of the same size keep the same decimals', () => {
+  // Side by side in a list: $0.30/h next to $0.22/h, never $0.3/h.
+  assert.deepEqual([0.3, 0.22, 1.3, 12].map((v) => F.money('en', v, 'usd')), ['$0.30', '$0.22', '$1.30', '$12.00']);
+  assert.equal(F.money('en', 0.042, 'usd'), '$0.042', 'two significant digits below 0.1');
+  assert.equal(F.money('en', 1499, 'usd'), '$1,499');
+  // The short form of the matrix cells drops the cents from 10 up.
+  assert.deepEqual([0.42, 2.5, 75, 1499].map((v) => F.money('en', v, 'usd', true)), ['$0.42', '$2.50', '$75', '$1.5K']);
+});
+
+test('moneyField prefers the engine\'s CNY twin, then its exchange rate', () => {
+  const r = { cost_usd: 10, cost_cny: 71.5, usd_per_hour: 2, cny_per_usd: 7.1 };
+  assert.deepEqual(F.moneyField(r, 'cost_usd', 'cny'), { value: 71.5, currency: 'cny' });
+  assert.deepEqual(F.moneyField(r, 'usd_per_hour', 'cny'), { value: 14.2, currency: 'cny' });
+  assert.deepEqual(F.moneyField({ usd_per_hour: 2 }, 'usd_per_hour', 'cny'), { value: 2, currency: 'usd' });
+  assert.deepEqual(F.moneyField(r, 'cost_usd', 'usd'), { value: 10, currency: 'usd' });
+  assert.deepEqual(F.moneyField({ cost_usd: null }, 'cost_usd', 'usd'), { value: null, currency: 'usd' });
+});
+
+test('durations pick a readable unit', () => {
+  const units = { min: 'min', h: 'h', d: 'days', y: 'years' };
+  assert.equal(F.duration('en', 0.5, units), '30 min');
+  assert.equal(F.duration('en', 5.25, units), '5.3 h');
+  assert.equal(F.duration('en', 72, units), '3 days');
+  assert.equal(F.duration('en', 24 * 365.25 * 3, units), '3 years');
+  assert.equal(F.durationShort('en', 72), '3d');
+});
+
+test('typed numbers accept separators and suffixes', () => {
+  assert.equal(F.parseInput('100M'), 1e8);
+  assert.equal(F.parseInput('1T'), 1e12);
+  assert.equal(F.parseInput('1亿'), 1e8);
+  assert.equal(F.parseInput('4,096'), 4096);
+  assert.equal(F.parseInput(''), null);
+  assert.ok(Number.isNaN(F.parseInput('lots')));
+});
+
+test('cell symbols carry the fit without colour', () => {
+  assert.equal(cells.symbol({ status: 'fits', gpus_needed: 1 }), '✓');
+  assert.equal(cells.symbol({ status: 'fits-multi', gpus_needed: 2, needs_nvlink: false }), '2×');
+  assert.equal(cells.symbol({ status: 'fits-multi', gpus_needed: 4, needs_nvlink: true }), '4×⇌');
+  assert.equal(cells.symbol({ status: 'multi-node', gpus_needed: 16 }), '16×⊞');
+  assert.equal(cells.symbol({ status: 'no', gpus_needed: null }), '✗');
+});
+
+test('the figure shown depends on the metric and the task', () => {
+  const cell = { status: 'fits', gpus_needed: 1, decode_tokens_per_s: 1520, train_hours: 30, train_tokens_per_s: 900,
+    usd_per_million_tokens: 0.42, cost_usd: 75, usd_per_hour: 2.5, total_gib: 17.25 };
+  const opts = { locale: 'en', currency: 'usd' };
+  assert.equal(cells.figureText(cell, 'speed', false, opts), '1.5K');
+  assert.equal(cells.figureText(cell, 'speed', true, opts), '30h');
+  assert.equal(cells.figureText(cell, 'cost', false, opts), '$0.42');
+  assert.equal(cells.figureText(cell, 'cost', true, opts), '$75');
+  assert.equal(cells.figureText(cell, 'memory', false, opts), '17');
+  assert.equal(cells.figureText(cell, 'gpus', false, opts), '1');
+  assert.equal(cells.figureText({ status: 'no' }, 'speed', false, opts), '');
+  assert.equal(cells.figureText({ status: 'fits', decode_tokens_per_s: null }, 'speed', false, opts), '–');
+});
+
+test('sort values skip cells that do not fit', () => {
+  assert.equal(cells.sortValue({ status: 'no', decode_tokens_per_s: 5 }, 'speed', false), null);
+  assert.equal(cells.sortValue({ status: 'fits', decode_tokens_per_s: 5 }, 'speed', false), 5);
+  assert.ok(cells.higherIsBetter('speed', false));
+  assert.ok(!cells.higherIsBetter('cost', false));
+});

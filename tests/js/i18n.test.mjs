@@ -1,0 +1,158 @@
+// Dictionaries and translation lookup (web/src/i18n), presets and exports.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'fs';
+import path from 'path';
+import { fileURLToPath } from 'url';
+import * as i18n from '../../web/src/i18n/i18n.js';
+import { en } from '../../web/src/i18n/en.js';
+import { zh } from '../../web/src/i18n/zh.js';
+import { codes } from '../../web/src/i18n/codes.js';
+import * as presets from '../../web/src/state/presets.js';
+import * as S from '../../web/src/state/defaults.js';
+import * as exporter from '../../web/src/export/export.js';
+import * as D from '../../web/src/views/detail.js';
+
+const __dirname = path.dirname(fileURLToPath(import.meta.url));
+
+test('English and Chinese have the same keys, none empty', () => {
+  assert.deepEqual(Object.keys(zh).sort(), Object.keys(en).sort());
+  for (const [k, v] of Object.entries(zh)) assert.ok(v.trim(), `zh ${k} is empty`);
+});
+
+test('placeholders match between the languages', () => {
+  const names = (s) => (s.match(/\{\w+(?=[|}])/g) || []).sort().join();
+  for (const k of Object.keys(en)) assert.equal(names(zh[k]), names(en[k]), k);
+});
+
+test('every data-i18n key in the page exists', () => {
+  const html = fs.readFileSync(path.join(__dirname, '../../web/index.html'), 'utf8');
+  const keys = [...html.matchAll(/data-i18n(?:-\w+)?="([^"]+)"/g)].map((m) => m[1]);
+  assert.ok(keys.length > 50);
+  for (const k of keys) assert.ok(k in en, `missing key ${k}`);
+});
+
+test('the language comes from the URL, then the browser', () => {
+  assert.equal(i18n.pick('zh', ['en-US']), 'zh');
+  assert.equal(i18n.pick('', ['zh-CN', 'en']), 'zh');
+  assert.equal(i18n.pick('', ['fr-FR', 'en-GB']), 'en');
+  assert.equal(i18n.pick('', []), 'en');
+});
+
+test('lookup fills placeholders and falls back to English', () => {
+  i18n.setLang('zh');
+  assert.equal(i18n.t('cmp.gpu', { n: 2 }), '显卡 2');
+  assert.equal(i18n.t('no.such.key'), 'no.such.key');
+  i18n.setLang('en');
+  assert.equal(i18n.t('rec.config', { n: 4, gpu: 'A800' }), '4 × A800');
+  // Singular and plural in English ("1 model", not "1 models").
+  assert.equal(i18n.fill('{n|model|models}', { n: 1 }), '1 model');
+  assert.equal(i18n.fill('{n|model|models}', { n: '1,024' }), '1,024 models');
+  assert.equal(i18n.t('detail.planText', { tp: 1, pp: 1, dp: 1, nodes: 1 }), 'TP 1 × PP 1 × DP 1 on 1 server');
+  assert.equal(i18n.t('inv.uses', { n: 2 }), 'on 2 GPUs');
+});
+
+test('engine codes are translated, with the engine message as fallback', () => {
+  i18n.setLang('zh');
+  assert.equal(i18n.code('warn', 'no_nvlink', 'x has no NVLink'), codes.zh['warn.no_nvlink']);
+  assert.equal(i18n.code('warn', 'brand_new_code', 'English text'), 'English text');
+  // Chinese readers get the code's translation with the value it names and
+  // the name it suggests; the engine's English message is the secondary detail.
+  const unknown = { code: 'unknown_gpu', message: "unknown GPU 'H1000'; did you mean 'H100 SXM5 80GB'?", path: '/gpu' };
+  assert.equal(i18n.errorText(unknown), '未知显卡：“H1000”，是不是 “H100 SXM5 80GB”？');
+  assert.equal(i18n.errorDetail(unknown), unknown.message);
+  assert.doesNotMatch(i18n.errorText({ code: 'invalid_config', message: 'expected hidden_size > 0' }), /[A-Za-z]{3}/);
+  i18n.setLang('en');
+  assert.equal(i18n.code('warn', 'no_nvlink', 'x has no NVLink'), 'x has no NVLink');
+  assert.equal(i18n.code('sugg', 'gradient_checkpointing'), 'Gradient checkpointing');
+  assert.equal(i18n.code('sugg', 'new_idea'), 'New idea');
+});
+
+test('presets set workload and filters from the documents\' scenario table', () => {
+  const models = [{ family: 'Llama 3.2 Vision', modality: 'vision' }, { family: 'Qwen2.5', modality: 'text' }];
+  const start = Object.assign(S.defaults(), { q: 'leftover', cur: 'cny', lang: 'zh' });
+  const lora = presets.apply(start, 'lora', models);
+  assert.deepEqual([lora.task, lora.pmin, lora.pmax, lora.q, lora.cur], ['lora', 6.5, 13.9, '', 'cny']);
+  const mm = presets.apply(start, 'multimodal', models);
+  assert.deepEqual(mm.fam, ['Llama 3.2 Vision']);
+  assert.equal(presets.apply(start, 'pretrain', models).g, 1024);
+  assert.equal(presets.matching(lora, models), 'lora');
+  assert.equal(presets.matching(start, models), null);
+});
+
+test('CSV fields are quoted and cannot start a formula', () => {
+  assert.equal(exporter.csvField('a,b'), '"a,b"');
+  assert.equal(exporter.csvField('say "hi"'), '"say ""hi"""');
+  assert.equal(exporter.csvField('=cmd()'), "'=cmd()");
+  assert.equal(exporter.csvField(-3), '-3');
+  assert.equal(exporter.csvField(null), '');
+});
+
+test('matrix CSV has one line per model × GPU', () => {
+  const matrix = { models: [{ id: 'm', name: 'M', family: 'F', params_b: 7 }],
+    gpus: [{ id: 'g1', name: 'G1', group: 'consumer', memory_gib: 24 }, { id: 'g2', name: 'G2', group: 'other', memory_gib: 64 }],
+    cells: [[{ status: 'fits', gpus_needed: 1, total_gib: 15 }, { status: 'no', gpus_needed: null }]] };
+  const lines = exporter.matrixToCsv(matrix).trim().split('\r\n');
+  assert.equal(lines.length, 3);
+  assert.ok(lines[0].startsWith('model_id,model_name,family,params_b,gpu_id'));
+  assert.ok(lines[1].startsWith('m,M,F,7,g1,G1,consumer,24,1,fits'));
+});
+
+test('embed snippet escapes the URL for an attribute', () => {
+  const s = exporter.embedSnippet('file:///x.html#a=1&b="2"', 'Caliper');
+  assert.ok(s.includes('src="file:///x.html#a=1&amp;b=&quot;2&quot;"'));
+  assert.ok(s.startsWith('<iframe '));
+});
+
+// Every term the engine explains ("show the math"), read from its source:
+// the names given to ex.add(...) and explain.push_back({...}) in core/src.
+function engineExplainTerms() {
+  const dir = path.join(__dirname, '../../core/src');
+  const terms = new Set();
+  const walk = (d) => fs.readdirSync(d, { withFileTypes: true }).forEach((e) => {
+    const p = path.join(d, e.name);
+    if (e.isDirectory()) return walk(p);
+    if (!p.endsWith('.cpp')) return;
+    const text = fs.readFileSync(p, 'utf8');
+    for (const m of text.matchAll(/(?:ex\.add\(|explain\.push_back\(\{)\s*"([a-z0-9_]+)"/g)) terms.add(m[1]);
+  });
+  walk(dir);
+  return [...terms].sort();
+}
+
+test('every explain term of the engine has a name in both languages and a unit', () => {
+  const terms = engineExplainTerms();
+  assert.ok(terms.length >= 40 && terms.includes('decode_weight_read_gb') && terms.includes('train_mfu'), `terms found: ${terms.length}`);
+  for (const term of terms) {
+    assert.ok(codes.en['term.' + term], `English name for ${term}`);
+    assert.ok(codes.zh['term.' + term], `Chinese name for ${term}`);
+    assert.ok(D.termUnit(term, (k) => en[k]), `a unit for ${term}`);
+  }
+  i18n.setLang('zh');
+  assert.equal(i18n.code('term', 'decode_bandwidth_fraction', 'decode_bandwidth_fraction'), codes.zh['term.decode_bandwidth_fraction']);
+  i18n.setLang('en');
+});
+
+test('explain units follow the suffix of the term', () => {
+  const t = (k) => en[k];
+  assert.deepEqual(D.termUnit('kv_pool_unused_gib', t), { suffix: 'GiB' });
+  assert.deepEqual(D.termUnit('decode_kv_read_gb', t), { suffix: 'GB' });
+  assert.deepEqual(D.termUnit('decode_fixed_ms', t), { suffix: en['unit.ms'] });
+  assert.deepEqual(D.termUnit('train_step_compute_s', t), { suffix: en['unit.s'] });
+  assert.deepEqual(D.termUnit('prefill_peak_tflops', t), { suffix: 'TFLOPS' });
+  assert.deepEqual(D.termUnit('decode_tokens_per_s', t), { suffix: en['unit.tokPerS'] });
+  assert.deepEqual(D.termUnit('power_w', t), { suffix: 'W' });
+  assert.deepEqual(D.termUnit('cost_usd', t), { prefix: '$' });
+  assert.deepEqual(D.termUnit('usd_per_hour', t), { prefix: '$', suffix: en['unit.perHour'] });
+  assert.deepEqual(D.termUnit('decode_bandwidth_fraction', t), { percent: true });
+  assert.deepEqual(D.termUnit('train_mfu', t), { percent: true });
+  assert.equal(D.termUnit('no_unit_here', t), null);
+});
+
+test('recommendation reasons carry the same figures in both languages', () => {
+  for (const k of Object.keys(en).filter((x) => x.startsWith('reason.'))) assert.ok(zh[k], k);
+  i18n.setLang('zh');
+  assert.equal(i18n.t('reason.cheapestRent', { price: '¥1.56/小时' }), '租用最便宜：¥1.56/小时');
+  i18n.setLang('en');
+  assert.equal(i18n.t('reason.cheapestBuy', { price: '$1,499' }), 'cheapest to buy: $1,499 for the GPUs');
+});

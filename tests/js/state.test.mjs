@@ -1,0 +1,149 @@
+// State ↔ URL and the requests built from the state (web/src/state/url-codec.js).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import * as defaults from '../../web/src/state/defaults.js';
+import * as codec from '../../web/src/state/url-codec.js';
+import * as requests from '../../web/src/state/requests.js';
+import * as search from '../../web/src/state/search.js';
+
+// The state's three parts under one name, as the tests read them.
+const S = Object.assign({}, defaults, codec, requests, search);
+
+test('defaults round-trip to an empty hash', () => {
+  assert.equal(S.serialize(S.defaults()), '');
+  assert.deepEqual(S.parse('', ''), S.defaults());
+});
+
+test('every changed key survives serialize → parse', () => {
+  const s = S.defaults();
+  Object.assign(s, {
+    view: 'recommend', lang: 'zh', cur: 'cny', embed: true, task: 'qlora', w: 'nf4', ctx: 8192, b: 4, g: 64,
+    eng: 'transformers', show: 'cost', tt: 2e9, q: 'qwen 7b', gq: '4090', fam: ['Llama 3.1', 'Qwen2.5'],
+    pmin: 6.5, pmax: 14, cls: ['consumer', 'china'], mem: 24, price: 2000, sort: 'gpu', dir: 'desc',
+    sg: 'rtx-4090', cell: 'llama-3.1-8b~rtx-4090', cnt: 2, rm: 'qwen2.5-72b', obj: 'fastest', pr: 'purchase', top: 5,
+    cmp: ['h100-sxm5-80gb', '-', 'a800-sxm4-80gb'], inv: [{ gpu: '2080 Ti 22GB', count: 4 }, { gpu: 'A800', count: 2 }],
+    cm: { name: 'Mine', params_b: 7, model: { params_b: 7 } }, cg: { name: 'Card', gpu: { memory_gib: 48 } },
+    sm: 'qwen2.5-72b', su: 200, sr: 3.5, sttft: 1.5, stpot: 40, stps: 25, spi: 1024, spo: 256, scls: ['datacenter']
+  });
+  const hash = S.serialize(s);
+  assert.deepEqual(S.parse('', '#' + hash), s);
+});
+
+test('the hash wins over the query string', () => {
+  const s = S.parse('?lang=zh&task=lora', '#lang=en');
+  assert.equal(s.lang, 'en');
+  assert.equal(s.task, 'lora');
+});
+
+test('invalid values fall back to defaults instead of breaking the page', () => {
+  const s = S.parse('', '#task=dance&ctx=-5&g=99999&cls=consumer|alien&cm={not json&top=0');
+  assert.equal(s.task, 'inference');
+  assert.equal(s.ctx, 4096);
+  assert.equal(s.g, 8);
+  assert.deepEqual(s.cls, ['consumer']);
+  assert.equal(s.cm, null);
+  assert.equal(s.top, 10);
+});
+
+test('text from the URL is kept as typed, up to 200 characters', () => {
+  const s = S.parse('', '#q=' + encodeURIComponent('<img src=x onerror=alert(1)>'));
+  assert.equal(s.q, '<img src=x onerror=alert(1)>');
+  assert.equal(S.parse('', '#q=' + 'a'.repeat(500)).q.length, 200);
+});
+
+test('inventory text reads counts and GPU names', () => {
+  assert.deepEqual(S.parseInventory('4*2080 Ti 22GB|2*A800|H100'),
+    [{ gpu: '2080 Ti 22GB', count: 4 }, { gpu: 'A800', count: 2 }, { gpu: 'H100', count: 1 }]);
+  assert.equal(S.inventoryText([{ gpu: 'A800', count: 2 }, { gpu: '', count: 1 }]), '2*A800');
+});
+
+test('inference splits the context into prompt and output tokens', () => {
+  const s = Object.assign(S.defaults(), { ctx: 4096 });
+  const req = S.toScenario(s);
+  assert.equal(req.task, 'inference');
+  assert.equal(req.prompt_tokens + req.output_tokens, 4096);
+  assert.equal(req.output_tokens, 512);
+  assert.equal(req.batch, 1);
+  assert.equal(req.weights, undefined, 'auto weights are left to the engine');
+  const short = S.toScenario(Object.assign(S.defaults(), { ctx: 300 }));
+  assert.equal(short.prompt_tokens + short.output_tokens, 300);
+});
+
+test('page tasks map to the engine task, method and training length', () => {
+  const lora = S.toScenario(Object.assign(S.defaults(), { task: 'lora', ctx: 2048 }));
+  assert.deepEqual([lora.task, lora.method, lora.seq_len, lora.train_tokens], ['finetune', 'lora', 2048, 1e8]);
+  assert.equal(lora.prompt_tokens, undefined);
+  const pre = S.toScenario(Object.assign(S.defaults(), { task: 'pretrain', tt: 5e11 }));
+  assert.deepEqual([pre.task, pre.method, pre.train_tokens], ['pretrain', undefined, 5e11]);
+  const serving = S.toScenario(Object.assign(S.defaults(), { task: 'serving' }));
+  assert.deepEqual([serving.task, serving.batch], ['inference', 32]);
+});
+
+test('matrix request carries the filters the engine understands', () => {
+  const s = Object.assign(S.defaults(), { fam: ['Qwen2.5'], pmin: 7, cls: ['china'], mem: 40, price: 30000, q: ' qwen ', g: 16 });
+  const req = S.toMatrixRequest(s);
+  assert.equal(req.model, 'all');
+  assert.equal(req.gpu, 'all');
+  assert.equal(req.max_gpus, 16);
+  assert.deepEqual(req.model_filter, { families: ['Qwen2.5'], min_params_b: 7, search: 'qwen' });
+  // The page's class filter is the matrix's column groups (China-market and
+  // other-vendor cards form groups of their own), the engine's "groups".
+  assert.deepEqual(req.gpu_filter, { groups: ['china'], min_memory_gib: 40, max_price_usd: 30000 });
+  assert.deepEqual(S.toMatrixRequest(S.defaults(), ['rtx-4090']).gpu, ['rtx-4090']);
+  assert.deepEqual(S.toMatrixRequest(s, ['rtx-4090']).gpu_filter.groups, ['china'], 'a text search keeps the other filters');
+  assert.equal(S.toMatrixRequest(S.defaults()).gpu_filter, undefined);
+});
+
+test('recommend and inventory requests', () => {
+  const s = Object.assign(S.defaults(), { obj: 'fastest', top: 5, inv: [{ gpu: ' A800 ', count: 2 }, { gpu: ' ', count: 1 }] });
+  const rec = S.toRecommendRequest(s, 'qwen2.5-72b');
+  assert.deepEqual([rec.model, rec.objective, rec.top, rec.max_gpus], ['qwen2.5-72b', 'fastest', 5, 8]);
+  assert.deepEqual(S.toInventoryRequest(s).inventory, [{ gpu: 'A800', count: 2 }]);
+  assert.equal(S.toEstimateRequest(s, 'm', 'g').gpu_count, 'auto');
+});
+
+test('engine error paths point at the control holding the value', () => {
+  assert.equal(S.controlForPath('/weights'), 'weights');
+  assert.equal(S.controlForPath('/seq_len'), 'context');
+  assert.equal(S.controlForPath('/gpu_filter/min_memory_gib'), 'f-mem');
+  assert.equal(S.controlForPath('/model'), null);
+});
+
+test('text matching ignores case, spaces and punctuation', () => {
+  assert.ok(S.matchesText(['NVIDIA GeForce RTX 4090'], 'rtx4090'));
+  assert.ok(S.matchesText(['A800-SXM4-80GB'], 'a800 sxm'));
+  assert.ok(!S.matchesText(['H100'], 'h200'));
+});
+
+test('the currency follows the language unless the reader chose one, and the URL keeps only a choice', () => {
+  const s = S.defaults();
+  assert.equal(S.currencyOf(s, 'zh'), 'cny');
+  assert.equal(S.currencyOf(s, 'en'), 'usd');
+  assert.equal(S.serialize(s), '', 'the default currency is not written');
+  const chosen = S.parse('', '#cur=usd&lang=zh');
+  assert.equal(S.currencyOf(chosen, 'zh'), 'usd', 'an explicit choice wins over the language');
+  assert.match(S.serialize(chosen), /cur=usd/);
+});
+
+test('the serve request: users or a rate, the SLO, lengths, GPU classes (docs/CONTRACT.md "Serve")', () => {
+  const s = Object.assign(S.defaults(), { su: 50, stps: 20, sttft: 2, scls: ['datacenter'] });
+  const req = S.toServeRequest(s, 'qwen2.5-72b');
+  assert.deepEqual(req, { model: 'qwen2.5-72b', users: 50, slo: { ttft_s: 2, min_user_tokens_per_s: 20 },
+    prompt_tokens: 2048, output_tokens: 512, max_gpus: 8, pricing: 'cloud', top: 10, currency: 'usd',
+    gpu_filter: { groups: ['datacenter'] } });
+  assert.equal('batch' in req, false, 'serve sizes the concurrency itself');
+  const rate = S.toServeRequest(Object.assign(S.defaults(), { sr: 4 }), 'm');
+  assert.equal(rate.request_rate_per_s, 4);
+  assert.equal('users' in rate, false);
+});
+
+test('a link with a value the page cannot read says which, and keeps the rest', () => {
+  // A cut-short custom model (no engine object), as a truncated link gives.
+  const s = S.parse('', '#cm=' + encodeURIComponent(JSON.stringify({ name: 'x'.repeat(50000), params_b: 7 })) + '&task=lora&g=zzz');
+  assert.equal(s.cm, null);
+  assert.equal(s.task, 'lora');
+  assert.deepEqual(S.refusedKeys(), ['cm', 'g']);
+  const long = S.parse('', '#cm=' + encodeURIComponent(JSON.stringify({ name: 'x'.repeat(50000), params_b: 7, model: { params_b: 7 } })));
+  assert.equal(long.cm.name.length, 200, 'the shown name keeps the length of the other texts');
+  assert.deepEqual(S.refusedKeys(), []);
+});

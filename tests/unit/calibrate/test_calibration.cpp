@@ -1,0 +1,154 @@
+// The calibration: data/calibration.json as built in, the physical bounds
+// of every calibrated constant, the bands on results, and the accuracy
+// goals measured the honest way (leave-one-source-out), reported each run.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "calibrate/calibration_file.hpp"
+#include "calibrate/cross_validation.hpp"
+#include "calibration/calibration.hpp"
+#include "calibration/ranges.hpp"
+#include "catalog_fixture.hpp"
+#include "speed/efficiency.hpp"
+#include "json/calibration_json.hpp"
+
+namespace caliper {
+std::string_view embeddedCalibrationJson();
+}
+
+using caliper::test::projectCatalog;
+using caliper::test::readText;
+
+namespace {
+
+nlohmann::json estimate(const std::string& request) {
+    const caliper::ApiResponse r = caliper::estimateJson(projectCatalog(), request);
+    return nlohmann::json::parse(r.json);
+}
+
+}  // namespace
+
+TEST_CASE("the built-in calibration is data/calibration.json and parses", "[calibration]") {
+    const std::string file = readText(std::string(CALIPER_DATA_DIR) + "/calibration.json");
+    REQUIRE(std::string(caliper::embeddedCalibrationJson()) == file);
+    const caliper::CalibrationTable table = caliper::io::parseCalibrationTable(file);
+    bool decode = false, prefill = false;
+    for (const caliper::CalibrationBand& b : table.bands) {
+        CHECK(b.lowLog <= b.highLog);
+        CHECK(b.rows >= caliper::calibrate::kMinBandRows);
+        decode = decode || b.kind == "decode";
+        prefill = prefill || b.kind == "prefill";
+    }
+    CHECK(decode);
+    CHECK(prefill);
+}
+
+TEST_CASE("calibrated constants stay inside their physical bounds", "[calibration]") {
+    using caliper::Engine;
+    using caliper::WeightFormat;
+    for (const caliper::GpuSpec& gpu : projectCatalog().gpus) {
+        const caliper::GpuFamily family = caliper::gpuFamily(gpu);
+        // Vector-only GPUs' llama.cpp prefill prior is above 1 of the fp32
+        // peak (DP4A int8 dot products are not in that figure).
+        const bool vectorOnly = family == caliper::GpuFamily::NvidiaLegacy || family == caliper::GpuFamily::AmdNoMatrix;
+        for (Engine e : {Engine::Transformers, Engine::Vllm, Engine::Sglang, Engine::TensorrtLlm, Engine::LlamaCpp}) {
+            for (WeightFormat f : {WeightFormat::Bf16, WeightFormat::Fp8, WeightFormat::Int8, WeightFormat::Nf4,
+                                   WeightFormat::GptqInt4, WeightFormat::Q4_0, WeightFormat::Q4_K_M}) {
+                const double bw = caliper::decodeBandwidthFraction(e, f, gpu);
+                CHECK((bw > 0 && bw <= 1.0));
+                const double layer = caliper::decodeLayerOverheadS(e, f, gpu);
+                CHECK((layer >= 0 && layer <= 2e-3));
+                const double prefill = caliper::prefillComputeFraction(e, f, gpu);
+                CHECK(prefill > 0);
+                if (!vectorOnly) CHECK(prefill <= 1.0);
+            }
+        }
+    }
+}
+
+TEST_CASE("results carry bands on their figures and a three-way fit", "[calibration]") {
+    const nlohmann::json r =
+        estimate(R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb","engine":"llama.cpp","weights":"Q4_K_M",)"
+                 R"("batch":1,"prompt_tokens":512,"output_tokens":128})");
+    REQUIRE(r["ok"] == true);
+    CHECK(r["fit"] == "fits");
+    for (const char* key : {"decode_tokens_per_s", "prefill_tokens_per_s", "time_to_first_token_s"}) {
+        INFO(key);
+        REQUIRE(r["ranges"].contains(key));
+        const double low = r["ranges"][key][0], high = r["ranges"][key][1];
+        CHECK((low > 0 && low < high));
+    }
+    // The first token's band is the prefill band turned over: low TTFT goes
+    // with high prefill speed.
+    const double prefill = r["prefill_tokens_per_s"], ttft = r["time_to_first_token_s"];
+    const double prefillHigh = r["ranges"]["prefill_tokens_per_s"][1], ttftLow = r["ranges"]["time_to_first_token_s"][0];
+    CHECK(std::fabs(prefillHigh / prefill - ttft / ttftLow) < 1e-3 * prefillHigh / prefill);
+
+    const nlohmann::json no = estimate(R"({"model":"llama-3.1-70b","gpu":"rtx-4090","gpu_count":1})");
+    REQUIRE(no["ok"] == true);
+    CHECK(no["fits"] == false);
+    CHECK(no["fit"] == "no");
+}
+
+TEST_CASE("fit is tight when the estimate fits and the top of its memory band does not", "[calibration]") {
+    caliper::Scenario s;
+    s.task = caliper::Task::Finetune;
+    s.engine = caliper::Engine::Transformers;
+    s.gpu = projectCatalog().gpus.front();
+    double lowLog = 0, highLog = 0;
+    REQUIRE(caliper::calibrationBand("finetune_memory", s.engine, s.gpu, lowLog, highLog));
+    caliper::EstimateResult r;
+    r.fits = true;
+    r.usableMemoryGiB = 20;
+    // The band's top is total / e^p10: below the usable memory by a margin
+    // the estimate "fits"; just under it, the top passes it.
+    r.memory.totalGiB = 20 * std::exp(lowLog) * 0.98;
+    caliper::applyCalibrationBands(s, r);
+    CHECK(std::string(r.fitVerdict) == "fits");
+    r.memory.totalGiB = 19.9;
+    caliper::applyCalibrationBands(s, r);
+    if (lowLog < 0) CHECK(std::string(r.fitVerdict) == "tight");
+    r.fits = false;
+    caliper::applyCalibrationBands(s, r);
+    CHECK(std::string(r.fitVerdict) == "no");
+}
+
+// The issue's goals on the public rows, leave-one-source-out. A goal the
+// engine does not meet yet is a reported, non-failing check (CHECK_NOFAIL,
+// labelled "goal not met yet"); the figures print on every run.
+TEST_CASE("accuracy goals, leave-one-source-out on the public rows", "[calibration][goals]") {
+    const std::string dir = CALIPER_VALIDATION_DIR;
+    const caliper::CalibrationTable priors;
+    const caliper::ScopedCalibration usePriors(&priors);
+    const auto set = caliper::calibrate::readCalibrationRows(
+        projectCatalog(), {{"public.jsonl", readText(dir + "/public.jsonl")},
+                           {"public-v2.jsonl", readText(dir + "/public-v2.jsonl")}});
+    const auto report = caliper::calibrate::crossValidate(set);
+    WARN(caliper::calibrate::crossValidationTable(set, report));
+    struct Goal {
+        const char* kind;
+        double maxMedianPct;
+    };
+    // Goals from the accuracy issue: decode <= 8 %, prefill <= 12 %,
+    // inference memory <= 5 %, fine-tune memory <= 8 % (medians).
+    for (const Goal g : {Goal{"decode_tps", 8}, Goal{"prefill_tps", 12}, Goal{"inference_memory", 5},
+                         Goal{"finetune_memory", 8}}) {
+        for (const auto& k : report.kinds) {
+            if (k.kind != g.kind) continue;
+            INFO("goal not met yet: " << k.kind << " leave-one-source-out median " << k.crossMedianPct << "% (goal <= "
+                                       << g.maxMedianPct << "%)");
+            CHECK_NOFAIL(k.crossMedianPct <= g.maxMedianPct);
+            if (k.bandRows > 0) {
+                const double coverage = 100.0 * k.bandCovered / k.bandRows;
+                INFO("goal not met yet: " << k.kind << " 80% band holds " << coverage << "% of left-out rows (goal 75-85%)");
+                CHECK_NOFAIL((coverage >= 75 && coverage <= 85));
+            }
+        }
+    }
+    const auto [fitCorrect, fitChecks] = caliper::calibrate::fitVerdicts(report);
+    REQUIRE(fitChecks > 0);
+    INFO("goal not met yet: fit/OOM right on " << 100.0 * fitCorrect / fitChecks << "% of rows (goal >= 97%)");
+    CHECK_NOFAIL(100.0 * fitCorrect / fitChecks >= 97.0);
+}

@@ -1,0 +1,236 @@
+// Hybrid linear/full attention, DeepSeek Sparse Attention and the 2025-2026
+// releases: KV bytes per token and fixed per-sequence state against the
+// arithmetic of their config.json files, parameter counts against the
+// published figures, and the catalog errors of the new fields.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "caliper/model.hpp"
+#include "catalog_fixture.hpp"
+#include "caliper/error.hpp"
+#include "json/hf_config/hf_config.hpp"
+
+using caliper::countParams;
+using caliper::kvBytesPerToken16;
+using caliper::linearStateBytesPerSequence16;
+using caliper::ModelSpec;
+using Json = nlohmann::json;
+using caliper::test::readText;
+
+namespace {
+
+const ModelSpec& model(const std::string& id) {
+    const ModelSpec* m = caliper::findModel(caliper::test::projectCatalog(), id);
+    INFO(id);
+    REQUIRE(m != nullptr);
+    return *m;
+}
+
+double billions(const std::string& id) { return countParams(model(id)).total / 1e9; }
+
+caliper::Error fixtureError(const std::string& name) {
+    const std::string gpus = readText(std::string(CALIPER_DATA_DIR) + "/gpus.json");
+    const std::string models = readText(std::string(CALIPER_FIXTURES_DIR) + "/bad_catalog/" + name);
+    try {
+        caliper::parseCatalog(gpus, models);
+    } catch (const caliper::InputError& e) {
+        return e.error();
+    }
+    FAIL(name << " was accepted");
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("hybrid linear-attention models cache KV only on their full-attention layers", "[params][kv][hybrid]") {
+    // Qwen/Qwen3.5-397B-A17B config.json: 60 layers, full_attention_interval 4
+    // -> 15 full-attention layers with 2 KV heads of head_dim 256:
+    // 2 (K, V) x 15 x 2 x 256 x 2 B = 30,720 B per token.
+    CHECK(kvBytesPerToken16(model("qwen3.5-397b-a17b")) == 30720);
+    // Qwen3.5-27B: 64 layers / 4 = 16 full layers, 4 KV heads x 256: 2 x 16 x 4 x 256 x 2 = 65,536.
+    CHECK(kvBytesPerToken16(model("qwen3.5-27b")) == 65536);
+    // The 45 Gated DeltaNet layers keep a fixed state per sequence: the recurrent
+    // state 64 value heads x 128 key dim x 128 value dim = 1,048,576 elements, plus
+    // the convolution's last 3 inputs (linear_conv_kernel_dim 4) over
+    // 2 x 16 x 128 (q, k) + 64 x 128 (v) = 12,288 channels = 36,864 elements;
+    // 45 x 1,085,440 x 2 B = 97,689,600 B.
+    CHECK(linearStateBytesPerSequence16(model("qwen3.5-397b-a17b")) == 97689600);
+}
+
+TEST_CASE("hybrid Mamba-2 models cache KV only on their attention blocks", "[params][kv][hybrid]") {
+    // nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 config.json hybrid_override_pattern
+    // has 6 '*' (attention) of 52 blocks; 2 KV heads x head_dim 128:
+    // 2 x 6 x 2 x 128 x 2 B = 6,144 B per token.
+    CHECK(kvBytesPerToken16(model("nemotron-3-nano-30b-a3b")) == 6144);
+    // 23 'M' blocks: SSM state 64 heads x 64 head dim x 128 state = 524,288, plus
+    // conv_kernel - 1 = 3 inputs of 64 x 64 + 2 x 8 groups x 128 = 6,144 channels
+    // = 18,432; 23 x 542,720 x 2 B = 24,965,120 B per sequence.
+    CHECK(linearStateBytesPerSequence16(model("nemotron-3-nano-30b-a3b")) == 24965120);
+    // Nemotron-H-56B: 10 attention blocks of 118, 8 KV heads x 128: 2 x 10 x 8 x 128 x 2 = 40,960.
+    CHECK(kvBytesPerToken16(model("nemotron-h-56b")) == 40960);
+}
+
+TEST_CASE("sparse-attention models add the indexer's key to the MLA cache", "[params][kv][sparse]") {
+    // deepseek-ai/DeepSeek-V3.2 config.json: 61 layers x (kv_lora_rank 512 +
+    // qk_rope_head_dim 64) x 2 B = 70,272 B, plus the lightning indexer's
+    // 128-wide key (index_head_dim) per layer: 61 x 128 x 2 B = 15,616 B.
+    CHECK(kvBytesPerToken16(model("deepseek-v3.2")) == 70272 + 15616);
+    // zai-org/GLM-5 config.json: 78 layers x (512 + 64) x 2 B = 89,856 B plus 78 x 128 x 2 B = 19,968 B.
+    CHECK(kvBytesPerToken16(model("glm-5")) == 89856 + 19968);
+    // DeepSeek-V3.1 keeps dense MLA: 61 x 576 x 2 B.
+    CHECK(kvBytesPerToken16(model("deepseek-v3.1")) == 70272);
+}
+
+TEST_CASE("new families match their published parameter counts", "[params][catalog]") {
+    // Published figures are rounded; the tolerance is half of the last digit.
+    // Qwen3.5-397B-A17B model card: 397B total, 17B activated.
+    CHECK(billions("qwen3.5-397b-a17b") == Approx(397).margin(0.5));
+    // Qwen3-Coder-480B-A35B-Instruct model card: 480B total, 35B activated.
+    CHECK(billions("qwen3-coder-480b-a35b") == Approx(480).margin(0.5));
+    CHECK(countParams(model("qwen3-coder-480b-a35b")).active / 1e9 == Approx(35).margin(0.5));
+    // GLM-5 model card: 744B total parameters.
+    CHECK(billions("glm-5") == Approx(744).margin(0.5));
+    // NVIDIA Nemotron 3 Nano 30B-A3B: 31.6B parameters (model card of the BF16 checkpoint).
+    CHECK(billions("nemotron-3-nano-30b-a3b") == Approx(31.6).margin(0.05));
+    // DeepSeek-V3.2 on the hub: 685B = the 671B model + the MTP module with its
+    // own copies of the embedding and output head (DeepSeek-V3 report, sec. 2.2).
+    const caliper::ParamCounts v32 = countParams(model("deepseek-v3.2"));
+    const ModelSpec& m = model("deepseek-v3.2");
+    const double embedAndHead = 2.0 * m.vocabSize * m.hiddenSize;
+    CHECK((v32.total + v32.mtp + embedAndHead) / 1e9 == Approx(685).margin(0.5));
+}
+
+TEST_CASE("every catalog entry has a release date in its release year", "[catalog]") {
+    for (const ModelSpec& m : caliper::test::projectCatalog().models) {
+        INFO(m.id);
+        REQUIRE(m.releaseDate.size() >= 7);
+        CHECK(std::stoi(m.releaseDate.substr(0, 4)) == m.releaseYear);
+    }
+}
+
+TEST_CASE("bad entries for the new model fields give their own error and pointer", "[catalog][errors]") {
+    struct Case {
+        const char* file;
+        const char* code;
+        const char* path;
+        const char* messagePart;
+    };
+    const Case c = GENERATE(values<Case>({
+        {"models_bad_release_date.json", "invalid_value", "/models/0/release_date", "YYYY-MM-DD or YYYY-MM"},
+        {"models_release_date_other_year.json", "invalid_value", "/models/0/release_date", "in release_year 2026"},
+        {"models_missing_release_date.json", "missing_key", "/models/0/release_date", "release_date"},
+        {"models_bad_linear_kind.json", "invalid_value", "/models/0/linear_attention/kind", "rwkv7"},
+        {"models_linear_too_many_layers.json", "invalid_value", "/models/0/linear_attention/layers", "exceed"},
+        {"models_linear_missing_key.json", "", "/models/0/linear_attention/conv_kernel", "conv_kernel"},
+        {"models_bad_sparse_attention.json", "invalid_value", "/models/0/sparse_attention/index_heads", "expected"},
+        {"models_negative_mtp_layers.json", "invalid_value", "/models/0/mtp_layers", "expected"},
+        {"models_string_output_gate.json", "", "/models/0/attn_output_gate", "true or false"},
+        {"models_hybrid_kv_mismatch.json", "invalid_value", "/models/0/kv_bytes_per_token", "(65536)"},
+    }));
+    INFO(c.file);
+    const caliper::Error error = fixtureError(c.file);
+    INFO(error.code << " " << error.path << ": " << error.message);
+    if (*c.code) CHECK(error.code == c.code);
+    CHECK(error.path == c.path);
+    CHECK(error.message.find(c.messagePart) != std::string::npos);
+}
+
+TEST_CASE("the valid hybrid fixture loads", "[catalog]") {
+    const std::string gpus = readText(std::string(CALIPER_DATA_DIR) + "/gpus.json");
+    const std::string models = readText(std::string(CALIPER_FIXTURES_DIR) + "/bad_catalog/models_valid.json");
+    const caliper::Catalog catalog = caliper::parseCatalog(gpus, models);
+    REQUIRE(catalog.models.size() == 1);
+    CHECK(catalog.models[0].linear.layers == 48);
+    CHECK(catalog.models[0].attnOutputGate);
+}
+
+namespace {
+
+caliper::ModelSpec configFixture(const std::string& name, std::vector<caliper::Warning>* warnings) {
+    const Json config = Json::parse(readText(std::string(CALIPER_FIXTURES_DIR) + "/hf_configs/" + name));
+    return caliper::io::modelFromHfConfig(config, "/model", warnings);
+}
+
+}  // namespace
+
+TEST_CASE("GLM-4.5-Air's config.json reads as the 106B mixture of experts", "[hf_config][moe]") {
+    // zai-org/GLM-4.5-Air model card: 106B total, 12B active parameters. The
+    // card leaves out the 151,552 x 4,096 input and output tables (2 x 0.62B)
+    // in the active figure; the count here has them: 106.85B total, 13.42B active.
+    std::vector<caliper::Warning> warnings;
+    const caliper::ModelSpec m = configFixture("glm-4.5-air.json", &warnings);
+    const caliper::ParamCounts known = countParams(m);
+    CHECK(warnings.empty());
+    CHECK(known.total / 1e9 == Approx(106).margin(1.0));
+    CHECK((known.active - known.embedding) / 1e9 == Approx(12).margin(0.5));
+    CHECK(m.mtpLayers == 1);  // num_nextn_predict_layers: the 47th layer of the checkpoint
+}
+
+TEST_CASE("an unknown model_type with expert keys reads as a mixture of experts, with a warning", "[hf_config][moe]") {
+    // The GLM-4.5-Air config under a model_type no reader knows: the expert keys
+    // (n_routed_experts, moe_intermediate_size, n_shared_experts,
+    // first_k_dense_replace) still give 106B total, not a 12.4B dense model.
+    std::vector<caliper::Warning> warnings;
+    const caliper::ModelSpec m = configFixture("custom-unknown-moe.json", &warnings);
+    CHECK(m.moe.experts == 128);
+    CHECK(m.moe.expertsPerToken == 8);
+    CHECK(m.moe.sharedExperts == 1);
+    CHECK(m.moe.denseLayers == 1);
+    CHECK(countParams(m).total / 1e9 == Approx(106).margin(1.0));
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0].code == "unknown_model_type");
+    CHECK(warnings[0].message.find("my-lab/GLM-4.5-Air-continued") != std::string::npos);  // the user's name for it
+    CHECK(warnings[0].message.find("128 experts") != std::string::npos);
+}
+
+TEST_CASE("hybrid and sparse-attention config.json files read their new fields", "[hf_config][hybrid]") {
+    std::vector<caliper::Warning> warnings;
+    const caliper::ModelSpec qwen = configFixture("qwen3.5-397b-a17b.json", &warnings);
+    CHECK(qwen.linear.layers == 45);  // layer_types: 45 linear_attention, 15 full_attention
+    CHECK(qwen.attnOutputGate);
+    CHECK(qwen.mtpLayers == 1);
+    const caliper::ModelSpec nano = configFixture("nemotron-3-nano-30b-a3b.json", &warnings);
+    CHECK(nano.linear.layers == 23);
+    CHECK(nano.linear.ffnOnlyLayers == 23);
+    const caliper::ModelSpec dsa = configFixture("deepseek-v3.2.json", &warnings);
+    CHECK(dsa.sparse.indexHeads == 64);
+    CHECK(dsa.sparse.indexTopk == 2048);
+    CHECK(warnings.empty());
+}
+
+TEST_CASE("the fixed linear-attention state is held per sequence in serving memory", "[memory][hybrid]") {
+    // Qwen3.5-27B on one H200 in vLLM (state in the model's 16-bit dtype): 48
+    // Gated DeltaNet layers x (48 value heads x 128 x 128 + 3 x (2 x 16 x 128 +
+    // 48 x 128)) = 48 x 817,152 elements x 2 B = 78,446,592 B per sequence;
+    // 8 sequences = 627,572,736 B = 0.58447 GiB, whatever the context length.
+    for (const int prompt : {1024, 32768}) {
+        const std::string request = R"({"model":"qwen3.5-27b","gpu":"h200-sxm-141gb","gpu_count":1,"engine":"vllm","batch":8,"prompt_tokens":)" +
+                                    std::to_string(prompt) + R"(,"output_tokens":256})";
+        const caliper::ApiResponse response = caliper::estimateJson(caliper::test::projectCatalog(), request);
+        INFO(response.json.substr(0, 400));
+        REQUIRE(response.status == 0);
+        const Json result = Json::parse(response.json);
+        double stateGib = -1;
+        for (const Json& term : result.at("explain")) {
+            if (term.at("term") == "linear_state_gib") stateGib = term.at("value").get<double>();
+        }
+        CHECK(stateGib == Approx(627572736.0 / 1073741824.0).epsilon(1e-3));
+    }
+}
+
+TEST_CASE("more 2024-2026 releases match their published sizes", "[params][catalog]") {
+    // transformers docs qwen3_next: Qwen3-Next-80B-A3B has 80B total parameters.
+    CHECK(billions("qwen3-next-80b-a3b") == Approx(80).margin(0.5));
+    // Phi-4-Mini technical report (arXiv:2503.01743): 3.8B parameters.
+    CHECK(billions("phi-4-mini") == Approx(3.8).margin(0.05));
+    // Mistral-Small-3.1-24B-Instruct-2503 model card: 24B, text model plus vision encoder.
+    CHECK(billions("mistral-small-3.1-24b") == Approx(24).margin(0.5));
+    // Gemma 3 270M announcement: 170M embedding parameters and 100M in the transformer blocks.
+    const caliper::ParamCounts g = countParams(model("gemma-3-270m"));
+    CHECK(g.embedding / 1e6 == Approx(170).margin(5));
+    CHECK((g.total - g.embedding) / 1e6 == Approx(100).margin(5));
+    // Qwen2.5-Coder-7B has Qwen2.5-7B's layers (Qwen2.5-Coder report, Table 1):
+    // the exact safetensors count of Qwen2.5-7B, 7,615,616,512 (its card: "7.61B").
+    CHECK(countParams(model("qwen2.5-coder-7b")).total == 7615616512.0);
+}

@@ -1,0 +1,190 @@
+#include "calibration_file.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace caliper::calibrate {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Four significant digits: readable, and the same text from any compiler.
+double r4(double x) {
+    if (!std::isfinite(x)) return 0;
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4g", x);
+    return std::atof(text);
+}
+
+std::string gpuName(const FittedConstant& f) {
+    if (f.group >= 0) return toString(GpuGroup(f.group));
+    if (f.family >= 0) return std::string("family:") + gpuFamilyName(f.family);
+    return "*";
+}
+
+}  // namespace
+
+std::string calibrationJson(const RowSet& set, const CrossReport& report) {
+    Json doc;
+    doc["calibration_version"] = 1;
+    doc["about"] =
+        "Written by build/bin/caliper_calibrate (tools/calibrate) from the measured rows of the files below; do not "
+        "edit by hand. Each constant is a scale on the engine's sourced prior (core/src/engine/efficiency*.cpp), "
+        "fitted by mechanism and group from the most general group (engine) to the most specific (engine x format x "
+        "GPU group); a group without enough rows of its own keeps the scale of the group above it. Rows with "
+        "measured false or trust low are never used. Bands are the 10th-90th percentiles of ln(predicted / measured) "
+        "over leave-one-source-out residuals; a band that falls back to a wider group is widened 1.25x per level.";
+    doc["files"] = set.files;
+    doc["rows"] = {{"read", set.rowsRead},
+                   {"not_measured_skipped", set.notMeasured},
+                   {"low_trust_skipped", set.lowTrust},
+                   {"scored", int(set.rows.size())},
+                   {"unscored", int(set.unscored.size())}};
+    int fittedRows = 0;
+    for (const CalibrationRow& r : set.rows) fittedRows += fitted(r) ? 1 : 0;
+    doc["rows"]["fitted_figures"] = fittedRows;
+    Json constants = Json::array();
+    for (const FittedConstant& f : report.full.constants) {
+        Json c;
+        c["constant"] = toString(f.constant);
+        c["level"] = toString(f.level);
+        c["engine"] = toString(f.engine);
+        c["format"] = f.format >= 0 ? toString(FormatClass(f.format)) : "*";
+        c["gpu"] = gpuName(f);
+        c["scale"] = f.scale;
+        c["rows"] = int(f.rowIds.size());
+        c["sources"] = f.sources;
+        c["median_abs_error_pct_before"] = r4(std::fabs(std::exp(f.medianAbsLogBefore) - 1) * 100);
+        c["median_abs_error_pct_after"] = r4(std::fabs(std::exp(f.medianAbsLogAfter) - 1) * 100);
+        constants.push_back(c);
+    }
+    doc["constants"] = constants;
+    Json bands = Json::array();
+    for (const CalibrationBand& b : report.bands) {
+        bands.push_back({{"kind", b.kind},
+                         {"engine", b.engine >= 0 ? toString(EngineClass(b.engine)) : "*"},
+                         {"gpu_family", b.family >= 0 ? gpuFamilyName(b.family) : "*"},
+                         {"p10_log", r4(b.lowLog)},
+                         {"p90_log", r4(b.highLog)},
+                         {"rows", b.rows}});
+    }
+    doc["bands"] = bands;
+    Json accuracy = Json::array();
+    for (const KindAccuracy& k : report.kinds) {
+        Json a;
+        a["kind"] = k.kind;
+        a["rows_with_error"] = k.rows;
+        a["refitted"] = k.refitted;
+        a["in_sample_median_pct"] = r4(k.inMedianPct);
+        a["in_sample_p90_pct"] = r4(k.inP90Pct);
+        a["cross_validated_median_pct"] = r4(k.crossMedianPct);
+        a["cross_validated_p90_pct"] = r4(k.crossP90Pct);
+        a["known_setup_rows"] = k.knownRows;
+        a["known_setup_cross_validated_median_pct"] = r4(k.knownCrossMedianPct);
+        a["fit_checks"] = k.fitChecks;
+        a["fit_correct"] = k.fitCorrect;
+        a["band_rows"] = k.bandRows;
+        a["band_covered"] = k.bandCovered;
+        accuracy.push_back(a);
+    }
+    doc["accuracy"] = accuracy;
+    Json sources = Json::array();
+    for (const auto& [source, count] : report.sources) sources.push_back({{"source", source}, {"rows", count}});
+    doc["sources"] = sources;
+    return doc.dump(1) + "\n";
+}
+
+std::string calibrationRowsJson(const CrossReport& report) {
+    Json doc;
+    doc["about"] = "The rows each constant of data/calibration.json rests on (written by caliper_calibrate).";
+    Json list = Json::array();
+    for (const FittedConstant& f : report.full.constants) {
+        list.push_back({{"constant", toString(f.constant)},
+                        {"engine", toString(f.engine)},
+                        {"format", f.format >= 0 ? toString(FormatClass(f.format)) : "*"},
+                        {"gpu", gpuName(f)},
+                        {"row_ids", f.rowIds}});
+    }
+    doc["constants"] = list;
+    return doc.dump(1) + "\n";
+}
+
+std::string crossValidationTable(const RowSet& set, const CrossReport& report) {
+    std::string out;
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "accuracy per kind: in-sample (constants fitted on every row) beside leave-one-source-out "
+                  "(fitted without the row's source); %d sources, %d refits\n",
+                  int(report.sources.size()), report.refits);
+    out += line;
+    std::snprintf(line, sizeof line, "%-28s %5s %8s %10s %10s %10s %10s %16s  %-15s %s\n", "kind", "rows", "refitted",
+                  "in median", "in p90", "LOSO med", "LOSO p90", "known: rows med", "fit/OOM", "80% band holds");
+    out += line;
+    for (const KindAccuracy& k : report.kinds) {
+        char fit[32] = "-", band[48] = "-";
+        if (k.fitChecks) std::snprintf(fit, sizeof fit, "%d/%d (%.0f%%)", k.fitCorrect, k.fitChecks, 100.0 * k.fitCorrect / k.fitChecks);
+        if (k.bandRows)
+            std::snprintf(band, sizeof band, "%d/%d (%.0f%%)", k.bandCovered, k.bandRows, 100.0 * k.bandCovered / k.bandRows);
+        std::snprintf(line, sizeof line, "%-28s %5d %8s %9.1f%% %9.1f%% %9.1f%% %9.1f%% %8d %6.1f%%  %-15s %s\n",
+                      k.kind.c_str(), k.rows, k.refitted ? "yes" : "no", k.inMedianPct, k.inP90Pct, k.crossMedianPct,
+                      k.crossP90Pct, k.knownRows, k.knownCrossMedianPct, fit, band);
+        out += line;
+    }
+    const auto [fitCorrect, fitChecked] = fitVerdicts(report);
+    if (fitChecked > 0) {
+        std::snprintf(line, sizeof line, "fit/OOM verdicts (fits rows and memory rows that ran): %d/%d (%.1f%%)\n",
+                      fitCorrect, fitChecked, 100.0 * fitCorrect / fitChecked);
+        out += line;
+    }
+    out += "known: rows of setups the engine knows (catalog model, stated GPU variant, a contract engine); only they "
+           "make and test the bands\n";
+    out += "per left-out source (rows with an error; median absolute error of the fitted kinds in and out of sample):\n";
+    for (const auto& [source, count] : report.sources) {
+        std::vector<double> in, cross;
+        for (std::size_t i = 0; i < set.rows.size(); ++i) {
+            const CalibrationRow& r = set.rows[i];
+            if (r.source != source || !fitted(r) || std::isnan(report.crossLog[i]) || std::isnan(report.inSampleLog[i])) continue;
+            in.push_back(std::fabs(std::exp(report.inSampleLog[i]) - 1) * 100);
+            cross.push_back(std::fabs(std::exp(report.crossLog[i]) - 1) * 100);
+        }
+        if (in.empty()) continue;
+        std::snprintf(line, sizeof line, "  %-60.60s %4d rows  in %6.1f%%  out %6.1f%%\n", source.c_str(), int(in.size()),
+                      quantileOf(in, 0.5), quantileOf(cross, 0.5));
+        out += line;
+    }
+    for (const std::string& id : set.notRefitted) out += "  not refitted (typed figure differs from validate's): " + id + "\n";
+    std::snprintf(line, sizeof line, "rows: %d read, %d scored, %d not measured and %d low-trust left out, %d unscored\n",
+                  set.rowsRead, int(set.rows.size()), set.notMeasured, set.lowTrust, int(set.unscored.size()));
+    out += line;
+    return out;
+}
+
+int runCrossValidation(const Catalog& catalog, const std::vector<std::string>& paths, std::ostream& out,
+                       std::ostream& err) {
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const std::string& path : paths) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) {
+            err << "caliper: cannot read " << path << '\n';
+            return 2;
+        }
+        std::ostringstream text;
+        text << in.rdbuf();
+        files.push_back({path, text.str()});
+    }
+    const CalibrationTable priors;
+    const ScopedCalibration usePriors(&priors);
+    const RowSet set = readCalibrationRows(catalog, files);
+    const CrossReport report = crossValidate(set);
+    out << crossValidationTable(set, report);
+    return 0;
+}
+
+}  // namespace caliper::calibrate

@@ -1,0 +1,145 @@
+// Reading the rows once: mapping each row to its request goes through the
+// same code as `caliper validate` (io::mapValidationRow); the figure the fit
+// varies is then recomputed from the typed scenario, which is checked to
+// agree with validateRows on every row.
+#include "calibration_rows.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "caliper/plan/estimate.hpp"
+#include "validate/validation.hpp"
+#include "json/json_read.hpp"
+#include "json/scenario_json.hpp"
+#include "validate/mapping.hpp"
+#include "validate/row.hpp"
+
+namespace caliper::calibrate {
+
+namespace {
+
+using io::Compared;
+using io::Json;
+
+Figure figureOf(Compared compared) {
+    switch (compared) {
+        case Compared::Decode: return Figure::Decode;
+        case Compared::DecodeWithPrefill: return Figure::DecodeWithPrefill;
+        case Compared::Prefill: return Figure::Prefill;
+        case Compared::FirstToken: return Figure::FirstToken;
+        default: return Figure::Other;
+    }
+}
+
+void readLine(const Catalog& catalog, const std::string& line, RowSet& set) {
+    const Json row = Json::parse(line, nullptr, false);
+    if (!row.is_object()) return set.unscored.push_back({"?", "not a JSON object"});
+    const std::string id = io::rowText(row, "id");
+    if (row.value("measured", true) == false) { ++set.notMeasured; return; }
+    if (io::rowText(row, "trust") == "low") { ++set.lowTrust; return; }
+    const io::MappingOutcome outcome = io::mapValidationRow(catalog, row);
+    if (!outcome.mapping) return set.unscored.push_back({id, outcome.reason});
+    const io::RowMapping& m = *outcome.mapping;
+    // The row's own score through the public path.
+    const ValidationReport report = validateRows(catalog, line);
+    if (report.scores.empty()) {
+        return set.unscored.push_back({id, report.unscored.empty() ? "no score" : report.unscored.front().reason});
+    }
+    const ValidationRowScore& score = report.scores.front();
+    CalibrationRow r;
+    r.id = id;
+    r.kind = io::rowText(row, "kind");
+    r.source = sourceKey(io::rowText(row, "source"));
+    r.measured = m.measured;
+    r.perGpu = m.perGpu;
+    r.gpuStated = m.gpuStated;
+    const std::string rowEngine = io::lowerCase(io::rowText(row, "engine"));
+    r.fitUse = io::rowText(row, "gpu").find("not stated") == std::string::npos &&
+               (rowEngine.empty() || !io::contractEngine(rowEngine).empty()) && m.request["model"].is_string();
+    r.fitCorrect = score.fitCorrect;
+    r.hasError = score.hasError && score.hasPrediction;
+    if (score.hasPrediction) r.fixedPrediction = score.predicted;
+    try {
+        std::vector<Warning> warnings;
+        r.scenario = io::scenarioFromJson(catalog, m.request, warnings);
+    } catch (const std::exception& e) {
+        return set.unscored.push_back({id, std::string("request not readable: ") + e.what()});
+    }
+    r.engine = engineClass(r.scenario.engine);
+    r.format = formatClass(r.scenario.engine, r.scenario.weights);
+    r.gpu = gpuGroup(r.scenario.gpu);
+    r.figure = r.hasError ? figureOf(m.compared) : Figure::Other;
+    if (r.figure != Figure::Other) {
+        // The fast path must give the public path's figure, or the row is
+        // scored by its fixed prediction only.
+        const auto fast = predictFigure(r);
+        if (!fast || std::fabs(*fast - score.predicted) > 1e-3 * std::fabs(score.predicted)) {
+            r.figure = Figure::Other;
+            set.notRefitted.push_back(id);
+        }
+    }
+    set.rows.push_back(std::move(r));
+}
+
+}  // namespace
+
+std::string sourceKey(std::string_view source) {
+    for (const char* scheme : {"https://", "http://"}) {
+        if (source.substr(0, std::string_view(scheme).size()) == scheme) source.remove_prefix(std::string_view(scheme).size());
+    }
+    return std::string(source.substr(0, source.find(' ')));
+}
+
+bool fitted(const CalibrationRow& row) { return row.figure != Figure::Other; }
+
+std::optional<double> predictFigure(const CalibrationRow& row) {
+    if (row.figure == Figure::Other) return row.fixedPrediction;
+    const EstimateResult r = estimate(row.scenario, EstimateDetail{false, false, false});
+    const double perGpu = row.perGpu ? std::max(1, r.plan.gpuCount) : 1.0;
+    const double batch = double(row.scenario.batch);
+    const double prompt = double(row.scenario.promptTokens), output = double(row.scenario.outputTokens);
+    switch (row.figure) {
+        case Figure::Decode:
+            if (!r.decodeTokensPerS) return std::nullopt;
+            return *r.decodeTokensPerS / perGpu;
+        case Figure::Prefill:
+            if (!r.prefillTokensPerS) return std::nullopt;
+            return *r.prefillTokensPerS / perGpu;
+        case Figure::FirstToken:
+            if (!r.timeToFirstTokenS || *r.timeToFirstTokenS <= 0) return std::nullopt;
+            return prompt * std::max(1.0, batch) / *r.timeToFirstTokenS / perGpu;
+        case Figure::DecodeWithPrefill: {
+            if (!r.decodeTokensPerS || *r.decodeTokensPerS <= 0) return std::nullopt;
+            if (prompt > 0 && (!r.prefillTokensPerS || *r.prefillTokensPerS <= 0)) return std::nullopt;
+            const double seconds = batch * output / *r.decodeTokensPerS + (prompt > 0 ? batch * prompt / *r.prefillTokensPerS : 0.0);
+            if (!(seconds > 0)) return std::nullopt;
+            return batch * output / seconds / perGpu;
+        }
+        case Figure::Other: break;
+    }
+    return row.fixedPrediction;
+}
+
+RowSet readCalibrationRows(const Catalog& catalog, const std::vector<std::pair<std::string, std::string>>& files) {
+    RowSet set;
+    for (const auto& [name, text] : files) {
+        set.files.push_back(name);
+        std::size_t start = 0;
+        while (start < text.size()) {
+            std::size_t end = text.find('\n', start);
+            if (end == std::string::npos) end = text.size();
+            const std::string line = text.substr(start, end - start);
+            start = end + 1;
+            if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+            ++set.rowsRead;
+            try {
+                readLine(catalog, line, set);
+            } catch (const std::exception& e) {
+                set.unscored.push_back({"?", std::string("unexpected: ") + e.what()});
+            }
+        }
+    }
+    return set;
+}
+
+}  // namespace caliper::calibrate

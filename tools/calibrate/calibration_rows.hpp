@@ -1,0 +1,65 @@
+#pragma once
+// The measured rows the calibration rests on: each validation row that the
+// engine can express, with its request as a typed scenario (for the fit's
+// fast path), the compared figure, its source and its calibration group.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "caliper/catalog.hpp"
+#include "caliper/scenario.hpp"
+#include "calibration/calibration.hpp"
+
+namespace caliper::calibrate {
+
+// How a row's figure is read from a result (the fitted kinds only).
+enum class Figure { Decode, DecodeWithPrefill, Prefill, FirstToken, Other };
+
+struct CalibrationRow {
+    std::string id;
+    std::string kind;    // as the row names it
+    std::string source;  // the source key: the row's `source` up to its first space, no scheme
+    double measured = 0;
+    Figure figure = Figure::Other;
+    bool perGpu = false;
+    Scenario scenario;   // Figure::Other rows keep theirs for the band's group only
+    EngineClass engine = EngineClass::Eager;
+    FormatClass format = FormatClass::Bits16;
+    GpuGroup gpu = GpuGroup::Other;
+    bool gpuStated = true;
+    // Scored, but no constant or band rests on the row when it names its GPU
+    // without the variant ("core count not stated": its GPU's figures are a
+    // guess) or names an engine the contract has none for (LitGPT: its
+    // generate loop is not transformers', so it must not set transformers'),
+    // or a model outside the catalog (its shape is assumed from its size:
+    // a mixture of experts read as dense is many times too slow).
+    bool fitUse = true;
+    // Other kinds: the engine's figure through validateRows (their constants
+    // are not refitted here, so one evaluation serves in and out of sample).
+    std::optional<double> fixedPrediction;
+    std::optional<bool> fitCorrect;  // fits rows and rows that ran on their GPUs
+    bool hasError = false;           // a % error applies (not a fits row or a lower bound)
+};
+
+struct RowSet {
+    std::vector<CalibrationRow> rows;
+    std::vector<std::string> files;  // the files read, as given
+    int rowsRead = 0;
+    int notMeasured = 0;  // "measured": false
+    int lowTrust = 0;     // trust low
+    std::vector<std::string> notRefitted;  // speed rows whose typed figure disagreed with validateRows
+    std::vector<std::pair<std::string, std::string>> unscored;  // id, reason
+};
+
+// Reads JSONL texts (file name, text). Never throws on a bad row.
+RowSet readCalibrationRows(const Catalog& catalog, const std::vector<std::pair<std::string, std::string>>& files);
+
+// The engine's figure for a fitted row under the active calibration.
+std::optional<double> predictFigure(const CalibrationRow& row);
+
+bool fitted(const CalibrationRow& row);  // its figure depends on calibrated constants
+
+std::string sourceKey(std::string_view source);
+
+}  // namespace caliper::calibrate

@@ -1,0 +1,187 @@
+#include "cross_validation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace caliper::calibrate {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double logError(const CalibrationRow& r) {
+    if (!r.hasError || !(r.measured > 0)) return kNaN;
+    const auto p = predictFigure(r);
+    return p && *p > 0 ? std::log(*p / r.measured) : kNaN;
+}
+
+std::vector<double> logErrors(const std::vector<CalibrationRow>& rows, const CalibrationTable& table) {
+    const ScopedCalibration use(&table);
+    std::vector<double> out;
+    for (const CalibrationRow& r : rows) out.push_back(logError(r));
+    return out;
+}
+
+double pct(double logValue) { return std::fabs(std::exp(logValue) - 1.0) * 100.0; }
+
+}  // namespace
+
+double quantileOf(std::vector<double> values, double fraction) {
+    if (values.empty()) return 0;
+    std::sort(values.begin(), values.end());
+    const double pos = fraction * double(values.size() - 1);
+    const std::size_t i = std::size_t(pos);
+    if (i + 1 >= values.size()) return values.back();
+    return values[i] + (pos - double(i)) * (values[i + 1] - values[i]);
+}
+
+std::string bandKind(const std::string& k) {
+    if (k == "decode_tps") return "decode";
+    if (k == "prefill_tps") return "prefill";
+    if (k == "inference_memory") return "inference_memory";
+    if (k == "finetune_memory") return "finetune_memory";
+    if (k == "train_throughput" || k == "train_tflops_per_gpu" || k == "train_tokens_per_s_per_gpu" || k == "train_mfu")
+        return "training_speed";
+    if (k == "serving_tpot_ms") return "serving_tpot";
+    if (k == "serving_ttft_ms") return "serving_ttft";
+    return "";
+}
+
+std::vector<CalibrationBand> makeBands(const std::vector<CalibrationRow>& rows, const std::vector<double>& logs,
+                                       const std::vector<char>& use) {
+    // kind, engine, family -> residuals; every row also counts toward its
+    // engine's and its kind's wider bands.
+    std::map<std::tuple<std::string, int, int>, std::vector<double>> pools;
+    std::map<std::tuple<std::string, int, int>, std::set<std::string>> sources;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        // Rows whose GPU variant is not stated describe no GPU a user picks.
+        if (!use[i] || std::isnan(logs[i]) || !rows[i].fitUse) continue;
+        const std::string kind = bandKind(rows[i].kind);
+        if (kind.empty()) continue;
+        const int engine = int(rows[i].engine), family = rows[i].gpuStated ? gpuFamilyIndex(rows[i].gpu) : -1;
+        pools[{kind, engine, family}].push_back(logs[i]);
+        sources[{kind, engine, family}].insert(rows[i].source);
+        if (family >= 0) pools[{kind, engine, -1}].push_back(logs[i]);
+        pools[{kind, -1, -1}].push_back(logs[i]);
+        if (kind.size() > 7 && kind.compare(kind.size() - 7, 7, "_memory") == 0) {
+            pools[{"memory", engine, -1}].push_back(logs[i]);
+            pools[{"memory", -1, -1}].push_back(logs[i]);
+        }
+    }
+    std::vector<CalibrationBand> bands;
+    for (const auto& [key, values] : pools) {
+        if (int(values.size()) < kMinBandRows) continue;
+        // A family's own band rests on two sources at least, like its constants.
+        if (std::get<2>(key) >= 0 && sources[key].size() < 2) continue;
+        CalibrationBand b;
+        b.kind = std::get<0>(key);
+        b.engine = std::get<1>(key);
+        b.family = std::get<2>(key);
+        b.lowLog = quantileOf(values, 0.10);
+        b.highLog = quantileOf(values, 0.90);
+        b.rows = int(values.size());
+        bands.push_back(b);
+    }
+    return bands;
+}
+
+CrossReport crossValidate(const RowSet& set) {
+    const std::vector<CalibrationRow>& rows = set.rows;
+    CrossReport report;
+    report.full = fitConstants(rows, {});
+    report.inSampleLog = logErrors(rows, report.full.table);
+    report.crossLog = report.inSampleLog;
+
+    std::map<std::string, int> sourceRows;
+    for (const CalibrationRow& r : rows) ++sourceRows[r.source];
+    report.sources.assign(sourceRows.begin(), sourceRows.end());
+
+    // Leave each source out of the fit; only sources with fitted rows change it.
+    for (const auto& [source, count] : report.sources) {
+        (void)count;
+        bool hasFitted = false;
+        std::vector<int> use;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            if (rows[i].source == source) hasFitted = hasFitted || fitted(rows[i]);
+            else use.push_back(int(i));
+        }
+        if (!hasFitted) continue;
+        ++report.refits;
+        const FitResult fold = fitConstants(rows, use);
+        const ScopedCalibration useFold(&fold.table);
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            if (rows[i].source == source) report.crossLog[i] = logError(rows[i]);
+        }
+        }
+
+    std::vector<char> all(rows.size(), 1);
+    report.bands = makeBands(rows, report.crossLog, all);
+
+    // Per kind, first-seen order.
+    std::vector<std::string> kinds;
+    for (const CalibrationRow& r : rows) {
+        if (std::find(kinds.begin(), kinds.end(), r.kind) == kinds.end()) kinds.push_back(r.kind);
+    }
+    for (const std::string& kind : kinds) {
+        KindAccuracy k;
+        k.kind = kind;
+        std::vector<double> in, cross, known;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const CalibrationRow& r = rows[i];
+            if (r.kind != kind) continue;
+            k.refitted = k.refitted || fitted(r);
+            if (r.fitCorrect) { ++k.fitChecks; k.fitCorrect += *r.fitCorrect ? 1 : 0; }
+            if (std::isnan(report.inSampleLog[i]) || std::isnan(report.crossLog[i])) continue;
+            in.push_back(pct(report.inSampleLog[i]));
+            cross.push_back(pct(report.crossLog[i]));
+            if (r.fitUse) known.push_back(pct(report.crossLog[i]));
+        }
+        k.knownRows = int(known.size());
+        k.knownCrossMedianPct = quantileOf(known, 0.5);
+        k.rows = int(in.size());
+        k.inMedianPct = quantileOf(in, 0.5);
+        k.inP90Pct = quantileOf(in, 0.9);
+        k.crossMedianPct = quantileOf(cross, 0.5);
+        k.crossP90Pct = quantileOf(cross, 0.9);
+        report.kinds.push_back(k);
+    }
+    // Band coverage: each source's rows against bands made without them.
+    for (const auto& [source, count] : report.sources) {
+        (void)count;
+        std::vector<char> others(rows.size(), 0);
+        for (std::size_t i = 0; i < rows.size(); ++i) others[i] = rows[i].source != source;
+        const std::vector<CalibrationBand> bands = makeBands(rows, report.crossLog, others);
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const CalibrationRow& r = rows[i];
+            // Bands are for setups the engine knows (catalog model, stated GPU
+            // variant, a contract engine): rows of assumed shapes are scored
+            // but neither make nor test them.
+            if (r.source != source || std::isnan(report.crossLog[i]) || bandKind(r.kind).empty() || !r.fitUse) continue;
+            double lo = 0, hi = 0;
+            if (!lookupBand(bands, bandKind(r.kind), int(r.engine), r.gpuStated ? gpuFamilyIndex(r.gpu) : -1, lo, hi))
+                continue;
+            for (KindAccuracy& k : report.kinds) {
+                if (k.kind != r.kind) continue;
+                ++k.bandRows;
+                if (report.crossLog[i] >= lo && report.crossLog[i] <= hi) ++k.bandCovered;
+            }
+        }
+    }
+    return report;
+}
+
+std::pair<int, int> fitVerdicts(const CrossReport& report) {
+    int correct = 0, checked = 0;
+    for (const KindAccuracy& k : report.kinds) {
+        if (k.kind != "fits" && k.kind.find("_memory") == std::string::npos) continue;
+        correct += k.fitCorrect;
+        checked += k.fitChecks;
+    }
+    return {correct, checked};
+}
+
+}  // namespace caliper::calibrate

@@ -1,0 +1,57 @@
+#pragma once
+// Honest accuracy: leave-one-source-out. For every source in turn the
+// constants are fitted on the rows of all other sources and the left-out
+// source's rows are scored; the bands (10th-90th percentile of those
+// left-out errors per kind and group) are checked the same way, each
+// source's rows against bands made without them.
+#include <string>
+#include <vector>
+
+#include "calibration_rows.hpp"
+#include "fitter.hpp"
+
+namespace caliper::calibrate {
+
+// The result figure a row kind's band applies to ("decode", "prefill",
+// "inference_memory", "finetune_memory", "training_speed", "serving_tpot",
+// "serving_ttft"); empty for kinds without a band (fits, weights sizes).
+std::string bandKind(const std::string& rowKind);
+
+constexpr int kMinBandRows = 8;
+
+struct KindAccuracy {
+    std::string kind;
+    bool refitted = false;  // its figure depends on fitted constants
+    int rows = 0;           // rows with a % error
+    double inMedianPct = 0, inP90Pct = 0;
+    double crossMedianPct = 0, crossP90Pct = 0;
+    int knownRows = 0;               // rows of setups the engine knows (catalog model, stated GPU, contract engine)
+    double knownCrossMedianPct = 0;  // their leave-one-source-out median
+    int fitChecks = 0, fitCorrect = 0;
+    int bandRows = 0, bandCovered = 0;  // left-out rows with a band, and inside it
+};
+
+struct CrossReport {
+    FitResult full;                      // fitted on every row
+    std::vector<double> inSampleLog;     // ln(pred / measured) per row; NaN where none
+    std::vector<double> crossLog;        // the same with the row's source left out of the fit
+    std::vector<CalibrationBand> bands;  // from every cross-validated residual
+    std::vector<KindAccuracy> kinds;
+    std::vector<std::pair<std::string, int>> sources;  // source key, rows
+    int refits = 0;
+};
+
+CrossReport crossValidate(const RowSet& set);
+
+// The fit/OOM verdict over the rows that state one: fits rows and memory
+// rows that ran on their GPUs (training-speed rows, which also ran, are
+// left to their own kinds: their plans are the planner's).
+std::pair<int, int> fitVerdicts(const CrossReport& report);  // correct, checked
+
+// Bands from residuals (NaN entries skipped) of the rows in `use`.
+std::vector<CalibrationBand> makeBands(const std::vector<CalibrationRow>& rows, const std::vector<double>& logs,
+                                       const std::vector<char>& use);
+
+double quantileOf(std::vector<double> values, double fraction);
+
+}  // namespace caliper::calibrate

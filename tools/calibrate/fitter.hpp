@@ -1,0 +1,47 @@
+#pragma once
+// Fitting the calibrated constants: scales on the engine's priors, by
+// mechanism (decode: bandwidth fraction and per-layer time; prefill: compute
+// fraction) and group, from the most general group to the most specific:
+//   engine class -> engine x format -> engine x format x GPU family
+//   -> engine x format x GPU group.
+// A group is fitted only when it has enough rows of its own; otherwise it
+// keeps the scale of the group above it (its fallback).
+#include <string>
+#include <vector>
+
+#include "calibration_rows.hpp"
+
+namespace caliper::calibrate {
+
+enum class Level { Engine, Format, Family, Group };
+const char* toString(Level level);
+
+struct FittedConstant {
+    CalibratedConstant constant;
+    Level level;
+    EngineClass engine;
+    int format = -1;  // FormatClass, -1 any
+    int family = -1;  // GPU family index, -1 any
+    int group = -1;   // GpuGroup, -1 any
+    double scale = 1;
+    std::vector<std::string> rowIds;  // the rows it rests on
+    std::vector<std::string> sources;
+    double medianAbsLogBefore = 0;  // the group's rows before and after its own fit
+    double medianAbsLogAfter = 0;
+};
+
+struct FitResult {
+    std::vector<FittedConstant> constants;
+    CalibrationTable table;  // the constants applied (bands empty)
+};
+
+// Fits on the rows whose index is in `use` (all fitted rows when empty).
+FitResult fitConstants(const std::vector<CalibrationRow>& rows, const std::vector<int>& use);
+
+// Lowest rows a group needs per fitted parameter, and how many distinct
+// setups (model x format x batch) among them.
+constexpr int kRowsPerParameter = 3;
+constexpr int kMinDistinctSetups = 2;
+constexpr int kMinSourcesBelowEngine = 2;
+
+}  // namespace caliper::calibrate

@@ -1,0 +1,208 @@
+// The only file that touches the wasm engine: JSON in, parsed objects out.
+// A rejected request ({ok:false,error}) becomes a thrown EngineError carrying
+// the engine's code, message and JSON pointer.
+var instance = null;
+var catalogTexts = null;  // the catalog in use, for export
+
+function EngineError(error) {
+  var e = error || {};
+  this.name = 'EngineError';
+  this.code = e.code || 'engine_error';
+  this.message = e.message || String(this.code);
+  this.path = e.path || '';
+}
+EngineError.prototype = Object.create(Error.prototype);
+EngineError.prototype.constructor = EngineError;
+
+// The wasm binary when the build shipped it apart (engine-wasm.js, gzip in
+// Z85), compiled as it unpacks, from the moment this script runs (the page
+// parses on meanwhile); unpacked whole first where the browser cannot
+// stream.
+var compiled = null;
+function compileWasm() {
+  var w = globalThis.CALIPER_WASM;
+  if (compiled || !w || !w.z85) return compiled;
+  var gz = z85Decode(w.z85, w.length);
+  var streamed = function () {
+    var body = new Blob([gz]).stream().pipeThrough(new DecompressionStream('gzip'));
+    return WebAssembly.compileStreaming(new Response(body, { headers: { 'Content-Type': 'application/wasm' } }));
+  };
+  var whole = function () { return gunzipBytes(gz).then(function (bytes) { return WebAssembly.compile(bytes); }); };
+  var canStream = typeof WebAssembly.compileStreaming === 'function' && typeof DecompressionStream === 'function';
+  compiled = canStream ? Promise.resolve().then(streamed).catch(whole) : whole();
+  compiled.catch(function () { /* reported by init() */ });
+  return compiled;
+}
+
+// Emscripten's hook for instantiating the wasm ourselves.
+function instantiateHook(module, fail) {
+  return function (imports, receive) {
+    module.then(function (m) {
+      return WebAssembly.instantiate(m, imports).then(function (instance) { receive(instance, m); });
+    }).catch(fail);
+    return {};
+  };
+}
+
+function init() {
+  if (typeof globalThis.createCaliperEngine !== 'function') {
+    return Promise.reject(new EngineError({ code: 'engine_missing', message: 'caliper-engine.js did not load' }));
+  }
+  return new Promise(function (resolve, reject) {
+    var module = compileWasm();
+    var options = module ? { instantiateWasm: instantiateHook(module, reject) } : {};
+    globalThis.createCaliperEngine(options).then(function (m) {
+      instance = m;
+      resolve(m);
+    }, reject);
+  });
+}
+
+function parse(text) {
+  var out;
+  try { out = JSON.parse(text); } catch (e) {
+    throw new EngineError({ code: 'engine_crash', message: 'the engine answered with text that is not JSON' });
+  }
+  if (out && out.ok === false) throw new EngineError(out.error);
+  return out;
+}
+
+// The engine's byte door (wasm/API.md): texts go in and come out as UTF-8
+// bytes in its memory, encoded and decoded natively; Embind's own string
+// conversion walks every byte in JavaScript. Engines without the door
+// take the strings.
+var encoder = typeof TextEncoder === 'function' ? new TextEncoder() : null;
+var decoder = typeof TextDecoder === 'function' ? new TextDecoder() : null;
+
+function callThroughBytes(name, args) {
+  for (var slot = 0; slot < args.length; slot++) {
+    var bytes = encoder.encode(args[slot]);
+    var buffer = instance.textInput(slot, bytes.length);
+    if (!buffer) throw new EngineError({ code: 'too_large', message: 'the text is too large for the engine' });
+    buffer.set(bytes);
+  }
+  return decoder.decode(instance.callText(name));
+}
+
+function invoke(name, args) {
+  if (!instance) throw new EngineError({ code: 'engine_missing', message: 'the engine is not loaded' });
+  var text;
+  try {
+    var door = encoder && decoder && typeof instance.callText === 'function';
+    text = door ? callThroughBytes(name, args) : instance[name].apply(instance, args);
+  } catch (e) {
+    if (e instanceof EngineError) throw e;
+    throw new EngineError({ code: 'engine_crash', message: String(e && e.message || e) });
+  }
+  return parse(text);
+}
+
+function call(name, request) {
+  return invoke(name, [typeof request === 'string' ? request : JSON.stringify(request)]);
+}
+
+// Whether matrix requests may ask for cells_layout "values" (the byte door).
+function takesValues() {
+  return !!(instance && encoder && decoder && typeof instance.cellValues === 'function');
+}
+
+// A matrix; with cells_layout "values" the answer's cell_values gets the
+// numbers (copied out of the module's memory before the next call).
+function matrix(request) {
+  var out = call('matrix', request);
+  if (out.cell_values) out.cell_values.values = new Float64Array(instance.cellValues());
+  return out;
+}
+
+function loadCatalog(gpusText, modelsText) {
+  var summary = invoke('loadCatalog', [gpusText, modelsText]);
+  catalogTexts = { gpus: gpusText, models: modelsText };
+  return summary;
+}
+
+// The built-in catalog the page carries (catalog.js): the two JSON texts,
+// or both gzip-compressed and base64-encoded (the single-file build).
+var builtIn = null;  // a promise of {gpus, models}
+function pageCatalog() {
+  if (builtIn) return builtIn;
+  var cat = globalThis.CALIPER_CATALOG;
+  if (!cat) return Promise.reject(new EngineError({ code: 'no_catalog', message: 'catalog.js did not load' }));
+  builtIn = cat.z85 ? gunzip(z85Decode(cat.z85, cat.length)).then(splitCatalog)
+    : Promise.resolve({ gpus: cat.gpus, models: cat.models });
+  builtIn.catch(function () { builtIn = null; });
+  return builtIn;
+}
+
+// The single file's catalog: gpus.json and models.json, minified, joined
+// by a line break (scripts/build-web.js).
+function splitCatalog(text) {
+  var at = text.indexOf('\n');
+  return { gpus: text.slice(0, at), models: text.slice(at + 1) };
+}
+
+// Z85 text (scripts/build-web.js) → the first `length` bytes it encodes.
+var Z85 = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#';
+function z85Decode(text, length) {
+  var digit = new Uint8Array(128), out = new Uint8Array(text.length / 5 * 4);
+  for (var d = 0; d < Z85.length; d++) digit[Z85.charCodeAt(d)] = d;
+  for (var i = 0, o = 0; i < text.length; i += 5, o += 4) {
+    var v = digit[text.charCodeAt(i)];
+    for (var k = 1; k < 5; k++) v = v * 85 + digit[text.charCodeAt(i + k)];
+    out[o] = v >>> 24; out[o + 1] = (v >>> 16) & 255; out[o + 2] = (v >>> 8) & 255; out[o + 3] = v & 255;
+  }
+  return out.subarray(0, length);
+}
+
+function inflate(bytes) {
+  if (typeof DecompressionStream !== 'function') {
+    throw new EngineError({ code: 'unsupported_browser', message: 'this browser cannot decompress the page data' });
+  }
+  return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip')));
+}
+
+function gunzip(bytes) {
+  return Promise.resolve().then(function () { return inflate(bytes).text(); });
+}
+
+function gunzipBytes(bytes) {
+  return Promise.resolve().then(function () { return inflate(bytes).arrayBuffer(); })
+    .then(function (buffer) { return new Uint8Array(buffer); });
+}
+
+function ready() { return !!instance; }
+function catalogInUse() { return catalogTexts; }
+function estimate(req) { return call('estimate', req); }
+function recommend(req) { return call('recommend', req); }
+function inventory(req) { return call('inventory', req); }
+function limits(req) { return call('limits', req); }
+// The serving search (docs/CONTRACT.md "Serve"); canServe() says whether
+// this engine has it (an engine built before it answers unknown_function).
+function serve(req) { return call('serve', req); }
+function canServe() { return !!instance && typeof instance.serve === 'function'; }
+function listGpus() { return invoke('listGpus', []); }
+function listModels() { return invoke('listModels', []); }
+function caveats() { return invoke('caveats', []); }
+function version() { return instance ? String(instance.version()) : ''; }
+
+// The engine's description of its interface (docs/CONTRACT.md "Describe"):
+// enums, defaults per task, limits, presets and matrix cell fields; null
+// from an engine built before it had one.
+function describe() {
+  if (!instance) throw new EngineError({ code: 'engine_missing', message: 'the engine is not loaded' });
+  if (typeof instance.callText !== 'function' && typeof instance.describe !== 'function') return null;
+  try {
+    return invoke('describe', []);
+  } catch (e) {
+    if (e.code === 'unknown_function') return null;
+    throw e;
+  }
+}
+
+export { EngineError, pageCatalog, init, ready, loadCatalog, catalogInUse as catalogTexts, estimate, matrix, takesValues,
+  recommend, inventory, limits, serve, canServe, listGpus, listModels, caveats, version, describe, z85Decode, splitCatalog };
+
+// Unpacking starts now, while the rest of the page loads.
+if (typeof document !== 'undefined') {
+  compileWasm();
+  if (globalThis.CALIPER_CATALOG) pageCatalog().catch(function () { /* reported when the page asks for it */ });
+}

@@ -1,0 +1,115 @@
+// Translation: picks the language, looks up texts (with {name} placeholders),
+// translates engine codes (warnings, suggestions, rules, reasons) with the
+// engine's English message as the fallback, and fills data-i18n attributes.
+import { codes } from './codes.js';
+import { en } from './en.js';
+import { zh } from './zh.js';
+
+var LANGS = ['en', 'zh'];
+var messages = { en: en, zh: zh };
+var current = 'en';
+
+function dictionaries() { return messages; }
+
+// 'zh-CN', 'zh-TW', 'zh' → 'zh'; anything else → 'en'.
+function normalize(tag) {
+  var s = String(tag || '').toLowerCase();
+  if (s.indexOf('zh') === 0) return 'zh';
+  if (s.indexOf('en') === 0) return 'en';
+  return null;
+}
+
+function pick(requested, browserLanguages) {
+  var fromUrl = normalize(requested);
+  if (fromUrl) return fromUrl;
+  var list = browserLanguages || [];
+  for (var i = 0; i < list.length; i++) {
+    var lang = normalize(list[i]);
+    if (lang) return lang;
+  }
+  return 'en';
+}
+
+// {name} → the value; {name|one|many} → the value and the word that suits
+// it ("1 model", "8 GPUs"), for languages that inflect.
+function fill(text, params) {
+  if (!params) return text;
+  return text.replace(/\{(\w+)(?:\|([^|{}]*)\|([^{}]*))?\}/g, function (whole, name, one, many) {
+    if (!Object.prototype.hasOwnProperty.call(params, name)) return whole;
+    var v = String(params[name]);
+    if (one === undefined) return v;
+    return v + ' ' + (Number(v.replace(/,/g, '')) === 1 ? one : many);
+  });
+}
+
+function t(key, params) {
+  var d = dictionaries();
+  var text = (d[current] && d[current][key]) || (d.en && d.en[key]);
+  return fill(text == null ? key : text, params);
+}
+
+function has(key) {
+  var d = dictionaries();
+  return !!(d[current] && d[current][key]);
+}
+
+// Engine codes: kind is 'warn' | 'sugg' | 'rule' | 'reason' | 'term' | 'error'.
+function code(kind, value, fallback) {
+  var tables = codes;
+  var key = kind + '.' + value;
+  var text = (tables[current] || {})[key];
+  if (text) return text;
+  if (fallback) return fallback;
+  text = (tables.en || {})[key];
+  if (text) return text;
+  var words = String(value).replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+// An engine error for people. English: the engine's message (it names the
+// value and what was expected). Other languages: the code's translation,
+// the value the message quotes and the name it suggests, with the JSON
+// pointer; the English message stays as the secondary detail
+// (errorDetail, shown as the element's title).
+function errorText(err) {
+  var message = (err && (err.message || err.code)) || '';
+  if (current === 'en') return message;
+  var summary = code('error', err && err.code, '') || code('error', 'generic', '');
+  var quoted = /['"\u201c]([^'"\u201d]{1,80})['"\u201d]/.exec(message);
+  var mean = /did you mean ['"\u201c]([^'"\u201d]{1,80})['"\u201d]/.exec(message);
+  var text = summary;
+  if (quoted && !(mean && mean.index < quoted.index)) text += '\uff1a\u201c' + quoted[1] + '\u201d';
+  if (mean) text += t('error.didYouMean', { name: mean[1] });
+  return text;
+}
+
+// The engine's own English message, where errorText gave a translation.
+function errorDetail(err) {
+  if (current === 'en') return '';
+  return String((err && err.message) || '');
+}
+
+function setLang(lang) {
+  current = LANGS.indexOf(lang) >= 0 ? lang : 'en';
+  return current;
+}
+
+function locale() { return current === 'zh' ? 'zh-CN' : 'en'; }
+
+// Fills text, placeholders, titles and labels from data-i18n* attributes.
+function apply(rootEl) {
+  var attrs = [['data-i18n', null], ['data-i18n-placeholder', 'placeholder'],
+    ['data-i18n-title', 'title'], ['data-i18n-aria', 'aria-label']];
+  attrs.forEach(function (pair) {
+    var nodes = rootEl.querySelectorAll('[' + pair[0] + ']');
+    for (var i = 0; i < nodes.length; i++) {
+      var text = t(nodes[i].getAttribute(pair[0]));
+      if (pair[1]) nodes[i].setAttribute(pair[1], text);
+      else nodes[i].textContent = text;
+    }
+  });
+}
+
+function lang() { return current; }
+
+export { LANGS, normalize, pick, fill, t, has, code, errorText, errorDetail, setLang, lang, locale, apply, dictionaries };

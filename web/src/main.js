@@ -1,0 +1,254 @@
+// Wiring: URL → state → engine → views. Every change goes through change(),
+// which updates the state, rewrites the URL hash and re-renders the view.
+import * as controls from './controls/controls.js';
+import * as dom from './dom/dom.js';
+import * as engine from './engine/engine.js';
+import * as exporter from './export/export.js';
+import * as i18n from './i18n/i18n.js';
+import * as matrixData from './matrix/data.js';
+import * as matrixFill from './matrix/fill.js';
+import * as matrixFlow from './matrix/flow.js';
+import * as presets from './state/presets.js';
+import * as views from './views/views.js';
+import * as requests from './state/requests.js';
+import { matchesText } from './state/search.js';
+import { parse, refusedKeys, serialize } from './state/url-codec.js';
+
+var $ = dom.$;
+var timings = window.__caliperTimings;  // matrix/flow.js; the boot steps are added here
+var app = { state: null, models: [], gpus: [], matrix: null, cnyPerUsd: null, ready: false };
+// What the browser tests and bench/page-bench.js read: the page's state, the
+// requests it builds from it and the engine door. The modules themselves
+// share nothing through window.
+window.__caliperPage = { app: app, requests: requests, engine: engine };
+
+function t(key, params) { return i18n.t(key, params); }
+function getState() { return app.state; }
+
+// detail: the engine's English message where the text is a translation.
+function setStatus(text, isError, detail) {
+  var s = $('#status');
+  s.textContent = text;
+  s.classList.toggle('error', !!isError);
+  if (detail) s.title = detail; else s.removeAttribute('title');
+}
+
+function setLang(lang) {
+  i18n.setLang(lang);
+  document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+  document.title = t('app.name') + ' · ' + t('app.tagline');
+  i18n.apply(document);
+  [1, 2, 3].forEach(function (n) { $('#cmp-' + n + '-label').textContent = t('cmp.gpu', { n: n }); });
+}
+
+function writeUrl() {
+  var hash = serialize(app.state);
+  var url = location.href.replace(/#.*$/, '') + (hash ? '#' + hash : '');
+  try { history.replaceState(null, '', url); } catch (e) { /* some file:// contexts refuse; the state still works */ }
+  $('#open-full').href = openLink();
+}
+
+// "Open in Caliper" from the embedded view: this same page by a relative
+// address (no query, so no embed=1), with the state in the hash.
+function openLink() {
+  var s = JSON.parse(JSON.stringify(app.state));
+  s.embed = false;
+  var hash = serialize(s);
+  var file = location.pathname.slice(location.pathname.lastIndexOf('/') + 1);
+  return (file || './') + (hash ? '#' + hash : '');
+}
+
+// The page URL with the state; embed=1 for the iframe snippet.
+function fullUrl(embed) {
+  var s = JSON.parse(JSON.stringify(app.state));
+  s.embed = !!embed;
+  var hash = serialize(s);
+  return location.href.replace(/[?#].*$/, '') + (hash ? '#' + hash : '');
+}
+
+function change(patch, options) {
+  options = options || {};
+  options.t0 = options.t0 || performance.now();
+  if (app.ready) ensureLists();
+  var before = app.state;
+  app.state = Object.assign({}, app.state, patch);
+  var langChanged = patch.lang !== undefined && patch.lang !== before.lang;
+  if (langChanged) {
+    setLang(i18n.pick(app.state.lang, navigator.languages || [navigator.language]));
+    controls.translate(app.state);
+    if (!app.ready) setStatus(t('status.loading'));
+  }
+  // The user's model and GPU are offered in the lists of the other views.
+  var ownChanged = JSON.stringify([before.cm, before.cg]) !== JSON.stringify([app.state.cm, app.state.cg]);
+  if (langChanged || ownChanged) views.refreshLists();
+  writeUrl();
+  render(options);
+}
+
+function syncPresets() {
+  var preset = presets.matching(app.state, app.models);
+  dom.$all('[data-preset]').forEach(function (b) { b.setAttribute('aria-pressed', String(b.dataset.preset === preset)); });
+}
+
+function render(options) {
+  controls.sync(app.state);
+  syncPresets();
+  // Attributes written only when they change: a write restyles what
+  // depends on them even with the same value (body[data-view] the page).
+  dom.$all('.tabs [data-view]').forEach(function (b) {
+    var current = b.dataset.view === app.state.view;
+    if (current !== b.hasAttribute('aria-current')) {
+      if (current) b.setAttribute('aria-current', 'page'); else b.removeAttribute('aria-current');
+    }
+  });
+  dom.$all('[data-view-panel]').forEach(function (p) {
+    var hidden = p.dataset.viewPanel !== app.state.view;
+    if (p.hidden !== hidden) p.hidden = hidden;
+  });
+  if (document.body.dataset.view !== app.state.view) document.body.dataset.view = app.state.view;
+  if (!app.ready) return;
+  if (app.state.view === 'matrix') {
+    matrixFlow.render(options.t0);
+  } else {
+    matrixFlow.leave();
+    views.render(app.state.view);
+  }
+  views.syncDetail();
+}
+
+// The GPU text search (names and aliases) is applied here, since the
+// engine's GPU filter has none; the matching ids go to the engine, or
+// "all" when every card matches. Groups, memory and price stay the
+// engine's filter.
+function gpuIds(state) {
+  if (!state.gq.trim()) return null;
+  ensureLists();
+  var ids = app.gpus.filter(function (g) {
+    return matchesText([g.id, g.name].concat(g.aliases || []), state.gq);
+  }).map(function (g) { return g.id; });
+  return ids.length === app.gpus.length ? null : ids;
+}
+
+function round(ms) { return Math.round(ms * 10) / 10; }
+
+function showEngineError(e, keepFields) {
+  var field = requests.controlForPath(e.path);
+  setStatus(i18n.errorText(e) + (e.path ? t('error.at', { path: e.path }) : ''), true, i18n.errorDetail(e));
+  if (field && !keepFields) dom.fieldError($('#' + field), i18n.errorText(e), i18n.errorDetail(e));
+}
+
+function clearEngineErrors() {
+  ['weights', 'engine', 'task', 'batch', 'context', 'max-gpus', 'train-tokens'].forEach(function (id) {
+    var f = $('#' + id);
+    if (f && f.tagName === 'SELECT') dom.fieldError(f, null);
+  });
+}
+
+function loadCatalog() {
+  return engine.pageCatalog().then(function (texts) {
+    engine.loadCatalog(texts.gpus, texts.models);
+    catalogChanged();
+  });
+}
+
+// later: the caller reads the lists itself (at start-up, once the first
+// matrix is on screen, which needs none; ensureLists reads them earlier
+// when something needs them).
+function catalogChanged(later) {
+  app.catalogGeneration = (app.catalogGeneration || 0) + 1;
+  $('#version').textContent = t('footer.version', { version: engine.version() });
+  if (!later) ensureLists();
+}
+
+// The catalog's entries (names, aliases, families, sources) for the
+// filters, the lists of the other views and the detail.
+function ensureLists() {
+  if (app.listsGeneration === app.catalogGeneration) return;
+  app.listsGeneration = app.catalogGeneration;
+  app.models = engine.listModels();
+  app.gpus = engine.listGpus();
+  var families = [];
+  app.models.forEach(function (m) { if (families.indexOf(m.family) < 0) families.push(m.family); });
+  controls.setFamilies(families);
+  views.refreshLists();
+  controls.sync(app.state);
+  syncPresets();
+}
+
+// What the link asked for that the page could not read, in one line.
+function showRefused() {
+  var keys = refusedKeys(), box = $('#url-notice');
+  box.hidden = !keys.length;
+  box.textContent = keys.length ? t('status.urlRefused', { keys: keys.map(function (k) { return i18n.has('urlKey.' + k) ? t('urlKey.' + k) : k; }).join(t('list.sep')) }) : '';
+}
+
+function bindGlobal() {
+  dom.$all('.tabs [data-view]').forEach(function (b) {
+    b.addEventListener('click', function () { change({ view: b.dataset.view }); });
+  });
+  dom.$all('[data-preset]').forEach(function (b) {
+    b.addEventListener('click', function () {
+      dom.$all('.field-error').forEach(function (n) { n.remove(); });
+      ensureLists();
+      app.state = presets.apply(app.state, b.dataset.preset, app.models);
+      change({});
+    });
+  });
+  $('#filters-toggle').addEventListener('click', function (e) {
+    var open = $('#filters').classList.toggle('open');
+    e.currentTarget.setAttribute('aria-expanded', String(open));
+  });
+  $('#share-link').addEventListener('click', function () { exporter.copy(fullUrl(false)); });
+  $('#embed-code').addEventListener('click', function () { exporter.copy(exporter.embedSnippet(fullUrl(true), t('app.name'))); });
+  $('#export-csv').addEventListener('click', function () { if (app.job) exporter.matrixCsv(matrixData.complete(app.job), app.state, app.cnyPerUsd); });
+  $('#export-json').addEventListener('click', function () {
+    if (app.job) exporter.matrixJson(matrixData.complete(app.job), app.state, app.job.req);
+  });
+  window.addEventListener('hashchange', function () {
+    if (location.hash.replace(/^#/, '') === serialize(app.state)) return;
+    app.state = parse(location.search, location.hash);
+    showRefused();
+    if (app.ready) { ensureLists(); views.refreshLists(); }
+    render({});
+  });
+}
+
+function boot() {
+  app.state = parse(location.search, location.hash);
+  setLang(i18n.pick(app.state.lang, navigator.languages || [navigator.language]));
+  if (app.state.embed) document.documentElement.classList.add('embed');
+  if (document.documentElement.dataset.build === 'single') $('#offline-link').hidden = true;
+  controls.init({ getState: getState, onChange: change, t: t, cnyPerUsd: function () { return app.cnyPerUsd; } });
+  controls.translate(app.state);
+  views.init({ app: app, change: change, setStatus: setStatus, showEngineError: showEngineError, t: t,
+    loadBuiltInCatalog: loadCatalog, catalogChanged: catalogChanged });
+  matrixFlow.init({ app: app, setStatus: setStatus, showEngineError: showEngineError, clearEngineErrors: clearEngineErrors,
+    gpuIds: gpuIds, ensureLists: ensureLists });
+  bindGlobal();
+  showRefused();
+  render({});
+  setStatus(t('status.loading'));
+  // Boot steps, in ms since the page started loading (for the benchmark).
+  // The engine and the catalog text unpack side by side.
+  timings.boot = { scriptsReady: round(performance.now()) };
+  Promise.all([engine.init().then(function () { timings.boot.engineReady = round(performance.now()); }),
+    engine.pageCatalog().then(function (texts) { timings.boot.catalogUnpacked = round(performance.now()); return texts; })
+  ]).then(function (done) {
+    engine.loadCatalog(done[1].gpus, done[1].models);
+    // The serve tab where the engine has the serving search.
+    $('.tabs [data-view="serve"]').hidden = !engine.canServe();
+    var s = app.state;
+    var listsLater = s.view === 'matrix' && !s.cell;
+    catalogChanged(listsLater);
+    timings.boot.catalogLoaded = round(performance.now());
+    app.ready = true;
+    writeUrl();
+    render({});
+    if (listsLater) matrixFill.afterPaint(ensureLists);
+  }).catch(function (e) {
+    setStatus(e && e.code === 'engine_missing' ? t('status.engineMissing') : i18n.errorText(e), true, i18n.errorDetail(e));
+  });
+}
+
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot);
+else boot();

@@ -1,0 +1,75 @@
+// What a matrix cell shows: a symbol for the fit (so colour is never the only
+// signal) and one key figure chosen by the "cells show" control. Pure.
+import * as format from '../format/format.js';
+
+
+var SYMBOL_FITS = '✓';
+var SYMBOL_NO = '✗';
+var SYMBOL_NVLINK = '⇌';
+var SYMBOL_NODES = '⊞';
+// Fits by the estimate but not by its 80% band (the result's fit "tight").
+var SYMBOL_TIGHT = '≈';
+
+function isTight(cell) { return !!cell && cell.fit === 'tight' && cell.status !== 'no'; }
+
+function symbol(cell) {
+  if (cell === null) return '';  // not loaded yet
+  if (!cell) return SYMBOL_NO;
+  var tight = isTight(cell) ? SYMBOL_TIGHT : '';
+  switch (cell.status) {
+    case 'fits': return tight || SYMBOL_FITS;
+    case 'fits-multi': return cell.gpus_needed + '×' + (cell.needs_nvlink ? SYMBOL_NVLINK : '') + tight;
+    case 'multi-node': return cell.gpus_needed + '×' + SYMBOL_NODES + tight;
+    default: return SYMBOL_NO;
+  }
+}
+
+// The cell's key: which engine field the metric shows for this task.
+function figureKey(cell, metric, training) {
+  switch (metric) {
+    case 'cost':
+      if (training) return cell && cell.cost_usd != null ? 'cost_usd' : 'usd_per_hour';
+      return cell && cell.usd_per_million_tokens != null ? 'usd_per_million_tokens' : 'usd_per_hour';
+    case 'memory': return 'total_gib';
+    case 'gpus': return 'gpus_needed';
+    default:
+      if (training) return cell && cell.train_hours != null ? 'train_hours' : 'train_tokens_per_s';
+      return 'decode_tokens_per_s';
+  }
+}
+
+function isMoney(key) { return key.indexOf('usd') >= 0; }
+
+// Figure value for sorting (null = nothing to show), best first direction.
+function sortValue(cell, metric, training) {
+  if (!cell || cell.status === 'no') return null;
+  var v = cell[figureKey(cell, metric, training)];
+  return typeof v === 'number' && isFinite(v) ? v : null;
+}
+
+// Larger is better for speed in tokens/s; smaller for everything else.
+function higherIsBetter(metric, training) { return metric === 'speed' && !training; }
+
+// Short text for the cell. opts: {locale, currency, cnyPerUsd}
+function figureText(cell, metric, training, opts) {
+  if (!cell || cell.status === 'no') return '';
+  var key = figureKey(cell, metric, training);
+  var v = cell[key];
+  if (typeof v !== 'number' || !isFinite(v)) return '–';
+  if (key === 'train_hours') return format.durationShort(opts.locale, v);
+  if (key === 'gpus_needed') return String(v);
+  if (isMoney(key)) {
+    var m = format.moneyField(cell, key, opts.currency, opts.cnyPerUsd);
+    return format.money(opts.locale, m.value, m.currency, true);
+  }
+  return format.compact(opts.locale, v);
+}
+
+// Status words for exports and screen-reader labels.
+function statusKey(cell) {
+  if (!cell) return 'no';
+  if (isTight(cell) && cell.status === 'fits') return 'tight';
+  return cell.status === 'fits-multi' && cell.needs_nvlink ? 'fits-multi-nvlink' : cell.status;
+}
+
+export { SYMBOL_TIGHT, isTight, SYMBOL_FITS, SYMBOL_NO, SYMBOL_NVLINK, SYMBOL_NODES, symbol, figureKey, sortValue, higherIsBetter, figureText, statusKey, isMoney };

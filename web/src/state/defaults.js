@@ -1,0 +1,47 @@
+// The page state's defaults: the page tasks and how each maps onto the
+// engine's request, the values each control may take, and the state a
+// fresh page starts from (its keys are the URL's, url-codec.js). The
+// engine's own names (weights, engines, objectives) are in vocabulary.js.
+
+// Page tasks and how each maps onto the engine's request (CONTRACT.md).
+// batch: the request's default batch (inference) or micro-batch (training);
+// trainTokens: tokens to train on, so the engine can report time and cost.
+var TASKS = {
+  inference: { task: 'inference', batch: 1 },
+  serving: { task: 'inference', batch: 32 },
+  lora: { task: 'finetune', method: 'lora', batch: 1, trainTokens: 1e8 },
+  qlora: { task: 'finetune', method: 'qlora', batch: 1, trainTokens: 1e8 },
+  full: { task: 'finetune', method: 'full', batch: 1, trainTokens: 1e8 },
+  pretrain: { task: 'pretrain', batch: 1, trainTokens: 1e12 }
+};
+var VIEWS = ['matrix', 'serve', 'recommend', 'inventory', 'custom'];
+var METRICS = ['speed', 'cost', 'memory', 'gpus'];
+var GROUPS = ['consumer', 'workstation', 'datacenter', 'china', 'other'];
+var SORTS = ['family', 'size', 'name', 'gpu'];
+
+var DEFAULTS = {
+  view: 'matrix', lang: '', cur: '', embed: false,
+  task: 'inference', w: 'auto', ctx: 4096, b: null, g: 8, eng: 'auto', show: 'speed', tt: null,
+  q: '', gq: '', fam: [], pmin: null, pmax: null, cls: [], mem: null, price: null,
+  sort: 'family', dir: 'asc', sg: '',
+  cell: '', cnt: 'auto',
+  rm: '', obj: 'cheapest', pr: 'cloud', top: 10, cmp: [],
+  inv: [], cm: null, cg: null,
+  // The serve view (#view=serve): model, users or request rate, the SLO
+  // (time to first token s, time per output token ms, tokens/s per user),
+  // prompt and output tokens, GPU classes.
+  sm: '', su: 50, sr: null, sttft: null, stpot: null, stps: 20, spi: 2048, spo: 512, scls: []
+};
+
+// The currency in force: the reader's own choice (kept in the URL), else
+// the language's: yuan for Chinese, dollars otherwise.
+function currencyOf(state, lang) { return state.cur || (lang === 'zh' ? 'cny' : 'usd'); }
+
+function clone(v) { return JSON.parse(JSON.stringify(v)); }
+function defaults() { return clone(DEFAULTS); }
+
+function isTraining(state) { return TASKS[state.task].task !== 'inference'; }
+function batchOf(state) { return state.b != null ? state.b : TASKS[state.task].batch; }
+function trainTokensOf(state) { return state.tt != null ? state.tt : TASKS[state.task].trainTokens || null; }
+
+export { currencyOf, TASKS, VIEWS, METRICS, GROUPS, SORTS, DEFAULTS, defaults, isTraining, batchOf, trainTokensOf };

@@ -1,0 +1,119 @@
+// The engine requests built from the page state (wasm/API.md), and engine
+// error paths back to the control that holds the offending value.
+import { TASKS, batchOf, currencyOf, trainTokensOf } from './defaults.js';
+import { lang } from '../i18n/i18n.js';
+
+var OUTPUT_TOKENS = 512;  // generated tokens per request within the context
+
+// The workload part of every request (no model, no gpu).
+function toScenario(state) {
+  var def = TASKS[state.task];
+  var req = { task: def.task };
+  if (def.method) req.method = def.method;
+  if (state.eng !== 'auto') req.engine = state.eng;
+  if (state.w !== 'auto') req.weights = state.w;
+  req.batch = batchOf(state);
+  if (def.task === 'inference') {
+    var output = Math.min(OUTPUT_TOKENS, Math.floor(state.ctx / 2));
+    req.prompt_tokens = state.ctx - output;
+    req.output_tokens = output;
+  } else {
+    req.seq_len = state.ctx;
+    var tokens = trainTokensOf(state);
+    if (tokens != null) req.train_tokens = tokens;
+  }
+  req.currency = currencyOf(state, lang());
+  return req;
+}
+
+// gpuIds: the GPUs the page picked itself (a text search, which the
+// engine's filter lacks), or null for all; the column groups, memory and
+// price go to the engine as its GPU filter either way.
+function toMatrixRequest(state, gpuIds) {
+  var req = toScenario(state);
+  req.model = 'all';
+  req.gpu = gpuIds || 'all';
+  req.max_gpus = state.g;
+  var gf = {};
+  if (state.cls.length) gf.groups = state.cls.slice();
+  if (state.mem != null) gf.min_memory_gib = state.mem;
+  if (state.price != null) gf.max_price_usd = state.price;
+  if (Object.keys(gf).length) req.gpu_filter = gf;
+  var mf = {};
+  if (state.fam.length) mf.families = state.fam.slice();
+  if (state.pmin != null) mf.min_params_b = state.pmin;
+  if (state.pmax != null) mf.max_params_b = state.pmax;
+  if (state.q.trim()) mf.search = state.q.trim();
+  if (Object.keys(mf).length) req.model_filter = mf;
+  return req;
+}
+
+function toEstimateRequest(state, model, gpu, count) {
+  var req = toScenario(state);
+  req.model = model;
+  req.gpu = gpu;
+  req.gpu_count = count == null ? 'auto' : count;
+  return req;
+}
+
+// preset: the id of the scenario preset in force, so the engine reports the
+// source documents' own picks next to its ranking.
+function toRecommendRequest(state, model, preset) {
+  var req = toScenario(state);
+  if (model !== undefined) req.model = model;
+  req.objective = state.obj;
+  req.pricing = state.pr;
+  if (preset) req.preset = preset;
+  req.max_gpus = state.g;
+  req.top = state.top;
+  return req;
+}
+
+function toInventoryRequest(state) {
+  var req = toScenario(state);
+  req.inventory = state.inv.filter(function (i) { return i.gpu.trim(); })
+    .map(function (i) { return { gpu: i.gpu.trim(), count: i.count }; });
+  return req;
+}
+
+// The serve request (docs/CONTRACT.md "Serve"): users or a request rate,
+// the SLO, the lengths, the GPU classes; the engine, weights and GPU limit
+// of the workload controls; the pricing of the recommend view.
+function toServeRequest(state, model) {
+  var req = { model: model };
+  if (state.eng !== 'auto') req.engine = state.eng;
+  if (state.w !== 'auto') req.weights = state.w;
+  if (state.sr != null) req.request_rate_per_s = state.sr; else req.users = state.su;
+  var slo = {};
+  if (state.sttft != null) slo.ttft_s = state.sttft;
+  if (state.stpot != null) slo.tpot_ms = state.stpot;
+  if (state.stps != null) slo.min_user_tokens_per_s = state.stps;
+  req.slo = slo;
+  req.prompt_tokens = state.spi;
+  req.output_tokens = state.spo;
+  req.max_gpus = state.g;
+  req.pricing = state.pr;
+  req.top = state.top;
+  req.currency = currencyOf(state, lang());
+  if (state.scls.length) req.gpu_filter = { groups: state.scls.slice() };
+  return req;
+}
+
+// Engine error paths → the control that holds the offending value.
+var PATH_CONTROLS = {
+  '/weights': 'weights', '/engine': 'engine', '/batch': 'batch', '/prompt_tokens': 'context',
+  '/output_tokens': 'context', '/seq_len': 'context', '/max_gpus': 'max-gpus', '/train_tokens': 'train-tokens',
+  '/method': 'task', '/task': 'task', '/gpu_filter/min_memory_gib': 'f-mem',
+  '/gpu_filter/max_price_usd': 'f-price', '/users': 'sv-users', '/request_rate_per_s': 'sv-rate',
+  '/slo/ttft_s': 'sv-ttft', '/slo/tpot_ms': 'sv-tpot', '/slo/min_user_tokens_per_s': 'sv-tps', '/model_filter/min_params_b': 'f-pmin', '/model_filter/max_params_b': 'f-pmax'
+};
+function controlForPath(path) {
+  var p = String(path || '');
+  while (p) {
+    if (PATH_CONTROLS[p]) return PATH_CONTROLS[p];
+    p = p.slice(0, p.lastIndexOf('/'));
+  }
+  return null;
+}
+
+export { toServeRequest, toScenario, toMatrixRequest, toEstimateRequest, toRecommendRequest, toInventoryRequest, controlForPath };

@@ -1,0 +1,226 @@
+// The scenario detail (one engine.estimate): verdict, plan, memory chart,
+// speed and cost, warnings, "make it fit" suggestions, rules of thumb and
+// the engine's own formulas ("show the math").
+import * as cells from '../matrix/cells.js';
+import * as chart from './chart.js';
+import * as dom from '../dom/dom.js';
+import * as exporter from '../export/export.js';
+import * as format from '../format/format.js';
+import * as i18n from '../i18n/i18n.js';
+
+var el = dom.el;
+var COUNTS = ['auto', 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+
+// Figures shown when the engine gives them: [label key, field, kind]
+var FIGURES = [
+  ['fig.decode', 'decode_tokens_per_s', 'rate'], ['fig.prefill', 'prefill_tokens_per_s', 'rate'],
+  ['fig.ttft', 'time_to_first_token_s', 'seconds'], ['fig.train', 'train_tokens_per_s', 'rate'],
+  ['fig.trainHours', 'train_hours', 'hours'], ['fig.usdPerHour', 'usd_per_hour', 'perHour'],
+  ['fig.perMTok', 'usd_per_million_tokens', 'money'], ['fig.cost', 'cost_usd', 'money'],
+  ['fig.purchase', 'purchase_usd', 'money'], ['fig.power', 'power_w', 'power'], ['fig.energy', 'energy_kwh', 'kwh']];
+
+// The figure with its 80% band where the result has one (result.ranges,
+// docs/CONTRACT.md): "51 tok/s (44–58)".
+function figureText(result, f, ctx) {
+  var v = result[f[1]], L = ctx.locale;
+  if (v == null) return null;
+  var units = unitTexts(ctx.t);
+  var range = result.ranges && result.ranges[f[1]];
+  var band = Array.isArray(range) && format.isNum(range[0]) && format.isNum(range[1]) ? range : null;
+  switch (f[2]) {
+    case 'rate': return format.number(L, v) + ' ' + ctx.t('unit.tokPerS') + (band ? bandText(band, function (x) { return format.number(L, x); }) : '');
+    case 'seconds': return format.seconds(L, v, units) + (band ? bandText(band, function (x) { return format.seconds(L, x, units); }) : '');
+    case 'hours': return format.duration(L, v, units) + (band ? bandText(band, function (x) { return format.duration(L, x, units); }) : '');
+    case 'power': return format.power(L, v);
+    case 'kwh': return format.number(L, v) + ' ' + ctx.t('unit.kwh');
+    default: {
+      var m = format.moneyField(result, f[1], ctx.currency);
+      return format.money(L, m.value, m.currency) + (f[2] === 'perHour' ? ctx.t('unit.perHour') : '');
+    }
+  }
+}
+
+function bandText(band, text) { return ' (' + text(band[0]) + '–' + text(band[1]) + ')'; }
+
+function unitTexts(t) {
+  return { ms: t('unit.ms'), s: t('unit.s'), min: t('unit.min'), h: t('unit.h'), d: t('unit.d'), y: t('unit.y') };
+}
+
+// The width inside the detail dialog (styles.css: min(980px, 96vw), 18px
+// padding each side, 1px border), for a chart drawn at its shown size.
+function dialogWidth() {
+  var vw = document.documentElement.clientWidth || window.innerWidth || 980;
+  return Math.min(980, vw * 0.96) - 2 * 18 - 2;
+}
+
+function section(titleKey, ctx, children) {
+  return el('section', { class: 'detail-section' }, [el('h3', null, ctx.t(titleKey))].concat(children));
+}
+
+function verdict(r, ctx) {
+  var status = !r.fits ? 'no' : r.gpu_count === 1 ? 'fits' : r.plan && r.plan.nodes > 1 ? 'multi-node' : 'fits-multi';
+  var cls = { fits: 'st-fits', 'fits-multi': 'st-multi', 'multi-node': 'st-nodes', no: 'st-no' }[status];
+  var sym = r.fits ? (r.gpu_count === 1 ? cells.SYMBOL_FITS : r.gpu_count + '×') : cells.SYMBOL_NO;
+  var params = { n: r.gpu_count, gpu: r.gpu.name, strategy: ctx.t('strategy.' + r.strategy), needed: r.gpus_needed };
+  var key = r.fits ? 'detail.verdictFits' : r.gpus_needed != null ? 'detail.verdictNo' : 'detail.verdictNever';
+  var tight = r.fits && r.fit === 'tight';
+  if (tight) { cls = 'st-multi st-tight'; sym = cells.SYMBOL_TIGHT; }
+  var plan = r.plan ? ctx.t('detail.planText', { tp: r.plan.tp, pp: r.plan.pp, dp: r.plan.dp, nodes: r.plan.nodes }) : '';
+  return el('div', { class: 'verdict ' + cls }, [el('span', { class: 'sym', 'aria-hidden': 'true' }, sym),
+    el('div', null, [el('div', null, ctx.t(key, params)), tight ? el('div', { class: 'tight-note' }, ctx.t('detail.tight')) : null,
+      el('div', { class: 'rec-meta' }, ctx.t('detail.plan') + ': ' + plan)])]);
+}
+
+function countSelect(current, onCount, ctx) {
+  var select = el('select', { id: 'detail-count' });
+  dom.fillSelect(select, COUNTS.map(function (n) {
+    return { value: String(n), label: n === 'auto' ? ctx.t('detail.auto') : String(n) };
+  }), String(current));
+  select.addEventListener('change', function () { onCount(select.value === 'auto' ? 'auto' : Number(select.value)); });
+  return el('div', { class: 'field' }, [el('label', { for: 'detail-count' }, ctx.t('detail.gpuCount')), select]);
+}
+
+function chartBlock(r, ctx) {
+  var title = ctx.t('detail.chartTitle', { model: r.model.name || r.model.id, gpu: r.gpu.name });
+  var svg = chart.memoryChart(r, { t: ctx.t, locale: ctx.locale, title: title, id: 'detail-chart', width: dialogWidth() });
+  var name = 'caliper-memory-' + r.model.id + '-' + r.gpu.id;
+  var tools = el('div', { class: 'chart-tools' }, [
+    el('button', { type: 'button', class: 'btn small', id: 'export-svg', onclick: function () { exporter.svg(svg, name); } }, ctx.t('export.svg')),
+    el('button', { type: 'button', class: 'btn small', id: 'export-png', onclick: function () { exporter.png(svg, name); } }, ctx.t('export.png'))]);
+  var memBand = r.ranges && r.ranges['memory.total_gib'];
+  var total = r.memory && format.isNum(r.memory.total_gib) && Array.isArray(memBand)
+    ? el('p', { class: 'note', dataset: { field: 'memory.total_gib' } }, ctx.t('detail.total') + ': ' + format.gib(ctx.locale, r.memory.total_gib) +
+      bandText(memBand, function (x) { return format.gib(ctx.locale, x); })) : null;
+  var extra = r.memory && r.memory.cpu_offload_gib > 0
+    ? el('p', { class: 'note' }, ctx.t('detail.cpuOffload') + ': ' + format.gib(ctx.locale, r.memory.cpu_offload_gib)) : null;
+  return section('detail.memory', ctx, [el('p', { class: 'note' }, ctx.t('detail.memoryNote')), svg, total, extra, tools]);
+}
+
+function figuresBlock(r, ctx) {
+  var dl = el('dl', { class: 'figures' });
+  FIGURES.forEach(function (f) {
+    var text = figureText(r, f, ctx);
+    if (text == null) return;
+    dl.appendChild(el('div', { dataset: { field: f[1] } }, [el('dt', null, ctx.t(f[0])), el('dd', null, text)]));
+  });
+  var year = r.price_year ? el('p', { class: 'note' }, ctx.t('fig.priceYear', { year: r.price_year })) : null;
+  var bands = r.ranges && Object.keys(r.ranges).length ? el('p', { class: 'note' }, ctx.t('detail.bandNote')) : null;
+  return section('detail.figures', ctx, [dl, bands, year]);
+}
+
+function warningsBlock(r, ctx) {
+  var items = (r.warnings || []).map(function (w) {
+    return el('li', { dataset: { code: w.code }, title: w.message }, i18n.code('warn', w.code, w.message));
+  });
+  (ctx.caveats || []).forEach(function (c) { items.push(el('li', { dataset: { code: c.id } }, c.text)); });
+  if (!items.length) return null;
+  return section('detail.warnings', ctx, [el('ul', { class: 'list warn-list' }, items)]);
+}
+
+function table(headers, rows, numeric) {
+  var head = el('tr', null, headers.map(function (h, i) {
+    return el('th', { scope: 'col', class: numeric.indexOf(i) >= 0 ? 'num' : null }, h);
+  }));
+  var body = rows.map(function (cells) {
+    return el('tr', null, cells.map(function (c, i) {
+      return el(i === 0 ? 'th' : 'td', { scope: i === 0 ? 'row' : null, class: numeric.indexOf(i) >= 0 ? 'num' : null }, c);
+    }));
+  });
+  return el('table', { class: 'plain' }, [el('thead', null, head), el('tbody', null, body)]);
+}
+
+function suggestionsBlock(r, ctx) {
+  var list = r.suggestions || [];
+  if (!list.length) return r.fits ? section('detail.suggestions', ctx, [el('p', { class: 'note' }, ctx.t('detail.suggestionsNone'))]) : null;
+  var rows = list.map(function (s) {
+    var mark = s.fits ? cells.SYMBOL_FITS + ' ' : cells.SYMBOL_NO + ' ';
+    return [el('span', { dataset: { code: s.change } }, mark + i18n.code('sugg', s.change)), el('code', null, s.detail),
+      format.gib(ctx.locale, s.total_gib), String(s.gpu_count)];
+  });
+  return section('detail.suggestions', ctx, [table([ctx.t('detail.change'), '', ctx.t('detail.after'), ctx.t('detail.gpus')], rows, [2, 3])]);
+}
+
+function rulesBlock(r, ctx) {
+  var list = r.quick_rules || [];
+  if (!list.length) return null;
+  var rows = list.map(function (q) {
+    return [el('span', { dataset: { code: q.rule } }, i18n.code('rule', q.rule)), el('code', null, q.formula),
+      format.gib(ctx.locale, q.value_gib)];
+  });
+  return section('detail.quickRules', ctx, [el('p', { class: 'note' }, ctx.t('detail.quickRulesNote')),
+    table([ctx.t('detail.term'), ctx.t('detail.formula'), ctx.t('detail.value')], rows, [2])]);
+}
+
+// A term's unit, from the suffix of its name (every quantity names its
+// unit) or, for the few names without one, from the term itself.
+// {prefix, suffix}; fractions also get their value in per cent.
+var TERM_UNITS = { kv_bytes_per_token: 'unit.bytesPerToken', lora_params: 'unit.params',
+  train_model_flops_per_token: 'unit.flopPerToken', fullest_gpu: 'GiB', train_mfu: '%',
+  usd_per_hour: '$/h', usd_per_million_tokens: '$/Mtok' };
+var SUFFIX_UNITS = [[/_fraction$/, '%'], [/_tokens_per_s$/, 'unit.tokPerS'], [/_per_s$/, '/s'], [/_gib$/, 'GiB'],
+  [/_gb$/, 'GB'], [/_ms$/, 'unit.ms'], [/_tflops$/, 'TFLOPS'], [/_kwh$/, 'unit.kwh'], [/_hours$/, 'unit.h'], [/_s$/, 'unit.s'],
+  [/_w$/, 'W'], [/_usd$/, '$'], [/_cny$/, '¥']];
+function termUnit(term, t) {
+  var unit = TERM_UNITS[term];
+  for (var i = 0; !unit && i < SUFFIX_UNITS.length; i++) if (SUFFIX_UNITS[i][0].test(term)) unit = SUFFIX_UNITS[i][1];
+  if (!unit) return null;
+  if (unit === '$' || unit === '¥') return { prefix: unit };
+  if (unit === '$/h') return { prefix: '$', suffix: t('unit.perHour') };
+  if (unit === '$/Mtok') return { prefix: '$', suffix: t('unit.perMTok') };
+  if (unit === '%') return { percent: true };
+  return { suffix: unit.indexOf('unit.') === 0 ? t(unit) : unit };
+}
+
+// The value as the engine gives it (4 decimals below 1, else 2), its unit
+// beside it from the style sheet (data-prefix, data-unit), so the cell's
+// text stays the number.
+function termValue(e, ctx) {
+  var td = el('td', { class: 'num' }, format.number(ctx.locale, e.value, Math.abs(e.value) < 1 ? 4 : 2));
+  var unit = termUnit(e.term, ctx.t);
+  if (unit && unit.percent) unit = { suffix: '= ' + format.number(ctx.locale, e.value * 100, 1) + '%' };
+  if (unit && unit.prefix) td.dataset.prefix = unit.prefix;
+  if (unit && unit.suffix) td.dataset.unit = (/^[/%]/.test(unit.suffix) ? '' : '\u00a0') + unit.suffix;
+  return td;
+}
+
+function mathBlock(r, ctx) {
+  var list = r.explain || [];
+  if (!list.length) return null;
+  var rows = list.map(function (e) {
+    return el('tr', null, [el('th', { scope: 'row' }, el('span', { title: e.term }, i18n.code('term', e.term, e.term))),
+      el('td', null, el('code', null, e.formula)), termValue(e, ctx)]);
+  });
+  var head = el('tr', null, [el('th', { scope: 'col' }, ctx.t('detail.term')), el('th', { scope: 'col' }, ctx.t('detail.formula')),
+    el('th', { scope: 'col', class: 'num' }, ctx.t('detail.value'))]);
+  var details = el('details', { class: 'math', id: 'detail-math', open: ctx.mathOpen ? true : null }, [
+    el('summary', null, ctx.t('detail.math')),
+    el('table', { class: 'plain math-table' }, [el('thead', null, head), el('tbody', null, rows)])]);
+  return el('section', { class: 'detail-section' }, [details]);
+}
+
+// Where the catalog's figures come from: each entry's sources, confidence and notes.
+function sourcesBlock(entries, ctx) {
+  var items = entries.filter(Boolean).map(function (e) {
+    var meta = e.confidence ? ' (' + ctx.t('detail.confidence', { level: ctx.t('confidence.' + e.confidence) }) + ')' : '';
+    return el('div', { class: 'source-entry' }, [el('h4', null, e.name + meta),
+      el('ul', { class: 'list' }, (e.sources || []).map(function (src) { return el('li', null, src); })),
+      e.notes ? el('p', { class: 'note' }, e.notes) : null]);
+  });
+  if (!items.length) return null;
+  return el('section', { class: 'detail-section' }, [el('details', { class: 'math' },
+    [el('summary', null, ctx.t('detail.sources'))].concat(items))]);
+}
+
+// ctx: {t, locale, currency, count, onCount, caveats, mathOpen, gpuEntry, modelEntry}
+function render(body, r, ctx) {
+  var tools = el('div', { class: 'detail-tools' }, [countSelect(ctx.count, ctx.onCount, ctx)]);
+  dom.replace(body, [tools, verdict(r, ctx), chartBlock(r, ctx), figuresBlock(r, ctx), warningsBlock(r, ctx),
+    suggestionsBlock(r, ctx), rulesBlock(r, ctx), mathBlock(r, ctx), sourcesBlock([ctx.gpuEntry, ctx.modelEntry], ctx)]);
+}
+
+function renderError(body, err, ctx) {
+  dom.replace(body, [el('p', { class: 'status error', role: 'alert' },
+    ctx.t('custom.errorAt', { message: i18n.code('error', err.code, err.message), path: err.path || '/' }))]);
+}
+
+export { render, renderError, FIGURES, figureText, unitTexts, termUnit };

@@ -1,0 +1,139 @@
+// "My GPUs": the user lists the cards they own; engine.inventory says which
+// models they can run and fine-tune on them, and how fast.
+import * as cells from '../matrix/cells.js';
+import * as dom from '../dom/dom.js';
+import * as engine from '../engine/engine.js';
+import * as format from '../format/format.js';
+import * as i18n from '../i18n/i18n.js';
+import { toInventoryRequest } from '../state/requests.js';
+
+var $ = dom.$, el = dom.el;
+var ctx = null;
+var rows = null;  // the rows as typed, blank ones included (the URL keeps the filled ones)
+var TASKS = ['inference', 'lora', 'qlora', 'full'];
+var DEBOUNCE_MS = 300;
+var timer = null;
+
+function init(options) {
+  ctx = options;
+  $('#inv-add').addEventListener('click', function () {
+    rows.push({ gpu: '', count: 1 });
+    drawRows();
+    $('#inv-gpu-' + (rows.length - 1)).focus();
+  });
+  $('#inv-form').addEventListener('submit', function (e) {
+    e.preventDefault();
+    commit();
+  });
+}
+
+function ensureRows() {
+  if (rows) return;
+  var s = ctx.app.state;
+  rows = s.inv.length ? s.inv.map(function (i) { return { gpu: i.gpu, count: i.count }; }) : [{ gpu: '', count: 1 }];
+}
+
+function drawRows() {
+  var box = $('#inv-rows');
+  dom.replace(box, rows.map(function (row, i) {
+    var gpu = el('input', { id: 'inv-gpu-' + i, type: 'text', list: 'gpu-names', value: row.gpu, autocomplete: 'off',
+      placeholder: '2080 Ti 22GB',
+      // The name is checked when it is committed (Enter, leaving the field,
+      // a pick from the list), not while it is half typed.
+      oninput: function (e) { row.gpu = e.target.value; clearTimeout(timer); },
+      onchange: function (e) { row.gpu = e.target.value; commit(); } });
+    var count = el('input', { id: 'inv-count-' + i, type: 'number', min: '1', max: '1024', step: '1', value: String(row.count),
+      oninput: function (e) { onCount(row, e.target); } });
+    var remove = el('button', { type: 'button', class: 'btn small', onclick: function () {
+      rows.splice(i, 1);
+      if (!rows.length) rows.push({ gpu: '', count: 1 });
+      drawRows();
+      commit();
+    } }, ctx.t('inv.remove'));
+    return el('div', { class: 'inv-row' }, [
+      el('div', { class: 'field gpu' }, [el('label', { for: 'inv-gpu-' + i }, ctx.t('inv.gpu')), gpu]),
+      el('div', { class: 'field' }, [el('label', { for: 'inv-count-' + i }, ctx.t('inv.count')), count]), remove]);
+  }));
+}
+
+function onCount(row, input) {
+  var v = Number(input.value);
+  if (!Number.isInteger(v) || v < 1 || v > 1024) {
+    dom.fieldError(input, ctx.t('error.wholeNumber', { min: 1, max: 1024 }));
+    return;
+  }
+  dom.fieldError(input, null);
+  row.count = v;
+  schedule();
+}
+
+function schedule() {
+  clearTimeout(timer);
+  timer = setTimeout(commit, DEBOUNCE_MS);
+}
+
+function commit() {
+  clearTimeout(timer);
+  ctx.change({ inv: rows.filter(function (r) { return r.gpu.trim(); }).map(function (r) { return { gpu: r.gpu, count: r.count }; }) });
+}
+
+function taskCell(task, result, L) {
+  if (!result) return el('td', null, '—');
+  if (!result.fits) {
+    var needs = result.gpus_needed ? ' ' + ctx.t('inv.needs', { n: result.gpus_needed }) : '';
+    return el('td', { class: 'no', title: result.rejection || null }, cells.SYMBOL_NO + needs);
+  }
+  var speed = task === 'inference' ? result.decode_tokens_per_s : result.train_tokens_per_s;
+  // The GPUs it takes, beside the figure they give.
+  var used = result.gpus_used ? ' ' + ctx.t(result.gpus_used === 1 ? 'inv.usesOne' : 'inv.uses', { n: result.gpus_used }) : '';
+  var parts = [cells.SYMBOL_FITS + used];
+  if (speed != null) parts.push(format.compact(L, speed) + ' ' + ctx.t('unit.tokPerS'));
+  if (result.weights) parts.push(String(result.weights).toUpperCase());
+  return el('td', { class: 'yes' }, parts.join(' · '));
+}
+
+function resultTable(r) {
+  var L = i18n.locale();
+  var owned = (r.gpus || []).map(function (g) { return (g.count || 1) + ' × ' + g.name; }).join(' + ');
+  var head = el('tr', null, [el('th', { scope: 'col' }, ctx.t('inv.model')), el('th', { scope: 'col', class: 'num' }, ctx.t('matrix.size'))]
+    .concat(TASKS.map(function (k) { return el('th', { scope: 'col' }, ctx.t('inv.' + k)); })));
+  var body = (r.rows || []).map(function (row) {
+    return el('tr', { dataset: { modelId: row.model_id } }, [el('th', { scope: 'row' }, row.model_name),
+      el('td', { class: 'num' }, format.params(L, row.params_b))].concat(TASKS.map(function (k) {
+      return taskCell(k, row.tasks && row.tasks[k], L);
+    })));
+  });
+  return el('div', { class: 'panel' }, [el('table', { class: 'plain inv-table' }, [
+    el('caption', { class: 'note' }, ctx.t('inv.caption', { list: owned })), el('thead', null, head), el('tbody', null, body)])]);
+}
+
+function render() {
+  ensureRows();
+  var focused = document.activeElement && document.activeElement.id;
+  if (!$('#inv-rows').children.length || !focused || focused.indexOf('inv-') !== 0) drawRows();
+  var s = ctx.app.state;
+  var out = $('#inv-results');
+  dom.$all('#inv-rows input[type="text"]').forEach(function (i) { dom.fieldError(i, null); });
+  if (!s.inv.length) { dom.clear(out); return; }
+  try {
+    dom.replace(out, resultTable(engine.inventory(toInventoryRequest(s))));
+    ctx.setStatus('');
+  } catch (e) {
+    dom.clear(out);
+    ctx.setStatus(i18n.errorText(e), true, i18n.errorDetail(e));
+    var m = /^\/inventory\/(\d+)\/(gpu|count)/.exec(e.path || '');
+    if (m) dom.fieldError($('#inv-' + m[2] + '-' + indexOfFilled(Number(m[1]))), i18n.errorText(e));
+  }
+}
+
+// The request skips blank rows; map its index back to the row on screen.
+function indexOfFilled(n) {
+  var seen = -1;
+  for (var i = 0; i < rows.length; i++) {
+    if (rows[i].gpu.trim()) seen++;
+    if (seen === n) return i;
+  }
+  return n;
+}
+
+export { init, render };
