@@ -83,6 +83,7 @@ std::string callByName(const std::string& name) {
         return std::move(response.json);
     }
     if (name == "recommend") return withRequest<caliper::recommendJson>(textInputs[0]);
+    if (name == "serve") return withRequest<caliper::serveJson>(textInputs[0]);
     if (name == "inventory") return withRequest<caliper::inventoryJson>(textInputs[0]);
     if (name == "limits") return withRequest<caliper::limitsJson>(textInputs[0]);
     if (name == "listGpus") return listing<caliper::listGpusJson>();
@@ -111,6 +112,7 @@ EMSCRIPTEN_BINDINGS(caliper) {
     emscripten::function("estimate", &withRequest<caliper::estimateJson>);
     emscripten::function("matrix", &withRequest<caliper::matrixJson>);
     emscripten::function("recommend", &withRequest<caliper::recommendJson>);
+    emscripten::function("serve", &withRequest<caliper::serveJson>);
     emscripten::function("inventory", &withRequest<caliper::inventoryJson>);
     emscripten::function("limits", &withRequest<caliper::limitsJson>);
     emscripten::function("listGpus", &listing<caliper::listGpusJson>);

@@ -8,6 +8,7 @@
 #include "json/catalog/gpu_json.hpp"
 #include "json/hf_config/hf_config.hpp"
 #include "json/catalog/model_json.hpp"
+#include "json/workload_request_json.hpp"
 
 namespace caliper::io {
 
@@ -121,6 +122,9 @@ void readParallel(Scenario& s, ObjectReader& r) {
     else p.ignore("strategy");
     s.parallel.tp = static_cast<int>(p.integerOr("tp", 0, 1, 1024));
     s.parallel.pp = static_cast<int>(p.integerOr("pp", 0, 1, 1024));
+    s.parallel.ep = static_cast<int>(p.integerOr("ep", 0, 1, 1024));
+    s.parallel.attentionDp = static_cast<int>(p.integerOr("attention_dp", 0, 1, 1024));
+    s.parallel.dp = static_cast<int>(p.integerOr("dp", 0, 1, 1024));
     if (p.has("offload")) s.parallel.offload = parseEnum(*p.raw("offload"), p.pathOf("offload"), kOffloads);
     else p.ignore("offload");
     p.finish();
@@ -250,6 +254,8 @@ Scenario scenarioFromJson(const Catalog& catalog, const Json& request, std::vect
     readLora(s, r);
     readParallel(s, r);
     readPrices(s, r);
+    readServing(s, r);
+    readWorkloadKeys(s, r);
     for (const std::string& key : options.extraKeys) r.ignore(key.c_str());
     r.finish();
     return s;

@@ -27,4 +27,7 @@ GpuSpec resolveGpu(const Catalog& catalog, const Json& value, const std::string&
 WeightFormat parseWeightFormat(const Json& value, const std::string& path);
 Engine parseEngine(const Json& value, const std::string& path);
 
+// max_model_len and the "serving" object (serving_json.cpp).
+void readServing(Scenario& s, ObjectReader& r);
+
 }  // namespace caliper::io

@@ -17,5 +17,6 @@ std::string matrixText(const Catalog& catalog, const Json& request, bool pretty,
 Json recommendToJson(const Catalog& catalog, const Json& request);
 Json inventoryToJson(const Catalog& catalog, const Json& request);
 Json limitsToJson(const Catalog& catalog, const Json& request);
+Json serveToJson(const Catalog& catalog, const Json& request);  // serve_json.cpp
 
 }  // namespace caliper::io
