@@ -23,6 +23,31 @@ double r4(double x) {
     return std::atof(text);
 }
 
+// One top-level key per line and one array entry per line: the file is
+// built into the engine and the page, so it stays small, and a re-fit still
+// shows as a line-by-line diff.
+std::string compactLines(const Json& doc) {
+    std::string out = "{\n";
+    bool firstKey = true;
+    for (auto it = doc.begin(); it != doc.end(); ++it) {
+        out += firstKey ? "" : ",\n";
+        firstKey = false;
+        out += Json(it.key()).dump() + ": ";
+        if (it.value().is_array() && !it.value().empty() && it.value().front().is_object()) {
+            out += "[\n";
+            bool first = true;
+            for (const Json& entry : it.value()) {
+                out += (first ? "  " : ",\n  ") + entry.dump();
+                first = false;
+            }
+            out += "\n]";
+        } else {
+            out += it.value().dump();
+        }
+    }
+    return out + "\n}\n";
+}
+
 std::string gpuName(const FittedConstant& f) {
     if (f.group >= 0) return toString(GpuGroup(f.group));
     if (f.family >= 0) return std::string("family:") + gpuFamilyName(f.family);
@@ -36,7 +61,7 @@ std::string calibrationJson(const RowSet& set, const CrossReport& report) {
     doc["calibration_version"] = 1;
     doc["about"] =
         "Written by build/bin/caliper_calibrate (tools/calibrate) from the measured rows of the files below; do not "
-        "edit by hand. Each constant is a scale on the engine's sourced prior (core/src/engine/efficiency*.cpp), "
+        "edit by hand. Each constant is a scale on the engine's sourced prior (core/src/speed/efficiency*.cpp), "
         "fitted by mechanism and group from the most general group (engine) to the most specific (engine x format x "
         "GPU group); a group without enough rows of its own keeps the scale of the group above it. Rows with "
         "measured false or trust low are never used. Bands are the 10th-90th percentiles of ln(predicted / measured) "
@@ -98,7 +123,7 @@ std::string calibrationJson(const RowSet& set, const CrossReport& report) {
     Json sources = Json::array();
     for (const auto& [source, count] : report.sources) sources.push_back({{"source", source}, {"rows", count}});
     doc["sources"] = sources;
-    return doc.dump(1) + "\n";
+    return compactLines(doc);
 }
 
 std::string calibrationRowsJson(const CrossReport& report) {

@@ -46,8 +46,18 @@ void applyCalibrationBands(const Scenario& scenario, EstimateResult& r) {
     add(r, "time_to_first_token_s", "prefill", scenario, r.timeToFirstTokenS, true);
     add(r, "train_tokens_per_s", "training_speed", scenario, r.trainTokensPerS);
     add(r, "train_tflops_per_gpu", "training_speed", scenario, r.trainTflopsPerGpu);
+    if (r.serving) {
+        // aiconfigurator's measured TTFT / TPOT rows (serving_ttft_ms, serving_tpot_ms).
+        add(r, "serving.ttft_s", "serving_ttft", scenario, std::optional<double>(r.serving->ttftS));
+        add(r, "serving.tpot_ms", "serving_tpot", scenario, std::optional<double>(r.serving->tpotMs));
+    }
     const std::size_t before = r.ranges.size();
-    add(r, "memory.total_gib", memoryKind(scenario), scenario, std::optional<double>(r.memory.totalGiB));
+    // A serving engine that pre-allocates a KV pool fills the GPU to its
+    // utilization fraction by design: its total is a setting, not an
+    // estimate, and whether it fits is whether the pool has room.
+    if (!r.memory.kvPoolGib) {
+        add(r, "memory.total_gib", memoryKind(scenario), scenario, std::optional<double>(r.memory.totalGiB));
+    }
     const bool memoryBand = r.ranges.size() > before;
     if (!r.fits) r.fitVerdict = "no";
     else if (memoryBand && r.ranges.back().high > r.usableMemoryGiB) r.fitVerdict = "tight";
