@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "caliper/answers/presets.hpp"
 #include "caliper/catalog.hpp"
 #include "json/json_read.hpp"
 
@@ -17,5 +18,13 @@ std::string matrixText(const Catalog& catalog, const Json& request, bool pretty,
 Json recommendToJson(const Catalog& catalog, const Json& request);
 Json inventoryToJson(const Catalog& catalog, const Json& request);
 Json limitsToJson(const Catalog& catalog, const Json& request);
+
+// The matrix cell's fields, in the order the cells and the "values" layout write them.
+Json matrixCellFields();
+// The request keys a preset fills (recommend's "preset"), with the catalog
+// model it sizes for when the catalog has one.
+Json presetRequest(const Catalog& catalog, const Preset& preset);
+// The interface's vocabulary (docs/CONTRACT.md "Describe").
+Json describeToJson(const Catalog& catalog);
 
 }  // namespace caliper::io
