@@ -251,6 +251,12 @@ void benchRequests(const Catalog& catalog, int runs) {
     });
     benchRequest("limitsJson() llama-3.1-8b on rtx-4090", runs,
                  [&] { return limitsJson(catalog, R"({"model":"llama-3.1-8b","gpu":"rtx-4090"})"); });
+    // Target: <= 50 ms natively for the whole GPU catalog and one model.
+    benchRequest("serveJson() llama-3.1-70b, 200 users, every GPU, SLO ttft 2 s / 20 tok/s", runs, [&] {
+        return serveJson(catalog,
+                         R"({"model":"llama-3.1-70b","users":200,"prompt_tokens":1024,"output_tokens":256,)"
+                         R"("slo":{"ttft_s":2,"min_user_tokens_per_s":20}})");
+    });
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The command line (CONTRACT.md): estimate, matrix, recommend, inventory,
+// The command line (CONTRACT.md): estimate, matrix, recommend, serve, inventory,
 // limits, list, describe, validate, --version. Exit 0 when every result is ok, 2 when
 // an input was rejected, 1 for an internal failure.
 #include <fstream>
@@ -30,6 +30,7 @@ commands:
   estimate --jsonl    one scenario per line -> one result per line
   matrix              matrix request on stdin -> model x GPU matrix
   recommend           scenario + "objective" on stdin -> ranked GPU configurations
+  serve               {"model", "users" | "request_rate_per_s", "slo", ...} -> deployments within the SLO
   inventory           {"inventory":[{"gpu":..,"count":..}], ...} -> what those GPUs run
   limits              scenario on stdin -> longest context, largest batch, best format
   list gpus --json    the GPU catalog
@@ -73,6 +74,26 @@ scenario keys and defaults (only "model" and "gpu" are required):
   currency            {currency}
   gpu_memory_utilization   vLLM/SGLang pool fraction (0.9)
   usd_per_gpu_hour, price_usd, cny_per_usd   price overrides
+  max_model_len       engine context limit per request (prompt + output)
+  parallel.ep, parallel.attention_dp, parallel.dp   expert parallelism, attention data parallelism, replicas
+  serving             {"prefix_cache_hit_rate": 0..1, "speculative": {"method": "mtp" | "eagle" | "draft",
+                       "accepted_tokens_per_step": x}, "request_rate_per_s": r}; inference with vllm, sglang,
+                       tensorrt-llm or llama.cpp adds a "serving" object: continuous batching at `batch` concurrent
+                       requests (ttft_s with the wait for a prefill slot, tpot_ms, tokens/s per user and per GPU,
+                       requests/s, kv_cache_tokens, max_concurrency, cost and energy per output token)
+
+serve request (any scenario key but gpu_count/batch, plus):
+  users | request_rate_per_s   concurrent users (closed loop) or arrivals per second (one is required)
+  slo                 {"ttft_s", "tpot_ms", "min_user_tokens_per_s"} (each optional)
+  gpu                 absent or "all" = the whole catalog, one id, or a list (at most 512); gpu_filter as in matrix
+  max_gpus (64), pricing (cloud | purchase), top (5)
+  answer: {"deployments": [{gpu, gpu_count, plan, replicas, concurrency_per_replica, serving, usd_per_month,
+          cny_per_month, purchase_usd, usd_per_million_output_tokens (cloud and purchase, USD and CNY),
+          joules_per_output_token, meets_slo, why}], "curve": [{concurrency, user_tokens_per_s,
+          output_tokens_per_s_per_gpu, ttft_s, tpot_ms}]} - the curve is the first deployment's
+          throughput/interactivity frontier. An SLO nobody meets answers the closest deployments with
+          meets_slo false. Prefill/decode disaggregation is not searched yet.
+  recommend with "slo" (task inference) runs the same search, with batch as the users.
 )";
 
 template <class E>
@@ -183,6 +204,7 @@ int run(const Options& o, const Catalog& catalog) {
     }
     if (command == "matrix") return emit(caliper::matrixJson(catalog, readAll(std::cin), o.pretty));
     if (command == "recommend") return emit(caliper::recommendJson(catalog, readAll(std::cin), o.pretty));
+    if (command == "serve") return emit(caliper::serveJson(catalog, readAll(std::cin), o.pretty));
     if (command == "inventory") return emit(caliper::inventoryJson(catalog, readAll(std::cin), o.pretty));
     if (command == "limits") return emit(caliper::limitsJson(catalog, readAll(std::cin), o.pretty));
     if (command == "list" && w.size() == 2 && w[1] == "gpus") return emit(caliper::listGpusJson(catalog, o.pretty));

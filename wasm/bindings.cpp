@@ -68,6 +68,7 @@ constexpr Call kCalls[] = {
     {"estimate", 1, &withRequest<caliper::estimateJson>, &withRequest<caliper::estimateJson>},
     {"matrix", 1, &withRequest<caliper::matrixJson>, &matrixWithValues},
     {"recommend", 1, &withRequest<caliper::recommendJson>, &withRequest<caliper::recommendJson>},
+    {"serve", 1, &withRequest<caliper::serveJson>, &withRequest<caliper::serveJson>},
     {"inventory", 1, &withRequest<caliper::inventoryJson>, &withRequest<caliper::inventoryJson>},
     {"limits", 1, &withRequest<caliper::limitsJson>, &withRequest<caliper::limitsJson>},
     {"listGpus", 0, &listing<caliper::listGpusJson>, &listing<caliper::listGpusJson>},

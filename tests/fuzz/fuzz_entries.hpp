@@ -92,15 +92,16 @@ inline std::string checkHfConfigInput(const Catalog& catalog, std::string_view t
 }
 
 // "<call>\n<request>": the request through matrixJson, recommendJson,
-// inventoryJson or limitsJson (an unknown call name picks one by length).
+// inventoryJson, limitsJson or serveJson (an unknown call name picks one by length).
 inline std::string checkEstimatePathsInput(const Catalog& catalog, std::string_view text) {
     using Call = ApiResponse (*)(const Catalog&, std::string_view, bool);
     static const std::pair<std::string_view, Call> kCalls[] = {
-        {"matrix", &matrixJson}, {"recommend", &recommendJson}, {"inventory", &inventoryJson}, {"limits", &limitsJson}};
+        {"matrix", &matrixJson},  {"recommend", &recommendJson}, {"inventory", &inventoryJson},
+        {"limits", &limitsJson}, {"serve", &serveJson}};
     const std::size_t newline = text.find('\n');
     const std::string_view name = newline == std::string_view::npos ? std::string_view() : text.substr(0, newline);
     const std::string_view request = newline == std::string_view::npos ? text : text.substr(newline + 1);
-    Call call = kCalls[name.size() % 4].second;
+    Call call = kCalls[name.size() % (sizeof kCalls / sizeof kCalls[0])].second;
     for (const auto& [known, function] : kCalls) {
         if (name == known) call = function;
     }

@@ -39,6 +39,11 @@ ESTIMATE_PATHS = [
     ("limits", {"model": "llama-3.1-8b", "gpu": "rtx-4090", "engine": "llama.cpp", "weights": "Q4_K_M"}),
     ("limits", {"model": "qwen2.5-72b", "gpu": "h100-sxm5-80gb", "gpu_count": 4}),
     ("limits", {"model": "mistral-7b-v0.3", "gpu": "rtx-3090", "task": "finetune", "method": "lora"}),
+    ("serve", {"model": "llama-3.1-70b", "users": 200, "prompt_tokens": 1024, "output_tokens": 256,
+               "slo": {"ttft_s": 2, "min_user_tokens_per_s": 20}, "gpu": ["h100-sxm5-80gb", "rtx-4090", "l40s"]}),
+    ("serve", {"model": "qwen2.5-7b", "request_rate_per_s": 5, "engine": "sglang", "slo": {"tpot_ms": 40},
+               "serving": {"prefix_cache_hit_rate": 0.5, "speculative": {"method": "eagle", "accepted_tokens_per_step": 2}},
+               "gpu": "a100-sxm4-80gb", "max_gpus": 8, "pricing": "purchase", "top": 2}),
 ]
 
 

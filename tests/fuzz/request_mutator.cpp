@@ -48,6 +48,9 @@ const std::map<std::string, std::vector<Json>>& scalarValues() {
         {"objective", {"cheapest", "fastest", "cost_per_token", "fewest_gpus", "lowest_power", "prettiest"}},
         {"pricing", {"cloud", "purchase", "lease"}},
         {"preset", {"speech", "lora", "sft", "pretrain", "serving", "multimodal", "nope"}},
+        {"users", {1, 10, 200, 10000, 1e7, 0, -5, 1e8, 2.5}},
+        {"request_rate_per_s", {0.1, 1, 50, 1e6, 0, -1, 1.1e6}},
+        {"max_model_len", {1, 2048, 8192, 131072, 16777216, 0, 16777217}},
     };
     return values;
 }
@@ -128,7 +131,25 @@ Json valueFor(const std::string& key, const Catalog& catalog, Rng& rng) {
                                         "pipeline", "layer-split", "magic"}},
                           {"tp", {1, 2, 4, 8, 3, 64, 0}},
                           {"pp", {1, 2, 4, 16, 0}},
+                          {"ep", {1, 8, 1024, 0}},
+                          {"attention_dp", {1, 2, 8, 0}},
+                          {"dp", {1, 4, 0}},
                           {"offload", {"none", "optimizer", "parameters", "disk"}}},
+                         rng);
+    }
+    if (key == "slo") {
+        return subObject({{"ttft_s", {0.1, 1, 2, 3600, 0, -1, 3601}},
+                          {"tpot_ms", {5, 50, 60000, 0, 60001}},
+                          {"min_user_tokens_per_s", {1, 20, 1e5, 0, 1e6}}},
+                         rng);
+    }
+    if (key == "serving") {
+        return subObject({{"prefix_cache_hit_rate", {0, 0.5, 1, -0.1, 1.5}},
+                          {"request_rate_per_s", {0.5, 10, 1e6, 0, 2e6}},
+                          {"speculative", {Json{{"method", "mtp"}, {"accepted_tokens_per_step", 2}},
+                                           Json{{"method", "eagle"}, {"accepted_tokens_per_step", 16}},
+                                           Json{{"method", "draft"}, {"accepted_tokens_per_step", 0.5}},
+                                           Json{{"method", "medusa"}, {"accepted_tokens_per_step", 2}}}}},
                          rng);
     }
     if (key == "gpu_filter") {
@@ -150,7 +171,8 @@ Json valueFor(const std::string& key, const Catalog& catalog, Rng& rng) {
 }
 
 std::vector<std::string> requestKeys() {
-    std::vector<std::string> keys = {"model", "gpu", "inventory", "lora", "parallel", "gpu_filter", "model_filter"};
+    std::vector<std::string> keys = {"model", "gpu", "inventory", "lora", "parallel", "gpu_filter", "model_filter",
+                                     "slo", "serving"};
     for (const auto& [key, values] : scalarValues()) keys.push_back(key);
     return keys;
 }

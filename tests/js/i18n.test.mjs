@@ -21,7 +21,7 @@ test('English and Chinese have the same keys, none empty', () => {
 });
 
 test('placeholders match between the languages', () => {
-  const names = (s) => (s.match(/\{\w+\}/g) || []).sort().join();
+  const names = (s) => (s.match(/\{\w+(?=[|}])/g) || []).sort().join();
   for (const k of Object.keys(en)) assert.equal(names(zh[k]), names(en[k]), k);
 });
 
@@ -45,13 +45,23 @@ test('lookup fills placeholders and falls back to English', () => {
   assert.equal(i18n.t('no.such.key'), 'no.such.key');
   i18n.setLang('en');
   assert.equal(i18n.t('rec.config', { n: 4, gpu: 'A800' }), '4 × A800');
+  // Singular and plural in English ("1 model", not "1 models").
+  assert.equal(i18n.fill('{n|model|models}', { n: 1 }), '1 model');
+  assert.equal(i18n.fill('{n|model|models}', { n: '1,024' }), '1,024 models');
+  assert.equal(i18n.t('detail.planText', { tp: 1, pp: 1, dp: 1, nodes: 1 }), 'TP 1 × PP 1 × DP 1 on 1 server');
+  assert.equal(i18n.t('inv.uses', { n: 2 }), 'on 2 GPUs');
 });
 
 test('engine codes are translated, with the engine message as fallback', () => {
   i18n.setLang('zh');
   assert.equal(i18n.code('warn', 'no_nvlink', 'x has no NVLink'), codes.zh['warn.no_nvlink']);
   assert.equal(i18n.code('warn', 'brand_new_code', 'English text'), 'English text');
-  assert.match(i18n.errorText({ code: 'unknown_gpu', message: "unknown GPU 'H1000'" }), /^未知显卡：unknown GPU/);
+  // Chinese readers get the code's translation with the value it names and
+  // the name it suggests; the engine's English message is the secondary detail.
+  const unknown = { code: 'unknown_gpu', message: "unknown GPU 'H1000'; did you mean 'H100 SXM5 80GB'?", path: '/gpu' };
+  assert.equal(i18n.errorText(unknown), '未知显卡：“H1000”，是不是 “H100 SXM5 80GB”？');
+  assert.equal(i18n.errorDetail(unknown), unknown.message);
+  assert.doesNotMatch(i18n.errorText({ code: 'invalid_config', message: 'expected hidden_size > 0' }), /[A-Za-z]{3}/);
   i18n.setLang('en');
   assert.equal(i18n.code('warn', 'no_nvlink', 'x has no NVLink'), 'x has no NVLink');
   assert.equal(i18n.code('sugg', 'gradient_checkpointing'), 'Gradient checkpointing');

@@ -24,7 +24,7 @@ const GPUS = [
 function cellFor(m, g) {
   return { cost_usd: null, decode_tokens_per_s: m * 10 + g, fits_one: true, gpus_needed: 1, needs_nvlink: false, nodes: 1,
     prefill_tokens_per_s: 1000 + m * 10 + g, status: 'fits', strategy: 'single', total_gib: 5 + m, train_hours: null,
-    train_tokens_per_s: null, usd_per_hour: 2 + g, usd_per_million_tokens: 0.5 };
+    train_tokens_per_s: null, usd_per_hour: 2 + g, usd_per_million_tokens: 0.5, workload_figure: null };
 }
 let extraField = null;  // a field the engine may add later
 
@@ -72,6 +72,18 @@ test('columns follow the class groups, unknown groups last', () => {
 test('rows group by family in catalog order, by size inside a family', () => {
   const groups = view.rowGroups({ models: MODELS, gpus: GPUS, cells: [] }, S.defaults());
   assert.deepEqual(groups.map((g) => [g.family, g.rows]), [['B', [3, 0]], ['A', [2, 1]]]);
+});
+
+test('current models first: families by their newest release date, undated families last in catalog order', () => {
+  // Release dates as the catalog writes them (YYYY-MM-DD); family C has none.
+  const models = [{ id: 'a-8b', family: 'A', params_b: 8, release_date: '2023-07-18' },
+    { id: 'c-1b', family: 'C', params_b: 1, release_date: null },
+    { id: 'b-7b', family: 'B', params_b: 7, release_date: '2025-04-29' },
+    { id: 'a-70b', family: 'A', params_b: 70, release_date: '2024-07-23' }];
+  const groups = view.rowGroups({ models, gpus: GPUS, cells: [] }, S.defaults());
+  assert.deepEqual(groups.map((g) => [g.family, g.rows]), [['B', [2]], ['A', [0, 3]], ['C', [1]]]);
+  const oldest = view.rowGroups({ models, gpus: GPUS, cells: [] }, Object.assign(S.defaults(), { dir: 'desc' }));
+  assert.deepEqual(oldest.map((g) => g.family), ['A', 'B', 'C']);
 });
 
 test('flat sorts: by size, by name, by a GPU column with empty cells last', () => {

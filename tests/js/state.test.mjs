@@ -22,7 +22,8 @@ test('every changed key survives serialize → parse', () => {
     pmin: 6.5, pmax: 14, cls: ['consumer', 'china'], mem: 24, price: 2000, sort: 'gpu', dir: 'desc',
     sg: 'rtx-4090', cell: 'llama-3.1-8b~rtx-4090', cnt: 2, rm: 'qwen2.5-72b', obj: 'fastest', pr: 'purchase', top: 5,
     cmp: ['h100-sxm5-80gb', '-', 'a800-sxm4-80gb'], inv: [{ gpu: '2080 Ti 22GB', count: 4 }, { gpu: 'A800', count: 2 }],
-    cm: { name: 'Mine', params_b: 7, model: { params_b: 7 } }, cg: { name: 'Card', gpu: { memory_gib: 48 } }
+    cm: { name: 'Mine', params_b: 7, model: { params_b: 7 } }, cg: { name: 'Card', gpu: { memory_gib: 48 } },
+    sm: 'qwen2.5-72b', su: 200, sr: 3.5, sttft: 1.5, stpot: 40, stps: 25, spi: 1024, spo: 256, scls: ['datacenter']
   });
   const hash = S.serialize(s);
   assert.deepEqual(S.parse('', '#' + hash), s);
@@ -112,4 +113,37 @@ test('text matching ignores case, spaces and punctuation', () => {
   assert.ok(S.matchesText(['NVIDIA GeForce RTX 4090'], 'rtx4090'));
   assert.ok(S.matchesText(['A800-SXM4-80GB'], 'a800 sxm'));
   assert.ok(!S.matchesText(['H100'], 'h200'));
+});
+
+test('the currency follows the language unless the reader chose one, and the URL keeps only a choice', () => {
+  const s = S.defaults();
+  assert.equal(S.currencyOf(s, 'zh'), 'cny');
+  assert.equal(S.currencyOf(s, 'en'), 'usd');
+  assert.equal(S.serialize(s), '', 'the default currency is not written');
+  const chosen = S.parse('', '#cur=usd&lang=zh');
+  assert.equal(S.currencyOf(chosen, 'zh'), 'usd', 'an explicit choice wins over the language');
+  assert.match(S.serialize(chosen), /cur=usd/);
+});
+
+test('the serve request: users or a rate, the SLO, lengths, GPU classes (docs/CONTRACT.md "Serve")', () => {
+  const s = Object.assign(S.defaults(), { su: 50, stps: 20, sttft: 2, scls: ['datacenter'] });
+  const req = S.toServeRequest(s, 'qwen2.5-72b');
+  assert.deepEqual(req, { model: 'qwen2.5-72b', users: 50, slo: { ttft_s: 2, min_user_tokens_per_s: 20 },
+    prompt_tokens: 2048, output_tokens: 512, max_gpus: 8, pricing: 'cloud', top: 10, currency: 'usd',
+    gpu_filter: { groups: ['datacenter'] } });
+  assert.equal('batch' in req, false, 'serve sizes the concurrency itself');
+  const rate = S.toServeRequest(Object.assign(S.defaults(), { sr: 4 }), 'm');
+  assert.equal(rate.request_rate_per_s, 4);
+  assert.equal('users' in rate, false);
+});
+
+test('a link with a value the page cannot read says which, and keeps the rest', () => {
+  // A cut-short custom model (no engine object), as a truncated link gives.
+  const s = S.parse('', '#cm=' + encodeURIComponent(JSON.stringify({ name: 'x'.repeat(50000), params_b: 7 })) + '&task=lora&g=zzz');
+  assert.equal(s.cm, null);
+  assert.equal(s.task, 'lora');
+  assert.deepEqual(S.refusedKeys(), ['cm', 'g']);
+  const long = S.parse('', '#cm=' + encodeURIComponent(JSON.stringify({ name: 'x'.repeat(50000), params_b: 7, model: { params_b: 7 } })));
+  assert.equal(long.cm.name.length, 200, 'the shown name keeps the length of the other texts');
+  assert.deepEqual(S.refusedKeys(), []);
 });

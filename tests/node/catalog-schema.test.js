@@ -31,3 +31,22 @@ for (const [data, schema] of [['data/gpus.json', 'data/schema/gpus.schema.json']
     assert.strictEqual(validate(catalog), false);
   });
 }
+
+// Speech and diffusion entries need their workload_shape; other kinds take none.
+test('data/schema/models.schema.json checks the workload and its shape', () => {
+  const validate = validator('data/schema/models.schema.json');
+  const catalog = read('data/models.json');
+  assert.ok(validate(catalog));
+  const cases = [
+    ['speech model without a shape', (m) => { m['whisper-large-v3'].workload_shape = null; }],
+    ['unknown component role', (m) => { m['flux.1-dev'].workload_shape.components[0].role = 'tokenizer'; }],
+    ['video shape without frames', (m) => { delete m.hunyuanvideo.workload_shape.default_frames; }],
+    ['shape on an LLM', (m) => { m['llama-3.1-8b'].workload_shape = m['flux.1-dev'].workload_shape; }],
+    ['unknown workload', (m) => { m['bge-m3'].workload = 'tts'; }],
+  ];
+  for (const [what, mutate] of cases) {
+    const copy = JSON.parse(JSON.stringify(catalog));
+    mutate(Object.fromEntries(copy.models.map((m) => [m.id, m])));
+    assert.strictEqual(validate(copy), false, what);
+  }
+});

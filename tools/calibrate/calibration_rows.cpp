@@ -12,6 +12,7 @@
 #include "json/json_read.hpp"
 #include "json/scenario_json.hpp"
 #include "validate/mapping.hpp"
+#include "validate/row.hpp"
 
 namespace caliper::calibrate {
 
@@ -52,7 +53,9 @@ void readLine(const Catalog& catalog, const std::string& line, RowSet& set) {
     r.measured = m.measured;
     r.perGpu = m.perGpu;
     r.gpuStated = m.gpuStated;
-    r.fitUse = io::rowText(row, "gpu").find("not stated") == std::string::npos;
+    const std::string rowEngine = io::lowerCase(io::rowText(row, "engine"));
+    r.fitUse = io::rowText(row, "gpu").find("not stated") == std::string::npos &&
+               (rowEngine.empty() || !io::contractEngine(rowEngine).empty()) && m.request["model"].is_string();
     r.fitCorrect = score.fitCorrect;
     r.hasError = score.hasError && score.hasPrediction;
     if (score.hasPrediction) r.fixedPrediction = score.predicted;

@@ -28,8 +28,12 @@ struct CalibrationRow {
     FormatClass format = FormatClass::Bits16;
     GpuGroup gpu = GpuGroup::Other;
     bool gpuStated = true;
-    // The row names its GPU without the variant ("core count not stated"):
-    // scored, but no constant rests on it (its GPU's figures are a guess).
+    // Scored, but no constant or band rests on the row when it names its GPU
+    // without the variant ("core count not stated": its GPU's figures are a
+    // guess) or names an engine the contract has none for (LitGPT: its
+    // generate loop is not transformers', so it must not set transformers'),
+    // or a model outside the catalog (its shape is assumed from its size:
+    // a mixture of experts read as dense is many times too slow).
     bool fitUse = true;
     // Other kinds: the engine's figure through validateRows (their constants
     // are not refitted here, so one evaluation serves in and out of sample).

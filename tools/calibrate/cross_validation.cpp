@@ -129,7 +129,7 @@ CrossReport crossValidate(const RowSet& set) {
     for (const std::string& kind : kinds) {
         KindAccuracy k;
         k.kind = kind;
-        std::vector<double> in, cross;
+        std::vector<double> in, cross, known;
         for (std::size_t i = 0; i < rows.size(); ++i) {
             const CalibrationRow& r = rows[i];
             if (r.kind != kind) continue;
@@ -138,7 +138,10 @@ CrossReport crossValidate(const RowSet& set) {
             if (std::isnan(report.inSampleLog[i]) || std::isnan(report.crossLog[i])) continue;
             in.push_back(pct(report.inSampleLog[i]));
             cross.push_back(pct(report.crossLog[i]));
+            if (r.fitUse) known.push_back(pct(report.crossLog[i]));
         }
+        k.knownRows = int(known.size());
+        k.knownCrossMedianPct = quantileOf(known, 0.5);
         k.rows = int(in.size());
         k.inMedianPct = quantileOf(in, 0.5);
         k.inP90Pct = quantileOf(in, 0.9);
@@ -154,7 +157,10 @@ CrossReport crossValidate(const RowSet& set) {
         const std::vector<CalibrationBand> bands = makeBands(rows, report.crossLog, others);
         for (std::size_t i = 0; i < rows.size(); ++i) {
             const CalibrationRow& r = rows[i];
-            if (r.source != source || std::isnan(report.crossLog[i]) || bandKind(r.kind).empty()) continue;
+            // Bands are for setups the engine knows (catalog model, stated GPU
+            // variant, a contract engine): rows of assumed shapes are scored
+            // but neither make nor test them.
+            if (r.source != source || std::isnan(report.crossLog[i]) || bandKind(r.kind).empty() || !r.fitUse) continue;
             double lo = 0, hi = 0;
             if (!lookupBand(bands, bandKind(r.kind), int(r.engine), r.gpuStated ? gpuFamilyIndex(r.gpu) : -1, lo, hi))
                 continue;

@@ -25,6 +25,8 @@ struct KindAccuracy {
     int rows = 0;           // rows with a % error
     double inMedianPct = 0, inP90Pct = 0;
     double crossMedianPct = 0, crossP90Pct = 0;
+    int knownRows = 0;               // rows of setups the engine knows (catalog model, stated GPU, contract engine)
+    double knownCrossMedianPct = 0;  // their leave-one-source-out median
     int fitChecks = 0, fitCorrect = 0;
     int bandRows = 0, bandCovered = 0;  // left-out rows with a band, and inside it
 };

@@ -3,6 +3,7 @@
 #include "validate/mapping.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "caliper/plan/plan.hpp"
@@ -56,6 +57,7 @@ std::string weightFormat(const std::string& q) {
     if (q.rfind("fp32", 0) == 0 || q.rfind("f32", 0) == 0 || q == "float32") return "fp32";
     if (q.rfind("fp8", 0) == 0 || contains(q, "e4m3")) return "fp8";
     if (contains(q, "mxfp4")) return "mxfp4";
+    if (q == "fp4" || q == "nvfp4") return "nvfp4";  // aiconfigurator's fp4 (gpt-oss: MXFP4, buildMapping)
     if (contains(q, "nf4") || contains(q, "bnb-4bit") || contains(q, "4bit") || contains(q, "4-bit")) {
         return contains(q, "double") || contains(q, "-dq") ? "nf4-dq" : "nf4";
     }
@@ -217,7 +219,7 @@ std::optional<std::int64_t> countKey(const std::optional<double>& value) {
 // text only fills the keys a row leaves out. Returns the engine the row names,
 // empty when it names none the contract has.
 std::string applyStructuredKeys(const RowFacts& f, RowSetup& s) {
-    if (f.ep && *f.ep > 1)
+    if (f.ep && *f.ep > 1 && kindOf(f.kind) != RowKind::Serving)
         throw Unexpressible{"expert parallelism (EP " + std::to_string(countOf(*f.ep)) + ") is not in the request"};
     if (f.tp) s.tp = countKey(f.tp);
     if (f.pp) s.pp = countKey(f.pp);
@@ -230,6 +232,59 @@ std::string applyStructuredKeys(const RowFacts& f, RowSetup& s) {
     if (engine == "llama.cpp") s.engines.llamaCpp = true;
     if (engine == "tensorrt-llm") s.engines.tensorrtLlm = true;
     return engine;
+}
+
+// Attention data-parallel ranks as aiconfigurator rows state them in `extra`
+// ("attention_dp_size=8"; "empty(=1)" or absent: 1).
+std::int64_t attentionDpOf(const std::string& extra) {
+    const std::string key = "attention_dp_size=";
+    const std::size_t at = extra.find(key);
+    if (at == std::string::npos) return 1;
+    std::int64_t value = 0;
+    for (std::size_t i = at + key.size(); i < extra.size() && std::isdigit(static_cast<unsigned char>(extra[i])); ++i) {
+        value = std::min<std::int64_t>(value * 10 + (extra[i] - '0'), 1 << 20);
+    }
+    return value > 0 ? value : 1;
+}
+
+// Serving rows state their setup in structured keys: the engine instance's
+// parallel degrees (gpu_count = tp x pp x attention-DP ranks), the request
+// lengths and the concurrency; start-up memory rows the context limit and
+// the pool fraction (validation/README.md).
+void applyServingSetup(RowKind kind, const RowFacts& f, const std::string& extra, Json& req) {
+    const std::int64_t tp = f.tp ? std::max<std::int64_t>(1, countOf(*f.tp)) : 1;
+    const std::int64_t pp = f.pp ? std::max<std::int64_t>(1, countOf(*f.pp)) : 1;
+    Json parallel = Json::object();
+    if (kind == RowKind::Serving) {
+        if (!f.isl || !f.osl || !f.batch) throw Unexpressible{"a serving row needs isl, osl and batch"};
+        const std::int64_t adp = attentionDpOf(extra);
+        const std::int64_t gpus = tp * pp * adp;
+        if (f.gpuCount && countOf(*f.gpuCount) != gpus) {
+            throw Unexpressible{"gpu_count " + std::to_string(countOf(*f.gpuCount)) + " is not tp x pp x attention-DP " +
+                                std::to_string(gpus)};
+        }
+        req["gpu_count"] = gpus;
+        req["prompt_tokens"] = countOf(*f.isl);
+        req["output_tokens"] = countOf(*f.osl);
+        req["batch"] = countOf(*f.batch);
+        // Attention-DP ranks run the expert layers with the tensor-parallel
+        // ones: the replica spans tp x adp GPUs.
+        parallel["tp"] = tp * adp;
+        if (adp > 1) parallel["attention_dp"] = adp;
+        if (f.ep && *f.ep > 1) parallel["ep"] = countOf(*f.ep);
+    } else {
+        if (!f.maxModelLen) throw Unexpressible{"a start-up memory row needs max_model_len"};
+        const std::int64_t length = std::max<std::int64_t>(2, countOf(*f.maxModelLen));
+        req["gpu_count"] = tp * pp;
+        req["max_model_len"] = length;
+        req["prompt_tokens"] = length - 1;
+        req["output_tokens"] = 1;
+        req["batch"] = 1;
+        if (f.gpuMemoryUtilization) req["gpu_memory_utilization"] = *f.gpuMemoryUtilization;
+        parallel["tp"] = tp;
+    }
+    if (pp > 1) parallel["pp"] = pp;
+    req["parallel"] = parallel;
 }
 
 RowMapping buildMapping(const Catalog& catalog, const Json& row) {
@@ -248,8 +303,18 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     }
     const std::string engine = rowEngine.empty() ? engineFor(setup.engines, task) : rowEngine;
     if (!engine.empty()) m.request["engine"] = engine;
-    const std::string weights = weightFormat(f.quant.empty() ? setup.precision : f.quant);
+    std::string weights = weightFormat(f.quant.empty() ? setup.precision : f.quant);
+    // gpt-oss ships MXFP4 weights; aiconfigurator names every 4-bit float "fp4".
+    if (weights == "nvfp4" && contains(lowerCase(f.model), "gpt-oss")) weights = "mxfp4";
     if (!weights.empty()) m.request["weights"] = weights;
+    // Ollama's library tags without a quantization suffix ("llama3.2:3b")
+    // pull 4-bit K-quants (the library pages list Q4_K_M for the default
+    // tag), not the 16-bit checkpoint.
+    if (weights.empty() && lowerCase(f.engine) == "ollama") m.request["weights"] = "Q4_K_M";
+    // Tags ending in "mlx" run on Ollama's MLX runner, not llama.cpp.
+    if (lowerCase(f.engine) == "ollama" && lowerCase(f.model).find("mlx") != std::string::npos) {
+        throw Unexpressible{"Ollama's MLX runner (model tag '" + f.model + "'): the engine has no MLX engine yet"};
+    }
     if (!setup.kvCache.empty()) m.request["kv_cache"] = setup.kvCache;
     if (setup.gpuMemoryUtilization) m.request["gpu_memory_utilization"] = *setup.gpuMemoryUtilization;
     if (setup.flashAttention) m.request["flash_attention"] = *setup.flashAttention;
@@ -257,6 +322,10 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     else setTraining(f, setup, m.request);
     applyEngineConventions(setup, task, f.method, m.request);
     setParallel(setup, task != "inference", m.request);
+    if (kind == RowKind::Serving || kind == RowKind::EngineMemory) {
+        applyServingSetup(kind, f, rowText(row, "extra"), m.request);
+        m.expectFits.reset();  // more concurrent requests than the pool holds queue; they do not fail
+    }
     setComparison(kind, f, setup, m);
     keepWithinGpuLimit(setup, m);
     if (m.lowerBound) m.expectFits.reset();

@@ -23,6 +23,15 @@ enum class Compared {
     TrainMfu,            // train_tflops_per_gpu / the GPU's dense peak
     TrainTokens,         // train_tokens_per_s
     Fits,                // fits
+    // Serving rows (CONTRACT v2): the result's serving object and the engine's start-up memory.
+    ServingTpotMs,       // serving.tpot_ms
+    ServingTtftMs,       // serving.ttft_s x 1000
+    ServingTpsPerGpu,    // serving.output_tokens_per_s_per_gpu
+    KvCacheTokens,       // serving.kv_cache_tokens
+    MaxConcurrency,      // serving.max_concurrency
+    KvPoolGib,           // the KV pool per GPU (explain serving_kv_pool_gib)
+    ActivationsGib,      // memory.activations_gib
+    NonTorchGib,         // explain serving_non_torch_gib
 };
 
 struct RowMapping {

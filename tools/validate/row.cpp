@@ -67,6 +67,28 @@ void setThroughputComparison(const RowFacts& f, const RowSetup& s, RowMapping& m
     }
 }
 
+// Serving rows compare with the result's serving object or the engine's
+// start-up memory figures, each in the row's own unit.
+void setServingComparison(const RowFacts& f, RowMapping& m) {
+    const double v = measuredNumber(f);
+    m.measured = v;
+    if (f.kind == "serving_tpot_ms") m.compared = Compared::ServingTpotMs;
+    else if (f.kind == "serving_ttft_ms") m.compared = Compared::ServingTtftMs;
+    else if (f.kind == "serving_output_tps_per_gpu") m.compared = Compared::ServingTpsPerGpu;
+    else if (f.kind == "kv_cache_tokens") m.compared = Compared::KvCacheTokens;
+    else if (f.kind == "max_concurrency") m.compared = Compared::MaxConcurrency;
+    else {
+        m.measured = toGiB(v, f.unit);
+        if (f.kind == "kv_cache_memory") m.compared = Compared::KvPoolGib;
+        else if (f.kind == "weights_memory") m.compared = Compared::Weights;
+        else if (f.kind == "activation_memory") m.compared = Compared::ActivationsGib;
+        else m.compared = Compared::NonTorchGib;
+    }
+    if ((f.kind == "serving_tpot_ms" || f.kind == "serving_ttft_ms") && f.unit != "ms") {
+        throw Unexpressible{"unit '" + f.unit + "' is not ms"};
+    }
+}
+
 void setFitsComparison(const RowFacts& f, RowMapping& m) {
     m.compared = Compared::Fits;
     std::optional<bool> fits;
@@ -134,14 +156,15 @@ constexpr KindScorer kKindScorers[] = {
     {"train_mfu", RowKind::TrainThroughput},
     {"weights_size", RowKind::Weights},
     {"fits", RowKind::Fits},
-};
-
-// Kinds the rows carry that have no scorer yet (validation/README.md names
-// the result field each one will be compared with): listed as unscored.
-constexpr std::string_view kKindsWithoutScorer[] = {
-    "serving_ttft_ms",   "serving_tpot_ms",  "serving_output_tps_per_gpu", "weights_memory",
-    "activation_memory", "non_torch_memory", "kv_cache_memory",           "kv_cache_tokens",
-    "max_concurrency",
+    {"serving_tpot_ms", RowKind::Serving},
+    {"serving_ttft_ms", RowKind::Serving},
+    {"serving_output_tps_per_gpu", RowKind::Serving},
+    {"kv_cache_tokens", RowKind::EngineMemory},
+    {"kv_cache_memory", RowKind::EngineMemory},
+    {"weights_memory", RowKind::EngineMemory},
+    {"activation_memory", RowKind::EngineMemory},
+    {"non_torch_memory", RowKind::EngineMemory},
+    {"max_concurrency", RowKind::EngineMemory},
 };
 
 }  // namespace
@@ -149,9 +172,6 @@ constexpr std::string_view kKindsWithoutScorer[] = {
 RowKind kindOf(const std::string& kind) {
     for (const KindScorer& k : kKindScorers) {
         if (k.name == kind) return k.kind;
-    }
-    for (std::string_view k : kKindsWithoutScorer) {
-        if (k == kind) throw Unexpressible{"kind '" + kind + "' has no scorer yet"};
     }
     throw Unexpressible{"unknown kind '" + kind + "'"};
 }
@@ -167,7 +187,8 @@ std::string contractEngine(const std::string& e) {
 }
 
 bool isInferenceKind(RowKind k) {
-    return k == RowKind::Decode || k == RowKind::Prefill || k == RowKind::InferenceMemory || k == RowKind::Weights;
+    return k == RowKind::Decode || k == RowKind::Prefill || k == RowKind::InferenceMemory || k == RowKind::Weights ||
+           k == RowKind::Serving || k == RowKind::EngineMemory;
 }
 
 bool isMemoryKind(RowKind k) {
@@ -177,6 +198,8 @@ bool isMemoryKind(RowKind k) {
 void setComparison(RowKind kind, const RowFacts& f, const RowSetup& s, RowMapping& m) {
     m.lowerBound = s.lowerBound;
     switch (kind) {
+        case RowKind::Serving:
+        case RowKind::EngineMemory: return setServingComparison(f, m);
         case RowKind::Fits: return setFitsComparison(f, m);
         case RowKind::TrainThroughput: return setThroughputComparison(f, s, m);
         case RowKind::Weights:

@@ -15,7 +15,11 @@ struct Unexpressible {
     std::string reason;
 };
 
-enum class RowKind { Decode, Prefill, InferenceMemory, FinetuneMemory, TrainMemory, TrainThroughput, Weights, Fits };
+enum class RowKind {
+    Decode, Prefill, InferenceMemory, FinetuneMemory, TrainMemory, TrainThroughput, Weights, Fits,
+    Serving,       // serving_tpot_ms, serving_ttft_ms, serving_output_tps_per_gpu: continuous batching at `batch`
+    EngineMemory   // kv_cache_tokens, kv_cache_memory, weights_memory, ...: a serving engine's start-up profile
+};
 
 struct RowFacts {
     std::string id, kind, model, quant, method, gpu, unit, trust;

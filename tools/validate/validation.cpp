@@ -109,6 +109,22 @@ Prediction memoryPrediction(const Json& result, Compared compared) {
     }
 }
 
+// A figure of the result's serving object (null when the engine gave none).
+Prediction servingFigure(const Json& result, const char* key, double scale) {
+    const auto it = result.find("serving");
+    if (it == result.end() || !it->is_object()) return {std::nullopt, "serving"};
+    const std::optional<double> v = optionalNumber(*it, key);
+    return v ? Prediction{*v * scale, ""} : Prediction{std::nullopt, std::string("serving.") + key};
+}
+
+// A start-up memory figure the result states only in its explanation.
+Prediction servingTerm(const Json& result, const char* term) {
+    for (const Json& t : result.value("explain", Json::array())) {
+        if (t.value("term", "") == term) return {number(t, "value"), ""};
+    }
+    return {std::nullopt, term};
+}
+
 Prediction predict(const Catalog& catalog, const Json& result, const RowMapping& m) {
     const double perGpu = m.perGpu ? std::max(1.0, number(result, "gpu_count")) : 1.0;
     auto rate = [&](const std::optional<double>& v, const char* field) {
@@ -123,6 +139,14 @@ Prediction predict(const Catalog& catalog, const Json& result, const RowMapping&
         case Compared::TrainTflops: return rate(optionalNumber(result, "train_tflops_per_gpu"), "train_tflops_per_gpu");
         case Compared::TrainMfu: return {mfu(catalog, result), "train_tflops_per_gpu"};
         case Compared::Fits: return {number(part(result, "memory"), "total_gib"), ""};
+        case Compared::ServingTpotMs: return servingFigure(result, "tpot_ms", 1.0);
+        case Compared::ServingTtftMs: return servingFigure(result, "ttft_s", 1e3);
+        case Compared::ServingTpsPerGpu: return servingFigure(result, "output_tokens_per_s_per_gpu", 1.0);
+        case Compared::KvCacheTokens: return servingFigure(result, "kv_cache_tokens", 1.0);
+        case Compared::MaxConcurrency: return servingFigure(result, "max_concurrency", 1.0);
+        case Compared::KvPoolGib: return servingTerm(result, "serving_kv_pool_gib");
+        case Compared::NonTorchGib: return servingTerm(result, "serving_non_torch_gib");
+        case Compared::ActivationsGib: return {number(part(result, "memory"), "activations_gib"), ""};
         default: return memoryPrediction(result, m.compared);
     }
 }

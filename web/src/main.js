@@ -12,7 +12,7 @@ import * as presets from './state/presets.js';
 import * as views from './views/views.js';
 import * as requests from './state/requests.js';
 import { matchesText } from './state/search.js';
-import { parse, serialize } from './state/url-codec.js';
+import { parse, refusedKeys, serialize } from './state/url-codec.js';
 
 var $ = dom.$;
 var timings = window.__caliperTimings;  // matrix/flow.js; the boot steps are added here
@@ -25,10 +25,12 @@ window.__caliperPage = { app: app, requests: requests, engine: engine };
 function t(key, params) { return i18n.t(key, params); }
 function getState() { return app.state; }
 
-function setStatus(text, isError) {
+// detail: the engine's English message where the text is a translation.
+function setStatus(text, isError, detail) {
   var s = $('#status');
   s.textContent = text;
   s.classList.toggle('error', !!isError);
+  if (detail) s.title = detail; else s.removeAttribute('title');
 }
 
 function setLang(lang) {
@@ -131,8 +133,8 @@ function round(ms) { return Math.round(ms * 10) / 10; }
 
 function showEngineError(e, keepFields) {
   var field = requests.controlForPath(e.path);
-  setStatus(i18n.errorText(e) + (e.path ? ' (' + e.path + ')' : ''), true);
-  if (field && !keepFields) dom.fieldError($('#' + field), i18n.errorText(e));
+  setStatus(i18n.errorText(e) + (e.path ? t('error.at', { path: e.path }) : ''), true, i18n.errorDetail(e));
+  if (field && !keepFields) dom.fieldError($('#' + field), i18n.errorText(e), i18n.errorDetail(e));
 }
 
 function clearEngineErrors() {
@@ -173,6 +175,13 @@ function ensureLists() {
   syncPresets();
 }
 
+// What the link asked for that the page could not read, in one line.
+function showRefused() {
+  var keys = refusedKeys(), box = $('#url-notice');
+  box.hidden = !keys.length;
+  box.textContent = keys.length ? t('status.urlRefused', { keys: keys.map(function (k) { return i18n.has('urlKey.' + k) ? t('urlKey.' + k) : k; }).join(t('list.sep')) }) : '';
+}
+
 function bindGlobal() {
   dom.$all('.tabs [data-view]').forEach(function (b) {
     b.addEventListener('click', function () { change({ view: b.dataset.view }); });
@@ -191,13 +200,14 @@ function bindGlobal() {
   });
   $('#share-link').addEventListener('click', function () { exporter.copy(fullUrl(false)); });
   $('#embed-code').addEventListener('click', function () { exporter.copy(exporter.embedSnippet(fullUrl(true), t('app.name'))); });
-  $('#export-csv').addEventListener('click', function () { if (app.job) exporter.matrixCsv(matrixData.complete(app.job), app.state); });
+  $('#export-csv').addEventListener('click', function () { if (app.job) exporter.matrixCsv(matrixData.complete(app.job), app.state, app.cnyPerUsd); });
   $('#export-json').addEventListener('click', function () {
     if (app.job) exporter.matrixJson(matrixData.complete(app.job), app.state, app.job.req);
   });
   window.addEventListener('hashchange', function () {
     if (location.hash.replace(/^#/, '') === serialize(app.state)) return;
     app.state = parse(location.search, location.hash);
+    showRefused();
     if (app.ready) { ensureLists(); views.refreshLists(); }
     render({});
   });
@@ -208,13 +218,14 @@ function boot() {
   setLang(i18n.pick(app.state.lang, navigator.languages || [navigator.language]));
   if (app.state.embed) document.documentElement.classList.add('embed');
   if (document.documentElement.dataset.build === 'single') $('#offline-link').hidden = true;
-  controls.init({ getState: getState, onChange: change, t: t });
+  controls.init({ getState: getState, onChange: change, t: t, cnyPerUsd: function () { return app.cnyPerUsd; } });
   controls.translate(app.state);
   views.init({ app: app, change: change, setStatus: setStatus, showEngineError: showEngineError, t: t,
     loadBuiltInCatalog: loadCatalog, catalogChanged: catalogChanged });
   matrixFlow.init({ app: app, setStatus: setStatus, showEngineError: showEngineError, clearEngineErrors: clearEngineErrors,
     gpuIds: gpuIds, ensureLists: ensureLists });
   bindGlobal();
+  showRefused();
   render({});
   setStatus(t('status.loading'));
   // Boot steps, in ms since the page started loading (for the benchmark).
@@ -224,6 +235,8 @@ function boot() {
     engine.pageCatalog().then(function (texts) { timings.boot.catalogUnpacked = round(performance.now()); return texts; })
   ]).then(function (done) {
     engine.loadCatalog(done[1].gpus, done[1].models);
+    // The serve tab where the engine has the serving search.
+    $('.tabs [data-view="serve"]').hidden = !engine.canServe();
     var s = app.state;
     var listsLater = s.view === 'matrix' && !s.cell;
     catalogChanged(listsLater);
@@ -233,7 +246,7 @@ function boot() {
     render({});
     if (listsLater) matrixFill.afterPaint(ensureLists);
   }).catch(function (e) {
-    setStatus(e && e.code === 'engine_missing' ? t('status.engineMissing') : i18n.errorText(e), true);
+    setStatus(e && e.code === 'engine_missing' ? t('status.engineMissing') : i18n.errorText(e), true, i18n.errorDetail(e));
   });
 }
 

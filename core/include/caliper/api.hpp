@@ -30,6 +30,9 @@ ApiResponse matrixJson(const Catalog& catalog, std::string_view requestJson, boo
 // numbers in `values`, described by the answer's "cell_values".
 ApiResponse matrixValues(const Catalog& catalog, std::string_view requestJson);
 ApiResponse recommendJson(const Catalog& catalog, std::string_view requestJson, bool pretty = false);
+// Deployments that serve "users" (or "request_rate_per_s") within an "slo",
+// ranked by price, with the frontier ("curve") of the first (CONTRACT v2).
+ApiResponse serveJson(const Catalog& catalog, std::string_view requestJson, bool pretty = false);
 ApiResponse inventoryJson(const Catalog& catalog, std::string_view requestJson, bool pretty = false);
 ApiResponse limitsJson(const Catalog& catalog, std::string_view requestJson, bool pretty = false);
 ApiResponse listGpusJson(const Catalog& catalog, bool pretty = false);

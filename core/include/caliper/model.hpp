@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "caliper/weight_format.hpp"
+#include "caliper/workload_shape.hpp"
 
 namespace caliper {
 
@@ -117,6 +118,11 @@ struct ModelSpec {
     // Parameters the formula does not cover, so totals match published counts:
     // vision towers, Whisper's conv stem, router bias vectors, attention sinks.
     std::int64_t extraParams = 0;
+
+    // Non-LLM workloads (ASR, embeddings, diffusion): the kind and, for ASR
+    // and diffusion, the pipeline the figures are computed from.
+    WorkloadKind workload = WorkloadKind::Llm;
+    WorkloadShape workloadShape;
 
     std::int64_t paramsExact = 0;  // published exact count, 0 when unknown
     bool shapeAssumed = false;     // architecture guessed from params_b alone

@@ -97,6 +97,8 @@ struct EstimateResult {
     double powerW = 0;                          // GPUs + host share
     std::optional<double> energyKwh;            // for a training run
     int priceYear = 0;
+    std::optional<ServingFigures> serving;  // continuous batching (CONTRACT v2 "serving")
+    WorkloadFigures workloadFigures;  // the model's own figures when it is not an LLM
 
     std::vector<Warning> warnings;
     std::vector<ExplainTerm> explain;

@@ -7,6 +7,7 @@
 
 #include "caliper/gpu.hpp"
 #include "caliper/model.hpp"
+#include "caliper/serving/serving.hpp"
 #include "caliper/weight_format.hpp"
 
 namespace caliper {
@@ -30,6 +31,9 @@ struct ParallelSpec {
     Strategy strategy = Strategy::Auto;
     int tp = 0;  // 0 = chosen by the planner
     int pp = 0;
+    int ep = 0;           // expert-parallel degree (0 = the engine's default: tp)
+    int attentionDp = 0;  // attention data-parallel ranks (0 = 1)
+    int dp = 0;           // replicas (0 = as many as the GPUs allow)
     Offload offload = Offload::None;
 };
 
@@ -55,9 +59,12 @@ struct Scenario {
     std::optional<double> trainTokens;
     std::string currency = "usd";  // usd | cny
     double gpuMemoryUtilization = 0.9;  // vLLM / SGLang pool fraction
+    std::optional<std::int64_t> maxModelLen;  // engine context limit per request; empty = prompt + output
+    ServingRequest serving;                   // continuous-batching options (CONTRACT v2 "serving")
     std::optional<double> usdPerGpuHour;  // user override of the catalog price
     std::optional<double> priceUsd;       // user override of the purchase price
     double cnyPerUsd = 7.1;               // exchange rate used for CNY figures
+    WorkloadRequest workloadRequest;      // audio seconds, image size, steps, frames
 
     // Which defaults the request set itself; the others follow the GPU
     // (bf16 from Ampere on, fp16 before; FlashAttention-2 where supported).

@@ -3,6 +3,7 @@
 #include "caliper/cost/cost.hpp"
 #include "caliper/speed/speed.hpp"
 #include "plan/prepared.hpp"
+#include "caliper/workloads/workloads.hpp"
 
 namespace caliper {
 
@@ -11,7 +12,23 @@ namespace {
 // The figures of one cell for a scenario whose model and GPU are set: the
 // figures estimate() gives at the fewest GPUs that fit, without its text
 // (names, warnings, explanations), and with the scenario prepared once.
+MatrixCell pipelineCellOf(const Scenario& s, int maxGpus) {
+    const EstimateResult r = estimatePipeline(s, EstimateDetail{false, false, false});
+    MatrixCell cell;
+    cell.gpusNeeded = r.gpusNeeded;
+    cell.fitsOne = r.gpusNeeded && *r.gpusNeeded == 1;
+    cell.totalGiB = r.memory.totalGiB;
+    cell.strategy = r.plan.strategy;
+    cell.nodes = r.plan.nodes;
+    if (!cell.gpusNeeded || *cell.gpusNeeded > maxGpus) return cell;
+    cell.status = cell.fitsOne ? CellStatus::Fits : CellStatus::FitsMulti;
+    cell.usdPerHour = r.usdPerHour;
+    cell.workloadFigure = workloadCellFigure(s.model, r.workloadFigures).value;
+    return cell;
+}
+
 MatrixCell cellOf(const Scenario& s, int maxGpus) {
+    if (runsPipeline(s)) return pipelineCellOf(s, maxGpus);
     const sizing::Inputs in = sizing::prepare(s);
     MatrixCell cell;
     const std::optional<CountFit> fit = fewestGpusFit(in);

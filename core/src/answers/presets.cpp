@@ -32,10 +32,12 @@ Preset speechPreset() {
     p.maxParamsB = 7.9;
     p.referenceParamsB = 7;  // the band's top: what fits it fits every smaller model
     // Whisper transcribes and translates speech, the row's first two jobs.
-    // Its decoder writes at most 448 tokens per 30-second window
-    // (max_target_positions in its config.json): a short prompt, a segment out.
+    // It is sized as speech recognition (core/src/workloads): 8 streams of
+    // 10 minutes of audio, ranked by the real-time factor, not tokens/s.
+    // prompt/output tokens stay for callers that switch the model to an LLM.
     p.modelId = "whisper-large-v3";
     p.batch = 8;
+    p.audioSeconds = 600;
     p.promptTokens = 64;
     p.outputTokens = 384;
     p.objective = Objective::Cheapest;  // "成本低"

@@ -9,12 +9,20 @@
 #include "caliper/plan/estimate.hpp"
 #include "caliper/error.hpp"
 #include "answers/recommend_detail.hpp"
+#include "caliper/workloads/workloads.hpp"
 
 namespace caliper {
 
 namespace detail {
 
 std::optional<double> speedOf(const RecommendOption& o) {
+    // A non-LLM model's throughput: audio seconds, tokens or images per
+    // second; a video model's clips per second.
+    const WorkloadFigures& f = o.workloadFigures;
+    if (f.asr) return f.asr->audioSecondsPerS;
+    if (f.embedding) return f.embedding->tokensPerS;
+    if (f.image) return f.image->imagesPerS;
+    if (f.video) return f.video->secondsPerVideo > 0 ? std::optional<double>(1.0 / f.video->secondsPerVideo) : std::nullopt;
     return o.trainTokensPerS ? o.trainTokensPerS : o.decodeTokensPerS;
 }
 
@@ -99,6 +107,7 @@ RecommendOption makeOption(const Catalog& catalog, const Scenario& s, const Esti
     o.usdPerMillionTokens = usdPerMillionTokens(r);
     o.costUsd = r.costUsd;
     o.powerW = r.powerW;
+    o.workloadFigures = r.workloadFigures;
     o.watch = detail::watchItems(catalog, s, r);
     return o;
 }

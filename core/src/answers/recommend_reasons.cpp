@@ -63,8 +63,16 @@ void addLeadReasons(RecommendOption& o, const std::vector<RecommendOption>& all,
                                 : Warning{"cheapest", "cheapest to buy: " + money(*o.purchaseUsd) + " for the GPUs"});
     }
     if (leads(o, all, speedOf, false)) {
-        o.reasons.push_back({"fastest", std::string(training ? "fastest training: " : "fastest decode: ") +
-                                            groupedNumber(*speedOf(o), 0) + " tok/s"});
+        const WorkloadFigures& f = o.workloadFigures;
+        const std::string what =
+            f.asr     ? "fastest transcription: " + groupedNumber(*speedOf(o), 0) + " audio seconds/s (real-time factor " +
+                            groupedNumber(f.asr->realtimeFactor, 3) + " per stream)"
+            : f.image ? "fastest generation: " + groupedNumber(*speedOf(o), 2) + " images/s"
+            : f.video ? "fastest generation: " + groupedNumber(f.video->secondsPerVideo, 0) + " s per video"
+            : f.embedding ? "fastest embedding: " + groupedNumber(*speedOf(o), 0) + " tok/s"
+                          : std::string(training ? "fastest training: " : "fastest decode: ") +
+                                groupedNumber(*speedOf(o), 0) + " tok/s";
+        o.reasons.push_back({"fastest", what});
     }
     auto perToken = [](const RecommendOption& x) { return x.usdPerMillionTokens; };
     if (leads(o, all, perToken, true)) {

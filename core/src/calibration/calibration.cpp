@@ -150,9 +150,29 @@ void setCalibrationOverride(const CalibrationTable* table) { gOverride = table; 
 
 const CalibrationTable* calibrationOverride() { return gOverride; }
 
+namespace {
+
+// The matrix asks for several constants of the same GPU in a row: its group
+// (string searches in the architecture name) is worked out once.
+GpuGroup cachedGpuGroup(const GpuSpec& gpu) {
+    thread_local const GpuSpec* lastGpu = nullptr;
+    thread_local std::string lastId;
+    thread_local double lastBandwidth = -1;
+    thread_local GpuGroup lastGroup = GpuGroup::Other;
+    if (lastGpu != &gpu || lastBandwidth != gpu.bandwidthGbps || lastId != gpu.id) {
+        lastGpu = &gpu;
+        lastId = gpu.id;
+        lastBandwidth = gpu.bandwidthGbps;
+        lastGroup = gpuGroup(gpu);
+    }
+    return lastGroup;
+}
+
+}  // namespace
+
 double calibrated(CalibratedConstant c, Engine engine, WeightFormat format, const GpuSpec& gpu, double prior) {
     const double scale = activeCalibration().scale[std::size_t(
-        CalibrationTable::index(c, engineClass(engine), formatClass(engine, format), gpuGroup(gpu)))];
+        CalibrationTable::index(c, engineClass(engine), formatClass(engine, format), cachedGpuGroup(gpu)))];
     const double value = prior * scale;
     switch (c) {
         case CalibratedConstant::DecodeLayerOverheadS: return std::clamp(value, 0.0, kMaxLayerOverheadS);

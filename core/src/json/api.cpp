@@ -82,6 +82,10 @@ ApiResponse recommendJson(const Catalog& catalog, std::string_view requestJson, 
     return guarded(pretty, [&] { return io::recommendToJson(catalog, parseRequest(requestJson)); });
 }
 
+ApiResponse serveJson(const Catalog& catalog, std::string_view requestJson, bool pretty) {
+    return guarded(pretty, [&] { return io::serveToJson(catalog, parseRequest(requestJson)); });
+}
+
 ApiResponse inventoryJson(const Catalog& catalog, std::string_view requestJson, bool pretty) {
     return guarded(pretty, [&] { return io::inventoryToJson(catalog, parseRequest(requestJson)); });
 }

@@ -31,7 +31,10 @@ constexpr const char* kWarningCodes[] = {
     "nothing_fits",      "nvlink",                  "params_b_mismatch",     "partial_nvlink",
     "purchase_cards_only", "purchase_cost_per_token", "rack_power",          "scaled_out",
     "single_gpu",        "software_ecosystem",      "speed_unknown",         "tp_across_nodes",
-    "tp_over_pcie",      "unpriced_last"};
+    "tp_over_pcie",      "unpriced_last",
+    // serve and the workloads room
+    "disaggregated_not_searched", "request_rate_above_capacity", "requests_queue", "slo_not_met",
+    "unknown_compute_rate", "workload_trained_as_transformer"};
 
 // The codes of {"ok":false,"error":{"code",...}}: the engine's, and the
 // WebAssembly module's own (no_catalog, unknown_function).

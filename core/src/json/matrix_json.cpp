@@ -17,6 +17,7 @@
 #include "json/result_json.hpp"
 #include "json/scenario_json.hpp"
 #include "json/views_json.hpp"
+#include "caliper/workloads/workloads.hpp"
 
 namespace caliper::io {
 
@@ -82,9 +83,13 @@ ModelFilter readModelFilter(const Json& request) {
 
 Json modelHeader(const ModelSpec& m) {
     const ParamCounts p = countParams(m);
-    return {{"id", m.id},          {"name", m.name},     {"family", m.family}, {"params_b", tidy(p.total / 1e9)},
-            {"active_params_b", tidy(p.active / 1e9)}, {"modality", m.modality},
-            {"release_date", m.releaseDate.empty() ? Json(nullptr) : Json(m.releaseDate)}};
+    const double total = hasPipeline(m) ? pipelineParams(m) : p.total;
+    const double active = hasPipeline(m) ? total : p.active;
+    return {{"id", m.id},          {"name", m.name},     {"family", m.family}, {"params_b", tidy(total / 1e9)},
+            {"active_params_b", tidy(active / 1e9)}, {"modality", m.modality},
+            {"release_date", m.releaseDate.empty() ? Json(nullptr) : Json(m.releaseDate)},
+            {"workload", toString(m.workload)},
+            {"workload_unit", m.workload == WorkloadKind::Llm ? Json(nullptr) : Json(workloadCellFigure(m, {}).unit)}};
 }
 
 Json gpuHeader(const GpuSpec& g) {
@@ -207,6 +212,9 @@ const CellField kCellFields[] = {
      [](const MatrixCell& c) { return valueOf(c.usdPerHour); }},
     {"usd_per_million_tokens", [](TextWriter& o, const MatrixCell& c) { o.number(c.usdPerMillionTokens); },
      [](const MatrixCell& c) { return valueOf(c.usdPerMillionTokens); }},
+    // A non-LLM model's own figure, in the unit its model header names.
+    {"workload_figure", [](TextWriter& o, const MatrixCell& c) { o.number(c.workloadFigure); },
+     [](const MatrixCell& c) { return valueOf(c.workloadFigure); }},
 };
 
 // The names of an enum's values in its order (caliper/names.hpp): a

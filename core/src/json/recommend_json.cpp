@@ -9,6 +9,7 @@
 // max_gpus, and, without "model", the catalog model its size band sizes for.
 // "options" holds the top N plus the best option of any tier the top N
 // misses; "tiers" maps each tier to the ranks of its listed options.
+// With an "slo" (task inference) it answers as `caliper serve` does.
 #include "caliper/answers/presets.hpp"
 #include "caliper/answers/recommend.hpp"
 #include "caliper/names.hpp"
@@ -17,6 +18,7 @@
 #include "json/result_json.hpp"
 #include "json/scenario_json.hpp"
 #include "json/views_json.hpp"
+#include "caliper/workloads/workloads.hpp"
 
 namespace caliper::io {
 
@@ -98,6 +100,9 @@ Json optionToJson(const Catalog& catalog, const RecommendOption& o, double cnyPe
             {"cost_usd", tidyOrNull(o.costUsd)},
             {"cost_cny", cnyOrNull(o.costUsd, cnyPerUsd)},
             {"power_w", tidy(o.powerW)},
+            {"asr", o.workloadFigures.asr ? Json{{"audio_seconds_per_s", tidy(o.workloadFigures.asr->audioSecondsPerS)},
+                                                 {"realtime_factor", tidy(o.workloadFigures.asr->realtimeFactor)}}
+                                          : Json(nullptr)},
             {"priced", o.priced},
             {"reasons", warningsToJson(o.reasons)},
             {"watch", watchToJson(catalog, o.watch)}};
@@ -115,8 +120,7 @@ Json presetToJson(const Preset* p, const std::string& modelId) {
 
 Json recommendationToJson(const Catalog& catalog, const Recommendation& rec, const Scenario& s) {
     Json out = {{"ok", true}, {"objective", toString(rec.objective)}, {"pricing", toString(rec.pricing)}};
-    const ParamCounts params = countParams(s.model);
-    out["model"] = {{"id", s.model.id}, {"name", s.model.name}, {"params_b", tidy(params.total / 1e9)}};
+    out["model"] = {{"id", s.model.id}, {"name", s.model.name}, {"params_b", tidy(pipelineParams(s.model) / 1e9)}};
     out["task"] = toString(s.task);
     out["method"] = s.task == Task::Finetune ? Json(toString(s.method)) : Json(nullptr);
     out["candidates"] = rec.candidates;
@@ -138,10 +142,22 @@ Json recommendationToJson(const Catalog& catalog, const Recommendation& rec, con
 
 }  // namespace
 
+// recommend with an "slo" runs serve's search: `batch` (or "users") concurrent
+// users, or "request_rate_per_s", within the latency target.
+Json recommendWithinSlo(const Catalog& catalog, const Json& request) {
+    Json serve = request;
+    if (!serve.contains("users") && !serve.contains("request_rate_per_s")) serve["users"] = serve.value("batch", Json(1));
+    for (const char* key : {"batch", "objective"}) serve.erase(key);
+    Json out = serveToJson(catalog, serve);
+    out["objective"] = "slo";
+    return out;
+}
+
 Json presetRequest(const Catalog& catalog, const Preset& p) {
     Json request = {{"task", toString(p.task)}};
     if (p.task == Task::Finetune) request["method"] = toString(p.method);
     request["batch"] = p.batch;
+    if (p.audioSeconds) request["audio_seconds"] = *p.audioSeconds;
     if (p.task == Task::Inference) {
         request["prompt_tokens"] = p.promptTokens;
         request["output_tokens"] = p.outputTokens;
@@ -158,6 +174,9 @@ Json presetRequest(const Catalog& catalog, const Preset& p) {
 
 Json recommendToJson(const Catalog& catalog, const Json& request) {
     if (!request.is_object()) failType("invalid_value", "", "a JSON object", request);
+    if (const auto slo = request.find("slo"); slo != request.end() && !slo->is_null()) {
+        return recommendWithinSlo(catalog, request);
+    }
     Json filled = request;
     const Preset* preset = applyPreset(catalog, filled);
     std::vector<Warning> warnings;

@@ -35,6 +35,9 @@ constexpr RequestLimit kRequestLimits[] = {
     {"lora.rank", 1, 65536},
     {"parallel.tp", 1, kMaxGpus},
     {"parallel.pp", 1, kMaxGpus},
+    {"parallel.ep", 1, kMaxGpus},
+    {"parallel.attention_dp", 1, kMaxGpus},
+    {"parallel.dp", 1, kMaxGpus},
     {"top", 1, 100},                   // recommend: options answered
     {"inventory.count", 1, kMaxGpus},  // inventory: cards of one kind
 };

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "json/workload_request_json.hpp"
+
 namespace caliper::io {
 
 namespace {
@@ -94,6 +96,25 @@ Json cnyOrNull(const std::optional<double>& usd, double cnyPerUsd) {
 
 }  // namespace
 
+Json servingToJson(const std::optional<ServingFigures>& f) {
+    if (!f) return nullptr;
+    return {{"concurrency", tidy(f->concurrency)},
+            {"ttft_s", tidy(f->ttftS)},
+            {"tpot_ms", tidy(f->tpotMs)},
+            {"user_tokens_per_s", tidy(f->userTokensPerS)},
+            {"output_tokens_per_s", tidy(f->outputTokensPerS)},
+            {"output_tokens_per_s_per_gpu", tidy(f->outputTokensPerSPerGpu)},
+            {"requests_per_s", tidy(f->requestsPerS)},
+            {"kv_cache_tokens", tidyOrNull(f->kvCacheTokens)},
+            {"max_concurrency", tidyOrNull(f->maxConcurrency)},
+            {"usd_per_million_output_tokens", tidyOrNull(f->usdPerMillionOutputTokens)},
+            {"joules_per_output_token", tidyOrNull(f->joulesPerOutputToken)}};
+}
+
+namespace {
+
+}  // namespace
+
 Json resultToJson(const EstimateResult& r, const Scenario& s) {
     Json out;
     out["ok"] = true;
@@ -120,6 +141,19 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
                        {"optimizer", toString(s.optimizer)},
                        {"gradient_checkpointing", s.gradientCheckpointing},
                        {"flash_attention", s.flashAttention}};
+    writeWorkloadKeys(s, out["scenario"]);
+    out["workload"] = toString(s.model.workload);
+    const WorkloadFigures& f = r.workloadFigures;
+    out["asr"] = f.asr ? Json{{"audio_seconds_per_s", tidy(f.asr->audioSecondsPerS)},
+                              {"realtime_factor", tidy(f.asr->realtimeFactor)}}
+                       : Json(nullptr);
+    out["embedding"] = f.embedding ? Json{{"tokens_per_s", tidy(f.embedding->tokensPerS)},
+                                          {"sequences_per_s", tidy(f.embedding->sequencesPerS)}}
+                                   : Json(nullptr);
+    out["image"] = f.image ? Json{{"seconds_per_image", tidy(f.image->secondsPerImage)},
+                                  {"images_per_s", tidy(f.image->imagesPerS)}}
+                           : Json(nullptr);
+    out["video"] = f.video ? Json{{"seconds_per_video", tidy(f.video->secondsPerVideo)}} : Json(nullptr);
     out["memory"] = memoryToJson(r.memory);
     out["usable_memory_gib"] = tidy(r.usableMemoryGiB);
     out["fits"] = r.fits;
@@ -143,6 +177,7 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
     out["cny_per_usd"] = tidy(s.cnyPerUsd);
     out["power_w"] = tidy(r.powerW);
     out["energy_kwh"] = tidyOrNull(r.energyKwh);
+    out["serving"] = servingToJson(r.serving);
     out["ranges"] = Json::object();
     for (const FigureRange& range : r.ranges) out["ranges"][range.key] = {tidy(range.low), tidy(range.high)};
     out["warnings"] = warningsToJson(r.warnings);

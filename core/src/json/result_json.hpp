@@ -15,6 +15,7 @@ Json tidyOrNull(const std::optional<double>& value);
 
 Json warningsToJson(const std::vector<Warning>& warnings);
 Json memoryToJson(const MemoryBreakdown& memory);  // the result's "memory" object
+Json servingToJson(const std::optional<ServingFigures>& figures);  // the result's "serving" object
 Json resultToJson(const EstimateResult& result, const Scenario& scenario);
 Json errorToJson(const Error& error);
 

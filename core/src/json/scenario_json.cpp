@@ -10,6 +10,7 @@
 #include "json/catalog/model_json.hpp"
 #include "json/hf_config/hf_config.hpp"
 #include "json/request_limits.hpp"
+#include "json/workload_request_json.hpp"
 
 namespace caliper::io {
 
@@ -91,6 +92,9 @@ void readParallel(Scenario& s, ObjectReader& r) {
     else p.ignore("strategy");
     s.parallel.tp = static_cast<int>(integerWithin(p, "tp", "parallel.tp", 0));
     s.parallel.pp = static_cast<int>(integerWithin(p, "pp", "parallel.pp", 0));
+    s.parallel.ep = static_cast<int>(integerWithin(p, "ep", "parallel.ep", 0));
+    s.parallel.attentionDp = static_cast<int>(integerWithin(p, "attention_dp", "parallel.attention_dp", 0));
+    s.parallel.dp = static_cast<int>(integerWithin(p, "dp", "parallel.dp", 0));
     if (p.has("offload")) s.parallel.offload = parseEnum<Offload>(*p.raw("offload"), p.pathOf("offload"));
     else p.ignore("offload");
     p.finish();
@@ -228,6 +232,8 @@ Scenario scenarioFromJson(const Catalog& catalog, const Json& request, std::vect
     readLora(s, r);
     readParallel(s, r);
     readPrices(s, r);
+    readServing(s, r);
+    readWorkloadKeys(s, r);
     for (const std::string& key : options.extraKeys) r.ignore(key.c_str());
     r.finish();
     return s;

@@ -43,4 +43,7 @@ E parseEnum(const Json& value, const std::string& path, std::initializer_list<st
 WeightFormat parseWeightFormat(const Json& value, const std::string& path);
 Engine parseEngine(const Json& value, const std::string& path);
 
+// max_model_len and the "serving" object (serving_json.cpp).
+void readServing(Scenario& s, ObjectReader& r);
+
 }  // namespace caliper::io

@@ -18,6 +18,7 @@ std::string matrixText(const Catalog& catalog, const Json& request, bool pretty,
 Json recommendToJson(const Catalog& catalog, const Json& request);
 Json inventoryToJson(const Catalog& catalog, const Json& request);
 Json limitsToJson(const Catalog& catalog, const Json& request);
+Json serveToJson(const Catalog& catalog, const Json& request);  // serve_json.cpp
 
 // The matrix cell's fields, in the order the cells and the "values" layout write them.
 Json matrixCellFields();

@@ -25,6 +25,16 @@ constexpr double kLargeGpuGiB = 70;
 // rows of fp32 logits plus their probabilities (8 bytes per vocabulary entry).
 constexpr double kServingMaxSeqs = 256;
 constexpr double kSamplerBytesPerLogit = 8;
+// vLLM V1 profiles the sampler apart from the forward pass, on max_num_seqs
+// rows: 1024 on GPUs with >= 70 GiB that are not A100, else 256
+// (arg_utils.py get_batch_defaults). Its peak (fp32 logits, probabilities,
+// the sorted copy top-p/top-k need) is ~15 bytes per vocabulary entry: vLLM
+// 0.19 logs on H100 show a torch peak of 1.89 GiB for Llama-3.1-8B (vocab
+// 128,256), 2.21 GiB for Qwen2.5-7B (152,064) and 3.63 GiB for Gemma-7B
+// (256,000) at any tp (public-v2.jsonl activation_memory), and the peak is
+// the larger of the forward pass and the sampler, not their sum.
+constexpr double kVllmMaxSeqsLarge = 1024;
+constexpr double kVllmSamplerBytesPerLogit = 15;
 // TensorRT-LLM max_num_tokens default (trtllm-build): 8192.
 constexpr double kTrtllmMaxTokens = 8192;
 // llama.cpp n_ubatch default 512; its compute buffers hold f32 tensors.
@@ -124,6 +134,14 @@ double inferenceActivationBytes(const Inputs& in, const Layout& layout, const St
         tokens = trt ? kTrtllmMaxTokens : servingChunkTokens(s);
         why = trt ? "TensorRT-LLM max_num_tokens" : "the profile run of a chunked-prefill batch";
         if (stage.last) logits = kServingMaxSeqs * sh.vocab * kSamplerBytesPerLogit;
+        if (s.engine == Engine::Vllm) {
+            const bool large = s.gpu.memoryGib >= kLargeGpuGiB && s.gpu.name.find("A100") == std::string::npos;
+            const double sampler =
+                stage.last ? (large ? kVllmMaxSeqsLarge : kServingMaxSeqs) * sh.vocab * kVllmSamplerBytesPerLogit : 0;
+            const double forward = tokens * perTokenLayerBytes(sh, layout.tp, kBf16);
+            logits = std::max(0.0, sampler - forward);  // the peak is the larger of the two
+            why = "the profile run of a chunked-prefill batch, or the sampler's on max_num_seqs rows if larger";
+        }
     }
     const double workspace = quantizedWorkspaceBytes(in);
     const double bytes = tokens * perToken + logits + scores + workspace;

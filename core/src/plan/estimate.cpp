@@ -14,6 +14,8 @@
 #include "caliper/speed/speed.hpp"
 #include "calibration/ranges.hpp"
 #include "plan/prepared.hpp"
+#include "caliper/serving/estimate_serving.hpp"
+#include "caliper/workloads/workloads.hpp"
 
 namespace caliper {
 
@@ -38,6 +40,9 @@ void addWarningOnce(std::vector<Warning>& warnings, const Warning& w) {
 }  // namespace
 
 EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
+    // Speech, embedding and diffusion models have their own engine
+    // (core/src/workloads) and figures.
+    if (runsPipeline(scenario)) return estimatePipeline(scenario, detail);
     EstimateResult r;
     const sizing::Inputs in = sizing::prepare(scenario);
     r.modelId = scenario.model.id;
@@ -73,6 +78,7 @@ EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
     append(r.explain, memory.explain);
 
     std::vector<Warning> warnings = compatibilityWarnings(scenario, r.plan);
+    if (scenario.model.workload != WorkloadKind::Llm) warnings.push_back(trainingWarning(scenario));
     append(warnings, memory.warnings);
     if (!r.fits) {
         warnings.push_back(Warning{"does_not_fit", "needs " + oneDecimal(r.memory.totalGiB) + " GiB per GPU; " +
@@ -103,6 +109,16 @@ EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
         r.priceYear = cost.priceYear;
         append(r.explain, cost.explain);
         append(warnings, cost.warnings);
+    }
+    // Continuous batching runs whenever weights and activations leave the KV
+    // pool room for one request: more concurrent requests than it holds queue.
+    if (continuousBatching(scenario)) {
+        r.serving = estimateServing(scenario, r.plan, r.memory, detail.explain ? &r.explain : nullptr, &warnings);
+        if (r.serving && r.fits) priceServing(*r.serving, r.usdPerHour, r.powerW);
+        if (r.serving && !r.fits) {
+            const CostEstimate cost = estimateCost(scenario, r.plan, SpeedEstimate{}, false);
+            priceServing(*r.serving, cost.usdPerHour, cost.powerW);
+        }
     }
     for (const Warning& w : warnings) addWarningOnce(r.warnings, w);
     if (detail.quickRules) r.quickRules = quickRules(scenario);

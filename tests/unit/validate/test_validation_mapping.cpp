@@ -294,9 +294,6 @@ TEST_CASE("a v2 row's engine outside the contract leaves the choice to the text"
 }
 
 TEST_CASE("kinds without a scorer are listed as unscored with the reason", "[validation]") {
-    const auto report = validateOne(validationRow({{"kind", "serving_tpot_ms"}, {"unit", "ms"}}));
-    REQUIRE(report.unscored.size() == 1);
-    CHECK(report.unscored[0].reason == "kind 'serving_tpot_ms' has no scorer yet");
     CHECK(validateOne(validationRow({{"kind", "made_up"}})).unscored[0].reason == "unknown kind 'made_up'");
 }
 
@@ -307,4 +304,33 @@ TEST_CASE("several files are scored as one set, rows without an id named by file
     CHECK(report.rowsRead == 2);
     REQUIRE(report.unscored.size() == 1);
     CHECK(report.unscored[0].id == "b.jsonl line 1");
+}
+
+TEST_CASE("a serving row maps to the engine instance at its concurrency", "[validation]") {
+    // An aiconfigurator sample as public-v2.jsonl holds it: DeepSeek-R1 on
+    // H200, TensorRT-LLM, attention DP 8 x EP 8 (gpu_count = tp x pp x adp).
+    const auto m = caliper::test::mappedRow(validationRow(
+        {{"kind", "serving_tpot_ms"}, {"unit", "ms"}, {"model", "deepseek-ai/DeepSeek-R1"}, {"quant", "fp8"},
+         {"gpu", "h200_sxm"}, {"gpu_count", 8}, {"tp", 1}, {"pp", 1}, {"ep", 8}, {"engine", "tensorrt-llm"},
+         {"batch", 64}, {"isl", 1024}, {"osl", 1024}, {"value", 20.5},
+         {"extra", "parallelism: tp_size=1, pp_size=1, attention_dp_size=8, moe_tp_size=1, moe_ep_size=8"}}));
+    CHECK(m.request["engine"] == "tensorrt-llm");
+    CHECK(m.request["gpu_count"] == 8);
+    CHECK(m.request["parallel"]["tp"] == 8);
+    CHECK(m.request["parallel"]["attention_dp"] == 8);
+    CHECK(m.request["parallel"]["ep"] == 8);
+    CHECK(m.request["batch"] == 64);
+    CHECK(m.request["prompt_tokens"] == 1024);
+    CHECK(m.request["output_tokens"] == 1024);
+}
+
+TEST_CASE("a vLLM start-up row maps to its context limit and pool fraction", "[validation]") {
+    const auto m = caliper::test::mappedRow(validationRow(
+        {{"kind", "kv_cache_tokens"}, {"unit", "tokens"}, {"model", "Qwen/Qwen2.5-7B-Instruct"}, {"quant", "bf16"},
+         {"gpu", "H100-80GB"}, {"gpu_count", 2}, {"tp", 2}, {"pp", 1}, {"engine", "vllm"}, {"max_model_len", 8192},
+         {"gpu_memory_utilization", 0.95}, {"value", 2390592}}));
+    CHECK(m.request["max_model_len"] == 8192);
+    CHECK(m.request["gpu_memory_utilization"] == 0.95);
+    CHECK(m.request["parallel"]["tp"] == 2);
+    CHECK(m.request["batch"] == 1);
 }

@@ -4,7 +4,7 @@
 import * as dom from '../dom/dom.js';
 import * as format from '../format/format.js';
 import * as i18n from '../i18n/i18n.js';
-import { GROUPS, TASKS, defaults, isTraining } from '../state/defaults.js';
+import { GROUPS, TASKS, currencyOf, defaults, isTraining } from '../state/defaults.js';
 import { ENGINES, WEIGHT_GROUPS } from '../state/vocabulary.js';
 
 var $ = dom.$, el = dom.el;
@@ -17,13 +17,17 @@ var ENGINE_LABELS = { transformers: 'Transformers', vllm: 'vLLM', sglang: 'SGLan
   'llama.cpp': 'llama.cpp', deepspeed: 'DeepSpeed', fsdp: 'PyTorch FSDP', megatron: 'Megatron-LM' };
 var DEBOUNCE_MS = 160;
 
-var ctx = null;  // {getState, onChange, t}
+var ctx = null;  // {getState, onChange, t, cnyPerUsd}
+// Fields whose typed text waits for its debounce: a repaint in between
+// (another control changed) leaves their text alone, and the text is
+// committed when its timer fires.
+var pending = {};
 
 // Number fields: id → [state key, parse(text) → value | undefined (bad)]
 var NUMBER_FIELDS = {
   context: ['ctx', intIn(1, 1e8, false)], batch: ['b', intIn(1, 1e6, true)],
   'train-tokens': ['tt', tokens], 'f-pmin': ['pmin', numIn(0, 1e6)], 'f-pmax': ['pmax', numIn(0, 1e6)],
-  'f-mem': ['mem', numIn(0, 1e6)], 'f-price': ['price', numIn(0, 1e9)]
+  'f-mem': ['mem', numIn(0, 1e6)], 'f-price': ['price', priceIn]
 };
 
 function intIn(min, max, optional) {
@@ -40,6 +44,19 @@ function numIn(min, max) {
     return isFinite(v) && v >= min && v <= max ? v : undefined;
   };
 }
+// The price filter is in the currency in force; the state keeps dollars
+// (the engine's gpu_filter.max_price_usd), converted at the engine's rate.
+function priceRate() {
+  var rate = ctx.cnyPerUsd ? ctx.cnyPerUsd() : null;
+  return currencyOf(ctx.getState(), i18n.lang()) === 'cny' && typeof rate === 'number' && rate > 0 ? rate : 1;
+}
+function priceIn(s) {
+  var v = numIn(0, 1e10)(s);
+  if (v == null) return v;
+  var usd = v / priceRate();
+  return usd <= 1e9 ? Math.round(usd * 100) / 100 : undefined;
+}
+
 function tokens(s) {
   var v = format.parseInput(s);
   if (v === null) return null;
@@ -62,9 +79,10 @@ function init(options) {
     var input = $('#' + id), timer = null;
     input.addEventListener('input', function () {
       clearTimeout(timer);
-      timer = setTimeout(function () { onNumber(id); }, DEBOUNCE_MS);
+      pending[id] = true;
+      timer = setTimeout(function () { delete pending[id]; onNumber(id); }, DEBOUNCE_MS);
     });
-    input.addEventListener('change', function () { clearTimeout(timer); onNumber(id); });
+    input.addEventListener('change', function () { clearTimeout(timer); delete pending[id]; onNumber(id); });
   });
   bindSearch('f-search', 'q');
   bindSearch('f-gpu', 'gq');
@@ -109,6 +127,7 @@ function setFamilies(families) {
 }
 
 function setIfIdle(input, value) {
+  if (pending[input.id]) return;
   if (document.activeElement === input && input.getAttribute('aria-invalid') === 'true') return;
   var text = value == null ? '' : String(value);
   if (input.value !== text && !(document.activeElement === input && format.parseInput(input.value) === value)) input.value = text;
@@ -123,7 +142,7 @@ function sync(state) {
   $('#engine').value = state.eng;
   $('#show').value = state.show;
   $('#lang').value = i18n.lang();
-  $('#currency').value = state.cur;
+  $('#currency').value = currencyOf(state, i18n.lang());
   setIfIdle($('#context'), state.ctx);
   setIfIdle($('#batch'), state.b);
   setIfIdle($('#train-tokens'), state.tt);
@@ -132,7 +151,9 @@ function sync(state) {
   setIfIdle($('#f-pmin'), state.pmin);
   setIfIdle($('#f-pmax'), state.pmax);
   setIfIdle($('#f-mem'), state.mem);
-  setIfIdle($('#f-price'), state.price);
+  var rate = priceRate();
+  setIfIdle($('#f-price'), state.price == null ? null : rate === 1 ? state.price : Math.round(state.price * rate));
+  $('#f-price-label').textContent = ctx.t('filter.maxPrice', { cur: ctx.t(rate === 1 ? 'cur.usd' : 'cur.cny') });
   setIfIdle($('#f-search'), state.q);
   setIfIdle($('#f-gpu'), state.gq);
   syncChecks('#f-families-list', state.fam);
@@ -186,7 +207,9 @@ function bindSearch(id, key) {
   var input = $('#' + id), timer = null;
   input.addEventListener('input', function () {
     clearTimeout(timer);
+    pending[id] = true;
     timer = setTimeout(function () {
+      delete pending[id];
       var patch = {};
       patch[key] = input.value.slice(0, 200);
       ctx.onChange(patch, { source: id });

@@ -63,7 +63,9 @@ function option(o, selected) {
 }
 
 // A message next to a field, linked by aria-describedby; empty text removes it.
-function fieldError(field, message) {
+// detail: a secondary text (the engine's English message beside a
+// translated one), the message's title.
+function fieldError(field, message, detail) {
   if (!field) return;
   var id = field.id + '-error';
   var box = document.getElementById(id);
@@ -78,6 +80,7 @@ function fieldError(field, message) {
     field.insertAdjacentElement('afterend', box);
   }
   box.textContent = message;
+  if (detail) box.title = detail; else box.removeAttribute('title');
   field.setAttribute('aria-invalid', 'true');
   field.setAttribute('aria-describedby', id);
 }

@@ -175,6 +175,10 @@ function estimate(req) { return call('estimate', req); }
 function recommend(req) { return call('recommend', req); }
 function inventory(req) { return call('inventory', req); }
 function limits(req) { return call('limits', req); }
+// The serving search (docs/CONTRACT.md "Serve"); canServe() says whether
+// this engine has it (an engine built before it answers unknown_function).
+function serve(req) { return call('serve', req); }
+function canServe() { return !!instance && typeof instance.serve === 'function'; }
 function listGpus() { return invoke('listGpus', []); }
 function listModels() { return invoke('listModels', []); }
 function caveats() { return invoke('caveats', []); }
@@ -195,7 +199,7 @@ function describe() {
 }
 
 export { EngineError, pageCatalog, init, ready, loadCatalog, catalogInUse as catalogTexts, estimate, matrix, takesValues,
-  recommend, inventory, limits, listGpus, listModels, caveats, version, describe, z85Decode, splitCatalog };
+  recommend, inventory, limits, serve, canServe, listGpus, listModels, caveats, version, describe, z85Decode, splitCatalog };
 
 // Unpacking starts now, while the rest of the page loads.
 if (typeof document !== 'undefined') {

@@ -1,6 +1,8 @@
 // Exports and copying, all local: files are Blobs behind a download link
 // (no network), the chart is serialised SVG or drawn to a canvas for PNG.
 import * as i18n from '../i18n/i18n.js';
+import * as format from '../format/format.js';
+import { currencyOf } from '../state/defaults.js';
 import { toMatrixRequest } from '../state/requests.js';
 
 var CSV_COLUMNS = ['gpus_needed', 'status', 'strategy', 'nodes', 'needs_nvlink', 'total_gib', 'decode_tokens_per_s',
@@ -15,15 +17,26 @@ function csvField(v) {
   return /[",\n\r]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
 }
 
-// One line per model × GPU, with the engine's figures as numbers.
-function matrixToCsv(matrix) {
+// A money column in the currency in force: usd_per_hour → cny_per_hour,
+// the figure converted at the engine's rate (format.moneyField).
+function currencyColumn(key, currency) { return currency === 'cny' ? key.replace(/usd/, 'cny') : key; }
+function columnValue(cell, key, currency, cnyPerUsd) {
+  if (currency !== 'cny' || !/usd/.test(key)) return cell[key];
+  var m = format.moneyField(cell, key, 'cny', cnyPerUsd);
+  return m.currency === 'cny' && m.value != null ? Math.round(m.value * 10000) / 10000 : null;
+}
+
+// One line per model × GPU, with the engine's figures as numbers; the money
+// columns in the currency in force (cny: where the engine's rate is known).
+function matrixToCsv(matrix, currency, cnyPerUsd) {
+  var cur = currency === 'cny' && typeof cnyPerUsd === 'number' ? 'cny' : 'usd';
   var lines = [['model_id', 'model_name', 'family', 'params_b', 'gpu_id', 'gpu_name', 'gpu_group', 'memory_gib']
-    .concat(CSV_COLUMNS).join(',')];
+    .concat(CSV_COLUMNS.map(function (k) { return currencyColumn(k, cur); })).join(',')];
   matrix.models.forEach(function (m, i) {
     matrix.gpus.forEach(function (g, j) {
       var cell = matrix.cells[i][j] || {};
       var row = [m.id, m.name, m.family, m.params_b, g.id, g.name, g.group, g.memory_gib]
-        .concat(CSV_COLUMNS.map(function (k) { return cell[k]; }));
+        .concat(CSV_COLUMNS.map(function (k) { return columnValue(cell, k, cur, cnyPerUsd); }));
       lines.push(row.map(csvField).join(','));
     });
   });
@@ -45,8 +58,9 @@ function download(filename, mime, content) {
 
 function stamp(state) { return 'caliper-' + state.task + '-' + state.ctx; }
 
-function matrixCsv(matrix, state) {
-  download(stamp(state) + '.csv', 'text/csv;charset=utf-8', '\ufeff' + matrixToCsv(matrix));
+function matrixCsv(matrix, state, cnyPerUsd) {
+  var csv = matrixToCsv(matrix, currencyOf(state, i18n.lang()), cnyPerUsd);
+  download(stamp(state) + '.csv', 'text/csv;charset=utf-8', '\ufeff' + csv);
 }
 
 // request: the engine request the matrix came from (the page's own, with

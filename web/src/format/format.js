@@ -116,11 +116,12 @@ function power(locale, watts) {
   return number(locale, watts, 0) + ' W';
 }
 
-// Integer input text → number, or null for empty; NaN marks bad text.
+// Number input text → number, or null for empty; NaN marks bad text.
+// Takes 1,000 / 2.5K / 1T / 1e12 / 1亿.
 function parseInput(textValue) {
   var s = String(textValue == null ? '' : textValue).trim().replace(/[,_\s]/g, '');
   if (!s) return null;
-  var m = /^(\d+(?:\.\d+)?)([kKmMbBtT万亿]?)$/.exec(s);
+  var m = /^(\d+(?:\.\d+)?(?:[eE]\+?\d{1,3})?)([kKmMbBtT万亿]?)$/.exec(s);
   if (!m) return NaN;
   var scale = { '': 1, k: 1e3, K: 1e3, m: 1e6, M: 1e6, b: 1e9, B: 1e9, t: 1e12, T: 1e12, '万': 1e4, '亿': 1e8 }[m[2]];
   return Number(m[1]) * scale;

@@ -39,6 +39,9 @@ var en = {
   'term.prefill_compute_ms': 'Prompt compute time', 'term.prefill_weight_read_ms': 'Prompt weight-read time',
   'term.prefill_comm_ms': 'Prompt communication time', 'term.prefill_tokens_per_s': 'Prompt processing',
   'term.time_to_first_token_s': 'Time to first token',
+  'term.encoder_s': 'Audio encoder time', 'term.decoder_s': 'Transcript decoder time',
+  'term.embedding_batch_s': 'Time per embedding batch', 'term.denoise_step_s': 'Time per denoising step',
+  'term.denoise_s': 'Denoising time', 'term.text_encode_s': 'Text encoding time', 'term.vae_decode_s': 'VAE decoding time',
   'term.train_model_flops_per_token': 'Model FLOPs per token', 'term.train_mfu': 'Model FLOPs utilisation (MFU)',
   'term.train_peak_tflops': 'Peak tensor rate per GPU', 'term.train_step_compute_s': 'Compute time per step',
   'term.train_tp_comm_extra_s': 'Extra tensor-parallel communication per step',
@@ -108,6 +111,9 @@ var zh = {
   'term.prefill_compute_ms': '提示词计算时间', 'term.prefill_weight_read_ms': '提示词阶段读取权重的时间',
   'term.prefill_comm_ms': '提示词阶段通信时间', 'term.prefill_tokens_per_s': '预填充速度',
   'term.time_to_first_token_s': '首 token 延迟',
+  'term.encoder_s': '音频编码器耗时', 'term.decoder_s': '转写解码器耗时',
+  'term.embedding_batch_s': '每批向量化耗时', 'term.denoise_step_s': '每个去噪步耗时',
+  'term.denoise_s': '去噪总耗时', 'term.text_encode_s': '文本编码耗时', 'term.vae_decode_s': 'VAE 解码耗时',
   'term.train_model_flops_per_token': '每 token 的模型计算量', 'term.train_mfu': '模型算力利用率（MFU）',
   'term.train_peak_tflops': '单卡峰值张量算力', 'term.train_step_compute_s': '每步计算时间',
   'term.train_tp_comm_extra_s': '每步额外的张量并行通信', 'term.train_dp_comm_exposed_s': '每步未被掩盖的梯度通信',
@@ -123,7 +129,9 @@ var zh = {
   'error.invalid_catalog': '目录格式有误', 'error.too_large': '输入过大', 'error.too_deep': '嵌套过深',
   'error.not_available': '无法提供', 'error.unknown_caveat': '未知的注意事项 id', 'error.internal_error': '引擎内部错误',
   'error.out_of_memory': '内存不足', 'error.engine_missing': '计算引擎未加载', 'error.engine_crash': '计算引擎出错',
-  'error.unsupported_browser': '浏览器版本过旧'
+  'error.unsupported_browser': '浏览器版本过旧', 'error.generic': '输入有误', 'warn.slo_not_met': '没有部署方案满足 SLO；列出的是最接近的方案',
+  'warn.disaggregated_not_searched': '尚未搜索预填充/解码分离部署：每种方案都在同一组卡上完成两个阶段',
+  'error.invalid_config': '模型配置无效', 'error.unknown_function': '引擎不支持此调用', 'error.engine_error': '计算引擎出错'
 };
 var codes = { en: en, zh: zh };
 export { codes };

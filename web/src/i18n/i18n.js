@@ -30,10 +30,15 @@ function pick(requested, browserLanguages) {
   return 'en';
 }
 
+// {name} → the value; {name|one|many} → the value and the word that suits
+// it ("1 model", "8 GPUs"), for languages that inflect.
 function fill(text, params) {
   if (!params) return text;
-  return text.replace(/\{(\w+)\}/g, function (whole, name) {
-    return Object.prototype.hasOwnProperty.call(params, name) ? String(params[name]) : whole;
+  return text.replace(/\{(\w+)(?:\|([^|{}]*)\|([^{}]*))?\}/g, function (whole, name, one, many) {
+    if (!Object.prototype.hasOwnProperty.call(params, name)) return whole;
+    var v = String(params[name]);
+    if (one === undefined) return v;
+    return v + ' ' + (Number(v.replace(/,/g, '')) === 1 ? one : many);
   });
 }
 
@@ -61,13 +66,27 @@ function code(kind, value, fallback) {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-// An engine error for people: the engine's message (it names the value and
-// what was expected), led by a translated summary outside English.
+// An engine error for people. English: the engine's message (it names the
+// value and what was expected). Other languages: the code's translation,
+// the value the message quotes and the name it suggests, with the JSON
+// pointer; the English message stays as the secondary detail
+// (errorDetail, shown as the element's title).
 function errorText(err) {
   var message = (err && (err.message || err.code)) || '';
   if (current === 'en') return message;
-  var summary = code('error', err && err.code, '');
-  return summary && summary !== message ? summary + '：' + message : message;
+  var summary = code('error', err && err.code, '') || code('error', 'generic', '');
+  var quoted = /['"\u201c]([^'"\u201d]{1,80})['"\u201d]/.exec(message);
+  var mean = /did you mean ['"\u201c]([^'"\u201d]{1,80})['"\u201d]/.exec(message);
+  var text = summary;
+  if (quoted && !(mean && mean.index < quoted.index)) text += '\uff1a\u201c' + quoted[1] + '\u201d';
+  if (mean) text += t('error.didYouMean', { name: mean[1] });
+  return text;
+}
+
+// The engine's own English message, where errorText gave a translation.
+function errorDetail(err) {
+  if (current === 'en') return '';
+  return String((err && err.message) || '');
 }
 
 function setLang(lang) {
@@ -93,4 +112,4 @@ function apply(rootEl) {
 
 function lang() { return current; }
 
-export { LANGS, normalize, pick, fill, t, has, code, errorText, setLang, lang, locale, apply, dictionaries };
+export { LANGS, normalize, pick, fill, t, has, code, errorText, errorDetail, setLang, lang, locale, apply, dictionaries };

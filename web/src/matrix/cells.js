@@ -7,14 +7,19 @@ var SYMBOL_FITS = '✓';
 var SYMBOL_NO = '✗';
 var SYMBOL_NVLINK = '⇌';
 var SYMBOL_NODES = '⊞';
+// Fits by the estimate but not by its 80% band (the result's fit "tight").
+var SYMBOL_TIGHT = '≈';
+
+function isTight(cell) { return !!cell && cell.fit === 'tight' && cell.status !== 'no'; }
 
 function symbol(cell) {
   if (cell === null) return '';  // not loaded yet
   if (!cell) return SYMBOL_NO;
+  var tight = isTight(cell) ? SYMBOL_TIGHT : '';
   switch (cell.status) {
-    case 'fits': return SYMBOL_FITS;
-    case 'fits-multi': return cell.gpus_needed + '×' + (cell.needs_nvlink ? SYMBOL_NVLINK : '');
-    case 'multi-node': return cell.gpus_needed + '×' + SYMBOL_NODES;
+    case 'fits': return tight || SYMBOL_FITS;
+    case 'fits-multi': return cell.gpus_needed + '×' + (cell.needs_nvlink ? SYMBOL_NVLINK : '') + tight;
+    case 'multi-node': return cell.gpus_needed + '×' + SYMBOL_NODES + tight;
     default: return SYMBOL_NO;
   }
 }
@@ -63,7 +68,8 @@ function figureText(cell, metric, training, opts) {
 // Status words for exports and screen-reader labels.
 function statusKey(cell) {
   if (!cell) return 'no';
+  if (isTight(cell) && cell.status === 'fits') return 'tight';
   return cell.status === 'fits-multi' && cell.needs_nvlink ? 'fits-multi-nvlink' : cell.status;
 }
 
-export { SYMBOL_FITS, SYMBOL_NO, SYMBOL_NVLINK, SYMBOL_NODES, symbol, figureKey, sortValue, higherIsBetter, figureText, statusKey, isMoney };
+export { SYMBOL_TIGHT, isTight, SYMBOL_FITS, SYMBOL_NO, SYMBOL_NVLINK, SYMBOL_NODES, symbol, figureKey, sortValue, higherIsBetter, figureText, statusKey, isMoney };

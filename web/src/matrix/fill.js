@@ -13,7 +13,8 @@ import * as cells from './cells.js';
 import * as dom from '../dom/dom.js';
 import * as format from '../format/format.js';
 import * as matrixWindow from './window.js';
-import { isTraining } from '../state/defaults.js';
+import * as i18n from '../i18n/i18n.js';
+import { currencyOf, isTraining } from '../state/defaults.js';
 
 var W = matrixWindow;
 var STATUS_CLASS = { fits: 'c st-fits', 'fits-multi': 'c st-multi', 'multi-node': 'c st-nodes', no: 'c st-no' };
@@ -71,6 +72,7 @@ function windowNow(view) {
 
 function cellClass(cell, first) {
   var base = cell == null ? PENDING_CLASS : STATUS_CLASS[cell.status] || STATUS_CLASS.no;
+  if (cells.isTight(cell)) base += ' st-tight';
   return first ? base + ' first' : base;
 }
 
@@ -264,7 +266,7 @@ function relayout(view) {
 function fill(view, ctx) {
   view.ctx = ctx;
   view.fmt = { metric: ctx.state.show, training: isTraining(ctx.state),
-    opts: { locale: ctx.locale, currency: ctx.state.cur, cnyPerUsd: ctx.cnyPerUsd } };
+    opts: { locale: ctx.locale, currency: currencyOf(ctx.state, i18n.lang()), cnyPerUsd: ctx.cnyPerUsd } };
   view.partial = !!ctx.partial;
   setBusy(view, view.partial);
   var first = !view.win;

@@ -7,6 +7,7 @@ import * as i18n from '../i18n/i18n.js';
 import * as matrixData from './data.js';
 import * as matrixFill from './fill.js';
 import * as views from '../views/views.js';
+import { currencyOf } from '../state/defaults.js';
 import { toEstimateRequest } from '../state/requests.js';
 
 // matrixPaintedMs: page start → the first matrix cells on screen (the task
@@ -102,7 +103,7 @@ function loadJob(key, start) {
 
 function noteRate(job) {
   if (typeof job.cnyPerUsd === 'number') app.cnyPerUsd = job.cnyPerUsd;
-  else if (app.state.cur === 'cny' && app.cnyPerUsd === null) app.cnyPerUsd = exchangeRate();
+  else if (currencyOf(app.state, i18n.lang()) === 'cny' && app.cnyPerUsd === null) app.cnyPerUsd = exchangeRate();
 }
 
 // Writes the cells in view and records the times: the in-view repaint

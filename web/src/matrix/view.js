@@ -4,6 +4,7 @@
 import * as cells from './cells.js';
 import * as dom from '../dom/dom.js';
 import * as format from '../format/format.js';
+import * as i18n from '../i18n/i18n.js';
 import * as matrixFill from './fill.js';
 import * as matrixKeys from './keys.js';
 import * as matrixWindow from './window.js';
@@ -57,8 +58,18 @@ function rowGroups(matrix, state) {
       if (!byFamily[f]) { byFamily[f] = { family: f, rows: [] }; groups.push(byFamily[f]); }
       byFamily[f].rows.push(i);
     });
-    groups.forEach(function (g) {
+    groups.forEach(function (g, k) {
       g.rows.sort(function (a, b) { return compareNumbers(models[a].params_b, models[b].params_b, 'asc') || a - b; });
+      g.at = k;
+      g.newest = g.rows.reduce(function (d, i) { var r = models[i].release_date; return r && r > d ? r : d; }, '');
+    });
+    // Current models first: families by their newest release (the catalog's
+    // release_date), newest first; the other direction puts the oldest
+    // first. Families without dates keep the catalog's order, last.
+    groups.sort(function (a, b) {
+      if (!a.newest || !b.newest) return (a.newest ? -1 : b.newest ? 1 : 0) || a.at - b.at;
+      var r = a.newest < b.newest ? 1 : a.newest > b.newest ? -1 : 0;
+      return (dir === 'desc' ? -r : r) || a.at - b.at;
     });
     return groups;
   }
@@ -207,7 +218,7 @@ function writeHeadColumns(view, c0, c1) {
     var g = matrix.gpus[cols[k]], startsGroup = view.firsts[k];
     if (k === c0 || g.group !== runGroup) {
       runGroup = g.group;
-      runTh = el('th', { scope: 'colgroup', colspan: 1, class: 'grp' + (startsGroup ? ' first' : '') },
+      runTh = el('th', { scope: 'colgroup', colspan: 1, class: 'grp' + (startsGroup ? ' first' : ''), dataset: { group: g.group } },
         [el('span', null, ctx.t('group.' + g.group))]);
       head.top.appendChild(runTh);
     } else {
@@ -220,6 +231,15 @@ function writeHeadColumns(view, c0, c1) {
     th.className = 'gcol' + (startsGroup ? ' first' : '');
     head.names.appendChild(th);
   }
+  // A class header over a single column gets the short form of its name
+  // (the full one as its title), so it is never cut ("CONSUM").
+  dom.$all('th.grp', head.top).forEach(function (th) {
+    var span = th.firstChild, full = th.dataset.full || span.textContent;
+    th.dataset.full = full;
+    th.title = full;
+    var shortKey = 'groupShort.' + th.dataset.group;
+    span.textContent = th.colSpan === 1 && i18n.has(shortKey) ? ctx.t(shortKey) : full;
+  });
   if (c1 < n) {
     head.top.appendChild(padTop(n - c1));
     head.names.appendChild(padTop(n - c1));

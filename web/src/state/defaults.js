@@ -14,20 +14,28 @@ var TASKS = {
   full: { task: 'finetune', method: 'full', batch: 1, trainTokens: 1e8 },
   pretrain: { task: 'pretrain', batch: 1, trainTokens: 1e12 }
 };
-var VIEWS = ['matrix', 'recommend', 'inventory', 'custom'];
+var VIEWS = ['matrix', 'serve', 'recommend', 'inventory', 'custom'];
 var METRICS = ['speed', 'cost', 'memory', 'gpus'];
 var GROUPS = ['consumer', 'workstation', 'datacenter', 'china', 'other'];
 var SORTS = ['family', 'size', 'name', 'gpu'];
 
 var DEFAULTS = {
-  view: 'matrix', lang: '', cur: 'usd', embed: false,
+  view: 'matrix', lang: '', cur: '', embed: false,
   task: 'inference', w: 'auto', ctx: 4096, b: null, g: 8, eng: 'auto', show: 'speed', tt: null,
   q: '', gq: '', fam: [], pmin: null, pmax: null, cls: [], mem: null, price: null,
   sort: 'family', dir: 'asc', sg: '',
   cell: '', cnt: 'auto',
   rm: '', obj: 'cheapest', pr: 'cloud', top: 10, cmp: [],
-  inv: [], cm: null, cg: null
+  inv: [], cm: null, cg: null,
+  // The serve view (#view=serve): model, users or request rate, the SLO
+  // (time to first token s, time per output token ms, tokens/s per user),
+  // prompt and output tokens, GPU classes.
+  sm: '', su: 50, sr: null, sttft: null, stpot: null, stps: 20, spi: 2048, spo: 512, scls: []
 };
+
+// The currency in force: the reader's own choice (kept in the URL), else
+// the language's: yuan for Chinese, dollars otherwise.
+function currencyOf(state, lang) { return state.cur || (lang === 'zh' ? 'cny' : 'usd'); }
 
 function clone(v) { return JSON.parse(JSON.stringify(v)); }
 function defaults() { return clone(DEFAULTS); }
@@ -36,4 +44,4 @@ function isTraining(state) { return TASKS[state.task].task !== 'inference'; }
 function batchOf(state) { return state.b != null ? state.b : TASKS[state.task].batch; }
 function trainTokensOf(state) { return state.tt != null ? state.tt : TASKS[state.task].trainTokens || null; }
 
-export { TASKS, VIEWS, METRICS, GROUPS, SORTS, DEFAULTS, defaults, isTraining, batchOf, trainTokensOf };
+export { currencyOf, TASKS, VIEWS, METRICS, GROUPS, SORTS, DEFAULTS, defaults, isTraining, batchOf, trainTokensOf };

@@ -1,6 +1,7 @@
 // The engine requests built from the page state (wasm/API.md), and engine
 // error paths back to the control that holds the offending value.
-import { TASKS, batchOf, trainTokensOf } from './defaults.js';
+import { TASKS, batchOf, currencyOf, trainTokensOf } from './defaults.js';
+import { lang } from '../i18n/i18n.js';
 
 var OUTPUT_TOKENS = 512;  // generated tokens per request within the context
 
@@ -21,7 +22,7 @@ function toScenario(state) {
     var tokens = trainTokensOf(state);
     if (tokens != null) req.train_tokens = tokens;
   }
-  req.currency = state.cur;
+  req.currency = currencyOf(state, lang());
   return req;
 }
 
@@ -75,12 +76,36 @@ function toInventoryRequest(state) {
   return req;
 }
 
+// The serve request (docs/CONTRACT.md "Serve"): users or a request rate,
+// the SLO, the lengths, the GPU classes; the engine, weights and GPU limit
+// of the workload controls; the pricing of the recommend view.
+function toServeRequest(state, model) {
+  var req = { model: model };
+  if (state.eng !== 'auto') req.engine = state.eng;
+  if (state.w !== 'auto') req.weights = state.w;
+  if (state.sr != null) req.request_rate_per_s = state.sr; else req.users = state.su;
+  var slo = {};
+  if (state.sttft != null) slo.ttft_s = state.sttft;
+  if (state.stpot != null) slo.tpot_ms = state.stpot;
+  if (state.stps != null) slo.min_user_tokens_per_s = state.stps;
+  req.slo = slo;
+  req.prompt_tokens = state.spi;
+  req.output_tokens = state.spo;
+  req.max_gpus = state.g;
+  req.pricing = state.pr;
+  req.top = state.top;
+  req.currency = currencyOf(state, lang());
+  if (state.scls.length) req.gpu_filter = { groups: state.scls.slice() };
+  return req;
+}
+
 // Engine error paths → the control that holds the offending value.
 var PATH_CONTROLS = {
   '/weights': 'weights', '/engine': 'engine', '/batch': 'batch', '/prompt_tokens': 'context',
   '/output_tokens': 'context', '/seq_len': 'context', '/max_gpus': 'max-gpus', '/train_tokens': 'train-tokens',
   '/method': 'task', '/task': 'task', '/gpu_filter/min_memory_gib': 'f-mem',
-  '/gpu_filter/max_price_usd': 'f-price', '/model_filter/min_params_b': 'f-pmin', '/model_filter/max_params_b': 'f-pmax'
+  '/gpu_filter/max_price_usd': 'f-price', '/users': 'sv-users', '/request_rate_per_s': 'sv-rate',
+  '/slo/ttft_s': 'sv-ttft', '/slo/tpot_ms': 'sv-tpot', '/slo/min_user_tokens_per_s': 'sv-tps', '/model_filter/min_params_b': 'f-pmin', '/model_filter/max_params_b': 'f-pmax'
 };
 function controlForPath(path) {
   var p = String(path || '');
@@ -91,4 +116,4 @@ function controlForPath(path) {
   return null;
 }
 
-export { toScenario, toMatrixRequest, toEstimateRequest, toRecommendRequest, toInventoryRequest, controlForPath };
+export { toServeRequest, toScenario, toMatrixRequest, toEstimateRequest, toRecommendRequest, toInventoryRequest, controlForPath };

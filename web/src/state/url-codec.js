@@ -14,7 +14,9 @@ var READERS = {
   q: text, gq: text, fam: list, pmin: num(0, 1e6), pmax: num(0, 1e6), cls: listOf(GROUPS.concat(['\u2205'])),
   mem: num(0, 1e6), price: num(0, 1e9), sort: oneOf(SORTS), dir: oneOf(['asc', 'desc']), sg: text,
   cell: text, cnt: countOrAuto, rm: text, obj: oneOf(OBJECTIVES), pr: oneOf(PRICING), top: int(1, 100), cmp: list,
-  inv: inventory, cm: json, cg: json
+  inv: inventory, cm: custom('model'), cg: custom('gpu'),
+  sm: text, su: num(1, 1e7), sr: num(0.001, 1e6), sttft: num(0.001, 3600), stpot: num(0.01, 60000), stps: num(0.01, 1e5),
+  spi: int(1, 1e7), spo: int(1, 1e7), scls: listOf(GROUPS)
 };
 
 function oneOf(values) {
@@ -45,6 +47,18 @@ function json(s) {
     return v && typeof v === 'object' && !Array.isArray(v) ? v : undefined;
   } catch (e) { return undefined; }
 }
+// The user's own model or GPU: {name, ..., model|gpu: the engine's object};
+// anything else (a link cut short, a hand-edited one) is refused. The name
+// is shown, so it keeps the length of the other texts.
+function custom(inner) {
+  return function (s) {
+    var v = json(s);
+    if (!v || !v[inner] || typeof v[inner] !== 'object' || Array.isArray(v[inner])) return undefined;
+    v.name = text(v.name == null ? '' : v.name);
+    return v;
+  };
+}
+
 // "4*2080 Ti 22GB|2*A800" → [{gpu:'2080 Ti 22GB', count:4}, {gpu:'A800', count:2}]
 function inventory(s) {
   return list(s).map(function (item) {
@@ -56,17 +70,25 @@ function inventoryText(items) {
   return items.filter(function (i) { return i.gpu; }).map(function (i) { return i.count + '*' + i.gpu; }).join(LIST_SEP);
 }
 
+// The keys of the last parse() whose values were refused (the page says
+// so rather than failing later on what it could not read).
+var refused = [];
+
 function applyParams(state, params) {
   params.forEach(function (value, key) {
     if (!Object.prototype.hasOwnProperty.call(READERS, key)) return;
     var v = READERS[key](value);
     if (v !== undefined) state[key] = v;
+    else if (value !== '' && refused.indexOf(key) < 0) refused.push(key);
   });
   return state;
 }
 
+function refusedKeys() { return refused.slice(); }
+
 // Reads "?a=1" and "#b=2" (either may be empty); the hash wins.
 function parse(search, hash) {
+  refused = [];
   var state = defaults();
   applyParams(state, new URLSearchParams(String(search || '').replace(/^\?/, '')));
   applyParams(state, new URLSearchParams(String(hash || '').replace(/^#/, '')));
@@ -93,4 +115,4 @@ function serialize(state) {
   return params.toString();
 }
 
-export { parse, serialize, inventoryText, inventory as parseInventory };
+export { refusedKeys, parse, serialize, inventoryText, inventory as parseInventory };

@@ -19,14 +19,18 @@ var FIGURES = [
   ['fig.perMTok', 'usd_per_million_tokens', 'money'], ['fig.cost', 'cost_usd', 'money'],
   ['fig.purchase', 'purchase_usd', 'money'], ['fig.power', 'power_w', 'power'], ['fig.energy', 'energy_kwh', 'kwh']];
 
+// The figure with its 80% band where the result has one (result.ranges,
+// docs/CONTRACT.md): "51 tok/s (44–58)".
 function figureText(result, f, ctx) {
   var v = result[f[1]], L = ctx.locale;
   if (v == null) return null;
   var units = unitTexts(ctx.t);
+  var range = result.ranges && result.ranges[f[1]];
+  var band = Array.isArray(range) && format.isNum(range[0]) && format.isNum(range[1]) ? range : null;
   switch (f[2]) {
-    case 'rate': return format.number(L, v) + ' ' + ctx.t('unit.tokPerS');
-    case 'seconds': return format.seconds(L, v, units);
-    case 'hours': return format.duration(L, v, units);
+    case 'rate': return format.number(L, v) + ' ' + ctx.t('unit.tokPerS') + (band ? bandText(band, function (x) { return format.number(L, x); }) : '');
+    case 'seconds': return format.seconds(L, v, units) + (band ? bandText(band, function (x) { return format.seconds(L, x, units); }) : '');
+    case 'hours': return format.duration(L, v, units) + (band ? bandText(band, function (x) { return format.duration(L, x, units); }) : '');
     case 'power': return format.power(L, v);
     case 'kwh': return format.number(L, v) + ' ' + ctx.t('unit.kwh');
     default: {
@@ -35,6 +39,8 @@ function figureText(result, f, ctx) {
     }
   }
 }
+
+function bandText(band, text) { return ' (' + text(band[0]) + '–' + text(band[1]) + ')'; }
 
 function unitTexts(t) {
   return { ms: t('unit.ms'), s: t('unit.s'), min: t('unit.min'), h: t('unit.h'), d: t('unit.d'), y: t('unit.y') };
@@ -57,9 +63,12 @@ function verdict(r, ctx) {
   var sym = r.fits ? (r.gpu_count === 1 ? cells.SYMBOL_FITS : r.gpu_count + '×') : cells.SYMBOL_NO;
   var params = { n: r.gpu_count, gpu: r.gpu.name, strategy: ctx.t('strategy.' + r.strategy), needed: r.gpus_needed };
   var key = r.fits ? 'detail.verdictFits' : r.gpus_needed != null ? 'detail.verdictNo' : 'detail.verdictNever';
+  var tight = r.fits && r.fit === 'tight';
+  if (tight) { cls = 'st-multi st-tight'; sym = cells.SYMBOL_TIGHT; }
   var plan = r.plan ? ctx.t('detail.planText', { tp: r.plan.tp, pp: r.plan.pp, dp: r.plan.dp, nodes: r.plan.nodes }) : '';
   return el('div', { class: 'verdict ' + cls }, [el('span', { class: 'sym', 'aria-hidden': 'true' }, sym),
-    el('div', null, [el('div', null, ctx.t(key, params)), el('div', { class: 'rec-meta' }, ctx.t('detail.plan') + ': ' + plan)])]);
+    el('div', null, [el('div', null, ctx.t(key, params)), tight ? el('div', { class: 'tight-note' }, ctx.t('detail.tight')) : null,
+      el('div', { class: 'rec-meta' }, ctx.t('detail.plan') + ': ' + plan)])]);
 }
 
 function countSelect(current, onCount, ctx) {
@@ -78,9 +87,13 @@ function chartBlock(r, ctx) {
   var tools = el('div', { class: 'chart-tools' }, [
     el('button', { type: 'button', class: 'btn small', id: 'export-svg', onclick: function () { exporter.svg(svg, name); } }, ctx.t('export.svg')),
     el('button', { type: 'button', class: 'btn small', id: 'export-png', onclick: function () { exporter.png(svg, name); } }, ctx.t('export.png'))]);
+  var memBand = r.ranges && r.ranges['memory.total_gib'];
+  var total = r.memory && format.isNum(r.memory.total_gib) && Array.isArray(memBand)
+    ? el('p', { class: 'note', dataset: { field: 'memory.total_gib' } }, ctx.t('detail.total') + ': ' + format.gib(ctx.locale, r.memory.total_gib) +
+      bandText(memBand, function (x) { return format.gib(ctx.locale, x); })) : null;
   var extra = r.memory && r.memory.cpu_offload_gib > 0
     ? el('p', { class: 'note' }, ctx.t('detail.cpuOffload') + ': ' + format.gib(ctx.locale, r.memory.cpu_offload_gib)) : null;
-  return section('detail.memory', ctx, [el('p', { class: 'note' }, ctx.t('detail.memoryNote')), svg, extra, tools]);
+  return section('detail.memory', ctx, [el('p', { class: 'note' }, ctx.t('detail.memoryNote')), svg, total, extra, tools]);
 }
 
 function figuresBlock(r, ctx) {
@@ -91,7 +104,8 @@ function figuresBlock(r, ctx) {
     dl.appendChild(el('div', { dataset: { field: f[1] } }, [el('dt', null, ctx.t(f[0])), el('dd', null, text)]));
   });
   var year = r.price_year ? el('p', { class: 'note' }, ctx.t('fig.priceYear', { year: r.price_year })) : null;
-  return section('detail.figures', ctx, [dl, year]);
+  var bands = r.ranges && Object.keys(r.ranges).length ? el('p', { class: 'note' }, ctx.t('detail.bandNote')) : null;
+  return section('detail.figures', ctx, [dl, bands, year]);
 }
 
 function warningsBlock(r, ctx) {

@@ -37,7 +37,11 @@ function drawRows() {
   var box = $('#inv-rows');
   dom.replace(box, rows.map(function (row, i) {
     var gpu = el('input', { id: 'inv-gpu-' + i, type: 'text', list: 'gpu-names', value: row.gpu, autocomplete: 'off',
-      placeholder: '2080 Ti 22GB', oninput: function (e) { row.gpu = e.target.value; schedule(); } });
+      placeholder: '2080 Ti 22GB',
+      // The name is checked when it is committed (Enter, leaving the field,
+      // a pick from the list), not while it is half typed.
+      oninput: function (e) { row.gpu = e.target.value; clearTimeout(timer); },
+      onchange: function (e) { row.gpu = e.target.value; commit(); } });
     var count = el('input', { id: 'inv-count-' + i, type: 'number', min: '1', max: '1024', step: '1', value: String(row.count),
       oninput: function (e) { onCount(row, e.target); } });
     var remove = el('button', { type: 'button', class: 'btn small', onclick: function () {
@@ -116,7 +120,7 @@ function render() {
     ctx.setStatus('');
   } catch (e) {
     dom.clear(out);
-    ctx.setStatus(i18n.errorText(e), true);
+    ctx.setStatus(i18n.errorText(e), true, i18n.errorDetail(e));
     var m = /^\/inventory\/(\d+)\/(gpu|count)/.exec(e.path || '');
     if (m) dom.fieldError($('#inv-' + m[2] + '-' + indexOfFilled(Number(m[1]))), i18n.errorText(e));
   }

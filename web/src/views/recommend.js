@@ -10,7 +10,7 @@ import * as engine from '../engine/engine.js';
 import * as format from '../format/format.js';
 import * as i18n from '../i18n/i18n.js';
 import * as presets from '../state/presets.js';
-import { isTraining } from '../state/defaults.js';
+import { currencyOf, isTraining } from '../state/defaults.js';
 import { toEstimateRequest, toRecommendRequest } from '../state/requests.js';
 
 var $ = dom.$, el = dom.el;
@@ -67,7 +67,7 @@ function figure(label, text) {
 }
 
 function moneyText(obj, key, s, suffix) {
-  var m = format.moneyField(obj, key, s.cur, ctx.app.cnyPerUsd);
+  var m = format.moneyField(obj, key, currencyOf(s, i18n.lang()), ctx.app.cnyPerUsd);
   return m.value == null ? null : format.money(i18n.locale(), m.value, m.currency) + (suffix || '');
 }
 
@@ -195,7 +195,10 @@ function render() {
     if (typeof r.cny_per_usd === 'number') ctx.app.cnyPerUsd = r.cny_per_usd;
     options = r.options || [];
     presetNote(r);
-    var items = options.length ? options.map(function (o) { return optionItem(o, s, modelId, options); })
+    // Exactly what "Show N" says: the first N by rank (the engine may add
+    // an option beyond them, such as the documents' own pick).
+    var shown = options.slice().sort(function (a, b) { return (a.rank || 0) - (b.rank || 0); }).slice(0, s.top);
+    var items = shown.length ? shown.map(function (o) { return optionItem(o, s, modelId, options); })
       : [el('li', { class: 'panel note' }, ctx.t('rec.none'))];
     if (r.excluded && r.excluded.length) items.push(el('li', { class: 'note' }, ctx.t('rec.excluded', { n: r.excluded.length })));
     dom.replace(list, items);
@@ -235,13 +238,13 @@ function compareTable(s, modelId, gpuIds) {
   var rows = [];
   var row = function (label, cells) { rows.push(el('tr', null, [el('th', { scope: 'row' }, label)].concat(cells))); };
   row(t('detail.fits'), results.map(function (x) {
-    if (x.error) return el('td', { class: 'status error' }, i18n.errorText(x.error));
+    if (x.error) return el('td', { class: 'status error', title: i18n.errorDetail(x.error) || null }, i18n.errorText(x.error));
     var r = x.r;
     return el('td', null, (r.fits ? cells.SYMBOL_FITS + ' ' : cells.SYMBOL_NO + ' ') + r.gpu_count + ' × · ' + t('strategy.' + r.strategy));
   }));
   row(t('detail.memory'), results.map(function (x) { return el('td', { class: 'num' }, x.r ? format.gib(L, x.r.memory.total_gib) : ''); }));
   detailView.FIGURES.forEach(function (f) {
-    var texts = results.map(function (x) { return x.r ? detailView.figureText(x.r, f, { t: t, locale: L, currency: s.cur }) : null; });
+    var texts = results.map(function (x) { return x.r ? detailView.figureText(x.r, f, { t: t, locale: L, currency: currencyOf(s, i18n.lang()) }) : null; });
     if (texts.every(function (v) { return v == null; })) return;
     row(t(f[0]), texts.map(function (v) { return el('td', { class: 'num' }, v == null ? '—' : v); }));
   });

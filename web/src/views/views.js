@@ -12,7 +12,8 @@ import * as i18n from '../i18n/i18n.js';
 import * as inventoryView from './inventory.js';
 import * as matrixView from '../matrix/view.js';
 import * as recommendView from './recommend.js';
-import { batchOf, isTraining } from '../state/defaults.js';
+import * as serveView from './serve.js';
+import { batchOf, currencyOf, isTraining } from '../state/defaults.js';
 import { serialize } from '../state/url-codec.js';
 import { toEstimateRequest } from '../state/requests.js';
 
@@ -29,6 +30,7 @@ function init(options) {
   recommendView.init(ctx);
   inventoryView.init(ctx);
   customInput.init(ctx);
+  serveView.init(ctx);
 }
 
 function state() { return ctx.app.state; }
@@ -65,7 +67,8 @@ function weightsLabel(w) {
 
 function figureNote(s) {
   var training = isTraining(s);
-  var cur = (s.cur === 'cny' && ctx.app.cnyPerUsd == null ? 'usd' : s.cur).toUpperCase();
+  var own = currencyOf(s, i18n.lang());
+  var cur = (own === 'cny' && ctx.app.cnyPerUsd == null ? 'usd' : own).toUpperCase();
   var key = {
     speed: training ? 'matrix.figureSpeedTrain' : 'matrix.figureSpeedInfer',
     cost: training ? 'matrix.figureCostTrain' : 'matrix.figureCostInfer',
@@ -97,7 +100,8 @@ function paintMatrix(matrix, opts) {
 function matrixWindow(matrix) { return matrixTable.windowFor(matrix, state()); }
 
 function render(view) {
-  if (view === 'recommend') recommendView.render();
+  if (view === 'serve') serveView.render();
+  else if (view === 'recommend') recommendView.render();
   else if (view === 'inventory') inventoryView.render();
   else if (view === 'custom') customInput.render();
 }
@@ -128,7 +132,7 @@ function renderDetail(s, ids) {
   var body = $('#detail-body');
   var model = customRows.modelRef(s, ids.model), gpu = customRows.gpuRef(s, ids.gpu);
   var mathOpen = !!($('#detail-math') && $('#detail-math').open);
-  var dctx = { t: ctx.t, locale: locale(), currency: s.cur, count: s.cnt, mathOpen: mathOpen,
+  var dctx = { t: ctx.t, locale: locale(), currency: currencyOf(s, i18n.lang()), count: s.cnt, mathOpen: mathOpen,
     onCount: function (n) { ctx.change({ cnt: n }); } };
   try {
     var r = engine.estimate(toEstimateRequest(s, model, gpu, s.cnt));
@@ -173,6 +177,7 @@ function refreshLists() {
   dom.clear(gpuNames);
   app.gpus.forEach(function (g) { gpuNames.appendChild(el('option', { value: g.name })); });
   recommendView.refreshLists(app.models, app.gpus);
+  serveView.refreshLists(app.models);
   customInput.refreshLists();
 }
 

@@ -27,6 +27,9 @@ struct MatrixCell {
     Strategy strategy = Strategy::Single;
     int nodes = 1;
     bool needsNvlink = false;  // the plan splits layers across GPUs every step (tensor parallel)
+    // A non-LLM model's own figure (workloadCellFigure: audio seconds/s,
+    // tokens/s, images/s or seconds per video); empty for LLMs.
+    std::optional<double> workloadFigure;
 };
 
 // The scenario's workload on `model` x `gpu`, with at most maxGpus GPUs.

@@ -32,6 +32,7 @@ struct Preset {
     std::int64_t promptTokens = 0;  // inference
     std::int64_t outputTokens = 0;  // inference
     std::int64_t seqLen = 0;        // training
+    std::optional<double> audioSeconds;  // speech: length of each audio stream
     std::optional<double> trainTokens;
     bool gradientCheckpointing = false;
     Objective objective = Objective::Cheapest;

@@ -63,6 +63,7 @@ struct RecommendOption {
     std::optional<double> usdPerMillionTokens;  // served tokens (inference) or trained tokens (training)
     std::optional<double> costUsd;              // the training run, when train_tokens is set
     double powerW = 0;
+    WorkloadFigures workloadFigures;  // a non-LLM model's own figures (real-time factor, images/s, ...)
     bool priced = true;  // the figure the objective ranks by is known (price, speed or power)
     std::vector<Warning> reasons;
     std::vector<WatchItem> watch;

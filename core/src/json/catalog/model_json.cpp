@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "model/assumed_shape.hpp"
+#include "json/catalog/workload_shape_json.hpp"
 
 namespace caliper::io {
 
@@ -340,6 +341,7 @@ ModelSpec modelFromJson(const Json& object, const std::string& path, std::vector
     readSparseAttention(in, m);
     readEncoderAndExtras(in, m);
     readProvenance(in, m);
+    readWorkload(in.r, m);
     const Listing listing = readListing(in);
     in.r.finish();
 

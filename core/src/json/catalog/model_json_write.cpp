@@ -2,6 +2,8 @@
 #include <cmath>
 
 #include "json/catalog/model_json.hpp"
+#include "caliper/workloads/workloads.hpp"
+#include "json/catalog/workload_shape_json.hpp"
 
 namespace caliper::io {
 
@@ -87,6 +89,11 @@ Json modelToJson(const ModelSpec& m) {
     j["sparse_attention"] = sparseJson(m.sparse);
     j["attn_output_gate"] = m.attnOutputGate;
     j["mtp_layers"] = m.mtpLayers;
+    if (hasPipeline(m)) {  // a pipeline's size is all its components
+        j["params_b"] = billions(pipelineParams(m));
+        j["active_params_b"] = j["params_b"];
+    }
+    writeWorkload(m, j);
     if (m.shapeAssumed) j["shape_assumed"] = true;
     return j;
 }

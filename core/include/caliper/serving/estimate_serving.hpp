@@ -1,0 +1,26 @@
+#pragma once
+// The continuous-batching figures of one estimate (the result's `serving`).
+#include <optional>
+#include <vector>
+
+#include "caliper/result.hpp"
+#include "caliper/scenario.hpp"
+#include "caliper/serving/serving.hpp"
+
+namespace caliper {
+
+// Whether the scenario is served with continuous batching (task inference on
+// vLLM, SGLang, TensorRT-LLM or llama.cpp's server).
+bool continuousBatching(const Scenario& scenario);
+
+// Figures at scenario.batch concurrent requests (or serving.request_rate_per_s)
+// under `plan`, whose per-GPU memory is `memory`. Empty when the plan does not
+// run or the GPU lacks the figures. `explain`/`warnings` get the terms when given.
+std::optional<ServingFigures> estimateServing(const Scenario& scenario, const Plan& plan, const MemoryBreakdown& memory,
+                                              std::vector<ExplainTerm>* explain = nullptr,
+                                              std::vector<Warning>* warnings = nullptr);
+
+// Cost and energy per output token from the deployment's price and power.
+void priceServing(ServingFigures& figures, std::optional<double> usdPerHour, double powerW);
+
+}  // namespace caliper

@@ -1,0 +1,69 @@
+#pragma once
+// `caliper serve`: the deployments that serve a model to a number of users
+// (or a request rate) within a latency target (SLO), ranked by cost, with the
+// throughput/interactivity frontier of the first one. Disaggregated prefill /
+// decode deployments are not searched.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "caliper/catalog.hpp"
+#include "caliper/result.hpp"
+#include "caliper/scenario.hpp"
+#include "caliper/serving/serving.hpp"
+
+namespace caliper {
+
+struct Slo {
+    std::optional<double> ttftS;
+    std::optional<double> tpotMs;
+    std::optional<double> minUserTokensPerS;
+};
+
+struct ServeOptions {
+    Slo slo;
+    std::optional<double> users;           // concurrent users (closed loop)
+    std::optional<double> requestRatePerS; // or arrivals per second (open loop)
+    int maxGpus = 64;
+    bool purchasePricing = false;          // rank by purchase price instead of the cloud bill
+    int top = 5;
+};
+
+struct Deployment {
+    GpuSpec gpu;
+    int gpuCount = 1;
+    Plan plan;                 // the whole deployment (dp = replicas)
+    int replicas = 1;
+    double concurrencyPerReplica = 1;
+    ServingFigures serving;
+    std::optional<double> usdPerHour;   // cloud bill of every GPU
+    std::optional<double> purchaseUsd;  // all cards
+    double powerW = 0;
+    bool meetsSlo = false;
+    double sloGap = 0;         // worst ratio of a figure to its target (<= 1 meets)
+    std::vector<std::string> why;  // short codes
+};
+
+struct CurvePoint {
+    double concurrency = 0;
+    double userTokensPerS = 0;
+    double outputTokensPerSPerGpu = 0;
+    double ttftS = 0;
+    double tpotMs = 0;
+};
+
+struct ServeAnswer {
+    std::vector<Deployment> deployments;
+    std::vector<CurvePoint> curve;
+    bool anyMeetsSlo = false;
+    int candidates = 0;  // (GPU, GPUs per replica) pairs evaluated
+};
+
+// `workload` carries the model, engine, lengths and serving options; its GPU
+// is set from `gpus` one by one.
+ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, const ServeOptions& options);
+
+// Whether serving figures meet the SLO, and the worst figure/target ratio.
+bool meetsSlo(const ServingFigures& figures, const Slo& slo, double* gap = nullptr);
+
+}  // namespace caliper

@@ -1,0 +1,46 @@
+#pragma once
+// Serving under continuous batching (CONTRACT v2 "serving"): what `batch`
+// concurrent requests of prompt_tokens in / output_tokens out get from a
+// vLLM, SGLang, TensorRT-LLM or llama.cpp server in its steady state: time to
+// the first token, time per output token, tokens/s per user and per GPU, and
+// the KV pool the engine allocates at start-up.
+#include <optional>
+#include <string>
+
+namespace caliper {
+
+struct SpeculativeSpec {
+    std::string method = "mtp";           // mtp | eagle | draft
+    double acceptedTokensPerStep = 1.0;   // tokens each sequence keeps per verification step (>= 1)
+};
+
+// The request's "serving" object (all optional).
+struct ServingRequest {
+    double prefixCacheHitRate = 0;  // share of each prompt found in the prefix cache (0..1)
+    std::optional<SpeculativeSpec> speculative;
+    std::optional<double> requestRatePerS;  // open-loop arrivals instead of `batch` users in a closed loop
+};
+
+// The result's "serving" object.
+struct ServingFigures {
+    double concurrency = 0;  // requests in flight on the whole deployment
+    double ttftS = 0;
+    double tpotMs = 0;
+    double userTokensPerS = 0;
+    double outputTokensPerS = 0;
+    double outputTokensPerSPerGpu = 0;
+    double requestsPerS = 0;
+    std::optional<double> kvCacheTokens;   // per replica, as the engine logs it
+    std::optional<double> maxConcurrency;  // requests of max_model_len the pool holds
+    std::optional<double> usdPerMillionOutputTokens;
+    std::optional<double> joulesPerOutputToken;
+    // Not in the JSON object; they feed memory.kv_pool_gib and warnings.
+    double kvPoolGiB = 0;
+    double runningPerReplica = 0;  // requests the KV pool lets run at once
+    double prefillOwnS = 0;        // TTFT parts (explain): own prefill, work queued ahead
+    double prefillWaitS = 0;
+    bool queued = false;           // concurrency above what the pool holds: requests wait
+    bool saturated = false;        // request rate above what the deployment completes
+};
+
+}  // namespace caliper

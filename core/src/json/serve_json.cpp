@@ -1,0 +1,172 @@
+// The serve request and answer (CONTRACT v2 "caliper serve"):
+// {"model", "gpu" (one id, a list, "all" or absent), "slo": {"ttft_s",
+// "tpot_ms", "min_user_tokens_per_s"}, "users" | "request_rate_per_s",
+// "prompt_tokens", "output_tokens", "max_gpus", "pricing", "top", and any
+// scenario key (engine, weights, serving, max_model_len, ...)}
+// -> {"deployments": [...], "curve": [...]}.
+#include "caliper/serving/serve.hpp"
+#include "json/catalog/gpu_selection.hpp"
+#include "json/result_json.hpp"
+#include "json/scenario_json.hpp"
+#include "json/views_json.hpp"
+
+namespace caliper::io {
+
+namespace {
+
+constexpr int kDefaultMaxGpus = 64;
+constexpr int kDefaultTop = 5;
+// A gpu list longer than any catalog is a mistake, not a question.
+constexpr std::size_t kMaxServeGpus = 512;
+// More users than the largest public services report per model (tens of
+// millions) describes no deployment Caliper can size.
+constexpr double kMaxUsers = 1e7;
+constexpr double kMaxRequestRatePerS = 1e6;
+// Targets beyond an hour to the first token or a minute per token are typos.
+constexpr double kMaxTtftS = 3600, kMaxTpotMs = 60000, kMaxUserTokensPerS = 1e5;
+
+Slo readSlo(ObjectReader& r) {
+    Slo slo;
+    const Json* value = r.raw("slo");
+    if (!value || value->is_null()) return slo;
+    if (!value->is_object()) failType("invalid_value", r.pathOf("slo"), "an object", *value);
+    ObjectReader o(*value, r.pathOf("slo"));
+    slo.ttftS = o.optionalNumber("ttft_s", 0, kMaxTtftS);
+    slo.tpotMs = o.optionalNumber("tpot_ms", 0, kMaxTpotMs);
+    slo.minUserTokensPerS = o.optionalNumber("min_user_tokens_per_s", 0, kMaxUserTokensPerS);
+    o.finish();
+    for (const auto& [key, v] : {std::pair{"ttft_s", slo.ttftS}, {"tpot_ms", slo.tpotMs},
+                                  {"min_user_tokens_per_s", slo.minUserTokensPerS}}) {
+        if (v && *v <= 0) fail("invalid_value", childPath(r.pathOf("slo"), key), std::string(key) + " must be above 0");
+    }
+    return slo;
+}
+
+Json cny(const std::optional<double>& usd, double rate) { return usd ? Json(tidy(*usd * rate)) : Json(nullptr); }
+
+std::optional<double> perMillion(const std::optional<double>& usdPerHour, double tokensPerS) {
+    if (!usdPerHour.has_value() || tokensPerS <= 0) return std::nullopt;
+    return usdPerHour.value_or(0) / (tokensPerS * 3600.0) * 1e6;
+}
+
+// Purchase cost per million output tokens: the cards written off over three
+// years of continuous serving [E: a common straight-line depreciation
+// period for servers]; power and hosting are not included.
+constexpr double kWriteOffHours = 3 * 8760;
+
+Json deploymentToJson(const Deployment& d, const Scenario& s) {
+    const double tokensPerS = d.serving.outputTokensPerS;
+    std::optional<double> purchasePerHour, usdPerMonth;
+    if (d.purchaseUsd) purchasePerHour = *d.purchaseUsd / kWriteOffHours;
+    if (d.usdPerHour) usdPerMonth = *d.usdPerHour * 730.0;
+    Json plan = {{"strategy", toString(d.plan.strategy)}, {"gpu_count", d.gpuCount}, {"tp", d.plan.tp},
+                 {"pp", d.plan.pp}, {"dp", d.replicas}, {"ep", s.parallel.ep > 0 ? s.parallel.ep : d.plan.tp},
+                 {"attention_dp", s.parallel.attentionDp > 0 ? s.parallel.attentionDp : 1}, {"nodes", d.plan.nodes}};
+    return {{"gpu", d.gpu.id},
+            {"gpu_name", d.gpu.name},
+            {"gpu_count", d.gpuCount},
+            {"plan", std::move(plan)},
+            {"replicas", d.replicas},
+            {"concurrency_per_replica", tidy(d.concurrencyPerReplica)},
+            {"serving", servingToJson(d.serving)},
+            {"usd_per_month", tidyOrNull(usdPerMonth)},
+            {"cny_per_month", cny(usdPerMonth, s.cnyPerUsd)},
+            {"purchase_usd", tidyOrNull(d.purchaseUsd)},
+            {"purchase_cny", cny(d.purchaseUsd, s.cnyPerUsd)},
+            {"usd_per_million_output_tokens", tidyOrNull(perMillion(d.usdPerHour, tokensPerS))},
+            {"cny_per_million_output_tokens", cny(perMillion(d.usdPerHour, tokensPerS), s.cnyPerUsd)},
+            {"purchase_usd_per_million_output_tokens", tidyOrNull(perMillion(purchasePerHour, tokensPerS))},
+            {"purchase_cny_per_million_output_tokens", cny(perMillion(purchasePerHour, tokensPerS), s.cnyPerUsd)},
+            {"joules_per_output_token", tidyOrNull(d.serving.joulesPerOutputToken)},
+            {"power_w", tidy(d.powerW)},
+            {"meets_slo", d.meetsSlo},
+            {"why", d.why}};
+}
+
+Json curveToJson(const std::vector<CurvePoint>& curve) {
+    Json list = Json::array();
+    for (const CurvePoint& p : curve) {
+        list.push_back({{"concurrency", tidy(p.concurrency)},
+                        {"user_tokens_per_s", tidy(p.userTokensPerS)},
+                        {"output_tokens_per_s_per_gpu", tidy(p.outputTokensPerSPerGpu)},
+                        {"ttft_s", tidy(p.ttftS)},
+                        {"tpot_ms", tidy(p.tpotMs)}});
+    }
+    return list;
+}
+
+Json sloToJson(const Slo& slo) {
+    return {{"ttft_s", tidyOrNull(slo.ttftS)}, {"tpot_ms", tidyOrNull(slo.tpotMs)},
+            {"min_user_tokens_per_s", tidyOrNull(slo.minUserTokensPerS)}};
+}
+
+}  // namespace
+
+ServeOptions readServeOptions(ObjectReader& r) {
+    ServeOptions o;
+    o.slo = readSlo(r);
+    o.users = r.optionalNumber("users", 1, kMaxUsers);
+    o.requestRatePerS = r.optionalNumber("request_rate_per_s", 0, kMaxRequestRatePerS);
+    if (o.requestRatePerS && *o.requestRatePerS <= 0) {
+        fail("invalid_value", "/request_rate_per_s", "request_rate_per_s must be above 0");
+    }
+    if (o.users && o.requestRatePerS) {
+        fail("invalid_value", "/request_rate_per_s", "give either users or request_rate_per_s, not both");
+    }
+    if (!o.users && !o.requestRatePerS) fail("missing_key", "/users", "serve needs 'users' or 'request_rate_per_s'");
+    o.maxGpus = static_cast<int>(r.integerOr("max_gpus", kDefaultMaxGpus, 1, 1024));
+    o.purchasePricing = r.enumOr("pricing", "cloud", {"cloud", "purchase"}) == "purchase";
+    o.top = static_cast<int>(r.integerOr("top", kDefaultTop, 1, 100));
+    return o;
+}
+
+Json serveToJson(const Catalog& catalog, const Json& request) {
+    if (!request.is_object()) failType("invalid_value", "", "a JSON object", request);
+    if (auto it = request.find("gpu"); it != request.end() && it->is_array() && it->size() > kMaxServeGpus) {
+        fail("too_large", "/gpu", "more than 512 GPUs listed");
+    }
+    if (auto it = request.find("batch"); it != request.end()) {
+        fail("invalid_value", "/batch", "serve sizes the concurrency itself: give 'users' or 'request_rate_per_s'");
+    }
+    std::vector<Warning> warnings;
+    const ScenarioOptions scenarioOptions{
+        false, {"slo", "users", "request_rate_per_s", "max_gpus", "pricing", "top", "gpu_filter"}};
+    Scenario workload = scenarioFromJson(catalog, request, warnings, scenarioOptions);
+    if (workload.task != Task::Inference) fail("invalid_value", "/task", "serve sizes inference deployments");
+    const Json* model = request.contains("model") ? &request["model"] : nullptr;
+    if (!model || model->is_null()) fail("missing_key", "/model", "required key 'model' is missing");
+    workload.model = resolveModel(catalog, *model, "/model", warnings);
+    ObjectReader r(request, "");
+    const ServeOptions options = readServeOptions(r);
+    const std::vector<GpuSpec> gpus = selectGpus(catalog, request);
+
+    const ServeAnswer answer = serve(workload, gpus, options);
+    Json out = {{"ok", true}};
+    const ParamCounts params = countParams(workload.model);
+    out["model"] = {{"id", workload.model.id}, {"name", workload.model.name}, {"params_b", tidy(params.total / 1e9)}};
+    out["engine"] = toString(workload.engine);
+    out["slo"] = sloToJson(options.slo);
+    out["users"] = tidyOrNull(options.users);
+    out["request_rate_per_s"] = tidyOrNull(options.requestRatePerS);
+    out["prompt_tokens"] = workload.promptTokens;
+    out["output_tokens"] = workload.outputTokens;
+    out["pricing"] = options.purchasePricing ? "purchase" : "cloud";
+    out["meets_slo"] = answer.anyMeetsSlo;
+    Json list = Json::array();
+    for (const Deployment& d : answer.deployments) list.push_back(deploymentToJson(d, workload));
+    out["deployments"] = std::move(list);
+    out["curve"] = curveToJson(answer.curve);
+    out["candidates"] = answer.candidates;
+    if (!answer.anyMeetsSlo) {
+        warnings.push_back({"slo_not_met", answer.deployments.empty()
+                                               ? "no GPU in the selection holds the model within max_gpus"
+                                               : "no deployment meets the SLO; the closest ones are listed"});
+    }
+    warnings.push_back({"disaggregated_not_searched",
+                        "prefill/decode disaggregation is not searched yet: every deployment runs both phases"});
+    out["warnings"] = warningsToJson(warnings);
+    out["cny_per_usd"] = tidy(workload.cnyPerUsd);
+    return out;
+}
+
+}  // namespace caliper::io

@@ -1,0 +1,43 @@
+// The request's serving keys (CONTRACT v2): max_model_len and the "serving"
+// object (prefix-cache hit rate, speculative decoding, request rate).
+#include "json/scenario_json.hpp"
+
+namespace caliper::io {
+
+namespace {
+
+// A speculative step keeps at most the drafted tokens plus the verified one;
+// MTP/EAGLE trees beyond 16 drafted tokens are not a deployed configuration
+// (vLLM num_speculative_tokens examples use 1-8).
+constexpr double kMaxAcceptedTokensPerStep = 16;
+// Request rates beyond a million per second describe no single deployment.
+constexpr double kMaxRequestRatePerS = 1e6;
+// Context limits beyond 16M tokens exceed every model in the catalog.
+constexpr std::int64_t kMaxModelLen = std::int64_t(1) << 24;
+
+}  // namespace
+
+void readServing(Scenario& s, ObjectReader& r) {
+    s.maxModelLen = r.optionalInteger("max_model_len", 1, kMaxModelLen);
+    const Json* serving = r.raw("serving");
+    if (!serving || serving->is_null()) return;
+    if (!serving->is_object()) failType("invalid_value", r.pathOf("serving"), "an object", *serving);
+    ObjectReader o(*serving, r.pathOf("serving"));
+    s.serving.prefixCacheHitRate = o.numberOr("prefix_cache_hit_rate", 0.0, 0.0, 1.0);
+    s.serving.requestRatePerS = o.optionalNumber("request_rate_per_s", 0.0, kMaxRequestRatePerS);
+    if (s.serving.requestRatePerS && *s.serving.requestRatePerS <= 0) {
+        fail("invalid_value", o.pathOf("request_rate_per_s"), "request_rate_per_s must be above 0");
+    }
+    if (const Json* spec = o.raw("speculative"); spec && !spec->is_null()) {
+        if (!spec->is_object()) failType("invalid_value", o.pathOf("speculative"), "an object", *spec);
+        ObjectReader sp(*spec, o.pathOf("speculative"));
+        SpeculativeSpec speculative;
+        speculative.method = sp.enumOr("method", "mtp", {"mtp", "eagle", "draft"});
+        speculative.acceptedTokensPerStep = sp.requiredNumber("accepted_tokens_per_step", 1.0, kMaxAcceptedTokensPerStep);
+        sp.finish();
+        s.serving.speculative = speculative;
+    }
+    o.finish();
+}
+
+}  // namespace caliper::io

@@ -1,0 +1,29 @@
+#pragma once
+// What each serving engine's scheduler does by default: the token budget of
+// one step, how many requests run at once, whether prefill chunks ride in
+// the same step as decodes, and the host-side cost of one step.
+#include "caliper/scenario.hpp"
+
+namespace caliper::serving {
+
+struct SchedulerDefaults {
+    double stepTokenBudget = 8192;  // tokens one forward pass may carry (decodes + prefill chunk)
+    bool budgetCountsDecodes = true;  // decode tokens take budget (vLLM, TRT-LLM) or not (SGLang chunk size)
+    bool mixesPrefill = true;       // prefill chunks share steps with decodes
+    double maxRunningRequests = 256;
+    double kvBlockTokens = 16;      // KV pool allocated in blocks of this many tokens
+    double stepOverheadS = 0;       // host work per step (scheduling, sampling, output)
+    double perSequenceOverheadS = 0;  // host work per running request per step
+    double requestOverheadS = 0;    // per request before its first token: API server, tokenizer, scheduling, streaming
+    double prefillTimeFactor = 1;   // a prompt's prefill latency under serving / the step model's
+    double synchronizedShare = 0;   // share of the other users' prompts a new prompt waits behind
+                                    // (closed-loop benchmarks keep requests of equal length in step)
+};
+
+SchedulerDefaults schedulerDefaults(const Scenario& scenario);
+
+// Memory outside PyTorch's allocator that vLLM's profile subtracts before the
+// KV pool (NCCL and custom all-reduce buffers at tp >= 2), GiB per GPU.
+double nonTorchMemoryGiB(const Scenario& scenario, int tensorParallel);
+
+}  // namespace caliper::serving

@@ -1,0 +1,64 @@
+// vLLM's start-up memory profile (gpu_worker.determine_available_memory):
+// KV pool = gpu_memory_utilization x total memory - weights - the activation
+// peak of a profile run at max_num_batched_tokens - non-torch memory.
+// SGLang takes mem_fraction_static x total - weights; TensorRT-LLM takes
+// kv_cache_free_gpu_mem_fraction (0.9) of what weights and activations leave.
+#include "serving/kv_pool.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "caliper/model/formats.hpp"
+#include "caliper/units.hpp"
+
+namespace caliper::serving {
+
+namespace {
+
+// TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction default 0.9.
+constexpr double kTrtllmFreeFraction = 0.9;
+// CUDA context outside every framework's accounting (pytorch#86509: 0.29-0.67 GB).
+constexpr double kCudaContextGiB = 0.5;
+
+double roundUp(double value, double step) { return step > 1 ? std::ceil(value / step) * step : std::ceil(value); }
+
+}  // namespace
+
+double tokensPerRequest(const Scenario& s, const StepModel& model) {
+    const double tokens = double(std::max<std::int64_t>(1, s.promptTokens + s.outputTokens));
+    return roundUp(tokens, model.engine.kvBlockTokens);
+}
+
+KvPool kvPool(const Scenario& s, const StepModel& model, const MemoryBreakdown& memory) {
+    KvPool p;
+    const ReplicaLayout& l = model.layout;
+    // KV of one token on one GPU: its pipeline stage's layers, its share of heads.
+    p.bytesPerToken = model.work.kvBytesPerToken * model.kvShare / l.pp;
+    const double total = s.gpu.memoryGib;
+    p.nonTorchGiB = nonTorchMemoryGiB(s, l.attentionTp);
+    switch (s.engine) {
+        case Engine::TensorrtLlm:
+            p.poolGiB = kTrtllmFreeFraction *
+                        (total - memory.weightsGiB - memory.activationsGiB - kCudaContextGiB - p.nonTorchGiB);
+            break;
+        case Engine::LlamaCpp:
+            p.poolGiB = memory.kvCacheGiB;  // the context the request sets (-c): allocated whole
+            break;
+        case Engine::Sglang:
+            p.poolGiB = s.gpuMemoryUtilization * total - memory.weightsGiB - p.nonTorchGiB;
+            break;
+        default:
+            p.poolGiB = s.gpuMemoryUtilization * total - memory.weightsGiB - memory.activationsGiB - p.nonTorchGiB;
+            break;
+    }
+    p.poolGiB = std::max(0.0, p.poolGiB);
+    if (p.bytesPerToken > 0) {
+        const double block = std::max(1.0, model.engine.kvBlockTokens);
+        p.tokens = std::floor(gibToBytes(p.poolGiB) / p.bytesPerToken / block) * block;
+    }
+    p.maxModelLen = s.maxModelLen ? double(*s.maxModelLen) : double(std::max<std::int64_t>(1, s.promptTokens + s.outputTokens));
+    p.maxConcurrency = p.maxModelLen > 0 ? p.tokens * l.attentionDp / p.maxModelLen : 0;
+    return p;
+}
+
+}  // namespace caliper::serving

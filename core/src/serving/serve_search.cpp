@@ -1,0 +1,239 @@
+// The serve search: for every GPU type, replicas of the fewest GPUs that hold
+// the model and of 2x, 4x and 8x that (more tensor parallelism: faster steps,
+// a larger KV pool); for each, the most users (or the highest request rate) one
+// replica serves within the SLO, by bisection on the replica's own figures
+// (TPOT and TTFT rise with concurrency), then as many replicas as the users
+// need. Deployments are ranked by price; when none meets the SLO the closest
+// ones are returned, marked.
+#include "caliper/serving/serve.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "caliper/cost/cost.hpp"
+#include "caliper/plan/estimate.hpp"
+#include "caliper/serving/estimate_serving.hpp"
+#include "serving/evaluator.hpp"
+
+namespace caliper {
+
+namespace {
+
+// GPUs per replica tried: the fewest that fit, then doublings.
+constexpr int kReplicaSizeDoublings = 3;
+// Hours in an average month (8760 / 12).
+constexpr double kHoursPerMonth = 730;
+// Concurrency searched per replica: engines run at most a few thousand
+// requests at once (vLLM max_num_seqs 1024, TensorRT-LLM max_batch_size 2048).
+constexpr double kMaxUsersPerReplica = 4096;
+constexpr int kRateBisections = 24;
+// Curve points: concurrency 1, 2, 4, ... up to the pool's limit.
+constexpr int kMaxCurvePoints = 14;
+
+struct Candidate {
+    Scenario scenario;  // GPU set, one replica of `gpus` GPUs
+    Plan plan;
+    MemoryBreakdown memory;
+    int gpus = 1;
+};
+
+std::optional<Candidate> candidate(const Scenario& base, int gpus) {
+    Candidate c;
+    c.scenario = base;
+    c.scenario.gpuCountAuto = false;
+    c.scenario.gpuCount = gpus;
+    c.scenario.batch = 1;
+    c.scenario.serving.requestRatePerS.reset();
+    const EstimateResult r = estimate(c.scenario, EstimateDetail{false, false, false});
+    if (r.plan.tp * r.plan.pp != gpus) return std::nullopt;  // the planner spreads it otherwise (replicas)
+    c.plan = r.plan;
+    c.memory = r.memory;
+    c.gpus = gpus;
+    return c;
+}
+
+double ratioAbove(double value, double limit) { return limit > 0 ? value / limit : 0; }
+
+}  // namespace
+
+bool meetsSlo(const ServingFigures& f, const Slo& slo, double* gap) {
+    double worst = 0;
+    if (slo.ttftS) worst = std::max(worst, ratioAbove(f.ttftS, *slo.ttftS));
+    if (slo.tpotMs) worst = std::max(worst, ratioAbove(f.tpotMs, *slo.tpotMs));
+    if (slo.minUserTokensPerS && f.userTokensPerS > 0) {
+        worst = std::max(worst, *slo.minUserTokensPerS / f.userTokensPerS);
+    }
+    if (f.saturated) worst = std::max(worst, 1.0 + 1e-9);
+    if (gap) *gap = worst;
+    return worst <= 1.0;
+}
+
+namespace {
+
+struct ReplicaCapacity {
+    double perReplica = 0;  // users or requests/s one replica serves within the SLO (0: none)
+    ServingFigures best;    // figures at the lightest load (for "closest" when nothing meets)
+    double gap = 0;
+};
+
+ReplicaCapacity usersWithin(const serving::Evaluator& e, const Slo& slo, double cap) {
+    ReplicaCapacity c;
+    const auto one = e.at(1, std::nullopt);
+    if (!one) return c;
+    c.best = *one;
+    if (!meetsSlo(*one, slo, &c.gap)) return c;
+    double lo = 1, hi = std::max(1.0, std::floor(cap));
+    const auto top = e.at(hi, std::nullopt);
+    if (top && meetsSlo(*top, slo)) return {hi, *one, c.gap};
+    while (hi - lo > 1) {  // integer bisection: lo meets, hi does not
+        const double mid = std::floor((lo + hi) / 2);
+        const auto f = e.at(mid, std::nullopt);
+        if (f && meetsSlo(*f, slo)) lo = mid;
+        else hi = mid;
+    }
+    c.perReplica = lo;
+    return c;
+}
+
+ReplicaCapacity rateWithin(const serving::Evaluator& e, const Slo& slo, double cap) {
+    ReplicaCapacity c;
+    double lo = cap * 1e-6, hi = cap;
+    const auto light = e.at(1, lo);
+    if (!light) return c;
+    c.best = *light;
+    if (!meetsSlo(*light, slo, &c.gap)) return c;
+    const auto top = e.at(1, hi);
+    if (top && meetsSlo(*top, slo)) return {hi, *light, c.gap};
+    for (int i = 0; i < kRateBisections; ++i) {  // geometric bisection
+        const double mid = std::sqrt(lo * hi);
+        const auto f = e.at(1, mid);
+        if (f && meetsSlo(*f, slo)) lo = mid;
+        else hi = mid;
+    }
+    c.perReplica = lo;
+    return c;
+}
+
+void price(Deployment& d, const Scenario& s) {
+    const CostEstimate cost = estimateCost(s, d.plan, SpeedEstimate{}, false);
+    d.usdPerHour = cost.usdPerHour;
+    d.purchaseUsd = cost.purchaseUsd;
+    d.powerW = cost.powerW;
+    priceServing(d.serving, d.usdPerHour, d.powerW);
+}
+
+// The deployment of `replicas` copies of the candidate carrying the load.
+std::optional<Deployment> deploy(const Candidate& c, int replicas, const ServeOptions& o) {
+    Deployment d;
+    d.gpu = c.scenario.gpu;
+    d.replicas = replicas;
+    d.gpuCount = c.gpus * replicas;
+    d.plan = c.plan;
+    d.plan.gpuCount = d.gpuCount;
+    d.plan.dp = replicas;
+    const int perNode = std::max(1, c.scenario.gpu.gpusPerNode);
+    d.plan.nodes = (d.gpuCount + perNode - 1) / perNode;
+    Scenario s = c.scenario;
+    s.gpuCount = d.gpuCount;
+    const double users = o.users.value_or(1);
+    s.batch = std::int64_t(std::ceil(users));
+    const serving::Evaluator e(s, d.plan, c.memory);
+    const auto f = e.at(users, o.requestRatePerS);
+    if (!f) return std::nullopt;
+    d.serving = *f;
+    d.concurrencyPerReplica = f->concurrency / replicas;
+    d.meetsSlo = meetsSlo(d.serving, o.slo, &d.sloGap);
+    price(d, s);
+    d.why.push_back(d.meetsSlo ? "meets_slo" : "closest_to_slo");
+    if (o.slo.ttftS && f->ttftS > *o.slo.ttftS) d.why.push_back("ttft_above_slo");
+    if (o.slo.tpotMs && f->tpotMs > *o.slo.tpotMs) d.why.push_back("tpot_above_slo");
+    if (o.slo.minUserTokensPerS && f->userTokensPerS < *o.slo.minUserTokensPerS) d.why.push_back("user_speed_below_slo");
+    if (f->queued) d.why.push_back("requests_queue_for_kv_pool");
+    d.why.push_back(c.plan.tp > 1 ? "tensor_parallel_in_replica" : "one_gpu_per_replica");
+    if (replicas > 1) d.why.push_back("replicas_for_load");
+    if (!d.usdPerHour && !d.purchaseUsd) d.why.push_back("unpriced");
+    return d;
+}
+
+double rankPrice(const Deployment& d, bool purchase) {
+    const std::optional<double>& p = purchase ? d.purchaseUsd : d.usdPerHour;
+    return p ? *p : HUGE_VAL;
+}
+
+std::vector<CurvePoint> frontier(const Candidate& c) {
+    std::vector<CurvePoint> points;
+    Scenario s = c.scenario;
+    const serving::Evaluator e(s, c.plan, c.memory);
+    if (!e.runs()) return points;
+    const double limit = std::min(kMaxUsersPerReplica, e.runningLimit());
+    for (double users = 1; users <= limit && int(points.size()) < kMaxCurvePoints; users *= 2) {
+        const auto f = e.at(users, std::nullopt);
+        if (!f) break;
+        // The frontier: more concurrency must buy throughput per GPU.
+        if (!points.empty() && f->outputTokensPerSPerGpu <= points.back().outputTokensPerSPerGpu) break;
+        points.push_back({users, f->userTokensPerS, f->outputTokensPerSPerGpu, f->ttftS, f->tpotMs});
+    }
+    return points;
+}
+
+}  // namespace
+
+ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, const ServeOptions& o) {
+    ServeAnswer answer;
+    struct Option {
+        Deployment deployment;
+        Candidate candidate;
+    };
+    std::vector<Option> meeting, closest;
+    for (const GpuSpec& gpu : gpus) {
+        Scenario s = workload;
+        s.gpu = gpu;
+        adaptToGpu(s);
+        if (!continuousBatching(s)) continue;
+        s.gpuCountAuto = true;
+        s.batch = 1;
+        const std::optional<int> fewest = fewestGpus(s);
+        if (!fewest || *fewest > o.maxGpus) continue;
+        for (int k = 0, n = *fewest; k <= kReplicaSizeDoublings && n <= o.maxGpus; ++k, n *= 2) {
+            const std::optional<Candidate> c = candidate(s, n);
+            if (!c) continue;
+            ++answer.candidates;
+            const serving::Evaluator e(c->scenario, c->plan, c->memory);
+            if (!e.runs()) continue;
+            const double cap = o.requestRatePerS ? *o.requestRatePerS : std::min(kMaxUsersPerReplica, *o.users);
+            const ReplicaCapacity capacity = o.requestRatePerS ? rateWithin(e, o.slo, cap) : usersWithin(e, o.slo, cap);
+            if (capacity.perReplica <= 0) {
+                // Nothing meets the SLO here: keep the lightest-load figures as a "closest" option.
+                if (auto d = deploy(*c, 1, ServeOptions{o.slo, o.users ? std::optional<double>(1.0) : std::nullopt,
+                                                         o.requestRatePerS ? std::optional<double>(cap * 1e-6) : std::nullopt,
+                                                         o.maxGpus, o.purchasePricing, o.top})) {
+                    closest.push_back({*d, *c});
+                }
+                continue;
+            }
+            const double load = o.requestRatePerS ? *o.requestRatePerS : *o.users;
+            const int replicas = int(std::ceil(load / capacity.perReplica - 1e-9));
+            if (replicas < 1 || double(replicas) * n > o.maxGpus) continue;
+            if (auto d = deploy(*c, replicas, o)) {
+                if (d->meetsSlo) meeting.push_back({*d, *c});
+                else closest.push_back({*d, *c});
+            }
+        }
+    }
+    answer.anyMeetsSlo = !meeting.empty();
+    std::vector<Option>& pool = meeting.empty() ? closest : meeting;
+    std::stable_sort(pool.begin(), pool.end(), [&](const Option& a, const Option& b) {
+        const Deployment& x = a.deployment;
+        const Deployment& y = b.deployment;
+        if (!answer.anyMeetsSlo && x.sloGap != y.sloGap) return x.sloGap < y.sloGap;
+        const double px = rankPrice(x, o.purchasePricing), py = rankPrice(y, o.purchasePricing);
+        if (px != py) return px < py;
+        if (x.gpuCount != y.gpuCount) return x.gpuCount < y.gpuCount;
+        return x.serving.outputTokensPerSPerGpu > y.serving.outputTokensPerSPerGpu;
+    });
+    for (std::size_t i = 0; i < pool.size() && int(i) < o.top; ++i) answer.deployments.push_back(pool[i].deployment);
+    if (!pool.empty()) answer.curve = frontier(pool.front().candidate);
+    return answer;
+}
+
+}  // namespace caliper

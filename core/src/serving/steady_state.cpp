@@ -1,0 +1,175 @@
+// The steady state of continuous batching, as a closed queueing network.
+//
+// Each request alternates between the prefill path (its prompt's chunks,
+// several prompts batched into one step up to the engine's token budget) and
+// decoding (every running request advances one token per step). Closed loop
+// (`batch` users, each sending its next request when the last ends, as serving
+// benchmarks run at a fixed concurrency): TTFT = the request latency + its
+// own prefill + the share of the other prompts it waits behind + half a
+// decode step; each cycle the GPU prefills every user once, so the decode
+// takes its steps plus the other users' prefill time that did not delay the
+// first token; the throughput is C / (TTFT + (O-1) TPOT).
+// Prefill steps slow the decodes that ride with them (vLLM, TensorRT-LLM mix
+// chunks into decode steps; SGLang pauses decoding for a prefill batch):
+// TPOT = decode step / (1 - the share of time prefill adds). Requests beyond
+// what the KV pool (or max_num_seqs) holds wait for whole cycles of the
+// running ones.
+//
+// Open loop (request_rate_per_s): Poisson arrivals; a prefill waits
+// rho / (2 (1 - rho)) services (M/D/1) and the concurrency follows from
+// Little's law.
+#include "serving/steady_state.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace caliper::serving {
+
+namespace {
+
+// Fixed-point iterations of the open loop's concurrency (damped; converged well before).
+constexpr int kIterations = 40;
+// Beyond this utilization of the prefill path an open-loop queue grows without bound.
+constexpr double kMaxUtilization = 0.98;
+
+struct Lengths {
+    double prompt = 0;   // prompt tokens computed per request (after prefix-cache hits)
+    double output = 1;
+    double context = 0;  // mean context while decoding
+    double accepted = 1; // tokens per sequence per decode step (speculative decoding)
+};
+
+Lengths lengthsOf(const Scenario& s) {
+    Lengths n;
+    const double prompt = double(std::max<std::int64_t>(0, s.promptTokens));
+    n.prompt = prompt * (1.0 - std::clamp(s.serving.prefixCacheHitRate, 0.0, 1.0));
+    n.output = double(std::max<std::int64_t>(1, s.outputTokens));
+    n.context = prompt + n.output / 2.0;
+    if (s.serving.speculative) n.accepted = std::max(1.0, s.serving.speculative->acceptedTokensPerStep);
+    return n;
+}
+
+// One decode step for `decodes` requests, with speculative verification:
+// each request carries `accepted` tokens (plus the draft's cost).
+double decodeStepS(const StepModel& m, const Lengths& n, double decodes) {
+    if (n.accepted <= 1.0) return m.stepS(decodes, n.context, 0, 0);
+    // Verification runs accepted + 1 positions per request in one pass
+    // (the drafted tokens and the bonus token); drafting costs draftCostShare
+    // of a step per drafted token.
+    const double verifyTokens = decodes * n.accepted;
+    const double verifyS = m.stepS(verifyTokens, n.context, 0, 0);
+    return verifyS * (1.0 + m.draftCostShare * n.accepted);
+}
+
+// The prefill path at a queue of `waiting` prompts while `decodes` requests decode.
+struct PrefillPath {
+    double ownS = 0;        // one prompt's own prefill latency (its chunks)
+    double perPromptS = 0;  // server time per prompt when prompts are batched together
+    double extraS = 0;      // time per prompt added to the decodes (all of it when not mixed)
+};
+
+PrefillPath prefillPath(const StepModel& m, const Lengths& n, double decodes, double waiting) {
+    PrefillPath p;
+    if (n.prompt <= 0) return p;
+    const SchedulerDefaults& e = m.engine;
+    const double riding = e.mixesPrefill ? decodes : 0.0;
+    const double budget = e.budgetCountsDecodes ? std::max(e.stepTokenBudget / 8, e.stepTokenBudget - riding)
+                                                : e.stepTokenBudget;
+    const double baseS = m.stepS(riding, n.context, 0, 0);
+    // Alone: whole chunks of the budget, then the remainder.
+    const double ownChunk = std::min(budget, n.prompt);
+    const double ownStepS = m.stepS(riding, n.context, ownChunk, n.prompt / 2.0);
+    const double wholeChunks = std::floor(n.prompt / ownChunk);
+    const double remainder = n.prompt - wholeChunks * ownChunk;
+    p.ownS = wholeChunks * ownStepS + (remainder > 0 ? m.stepS(riding, n.context, remainder, n.prompt) : 0.0);
+    // Queued prompts share steps up to the budget: weights are read once per step.
+    const double batched = std::min(budget, n.prompt * std::max(1.0, waiting));
+    const double batchedStepS = batched > ownChunk ? m.stepS(riding, n.context, batched, n.prompt / 2.0) : ownStepS;
+    p.perPromptS = batchedStepS * n.prompt / batched;
+    p.extraS = e.mixesPrefill ? std::max(0.0, batchedStepS - baseS) * n.prompt / batched : p.perPromptS;
+    return p;
+}
+
+ReplicaState closedLoop(const StepModel& m, const Lengths& n, double users, double running) {
+    ReplicaState r;
+    const double c = std::max(1.0, std::min(users, running));
+    r.running = c;
+    const double decodeS = decodeStepS(m, n, c);
+    // One prompt's prefill, and what a prefill adds to the decode steps it
+    // shares (all of its time where the engine does not mix them).
+    const PrefillPath p = prefillPath(m, n, 1.0, 1.0);
+    const double factor = m.engine.prefillTimeFactor;
+    const double ownS = n.prompt > 0 ? factor * p.ownS : decodeStepS(m, n, 1.0);
+    // The GPU time a prefill adds, never more than the prefill latency it is part of.
+    const double extraS = n.prompt > 0 ? std::min(p.extraS, ownS) : 0.0;
+    // Equal-length requests of a closed loop stay in step: a prompt waits
+    // behind a share of the other users' prompts (fitted, engine_defaults.cpp).
+    const double perOtherWaitS = m.engine.synchronizedShare / 2.0 * ownS;
+    const double ttft = m.engine.requestOverheadS + ownS + (c - 1.0) * perOtherWaitS + decodeS / 2.0;
+    // The GPU serves every user's prefill once per cycle: of the other users'
+    // prefill time, what does not delay this request's first token lands in
+    // its decode.
+    const double steps = std::max(0.0, n.output - 1.0);
+    const double decodeTotalS = steps * decodeS / n.accepted + (c - 1.0) * std::max(0.0, extraS - perOtherWaitS);
+    r.ttftS = ttft;
+    r.tpotS = steps > 0 ? decodeTotalS / steps : decodeS / n.accepted;
+    r.prefillOwnS = ownS;
+    r.prefillWaitS = (c - 1.0) * perOtherWaitS;
+    r.requestsPerS = c / (ttft + decodeTotalS);
+    if (users > c) {
+        // Requests beyond the running ones wait in waves of `c` for whole cycles.
+        const double cycleS = ttft + decodeTotalS;
+        r.ttftS += (users / c - 1.0) / 2.0 * cycleS;
+        r.prefillWaitS += (users / c - 1.0) / 2.0 * cycleS;
+        r.queued = true;
+    }
+    return r;
+}
+
+ReplicaState openLoop(const StepModel& m, const Lengths& n, double ratePerS, double running) {
+    ReplicaState r;
+    double inFlight = 1.0;
+    for (int i = 0; i < kIterations; ++i) {
+        const double decodes = std::min(std::max(1.0, inFlight), running);
+        const double decodeS = decodeStepS(m, n, decodes);
+        double ttft = decodeS / 2.0 + m.engine.requestOverheadS, tpotS = decodeS / n.accepted;
+        if (n.prompt > 0) {
+            const PrefillPath alone = prefillPath(m, n, decodes, 1.0);
+            const double rho = std::min(kMaxUtilization, ratePerS * alone.perPromptS);
+            const PrefillPath p = prefillPath(m, n, decodes, 1.0 + rho / (1.0 - rho));
+            r.prefillOwnS = m.engine.prefillTimeFactor * p.ownS;
+            r.prefillWaitS = rho / (2.0 * (1.0 - rho)) * p.perPromptS;
+            ttft += r.prefillOwnS + r.prefillWaitS;
+            const double share = std::min(kMaxUtilization, ratePerS * p.extraS);
+            tpotS /= (1.0 - share);
+            r.saturated = ratePerS * alone.perPromptS >= kMaxUtilization || share >= kMaxUtilization;
+        } else {
+            ttft += decodeS;
+        }
+        const double latencyS = ttft + (n.output - 1.0) * tpotS;
+        const double next = std::max(1.0, ratePerS * latencyS);
+        r.ttftS = ttft;
+        r.tpotS = tpotS;
+        if (next > running) r.saturated = true;
+        inFlight = 0.5 * inFlight + 0.5 * std::min(next, 4.0 * running);
+    }
+    r.running = std::min(inFlight, running);
+    // Completions cannot outrun what the running requests finish per second.
+    const double capacity = r.running / (r.ttftS + (n.output - 1.0) * r.tpotS);
+    r.requestsPerS = std::min(ratePerS, capacity);
+    r.queued = r.saturated;
+    return r;
+}
+
+}  // namespace
+
+ReplicaState steadyState(const Scenario& s, const StepModel& m, double usersPerReplica, double runningLimit) {
+    const Lengths n = lengthsOf(s);
+    const double running = std::max(1.0, std::min(runningLimit, m.engine.maxRunningRequests));
+    if (s.serving.requestRatePerS) {
+        return openLoop(m, n, *s.serving.requestRatePerS / m.layout.replicas, running);
+    }
+    return closedLoop(m, n, usersPerReplica, running);
+}
+
+}  // namespace caliper::serving

@@ -1,0 +1,103 @@
+#include "serving/step_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "speed/efficiency.hpp"
+
+namespace caliper::serving {
+
+namespace {
+
+// Activations cross all-reduces, all-to-alls and stage boundaries in 16 bits.
+constexpr double kActivationBytes = 2.0;
+// Speculative drafting per drafted token, as a share of one target step:
+// MTP and EAGLE run one extra decoder layer (DeepSeek-V3 §2.2 MTP module;
+// EAGLE-3's draft head), so about 1 / layers of a step; a separate draft model
+// is typically 1/10-1/20 of the target's size [E: vLLM speculative decoding
+// docs pair 70B targets with 1-8B drafts].
+constexpr double kDraftModelShare = 0.08;
+
+}  // namespace
+
+ReplicaLayout replicaLayout(const Scenario& s, const Plan& plan) {
+    ReplicaLayout l;
+    l.pp = std::max(1, plan.pp);
+    const int tp = std::max(1, plan.tp);
+    // Attention data parallelism splits the replica's tensor-parallel ranks
+    // into groups that each run attention on their own requests (DeepSeek
+    // deployments: attention DP 8 with expert parallelism 8 on one node).
+    const int adp = s.parallel.attentionDp > 1 && tp % s.parallel.attentionDp == 0 ? s.parallel.attentionDp : 1;
+    l.attentionDp = adp;
+    l.attentionTp = tp / adp;
+    l.gpus = tp * l.pp;
+    l.replicas = std::max(1, plan.gpuCount / l.gpus);
+    const int perNode = std::max(1, s.gpu.gpusPerNode);
+    l.tpLink = groupLink(s.gpu, l.attentionTp, l.attentionTp > perNode);
+    l.expertLink = groupLink(s.gpu, tp, tp > perNode);
+    l.stageLink = groupLink(s.gpu, 2, l.gpus > perNode);
+    return l;
+}
+
+StepModel stepModel(const Scenario& s, const Plan& plan) {
+    StepModel m;
+    m.work = makeWorkload(s);
+    m.layout = replicaLayout(s, plan);
+    m.engine = schedulerDefaults(s);
+    const GpuSpec& gpu = s.gpu;
+    const double peak = matmulPeak(s.engine, s.weights, gpu).tflops * 1e12;
+    m.bandwidthBytesPerS = decodeBandwidthFraction(s.engine, s.weights, gpu) * gpu.bandwidthGbps * 1e9;
+    m.decodeFlopsPerS = decodeComputeFraction(s.engine, s.weights, gpu) * peak;
+    m.prefillFlopsPerS = prefillComputeFraction(s.engine, s.weights, gpu) * peak;
+    m.layerOverheadS = decodeLayerOverheadS(s.engine, s.weights, gpu);
+    // KV heads split over the attention ranks and are replicated once the
+    // ranks outnumber them; MLA's latent is kept whole on every rank.
+    const ModelSpec& model = s.model;
+    if (model.attention == AttentionKind::Mla) {
+        m.kvShare = 1.0;
+    } else {
+        const double kvHeads = std::max(1, model.kvHeads > 0 ? model.kvHeads : model.heads);
+        m.kvShare = std::ceil(kvHeads / m.layout.attentionTp) / kvHeads;
+    }
+    m.expertParallel = m.work.experts > 0 && (s.parallel.ep > 1 || m.layout.attentionDp > 1);
+    if (s.serving.speculative) {
+        m.draftCostShare = s.serving.speculative->method == "draft" ? kDraftModelShare : 1.0 / m.work.layers;
+    }
+    return m;
+}
+
+double StepModel::stepS(double decodes, double context, double prefillTokens, double prefillContext) const {
+    const ReplicaLayout& l = layout;
+    const double tokens = std::max(1.0, decodes + prefillTokens);
+    const double tpGpus = double(l.attentionTp) * l.pp;  // GPUs sharing the dense weights
+    const double allGpus = double(l.gpus);
+    // Bytes per GPU: dense (and attention) weights over the attention ranks,
+    // touched experts over every GPU, each attention group's own requests' KV.
+    const double expertBytes = weightBytesPerStep(work, tokens) - work.denseWeightBytes;
+    const double groupDecodes = decodes / l.attentionDp;
+    const double kvBytes = groupDecodes * kvBytesRead(work, context) * kvShare +
+                           (prefillTokens > 0 ? kvBytesRead(work, prefillContext) * kvShare : 0);
+    const double bytes = work.denseWeightBytes / tpGpus + std::max(0.0, expertBytes) / allGpus + kvBytes / tpGpus;
+    const double memoryS = bandwidthBytesPerS > 0 ? bytes / bandwidthBytesPerS : 0;
+    // Compute per GPU: decode-shaped and prompt-shaped work at their rates.
+    const double matmul = 2.0 * work.blockMatmulParams;
+    const double decodeFlops = decodes * (matmul + 2.0 * work.lmHeadParams + attentionFlopsPerToken(work, context));
+    const double prefillFlops = prefillTokens * (matmul + attentionFlopsPerToken(work, prefillContext));
+    double computeS = 0;
+    if (decodeFlopsPerS > 0) computeS += decodeFlops / allGpus / decodeFlopsPerS;
+    if (prefillFlopsPerS > 0) computeS += prefillFlops / allGpus / prefillFlopsPerS;
+    double stepS = std::max(memoryS, computeS) + (double(work.layers) / l.pp) * layerOverheadS;
+    // Communication of the step's tokens: two all-reduces per layer in the
+    // attention group; expert parallelism adds a dispatch and a combine
+    // (all-to-all) per layer across the replica.
+    const double stageLayers = double(work.layers) / l.pp;
+    const double message = tokens / l.attentionDp * work.hidden * kActivationBytes;
+    if (l.attentionTp > 1) stepS += stageLayers * 2.0 * allReduceS(message, l.attentionTp, l.tpLink);
+    if (expertParallel) stepS += stageLayers * 2.0 * allGatherS(message * work.expertsPerToken, l.gpus, l.expertLink);
+    // Pipeline stages run one after another for a step's tokens.
+    stepS *= l.pp;
+    if (l.pp > 1) stepS += (l.pp - 1) * sendS(tokens * work.hidden * kActivationBytes, l.stageLink);
+    return stepS + engine.stepOverheadS + engine.perSequenceOverheadS * decodes;
+}
+
+}  // namespace caliper::serving

@@ -1,0 +1,46 @@
+#pragma once
+// The time of one engine step of a serving replica that carries `decodes`
+// running requests at `context` tokens and `prefillTokens` prompt tokens of
+// new requests: weights read (MoE: the experts that many tokens touch), KV
+// reads, matmul and attention compute where they bind, tensor- and
+// expert-parallel communication, and the engine's per-step host work.
+#include "caliper/result.hpp"
+#include "caliper/scenario.hpp"
+#include "speed/comm.hpp"
+#include "plan/workload.hpp"
+#include "serving/engine_defaults.hpp"
+
+namespace caliper::serving {
+
+// How one replica spreads over its GPUs.
+struct ReplicaLayout {
+    int gpus = 1;         // GPUs of one replica: attentionTp x attentionDp x pp
+    int attentionTp = 1;  // tensor-parallel ranks of attention and dense layers
+    int attentionDp = 1;  // attention data-parallel groups (each holds its own requests' KV)
+    int pp = 1;
+    int replicas = 1;     // copies of the model serving separate requests
+    Link tpLink;
+    Link expertLink;      // all-to-all of expert parallelism across the replica
+    Link stageLink;
+};
+
+ReplicaLayout replicaLayout(const Scenario& scenario, const Plan& plan);
+
+struct StepModel {
+    Workload work;
+    ReplicaLayout layout;
+    SchedulerDefaults engine;
+    double bandwidthBytesPerS = 0;   // achieved, per GPU
+    double decodeFlopsPerS = 0;      // achieved per GPU on decode-shaped GEMMs
+    double prefillFlopsPerS = 0;     // achieved per GPU on prompt-shaped GEMMs
+    double layerOverheadS = 0;       // per layer per step (launches, sync)
+    double kvShare = 1;              // share of a token's KV one attention rank reads
+    bool expertParallel = false;
+    double draftCostShare = 0;       // speculative drafting cost per drafted token, share of a target step
+
+    double stepS(double decodes, double context, double prefillTokens, double prefillContext) const;
+};
+
+StepModel stepModel(const Scenario& scenario, const Plan& plan);
+
+}  // namespace caliper::serving

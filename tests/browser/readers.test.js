@@ -1,0 +1,156 @@
+// What a new reader meets, in English and Chinese, on a desktop and a phone:
+// the currency that suits the language, errors in the reader's language,
+// typed text that is never lost, figures with their band, the legend's
+// "how to read this" line, the recommendation list as long as "Show N" says,
+// and a link the page cannot fully read.
+'use strict';
+const { test, before } = require('node:test');
+const assert = require('node:assert/strict');
+const h = require('./support/harness.js');
+
+let zh, en;
+before(async () => {
+  ({ zh } = await import('../../web/src/i18n/zh.js'));
+  ({ en } = await import('../../web/src/i18n/en.js'));
+});
+
+const NARROW = 'q=Llama 3.1';
+const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+// Latin words of three letters or more that are not names (GPU and model
+// names, units, formats and the engine's figures stay as written).
+const ENGLISH_WORD = /\b(?!GPU|GPUs|GiB|NVLink|token|tokens|SLO|TTFT|TPOT|FP8|BF16|LoRA|QLoRA|OCR|SFT|RLHF|JSON|CSV|SVG|PNG|Caliper)[a-z]{4,}\b/;
+
+async function pageWidth(page) {
+  return page.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: window.innerWidth }));
+}
+
+h.forEachOrigin('readers', (env) => {
+  test('a Chinese browser gets yuan; a chosen currency stays in the URL', async () => {
+    const context = await env.newContext({ locale: 'zh-CN' });
+    const page = await h.openPage(context, env.url(NARROW));
+    assert.equal(await page.inputValue('#currency'), 'cny');
+    assert.doesNotMatch((await h.pageState(page)).hash, /cur=/, 'the default is not written into the link');
+    assert.match(await page.textContent('#f-price-label'), /人民币/);
+    assert.equal((await h.pageState(page)).matrixRequest.currency, 'cny');
+    await page.selectOption('#currency', 'usd');
+    assert.match((await h.pageState(page)).hash, /(^#|&)cur=usd(&|$)/);
+    const again = await h.openPage(context, (await h.pageState(page)).url);
+    assert.equal(await again.inputValue('#currency'), 'usd', 'the reader\'s choice wins over the language');
+    await h.screenshot(again, `readers-zh-usd-${env.name}`);
+    await again.close();
+    await page.close();
+    const english = await h.openPage(env.context, env.url(NARROW + '&lang=en'));
+    assert.equal(await english.inputValue('#currency'), 'usd');
+    await english.close();
+  });
+
+  test('an unknown GPU in Chinese: the translated message names it, the English detail is the title', async () => {
+    const page = await h.openPage(env.context, env.url('lang=zh&view=inventory&inv=2*H1000'));
+    await page.waitForFunction(() => document.querySelector('#status').classList.contains('error'));
+    const status = await page.textContent('#status');
+    assert.match(status, /^未知显卡：“H1000”/);
+    assert.doesNotMatch(status.replace(/“[^”]*”/g, ''), /[A-Za-z]{4,}/, `no English inside the Chinese: ${status}`);
+    assert.match(await page.getAttribute('#status', 'title'), /unknown GPU/i);
+    await h.screenshot(page, `readers-zh-error-${env.name}`);
+    await page.close();
+  });
+
+  test('typed search text survives a control changed within a keystroke', async () => {
+    const page = await h.openPage(env.context, env.url(NARROW));
+    await page.fill('#f-search', '');
+    await page.type('#f-search', 'qwen', { delay: 10 });
+    await page.selectOption('#show', 'memory');  // within the search box's debounce
+    await page.waitForFunction(() => window.__caliperPage.app.state.q === 'qwen');
+    assert.equal(await page.inputValue('#f-search'), 'qwen');
+    assert.equal((await h.pageState(page)).state.show, 'memory');
+    await page.close();
+  });
+
+  test('training tokens as 1T or 1e12', async () => {
+    const page = await h.openPage(env.context, env.url(NARROW + '&task=pretrain'));
+    for (const text of ['1e12', '1T', '2.5e11']) {
+      await page.fill('#train-tokens', text);
+      await page.press('#train-tokens', 'Tab');
+      await page.waitForFunction((v) => window.__caliperPage.app.state.tt === v, Number(text.replace('T', 'e12')));
+      assert.equal(await page.getAttribute('#train-tokens', 'aria-invalid'), null, text);
+    }
+    await page.close();
+  });
+
+  test('the legend reads fits / tight / no, with a how-to-read line (en and zh)', async () => {
+    for (const [lang, dict] of [['en', en], ['zh', zh]]) {
+      const page = await h.openPage(env.context, env.url(NARROW + '&lang=' + lang));
+      assert.equal(await page.textContent('#legend-howto'), dict['legend.howto']);
+      assert.ok(await page.isVisible('#legend-howto'));
+      assert.ok((await page.textContent('#legend')).includes(dict['legend.tight']));
+      await page.close();
+    }
+  });
+
+  test('a cell\'s detail shows the figures with their 80% band where the engine gives one', async () => {
+    const page = await h.openPage(env.context, env.url(NARROW + '&cell=llama-3.1-8b~rtx-4090'));
+    await page.waitForSelector('#detail[open] [data-field="decode_tokens_per_s"] dd');
+    const r = await page.evaluate(() => {
+      const C = window.__caliperPage;
+      return C.engine.estimate(C.requests.toEstimateRequest(C.app.state, 'llama-3.1-8b', 'rtx-4090', 'auto'));
+    });
+    const text = await page.textContent('#detail [data-field="decode_tokens_per_s"] dd');
+    if (r.ranges && r.ranges.decode_tokens_per_s) {
+      assert.match(text, /\(\d[\d.,]*–\d[\d.,]*\)$/, `band beside the figure: ${text}`);
+    } else {
+      assert.doesNotMatch(text, /\(/, 'no band where the engine gives none');
+    }
+    await h.screenshot(page, `readers-detail-band-${env.name}`);
+    await page.close();
+  });
+
+  test('"Show 5" lists five options, ranked 1 to 5', async () => {
+    const page = await h.openPage(env.context, env.url('view=recommend&top=5&rm=llama-3.1-8b'));
+    await page.waitForSelector('#rec-results li.rec-item');
+    const ranks = await page.$$eval('#rec-results li.rec-item', (items) => items.map((i) => Number(i.dataset.rank)));
+    assert.deepEqual(ranks, [1, 2, 3, 4, 5]);
+    await page.close();
+  });
+
+  test('a link cut short says what was left out, in the reader\'s language', async () => {
+    const cm = encodeURIComponent(JSON.stringify({ name: 'x'.repeat(50000), params_b: 7 }));
+    for (const [lang, dict] of [['en', en], ['zh', zh]]) {
+      const page = await h.openPage(env.context, env.url(`${NARROW}&lang=${lang}&cm=${cm}`));
+      const notice = await page.textContent('#url-notice');
+      assert.ok(notice.startsWith(dict['status.urlRefused'].split('{keys}')[0]), notice);
+      assert.ok(notice.includes(dict['urlKey.cm']));
+      assert.doesNotMatch(await page.textContent('#status'), /null/);
+      await page.close();
+    }
+  });
+
+  test('Chinese pages read in Chinese: matrix, recommend and inventory, desktop and phone', async () => {
+    for (const [size, options] of [['desktop', {}], ['phone', PHONE]]) {
+      const context = await env.newContext(options);
+      for (const view of ['matrix', 'recommend', 'inventory']) {
+        const hash = `lang=zh&view=${view}&${NARROW}` + (view === 'inventory' ? '&inv=4*2080 Ti 22GB' : '');
+        const page = await h.openPage(context, env.url(hash));
+        await page.waitForTimeout(200);
+        const words = await page.evaluate((re) => {
+          const pattern = new RegExp(re);
+          const out = [];
+          const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+          for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+            const e = n.parentElement;
+            if (!e || e.closest('[hidden], script, style, option, datalist, #matrix, .rec-main h3, [data-code], .version, #cmp-results, .inv-table tbody th, .inv-table caption')) continue;
+            if (!e.getClientRects().length) continue;
+            if (pattern.test(n.textContent)) out.push(n.textContent.trim().slice(0, 80));
+          }
+          return out;
+        }, ENGLISH_WORD.source);
+        assert.deepEqual(words, [], `English words in the Chinese ${view} view (${size})`);
+        if (size === 'phone') {
+          const w = await pageWidth(page);
+          assert.ok(w.page <= w.screen, `${view}: page ${w.page}px wide on a ${w.screen}px screen`);
+        }
+        await h.screenshot(page, `readers-zh-${view}-${size}-${env.name}`, { fullPage: size === 'phone' && view !== 'matrix' });
+        await page.close();
+      }
+    }
+  });
+});

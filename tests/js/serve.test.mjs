@@ -1,0 +1,74 @@
+// The serve view's pure parts (web/src/views/serve.js, frontier.js) against
+// an answer of the contract's shape (docs/CONTRACT.md "Serve"). The figures
+// in STUB are made up for the test: the view only places and formats them.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import * as i18n from '../../web/src/i18n/i18n.js';
+import * as serve from '../../web/src/views/serve.js';
+import * as frontier from '../../web/src/views/frontier.js';
+
+const STUB = {
+  ok: true, model: { id: 'qwen2.5-72b', name: 'Qwen2.5 72B', params_b: 72.7 }, engine: 'vllm',
+  slo: { ttft_s: 2, tpot_ms: null, min_user_tokens_per_s: 20 }, users: 50, meets_slo: true,
+  deployments: [
+    { gpu: 'h100-sxm5-80gb', gpu_name: 'H100 SXM5 80GB', gpu_count: 2, plan: { tp: 2, pp: 1, dp: 1 }, replicas: 1,
+      concurrency_per_replica: 50,
+      serving: { concurrency: 50, ttft_s: 0.8, tpot_ms: 31, user_tokens_per_s: 32.3, output_tokens_per_s: 1615,
+        output_tokens_per_s_per_gpu: 807 },
+      usd_per_month: 4380, cny_per_month: 31536, usd_per_million_output_tokens: 1.03, cny_per_million_output_tokens: 7.42,
+      purchase_usd_per_million_output_tokens: 0.5, meets_slo: true, why: [] },
+    { gpu: 'l40s', gpu_name: 'L40S 48GB', gpu_count: 4, plan: { tp: 4, pp: 1, dp: 1 }, replicas: 1, concurrency_per_replica: 50,
+      serving: { user_tokens_per_s: 21, ttft_s: 1.9, tpot_ms: 47 }, usd_per_month: 2920, usd_per_million_output_tokens: 1.1,
+      meets_slo: true, why: [] }],
+  curve: [
+    { concurrency: 1, user_tokens_per_s: 60, output_tokens_per_s_per_gpu: 30, ttft_s: 0.1, tpot_ms: 16 },
+    { concurrency: 16, user_tokens_per_s: 45, output_tokens_per_s_per_gpu: 360, ttft_s: 0.4, tpot_ms: 22 },
+    { concurrency: 64, user_tokens_per_s: 18, output_tokens_per_s_per_gpu: 576, ttft_s: 2.5, tpot_ms: 55 }],
+  warnings: [], cny_per_usd: 7.2
+};
+
+function opts(lang, currency) {
+  i18n.setLang(lang);
+  return { t: i18n.t, locale: i18n.locale(), currency, cnyPerUsd: 7.2, pricing: 'cloud',
+    units: { ms: i18n.t('unit.ms'), s: i18n.t('unit.s'), min: 'min', h: 'h', d: 'd', y: 'y' } };
+}
+
+test('one row per deployment: GPU, count, plan, per-user speed, TTFT, monthly cost and cost per million output tokens', () => {
+  const rows = serve.rows(STUB, opts('en', 'usd'));
+  assert.equal(rows.length, 2);
+  assert.deepEqual(rows[0].cells, ['1', 'H100 SXM5 80GB', '2 GPUs', 'TP 2 × PP 1, 1 replica', '50', '32.3 tok/s', '800 ms',
+    '31 ms', '$4,380', '$1.03', '✓']);
+  assert.equal(rows[1].cells[2], '4 GPUs');
+});
+
+test('in yuan the engine\'s cny twins are used, else its rate; Chinese labels', () => {
+  const rows = serve.rows(STUB, opts('zh', 'cny'));
+  assert.equal(rows[0].cells[8], '¥31,536');
+  assert.equal(rows[0].cells[9], '¥7.42');
+  assert.equal(rows[1].cells[8], '¥21,024', '2920 × 7.2 at the answer\'s rate');
+  assert.equal(rows[0].cells[2], '2 张卡');
+  assert.doesNotMatch(rows[0].cells[3], /replica/);
+  i18n.setLang('en');
+});
+
+test('the answer in one sentence, and what comes closest when no deployment meets the SLO', () => {
+  const o = opts('en', 'usd');
+  const s = { su: 50, sr: null };
+  assert.equal(serve.verdictText(STUB, s, o.t, o.locale), 'For 50 users: 2 × H100 SXM5 80GB, 32.3 tokens/s per user.');
+  const missed = Object.assign({}, STUB, { meets_slo: false });
+  assert.match(serve.verdictText(missed, s, o.t, o.locale), /^No deployment meets this SLO for 50 users; the closest: 2 × H100/);
+  assert.match(serve.verdictText(Object.assign({}, STUB, { deployments: [] }), s, o.t, o.locale), /No GPU in the selection/);
+});
+
+test('the frontier: tokens/s per user across, per GPU up, the SLO as a line, each point judged by it', () => {
+  assert.equal(frontier.sloUserTokensPerS({ min_user_tokens_per_s: 20, tpot_ms: 40 }), 25, 'TPOT 40 ms allows 25 tok/s: the stricter');
+  assert.equal(frontier.sloUserTokensPerS({ ttft_s: 2 }), null);
+  const g = frontier.geometry(STUB.curve, STUB.slo, 600, 330);
+  assert.equal(g.points.length, 3);
+  assert.deepEqual(g.points.map((p) => p.meets), [true, true, false], '18 tok/s per user and 2.5 s TTFT miss the SLO');
+  // Faster per user is further right; more per GPU is higher up (smaller y).
+  assert.ok(g.points[0].x > g.points[1].x && g.points[1].x > g.points[2].x);
+  assert.ok(g.points[0].y > g.points[1].y && g.points[1].y > g.points[2].y);
+  assert.ok(g.sloX > g.points[2].x && g.sloX < g.points[1].x, 'the SLO line sits between the points it separates');
+  for (const p of g.points) assert.ok(p.x >= 0 && p.x <= g.W && p.y >= 0 && p.y <= g.H);
+});

@@ -1,0 +1,229 @@
+// Continuous-batching serving figures and the serve search: properties over
+// generated scenarios (seeded by Catch2's --rng-seed), the engine's start-up
+// KV pool against a vLLM log, and the serve request's answers and errors.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "caliper/api.hpp"
+#include "caliper/plan/estimate.hpp"
+#include "caliper/serving/estimate_serving.hpp"
+#include "property_scenarios.hpp"
+
+using namespace caliper;
+using caliper::test::accepted;
+using caliper::test::projectCatalog;
+using caliper::test::PropertyJson;
+
+namespace {
+
+// Figures are compared after tidy() rounding to 6 significant digits.
+constexpr double kRounding = 1e-5;
+
+bool notBelow(double later, double earlier) { return later >= earlier * (1 - kRounding); }
+
+PropertyJson servingRequest(std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    const Catalog& catalog = projectCatalog();
+    auto pick = [&](const std::vector<PropertyJson>& v) { return v[rng() % v.size()]; };
+    PropertyJson r = {{"model", catalog.models[rng() % catalog.models.size()].id},
+                      {"gpu", catalog.gpus[rng() % catalog.gpus.size()].id},
+                      {"engine", pick({"vllm", "sglang", "tensorrt-llm"})},
+                      {"gpu_count", pick({1, 2, 4, 8})},
+                      {"prompt_tokens", pick({128, 1024, 4096, 8192})},
+                      {"output_tokens", pick({16, 128, 1024})}};
+    if (rng() % 3 == 0) r["serving"] = {{"prefix_cache_hit_rate", pick({0.0, 0.5, 0.9})}};
+    if (rng() % 4 == 0) r["serving"]["speculative"] = {{"method", "mtp"}, {"accepted_tokens_per_step", pick({1.5, 2.5})}};
+    return r;
+}
+
+std::optional<ServingFigures> servingAt(PropertyJson request, int users) {
+    request["batch"] = users;
+    const std::optional<Scenario> s = accepted(request);
+    if (!s) return std::nullopt;
+    return estimate(*s, EstimateDetail{false, false, false}).serving;
+}
+
+PropertyJson answer(const std::string& request) {
+    const ApiResponse r = serveJson(projectCatalog(), request);
+    INFO(r.json.substr(0, 400));
+    REQUIRE(r.status == 0);
+    return PropertyJson::parse(r.json);
+}
+
+void rejected(const std::string& request, const std::string& code, const std::string& path) {
+    const ApiResponse r = serveJson(projectCatalog(), request);
+    INFO(request << " -> " << r.json);
+    CHECK(r.status == 2);
+    const PropertyJson j = PropertyJson::parse(r.json);
+    CHECK(j["ok"] == false);
+    CHECK(j["error"]["code"] == code);
+    CHECK(j["error"]["path"] == path);
+}
+
+}  // namespace
+
+TEST_CASE("serving: TPOT and TTFT never fall as concurrency rises on one deployment", "[serving][properties]") {
+    const auto seed = GENERATE(take(120, random(1u, 1u << 30)));
+    const PropertyJson request = servingRequest(seed);
+    INFO(request.dump());
+    std::optional<ServingFigures> last;
+    for (int users = 1; users <= 1024; users *= 2) {
+        const auto f = servingAt(request, users);
+        if (!f) break;  // the model does not fit this deployment at all
+        INFO("users " << users << ": ttft " << f->ttftS << " s, tpot " << f->tpotMs << " ms");
+        CHECK(std::isfinite(f->ttftS));
+        CHECK(f->tpotMs > 0);
+        if (last) {
+            CHECK(notBelow(f->tpotMs, last->tpotMs));
+            CHECK(notBelow(f->ttftS, last->ttftS));
+        }
+        last = f;
+    }
+}
+
+TEST_CASE("serving: throughput per GPU never falls until the KV pool is full", "[serving][properties]") {
+    const auto seed = GENERATE(take(120, random(1u, 1u << 30)));
+    const PropertyJson request = servingRequest(seed);
+    INFO(request.dump());
+    std::optional<ServingFigures> last;
+    for (int users = 1; users <= 1024; users *= 2) {
+        const auto f = servingAt(request, users);
+        if (!f || f->queued) break;
+        INFO("users " << users << ": " << f->outputTokensPerSPerGpu << " tokens/s per GPU");
+        if (last) CHECK(notBelow(f->outputTokensPerSPerGpu, last->outputTokensPerSPerGpu));
+        last = f;
+    }
+}
+
+TEST_CASE("serving: beyond the KV pool requests queue and TTFT says so", "[serving]") {
+    // Llama-3.1-70B in bf16 on four H100s (tp 4) leaves 0.9 x 79.65 - 32.9 GiB
+    // of weights - ~4 GiB of activations and buffers ~ 35 GiB per GPU, at
+    // 80 KiB of KV per token per GPU ~ 450k tokens: about 49 requests of
+    // 8k+1k tokens, so 64 do not all run at once.
+    const PropertyJson base = {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm5-80gb"}, {"gpu_count", 4},
+                               {"prompt_tokens", 8192}, {"output_tokens", 1024}};
+    const auto few = servingAt(base, 2);
+    const auto many = servingAt(base, 64);
+    REQUIRE(few);
+    REQUIRE(many);
+    CHECK_FALSE(few->queued);
+    CHECK(many->queued);
+    CHECK(many->runningPerReplica < 64);
+    CHECK(many->ttftS > 5 * few->ttftS);
+    PropertyJson crowded = base;
+    crowded["batch"] = 64;
+    const ApiResponse r = estimateJson(projectCatalog(), crowded.dump());
+    CHECK(r.json.find("\"requests_queue\"") != std::string::npos);
+}
+
+TEST_CASE("serving: the KV pool as vLLM computes it at start-up", "[serving]") {
+    // vLLM 0.19 on one H100 80GB, Qwen2.5-7B-Instruct, gpu_memory_utilization
+    // 0.95, max_model_len 8192 (llm-d-planner accuracy logs, public-v2.jsonl):
+    // "GPU KV cache size: 1,096,000 tokens", "Maximum concurrency for 8,192
+    // tokens per request: 133.79x". The goal for KV tokens is 3%.
+    const PropertyJson request = {{"model", "qwen2.5-7b"}, {"gpu", "h100-sxm5-80gb"}, {"gpu_memory_utilization", 0.95},
+                                  {"max_model_len", 8192}, {"prompt_tokens", 8191}, {"output_tokens", 1}};
+    const auto f = servingAt(request, 1);
+    REQUIRE(f);
+    REQUIRE(f->kvCacheTokens);
+    CHECK(*f->kvCacheTokens == Approx(1096000).epsilon(0.03));
+    CHECK(*f->maxConcurrency == Approx(133.79).epsilon(0.03));
+}
+
+TEST_CASE("serving: prefix-cache hits and speculative decoding help where they should", "[serving]") {
+    const PropertyJson base = {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}, {"prompt_tokens", 4096},
+                               {"output_tokens", 256}};
+    const auto plain = servingAt(base, 32);
+    PropertyJson cached = base;
+    cached["serving"] = {{"prefix_cache_hit_rate", 0.9}};
+    PropertyJson speculative = base;
+    speculative["serving"] = {{"speculative", {{"method", "eagle"}, {"accepted_tokens_per_step", 2.5}}}};
+    const auto hit = servingAt(cached, 32);
+    const auto spec = servingAt(speculative, 32);
+    REQUIRE(plain);
+    REQUIRE(hit);
+    REQUIRE(spec);
+    CHECK(hit->ttftS < plain->ttftS);
+    CHECK(spec->tpotMs < plain->tpotMs);
+}
+
+TEST_CASE("serve: every deployment that meets the SLO meets it when estimated alone", "[serving][serve]") {
+    const std::string request = GENERATE(
+        std::string(R"({"model":"llama-3.1-70b","users":200,"prompt_tokens":1024,"output_tokens":256,)"
+                    R"("slo":{"ttft_s":2,"min_user_tokens_per_s":20},"top":8})"),
+        std::string(R"({"model":"qwen2.5-7b","users":50,"engine":"sglang","slo":{"tpot_ms":40},"top":8})"),
+        std::string(R"({"model":"llama-3.1-8b","request_rate_per_s":5,"slo":{"ttft_s":1,"tpot_ms":50},"top":8})"));
+    const PropertyJson a = answer(request);
+    const PropertyJson in = PropertyJson::parse(request);
+    REQUIRE(a["deployments"].size() > 0);
+    CHECK(a["meets_slo"] == true);
+    for (const PropertyJson& d : a["deployments"]) {
+        REQUIRE(d["meets_slo"] == true);
+        PropertyJson alone = {{"model", in["model"]}, {"gpu", d["gpu"]}, {"gpu_count", d["gpu_count"]},
+                              {"parallel", {{"tp", d["plan"]["tp"]}, {"pp", d["plan"]["pp"]}}}};
+        for (const char* key : {"prompt_tokens", "output_tokens", "engine"}) {
+            if (in.contains(key)) alone[key] = in[key];
+        }
+        if (in.contains("users")) alone["batch"] = in["users"];
+        else alone["serving"] = {{"request_rate_per_s", in["request_rate_per_s"]}};
+        const ApiResponse r = estimateJson(projectCatalog(), alone.dump());
+        INFO(alone.dump() << " -> " << r.json.substr(0, 300));
+        REQUIRE(r.status == 0);
+        const PropertyJson s = PropertyJson::parse(r.json)["serving"];
+        REQUIRE(s.is_object());
+        const PropertyJson& slo = in["slo"];
+        if (slo.contains("ttft_s")) CHECK(s["ttft_s"].get<double>() <= slo["ttft_s"].get<double>() * (1 + kRounding));
+        if (slo.contains("tpot_ms")) CHECK(s["tpot_ms"].get<double>() <= slo["tpot_ms"].get<double>() * (1 + kRounding));
+        if (slo.contains("min_user_tokens_per_s")) {
+            CHECK(s["user_tokens_per_s"].get<double>() >= slo["min_user_tokens_per_s"].get<double>() * (1 - kRounding));
+        }
+        CHECK(s["output_tokens_per_s_per_gpu"] == d["serving"]["output_tokens_per_s_per_gpu"]);
+    }
+    CHECK(a["curve"].size() > 1);
+}
+
+TEST_CASE("serve: an SLO nobody meets answers the closest deployments, not an error", "[serving][serve]") {
+    const PropertyJson a = answer(R"({"model":"llama-3.1-70b","users":10,"slo":{"ttft_s":0.0001},"gpu":["h100-sxm5-80gb","rtx-4090"]})");
+    CHECK(a["meets_slo"] == false);
+    REQUIRE(a["deployments"].size() > 0);
+    CHECK(a["deployments"][0]["meets_slo"] == false);
+    CHECK(a.dump().find("slo_not_met") != std::string::npos);
+}
+
+TEST_CASE("serve: bad input is rejected with its pointer", "[serving][serve]") {
+    rejected(R"({"model":"llama-3.1-8b","users":-5})", "invalid_value", "/users");
+    rejected(R"({"model":"llama-3.1-8b","users":1e12})", "invalid_value", "/users");
+    rejected(R"({"model":"llama-3.1-8b","request_rate_per_s":-1})", "invalid_value", "/request_rate_per_s");
+    rejected(R"({"model":"llama-3.1-8b","users":5,"request_rate_per_s":1})", "invalid_value", "/request_rate_per_s");
+    rejected(R"({"model":"llama-3.1-8b"})", "missing_key", "/users");
+    rejected(R"({"model":"llama-3.1-8b","users":5,"slo":{"ttft_s":0}})", "invalid_value", "/slo/ttft_s");
+    rejected(R"({"model":"llama-3.1-8b","users":5,"slo":{"tpot_ms":-3}})", "invalid_value", "/slo/tpot_ms");
+    rejected(R"({"model":"llama-3.1-8b","users":5,"slo":{"min_user_tokens_per_s":1e9}})", "invalid_value",
+             "/slo/min_user_tokens_per_s");
+    rejected(R"({"model":"llama-3.1-8b","users":5,"slo":{"ttfb":1}})", "unknown_key", "/slo/ttfb");
+    rejected(R"({"model":"llama-3.1-8b","users":5,"batch":4})", "invalid_value", "/batch");
+    PropertyJson many = {{"model", "llama-3.1-8b"}, {"users", 5}, {"gpu", PropertyJson::array()}};
+    for (int i = 0; i < 600; ++i) many["gpu"].push_back("h100-sxm5-80gb");
+    rejected(many.dump(), "too_large", "/gpu");
+    const ApiResponse e = estimateJson(projectCatalog(),
+                                       R"({"model":"llama-3.1-8b","gpu":"h100","serving":{"prefix_cache_hit_rate":1.5}})");
+    CHECK(e.status == 2);
+    CHECK(e.json.find("/serving/prefix_cache_hit_rate") != std::string::npos);
+    const ApiResponse sp = estimateJson(
+        projectCatalog(), R"({"model":"llama-3.1-8b","gpu":"h100","serving":{"speculative":{"method":"eagle","accepted_tokens_per_step":0.5}}})");
+    CHECK(sp.status == 2);
+    CHECK(sp.json.find("/serving/speculative/accepted_tokens_per_step") != std::string::npos);
+}
+
+TEST_CASE("recommend with an SLO runs the serve search", "[serving][serve]") {
+    const ApiResponse r = recommendJson(projectCatalog(),
+                                        R"({"model":"llama-3.1-8b","batch":40,"slo":{"min_user_tokens_per_s":30},"top":3})");
+    INFO(r.json.substr(0, 300));
+    REQUIRE(r.status == 0);
+    const PropertyJson j = PropertyJson::parse(r.json);
+    CHECK(j["objective"] == "slo");
+    CHECK(j["users"] == 40);
+    REQUIRE(j["deployments"].size() > 0);
+    CHECK(j["deployments"][0]["meets_slo"] == true);
+}

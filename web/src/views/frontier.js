@@ -1,0 +1,119 @@
+// The throughput/interactivity frontier of a serving deployment (the serve
+// answer's `curve`): output tokens/s per GPU against tokens/s per user, one
+// point per concurrency, with the SLO drawn on it. The engine gives every
+// point; this file only places them. geometry() is pure (Node tests);
+// frontierChart() draws it as SVG, each point reachable by hover and focus.
+import * as format from '../format/format.js';
+import { tickStep } from './chart.js';
+
+var NS = 'http://www.w3.org/2000/svg';
+var PAD_L = 58, PAD_R = 16, PAD_T = 34, PAD_B = 44;
+var MIN_W = 300, MAX_W = 760;
+
+// The per-user speed the SLO asks for: min_user_tokens_per_s, or the rate
+// a TPOT limit allows (1000 / tpot_ms), whichever is stricter; null if none.
+function sloUserTokensPerS(slo) {
+  if (!slo) return null;
+  var a = typeof slo.min_user_tokens_per_s === 'number' ? slo.min_user_tokens_per_s : null;
+  var b = typeof slo.tpot_ms === 'number' && slo.tpot_ms > 0 ? 1000 / slo.tpot_ms : null;
+  if (a == null) return b;
+  return b == null ? a : Math.max(a, b);
+}
+
+// Whether a curve point meets the SLO by the engine's own figures.
+function meets(p, slo) {
+  var need = sloUserTokensPerS(slo);
+  if (need != null && !(p.user_tokens_per_s >= need)) return false;
+  if (slo && typeof slo.ttft_s === 'number' && !(p.ttft_s <= slo.ttft_s)) return false;
+  return true;
+}
+
+// Points, scales and ticks for a chart `width` × `height` pixels.
+function geometry(curve, slo, width, height) {
+  var W = Math.max(MIN_W, Math.min(MAX_W, Math.floor(width || MAX_W))), H = height || Math.round(W * 0.55);
+  var pts = (curve || []).filter(function (p) {
+    return format.isNum(p.user_tokens_per_s) && format.isNum(p.output_tokens_per_s_per_gpu);
+  });
+  var need = sloUserTokensPerS(slo);
+  var maxX = Math.max.apply(null, pts.map(function (p) { return p.user_tokens_per_s; }).concat([need || 0, 1])) * 1.08;
+  var maxY = Math.max.apply(null, pts.map(function (p) { return p.output_tokens_per_s_per_gpu; }).concat([1])) * 1.1;
+  var sx = function (v) { return PAD_L + (W - PAD_L - PAD_R) * v / maxX; };
+  var sy = function (v) { return H - PAD_B - (H - PAD_T - PAD_B) * v / maxY; };
+  var xStep = tickStep(maxX), yStep = tickStep(maxY);
+  var ticks = function (max, step) { var out = []; for (var v = 0; v <= max + 1e-9; v += step) out.push(v); return out; };
+  return {
+    W: W, H: H, sx: sx, sy: sy, maxX: maxX, maxY: maxY,
+    points: pts.map(function (p) { return { x: sx(p.user_tokens_per_s), y: sy(p.output_tokens_per_s_per_gpu), p: p, meets: meets(p, slo) }; }),
+    xTicks: ticks(maxX, xStep), yTicks: ticks(maxY, yStep), sloX: need == null ? null : sx(need), need: need
+  };
+}
+
+function node(tag, attrs, text) {
+  var n = document.createElementNS(NS, tag);
+  Object.keys(attrs || {}).forEach(function (k) { n.setAttribute(k, attrs[k]); });
+  if (text != null) n.textContent = text;
+  return n;
+}
+
+// The text for one point, in the page's words.
+function pointText(p, opts) {
+  var L = opts.locale, t = opts.t;
+  return t('serve.point', {
+    users: format.number(L, p.concurrency, 0), user: format.number(L, p.user_tokens_per_s),
+    gpu: format.number(L, p.output_tokens_per_s_per_gpu), ttft: format.seconds(L, p.ttft_s, opts.units),
+    tpot: format.number(L, p.tpot_ms) + ' ' + t('unit.ms')
+  });
+}
+
+// opts: {t, locale, units, title, id, width, onPoint(text)}
+function frontierChart(curve, slo, opts) {
+  var g = geometry(curve, slo, opts.width);
+  var id = opts.id || 'frontier';
+  var svg = node('svg', { xmlns: NS, viewBox: '0 0 ' + g.W + ' ' + g.H, width: g.W, height: g.H, class: 'chart frontier',
+    role: 'group', 'aria-labelledby': id + '-title', 'font-family': 'system-ui, sans-serif', 'font-size': '11' });
+  svg.appendChild(node('title', { id: id + '-title' }, opts.title));
+  svg.appendChild(node('text', { x: 8, y: 16, 'font-weight': '700', 'font-size': '13', fill: 'currentColor' }, opts.title));
+  var x0 = PAD_L, x1 = g.W - PAD_R, y0 = g.H - PAD_B, y1 = PAD_T;
+  g.yTicks.forEach(function (v) {
+    var y = g.sy(v);
+    svg.appendChild(node('line', { x1: x0, x2: x1, y1: y, y2: y, stroke: 'currentColor', 'stroke-opacity': '0.12' }));
+    svg.appendChild(node('text', { x: x0 - 6, y: y + 4, 'text-anchor': 'end', fill: 'currentColor', 'fill-opacity': '0.75' },
+      format.compact(opts.locale, v)));
+  });
+  g.xTicks.forEach(function (v) {
+    var x = g.sx(v);
+    svg.appendChild(node('line', { x1: x, x2: x, y1: y0, y2: y0 + 4, stroke: 'currentColor', 'stroke-opacity': '0.5' }));
+    svg.appendChild(node('text', { x: x, y: y0 + 16, 'text-anchor': 'middle', fill: 'currentColor', 'fill-opacity': '0.75' },
+      format.compact(opts.locale, v)));
+  });
+  svg.appendChild(node('line', { x1: x0, x2: x1, y1: y0, y2: y0, stroke: 'currentColor', 'stroke-opacity': '0.4' }));
+  svg.appendChild(node('text', { x: (x0 + x1) / 2, y: g.H - 8, 'text-anchor': 'middle', fill: 'currentColor' }, opts.t('serve.axisUser')));
+  svg.appendChild(node('text', { x: 12, y: (y0 + y1) / 2, 'text-anchor': 'middle', fill: 'currentColor',
+    transform: 'rotate(-90 12 ' + (y0 + y1) / 2 + ')' }, opts.t('serve.axisGpu')));
+  if (g.sloX != null) {
+    var slo = node('g', { class: 'slo' });
+    slo.appendChild(node('rect', { x: x0, y: y1, width: Math.max(0, g.sloX - x0), height: y0 - y1, fill: '#ef4444', 'fill-opacity': '0.07' }));
+    slo.appendChild(node('line', { x1: g.sloX, x2: g.sloX, y1: y1, y2: y0, stroke: '#dc2626', 'stroke-width': '1.5', 'stroke-dasharray': '5 3' }));
+    var right = g.sloX > (x0 + x1) / 2;
+    slo.appendChild(node('text', { x: g.sloX + (right ? -4 : 4), y: y1 + 12, 'text-anchor': right ? 'end' : 'start', fill: '#dc2626' },
+      opts.t('serve.sloLine', { n: format.number(opts.locale, g.need) })));
+    svg.appendChild(slo);
+  }
+  if (g.points.length > 1) {
+    svg.appendChild(node('polyline', { points: g.points.map(function (q) { return q.x + ',' + q.y; }).join(' '),
+      fill: 'none', stroke: '#2563eb', 'stroke-width': '2' }));
+  }
+  g.points.forEach(function (q, i) {
+    var text = pointText(q.p, opts);
+    var dot = node('circle', { cx: q.x, cy: q.y, r: 5, tabindex: '0', role: 'img', 'aria-label': text, class: 'pt',
+      fill: q.meets ? '#2563eb' : '#ffffff', stroke: '#2563eb', 'stroke-width': '2', 'data-index': String(i) });
+    dot.appendChild(node('title', null, text));
+    var show = function () { if (opts.onPoint) opts.onPoint(text, i); };
+    dot.addEventListener('mouseenter', show);
+    dot.addEventListener('focus', show);
+    svg.appendChild(dot);
+  });
+  return svg;
+}
+
+export { geometry, meets, sloUserTokensPerS, frontierChart, pointText };

@@ -1,0 +1,203 @@
+// The serve view (#view=serve): "N users at Y tokens/s each, first token
+// within Z s": the engine's serving search (engine.serve, docs/CONTRACT.md
+// "Serve") ranks the deployments that meet the SLO, and the frontier chart
+// shows the first one's throughput against interactivity. Pure helpers
+// (rows) are tested in Node with an answer of the contract's shape.
+import * as dom from '../dom/dom.js';
+import * as engine from '../engine/engine.js';
+import * as exporter from '../export/export.js';
+import * as format from '../format/format.js';
+import * as frontier from './frontier.js';
+import * as i18n from '../i18n/i18n.js';
+import { GROUPS, currencyOf } from '../state/defaults.js';
+import { toServeRequest } from '../state/requests.js';
+
+var $ = dom.$, el = dom.el;
+var ctx = null;
+var DEFAULT_MODEL = 'llama-3.1-8b';
+var DEBOUNCE_MS = 160;
+var pending = {};
+var lastKey = '';
+
+// Number fields: id → [state key, min, max, optional, whole]
+var FIELDS = {
+  'sv-users': ['su', 1, 1e7, false, false], 'sv-rate': ['sr', 0.001, 1e6, true, false],
+  'sv-tps': ['stps', 0.01, 1e5, true, false], 'sv-ttft': ['sttft', 0.001, 3600, true, false],
+  'sv-tpot': ['stpot', 0.01, 60000, true, false], 'sv-in': ['spi', 1, 1e7, false, true], 'sv-out': ['spo', 1, 1e7, false, true]
+};
+
+function init(options) {
+  ctx = options;
+  $('#sv-model').addEventListener('change', function (e) { ctx.change({ sm: e.target.value }); });
+  $('#sv-class').addEventListener('change', function (e) { ctx.change({ scls: e.target.value ? [e.target.value] : [] }); });
+  Object.keys(FIELDS).forEach(function (id) {
+    var input = $('#' + id), timer = null;
+    input.addEventListener('input', function () {
+      clearTimeout(timer);
+      pending[id] = true;
+      timer = setTimeout(function () { delete pending[id]; onNumber(id); }, DEBOUNCE_MS);
+    });
+    input.addEventListener('change', function () { clearTimeout(timer); delete pending[id]; onNumber(id); });
+  });
+  $('#serve-form').addEventListener('submit', function (e) { e.preventDefault(); });
+}
+
+function parseField(id, text) {
+  var spec = FIELDS[id], v = format.parseInput(text);
+  if (v === null) return spec[3] ? null : undefined;
+  if (!isFinite(v) || v < spec[1] || v > spec[2] || (spec[4] && !Number.isInteger(v))) return undefined;
+  return v;
+}
+
+function onNumber(id) {
+  var input = $('#' + id), spec = FIELDS[id];
+  var v = parseField(id, input.value);
+  if (v === undefined) {
+    dom.fieldError(input, spec[4] ? ctx.t('error.wholeNumber', { min: spec[1], max: format.number(i18n.locale(), spec[2], 0) })
+      : ctx.t('serve.badNumber', { min: spec[1], max: format.number(i18n.locale(), spec[2], 0) }));
+    return;
+  }
+  dom.fieldError(input, null);
+  var patch = {};
+  patch[spec[0]] = v;
+  if (JSON.stringify(ctx.app.state[spec[0]]) !== JSON.stringify(v)) ctx.change(patch);
+}
+
+function currentModel(s) {
+  if (s.sm) return s.sm;
+  var models = ctx.app.models;
+  return models.some(function (m) { return m.id === DEFAULT_MODEL; }) ? DEFAULT_MODEL : models.length ? models[0].id : '';
+}
+
+function refreshLists(models) {
+  var groups = [], byFamily = {};
+  models.forEach(function (m) {
+    if (!byFamily[m.family]) { byFamily[m.family] = { label: m.family, options: [] }; groups.push(byFamily[m.family]); }
+    byFamily[m.family].options.push({ value: m.id, label: m.name });
+  });
+  dom.fillSelect($('#sv-model'), groups, currentModel(ctx.app.state));
+  dom.fillSelect($('#sv-class'), [{ value: '', label: ctx.t('serve.allClasses') }].concat(GROUPS.map(function (g) {
+    return { value: g, label: ctx.t('group.' + g) };
+  })), ctx.app.state.scls[0] || '');
+  lastKey = '';
+}
+
+// The money figure of a deployment in the currency in force: the engine's
+// cny twin where it gives one (cny_per_month), else its rate.
+function money(d, usdKey, currency, rate, locale) {
+  var m = format.moneyField(d, usdKey, currency, rate);
+  return m.value == null ? '—' : format.money(locale, m.value, m.currency);
+}
+
+// One table row of texts per deployment. opts: {t, locale, currency, cnyPerUsd, pricing, units}
+function rows(answer, opts) {
+  var t = opts.t, L = opts.locale;
+  var perM = opts.pricing === 'purchase' ? 'purchase_usd_per_million_output_tokens' : 'usd_per_million_output_tokens';
+  return (answer.deployments || []).map(function (d, i) {
+    var s = d.serving || {}, plan = d.plan || {};
+    return {
+      rank: i + 1, gpu: d.gpu, meets: !!d.meets_slo,
+      cells: [
+        String(i + 1),
+        d.gpu_name || d.gpu,
+        t('serve.gpus', { n: d.gpu_count }),
+        t('serve.planText', { tp: plan.tp || 1, pp: plan.pp || 1, replicas: d.replicas || 1 }),
+        format.number(L, d.concurrency_per_replica, 0),
+        format.isNum(s.user_tokens_per_s) ? format.number(L, s.user_tokens_per_s) + ' ' + t('unit.tokPerS') : '—',
+        format.seconds(L, s.ttft_s, opts.units),
+        format.isNum(s.tpot_ms) ? format.number(L, s.tpot_ms) + ' ' + t('unit.ms') : '—',
+        money(d, 'usd_per_month', opts.currency, opts.cnyPerUsd, L),
+        money(d, perM, opts.currency, opts.cnyPerUsd, L),
+        d.meets_slo ? '✓' : '✗'
+      ]
+    };
+  });
+}
+
+var HEADERS = ['serve.rank', 'serve.gpu', 'serve.count', 'serve.plan', 'serve.perReplica', 'serve.userTps', 'serve.ttft',
+  'serve.tpot', 'serve.perMonth', 'serve.perMTok', 'serve.meets'];
+var NUMERIC = [0, 4, 5, 6, 7, 8, 9];
+
+function table(list, opts) {
+  var head = el('tr', null, HEADERS.map(function (k, i) {
+    return el('th', { scope: 'col', class: NUMERIC.indexOf(i) >= 0 ? 'num' : null }, opts.t(k));
+  }));
+  var body = list.map(function (r) {
+    return el('tr', { class: r.meets ? 'meets' : 'misses', dataset: { gpuId: r.gpu } }, r.cells.map(function (c, i) {
+      return el(i === 1 ? 'th' : 'td', { scope: i === 1 ? 'row' : null, class: NUMERIC.indexOf(i) >= 0 ? 'num' : i === 10 ? (r.meets ? 'yes' : 'no') : null }, c);
+    }));
+  });
+  return el('table', { class: 'plain serve-table', id: 'serve-table' }, [el('thead', null, head), el('tbody', null, body)]);
+}
+
+function verdictText(answer, s, t, L) {
+  var load = s.sr != null ? t('serve.rate', { n: format.number(L, s.sr) }) : t('serve.users', { n: format.number(L, s.su, 0) });
+  var best = (answer.deployments || [])[0];
+  if (!best) return t('serve.none');
+  var key = answer.meets_slo === false ? 'serve.closest' : 'serve.best';
+  return t(key, { load: load, n: best.gpu_count, gpu: best.gpu_name || best.gpu,
+    user: best.serving && format.isNum(best.serving.user_tokens_per_s) ? format.number(L, best.serving.user_tokens_per_s) : '—' });
+}
+
+function syncFields(s) {
+  Object.keys(FIELDS).forEach(function (id) {
+    var input = $('#' + id);
+    if (pending[id] || (document.activeElement === input)) return;
+    var v = s[FIELDS[id][0]];
+    var text = v == null ? '' : String(v);
+    if (input.value !== text) input.value = text;
+  });
+  $('#sv-model').value = currentModel(s);
+  $('#sv-class').value = s.scls[0] || '';
+}
+
+function render() {
+  var t0 = performance.now();
+  var s = ctx.app.state;
+  syncFields(s);
+  var key = JSON.stringify([s.sm, s.su, s.sr, s.sttft, s.stpot, s.stps, s.spi, s.spo, s.scls, s.g, s.pr, s.top, s.eng, s.w,
+    currencyOf(s, i18n.lang()), i18n.lang(), ctx.app.catalogGeneration, s.cm]);
+  if (key === lastKey) return;
+  lastKey = key;
+  var out = $('#serve-results'), L = i18n.locale(), t = ctx.t;
+  if (!engine.canServe()) {
+    dom.replace(out, el('p', { class: 'panel note' }, t('serve.unavailable')));
+    return;
+  }
+  var units = { ms: t('unit.ms'), s: t('unit.s'), min: t('unit.min'), h: t('unit.h'), d: t('unit.d'), y: t('unit.y') };
+  var answer;
+  try {
+    answer = engine.serve(toServeRequest(s, currentModel(s)));
+  } catch (e) {
+    dom.replace(out, el('p', { class: 'panel note error', title: i18n.errorDetail(e) || null },
+      i18n.errorText(e) + (e.path ? t('error.at', { path: e.path }) : '')));
+    ctx.setStatus('');
+    return;
+  }
+  if (typeof answer.cny_per_usd === 'number') ctx.app.cnyPerUsd = answer.cny_per_usd;
+  var opts = { t: t, locale: L, currency: currencyOf(s, i18n.lang()), cnyPerUsd: ctx.app.cnyPerUsd, pricing: s.pr, units: units };
+  var list = rows(answer, opts);
+  var readout = el('p', { class: 'note readout', id: 'serve-readout', 'aria-live': 'polite' }, t('serve.readoutHint'));
+  var best = (answer.deployments || [])[0];
+  var title = best ? t('serve.chartTitle', { n: best.gpu_count, gpu: best.gpu_name || best.gpu, model: (answer.model && answer.model.name) || '' }) : '';
+  var width = Math.min(760, ($('#serve-results').clientWidth || 760) - 28);
+  var svg = (answer.curve || []).length ? frontier.frontierChart(answer.curve, answer.slo, { t: t, locale: L, units: units, title: title,
+    id: 'serve-chart', width: width, onPoint: function (text) { readout.textContent = text; } }) : null;
+  var name = 'caliper-frontier-' + (answer.model && answer.model.id) + '-' + (best && best.gpu);
+  var tools = svg ? el('div', { class: 'chart-tools' }, [
+    el('button', { type: 'button', class: 'btn small', id: 'serve-svg', onclick: function () { exporter.svg(svg, name); } }, t('export.svg')),
+    el('button', { type: 'button', class: 'btn small', id: 'serve-png', onclick: function () { exporter.png(svg, name); } }, t('export.png'))]) : null;
+  var warn = (answer.warnings || []).map(function (w) {
+    return el('li', { dataset: { code: w.code }, title: w.message }, i18n.code('warn', w.code, w.message));
+  });
+  dom.replace(out, [
+    el('p', { class: 'serve-verdict ' + (answer.meets_slo === false ? 'misses' : 'meets'), id: 'serve-verdict' }, verdictText(answer, s, t, L)),
+    list.length ? el('div', { class: 'panel table-scroll' }, table(list, opts)) : null,
+    svg ? el('div', { class: 'panel' }, [el('h3', null, t('serve.frontier')), el('p', { class: 'note' }, t('serve.frontierNote')), svg, readout, tools]) : null,
+    warn.length ? el('ul', { class: 'list warn-list' }, warn) : null]);
+  ctx.setStatus('');
+  var timings = window.__caliperTimings;
+  if (timings) timings.serveRepaintMs = Math.round((performance.now() - t0) * 10) / 10;
+}
+
+export { init, render, refreshLists, rows, verdictText };
