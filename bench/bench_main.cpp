@@ -102,7 +102,7 @@ void benchEstimate(const Scenario& s, const char* label, int runs) {
     const SpeedEstimate speed = estimateSpeed(s, plan);
     piece("  estimateSpeed() (with explain)",
           [&] { gSink = gSink + estimateSpeed(s, plan).prefillTokensPerS.value_or(0); });
-    piece("  estimateCost() (with explain)", [&] { gSink = gSink + estimateCost(s, plan, speed).powerW; });
+    piece("  estimateCost() (with explain)", [&] { gSink = gSink + estimateCost(s, plan, speed).powerW.value_or(0); });
     piece("  compatibilityWarnings()", [&] { gSink = gSink + compatibilityWarnings(s, plan).size(); });
     piece("  Scenario copy (as evaluateCell makes)", [&] {
         Scenario copy = s;
@@ -156,7 +156,7 @@ double partialPass(const Catalog& catalog, const Scenario& workload, int steps) 
             const SpeedEstimate speed = estimateSpeed(s, plan, false);
             total += speed.decodeTokensPerS.value_or(0) + speed.trainTokensPerS.value_or(0);
             if (steps < 5) continue;
-            total += estimateCost(s, plan, speed, false).powerW;
+            total += estimateCost(s, plan, speed, false).powerW.value_or(0);
         }
     }
     return total;

@@ -88,8 +88,39 @@ std::optional<WeightFormat> weightFormatFromName(std::string_view name) {
     return std::nullopt;
 }
 
+HostSpec hostDefaults(const GpuSpec& gpu) {
+    HostSpec h;
+    // x16 link per direction: 15.75 GB/s Gen3, 31.5 Gen4, 63 Gen5 (PCI-SIG).
+    const double pcie = gpu.pcieGen >= 5 ? 63.0 : gpu.pcieGen == 4 ? 31.5 : gpu.pcieGen == 3 ? 15.75 : 0.0;
+    if (gpu.vendor == "apple") {
+        // Unified memory: the host RAM is the machine's, read at the SoC's bandwidth.
+        h.ramGib = gpu.memoryGb;
+        h.memoryBandwidthGbps = gpu.bandwidthGbps;
+        h.basis = "unified memory: RAM and bandwidth are the SoC's";
+        return h;
+    }
+    h.pcieGbps = pcie > 0 ? pcie : 31.5;
+    if (gpu.gpuClass == "datacenter") {
+        // 8 channels of DDR5-4800 per socket x 8 B = 307.2 GB/s (Xeon
+        // Sapphire Rapids); 2 TiB of RAM as in a DGX H100.
+        h.ramGib = 2048;
+        h.memoryBandwidthGbps = 307.2;
+        h.basis = "server: 8-channel DDR5-4800 (307.2 GB/s), 2 TiB RAM (DGX H100)";
+    } else {
+        // Desktop: two channels of DDR5-5600 x 8 B = 89.6 GB/s, 64 GiB.
+        h.ramGib = 64;
+        h.memoryBandwidthGbps = 89.6;
+        h.basis = "desktop: dual-channel DDR5-5600 (89.6 GB/s), 64 GiB RAM";
+    }
+    return h;
+}
+
 void adaptToGpu(Scenario& s) {
     const bool bf16 = s.gpu.supportsBf16;
+    // Apple: llama.cpp (Metal) by default, never vLLM.
+    const bool servingEngine = s.engine == Engine::Vllm || s.engine == Engine::Sglang || s.engine == Engine::TensorrtLlm;
+    if (!s.engineExplicit && s.task == Task::Inference && s.gpu.vendor == "apple" && servingEngine) s.engine = Engine::LlamaCpp;
+    if (!s.host.explicitAny) s.host = hostDefaults(s.gpu);
     if (!s.weightsExplicit) {
         const WeightsChoice choice = defaultWeights(s);
         s.weights = choice.format;

@@ -124,6 +124,26 @@ h.forEachOrigin('readers', (env) => {
     }
   });
 
+  test('My GPUs: the Task select marks its column, headers sort, a row opens its scenario; no sideways page on a phone', async () => {
+    const phone = await env.newContext(PHONE);
+    const page = await h.openPage(phone, env.url('view=inventory&task=qlora&inv=4*2080 Ti 22GB|1*RTX 4090'));
+    await page.waitForSelector('#inv-results tbody tr');
+    assert.equal(await page.$eval('#inv-results thead th.current button', (b) => b.dataset.sort), 'qlora');
+    const w = await pageWidth(page);
+    assert.ok(w.page <= w.screen, `page ${w.page}px wide on a ${w.screen}px screen`);
+    await h.screenshot(page, `readers-inventory-phone-${env.name}`, { fullPage: true });
+    await page.click('#inv-results button.sort[data-sort="size"]');
+    const sizes = await page.$$eval('#inv-results tbody tr td.num', (td) => td.map((x) => parseFloat(x.textContent.replace(/,/g, ''))));
+    assert.deepEqual(sizes, sizes.slice().sort((x, y) => x - y), 'sorted by size, smallest first');
+    await page.click('#inv-results button.sort[data-sort="size"]');
+    const down = await page.$$eval('#inv-results tbody tr td.num', (td) => td.map((x) => parseFloat(x.textContent.replace(/,/g, ''))));
+    assert.deepEqual(down, sizes.slice().reverse().sort((x, y) => y - x), 'then largest first');
+    await page.click('#inv-results tbody tr:first-child th button');
+    await page.waitForSelector('#detail[open]');
+    assert.match((await h.pageState(page)).hash, /(^#|&)cell=/);
+    await page.close();
+  });
+
   test('Chinese pages read in Chinese: matrix, recommend and inventory, desktop and phone', async () => {
     for (const [size, options] of [['desktop', {}], ['phone', PHONE]]) {
       const context = await env.newContext(options);

@@ -77,14 +77,14 @@ inline std::string checkFigures(const EstimateResult& r) {
         {"usable_memory_gib", r.usableMemoryGiB}, {"weights_gib", m.weightsGiB}, {"kv_cache_gib", m.kvCacheGiB},
         {"activations_gib", m.activationsGiB},    {"gradients_gib", m.gradientsGiB},
         {"optimizer_gib", m.optimizerGiB},        {"adapter_gib", m.adapterGiB}, {"overhead_gib", m.overheadGiB},
-        {"total_gib", m.totalGiB},                {"cpu_offload_gib", m.cpuOffloadGiB}, {"power_w", r.powerW}};
+        {"total_gib", m.totalGiB},                {"cpu_offload_gib", m.cpuOffloadGiB}};
     const std::pair<const char*, const std::optional<double>*> optional[] = {
         {"decode_tokens_per_s", &r.decodeTokensPerS}, {"prefill_tokens_per_s", &r.prefillTokensPerS},
         {"time_to_first_token_s", &r.timeToFirstTokenS}, {"train_tokens_per_s", &r.trainTokensPerS},
         {"train_tflops_per_gpu", &r.trainTflopsPerGpu}, {"train_hours", &r.trainHours},
         {"gpu_hours", &r.gpuHours}, {"cost_usd", &r.costUsd}, {"usd_per_hour", &r.usdPerHour},
         {"usd_per_million_tokens", &r.usdPerMillionTokens}, {"purchase_usd", &r.purchaseUsd},
-        {"energy_kwh", &r.energyKwh}};
+        {"energy_kwh", &r.energyKwh}, {"power_w", &r.powerW}};
     for (const auto& [name, value] : optional) {
         if (value->has_value()) figures.emplace_back(name, **value);
     }
@@ -94,8 +94,11 @@ inline std::string checkFigures(const EstimateResult& r) {
         if (!std::isfinite(value) || value < 0) return name + " = " + std::to_string(value);
     }
     for (const auto& term : r.explain) {
-        if (!std::isfinite(term.value)) return "explain " + term.term + " is not finite";
+        if (!std::isfinite(term.value) || term.value < 0) return "explain " + term.term + " = " + std::to_string(term.value);
     }
+    // A plan that runs draws power: never 0 W (unknown board power is null).
+    if (r.fits && r.powerW && *r.powerW <= 0) return "power_w 0 for a running plan";
+    if (!r.fits && r.powerW) return "power_w for a plan that does not run";
     const Plan& p = r.plan;
     if (p.gpuCount < 1 || p.tp < 1 || p.pp < 1 || p.dp < 1 || p.nodes < 1) return "plan with a degree below 1";
     if (r.gpusNeeded && (*r.gpusNeeded < 1 || *r.gpusNeeded > kMaxGpus)) return "gpus_needed out of range";

@@ -156,6 +156,10 @@ void setTraining(const RowFacts& f, const RowSetup& s, Json& req) {
     }
     if (!s.optimizer.empty()) req["optimizer"] = s.optimizer;
     if (s.gradientCheckpointing) req["gradient_checkpointing"] = *s.gradientCheckpointing;
+    // A measured run is scored under its own setup: where the text does not
+    // turn checkpointing on, the frameworks' default (off) ran, not the
+    // planner's choice. QLoRA keeps its recipe default (on).
+    else if (f.method != "qlora") req["gradient_checkpointing"] = false;
 }
 
 void setParallel(const RowSetup& s, bool training, Json& req) {

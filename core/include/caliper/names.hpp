@@ -63,7 +63,8 @@ struct Names<Strategy> {
 template <>
 struct Names<Offload> {
     static constexpr EnumName<Offload> table[] = {
-        {Offload::None, "none"}, {Offload::Optimizer, "optimizer"}, {Offload::Parameters, "parameters"}};
+        {Offload::None, "none"},     {Offload::Optimizer, "optimizer"},      {Offload::Parameters, "parameters"},
+        {Offload::Layers, "layers"}, {Offload::MoeExperts, "moe-experts"}};
 };
 
 template <>

@@ -57,6 +57,10 @@ struct Plan {
     int pp = 1;
     int dp = 1;
     int nodes = 1;
+    // What the planner chose beside the degrees (CONTRACT v2 `plan`).
+    bool gradientCheckpointing = false;
+    int gpuLayers = -1;    // llama.cpp layers on the GPUs with offload "layers" (-1 = all)
+    int cpuMoeLayers = 0;  // layers whose routed experts run on the CPU (offload "moe-experts")
 };
 
 // A figure's 10th-90th percentile band: `key` is its result key path
@@ -94,7 +98,7 @@ struct EstimateResult {
     std::optional<double> usdPerHour;           // cloud price of the whole plan
     std::optional<double> usdPerMillionTokens;  // serving cost at this batch
     std::optional<double> purchaseUsd;          // count x purchase price
-    double powerW = 0;                          // GPUs + host share
+    std::optional<double> powerW;               // GPUs + host share; null when unknown or not running
     std::optional<double> energyKwh;            // for a training run
     int priceYear = 0;
     std::optional<ServingFigures> serving;  // continuous batching (CONTRACT v2 "serving")

@@ -19,7 +19,10 @@ enum class Engine { Transformers, Vllm, Sglang, TensorrtLlm, LlamaCpp, Deepspeed
 // (what torch.optim.AdamW does on a model loaded in bf16 without autocast).
 enum class Optimizer { AdamW, AdamW8bit, PagedAdamW8bit, Sgd, Adafactor, AdamWBf16 };
 enum class Strategy { Auto, Single, Ddp, Zero1, Zero2, Zero3, Fsdp, Tensor, Pipeline, LayerSplit };
-enum class Offload { None, Optimizer, Parameters };
+// Optimizer / Parameters: ZeRO-Offload / ZeRO-Infinity (training). Layers /
+// MoeExperts: llama.cpp keeps some layers (-ngl) or some layers' routed
+// experts (--n-cpu-moe) in host RAM and runs them on the CPU.
+enum class Offload { None, Optimizer, Parameters, Layers, MoeExperts };
 
 
 struct LoraSpec {
@@ -35,13 +38,31 @@ struct ParallelSpec {
     int attentionDp = 0;  // attention data-parallel ranks (0 = 1)
     int dp = 0;           // replicas (0 = as many as the GPUs allow)
     Offload offload = Offload::None;
+    int gpuLayers = -1;     // offload "layers": layers on the GPU(s); -1 = as many as fit
+    int cpuMoeLayers = -1;  // offload "moe-experts": layers whose experts stay on the CPU; -1 = as few as fit
 };
+
+// The machine around the GPUs (CONTRACT v2 `host`): host RAM for offload,
+// its bandwidth for CPU-resident weights, the PCIe link per GPU.
+struct HostSpec {
+    double ramGib = 0;
+    double memoryBandwidthGbps = 0;  // GB/s, peak
+    double pcieGbps = 0;             // GB/s per direction per GPU
+    bool ramExplicit = false;        // the request gave ram_gib: offload beyond it does not fit
+    bool explicitAny = false;        // the request gave a host object (defaults do not follow the GPU)
+    const char* basis = "";          // how the defaults were made (explain)
+};
+
+// Defaults by platform, stated in explain: Apple unified memory, desktop
+// dual-channel DDR5, 8-channel DDR5 servers.
+HostSpec hostDefaults(const GpuSpec& gpu);
 
 struct Scenario {
     ModelSpec model;
     GpuSpec gpu;
     int gpuCount = 1;
     bool gpuCountAuto = false;
+    int maxGpus = 1024;  // "max_gpus": the limit an "auto" count is chosen within (kMaxGpus)
     Task task = Task::Inference;
     Method method = Method::Full;  // meaningful for finetune
     Engine engine = Engine::Vllm;
@@ -53,9 +74,14 @@ struct Scenario {
     std::int64_t seqLen = 2048;  // training sample length
     Optimizer optimizer = Optimizer::AdamW;
     bool gradientCheckpointing = false;
+    // "auto" (the default for training): the planner turns checkpointing on
+    // where it is needed to fit (planner.cpp); gradientCheckpointing then
+    // holds the chosen value.
+    bool gradientCheckpointingAuto = false;
     bool flashAttention = true;
     LoraSpec lora;
     ParallelSpec parallel;
+    HostSpec host;
     std::optional<double> trainTokens;
     std::string currency = "usd";  // usd | cny
     double gpuMemoryUtilization = 0.9;  // vLLM / SGLang pool fraction
@@ -71,6 +97,7 @@ struct Scenario {
     bool weightsExplicit = false;
     const char* weightsWhy = "weights_requested";  // plan.why code for the weight format
     bool kvCacheExplicit = false;
+    bool engineExplicit = false;
     bool flashAttentionExplicit = false;
 };
 

@@ -11,6 +11,7 @@
 #include "caliper/plan/estimate.hpp"
 #include "caliper/answers/limits.hpp"
 #include "memory/sizing.hpp"
+#include "plan/planner.hpp"
 
 namespace caliper {
 
@@ -19,16 +20,19 @@ namespace {
 struct Trial {
     bool fits = false;
     MemoryBreakdown memory;
+    int count = 1;
 };
 
 int countOf(const Scenario& s) { return s.gpuCountAuto ? 1 : std::max(1, s.gpuCount); }
 
+// The scenario as estimate() would plan it (the same planner, count and
+// limit): a suggestion is kept only when, applied, the estimate fits.
 Trial tryScenario(const Scenario& s) {
-    const sizing::Inputs in = sizing::prepare(s);
-    const Plan plan = sizing::planFor(in, countOf(s));
+    const planner::Choice choice = planner::choose(s, s.maxGpus);
     Trial t;
-    t.memory = sizing::evaluate(in, plan, sizing::Explain(), nullptr);
-    t.fits = sizing::countUsable(in, plan) && sizing::fits(s, t.memory);
+    t.memory = choice.memory;
+    t.count = choice.plan.gpuCount;
+    t.fits = choice.fits && choice.plan.gpuCount <= s.maxGpus;
     return t;
 }
 
@@ -41,7 +45,7 @@ public:
         Scenario s = base_;
         change(s);
         const Trial t = tryScenario(s);
-        if (t.fits) out_.push_back(FitSuggestion{code, detail, t.memory.totalGiB, countOf(s), true});
+        if (t.fits) out_.push_back(FitSuggestion{code, detail, t.memory.totalGiB, t.count, true});
     }
     void add(FitSuggestion suggestion) { out_.push_back(std::move(suggestion)); }
     std::vector<FitSuggestion> take() { return std::move(out_); }
@@ -57,7 +61,7 @@ void trainingChanges(const Scenario& s, const Plan& plan, Collector& c) {
     if (!s.flashAttention && s.gpu.flashAttention2) {
         c.consider("flash_attention", "FlashAttention on", [](Scenario& x) { x.flashAttention = true; });
     }
-    if (!s.gradientCheckpointing) {
+    if (!s.gradientCheckpointing && !s.gradientCheckpointingAuto) {
         c.consider("gradient_checkpointing", "gradient checkpointing on",
                    [](Scenario& x) { x.gradientCheckpointing = true; });
     }
@@ -120,14 +124,12 @@ void workloadChanges(const Scenario& s, Collector& c) {
 }
 
 void moreGpus(const Scenario& s, Collector& c) {
-    Scenario auto_ = s;
-    auto_.gpuCountAuto = false;
-    const std::optional<int> needed = fewestGpus(auto_);
-    if (!needed || *needed <= countOf(s)) return;
-    auto_.gpuCount = *needed;
-    const Trial t = tryScenario(auto_);
-    if (!t.fits) return;
-    c.add(FitSuggestion{"more_gpus", sizing::fmt("%d GPUs", *needed), t.memory.totalGiB, *needed, true});
+    if (s.gpuCountAuto) return;  // an "auto" count already is the fewest that fit
+    Scenario wider = s;
+    wider.gpuCountAuto = true;
+    const Trial t = tryScenario(wider);
+    if (!t.fits || t.count <= countOf(s)) return;
+    c.add(FitSuggestion{"more_gpus", sizing::fmt("%d GPUs", t.count), t.memory.totalGiB, t.count, true});
 }
 
 }  // namespace

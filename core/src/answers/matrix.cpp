@@ -4,6 +4,7 @@
 #include "caliper/speed/speed.hpp"
 #include "plan/prepared.hpp"
 #include "caliper/workloads/workloads.hpp"
+#include "plan/planner.hpp"
 
 namespace caliper {
 
@@ -27,24 +28,26 @@ MatrixCell pipelineCellOf(const Scenario& s, int maxGpus) {
     return cell;
 }
 
-MatrixCell cellOf(const Scenario& s, int maxGpus) {
-    if (runsPipeline(s)) return pipelineCellOf(s, maxGpus);
-    const sizing::Inputs in = sizing::prepare(s);
+MatrixCell cellOf(const Scenario& request, int maxGpus) {
+    if (runsPipeline(request)) return pipelineCellOf(request, maxGpus);
+    // The planner's choice within the limit: the same plan estimate() shows
+    // for this scenario with max_gpus set to the matrix's limit.
+    planner::Choice choice = planner::choose(request, maxGpus);
+    const Scenario& s = request;  // cost reads prices and the plan, not the resolved knobs
+    const Plan& plan = choice.plan;
     MatrixCell cell;
-    const std::optional<CountFit> fit = fewestGpusFit(in);
-    const Plan plan = fit ? fit->plan : sizing::planFor(in, 1);
-    if (fit) cell.gpusNeeded = fit->count;
-    cell.fitsOne = fit && fit->count == 1;
-    cell.totalGiB = fit ? fit->memory.totalGiB : sizing::evaluate(in, plan, sizing::Explain(), nullptr).totalGiB;
+    cell.gpusNeeded = choice.gpusNeeded;
+    cell.fitsOne = choice.fits && plan.gpuCount == 1;
+    cell.totalGiB = choice.memory.totalGiB;
     cell.strategy = plan.strategy;
     cell.nodes = plan.nodes;
     cell.needsNvlink = plan.tp > 1;
-    if (!cell.gpusNeeded || *cell.gpusNeeded > maxGpus) {
+    if (!choice.fits || !cell.gpusNeeded || plan.gpuCount > maxGpus) {
         cell.status = CellStatus::No;
         return cell;
     }
     cell.status = cell.fitsOne ? CellStatus::Fits : plan.nodes > 1 ? CellStatus::MultiNode : CellStatus::FitsMulti;
-    const SpeedEstimate speed = estimateSpeed(s, plan, false);
+    const SpeedEstimate speed = choice.speed ? std::move(*choice.speed) : estimateSpeed(s, plan, false);
     cell.decodeTokensPerS = speed.decodeTokensPerS;
     cell.prefillTokensPerS = speed.prefillTokensPerS;
     cell.trainTokensPerS = speed.trainTokensPerS;
@@ -96,6 +99,7 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
     for (std::size_t g = 0; g < gpus.size(); ++g) {
         s.gpu = withoutText(*gpus[g]);
         s.gpu.caveats.clear();
+        s.engine = workload.engine;  // adaptToGpu may swap a serving engine for llama.cpp on Apple columns
         adaptToGpu(s);
         for (std::size_t m = 0; m < leanModels.size(); ++m) {
             s.model = leanModels[m];

@@ -106,7 +106,7 @@ RecommendOption makeOption(const Catalog& catalog, const Scenario& s, const Esti
     o.purchaseUsd = r.purchaseUsd;
     o.usdPerMillionTokens = usdPerMillionTokens(r);
     o.costUsd = r.costUsd;
-    o.powerW = r.powerW;
+    o.powerW = r.powerW.value_or(0);
     o.workloadFigures = r.workloadFigures;
     o.watch = detail::watchItems(catalog, s, r);
     return o;
@@ -161,6 +161,7 @@ void evaluateGpu(const Catalog& catalog, const Scenario& workload, const GpuSpec
     Scenario s = workload;
     s.gpu = gpu;
     s.gpuCountAuto = true;
+    s.maxGpus = options.maxGpus;  // the planner chooses its count within the limit
     adaptToGpu(s);
     try {
         checkScenario(s);

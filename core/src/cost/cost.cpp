@@ -25,13 +25,16 @@ constexpr double kDesktopHostW = 250.0;
 // Power usage effectiveness of the data centre [E, methodology section 9:
 // default 1.2].
 constexpr double kPue = 1.2;
-// GPUs of 1000 W and above (B200 1000 W, GB200 1200 W) are built for liquid
-// cooling; dense 8-way boards of >= 700 W parts are sold liquid-cooled as
-// well (the source articles: "高功率GPU(如H100 700W)需匹配供电与液冷支持",
-// "散热:必须液冷(如NVIDIA HGX H100系统)", /work seeds 002).
-constexpr double kLiquidCoolingGpuW = 1000.0;
-constexpr double kDenseBoardGpuW = 700.0;
-constexpr int kDenseBoardGpus = 4;
+// Liquid cooling is required only by the rack-scale NVL72 systems (GB200 /
+// GB300 NVL72: NVIDIA sells them as liquid-cooled racks). HGX/DGX boards
+// of 700-1000 W parts are air-cooled as shipped (DGX H100 10.2 kW and DGX
+// B200 14.3 kW are air-cooled systems), so they get the rack-power note only.
+bool requiresLiquidCooling(const GpuSpec& gpu) {
+    for (const std::string& caveat : gpu.caveats) {
+        if (caveat == "nvl72-rack") return true;
+    }
+    return false;
+}
 // One server above ~3 kW exceeds a standard rack circuit (the source
 // articles: "单机≤4卡H100需3kW+机柜", 4x H100 needs a 3 kW+ rack).
 constexpr double kRackCircuitW = 3000.0;
@@ -72,13 +75,19 @@ void addPower(const Scenario& s, const Plan& plan, bool withExplain, CostEstimat
     const int perNode = (gpus + nodes - 1) / nodes;
     const double hostW = hostWattsPerNode(s.gpu, perNode);
     const double nodeW = perNode * s.gpu.tdpW + hostW;
+    if (requiresLiquidCooling(s.gpu)) {
+        out.warnings.push_back({"liquid_cooling", "NVL72-class racks are liquid-cooled: plan for facility water, not air"});
+    }
+    // A plan that runs never draws 0 W: without the board power in the
+    // catalog the figure is unknown (null), not a guess.
+    if (s.gpu.tdpW <= 0) {
+        out.warnings.push_back({"power_unknown", "the board power of " + s.gpu.name +
+                                                     " is not in the catalog's sources: power and energy are unknown"});
+        return;
+    }
     out.powerW = gpus * s.gpu.tdpW + nodes * hostW;
     if (withExplain) {
-        out.explain.push_back({"power_w", "GPUs x TDP + nodes x host share (DGX H100: 10.2 kW per 8 GPUs)", out.powerW});
-    }
-    if (s.gpu.tdpW >= kLiquidCoolingGpuW || (board(s.gpu) && s.gpu.tdpW >= kDenseBoardGpuW && perNode >= kDenseBoardGpus)) {
-        out.warnings.push_back({"liquid_cooling", "this configuration is normally liquid-cooled (" +
-                                                      std::to_string(int(s.gpu.tdpW)) + " W parts)"});
+        out.explain.push_back({"power_w", "GPUs x TDP + nodes x host share (DGX H100: 10.2 kW per 8 GPUs)", *out.powerW});
     }
     if (nodeW > kRackCircuitW) {
         out.warnings.push_back({"rack_power", "one node draws about " + std::to_string(int(std::round(nodeW))) +
@@ -108,7 +117,8 @@ void addTrainingRun(const Scenario& s, const Plan& plan, const SpeedEstimate& sp
             out.explain.push_back({"cost_cny", "cost_usd x cny_per_usd", *out.costUsd * s.cnyPerUsd});
         }
     }
-    out.energyKwh = out.powerW * hours / 1000.0 * kPue;
+    if (!out.powerW) return;
+    out.energyKwh = *out.powerW * hours / 1000.0 * kPue;
     if (withExplain) out.explain.push_back({"energy_kwh", "power_w x hours / 1000 x PUE 1.2", *out.energyKwh});
 }
 

@@ -99,7 +99,7 @@ Json optionToJson(const Catalog& catalog, const RecommendOption& o, double cnyPe
             {"usd_per_million_tokens", tidyOrNull(o.usdPerMillionTokens)},
             {"cost_usd", tidyOrNull(o.costUsd)},
             {"cost_cny", cnyOrNull(o.costUsd, cnyPerUsd)},
-            {"power_w", tidy(o.powerW)},
+            {"power_w", o.powerW > 0 ? Json(tidy(o.powerW)) : Json(nullptr)},
             {"asr", o.workloadFigures.asr ? Json{{"audio_seconds_per_s", tidy(o.workloadFigures.asr->audioSecondsPerS)},
                                                  {"realtime_factor", tidy(o.workloadFigures.asr->realtimeFactor)}}
                                           : Json(nullptr)},

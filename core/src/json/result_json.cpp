@@ -126,8 +126,22 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
                   {"caveats", s.gpu.caveats}};
     out["gpu_count"] = r.plan.gpuCount;
     out["strategy"] = toString(r.plan.strategy);
-    out["plan"] = {{"strategy", toString(r.plan.strategy)}, {"gpu_count", r.plan.gpuCount}, {"tp", r.plan.tp},
-                   {"pp", r.plan.pp}, {"dp", r.plan.dp}, {"nodes", r.plan.nodes}, {"weights", toString(r.weights)},
+    const bool training = s.task != Task::Inference;
+    out["plan"] = {{"strategy", toString(r.plan.strategy)},
+                   {"gpu_count", r.plan.gpuCount},
+                   {"tp", r.plan.tp},
+                   {"pp", r.plan.pp},
+                   {"ep", 1},
+                   {"dp", r.plan.dp},
+                   {"attention_dp", 1},
+                   {"nodes", r.plan.nodes},
+                   {"gpus_per_node", std::max(1, s.gpu.gpusPerNode)},
+                   {"gradient_checkpointing", training ? Json(r.plan.gradientCheckpointing) : Json(nullptr)},
+                   {"micro_batch", training ? Json(s.batch) : Json(nullptr)},
+                   {"offload", toString(s.parallel.offload)},
+                   {"gpu_layers", r.plan.gpuLayers >= 0 ? Json(r.plan.gpuLayers) : Json(nullptr)},
+                   {"cpu_moe_layers", s.parallel.offload == Offload::MoeExperts ? Json(r.plan.cpuMoeLayers) : Json(nullptr)},
+                   {"weights", toString(r.weights)},
                    {"why", r.planWhy}};
     out["scenario"] = {{"task", toString(s.task)},
                        {"method", s.task == Task::Inference ? Json(nullptr) : Json(toString(s.method))},
@@ -139,7 +153,7 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
                        {"output_tokens", s.outputTokens},
                        {"seq_len", s.seqLen},
                        {"optimizer", toString(s.optimizer)},
-                       {"gradient_checkpointing", s.gradientCheckpointing},
+                       {"gradient_checkpointing", training ? r.plan.gradientCheckpointing : s.gradientCheckpointing},
                        {"flash_attention", s.flashAttention}};
     writeWorkloadKeys(s, out["scenario"]);
     out["workload"] = toString(s.model.workload);
@@ -175,7 +189,7 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
     out["purchase_cny"] = cnyOrNull(r.purchaseUsd, s.cnyPerUsd);
     out["price_year"] = r.priceYear > 0 ? Json(r.priceYear) : Json(nullptr);
     out["cny_per_usd"] = tidy(s.cnyPerUsd);
-    out["power_w"] = tidy(r.powerW);
+    out["power_w"] = tidyOrNull(r.powerW);
     out["energy_kwh"] = tidyOrNull(r.energyKwh);
     out["serving"] = servingToJson(r.serving);
     out["ranges"] = Json::object();

@@ -36,9 +36,12 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
 
     // Default engine per task: vLLM serves, Hugging Face Trainer/PEFT fine-tunes,
     // Megatron pre-trains (CONTRACT.md: defaults depend on the task).
-    Engine engine = s.task == Task::Inference ? Engine::Vllm
+    // Apple and other unified-memory machines run llama.cpp (Metal), not vLLM.
+    const bool apple = s.gpu.vendor == "apple";
+    Engine engine = s.task == Task::Inference ? (apple ? Engine::LlamaCpp : Engine::Vllm)
                     : s.task == Task::Finetune ? Engine::Transformers
                                                : Engine::Megatron;
+    s.engineExplicit = r.has("engine");
     if (r.has("engine")) engine = parseEngine(*r.raw("engine"), r.pathOf("engine"));
     else r.ignore("engine");
     s.engine = engine;
@@ -66,8 +69,20 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
                                                  {{"adam", Optimizer::AdamW}, {"adamw8bit", Optimizer::AdamW8bit},
                                                   {"paged_adamw_8bit", Optimizer::PagedAdamW8bit}})
                                      : (r.ignore("optimizer"), Optimizer::AdamW);
-    // QLoRA recipes always checkpoint (QLoRA paper §2), so that is its default.
-    s.gradientCheckpointing = r.boolOr("gradient_checkpointing", s.method == Method::Qlora);
+    // QLoRA recipes always checkpoint (QLoRA paper §2), so that is its default;
+    // otherwise "auto" lets the planner turn it on where it is needed to fit.
+    const Json* ckpt = r.raw("gradient_checkpointing");
+    if (ckpt && ckpt->is_string() && lowerText(ckpt->get<std::string>()) == "auto") {
+        s.gradientCheckpointingAuto = training;
+        s.gradientCheckpointing = false;
+        r.ignore("gradient_checkpointing");
+    } else if (ckpt && !ckpt->is_null() && !ckpt->is_boolean()) {
+        failType("invalid_value", r.pathOf("gradient_checkpointing"), "true, false or \"auto\"", *ckpt);
+    } else {
+        const bool given = ckpt && ckpt->is_boolean();
+        s.gradientCheckpointing = r.boolOr("gradient_checkpointing", s.method == Method::Qlora);
+        s.gradientCheckpointingAuto = training && !given && s.method != Method::Qlora;
+    }
     s.flashAttentionExplicit = r.has("flash_attention");
     s.flashAttention = r.boolOr("flash_attention", true);
     adaptToGpu(s);
@@ -97,7 +112,47 @@ void readParallel(Scenario& s, ObjectReader& r) {
     s.parallel.dp = static_cast<int>(integerWithin(p, "dp", "parallel.dp", 0));
     if (p.has("offload")) s.parallel.offload = parseEnum<Offload>(*p.raw("offload"), p.pathOf("offload"));
     else p.ignore("offload");
+    // llama.cpp -ngl and --n-cpu-moe; null = chosen by the planner (checkScenario bounds them by the model).
+    s.parallel.gpuLayers = static_cast<int>(p.optionalInteger("gpu_layers", 0, 100000).value_or(-1));
+    s.parallel.cpuMoeLayers = static_cast<int>(p.optionalInteger("cpu_moe_layers", 0, 100000).value_or(-1));
     p.finish();
+}
+
+// The machine around the GPUs; defaults by platform (hostDefaults), each
+// given key replaces its default.
+void readHost(Scenario& s, ObjectReader& r) {
+    s.host = hostDefaults(s.gpu);
+    const Json* host = r.raw("host");
+    if (!host || host->is_null()) {
+        r.ignore("host");
+        return;
+    }
+    ObjectReader h(*host, r.pathOf("host"));
+    s.host.explicitAny = true;
+    auto positive = [&](const char* key, double max) -> std::optional<double> {
+        const auto value = h.optionalNumber(key, 0, max);
+        if (value && *value <= 0) fail("invalid_value", h.pathOf(key), std::string("host.") + key + " must be above 0");
+        return value;
+    };
+    if (const auto ram = positive("ram_gib", 1e7)) {
+        s.host.ramGib = *ram;
+        s.host.ramExplicit = true;
+    }
+    if (const auto bandwidth = positive("memory_bandwidth_gbps", 1e5)) s.host.memoryBandwidthGbps = *bandwidth;
+    if (const auto pcie = positive("pcie_gbps", 1e4)) s.host.pcieGbps = *pcie;
+    // Apple: the GPU's share of unified memory is macOS's wired limit
+    // (default ~2/3 of RAM up to 36 GB, 3/4 above; raised with
+    // `sudo sysctl iogpu.wired_limit_mb`).
+    if (const auto wired = positive("gpu_wired_limit_gib", 1e7)) {
+        if (s.gpu.vendor != "apple") {
+            fail("incompatible_options", h.pathOf("gpu_wired_limit_gib"), "the wired limit applies to unified-memory (Apple) GPUs");
+        }
+        if (*wired > s.host.ramGib) {
+            fail("invalid_value", h.pathOf("gpu_wired_limit_gib"), "the GPU cannot wire more than the machine's RAM");
+        }
+        s.gpu.memoryGib = *wired;
+    }
+    h.finish();
 }
 
 void readGpuCount(Scenario& s, ObjectReader& r) {
@@ -232,6 +287,9 @@ Scenario scenarioFromJson(const Catalog& catalog, const Json& request, std::vect
     readLora(s, r);
     readParallel(s, r);
     readPrices(s, r);
+    readHost(s, r);
+    // The limit an "auto" count is chosen within (the matrix's max_gpus).
+    s.maxGpus = static_cast<int>(r.integerOr("max_gpus", 1024, 1, 1024));
     readServing(s, r);
     readWorkloadKeys(s, r);
     for (const std::string& key : options.extraKeys) r.ignore(key.c_str());

@@ -78,7 +78,7 @@ Json deploymentToJson(const Deployment& d, const Scenario& s) {
             {"purchase_usd_per_million_output_tokens", tidyOrNull(perMillion(purchasePerHour, tokensPerS))},
             {"purchase_cny_per_million_output_tokens", cny(perMillion(purchasePerHour, tokensPerS), s.cnyPerUsd)},
             {"joules_per_output_token", tidyOrNull(d.serving.joulesPerOutputToken)},
-            {"power_w", tidy(d.powerW)},
+            {"power_w", d.powerW > 0 ? Json(tidy(d.powerW)) : Json(nullptr)},
             {"meets_slo", d.meetsSlo},
             {"why", d.why}};
 }

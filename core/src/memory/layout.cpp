@@ -52,18 +52,28 @@ Layout layoutOf(const Plan& plan) {
     l.nodes = std::max(1, plan.nodes);
     l.layerSplit = plan.strategy == Strategy::LayerSplit;
     l.shardedStates = plan.strategy == Strategy::Zero3 || plan.strategy == Strategy::Fsdp;
+    l.gpuLayers = plan.gpuLayers;
+    l.cpuMoeLayers = std::max(0, plan.cpuMoeLayers);
     return l;
 }
 
 // Stages get ceil(L/p) layers first and floor(L/p) at the end (llama.cpp's
 // even split of equal GPUs; Megatron's uniform split).
+// With llama.cpp's -ngl below the layer count only the last gpu_layers
+// layers sit on the GPUs; the output layer stays on the CPU with the rest.
+int gpuStackLayers(const Inputs& in, const Layout& layout) {
+    const int layers = in.shape.stackLayers;
+    return layout.gpuLayers >= 0 ? std::min(layers, layout.gpuLayers) : layers;
+}
+
 Stage firstStage(const Inputs& in, const Layout& layout) {
     Stage st;
-    const int layers = in.shape.stackLayers;
+    const int layers = gpuStackLayers(in, layout);
+    const bool allOnGpu = layers == in.shape.stackLayers;
     const int perStage = (layers + layout.pp - 1) / layout.pp;
     st.layers = layout.pp > 1 ? std::min(layers, perStage) : layers;
     st.first = true;
-    st.last = layout.pp == 1;
+    st.last = layout.pp == 1 && allOnGpu;
     // 1F1B: the first stage holds pp micro-batches in flight; a naive split
     // (llama.cpp, device_map) runs one at a time.
     st.inFlight = layout.layerSplit ? 1 : layout.pp;
@@ -73,9 +83,10 @@ Stage firstStage(const Inputs& in, const Layout& layout) {
 Stage lastStage(const Inputs& in, const Layout& layout) {
     if (layout.pp == 1) return firstStage(in, layout);
     Stage st;
-    st.layers = in.shape.stackLayers / layout.pp;
+    const int layers = gpuStackLayers(in, layout);
+    st.layers = layers / layout.pp;
     st.first = false;
-    st.last = true;
+    st.last = layers == in.shape.stackLayers;
     st.inFlight = 1;
     return st;
 }

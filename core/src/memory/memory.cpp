@@ -84,7 +84,7 @@ struct StageBytes {
 
 StageBytes stageTensors(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex) {
     StageBytes t;
-    t.hostBytes = in.weights.hostBytes;
+    t.hostBytes = in.weights.hostBytes + offloadedWeightBytes(in, layout);
     if (in.training) {
         const TrainingStates states = trainingStates(in, layout, st, ex);
         t.weightsBytes = states.weights;
@@ -112,7 +112,7 @@ void explainPool(const Scenario& s, const PoolResult& pool, double kvCacheBytes,
                "of it%s",
                toString(s.engine), budget.c_str(), bytesToGiB(kvCacheBytes),
                pool.slack > 0 ? "; the rest is reserved and counted in overhead" : ""); },
-           bytesToGiB(pool.pool));
+           std::max(0.0, bytesToGiB(pool.pool)));  // weights beyond the budget leave no pool, not a negative one
     if (pool.slack > 0) {
         ex.add("kv_pool_unused_gib", "reserved pool the scenario leaves free (an allocated tensor, in overhead_gib)",
                bytesToGiB(pool.slack));

@@ -117,7 +117,14 @@ struct Layout {
     int count = 1, tp = 1, pp = 1, dp = 1, nodes = 1;
     bool layerSplit = false;  // llama.cpp split or naive model parallel (one micro-batch in flight)
     bool shardedStates = false;  // ZeRO-3 / FSDP: parameters sharded over dp
+    int gpuLayers = -1;          // llama.cpp offload "layers": layers on the GPUs (-1 = all)
+    int cpuMoeLayers = 0;        // llama.cpp offload "moe-experts": layers whose experts stay in host RAM
 };
+
+// Stored bytes of one MoE layer's routed experts (offload "moe-experts").
+double expertLayerBytes(const Inputs& in);
+// Weights a llama.cpp offload keeps in host RAM (whole model).
+double offloadedWeightBytes(const Inputs& in, const Layout& layout);
 
 Layout layoutOf(const Plan& plan);
 // The first and the last stage of a layout (equal when pp = 1).
@@ -155,6 +162,8 @@ bool fits(const Scenario& s, const MemoryBreakdown& memory);
 // use that count at all (a tensor degree must divide the heads, stages cannot
 // outnumber layers, a single-GPU strategy takes one GPU).
 Plan planFor(const Inputs& in, int gpuCount);
+// The same with a given strategy (the planner weighs several).
+Plan planWith(const Inputs& in, int gpuCount, Strategy strategy);
 bool countUsable(const Inputs& in, const Plan& plan);
 // The largest tensor-parallel degree the scenario's strategy may use.
 int maxTensorDegree(const Inputs& in);

@@ -71,6 +71,27 @@ WeightParts weightParts(const Scenario& s, const ModelShape& shape, const ParamC
     return w;
 }
 
+double expertLayerBytes(const Inputs& in) {
+    const ModelSpec& m = in.scenario->model;
+    if (m.moe.experts <= 0) return 0;
+    const int moeLayers = std::max(0, (m.layers - std::max(0, m.moe.denseLayers)) / std::max(1, m.moe.layerInterval));
+    if (moeLayers <= 0) return 0;
+    // gpt-oss MXFP4 stores exactly the experts at 4.25 bits; other formats
+    // at the block average.
+    const double bits = in.scenario->weights == WeightFormat::Mxfp4 ? weightFormatInfo(WeightFormat::Mxfp4).linearBits
+                                                                    : in.weights.linearBits;
+    return in.shape.groups.expert * bits / 8 / moeLayers;
+}
+
+double offloadedWeightBytes(const Inputs& in, const Layout& layout) {
+    double bytes = layout.cpuMoeLayers * expertLayerBytes(in);
+    const int layers = in.shape.stackLayers;
+    if (layout.gpuLayers >= 0 && layout.gpuLayers < layers) {
+        bytes += (layers - layout.gpuLayers) * in.weights.layerBytes + in.weights.headBytes + in.weights.tiedHeadBytes;
+    }
+    return bytes;
+}
+
 double stageWeightBytes(const Inputs& in, const Stage& stage) {
     const WeightParts& w = in.weights;
     double bytes = stage.layers * w.layerBytes;
@@ -81,6 +102,8 @@ double stageWeightBytes(const Inputs& in, const Stage& stage) {
 
 double weightBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
     double bytes = stageWeightBytes(in, stage) / layout.tp;
+    // --n-cpu-moe: those layers' routed experts stay in host RAM.
+    if (layout.cpuMoeLayers > 0) bytes = std::max(0.0, bytes - layout.cpuMoeLayers * expertLayerBytes(in) / layout.pp);
     const bool sharded = layout.shardedStates && layout.dp > 1;
     if (sharded) bytes = bytes / layout.dp + 2.0 * in.shape.layerParams * in.weights.linearBits / 8;
     if (ex.on()) {

@@ -2,6 +2,7 @@
 // READMEs; vendor specs for NVLink).
 #include "caliper/plan/compat.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -75,6 +76,34 @@ void checkScenario(const Scenario& s) {
         fail("invalid_parallel", "/parallel/tp",
              "tensor parallel degree " + std::to_string(s.parallel.tp) + " must divide the " +
                  std::to_string(s.model.heads) + " attention heads");
+    }
+    const bool cpuOffload = s.parallel.offload == Offload::Layers || s.parallel.offload == Offload::MoeExperts;
+    if (cpuOffload && (s.engine != Engine::LlamaCpp || training)) {
+        fail("incompatible_options", "/parallel/offload",
+             std::string("offload \"") + toString(s.parallel.offload) + "\" is llama.cpp's (-ngl / --n-cpu-moe) for inference");
+    }
+    const int stack = s.model.layers + std::max(0, s.model.encoderLayers);
+    if (s.parallel.gpuLayers >= 0 && s.parallel.offload != Offload::Layers) {
+        fail("incompatible_options", "/parallel/gpu_layers", "gpu_layers goes with parallel.offload \"layers\"");
+    }
+    if (s.parallel.gpuLayers > stack) {
+        fail("invalid_value", "/parallel/gpu_layers",
+             "gpu_layers " + std::to_string(s.parallel.gpuLayers) + " exceeds the model's " + std::to_string(stack) + " layers");
+    }
+    const int moeLayers = s.model.moe.experts > 0 ? std::max(0, (s.model.layers - std::max(0, s.model.moe.denseLayers)) /
+                                                                    std::max(1, s.model.moe.layerInterval))
+                                                  : 0;
+    if ((s.parallel.cpuMoeLayers >= 0 || s.parallel.offload == Offload::MoeExperts) && moeLayers == 0) {
+        fail("incompatible_options", s.parallel.cpuMoeLayers >= 0 ? "/parallel/cpu_moe_layers" : "/parallel/offload",
+             s.model.id + " is a dense model: it has no experts to keep on the CPU");
+    }
+    if (s.parallel.cpuMoeLayers >= 0 && s.parallel.offload != Offload::MoeExperts) {
+        fail("incompatible_options", "/parallel/cpu_moe_layers", "cpu_moe_layers goes with parallel.offload \"moe-experts\"");
+    }
+    if (s.parallel.cpuMoeLayers > moeLayers) {
+        fail("invalid_value", "/parallel/cpu_moe_layers",
+             "cpu_moe_layers " + std::to_string(s.parallel.cpuMoeLayers) + " exceeds the model's " + std::to_string(moeLayers) +
+                 " MoE layers");
     }
     const int tp = s.parallel.tp > 0 ? s.parallel.tp : 1;
     const int pp = s.parallel.pp > 0 ? s.parallel.pp : 1;

@@ -16,6 +16,7 @@
 #include "plan/prepared.hpp"
 #include "caliper/serving/estimate_serving.hpp"
 #include "caliper/workloads/workloads.hpp"
+#include "plan/planner.hpp"
 
 namespace caliper {
 
@@ -39,11 +40,15 @@ void addWarningOnce(std::vector<Warning>& warnings, const Warning& w) {
 
 }  // namespace
 
-EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
+EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
     // Speech, embedding and diffusion models have their own engine
     // (core/src/workloads) and figures.
-    if (runsPipeline(scenario)) return estimatePipeline(scenario, detail);
+    if (runsPipeline(request)) return estimatePipeline(request, detail);
     EstimateResult r;
+    // The planner resolves the open knobs (count, strategy, checkpointing);
+    // every figure below describes its plan, on the resolved scenario.
+    planner::Choice choice = planner::choose(request, request.maxGpus);
+    const Scenario scenario = planner::resolved(request, choice);
     const sizing::Inputs in = sizing::prepare(scenario);
     r.modelId = scenario.model.id;
     r.paramsB = in.counts.total / 1e9;
@@ -53,11 +58,11 @@ EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
     r.gpuMemoryGiB = scenario.gpu.memoryGib;
     r.usableMemoryGiB = usableMemoryGiB(scenario);
 
-    r.gpusNeeded = fewestGpus(in);
-    const int count = scenario.gpuCountAuto ? r.gpusNeeded.value_or(1) : scenario.gpuCount;
-    r.plan = sizing::planFor(in, count);
+    r.gpusNeeded = choice.gpusNeeded;
+    r.plan = choice.plan;
     r.weights = scenario.weights;
     r.planWhy.push_back(scenario.weightsWhy);
+    for (const char* why : choice.why) r.planWhy.push_back(why);
     if (scenario.weightsExplicit && runsWeightOnly(scenario)) r.planWhy.push_back("weights_weight_only");
     if (detail.explain) {
         r.explain.push_back(ExplainTerm{
@@ -74,12 +79,25 @@ EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
 
     const MemoryEstimate memory = estimateMemory(in, r.plan, detail.explain);
     r.memory = memory.memory;
-    r.fits = fitsMemory(scenario, r.memory);
+    r.fits = fitsMemory(scenario, r.memory) && choice.fits;
     append(r.explain, memory.explain);
 
     std::vector<Warning> warnings = compatibilityWarnings(scenario, r.plan);
     if (scenario.model.workload != WorkloadKind::Llm) warnings.push_back(trainingWarning(scenario));
     append(warnings, memory.warnings);
+    const double hostPerNodeGiB = r.memory.cpuOffloadGiB / std::max(1, r.plan.nodes);
+    if (scenario.host.ramExplicit && hostPerNodeGiB > scenario.host.ramGib + 1e-9) {
+        warnings.push_back(Warning{"host_ram_too_small", "needs " + oneDecimal(hostPerNodeGiB) +
+                                                             " GiB of host RAM per node for offloaded weights or states; host.ram_gib is " +
+                                                             oneDecimal(scenario.host.ramGib)});
+    }
+    if (detail.explain && r.memory.cpuOffloadGiB > 0) {
+        r.explain.push_back(ExplainTerm{"host_ram_gib",
+                                        std::string("host RAM of each node (") +
+                                            (scenario.host.ramExplicit ? "as given" : scenario.host.basis) +
+                                            "); the plan keeps " + oneDecimal(hostPerNodeGiB) + " GiB there",
+                                        scenario.host.ramGib});
+    }
     if (!r.fits) {
         warnings.push_back(Warning{"does_not_fit", "needs " + oneDecimal(r.memory.totalGiB) + " GiB per GPU; " +
                                                        scenario.gpu.name + " offers " +
@@ -114,15 +132,15 @@ EstimateResult estimate(const Scenario& scenario, EstimateDetail detail) {
     // pool room for one request: more concurrent requests than it holds queue.
     if (continuousBatching(scenario)) {
         r.serving = estimateServing(scenario, r.plan, r.memory, detail.explain ? &r.explain : nullptr, &warnings);
-        if (r.serving && r.fits) priceServing(*r.serving, r.usdPerHour, r.powerW);
+        if (r.serving && r.fits) priceServing(*r.serving, r.usdPerHour, r.powerW.value_or(0));
         if (r.serving && !r.fits) {
             const CostEstimate cost = estimateCost(scenario, r.plan, SpeedEstimate{}, false);
-            priceServing(*r.serving, cost.usdPerHour, cost.powerW);
+            priceServing(*r.serving, cost.usdPerHour, cost.powerW.value_or(0));
         }
     }
     for (const Warning& w : warnings) addWarningOnce(r.warnings, w);
     if (detail.quickRules) r.quickRules = quickRules(scenario);
-    if (detail.suggestions && !r.fits) r.suggestions = fitSuggestions(scenario);
+    if (detail.suggestions && !r.fits) r.suggestions = fitSuggestions(request);
     applyCalibrationBands(scenario, r);
     return r;
 }

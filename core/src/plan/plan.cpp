@@ -68,8 +68,12 @@ void megatronDegrees(const sizing::Inputs& in, Plan& plan) {
     plan.dp = std::max(1, rest / plan.pp);
 }
 
+// Serving: tensor parallelism inside one server (vLLM/SGLang multi-node
+// recipes: TP = GPUs per node, PP = nodes), pipeline stages for the rest.
 void inferenceTensorDegrees(const Scenario& s, Plan& plan) {
-    plan.tp = s.parallel.tp > 0 ? s.parallel.tp : largestTensorDegree(s.model, plan.gpuCount, plan.gpuCount);
+    const int perNode = std::max(1, s.gpu.gpusPerNode);
+    plan.tp = s.parallel.tp > 0 ? s.parallel.tp
+                                : largestTensorDegree(s.model, plan.gpuCount, std::min(plan.gpuCount, perNode));
     plan.pp = s.parallel.pp > 0 ? s.parallel.pp : std::max(1, plan.gpuCount / plan.tp);
     plan.dp = std::max(1, plan.gpuCount / (plan.tp * plan.pp));
 }
@@ -88,9 +92,16 @@ namespace sizing {
 
 Plan planFor(const Inputs& in, int gpuCount) {
     const Scenario& s = *in.scenario;
+    const int count = std::max(1, gpuCount);
+    return planWith(in, count, s.parallel.strategy == Strategy::Auto ? defaultStrategy(s, count) : s.parallel.strategy);
+}
+
+Plan planWith(const Inputs& in, int gpuCount, Strategy strategy) {
+    const Scenario& s = *in.scenario;
     Plan plan;
     plan.gpuCount = std::max(1, gpuCount);
-    plan.strategy = s.parallel.strategy == Strategy::Auto ? defaultStrategy(s, plan.gpuCount) : s.parallel.strategy;
+    plan.strategy = strategy;
+    plan.gradientCheckpointing = in.training && s.gradientCheckpointing;
     const int perNode = std::max(1, s.gpu.gpusPerNode);
     plan.nodes = (plan.gpuCount + perNode - 1) / perNode;
     const int fixedTp = s.parallel.tp > 0 ? s.parallel.tp : 1;
@@ -118,6 +129,9 @@ Plan planFor(const Inputs& in, int gpuCount) {
             break;
     }
     plan.pp = std::max(1, plan.pp);
+    // `strategy` names what is really used (CONTRACT v2): a tensor plan whose
+    // degree came out 1 is a pipeline of stages.
+    if (plan.strategy == Strategy::Tensor && plan.tp == 1 && plan.pp > 1) plan.strategy = Strategy::Pipeline;
     return plan;
 }
 
@@ -127,7 +141,7 @@ int maxTensorDegree(const Inputs& in) {
     const bool tensor = s.parallel.strategy == Strategy::Tensor ||
                         (s.parallel.strategy == Strategy::Auto && defaultStrategy(s, 2) == Strategy::Tensor);
     if (!tensor) return 1;
-    int cap = kMaxGpus;
+    int cap = std::max(1, s.gpu.gpusPerNode);  // serving keeps tensor parallelism in a node
     if (trainingTask(s)) {
         const int domain = s.gpu.nvlinkMaxGpus > 1 ? s.gpu.nvlinkMaxGpus : 1;
         cap = std::min({kMaxTensorParallel, domain, std::max(1, s.gpu.gpusPerNode)});

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "memory/sizing.hpp"
 #include "speed/efficiency.hpp"
 #include "speed/speed_parts.hpp"
 
@@ -57,6 +58,74 @@ ServingLayout servingLayout(const Scenario& scenario, const Plan& plan) {
     return layout;
 }
 
+namespace {
+
+// llama.cpp offload: weights kept in host RAM are read by the CPU at host
+// bandwidth every token. llama.cpp reaches about 3/4 of the peak there
+// (llama.cpp PR #1642: M1 CPU 53.3 of 68.2 GB/s; issue #11744: dual EPYC
+// Turin, Llama-3.1-70B f16 at 4.31 t/s = 608 of 819 GB/s). Prompt batches
+// run the host-resident matmuls on the GPU, copying those weights over PCIe
+// once per 512-token micro-batch (ggml offloads large-batch ops; llama.cpp
+// n_ubatch default 512).
+constexpr double kHostBandwidthFraction = 0.75;
+constexpr double kPromptUbatchTokens = 512;
+
+void addHostWork(const Scenario& s, const Plan& plan, bool withExplain, SpeedEstimate& out) {
+    const sizing::Inputs in = sizing::prepare(s);
+    const sizing::Layout layout = sizing::layoutOf(plan);
+    const double hostBytes = sizing::offloadedWeightBytes(in, layout);
+    if (hostBytes <= 0) return;
+    const double batch = double(std::max<std::int64_t>(1, s.batch));
+    const sizing::ModelShape& sh = in.shape;
+    // Share of each MoE layer's experts a step touches (top-k of E per token).
+    const double active = sh.experts > 0 ? std::min(1.0, batch * sh.topK / sh.experts) : 1.0;
+    const double expertBytes = sizing::expertLayerBytes(in);
+    const int moeLayers = s.model.moe.experts > 0
+                              ? std::max(0, (s.model.layers - std::max(0, s.model.moe.denseLayers)) /
+                                                std::max(1, s.model.moe.layerInterval))
+                              : 0;
+    const double untouchedPerLayer = expertBytes * moeLayers / std::max(1, sh.stackLayers) * (1 - active);
+    const double readPerLayer = std::max(0.0, in.weights.layerBytes - untouchedPerLayer);
+    const int cpuLayers = layout.gpuLayers >= 0 ? std::max(0, sh.stackLayers - layout.gpuLayers) : 0;
+    const double head = in.weights.headBytes + in.weights.tiedHeadBytes;
+    const double hostRead = cpuLayers * readPerLayer + (cpuLayers > 0 ? head : 0) + layout.cpuMoeLayers * expertBytes * active;
+    const double totalRead = sh.stackLayers * readPerLayer + head;
+    const double gpuShare = totalRead > 0 ? std::clamp(1 - hostRead / totalRead, 0.0, 1.0) : 1.0;
+    const double hostBps = kHostBandwidthFraction * s.host.memoryBandwidthGbps * 1e9;
+    if (out.decodeTokensPerS && *out.decodeTokensPerS > 0 && hostBps > 0) {
+        const double stepS = batch / *out.decodeTokensPerS;
+        const double hostS = hostRead / hostBps;
+        out.decodeTokensPerS = batch / (stepS * gpuShare + hostS);
+        if (withExplain) {
+            out.explain.push_back({"decode_host_ms",
+                                   sizing::fmt("%.3f GB of host-resident weights read per step at 0.75 x %.1f GB/s host "
+                                               "bandwidth; the GPUs read the other %.0f%%",
+                                               hostRead / 1e9, s.host.memoryBandwidthGbps, gpuShare * 100),
+                                   hostS * 1e3});
+        }
+    }
+    const double prompt = double(s.promptTokens) * batch;
+    if (out.prefillTokensPerS && *out.prefillTokensPerS > 0 && prompt > 0 && s.host.pcieGbps > 0) {
+        const double copies = std::ceil(prompt / kPromptUbatchTokens);
+        const double copyS = copies * hostBytes / (s.host.pcieGbps * 1e9);
+        const double prefillS = prompt / *out.prefillTokensPerS + copyS;
+        out.prefillTokensPerS = prompt / prefillS;
+        if (out.timeToFirstTokenS) *out.timeToFirstTokenS += copyS;
+        if (withExplain) {
+            out.explain.push_back({"prefill_host_copy_s",
+                                   sizing::fmt("%.0f prompt micro-batch(es) of 512 copy %.3f GB of host-resident weights "
+                                               "over PCIe at %.1f GB/s",
+                                               copies, hostBytes / 1e9, s.host.pcieGbps),
+                                   copyS});
+        }
+    }
+    out.warnings.push_back({"cpu_offload_slow", sizing::fmt("%.1f GiB of weights stay in host RAM and run on the CPU: "
+                                                            "decode is bounded by host memory bandwidth",
+                                                            hostBytes / (1024.0 * 1024 * 1024))});
+}
+
+}  // namespace
+
 SpeedEstimate estimateSpeed(const Scenario& scenario, const Plan& plan, bool withExplain) {
     SpeedEstimate out;
     if (!usable(scenario)) {
@@ -69,6 +138,7 @@ SpeedEstimate estimateSpeed(const Scenario& scenario, const Plan& plan, bool wit
         estimateDecode(scenario, layout, work, withExplain, out);
         estimatePrefill(scenario, layout, work, withExplain, out);
         warnLinks(layout, scenario, out);
+        if (plan.gpuLayers >= 0 || plan.cpuMoeLayers > 0) addHostWork(scenario, plan, withExplain, out);
     } else {
         estimateTraining(scenario, plan, work, withExplain, out);
     }

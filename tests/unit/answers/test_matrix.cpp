@@ -57,6 +57,7 @@ void checkEveryCell(const Scenario& workload) {
             s.model = *models[m];
             s.gpu = *gpus[g];
             s.gpuCountAuto = true;
+            s.maxGpus = kMaxGpus;  // the cell is the best plan within the matrix's limit
             adaptToGpu(s);
             const EstimateResult r = estimate(s, EstimateDetail{false, false, false});
             const MatrixCell& c = cells[m][g];
@@ -66,7 +67,7 @@ void checkEveryCell(const Scenario& workload) {
             REQUIRE(c.totalGiB == Approx(r.memory.totalGiB).epsilon(1e-12));
             REQUIRE(c.strategy == r.plan.strategy);
             REQUIRE(c.nodes == r.plan.nodes);
-            const bool fits = r.gpusNeeded && *r.gpusNeeded <= kMaxGpus;
+            const bool fits = r.fits && r.plan.gpuCount <= kMaxGpus;
             REQUIRE((c.status != CellStatus::No) == fits);
             if (!fits) continue;
             ++fitting;
@@ -100,6 +101,19 @@ TEST_CASE("matrix cells equal single estimates: llama.cpp inference", "[matrix]"
 TEST_CASE("matrix cells equal single estimates: LoRA and QLoRA fine-tuning", "[matrix]") {
     checkEveryCell(workloadFor(Task::Finetune, Method::Lora, Engine::Transformers));
     checkEveryCell(workloadFor(Task::Finetune, Method::Qlora, Engine::Transformers));
+}
+
+TEST_CASE("matrix cells equal single estimates: the planner's knobs left open", "[matrix][planner]") {
+    // gradient_checkpointing "auto" and strategy auto: the planner weighs
+    // DDP / ZeRO-1/2/3 and checkpointing per cell exactly as per estimate.
+    for (Method method : {Method::Lora, Method::Full}) {
+        Scenario w = workloadFor(Task::Finetune, method, Engine::Transformers);
+        w.gradientCheckpointingAuto = true;
+        checkEveryCell(w);
+    }
+    Scenario pretrain = workloadFor(Task::Pretrain, Method::Full, Engine::Megatron);
+    pretrain.gradientCheckpointingAuto = true;
+    checkEveryCell(pretrain);
 }
 
 TEST_CASE("matrix cells equal single estimates: full fine-tuning and pre-training", "[matrix]") {

@@ -39,11 +39,14 @@ TEST_CASE("every recommended option fits, at the fewest GPUs of its type", "[rec
     const Json result = call(R"({"model":"qwen2.5-32b","batch":8,"top":20})");
     REQUIRE(result["options"].size() >= 20);
     for (const Json& option : result["options"]) {
-        // The same configuration through the estimate door must fit, and one
-        // GPU fewer must not (the option is the fewest count that fits).
+        // The same configuration through the estimate door must fit. The
+        // option is the planner's count within the limit: the fewest that fit,
+        // or a few more where tensor parallelism then covers every GPU and
+        // runs faster per GPU (a 3-stage pipeline vs TP 4).
         const Json estimate = estimateOf("qwen2.5-32b", option, workload);
         CHECK(estimate["fits"] == true);
-        CHECK(estimate["gpus_needed"] == option["gpu_count"]);
+        CHECK(estimate["gpus_needed"].get<int>() <= option["gpu_count"].get<int>());
+        if (estimate["gpus_needed"] != option["gpu_count"]) CHECK(estimate["plan"]["tp"] == option["gpu_count"]);
         CHECK(option["gpu_count"].get<int>() <= result["max_gpus"].get<int>());
         CHECK(option["needed_gib"].get<double>() <= option["usable_gib"].get<double>());
     }

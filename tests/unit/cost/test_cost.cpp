@@ -67,7 +67,7 @@ TEST_CASE("energy of a run is power times hours times PUE 1.2", "[cost][power]")
     speed.trainTokensPerS = 1000;  // 10 hours
     const CostEstimate c = estimateCost(s, gpus(8), speed);
     REQUIRE(c.energyKwh);
-    CHECK(*c.energyKwh == Approx(c.powerW * 10.0 / 1000.0 * 1.2));
+    CHECK(*c.energyKwh == Approx(*c.powerW * 10.0 / 1000.0 * 1.2));
 }
 
 TEST_CASE("no run length, no run cost", "[cost]") {
@@ -109,34 +109,48 @@ TEST_CASE("serving cost per million tokens follows from the hourly price and dec
     CHECK(*c.usdPerMillionTokens == Approx(2.5 / 3.6));
 }
 
-TEST_CASE("an 8x H100 SXM node draws the DGX H100's 10.2 kW and needs liquid cooling and rack power", "[cost][power]") {
-    // NVIDIA DGX H100 datasheet: 10.2 kW max for 8 x 700 W GPUs.
+TEST_CASE("an 8x H100 SXM node draws the DGX H100's 10.2 kW and needs rack power, not liquid cooling", "[cost][power]") {
+    // NVIDIA DGX H100 datasheet: 10.2 kW max for 8 x 700 W GPUs, an
+    // air-cooled system: the HGX board needs rack power, not facility water.
     const CostEstimate c = estimateCost(priced(h100Sxm()), gpus(8), SpeedEstimate{});
-    CHECK(c.powerW == Approx(10200.0));
-    CHECK(warned(c, "liquid_cooling"));
+    CHECK(*c.powerW == Approx(10200.0));
+    CHECK_FALSE(warned(c, "liquid_cooling"));
     CHECK(warned(c, "rack_power"));
 }
 
 TEST_CASE("four H100 SXM in one server already exceed a 3 kW rack circuit", "[cost][power]") {
     // Source articles: a server with up to 4 H100 needs a 3 kW+ rack.
     const CostEstimate c = estimateCost(priced(h100Sxm()), gpus(4), SpeedEstimate{});
-    CHECK(c.powerW > 3000.0);
+    CHECK(*c.powerW > 3000.0);
     CHECK(warned(c, "rack_power"));
 }
 
-TEST_CASE("1000 W parts need liquid cooling even alone", "[cost][power]") {
-    GpuSpec b200 = h100Sxm();  // HGX B200 spec: up to 1000 W per GPU
+TEST_CASE("liquid cooling only for the parts that require it: NVL72 racks", "[cost][power]") {
+    GpuSpec b200 = h100Sxm();  // HGX B200: up to 1000 W per GPU; DGX B200 ships air-cooled
     b200.id = "b200";
     b200.tdpW = 1000;
-    CHECK(warned(estimateCost(priced(b200), gpus(1), SpeedEstimate{}), "liquid_cooling"));
+    CHECK_FALSE(warned(estimateCost(priced(b200), gpus(1), SpeedEstimate{}), "liquid_cooling"));
+    GpuSpec gb200 = b200;  // GB200 NVL72: sold only as a liquid-cooled rack
+    gb200.id = "gb200";
+    gb200.tdpW = 1200;
+    gb200.caveats = {"nvl72-rack"};
+    CHECK(warned(estimateCost(priced(gb200), gpus(4), SpeedEstimate{}), "liquid_cooling"));
+}
+
+TEST_CASE("unknown board power is null with a warning, never 0", "[cost][power]") {
+    GpuSpec unknown = h100Sxm();
+    unknown.tdpW = 0;  // the catalog's null
+    const CostEstimate c = estimateCost(priced(unknown), gpus(1), SpeedEstimate{});
+    CHECK_FALSE(c.powerW.has_value());
+    CHECK(warned(c, "power_unknown"));
 }
 
 TEST_CASE("a desktop with one or four RTX 4090 raises no cooling or rack warning", "[cost][power]") {
     const CostEstimate one = estimateCost(priced(rtx4090()), gpus(1), SpeedEstimate{});
-    CHECK(one.powerW == Approx(450.0 + 250.0));  // TDP + desktop host share
+    CHECK(*one.powerW == Approx(450.0 + 250.0));  // TDP + desktop host share
     CHECK(one.warnings.empty());
     const CostEstimate four = estimateCost(priced(rtx4090()), gpus(4), SpeedEstimate{});
-    CHECK(four.powerW == Approx(4 * 450.0 + 250.0));
+    CHECK(*four.powerW == Approx(4 * 450.0 + 250.0));
     CHECK_FALSE(warned(four, "rack_power"));
     CHECK_FALSE(warned(four, "liquid_cooling"));
 }
@@ -144,5 +158,5 @@ TEST_CASE("a desktop with one or four RTX 4090 raises no cooling or rack warning
 TEST_CASE("power adds one host share per node", "[cost][power]") {
     const CostEstimate oneNode = estimateCost(priced(rtx4090()), gpus(8, 1), SpeedEstimate{});
     const CostEstimate twoNodes = estimateCost(priced(rtx4090()), gpus(8, 2), SpeedEstimate{});
-    CHECK(twoNodes.powerW - oneNode.powerW == Approx(250.0));
+    CHECK(*twoNodes.powerW - *oneNode.powerW == Approx(250.0));
 }

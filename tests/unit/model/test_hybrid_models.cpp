@@ -234,3 +234,25 @@ TEST_CASE("more 2024-2026 releases match their published sizes", "[params][catal
     // the exact safetensors count of Qwen2.5-7B, 7,615,616,512 (its card: "7.61B").
     CHECK(countParams(model("qwen2.5-coder-7b")).total == 7615616512.0);
 }
+
+TEST_CASE("expert keys at 0 leave an unknown model_type dense", "[hf_config][moe]") {
+    // Dense configs often carry "num_local_experts": 0 and "num_experts_per_tok": 0.
+    Json config = Json::parse(readText(std::string(CALIPER_FIXTURES_DIR) + "/hf_configs/custom-unknown-type.json"));
+    config["num_local_experts"] = 0;
+    config["num_experts_per_tok"] = 0;
+    std::vector<caliper::Warning> warnings;
+    const caliper::ModelSpec m = caliper::io::modelFromHfConfig(config, "/model", &warnings);
+    CHECK(m.moe.experts == 0);
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0].message.find("dense decoder") != std::string::npos);
+}
+
+TEST_CASE("Granite 4.0 hybrid config.json reads its Mamba-2 layers", "[hf_config][hybrid]") {
+    // layer_types: 28 "mamba", 4 "attention"; 4 KV heads x head_dim 64 (768 / 12):
+    // 2 x 4 x 4 x 64 x 2 B = 4,096 B per token.
+    std::vector<caliper::Warning> warnings;
+    const caliper::ModelSpec m = configFixture("granite-4.0-h-350m.json", &warnings);
+    CHECK(warnings.empty());
+    CHECK(m.linear.layers == 28);
+    CHECK(kvBytesPerToken16(m) == 4096);
+}

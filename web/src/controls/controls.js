@@ -8,7 +8,7 @@ import { GROUPS, TASKS, currencyOf, defaults, isTraining } from '../state/defaul
 import { ENGINES, WEIGHT_GROUPS } from '../state/vocabulary.js';
 
 var $ = dom.$, el = dom.el;
-var GPU_LIMITS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+var GPU_LIMITS = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 24, 32, 48, 64, 128, 256, 512, 1024];
 var CONTEXTS = [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072];
 var WEIGHT_LABELS = { fp32: 'FP32', bf16: 'BF16', fp16: 'FP16', fp8: 'FP8', int8: 'INT8', nf4: 'NF4 (bitsandbytes)',
   'gptq-int4': 'GPTQ int4', 'awq-int4': 'AWQ int4', mxfp4: 'MXFP4' };

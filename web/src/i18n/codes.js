@@ -6,6 +6,16 @@
 // Chinese texts give the gist and the page keeps the English message as the
 // element's title. A code missing here falls back to that message.
 var en = {
+  // Why the plan is what it is (result plan.why, serve deployments' why).
+  'why.fits_one_gpu': 'fits on one GPU', 'why.weights_native': 'weights in the checkpoint’s own format',
+  'why.weights_native_16bit': 'the checkpoint is 16-bit', 'why.weights_training_16bit': 'training keeps 16-bit weights',
+  'why.weights_qlora_nf4': 'QLoRA loads the base in NF4', 'why.weights_native_as_gguf': 'llama.cpp runs the FP8 checkpoint as Q8_0',
+  'why.weights_native_unsupported': 'this GPU or engine cannot run the checkpoint’s format, so 16-bit',
+  'why.weights_native_weight_only': 'the checkpoint’s format runs weight-only on this GPU',
+  'why.weights_weight_only': 'the chosen format runs weight-only on this GPU (no tensor cores for it)',
+  'why.replicas_for_load': 'replicas added to carry the load', 'why.requests_queue_for_kv_pool': 'requests queue: the KV pool holds fewer at once',
+  'why.tpot_above_slo': 'time per token above the SLO', 'why.ttft_above_slo': 'first token later than the SLO',
+  'why.user_speed_below_slo': 'speed per user below the SLO', 'why.unpriced': 'no price for this GPU',
   'sugg.flash_attention': 'Turn on FlashAttention', 'sugg.gradient_checkpointing': 'Gradient checkpointing',
   'sugg.optimizer_8bit': '8-bit optimizer', 'sugg.zero3': 'ZeRO-3 sharding', 'sugg.offload_optimizer': 'Offload optimizer states to CPU',
   'sugg.offload_parameters': 'Offload parameters to CPU', 'sugg.lora': 'Train LoRA adapters instead', 'sugg.qlora': 'Use QLoRA instead',
@@ -53,10 +63,22 @@ var en = {
   'term.purchase_cny': 'Purchase price (CNY)', 'term.power_w': 'Power', 'term.energy_kwh': 'Energy for the run'
 };
 var zh = {
+  'why.fits_one_gpu': '单卡即可放下', 'why.weights_native': '权重使用检查点原生格式',
+  'why.weights_native_16bit': '检查点为 16 位', 'why.weights_training_16bit': '训练保留 16 位权重',
+  'why.weights_qlora_nf4': 'QLoRA 以 NF4 加载基座模型', 'why.weights_native_as_gguf': 'llama.cpp 将 FP8 检查点按 Q8_0 运行',
+  'why.weights_native_unsupported': '这款显卡或引擎无法运行检查点格式，改用 16 位',
+  'why.weights_native_weight_only': '在这款显卡上检查点格式只能以仅权重量化方式运行',
+  'why.weights_weight_only': '所选格式在这款显卡上只能以仅权重量化方式运行（无对应张量核心）',
+  'why.replicas_for_load': '为承载负载增加了副本', 'why.requests_queue_for_kv_pool': '请求需排队：KV 缓存池同时容纳不下',
+  'why.tpot_above_slo': '每 token 时间超过 SLO', 'why.ttft_above_slo': '首 token 时间超过 SLO',
+  'why.user_speed_below_slo': '每用户速度低于 SLO', 'why.unpriced': '这款显卡没有价格',
   'warn.no_bf16': '这款显卡不支持 BF16：请用 FP16（训练需配合 loss scaling）。',
   'warn.no_flash_attention_2': 'FlashAttention-2 需要 Ampere 或更新的架构；这款显卡会退回较慢的注意力实现。',
   'warn.fp8_weight_only': 'Ada / Hopper 之前的显卡没有 FP8 张量核心：FP8 权重只能以 W8A16 方式运行。',
   'warn.fp4_weight_only': 'Blackwell 之前的显卡没有 FP4 张量核心：MXFP4/NVFP4 权重在矩阵乘法中反量化为 16 位运行（仅权重量化）：显存按 4 位计，预填充按 16 位算力。',
+  'warn.power_unknown': '目录中没有这款显卡有来源的板卡功耗：功耗和能耗未知。',
+  'warn.host_ram_too_small': '主机内存不足以容纳卸载到 CPU 的权重或优化器状态。',
+  'warn.cpu_offload_slow': '部分权重留在主机内存并由 CPU 计算：生成速度受主机内存带宽限制。',
   'warn.software_ecosystem': '这不是 CUDA 显卡：请确认所用框架支持它（ROCm、CANN、Gaudi 或 Metal 版本）。',
   'warn.no_nvlink': '这款显卡没有 NVLink：多卡之间经 PCIe 通信，多卡训练会变慢。',
   'warn.partial_nvlink': 'NVLink 只能连接其中部分显卡，其余显卡之间经 PCIe 通信。',
@@ -65,7 +87,7 @@ var zh = {
   'warn.no_ecc': '这款显卡没有 ECC 显存：长时间多卡训练有静默出错的风险。',
   'warn.context_exceeds_model': '上下文长度超过了模型支持的最大长度。',
   'warn.communication_bound': '梯度通信占了每步时间的四分之一以上。',
-  'warn.liquid_cooling': '这种配置通常需要液冷。',
+  'warn.liquid_cooling': 'NVL72 级整机柜采用液冷：需要机房供水，而非风冷。',
   'warn.rack_power': '单台服务器功耗超过常见的 3 kW 机柜电路。',
   'warn.no_tensor_rate': '目录中没有这款显卡的张量算力，速度按其他算力估计。',
   'warn.speed_unknown': '无法估计速度：目录缺少所需的显卡参数。',

@@ -128,6 +128,7 @@ var en = {
   'detail.verdictNever': 'Does not fit on {n} × {gpu}, nor on any count up to 1024.',
   'detail.plan': 'Plan',
   'detail.planText': 'TP {tp} × PP {pp} × DP {dp} on {nodes|server|servers}',
+  'detail.why': 'Why',
   'detail.memory': 'Memory per GPU',
   'detail.memoryNote': 'For the fullest GPU of the plan; the line marks the card’s capacity, the dashed line what is usable.',
   'detail.capacity': 'capacity',

@@ -128,6 +128,7 @@ var zh = {
   'detail.verdictNever': '{n} × {gpu} 放不下，1024 张以内都放不下。',
   'detail.plan': '并行方案',
   'detail.planText': 'TP {tp} × PP {pp} × DP {dp}，共 {nodes} 台服务器',
+  'detail.why': '原因',
   'detail.memory': '单卡显存占用',
   'detail.memoryNote': '按方案中占用最多的那张卡计算；实线为显存容量，虚线为可用显存。',
   'detail.capacity': '容量',

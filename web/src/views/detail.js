@@ -9,7 +9,10 @@ import * as format from '../format/format.js';
 import * as i18n from '../i18n/i18n.js';
 
 var el = dom.el;
-var COUNTS = ['auto', 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+// Any whole count up to 16 (a server's worth and more: 3, 5, 6 cards are
+// common), then the sizes clusters come in; a count from the URL outside
+// these is added.
+var COUNTS = ['auto', 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024];
 
 // Figures shown when the engine gives them: [label key, field, kind]
 var FIGURES = [
@@ -68,12 +71,25 @@ function verdict(r, ctx) {
   var plan = r.plan ? ctx.t('detail.planText', { tp: r.plan.tp, pp: r.plan.pp, dp: r.plan.dp, nodes: r.plan.nodes }) : '';
   return el('div', { class: 'verdict ' + cls }, [el('span', { class: 'sym', 'aria-hidden': 'true' }, sym),
     el('div', null, [el('div', null, ctx.t(key, params)), tight ? el('div', { class: 'tight-note' }, ctx.t('detail.tight')) : null,
-      el('div', { class: 'rec-meta' }, ctx.t('detail.plan') + ': ' + plan)])]);
+      el('div', { class: 'rec-meta' }, ctx.t('detail.plan') + ': ' + plan),
+      whyLine(r, ctx)])]);
+}
+
+// Why the planner chose this plan (plan.why codes, translated; the code
+// itself where the page has no text for it).
+function whyLine(r, ctx) {
+  var why = r.plan && Array.isArray(r.plan.why) ? r.plan.why : [];
+  if (!why.length) return null;
+  return el('div', { class: 'rec-meta plan-why' }, ctx.t('detail.why') + ': ' + why.map(function (c) {
+    return i18n.code('why', c);
+  }).join(ctx.t('list.sep')));
 }
 
 function countSelect(current, onCount, ctx) {
   var select = el('select', { id: 'detail-count' });
-  dom.fillSelect(select, COUNTS.map(function (n) {
+  var counts = COUNTS.indexOf(current) >= 0 || current === 'auto' ? COUNTS
+    : COUNTS.concat([current]).sort(function (a, b) { return a === 'auto' ? -1 : b === 'auto' ? 1 : a - b; });
+  dom.fillSelect(select, counts.map(function (n) {
     return { value: String(n), label: n === 'auto' ? ctx.t('detail.auto') : String(n) };
   }), String(current));
   select.addEventListener('change', function () { onCount(select.value === 'auto' ? 'auto' : Number(select.value)); });

@@ -13,6 +13,9 @@ var rows = null;  // the rows as typed, blank ones included (the URL keeps the f
 var TASKS = ['inference', 'lora', 'qlora', 'full'];
 var DEBOUNCE_MS = 300;
 var timer = null;
+var sortKey = null, sortDir = 1;  // the table's sort: null (the engine's order), 'name', 'size' or a task
+// The inventory column of the page's task (the Task select).
+var TASK_COLUMN = { inference: 'inference', serving: 'inference', lora: 'lora', qlora: 'qlora', full: 'full', pretrain: 'full' };
 
 function init(options) {
   ctx = options;
@@ -33,7 +36,10 @@ function ensureRows() {
   rows = s.inv.length ? s.inv.map(function (i) { return { gpu: i.gpu, count: i.count }; }) : [{ gpu: '', count: 1 }];
 }
 
+var drawnLang = null;
+
 function drawRows() {
+  drawnLang = i18n.lang();
   var box = $('#inv-rows');
   dom.replace(box, rows.map(function (row, i) {
     var gpu = el('input', { id: 'inv-gpu-' + i, type: 'text', list: 'gpu-names', value: row.gpu, autocomplete: 'off',
@@ -77,11 +83,12 @@ function commit() {
   ctx.change({ inv: rows.filter(function (r) { return r.gpu.trim(); }).map(function (r) { return { gpu: r.gpu, count: r.count }; }) });
 }
 
-function taskCell(task, result, L) {
-  if (!result) return el('td', null, '—');
+function taskCell(task, result, L, current) {
+  var cls = current ? ' current' : '';
+  if (!result) return el('td', { class: cls.trim() || null }, '—');
   if (!result.fits) {
     var needs = result.gpus_needed ? ' ' + ctx.t('inv.needs', { n: result.gpus_needed }) : '';
-    return el('td', { class: 'no', title: result.rejection || null }, cells.SYMBOL_NO + needs);
+    return el('td', { class: 'no' + cls, title: result.rejection || null }, cells.SYMBOL_NO + needs);
   }
   var speed = task === 'inference' ? result.decode_tokens_per_s : result.train_tokens_per_s;
   // The GPUs it takes, beside the figure they give.
@@ -89,34 +96,86 @@ function taskCell(task, result, L) {
   var parts = [cells.SYMBOL_FITS + used];
   if (speed != null) parts.push(format.compact(L, speed) + ' ' + ctx.t('unit.tokPerS'));
   if (result.weights) parts.push(String(result.weights).toUpperCase());
-  return el('td', { class: 'yes' }, parts.join(' · '));
+  return el('td', { class: 'yes' + cls }, parts.join(' · '));
+}
+
+// A task's figure for sorting: speed where it runs, nothing where it does not.
+function taskValue(row, k) {
+  var x = row.tasks && row.tasks[k];
+  if (!x || !x.fits) return null;
+  var v = k === 'inference' ? x.decode_tokens_per_s : x.train_tokens_per_s;
+  return typeof v === 'number' ? v : 0;
+}
+
+function sortedRows(rows) {
+  if (!sortKey) return rows;
+  return rows.slice().sort(function (a, b) {
+    if (sortKey === 'name') return sortDir * String(a.model_name).localeCompare(String(b.model_name));
+    var x = sortKey === 'size' ? a.params_b : taskValue(a, sortKey), y = sortKey === 'size' ? b.params_b : taskValue(b, sortKey);
+    if (x == null || y == null) return x == null ? (y == null ? 0 : 1) : -1;  // nothing to show: last either way
+    return sortDir * (x - y);
+  });
+}
+
+function sortButton(key, label, numeric) {
+  var on = sortKey === key;
+  var th = el('th', { scope: 'col', class: numeric ? 'num' : null, 'aria-sort': on ? (sortDir > 0 ? 'ascending' : 'descending') : null },
+    el('button', { type: 'button', class: 'sort', dataset: { sort: key }, onclick: function () {
+      // Speeds sort best first; names and sizes from the smallest.
+      if (sortKey === key) sortDir = -sortDir; else { sortKey = key; sortDir = key === 'name' || key === 'size' ? 1 : -1; }
+      render();
+      var again = document.querySelector('#inv-results button.sort[data-sort="' + key + '"]');
+      if (again) again.focus();
+    } }, label + (on ? (sortDir > 0 ? ' ▲' : ' ▼') : '')));
+  return th;
+}
+
+// A model row opens the scenario on the owned GPUs the engine used for the
+// page's task (or inference), at that count.
+function openRow(row) {
+  var s = ctx.app.state, task = TASK_COLUMN[s.task];
+  var x = (row.tasks && (row.tasks[task] || row.tasks.inference)) || {};
+  var gpu = x.gpu_id || (lastAnswer && lastAnswer.gpus && lastAnswer.gpus[0] && lastAnswer.gpus[0].id);
+  if (!gpu) return;
+  ctx.change({ cell: row.model_id + '~' + gpu, cnt: x.fits && x.gpus_used ? x.gpus_used : 'auto' });
 }
 
 function resultTable(r) {
-  var L = i18n.locale();
+  var L = i18n.locale(), current = TASK_COLUMN[ctx.app.state.task];
   var owned = (r.gpus || []).map(function (g) { return (g.count || 1) + ' × ' + g.name; }).join(' + ');
-  var head = el('tr', null, [el('th', { scope: 'col' }, ctx.t('inv.model')), el('th', { scope: 'col', class: 'num' }, ctx.t('matrix.size'))]
-    .concat(TASKS.map(function (k) { return el('th', { scope: 'col' }, ctx.t('inv.' + k)); })));
-  var body = (r.rows || []).map(function (row) {
-    return el('tr', { dataset: { modelId: row.model_id } }, [el('th', { scope: 'row' }, row.model_name),
+  var head = el('tr', null, [sortButton('name', ctx.t('inv.model')), sortButton('size', ctx.t('matrix.size'), true)]
+    .concat(TASKS.map(function (k) {
+      var th = sortButton(k, ctx.t('inv.' + k));
+      if (k === current) th.classList.add('current');
+      return th;
+    })));
+  var body = sortedRows(r.rows || []).map(function (row) {
+    return el('tr', { dataset: { modelId: row.model_id } }, [
+      el('th', { scope: 'row' }, el('button', { type: 'button', class: 'link', onclick: function () { openRow(row); } }, row.model_name)),
       el('td', { class: 'num' }, format.params(L, row.params_b))].concat(TASKS.map(function (k) {
-      return taskCell(k, row.tasks && row.tasks[k], L);
+      return taskCell(k, row.tasks && row.tasks[k], L, k === current);
     })));
   });
-  return el('div', { class: 'panel' }, [el('table', { class: 'plain inv-table' }, [
+  return el('div', { class: 'panel table-scroll' }, [el('table', { class: 'plain inv-table' }, [
     el('caption', { class: 'note' }, ctx.t('inv.caption', { list: owned })), el('thead', null, head), el('tbody', null, body)])]);
 }
 
+var lastAnswer = null, lastKey = '';
+
 function render() {
   ensureRows();
-  var focused = document.activeElement && document.activeElement.id;
-  if (!$('#inv-rows').children.length || !focused || focused.indexOf('inv-') !== 0) drawRows();
+  // The rows on screen stay while they match (a committed name must not
+  // replace the field the reader is moving to); redrawn for a new language
+  // or another number of rows.
+  if ($('#inv-rows').children.length !== rows.length || drawnLang !== i18n.lang()) drawRows();
   var s = ctx.app.state;
   var out = $('#inv-results');
   dom.$all('#inv-rows input[type="text"]').forEach(function (i) { dom.fieldError(i, null); });
   if (!s.inv.length) { dom.clear(out); return; }
   try {
-    dom.replace(out, resultTable(engine.inventory(toInventoryRequest(s))));
+    var req = toInventoryRequest(s), reqKey = JSON.stringify(req) + '|' + ctx.app.catalogGeneration;
+    if (reqKey !== lastKey || !lastAnswer) { lastAnswer = engine.inventory(req); lastKey = reqKey; }
+    dom.replace(out, resultTable(lastAnswer));
     ctx.setStatus('');
   } catch (e) {
     dom.clear(out);

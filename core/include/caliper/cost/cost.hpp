@@ -14,7 +14,7 @@ struct CostEstimate {
     std::optional<double> costUsd;
     std::optional<double> usdPerMillionTokens;
     std::optional<double> purchaseUsd;
-    double powerW = 0;
+    std::optional<double> powerW;  // null when the board power is unknown
     std::optional<double> energyKwh;
     int priceYear = 0;
     std::vector<ExplainTerm> explain;

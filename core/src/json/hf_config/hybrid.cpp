@@ -192,6 +192,42 @@ void withQwenVision(ConfigView& c, ModelSpec& m, void (*text)(ConfigView&, Model
 void readQwen3Vl(ConfigView& c, ModelSpec& m) { withQwenVision(c, m, readQwen3VlText); }
 void readQwen35(ConfigView& c, ModelSpec& m) { withQwenVision(c, m, readQwenHybrid); }
 
+// Granite 4.0 hybrid (GraniteMoeHybrid): Mamba-2 or attention per layer as
+// layer_types lists them, each followed by the always-on shared MLP
+// (shared_intermediate_size) and, in the MoE sizes, routed experts of
+// intermediate_size.
+void readGraniteHybrid(ConfigView& c, ModelSpec& m) {
+    DecoderKeys keys;
+    keys.intermediateRequired = false;
+    keys.tiedByDefault = true;
+    readDecoder(c, m, keys);
+    m.qkvBias = m.attnOutBias = c.flag("attention_bias", false);
+    const int mamba = c.countInList("layer_types", "mamba");
+    if (mamba > 0) {
+        m.linear.kind = LinearKind::Mamba2;
+        m.linear.layers = mamba;
+        m.linear.keyHeads = c.integerOr({"mamba_n_groups"}, 1, 1, kHfMaxHeads);
+        m.linear.valueHeads = c.need({"mamba_n_heads"}, kHfMaxHeads);
+        m.linear.keyHeadDim = c.need({"mamba_d_state"}, kHfMaxHidden);
+        m.linear.valueHeadDim = c.need({"mamba_d_head"}, kHfMaxHidden);
+        m.linear.convKernel = c.integerOr({"mamba_d_conv"}, 4, 1, 64);
+    }
+    const int width = c.integerOr({"intermediate_size"}, 0, 0, kHfMaxIntermediate);
+    const int shared = c.integerOr({"shared_intermediate_size"}, width, 0, kHfMaxIntermediate);
+    const int experts = c.integerOr({"num_local_experts"}, 0, 0, kHfMaxExperts);
+    if (experts >= 2 && width > 0) {
+        m.moe.experts = experts;
+        m.moe.expertsPerToken = c.need({"num_experts_per_tok"}, kHfMaxExperts);
+        m.moe.expertIntermediateSize = width;
+        m.moe.sharedExperts = shared / width;
+        m.intermediateSize = width;  // unused: every layer MoE
+    } else {
+        m.intermediateSize = shared > 0 ? shared : width;
+    }
+    c.throwIfMissing();
+    if (m.intermediateSize <= 0) fail("invalid_config", c.path() + "/shared_intermediate_size", "config.json lacks the MLP width");
+}
+
 // Kimi K2.5: the Kimi K2 (DeepSeek-V3) text model in text_config; the MoonViT
 // tower is not read (warned by the caller as not counted).
 void readKimiK25(ConfigView& c, ModelSpec& m) {
@@ -209,16 +245,19 @@ FamilyReader hybridFamilyReader(const std::string& modelType) {
         {"qwen3_5", readQwen35},          {"qwen3_5_moe", readQwen35},        {"nemotron_h", readNemotronH},
         {"minimax_m2", readMiniMaxM2},    {"qwen3_vl", readQwen3Vl},          {"qwen3_vl_moe", readQwen3Vl},
         {"qwen3_vl_text", readQwen3VlText}, {"qwen3_vl_moe_text", readQwen3VlText}, {"kimi_k25", readKimiK25},
+        {"granitemoehybrid", readGraniteHybrid},
     };
     auto it = kFamilies.find(modelType);
     return it == kFamilies.end() ? nullptr : it->second;
 }
 
 // Keys that mark a mixture-of-experts config in the families that use them.
+// Dense configs often carry the keys at 0 ("num_local_experts": 0), so an
+// expert count of at least 2 is what marks a mixture of experts.
 bool hasMoeKeys(const ConfigView& c) {
-    for (const char* key : {"n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts",
-                            "moe_intermediate_size", "num_experts_per_tok", "moe_k", "moe_topk"}) {
-        if (c.has(key)) return true;
+    for (const char* key : {"n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts"}) {
+        auto it = c.json().find(key);
+        if (it != c.json().end() && it->is_number_integer() && it->get<std::int64_t>() >= 2) return true;
     }
     return false;
 }

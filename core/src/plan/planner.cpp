@@ -1,0 +1,258 @@
+// The planner (planner.hpp). The search is pruned by monotonicity: the
+// fewest GPUs come from the lowest-memory candidate (sharded states,
+// checkpointing on), since every other candidate needs at least as much
+// memory per GPU; the other candidates are then weighed at that count only,
+// and checkpointing (which only costs speed) is tried only where its
+// absence does not fit.
+#include "plan/planner.hpp"
+
+#include <algorithm>
+
+#include "caliper/memory/memory.hpp"
+#include "caliper/plan/plan.hpp"
+#include "plan/prepared.hpp"
+#include "memory/sizing.hpp"
+
+namespace caliper::planner {
+
+namespace {
+
+bool training(const Scenario& s) { return s.task != Task::Inference; }
+
+// Data-parallel strategies weighed for training at a count above one, from
+// the cheapest in communication to the leanest in memory: plain DDP keeps
+// full replicas, ZeRO-1/2 shard optimizer states (and gradients), ZeRO-3 and
+// FSDP full-shard parameters too (and pay an all-gather per layer).
+std::vector<Strategy> trainingStrategies(const Scenario& s) {
+    if (s.parallel.strategy != Strategy::Auto) return {s.parallel.strategy};
+    if (s.engine == Engine::Megatron) return {Strategy::Tensor};
+    if (s.engine == Engine::Fsdp) return {Strategy::Ddp, Strategy::Fsdp};
+    return {Strategy::Ddp, Strategy::Zero1, Strategy::Zero2, Strategy::Zero3};
+}
+
+// Host RAM a plan keeps (offloaded states or weights, per node) against
+// the machine's, when the request states it.
+bool hostFits(const Scenario& s, const MemoryBreakdown& m, const Plan& plan) {
+    return !s.host.ramExplicit || m.cpuOffloadGiB / std::max(1, plan.nodes) <= s.host.ramGib + 1e-9;
+}
+
+double speedOf(const Scenario& s, const SpeedEstimate& speed) {
+    if (training(s)) return speed.trainTokensPerS.value_or(0);
+    return speed.decodeTokensPerS.value_or(speed.prefillTokensPerS.value_or(0));
+}
+
+struct Candidate {
+    Plan plan;
+    MemoryBreakdown memory;
+    SpeedEstimate speed;
+    double tokensPerS = 0;
+    bool checkpointing = false;
+};
+
+// The request with checkpointing set, prepared once. Without a change the
+// request itself is used (no copy).
+struct Variant {
+    std::optional<Scenario> own;
+    const Scenario* scenario = nullptr;
+    sizing::Inputs in;
+    Variant(const Scenario& base, bool checkpointing) {
+        if (base.gradientCheckpointing == checkpointing) {
+            scenario = &base;
+        } else {
+            own.emplace(base);
+            own->gradientCheckpointing = checkpointing;
+            scenario = &*own;
+        }
+        in = sizing::prepare(*scenario);
+    }
+    Variant(const Variant&) = delete;
+};
+
+// A known fit: the count search's answer, so it is not evaluated again.
+struct Known {
+    const Variant* variant = nullptr;
+    const CountFit* fit = nullptr;
+};
+
+// The fastest fitting candidate at `count`: per strategy, checkpointing off
+// when it fits, else on; equal speeds keep the simpler strategy.
+std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count, const Known& known) {
+    const Scenario& s = *on.scenario;
+    std::vector<Strategy> strategies;
+    if (!training(s) || count == 1) strategies.push_back(Strategy::Auto);
+    else strategies = trainingStrategies(s);
+    std::optional<Candidate> best;
+    for (Strategy strategy : strategies) {
+        for (const Variant* v : {off, &on}) {
+            if (!v) continue;
+            const Plan plan = strategy == Strategy::Auto ? sizing::planFor(v->in, count)
+                                                         : sizing::planWith(v->in, count, strategy);
+            MemoryBreakdown memory;
+            const bool same = known.fit && known.variant == v && known.fit->count == count &&
+                              known.fit->plan.strategy == plan.strategy && known.fit->plan.tp == plan.tp &&
+                              known.fit->plan.pp == plan.pp;
+            if (same) {
+                memory = known.fit->memory;
+            } else {
+                if (!sizing::countUsable(v->in, plan)) continue;
+                memory = sizing::evaluate(v->in, plan, sizing::Explain(), nullptr);
+                if (!sizing::fits(*v->scenario, memory)) continue;
+            }
+            if (!hostFits(*v->scenario, memory, plan)) continue;
+            Candidate c{plan, memory, estimateSpeed(*v->scenario, plan, false), 0, v->scenario->gradientCheckpointing};
+            c.tokensPerS = speedOf(s, c.speed);
+            if (!best || c.tokensPerS > best->tokensPerS * (1 + 1e-9)) best = std::move(c);
+            break;  // checkpointing on only costs speed: not tried where off fits
+        }
+    }
+    return best;
+}
+
+// Serving counts above the fewest that fit, within the limit and one
+// server, at which tensor parallelism can use every GPU: a pipeline of
+// stages at batch 1 runs them one after another, so 8 GPUs in tensor
+// parallel can decode several times faster than 7 in a pipeline.
+std::vector<int> tensorCountsAbove(const Scenario& s, int fewest, int maxGpus) {
+    std::vector<int> out;
+    const int limit = std::min(maxGpus, std::max(1, s.gpu.gpusPerNode));
+    const int heads = std::max(1, s.model.heads);
+    const int kv = std::max(1, s.model.kvHeads > 0 ? s.model.kvHeads : s.model.heads);
+    for (int n = fewest + 1; n <= limit; ++n) {
+        if (heads % n == 0 && (kv % n == 0 || n % kv == 0)) out.push_back(n);
+    }
+    return out;
+}
+
+// llama.cpp with CPU offload: the request's count ("auto" = 1: offloading is
+// the alternative to more GPUs), with -ngl as high, or --n-cpu-moe as low,
+// as fits. GPU memory grows with the layers kept on it, so a bisection finds
+// the bound; the host RAM is checked on the answer.
+Choice chooseOffload(const Scenario& request) {
+    Choice out;
+    const sizing::Inputs in = sizing::prepare(request);
+    const int count = request.gpuCountAuto ? 1 : std::max(1, request.gpuCount);
+    Plan plan = sizing::planFor(in, count);
+    auto gpuFits = [&](const Plan& p) {
+        return sizing::countUsable(in, p) &&
+               sizing::fits(request, sizing::evaluate(in, p, sizing::Explain(), nullptr));
+    };
+    if (request.parallel.offload == Offload::Layers) {
+        if (request.parallel.gpuLayers >= 0) {
+            plan.gpuLayers = request.parallel.gpuLayers;
+            out.why.push_back("gpu_layers_requested");
+        } else {
+            int lo = 0, hi = in.shape.stackLayers, best = 0;
+            while (lo <= hi) {
+                const int mid = (lo + hi) / 2;
+                plan.gpuLayers = mid;
+                if (gpuFits(plan)) {
+                    best = mid;
+                    lo = mid + 1;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            plan.gpuLayers = best;
+            out.why.push_back("gpu_layers_most_that_fit");
+        }
+    } else {
+        const int moeLayers = moeLayerCount(request.model);
+        if (request.parallel.cpuMoeLayers >= 0) {
+            plan.cpuMoeLayers = request.parallel.cpuMoeLayers;
+            out.why.push_back("cpu_moe_layers_requested");
+        } else {
+            int lo = 0, hi = moeLayers, best = moeLayers;
+            while (lo <= hi) {
+                const int mid = (lo + hi) / 2;
+                plan.cpuMoeLayers = mid;
+                if (gpuFits(plan)) {
+                    best = mid;
+                    hi = mid - 1;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            plan.cpuMoeLayers = best;
+            out.why.push_back("cpu_moe_layers_fewest_that_fit");
+        }
+    }
+    out.plan = plan;
+    out.memory = sizing::evaluate(in, plan, sizing::Explain(), nullptr);
+    out.fits = gpuFits(plan) && hostFits(request, out.memory, plan);
+    if (out.fits) {
+        out.gpusNeeded = count;
+        out.speed = estimateSpeed(request, plan, false);
+    }
+    return out;
+}
+
+}  // namespace
+
+Choice choose(const Scenario& request, int maxGpus) {
+    if (request.parallel.offload == Offload::Layers || request.parallel.offload == Offload::MoeExperts) {
+        return chooseOffload(request);
+    }
+    Choice out;
+    const bool autoCheckpointing = training(request) && request.gradientCheckpointingAuto;
+    // Checkpointing on is the leaner variant; off is tried first at a count.
+    std::optional<Variant> off;
+    if (autoCheckpointing) off.emplace(request, false);
+    const Variant on(request, autoCheckpointing || (training(request) && request.gradientCheckpointing));
+    const Variant* offPtr = off ? &*off : nullptr;
+
+    // The fewest GPUs that fit under the leanest candidate (the default
+    // strategy shards states for training; checkpointing on).
+    const std::optional<CountFit> leanest = fewestGpusFit(on.in);
+    if (leanest) out.gpusNeeded = leanest->count;
+    int count = request.gpuCountAuto ? (leanest ? leanest->count : 1) : std::max(1, request.gpuCount);
+    out.why.push_back(request.gpuCountAuto ? "count_fewest_that_fit" : "count_requested");
+
+    const Known known{&on, leanest ? &*leanest : nullptr};
+    std::optional<Candidate> best = bestAt(offPtr, on, count, known);
+    if (request.gpuCountAuto && best && !training(request) && best->plan.pp > 1 &&
+        request.engine != Engine::LlamaCpp && request.parallel.strategy == Strategy::Auto) {
+        for (int n : tensorCountsAbove(request, count, maxGpus)) {
+            std::optional<Candidate> wider = bestAt(offPtr, on, n, Known{});
+            if (wider && wider->tokensPerS / n > best->tokensPerS / count * (1 + 1e-9)) {
+                best = std::move(wider);
+                count = n;
+                out.why.back() = "count_faster_per_gpu";
+                break;  // the first count where tensor parallelism covers every GPU
+            }
+        }
+    }
+
+    if (best) {
+        out.plan = best->plan;
+        out.memory = best->memory;
+        out.fits = true;
+        out.speed = std::move(best->speed);
+        out.gradientCheckpointing = best->checkpointing;
+        if (training(request) && best->plan.gpuCount > 1 && request.parallel.strategy == Strategy::Auto) {
+            const bool sharded = best->plan.strategy != Strategy::Ddp && best->plan.strategy != Strategy::Tensor &&
+                                 best->plan.strategy != Strategy::Pipeline;
+            out.why.push_back(sharded ? "strategy_states_sharded_to_fit" : "strategy_replicas_fit");
+        }
+    } else {
+        // Nothing fits at this count: show the leanest plan (what comes
+        // closest), with its memory.
+        out.plan = sizing::planFor(on.in, count);
+        out.memory = sizing::evaluate(on.in, out.plan, sizing::Explain(), nullptr);
+        out.fits = sizing::countUsable(on.in, out.plan) && sizing::fits(*on.scenario, out.memory) &&
+                   hostFits(*on.scenario, out.memory, out.plan);
+        out.gradientCheckpointing = on.scenario->gradientCheckpointing;
+    }
+    out.plan.gradientCheckpointing = training(request) && out.gradientCheckpointing;
+    if (autoCheckpointing) {
+        out.why.push_back(out.gradientCheckpointing ? "checkpointing_needed_to_fit" : "checkpointing_off_fits");
+    }
+    return out;
+}
+
+Scenario resolved(const Scenario& request, const Choice& choice) {
+    Scenario s = request;
+    s.gradientCheckpointing = choice.gradientCheckpointing;
+    return s;
+}
+
+}  // namespace caliper::planner

@@ -1,0 +1,34 @@
+#pragma once
+// The planner: the plan a practitioner would run for a scenario. It turns
+// the knobs the request leaves open (GPU count, data-parallel strategy,
+// gradient checkpointing, tensor vs pipeline degrees) and keeps, among the
+// plans that fit, the one the objective prefers: the fewest GPUs, then the
+// fastest; at a fixed count, the fastest. estimate() and every matrix cell
+// go through it, so a cell and its detail show the same plan.
+#include <optional>
+#include <vector>
+
+#include "caliper/speed/speed.hpp"
+#include "caliper/result.hpp"
+#include "caliper/scenario.hpp"
+
+namespace caliper::planner {
+
+struct Choice {
+    Plan plan;
+    bool gradientCheckpointing = false;  // as resolved (the request's, or the planner's for "auto")
+    MemoryBreakdown memory;
+    bool fits = false;
+    std::optional<int> gpusNeeded;  // fewest GPUs that fit under any candidate plan
+    std::optional<SpeedEstimate> speed;  // of the chosen plan, when it fits (no explanation)
+    std::vector<const char*> why;   // plan.why codes
+};
+
+// With gpuCountAuto the count is searched up to kMaxGpus and chosen within
+// maxGpus; otherwise the request's count is used.
+Choice choose(const Scenario& scenario, int maxGpus);
+
+// The request with the knobs the planner resolved (checkpointing).
+Scenario resolved(const Scenario& request, const Choice& choice);
+
+}  // namespace caliper::planner

@@ -1,0 +1,103 @@
+// The serve view (#view=serve): "N users at Y tokens/s each" in three inputs,
+// the ranked deployments as the engine's serve call gives them, the
+// frontier chart (SLO drawn, points read by hover and focus, exportable), in
+// English and Chinese, on a desktop and a phone. With an engine that has no
+// serving search the tab is hidden and the view says so.
+'use strict';
+const { test, before } = require('node:test');
+const assert = require('node:assert/strict');
+const h = require('./support/harness.js');
+
+let zh, en;
+before(async () => {
+  ({ zh } = await import('../../web/src/i18n/zh.js'));
+  ({ en } = await import('../../web/src/i18n/en.js'));
+});
+
+const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+const QUESTION = 'view=serve&sm=llama-3.1-8b&su=50&stps=20';
+
+// The engine's own answer to the request the page builds from its state.
+function engineAnswer(page) {
+  return page.evaluate(() => {
+    const C = window.__caliperPage, s = C.app.state;
+    return C.engine.serve(C.requests.toServeRequest(s, s.sm || 'llama-3.1-8b'));
+  });
+}
+
+function canServe(page) { return page.evaluate(() => window.__caliperPage.engine.canServe()); }
+
+h.forEachOrigin('serve view', (env) => {
+  test('without a serving search in the engine the tab is hidden and the view says so', async (t) => {
+    const page = await h.openPage(env.context, env.url(QUESTION));
+    if (await canServe(page)) { await page.close(); t.skip('this engine has the serving search'); return; }
+    assert.equal(await page.$eval('.tabs [data-view="serve"]', (b) => b.hidden), true);
+    assert.equal(await page.textContent('#serve-results p'), en['serve.unavailable']);
+    await page.close();
+  });
+
+  test('N users at Y tokens/s in three inputs: the deployments as the engine ranks them', async (t) => {
+    const page = await h.openPage(env.context, env.url('view=serve'));
+    if (!(await canServe(page))) { await page.close(); t.skip('this engine has no serving search yet'); return; }
+    await page.selectOption('#sv-model', 'llama-3.1-8b');
+    await page.fill('#sv-users', '50');
+    await page.press('#sv-users', 'Tab');
+    await page.fill('#sv-tps', '20');
+    await page.press('#sv-tps', 'Tab');
+    await page.waitForFunction(() => window.__caliperPage.app.state.stps === 20 && window.__caliperPage.app.state.su === 50);
+    assert.match((await h.pageState(page)).hash, /sm=llama-3\.1-8b/);
+    const answer = await engineAnswer(page);
+    const rows = await page.$$eval('#serve-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+    assert.equal(rows.length, answer.deployments.length);
+    answer.deployments.forEach((d, i) => {
+      assert.equal(rows[i][1], d.gpu_name, `row ${i + 1}: GPU`);
+      assert.ok(rows[i][2].startsWith(String(d.gpu_count)), `row ${i + 1}: count ${rows[i][2]}`);
+      assert.equal(rows[i][10], d.meets_slo ? '✓' : '✗');
+    });
+    assert.ok((await page.textContent('#serve-verdict')).includes(answer.deployments[0].gpu_name));
+    await h.screenshot(page, `serve-en-desktop-${env.name}`, { fullPage: true });
+    await page.close();
+  });
+
+  test('the frontier: one point per curve entry, the SLO line, points read by focus and hover, SVG export', async (t) => {
+    const page = await h.openPage(env.context, env.url(QUESTION));
+    if (!(await canServe(page))) { await page.close(); t.skip('this engine has no serving search yet'); return; }
+    const answer = await engineAnswer(page);
+    assert.equal(await page.$$eval('svg.frontier circle.pt', (c) => c.length), answer.curve.length);
+    assert.ok(await page.$('svg.frontier g.slo line'), 'the SLO drawn as a line');
+    const first = page.locator('svg.frontier circle.pt').first();
+    await first.focus();
+    const read = await page.textContent('#serve-readout');
+    assert.notEqual(read, en['serve.readoutHint']);
+    assert.ok(read.includes(String(answer.curve[0].concurrency)), read);
+    await page.locator('svg.frontier circle.pt').last().hover();
+    assert.notEqual(await page.textContent('#serve-readout'), read, 'hovering another point reads that one');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#serve-svg')]);
+    assert.match(download.suggestedFilename(), /^caliper-frontier-.*\.svg$/);
+    await page.close();
+  });
+
+  test('in Chinese, in yuan, on a phone: labels translated, no sideways scrolling of the page', async (t) => {
+    const phone = await env.newContext(PHONE);
+    const page = await h.openPage(phone, env.url(QUESTION + '&lang=zh'));
+    if (!(await canServe(page))) { await page.close(); t.skip('this engine has no serving search yet'); return; }
+    assert.equal(await page.textContent('label[for="sv-users"]'), zh['serve.usersLabel']);
+    const head = await page.$$eval('#serve-table thead th', (th) => th.map((x) => x.textContent));
+    assert.equal(head[8], zh['serve.perMonth']);
+    const money = await page.$$eval('#serve-table tbody tr:first-child td', (td) => td.map((x) => x.textContent));
+    assert.ok(money.some((m) => m.startsWith('¥')), `money in yuan: ${money.join(' | ')}`);
+    const w = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: window.innerWidth }));
+    assert.ok(w.page <= w.screen, `page ${w.page}px wide on a ${w.screen}px screen`);
+    await h.screenshot(page, `serve-zh-phone-${env.name}`, { fullPage: true });
+    await page.close();
+  });
+
+  test('an SLO no deployment meets gets the closest ones, not an error', async (t) => {
+    const page = await h.openPage(env.context, env.url('view=serve&sm=llama-3.1-8b&su=5000&stps=500&sttft=0.01'));
+    if (!(await canServe(page))) { await page.close(); t.skip('this engine has no serving search yet'); return; }
+    const verdict = await page.textContent('#serve-verdict');
+    assert.ok(verdict.startsWith(en['serve.closest'].split('{load}')[0]) || verdict === en['serve.none'], verdict);
+    assert.equal(await page.$eval('#status', (s) => s.classList.contains('error')), false);
+    await page.close();
+  });
+});

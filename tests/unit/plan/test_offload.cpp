@@ -1,0 +1,132 @@
+// Offload to the host: llama.cpp's -ngl (offload "layers") and --n-cpu-moe
+// (offload "moe-experts") split the weights between VRAM and host RAM; the
+// host RAM and its bandwidth come from `host` (defaults by platform);
+// training offload refuses when the host RAM is too small; Apple defaults.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "caliper/api.hpp"
+#include "catalog_fixture.hpp"
+
+using caliper::test::projectCatalog;
+using Json = nlohmann::json;
+
+namespace {
+
+Json estimateOk(const std::string& request) {
+    const caliper::ApiResponse response = caliper::estimateJson(projectCatalog(), request);
+    INFO(request << " -> " << response.json.substr(0, 3000));
+    REQUIRE(response.status == 0);
+    return Json::parse(response.json);
+}
+
+bool hasWarning(const Json& r, const std::string& code) {
+    for (const Json& w : r["warnings"]) {
+        if (w["code"] == code) return true;
+    }
+    return false;
+}
+
+struct Rejection {
+    const char* request;
+    const char* code;
+    const char* path;
+};
+
+}  // namespace
+
+TEST_CASE("gpt-oss-120b on one 24 GB card with its experts partly in host RAM", "[offload]") {
+    // 36 MoE layers, each with 128 experts of 3 x 2880 x 2880 MXFP4 weights
+    // (4.25 bits): 1.69 GB = 1.57 GiB per layer; the model is ~60.8 GiB, so
+    // about (60.8 - ~20) / 1.57 = ~26 layers' experts must stay on the CPU
+    // for the rest to fit 24 GB (llama.cpp --n-cpu-moe).
+    const Json r = estimateOk(R"({"model":"gpt-oss-120b","gpu":"4090","engine":"llama.cpp",
+        "parallel":{"offload":"moe-experts"},"host":{"ram_gib":96}})");
+    CHECK(r["fits"] == true);
+    const int cpuMoe = r["plan"]["cpu_moe_layers"].get<int>();
+    CHECK(cpuMoe >= 20);
+    CHECK(cpuMoe <= 32);
+    CHECK(r["memory"]["cpu_offload_gib"].get<double>() == Approx(cpuMoe * 1.57).margin(2.5));
+    CHECK(r["decode_tokens_per_s"].get<double>() > 0);
+    CHECK(hasWarning(r, "cpu_offload_slow"));
+    // One layer fewer on the CPU does not fit (the planner keeps the fewest).
+    Json fewer = Json::parse(R"({"model":"gpt-oss-120b","gpu":"4090","engine":"llama.cpp","parallel":{"offload":"moe-experts"},"host":{"ram_gib":96}})");
+    fewer["parallel"]["cpu_moe_layers"] = cpuMoe - 1;
+    CHECK(estimateOk(fewer.dump())["fits"] == false);
+    // 16 GiB of RAM cannot hold the offloaded experts.
+    const Json small = estimateOk(R"({"model":"gpt-oss-120b","gpu":"4090","engine":"llama.cpp",
+        "parallel":{"offload":"moe-experts"},"host":{"ram_gib":16}})");
+    CHECK(small["fits"] == false);
+    CHECK(hasWarning(small, "host_ram_too_small"));
+}
+
+TEST_CASE("a 70B model in Q4_K_M on a 24 GB card with -ngl", "[offload]") {
+    // ~40 GiB of Q4_K_M weights over 80 layers (~0.5 GiB each): about half
+    // the layers fit beside the KV cache and buffers.
+    const Json r = estimateOk(R"({"model":"llama-3.1-70b","gpu":"4090","engine":"llama.cpp","weights":"Q4_K_M",
+        "parallel":{"offload":"layers"}})");
+    CHECK(r["fits"] == true);
+    const int layers = r["plan"]["gpu_layers"].get<int>();
+    CHECK(layers >= 30);
+    CHECK(layers < 80);
+    // Decode is bounded by the host part: 89.6 GB/s desktop DDR5 at 0.75
+    // reads the ~20 GB on the CPU in ~0.3 s, so a few tokens per second.
+    CHECK(r["decode_tokens_per_s"].get<double>() < 10);
+    CHECK(r["decode_tokens_per_s"].get<double>() > 0.5);
+    // All layers asked on the GPU: does not fit.
+    const Json all = estimateOk(R"({"model":"llama-3.1-70b","gpu":"4090","engine":"llama.cpp","weights":"Q4_K_M",
+        "parallel":{"offload":"layers","gpu_layers":80}})");
+    CHECK(all["fits"] == false);
+}
+
+TEST_CASE("offload input errors name their JSON pointer", "[offload][errors]") {
+    const Rejection rejection = GENERATE(values<Rejection>({
+        {R"({"model":"llama-3.1-8b","gpu":"4090","engine":"llama.cpp","parallel":{"offload":"layers","gpu_layers":200}})",
+         "invalid_value", "/parallel/gpu_layers"},
+        {R"({"model":"llama-3.1-8b","gpu":"4090","engine":"llama.cpp","parallel":{"offload":"moe-experts","cpu_moe_layers":2}})",
+         "incompatible_options", "/parallel/cpu_moe_layers"},
+        {R"({"model":"llama-3.1-8b","gpu":"4090","host":{"ram_gib":0}})", "invalid_value", "/host/ram_gib"},
+        {R"({"model":"llama-3.1-8b","gpu":"4090","host":{"ram_gib":-4}})", "invalid_value", "/host/ram_gib"},
+        {R"({"model":"llama-3.1-8b","gpu":"4090","engine":"vllm","parallel":{"offload":"layers"}})",
+         "incompatible_options", "/parallel/offload"},
+        {R"({"model":"llama-3.1-8b","gpu":"4090","host":{"gpu_wired_limit_gib":20}})", "incompatible_options",
+         "/host/gpu_wired_limit_gib"},
+    }));
+    const caliper::ApiResponse response = caliper::estimateJson(projectCatalog(), rejection.request);
+    INFO(rejection.request << " -> " << response.json);
+    REQUIRE(response.status == 2);
+    const Json error = Json::parse(response.json)["error"];
+    CHECK(error["code"] == rejection.code);
+    CHECK(error["path"] == rejection.path);
+}
+
+TEST_CASE("training offload states its host RAM and refuses when the host is too small", "[offload]") {
+    // Full fine-tuning of 8.03e9 parameters with AdamW offloaded: 12 B of
+    // fp32 master weights and moments per parameter = ~90 GiB in host RAM.
+    const std::string base = R"({"model":"llama-3.1-8b","gpu":"4090","gpu_count":1,"task":"finetune","method":"full",
+        "parallel":{"strategy":"zero3","offload":"optimizer"},"host":{"ram_gib":RAM}})";
+    auto with = [&](const char* ram) {
+        std::string text = base;
+        text.replace(text.find("RAM"), 3, ram);
+        return estimateOk(text);
+    };
+    const Json small = with("32");
+    CHECK(small["memory"]["cpu_offload_gib"].get<double>() > 32);
+    CHECK(small["fits"] == false);
+    CHECK(hasWarning(small, "host_ram_too_small"));
+    const Json large = with("512");
+    CHECK_FALSE(hasWarning(large, "host_ram_too_small"));
+}
+
+TEST_CASE("Apple: llama.cpp by default and the GPU's share of unified memory as a knob", "[offload][apple]") {
+    const Json r = estimateOk(R"({"model":"llama-3.1-8b","gpu":"apple-m4-max-40c"})");
+    CHECK(r["scenario"]["engine"] == "llama.cpp");
+    // The catalog's 96 GiB is macOS's default wired limit on 128 GB (3/4);
+    // `sysctl iogpu.wired_limit_mb` raises it.
+    const Json raised = estimateOk(R"({"model":"llama-3.1-70b","gpu":"apple-m4-max-40c","host":{"gpu_wired_limit_gib":120}})");
+    CHECK(raised["gpu"]["memory_gib"].get<double>() == Approx(120));
+    const caliper::ApiResponse tooMuch = caliper::estimateJson(
+        projectCatalog(), R"({"model":"llama-3.1-8b","gpu":"apple-m4-max-40c","host":{"gpu_wired_limit_gib":200}})");
+    CHECK(tooMuch.status == 2);
+}

@@ -1,0 +1,166 @@
+// The planner: the knobs practitioners turn (checkpointing, DDP vs ZeRO,
+// tensor vs pipeline degrees, the GPU count within a limit), the plan
+// object it reports, and the cases that used to come out absurd.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "caliper/api.hpp"
+#include "catalog_fixture.hpp"
+
+using caliper::test::projectCatalog;
+using Json = nlohmann::json;
+
+namespace {
+
+Json estimateOk(const std::string& request) {
+    const caliper::ApiResponse response = caliper::estimateJson(projectCatalog(), request);
+    INFO(request << " -> " << response.json.substr(0, 2000));
+    REQUIRE(response.status == 0);
+    return Json::parse(response.json);
+}
+
+bool hasCode(const Json& list, const std::string& code) {
+    for (const Json& item : list) {
+        if ((item.is_string() && item == code) || (item.is_object() && item.value("code", "") == code)) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("gradient_checkpointing takes true, false and \"auto\" (the default)", "[planner]") {
+    const Json r = estimateOk(R"({"model":"llama-3.1-8b","gpu":"4090","task":"finetune","method":"lora"})");
+    CHECK(r["plan"]["gradient_checkpointing"].is_boolean());
+    const caliper::ApiResponse bad = caliper::estimateJson(
+        projectCatalog(), R"({"model":"llama-3.1-8b","gpu":"4090","task":"finetune","gradient_checkpointing":"maybe"})");
+    REQUIRE(bad.status == 2);
+    const Json error = Json::parse(bad.json)["error"];
+    CHECK(error["code"] == "invalid_value");
+    CHECK(error["path"] == "/gradient_checkpointing");
+    // Asked off, it stays off whatever the memory.
+    const Json off = estimateOk(
+        R"({"model":"llama-3.1-8b","gpu":"4090","task":"finetune","method":"lora","gradient_checkpointing":false,"gpu_count":1})");
+    CHECK(off["plan"]["gradient_checkpointing"] == false);
+}
+
+TEST_CASE("the plan object names every knob and why", "[planner]") {
+    const Json r = estimateOk(R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb","task":"finetune","method":"full","gpu_count":8})");
+    for (const char* key : {"strategy", "tp", "pp", "ep", "dp", "attention_dp", "nodes", "gpus_per_node",
+                            "gradient_checkpointing", "micro_batch", "offload", "gpu_layers", "cpu_moe_layers", "why"}) {
+        INFO(key);
+        CHECK(r["plan"].contains(key));
+    }
+    CHECK(r["plan"]["why"].size() >= 2);
+    CHECK(r["plan"]["tp"].get<int>() * r["plan"]["pp"].get<int>() * r["plan"]["dp"].get<int>() == 8);
+}
+
+TEST_CASE("LoRA of an 8B model on one 24 GB card: one GPU with checkpointing", "[planner]") {
+    // Llama-3.1-8B in bf16 is 8.03e9 x 2 B = 15.0 GiB. Without checkpointing
+    // the 32 layers keep ~0.32 GiB of activations each at 2,048 tokens
+    // (s*h*(12 + 4/4) + 8*s*f bytes), ~10 GiB: over 24 GB. With it, each
+    // layer keeps its 2*s*h = 16 MiB input and one layer is recomputed, so it
+    // fits one 4090 (the usual PEFT recipe on a 24 GB card).
+    const Json r = estimateOk(R"({"model":"llama-3.1-8b","gpu":"4090","gpu_count":"auto","task":"finetune","method":"lora"})");
+    CHECK(r["gpus_needed"] == 1);
+    CHECK(r["gpu_count"] == 1);
+    CHECK(r["fits"] == true);
+    CHECK(r["plan"]["gradient_checkpointing"] == true);
+    CHECK(hasCode(r["plan"]["why"], "checkpointing_needed_to_fit"));
+}
+
+TEST_CASE("DDP is chosen over ZeRO-3 when the model fits one GPU", "[planner]") {
+    // LoRA of an 8B model fits one 48 GB RTX 6000 Ada: on four of them plain
+    // DDP (one all-reduce of the adapter gradients) beats ZeRO-3, which
+    // gathers every layer's 16-bit weights twice per step.
+    const Json r = estimateOk(
+        R"({"model":"llama-3.1-8b","gpu":"rtx-6000-ada","gpu_count":4,"task":"finetune","method":"lora"})");
+    CHECK(r["fits"] == true);
+    CHECK(r["strategy"] == "ddp");
+    CHECK(r["plan"]["dp"] == 4);
+    CHECK(hasCode(r["plan"]["why"], "strategy_replicas_fit"));
+    const Json zero3 = estimateOk(
+        R"({"model":"llama-3.1-8b","gpu":"rtx-6000-ada","gpu_count":4,"task":"finetune","method":"lora","parallel":{"strategy":"zero3"}})");
+    CHECK(r["train_tokens_per_s"].get<double>() > zero3["train_tokens_per_s"].get<double>());
+}
+
+TEST_CASE("full fine-tuning of an 8B model on A100 40GB shards states and checkpoints", "[planner]") {
+    // 16 B/parameter of mixed-precision AdamW states = 120 GiB for 8.03e9
+    // parameters: ZeRO-3 needs at least 4 GPUs for the states alone (30 GiB
+    // each of 39 usable); with checkpointing the activations are ~1 GiB plus
+    // the 16*s*V-byte logits (3.9 GiB), so a handful of GPUs fit, never 153.
+    const Json r = estimateOk(R"({"model":"llama-3-8b","gpu":"a100-sxm4-40gb","gpu_count":"auto","task":"finetune","method":"full"})");
+    REQUIRE(r["gpus_needed"].is_number());
+    CHECK(r["gpus_needed"].get<int>() >= 4);
+    CHECK(r["gpus_needed"].get<int>() <= 8);
+    CHECK(r["plan"]["gradient_checkpointing"] == true);
+}
+
+TEST_CASE("serving keeps tensor parallelism inside a node and names a pipeline a pipeline", "[planner]") {
+    // Llama-3.1-405B on 16 H100: 8 per HGX server, so TP 8 x PP 2, never TP 16.
+    Json r = estimateOk(R"({"model":"llama-3.1-405b","gpu":"h100-sxm5-80gb","gpu_count":16,"weights":"fp8"})");
+    CHECK(r["plan"]["tp"].get<int>() <= r["plan"]["gpus_per_node"].get<int>());
+    CHECK(r["plan"]["tp"] == 8);
+    CHECK(r["plan"]["pp"] == 2);
+    CHECK_FALSE(hasCode(r["warnings"], "tp_across_nodes"));
+    // 7 GPUs cannot split 64 heads: a pipeline of 7 stages, named so.
+    r = estimateOk(R"({"model":"llama-2-70b","gpu":"4090","gpu_count":7,"weights":"awq-int4"})");
+    CHECK(r["plan"]["tp"] == 1);
+    CHECK(r["strategy"] == "pipeline");
+}
+
+TEST_CASE("within a GPU limit the planner takes the count that runs faster per GPU", "[planner]") {
+    // Llama-2-70B in bf16 (~128 GiB) on 24 GB cards: 7 would fit only as a
+    // 7-stage pipeline, which decodes one stage after another at batch 1;
+    // 8 run tensor parallel and read each stage's weights at once.
+    const Json r = estimateOk(R"({"model":"llama-2-70b","gpu":"4090","gpu_count":"auto","max_gpus":8})");
+    if (r["fits"] == true) {
+        CHECK(r["gpu_count"] == 8);
+        CHECK(r["strategy"] == "tensor");
+        CHECK(r["plan"]["tp"] == 8);
+    }
+}
+
+TEST_CASE("power: board power or null with a warning, never 0 for a running plan", "[planner][power]") {
+    const Json h100 = estimateOk(R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb"})");
+    CHECK(h100["power_w"].get<double>() > 700);  // one 700 W SXM part plus its host share
+    // HGX H100 boards ship air-cooled: no liquid-cooling warning.
+    const Json hgx = estimateOk(R"({"model":"llama-3.1-70b","gpu":"h100-sxm5-80gb","gpu_count":8})");
+    CHECK_FALSE(hasCode(hgx["warnings"], "liquid_cooling"));
+    // GB200 comes in NVL72 racks, which are liquid-cooled.
+    const Json gb200 = estimateOk(R"({"model":"llama-3.1-70b","gpu":"gb200","gpu_count":4})");
+    CHECK(hasCode(gb200["warnings"], "liquid_cooling"));
+    // Ascend 910B: the catalog has no board power from a source.
+    const Json ascend = estimateOk(R"({"model":"llama-3.1-8b","gpu":"ascend-910b"})");
+    CHECK(ascend["power_w"].is_null());
+    CHECK(hasCode(ascend["warnings"], "power_unknown"));
+    // A plan that does not fit does not run: no power figure.
+    const Json no = estimateOk(R"({"model":"llama-3.1-405b","gpu":"4090","gpu_count":1})");
+    CHECK(no["fits"] == false);
+    CHECK(no["power_w"].is_null());
+}
+
+TEST_CASE("explain holds no negative figure when a serving pool does not fit", "[planner]") {
+    const Json r = estimateOk(R"({"model":"llama-3.1-70b","gpu":"h100-sxm5-80gb","gpu_count":1})");
+    CHECK(r["fits"] == false);
+    for (const Json& term : r["explain"]) {
+        INFO(term["term"]);
+        CHECK(term["value"].get<double>() >= 0);
+    }
+}
+
+TEST_CASE("make it fit proposes only changes that fit when applied", "[planner]") {
+    const std::string base = R"({"model":"llama-3.1-70b","gpu":"a100-sxm4-80gb","gpu_count":2,"task":"finetune","method":"full"})";
+    const Json r = estimateOk(base);
+    REQUIRE(r["fits"] == false);
+    for (const Json& s : r["suggestions"]) {
+        INFO(s.dump());
+        CHECK(s["fits"] == true);
+    }
+    for (const Json& s : r["suggestions"]) {
+        if (s["change"] != "more_gpus") continue;
+        Json applied = Json::parse(base);
+        applied["gpu_count"] = s["gpu_count"];
+        CHECK(estimateOk(applied.dump())["fits"] == true);
+    }
+}
