@@ -1,5 +1,5 @@
 // The command line (CONTRACT.md): estimate, matrix, recommend, serve, inventory,
-// limits, list, validate, --version. Exit 0 when every result is ok, 2 when
+// limits, list, describe, validate, --version. Exit 0 when every result is ok, 2 when
 // an input was rejected, 1 for an internal failure.
 #include <fstream>
 #include <iostream>
@@ -9,6 +9,7 @@
 
 #include "caliper/api.hpp"
 #include "caliper/error.hpp"
+#include "caliper/names.hpp"
 #include "embedded_catalog.hpp"
 #include "validate/report.hpp"
 #include "calibrate/calibration_file.hpp"
@@ -18,7 +19,9 @@ namespace {
 using caliper::ApiResponse;
 using caliper::Catalog;
 
-constexpr const char* kHelp = R"(caliper - which GPUs an AI model needs, how fast, at what cost
+// The help; each {enum} is filled from the name table the request reader
+// uses (caliper/names.hpp), so the help lists exactly what is accepted.
+constexpr const char* kHelpTemplate = R"(caliper - which GPUs an AI model needs, how fast, at what cost
 
 usage: caliper [--catalog DIR] [--pretty] COMMAND
 
@@ -32,6 +35,7 @@ commands:
   limits              scenario on stdin -> longest context, largest batch, best format
   list gpus --json    the GPU catalog
   list models --json  the model catalog
+  describe            enum names, defaults per task, limits, presets, matrix cell fields
   validate FILE...    score the engine on measured rows (JSON lines);
                       --rows also lists every scored row, worst first;
                       --cross: accuracy in-sample and leave-one-source-out
@@ -46,25 +50,28 @@ scenario keys and defaults (only "model" and "gpu" are required):
   model               catalog id or alias, a Hugging Face config.json object, or {"params_b": 7}
   gpu                 catalog id or alias ("RTX 4090", "h100"), or an object with the card's figures
   gpu_count           1, or "auto" for the fewest that fit
-  task                inference (default) | finetune | pretrain
-  method              finetune: lora (default) | qlora | full; pretrain: full
+  task                {task}; default inference
+  method              {method}; finetune: lora by default; pretrain: full
   engine              inference: vllm; finetune: transformers; pretrain: megatron
-                      (transformers vllm sglang tensorrt-llm llama.cpp deepspeed fsdp megatron)
-  weights             bf16 (fp16 on GPUs without bf16); qlora: nf4-dq
-                      (fp32 bf16 fp16 fp8 int8 nf4 nf4-dq gptq-int4 awq-int4 mxfp4 Q8_0 Q6_K
-                       Q5_K_M Q5_K_S Q5_0 Q4_K_M Q4_K_S Q4_0 Q4_1 Q3_K_L Q3_K_M Q3_K_S Q2_K)
-  kv_cache            bf16 (fp16 without bf16) | fp32 | fp8 | q8_0 | q4_0
+                      ({engine})
+  weights             the checkpoint's own format where the GPU and engine run it, else bf16
+                      (fp16 on GPUs without bf16); qlora: nf4-dq
+                      ({weights})
+  kv_cache            bf16 (fp16 without bf16); one of {kv_cache}
   batch               1 (inference: concurrent sequences; training: micro-batch per GPU)
   prompt_tokens       inference 2048, training 0
   output_tokens       inference 512, training 0
   seq_len             finetune 2048, pretrain 4096
-  optimizer           adamw | adamw-8bit | paged-adamw-8bit | sgd | adafactor | adamw-bf16 (pure bf16, no fp32 master)
+  optimizer           {optimizer}; default adamw
+                      (adamw-bf16: pure bf16, no fp32 master)
   gradient_checkpointing   false (qlora: true)
   flash_attention     true where the GPU supports FlashAttention-2
   lora                {"rank": 16, "targets": "all-linear" | "attention"}
-  parallel            {"strategy": "auto", "tp": null, "pp": null, "offload": "none" | "optimizer" | "parameters"}
+  parallel            {"strategy": "auto", "tp": null, "pp": null, "offload": "none"}
+                      strategy: {strategy}
+                      offload: {offload}
   train_tokens        tokens to train on, for time and cost (default none)
-  currency            usd | cny
+  currency            {currency}
   gpu_memory_utilization   vLLM/SGLang pool fraction (0.9)
   usd_per_gpu_hour, price_usd, cny_per_usd   price overrides
   max_model_len       engine context limit per request (prompt + output)
@@ -88,6 +95,47 @@ serve request (any scenario key but gpu_count/batch, plus):
           meets_slo false. Prefill/decode disaggregation is not searched yet.
   recommend with "slo" (task inference) runs the same search, with batch as the users.
 )";
+
+template <class E>
+std::vector<std::string> namesOf() {
+    std::vector<std::string> names;
+    for (const auto& n : caliper::Names<E>::table) names.push_back(n.name);
+    return names;
+}
+
+// Names joined by " | ", wrapped before 100 columns under the help's value column.
+std::string joined(const std::vector<std::string>& names) {
+    std::string text;
+    std::size_t line = 22;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const std::string piece = (i ? " | " : "") + names[i];
+        if (line + piece.size() > 100) {
+            text += " |\n                      ";
+            line = 22;
+            text += names[i];
+            line += names[i].size();
+            continue;
+        }
+        text += piece;
+        line += piece.size();
+    }
+    return text;
+}
+
+std::string helpText() {
+    const std::pair<const char*, std::vector<std::string>> lists[] = {
+        {"{task}", namesOf<caliper::Task>()},         {"{method}", namesOf<caliper::Method>()},
+        {"{engine}", namesOf<caliper::Engine>()},     {"{weights}", namesOf<caliper::WeightFormat>()},
+        {"{kv_cache}", namesOf<caliper::KvFormat>()}, {"{optimizer}", namesOf<caliper::Optimizer>()},
+        {"{strategy}", namesOf<caliper::Strategy>()}, {"{offload}", namesOf<caliper::Offload>()},
+        {"{currency}", {std::begin(caliper::kCurrencyNames), std::end(caliper::kCurrencyNames)}}};
+    std::string text = kHelpTemplate;
+    for (const auto& [slot, names] : lists) {
+        const std::size_t at = text.find(slot);
+        if (at != std::string::npos) text.replace(at, std::string(slot).size(), joined(names));
+    }
+    return text;
+}
 
 std::string readAll(std::istream& in) {
     std::ostringstream text;
@@ -162,16 +210,17 @@ int run(const Options& o, const Catalog& catalog) {
     if (command == "list" && w.size() == 2 && w[1] == "gpus") return emit(caliper::listGpusJson(catalog, o.pretty));
     if (command == "list" && w.size() == 2 && w[1] == "models") return emit(caliper::listModelsJson(catalog, o.pretty));
     if (command == "list" && w.size() == 2 && w[1] == "caveats") return emit(caliper::caveatsJson(catalog, o.pretty));
+    if (command == "describe") return emit(caliper::describeJson(catalog, o.pretty));
     if (command == "validate" && w.size() >= 2) {
         const std::vector<std::string> paths(w.begin() + 1, w.end());
         if (o.cross) return caliper::calibrate::runCrossValidation(catalog, paths, std::cout, std::cerr);
         return caliper::cli::runValidate(catalog, paths, o.rows, std::cout, std::cerr);
     }
     if (command == "help" || command == "--help" || command == "-h") {
-        std::cout << kHelp;
+        std::cout << helpText();
         return 0;
     }
-    std::cerr << "caliper: unknown command" << (command.empty() ? "" : " '" + command + "'") << "\n\n" << kHelp;
+    std::cerr << "caliper: unknown command" << (command.empty() ? "" : " '" + command + "'") << "\n\n" << helpText();
     return 2;
 }
 

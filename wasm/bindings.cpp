@@ -8,6 +8,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "caliper/api.hpp"
@@ -19,21 +20,89 @@ std::optional<caliper::Catalog> loadedCatalog;
 const char* const kNoCatalog =
     R"({"ok":false,"error":{"code":"no_catalog","message":"call loadCatalog first","path":""}})";
 
-std::string loadCatalog(const std::string& gpusJson, const std::string& modelsJson) {
+// The inputs of a call: a request, or the two catalog texts.
+struct Inputs {
+    const std::string& first;
+    const std::string& second;
+};
+
+std::vector<double> lastValues;  // a matrix's cells as numbers (cells_layout "values")
+
+std::string loadCatalog(const Inputs& in) {
     caliper::Catalog catalog;
-    caliper::ApiResponse response = caliper::loadCatalogJson(gpusJson, modelsJson, catalog);
+    caliper::ApiResponse response = caliper::loadCatalogJson(in.first, in.second, catalog);
     if (response.status == 0) loadedCatalog = std::move(catalog);
     return response.json;
 }
 
 template <caliper::ApiResponse (*Call)(const caliper::Catalog&, std::string_view, bool)>
-std::string withRequest(const std::string& request) {
-    return loadedCatalog ? Call(*loadedCatalog, request, false).json : kNoCatalog;
+std::string withRequest(const Inputs& in) {
+    return loadedCatalog ? Call(*loadedCatalog, in.first, false).json : kNoCatalog;
 }
 
 template <caliper::ApiResponse (*Call)(const caliper::Catalog&, bool)>
-std::string listing() {
+std::string listing(const Inputs&) {
     return loadedCatalog ? Call(*loadedCatalog, false).json : kNoCatalog;
+}
+
+// The matrix through the byte door: cells_layout "values" leaves the
+// numbers for cellValues().
+std::string matrixWithValues(const Inputs& in) {
+    if (!loadedCatalog) return kNoCatalog;
+    caliper::ApiResponse response = caliper::matrixValues(*loadedCatalog, in.first);
+    lastValues = std::move(response.values);
+    return std::move(response.json);
+}
+
+// Every call, once: its name, how many texts it takes, and what the string
+// door and the byte door run (the byte door's matrix also takes numbers).
+struct Call {
+    const char* name;
+    int texts;
+    std::string (*run)(const Inputs&);
+    std::string (*runBytes)(const Inputs&);
+};
+
+constexpr Call kCalls[] = {
+    {"loadCatalog", 2, &loadCatalog, &loadCatalog},
+    {"estimate", 1, &withRequest<caliper::estimateJson>, &withRequest<caliper::estimateJson>},
+    {"matrix", 1, &withRequest<caliper::matrixJson>, &matrixWithValues},
+    {"recommend", 1, &withRequest<caliper::recommendJson>, &withRequest<caliper::recommendJson>},
+    {"serve", 1, &withRequest<caliper::serveJson>, &withRequest<caliper::serveJson>},
+    {"inventory", 1, &withRequest<caliper::inventoryJson>, &withRequest<caliper::inventoryJson>},
+    {"limits", 1, &withRequest<caliper::limitsJson>, &withRequest<caliper::limitsJson>},
+    {"listGpus", 0, &listing<caliper::listGpusJson>, &listing<caliper::listGpusJson>},
+    {"listModels", 0, &listing<caliper::listModelsJson>, &listing<caliper::listModelsJson>},
+    {"caveats", 0, &listing<caliper::caveatsJson>, &listing<caliper::caveatsJson>},
+    {"describe", 0, &listing<caliper::describeJson>, &listing<caliper::describeJson>},
+};
+
+// The string door: engine.estimate(text), engine.loadCatalog(gpus, models), ...
+template <std::size_t I>
+std::string stringCall0() {
+    const std::string none;
+    return kCalls[I].run({none, none});
+}
+template <std::size_t I>
+std::string stringCall1(const std::string& first) {
+    const std::string none;
+    return kCalls[I].run({first, none});
+}
+template <std::size_t I>
+std::string stringCall2(const std::string& first, const std::string& second) {
+    return kCalls[I].run({first, second});
+}
+
+template <std::size_t I>
+void registerCall() {
+    if constexpr (I < std::size(kCalls)) {
+        switch (kCalls[I].texts) {
+            case 0: emscripten::function(kCalls[I].name, &stringCall0<I>); break;
+            case 1: emscripten::function(kCalls[I].name, &stringCall1<I>); break;
+            default: emscripten::function(kCalls[I].name, &stringCall2<I>); break;
+        }
+        registerCall<I + 1>();
+    }
 }
 
 std::string version() { return loadedCatalog ? caliper::versionString(*loadedCatalog) : "caliper (no catalog)"; }
@@ -44,9 +113,8 @@ std::string version() { return loadedCatalog ? caliper::versionString(*loadedCat
 // catalog (370 KB) or a whole-catalog matrix (870 KB) before the browser has
 // optimised that code. The page encodes and decodes with TextEncoder and
 // TextDecoder instead, natively.
-std::string textInputs[2];      // the request, or the two catalog texts
-std::string lastAnswer;         // valid until the next call
-std::vector<double> lastValues;  // a matrix's cells as numbers (cells_layout "values")
+std::string textInputs[2];  // the request, or the two catalog texts
+std::string lastAnswer;     // valid until the next call
 
 // Far above the largest text the engine accepts (a 16 MiB catalog), so the
 // engine itself reports texts just over its limits; beyond this the door
@@ -74,21 +142,9 @@ emscripten::val textInput(int slot, double bytes) {
 }
 
 std::string callByName(const std::string& name) {
-    if (name == "loadCatalog") return loadCatalog(textInputs[0], textInputs[1]);
-    if (name == "estimate") return withRequest<caliper::estimateJson>(textInputs[0]);
-    if (name == "matrix") {
-        if (!loadedCatalog) return kNoCatalog;
-        caliper::ApiResponse response = caliper::matrixValues(*loadedCatalog, textInputs[0]);
-        lastValues = std::move(response.values);
-        return std::move(response.json);
+    for (const Call& call : kCalls) {
+        if (name == call.name) return call.runBytes({textInputs[0], textInputs[1]});
     }
-    if (name == "recommend") return withRequest<caliper::recommendJson>(textInputs[0]);
-    if (name == "serve") return withRequest<caliper::serveJson>(textInputs[0]);
-    if (name == "inventory") return withRequest<caliper::inventoryJson>(textInputs[0]);
-    if (name == "limits") return withRequest<caliper::limitsJson>(textInputs[0]);
-    if (name == "listGpus") return listing<caliper::listGpusJson>();
-    if (name == "listModels") return listing<caliper::listModelsJson>();
-    if (name == "caveats") return listing<caliper::caveatsJson>();
     return R"({"ok":false,"error":{"code":"unknown_function","message":"no engine function by that name","path":""}})";
 }
 
@@ -108,16 +164,7 @@ emscripten::val cellValues() {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(caliper) {
-    emscripten::function("loadCatalog", &loadCatalog);
-    emscripten::function("estimate", &withRequest<caliper::estimateJson>);
-    emscripten::function("matrix", &withRequest<caliper::matrixJson>);
-    emscripten::function("recommend", &withRequest<caliper::recommendJson>);
-    emscripten::function("serve", &withRequest<caliper::serveJson>);
-    emscripten::function("inventory", &withRequest<caliper::inventoryJson>);
-    emscripten::function("limits", &withRequest<caliper::limitsJson>);
-    emscripten::function("listGpus", &listing<caliper::listGpusJson>);
-    emscripten::function("listModels", &listing<caliper::listModelsJson>);
-    emscripten::function("caveats", &listing<caliper::caveatsJson>);
+    registerCall<0>();
     emscripten::function("version", &version);
     emscripten::function("textInput", &textInput);
     emscripten::function("callText", &callText);

@@ -50,6 +50,15 @@ test('listings and the matrix match the native CLI', async () => {
   assert.strictEqual(engine.matrix(columns) + '\n', native(['matrix'], columns));
 });
 
+test('describe answers what the native CLI answers, through both doors', async () => {
+  const engine = await loadEngine(checkedEngine);
+  const text = engine.describe();
+  assert.strictEqual(text + '\n', native(['describe'], ''));
+  assert.strictEqual(new TextDecoder().decode(engine.callText('describe')), text);
+  const described = JSON.parse(text);
+  assert.ok(described.enums.weights.includes('Q4_K_M') && described.presets.length > 0);
+});
+
 // The byte door (wasm/API.md): texts in and out as UTF-8 bytes in the
 // module's memory, as the page calls it.
 function callBytes(engine, name, texts) {

@@ -38,6 +38,9 @@ ApiResponse limitsJson(const Catalog& catalog, std::string_view requestJson, boo
 ApiResponse listGpusJson(const Catalog& catalog, bool pretty = false);
 ApiResponse listModelsJson(const Catalog& catalog, bool pretty = false);
 ApiResponse caveatsJson(const Catalog& catalog, bool pretty = false);
+// The interface's vocabulary: enum names, defaults per task, limits, presets,
+// matrix cell fields, warning and error codes (docs/CONTRACT.md "Describe").
+ApiResponse describeJson(const Catalog& catalog, bool pretty = false);
 
 std::string versionString(const Catalog& catalog);
 

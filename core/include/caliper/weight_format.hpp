@@ -14,19 +14,9 @@ enum class WeightFormat {
 };
 enum class KvFormat { Fp32, Bf16, Fp16, Fp8, Q8_0, Q4_0 };
 
-// Every weight format, in the order the help and error messages list them.
-constexpr WeightFormat kAllWeightFormats[] = {
-    WeightFormat::Fp32,   WeightFormat::Bf16,      WeightFormat::Fp16,     WeightFormat::Fp8,
-    WeightFormat::Int8,   WeightFormat::Nf4,       WeightFormat::Nf4Dq,    WeightFormat::GptqInt4,
-    WeightFormat::AwqInt4, WeightFormat::Mxfp4,    WeightFormat::Nvfp4,    WeightFormat::Int4W4a16,
-    WeightFormat::Int8W8a8, WeightFormat::Fp8Block, WeightFormat::Q8_0,    WeightFormat::Q6_K,
-    WeightFormat::Q5_K_M, WeightFormat::Q5_K_S,    WeightFormat::Q5_0,     WeightFormat::Q4_K_M,
-    WeightFormat::Q4_K_S, WeightFormat::Q4_0,      WeightFormat::Q4_1,     WeightFormat::Q3_K_L,
-    WeightFormat::Q3_K_M, WeightFormat::Q3_K_S,    WeightFormat::Q2_K};
-
-// The JSON name (toString) and its parse, case-insensitive, with the
-// aliases the request accepts (f16, gptq, awq, w4a16, ...). Both the request
-// reader and the catalog loader use this one table.
+// The JSON name (toString, from the name table in caliper/names.hpp) and its
+// parse, case-insensitive, with the aliases the request accepts (f16, gptq,
+// awq, w4a16, ...). Both the request reader and the catalog loader use it.
 const char* toString(WeightFormat);
 const char* toString(KvFormat);
 std::optional<WeightFormat> weightFormatFromName(std::string_view name);

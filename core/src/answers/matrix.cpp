@@ -8,16 +8,6 @@
 
 namespace caliper {
 
-const char* toString(CellStatus status) {
-    switch (status) {
-        case CellStatus::Fits: return "fits";
-        case CellStatus::FitsMulti: return "fits-multi";
-        case CellStatus::MultiNode: return "multi-node";
-        case CellStatus::No: return "no";
-    }
-    return "";
-}
-
 namespace {
 
 // The figures of one cell for a scenario whose model and GPU are set: the

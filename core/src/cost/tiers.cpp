@@ -55,17 +55,5 @@ const char* toString(Tier tier) {
     return "";
 }
 
-const char* toString(Objective objective) {
-    switch (objective) {
-        case Objective::Cheapest: return "cheapest";
-        case Objective::Fastest: return "fastest";
-        case Objective::CostPerToken: return "cost_per_token";
-        case Objective::FewestGpus: return "fewest_gpus";
-        case Objective::LowestPower: return "lowest_power";
-    }
-    return "";
-}
-
-const char* toString(Pricing pricing) { return pricing == Pricing::Cloud ? "cloud" : "purchase"; }
 
 }  // namespace caliper

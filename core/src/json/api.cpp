@@ -118,6 +118,10 @@ ApiResponse caveatsJson(const Catalog& catalog, bool pretty) {
     });
 }
 
+ApiResponse describeJson(const Catalog& catalog, bool pretty) {
+    return guarded(pretty, [&] { return io::describeToJson(catalog); });
+}
+
 std::string versionString(const Catalog& catalog) {
     return std::string("caliper ") + CALIPER_VERSION + " (catalog " + catalog.version + ")";
 }

@@ -16,6 +16,7 @@
 
 #include "caliper/answers/inventory.hpp"
 #include "caliper/plan/compat.hpp"
+#include "json/request_limits.hpp"
 #include "json/result_json.hpp"
 #include "json/scenario_json.hpp"
 #include "json/views_json.hpp"
@@ -43,7 +44,8 @@ std::vector<InventoryGroup> readInventory(const Catalog& catalog, const Json& re
         const Json* gpu = item.raw("gpu");
         if (!gpu || gpu->is_null()) fail("missing_key", childPath(path, "gpu"), "required key 'gpu' is missing");
         InventoryGroup group{resolveGpu(catalog, *gpu, childPath(path, "gpu")),
-                             static_cast<int>(item.integerOr("count", 1, 1, 1024))};
+                             static_cast<int>(item.integerOr("count", 1, limitOf("inventory.count").minInteger(),
+                                                               limitOf("inventory.count").maxInteger()))};
         item.finish();
         auto same = [&](const InventoryGroup& g) { return g.gpu.id == group.gpu.id; };
         auto found = std::find_if(groups.begin(), groups.end(), same);

@@ -11,7 +11,9 @@
 #include <string_view>
 
 #include "caliper/answers/matrix.hpp"
+#include "caliper/names.hpp"
 #include "json/catalog/gpu_selection.hpp"
+#include "json/request_limits.hpp"
 #include "json/result_json.hpp"
 #include "json/scenario_json.hpp"
 #include "json/views_json.hpp"
@@ -215,15 +217,12 @@ const CellField kCellFields[] = {
      [](const MatrixCell& c) { return valueOf(c.workloadFigure); }},
 };
 
-// The names of the enums' values, in the enums' order: a "values" layout
-// cell holds the index into these lists.
-constexpr int kCellStatusCount = 4;  // CellStatus: Fits .. No
-constexpr int kStrategyCount = 10;   // Strategy: Auto .. LayerSplit
-
+// The names of an enum's values in its order (caliper/names.hpp): a
+// "values" layout cell holds the index into these lists.
 template <class Enum>
-Json enumNames(int count) {
+Json enumNames() {
     Json names = Json::array();
-    for (int i = 0; i < count; ++i) names.push_back(toString(static_cast<Enum>(i)));
+    for (const auto& n : Names<Enum>::table) names.push_back(n.name);
     return names;
 }
 
@@ -245,7 +244,7 @@ Json writeCellValues(std::vector<double>& values, const std::vector<std::vector<
         }
     }
     return {{"fields", std::move(fields)}, {"cells", count},
-            {"status", enumNames<CellStatus>(kCellStatusCount)}, {"strategy", enumNames<Strategy>(kStrategyCount)}};
+            {"status", enumNames<CellStatus>()}, {"strategy", enumNames<Strategy>()}};
 }
 
 // Characters per cell, a little above what the catalog's matrices write
@@ -316,6 +315,12 @@ void appendCells(std::string& text, const std::vector<std::vector<MatrixCell>>& 
 
 }  // namespace
 
+Json matrixCellFields() {
+    Json fields = Json::array();
+    for (const CellField& f : kCellFields) fields.push_back(f.key);
+    return fields;
+}
+
 std::string matrixText(const Catalog& catalog, const Json& request, bool pretty, std::vector<double>* values) {
     std::vector<Warning> warnings;
     ScenarioOptions options;
@@ -323,7 +328,8 @@ std::string matrixText(const Catalog& catalog, const Json& request, bool pretty,
     options.extraKeys = {"max_gpus", "gpu_filter", "model_filter", "cells_layout"};
     const Scenario workload = scenarioFromJson(catalog, request, warnings, options);
     ObjectReader r(request, "");
-    const int maxGpus = static_cast<int>(r.integerOr("max_gpus", kDefaultMatrixMaxGpus, 1, 1024));
+    const int maxGpus = static_cast<int>(r.integerOr("max_gpus", kDefaultMatrixMaxGpus, limitOf("max_gpus").minInteger(),
+                                                        limitOf("max_gpus").maxInteger()));
     // "rows" (default): cells[model][gpu] objects; "columns": cell_columns,
     // one array per field in row-major order; "values": the same as numbers
     // beside the text (only where the caller takes them: the WebAssembly module).

@@ -12,7 +12,9 @@
 // With an "slo" (task inference) it answers as `caliper serve` does.
 #include "caliper/answers/presets.hpp"
 #include "caliper/answers/recommend.hpp"
+#include "caliper/names.hpp"
 #include "json/catalog/gpu_selection.hpp"
+#include "json/request_limits.hpp"
 #include "json/result_json.hpp"
 #include "json/scenario_json.hpp"
 #include "json/views_json.hpp"
@@ -44,35 +46,18 @@ const Preset* applyPreset(const Catalog& catalog, Json& request) {
         fail("invalid_value", "/preset",
              "unknown preset '" + it->get<std::string>().substr(0, 100) + "'; expected one of " + presetIds());
     }
-    fillMissing(request, "task", toString(p->task));
+    const Json filled = presetRequest(catalog, *p);
+    fillMissing(request, "task", filled["task"]);
     const Json& task = request["task"];
     if (task.is_string() && task.get<std::string>() == "finetune") fillMissing(request, "method", toString(p->method));
-    fillMissing(request, "batch", p->batch);
-    if (p->audioSeconds) fillMissing(request, "audio_seconds", *p->audioSeconds);
-    if (p->task == Task::Inference) {
-        fillMissing(request, "prompt_tokens", p->promptTokens);
-        fillMissing(request, "output_tokens", p->outputTokens);
-    } else {
-        fillMissing(request, "seq_len", p->seqLen);
+    for (auto it = filled.begin(); it != filled.end(); ++it) {
+        if (it.key() != "task" && it.key() != "method" && it.key() != "model") fillMissing(request, it.key().c_str(), it.value());
     }
-    if (p->trainTokens) fillMissing(request, "train_tokens", *p->trainTokens);
-    if (p->gradientCheckpointing) fillMissing(request, "gradient_checkpointing", true);
-    fillMissing(request, "objective", toString(p->objective));
-    fillMissing(request, "max_gpus", p->maxGpus);
     if (!request.contains("model") || request["model"].is_null()) {
-        const ModelSpec* model = presetModel(catalog, *p);
-        if (!model) fail("unknown_model", "/preset", "the catalog has no model in the size band of preset " + p->id);
-        request["model"] = model->id;
+        if (!filled.contains("model")) fail("unknown_model", "/preset", "the catalog has no model in the size band of preset " + p->id);
+        request["model"] = filled["model"];
     }
     return p;
-}
-
-Objective parseObjective(const std::string& text) {
-    if (text == "fastest") return Objective::Fastest;
-    if (text == "cost_per_token") return Objective::CostPerToken;
-    if (text == "fewest_gpus") return Objective::FewestGpus;
-    if (text == "lowest_power") return Objective::LowestPower;
-    return Objective::Cheapest;
 }
 
 Json cnyOrNull(const std::optional<double>& usd, double cnyPerUsd) {
@@ -168,6 +153,25 @@ Json recommendWithinSlo(const Catalog& catalog, const Json& request) {
     return out;
 }
 
+Json presetRequest(const Catalog& catalog, const Preset& p) {
+    Json request = {{"task", toString(p.task)}};
+    if (p.task == Task::Finetune) request["method"] = toString(p.method);
+    request["batch"] = p.batch;
+    if (p.audioSeconds) request["audio_seconds"] = *p.audioSeconds;
+    if (p.task == Task::Inference) {
+        request["prompt_tokens"] = p.promptTokens;
+        request["output_tokens"] = p.outputTokens;
+    } else {
+        request["seq_len"] = p.seqLen;
+    }
+    if (p.trainTokens) request["train_tokens"] = *p.trainTokens;
+    if (p.gradientCheckpointing) request["gradient_checkpointing"] = true;
+    request["objective"] = toString(p.objective);
+    request["max_gpus"] = p.maxGpus;
+    if (const ModelSpec* model = presetModel(catalog, p)) request["model"] = model->id;
+    return request;
+}
+
 Json recommendToJson(const Catalog& catalog, const Json& request) {
     if (!request.is_object()) failType("invalid_value", "", "a JSON object", request);
     if (const auto slo = request.find("slo"); slo != request.end() && !slo->is_null()) {
@@ -185,12 +189,13 @@ Json recommendToJson(const Catalog& catalog, const Json& request) {
 
     ObjectReader r(filled, "");
     RecommendOptions options;
-    options.objective = parseObjective(
-        r.enumOr("objective", "cheapest", {"cheapest", "fastest", "cost_per_token", "fewest_gpus", "lowest_power"}));
-    options.pricing = r.enumOr("pricing", "cloud", {"cloud", "purchase"}) == "purchase" ? Pricing::Purchase
-                                                                                        : Pricing::Cloud;
-    options.maxGpus = static_cast<int>(r.integerOr("max_gpus", kDefaultMaxGpus, 1, 1024));
-    options.top = static_cast<int>(r.integerOr("top", kDefaultTop, 1, 100));
+    options.objective = r.has("objective") ? parseEnum<Objective>(*r.raw("objective"), r.pathOf("objective"))
+                                           : (r.ignore("objective"), Objective::Cheapest);
+    options.pricing = r.has("pricing") ? parseEnum<Pricing>(*r.raw("pricing"), r.pathOf("pricing"))
+                                       : (r.ignore("pricing"), Pricing::Cloud);
+    options.maxGpus = static_cast<int>(r.integerOr("max_gpus", kDefaultMaxGpus, limitOf("max_gpus").minInteger(),
+                                                 limitOf("max_gpus").maxInteger()));
+    options.top = static_cast<int>(r.integerOr("top", kDefaultTop, limitOf("top").minInteger(), limitOf("top").maxInteger()));
     const std::vector<GpuSpec> gpus = selectGpus(catalog, filled);
 
     const Recommendation rec = recommend(catalog, workload, gpus, options);

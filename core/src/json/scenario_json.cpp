@@ -4,64 +4,33 @@
 #include <array>
 #include <cctype>
 
+#include "caliper/names.hpp"
 #include "caliper/units.hpp"
 #include "json/catalog/gpu_json.hpp"
-#include "json/hf_config/hf_config.hpp"
 #include "json/catalog/model_json.hpp"
+#include "json/hf_config/hf_config.hpp"
+#include "json/request_limits.hpp"
 #include "json/workload_request_json.hpp"
 
 namespace caliper::io {
 
 namespace {
 
-// Request bounds: large enough for any real job, small enough that every
-// product of them stays finite ("absurd sizes" are rejected, CONTRACT.md).
-constexpr std::int64_t kMaxTokens = 100'000'000;  // 1e8 tokens of context
-constexpr std::int64_t kMaxBatch = 1'000'000;
-constexpr double kMaxTrainTokens = 1e16;  // 10 quadrillion, ~600x Llama 3's 15.6T
-
 std::string lowerText(std::string text) {
     std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
     return text;
 }
 
-template <class E, std::size_t N>
-E parseEnum(const Json& value, const std::string& path, const std::array<E, N>& all,
-            std::initializer_list<std::pair<const char*, E>> aliases = {}) {
-    std::string list;
-    for (E e : all) list += (list.empty() ? "" : ", ") + std::string(toString(e));
-    if (!value.is_string()) failType("invalid_value", path, ("one of " + list).c_str(), value);
-    const std::string got = lowerText(value.get<std::string>());
-    for (E e : all) {
-        if (lowerText(toString(e)) == got) return e;
-    }
-    for (const auto& [alias, e] : aliases) {
-        if (lowerText(alias) == got) return e;
-    }
-    fail("invalid_value", path, "expected one of " + list + ", got " + describe(value));
+// An integer request key within its range in kRequestLimits.
+std::int64_t integerWithin(ObjectReader& r, const char* key, std::string_view limitKey, std::int64_t fallback) {
+    const RequestLimit limit = limitOf(limitKey);
+    return r.integerOr(key, fallback, limit.minInteger(), limit.maxInteger());
 }
-
-constexpr std::array<Task, 3> kTasks = {Task::Inference, Task::Finetune, Task::Pretrain};
-constexpr std::array<Method, 3> kMethods = {Method::Full, Method::Lora, Method::Qlora};
-constexpr std::array<Engine, 8> kEngines = {Engine::Transformers, Engine::Vllm,     Engine::Sglang,
-                                            Engine::TensorrtLlm,  Engine::LlamaCpp, Engine::Deepspeed,
-                                            Engine::Fsdp,         Engine::Megatron};
-constexpr std::array<Optimizer, 6> kOptimizers = {Optimizer::AdamW, Optimizer::AdamW8bit, Optimizer::PagedAdamW8bit,
-                                                  Optimizer::Sgd, Optimizer::Adafactor, Optimizer::AdamWBf16};
-constexpr std::array<Strategy, 10> kStrategies = {Strategy::Auto,  Strategy::Single, Strategy::Ddp,
-                                                  Strategy::Zero1, Strategy::Zero2,  Strategy::Zero3,
-                                                  Strategy::Fsdp,  Strategy::Tensor, Strategy::Pipeline,
-                                                  Strategy::LayerSplit};
-constexpr std::array<Offload, 5> kOffloads = {Offload::None, Offload::Optimizer, Offload::Parameters, Offload::Layers,
-                                              Offload::MoeExperts};
-constexpr std::array<KvFormat, 6> kKvFormats = {KvFormat::Fp32, KvFormat::Bf16, KvFormat::Fp16,
-                                                KvFormat::Fp8,  KvFormat::Q8_0, KvFormat::Q4_0};
-
 
 void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warnings) {
     const bool training = s.task != Task::Inference;
-    s.method = training ? parseEnum(r.raw("method") && !r.raw("method")->is_null() ? *r.raw("method") : Json("lora"),
-                                    r.pathOf("method"), kMethods)
+    s.method = training ? parseEnum<Method>(r.raw("method") && !r.raw("method")->is_null() ? *r.raw("method") : Json("lora"),
+                                    r.pathOf("method"))
                         : Method::Full;
     if (s.task == Task::Pretrain) s.method = Method::Full;
 
@@ -85,18 +54,18 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
 
     KvFormat kv = s.gpu.supportsBf16 ? KvFormat::Bf16 : KvFormat::Fp16;
     s.kvCacheExplicit = r.has("kv_cache");
-    if (s.kvCacheExplicit) kv = parseEnum(*r.raw("kv_cache"), r.pathOf("kv_cache"), kKvFormats, {{"f16", KvFormat::Fp16}});
+    if (s.kvCacheExplicit) kv = parseEnum<KvFormat>(*r.raw("kv_cache"), r.pathOf("kv_cache"), {{"f16", KvFormat::Fp16}});
     else r.ignore("kv_cache");
     s.kvCache = kv;
 
-    s.batch = r.integerOr("batch", 1, 1, kMaxBatch);
-    s.promptTokens = r.integerOr("prompt_tokens", training ? 0 : 2048, 0, kMaxTokens);
-    s.outputTokens = r.integerOr("output_tokens", training ? 0 : 512, 0, kMaxTokens);
-    s.seqLen = r.integerOr("seq_len", s.task == Task::Pretrain ? 4096 : 2048, 1, kMaxTokens);
+    s.batch = integerWithin(r, "batch", "batch", 1);
+    s.promptTokens = integerWithin(r, "prompt_tokens", "prompt_tokens", training ? 0 : 2048);
+    s.outputTokens = integerWithin(r, "output_tokens", "output_tokens", training ? 0 : 512);
+    s.seqLen = integerWithin(r, "seq_len", "seq_len", s.task == Task::Pretrain ? 4096 : 2048);
     if (!training && s.promptTokens + s.outputTokens == 0) {
         fail("invalid_value", r.pathOf("output_tokens"), "prompt_tokens + output_tokens must be at least 1");
     }
-    s.optimizer = r.has("optimizer") ? parseEnum(*r.raw("optimizer"), r.pathOf("optimizer"), kOptimizers,
+    s.optimizer = r.has("optimizer") ? parseEnum<Optimizer>(*r.raw("optimizer"), r.pathOf("optimizer"),
                                                  {{"adam", Optimizer::AdamW}, {"adamw8bit", Optimizer::AdamW8bit},
                                                   {"paged_adamw_8bit", Optimizer::PagedAdamW8bit}})
                                      : (r.ignore("optimizer"), Optimizer::AdamW);
@@ -124,7 +93,7 @@ void readLora(Scenario& s, ObjectReader& r) {
     const Json* lora = r.raw("lora");
     if (!lora || lora->is_null()) return;
     ObjectReader l(*lora, r.pathOf("lora"));
-    s.lora.rank = static_cast<int>(l.integerOr("rank", 16, 1, 65536));
+    s.lora.rank = static_cast<int>(integerWithin(l, "rank", "lora.rank", 16));
     s.lora.allLinear = l.enumOr("targets", "all-linear", {"all-linear", "attention"}) == "all-linear";
     l.ignore("alpha");
     l.finish();
@@ -134,14 +103,14 @@ void readParallel(Scenario& s, ObjectReader& r) {
     const Json* parallel = r.raw("parallel");
     if (!parallel || parallel->is_null()) return;
     ObjectReader p(*parallel, r.pathOf("parallel"));
-    if (p.has("strategy")) s.parallel.strategy = parseEnum(*p.raw("strategy"), p.pathOf("strategy"), kStrategies);
+    if (p.has("strategy")) s.parallel.strategy = parseEnum<Strategy>(*p.raw("strategy"), p.pathOf("strategy"));
     else p.ignore("strategy");
-    s.parallel.tp = static_cast<int>(p.integerOr("tp", 0, 1, 1024));
-    s.parallel.pp = static_cast<int>(p.integerOr("pp", 0, 1, 1024));
-    s.parallel.ep = static_cast<int>(p.integerOr("ep", 0, 1, 1024));
-    s.parallel.attentionDp = static_cast<int>(p.integerOr("attention_dp", 0, 1, 1024));
-    s.parallel.dp = static_cast<int>(p.integerOr("dp", 0, 1, 1024));
-    if (p.has("offload")) s.parallel.offload = parseEnum(*p.raw("offload"), p.pathOf("offload"), kOffloads);
+    s.parallel.tp = static_cast<int>(integerWithin(p, "tp", "parallel.tp", 0));
+    s.parallel.pp = static_cast<int>(integerWithin(p, "pp", "parallel.pp", 0));
+    s.parallel.ep = static_cast<int>(integerWithin(p, "ep", "parallel.ep", 0));
+    s.parallel.attentionDp = static_cast<int>(integerWithin(p, "attention_dp", "parallel.attention_dp", 0));
+    s.parallel.dp = static_cast<int>(integerWithin(p, "dp", "parallel.dp", 0));
+    if (p.has("offload")) s.parallel.offload = parseEnum<Offload>(*p.raw("offload"), p.pathOf("offload"));
     else p.ignore("offload");
     // llama.cpp -ngl and --n-cpu-moe; null = chosen by the planner (checkScenario bounds them by the model).
     s.parallel.gpuLayers = static_cast<int>(p.optionalInteger("gpu_layers", 0, 100000).value_or(-1));
@@ -196,30 +165,38 @@ void readGpuCount(Scenario& s, ObjectReader& r) {
     if (count && !count->is_null() && !count->is_number()) {
         failType("invalid_value", r.pathOf("gpu_count"), "a number of GPUs or \"auto\"", *count);
     }
-    s.gpuCount = static_cast<int>(r.integerOr("gpu_count", 1, 1, 1024));
+    s.gpuCount = static_cast<int>(integerWithin(r, "gpu_count", "gpu_count", 1));
 }
 
 void readPrices(Scenario& s, ObjectReader& r) {
-    s.trainTokens = r.optionalNumber("train_tokens", 0, kMaxTrainTokens);
-    s.currency = r.enumOr("currency", "usd", {"usd", "cny"});
-    s.gpuMemoryUtilization = r.numberOr("gpu_memory_utilization", 0.9, 0.05, 1.0);
-    s.usdPerGpuHour = r.optionalNumber("usd_per_gpu_hour", 0, 1e6);
-    s.priceUsd = r.optionalNumber("price_usd", 0, 1e9);
-    s.cnyPerUsd = r.numberOr("cny_per_usd", s.cnyPerUsd, 0.01, 1000);
+    auto optional = [&r](const char* key) {
+        const RequestLimit limit = limitOf(key);
+        return r.optionalNumber(key, limit.min, limit.max);
+    };
+    auto numberOr = [&r](const char* key, double fallback) {
+        const RequestLimit limit = limitOf(key);
+        return r.numberOr(key, fallback, limit.min, limit.max);
+    };
+    s.trainTokens = optional("train_tokens");
+    s.currency = r.enumOr("currency", "usd", {kCurrencyNames[0], kCurrencyNames[1]});
+    s.gpuMemoryUtilization = numberOr("gpu_memory_utilization", 0.9);
+    s.usdPerGpuHour = optional("usd_per_gpu_hour");
+    s.priceUsd = optional("price_usd");
+    s.cnyPerUsd = numberOr("cny_per_usd", s.cnyPerUsd);
 }
 
 }  // namespace
 
 WeightFormat parseWeightFormat(const Json& value, const std::string& path) {
     std::string list;
-    for (WeightFormat f : kAllWeightFormats) list += (list.empty() ? "" : ", ") + std::string(toString(f));
+    for (const auto& n : Names<WeightFormat>::table) list += (list.empty() ? "" : ", ") + std::string(n.name);
     if (!value.is_string()) failType("invalid_value", path, ("one of " + list).c_str(), value);
     if (const auto format = weightFormatFromName(value.get<std::string>())) return *format;
     fail("invalid_value", path, "expected one of " + list + ", got " + describe(value));
 }
 
 Engine parseEngine(const Json& value, const std::string& path) {
-    return parseEnum(value, path, kEngines,
+    return parseEnum<Engine>(value, path,
                      {{"llamacpp", Engine::LlamaCpp}, {"llama-cpp", Engine::LlamaCpp}, {"trtllm", Engine::TensorrtLlm},
                       {"tensorrt_llm", Engine::TensorrtLlm}, {"hf", Engine::Transformers}});
 }
@@ -302,7 +279,7 @@ Scenario scenarioFromJson(const Catalog& catalog, const Json& request, std::vect
         r.ignore("gpu");
     }
     readGpuCount(s, r);
-    s.task = r.has("task") ? parseEnum(*r.raw("task"), r.pathOf("task"), kTasks,
+    s.task = r.has("task") ? parseEnum<Task>(*r.raw("task"), r.pathOf("task"),
                                        {{"training", Task::Pretrain}, {"fine-tune", Task::Finetune},
                                         {"serving", Task::Inference}})
                            : (r.ignore("task"), Task::Inference);

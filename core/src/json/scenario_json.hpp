@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "caliper/catalog.hpp"
+#include "caliper/names.hpp"
 #include "caliper/result.hpp"
 #include "caliper/scenario.hpp"
 #include "json/json_read.hpp"
@@ -22,6 +23,21 @@ Scenario scenarioFromJson(const Catalog& catalog, const Json& request, std::vect
 ModelSpec resolveModel(const Catalog& catalog, const Json& value, const std::string& path,
                        std::vector<Warning>& warnings);
 GpuSpec resolveGpu(const Catalog& catalog, const Json& value, const std::string& path);
+
+// A value of E by its name in E's table (caliper/names.hpp), compared
+// case-insensitively, or by one of the aliases; throws invalid_value.
+template <class E>
+E parseEnum(const Json& value, const std::string& path, std::initializer_list<std::pair<const char*, E>> aliases = {}) {
+    std::string list;
+    for (const auto& n : Names<E>::table) list += (list.empty() ? "" : ", ") + std::string(n.name);
+    if (!value.is_string()) failType("invalid_value", path, ("one of " + list).c_str(), value);
+    const std::string& got = value.get_ref<const std::string&>();
+    if (const auto named = valueNamed<E>(got)) return *named;
+    for (const auto& [alias, e] : aliases) {
+        if (sameName(got, alias)) return e;
+    }
+    fail("invalid_value", path, "expected one of " + list + ", got " + describe(value));
+}
 
 // Enum names as in CONTRACT.md, case-insensitive; throws invalid_value.
 WeightFormat parseWeightFormat(const Json& value, const std::string& path);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "caliper/answers/presets.hpp"
 #include "caliper/catalog.hpp"
 #include "json/json_read.hpp"
 
@@ -18,5 +19,13 @@ Json recommendToJson(const Catalog& catalog, const Json& request);
 Json inventoryToJson(const Catalog& catalog, const Json& request);
 Json limitsToJson(const Catalog& catalog, const Json& request);
 Json serveToJson(const Catalog& catalog, const Json& request);  // serve_json.cpp
+
+// The matrix cell's fields, in the order the cells and the "values" layout write them.
+Json matrixCellFields();
+// The request keys a preset fills (recommend's "preset"), with the catalog
+// model it sizes for when the catalog has one.
+Json presetRequest(const Catalog& catalog, const Preset& preset);
+// The interface's vocabulary (docs/CONTRACT.md "Describe").
+Json describeToJson(const Catalog& catalog);
 
 }  // namespace caliper::io

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "caliper/names.hpp"
 #include "caliper/api.hpp"
 #include "caliper/model/formats.hpp"
 #include "sizing_fixture.hpp"
@@ -60,8 +61,8 @@ TEST_CASE("new weight formats store their scales", "[formats][native]") {
 }
 
 TEST_CASE("weight format names parse case-insensitively from the serializer's table", "[formats][native]") {
-    for (WeightFormat f : kAllWeightFormats) {
-        const auto parsed = weightFormatFromName(toString(f));
+    for (const auto& [f, name] : Names<WeightFormat>::table) {
+        const auto parsed = weightFormatFromName(name);
         REQUIRE(parsed);
         CHECK(*parsed == f);
     }

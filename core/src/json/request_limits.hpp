@@ -1,0 +1,54 @@
+#pragma once
+// The ranges of the request's numeric keys (docs/CONTRACT.md "Request"), in
+// one table: the request readers check against it and describe lists it.
+// Bounds are large enough for any real job and small enough that every
+// product of them stays finite ("absurd sizes" are rejected).
+#include <cstdint>
+#include <string_view>
+
+namespace caliper::io {
+
+struct RequestLimit {
+    std::string_view key;  // the request key; "lora.rank" is `rank` inside `lora`
+    double min;
+    double max;
+    std::int64_t minInteger() const { return static_cast<std::int64_t>(min); }
+    std::int64_t maxInteger() const { return static_cast<std::int64_t>(max); }
+};
+
+constexpr double kMaxTokens = 1e8;        // 1e8 tokens of context
+constexpr double kMaxTrainTokens = 1e16;  // 10 quadrillion, ~600x Llama 3's 15.6T
+constexpr double kMaxGpus = 1024;
+
+constexpr RequestLimit kRequestLimits[] = {
+    {"batch", 1, 1e6},
+    {"prompt_tokens", 0, kMaxTokens},
+    {"output_tokens", 0, kMaxTokens},
+    {"seq_len", 1, kMaxTokens},
+    {"gpu_count", 1, kMaxGpus},
+    {"max_gpus", 1, kMaxGpus},
+    {"train_tokens", 0, kMaxTrainTokens},
+    {"gpu_memory_utilization", 0.05, 1.0},
+    {"usd_per_gpu_hour", 0, 1e6},
+    {"price_usd", 0, 1e9},
+    {"cny_per_usd", 0.01, 1000},
+    {"lora.rank", 1, 65536},
+    {"parallel.tp", 1, kMaxGpus},
+    {"parallel.pp", 1, kMaxGpus},
+    {"parallel.ep", 1, kMaxGpus},
+    {"parallel.attention_dp", 1, kMaxGpus},
+    {"parallel.dp", 1, kMaxGpus},
+    {"top", 1, 100},                   // recommend: options answered
+    {"inventory.count", 1, kMaxGpus},  // inventory: cards of one kind
+};
+
+// The limit of `key`; a key missing from the table is a programming error
+// that the request tests catch (its range is empty, so every value fails).
+constexpr RequestLimit limitOf(std::string_view key) {
+    for (const RequestLimit& l : kRequestLimits) {
+        if (l.key == key) return l;
+    }
+    return {key, 1, 0};
+}
+
+}  // namespace caliper::io
