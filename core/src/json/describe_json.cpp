@@ -34,7 +34,9 @@ constexpr const char* kWarningCodes[] = {
     "tp_over_pcie",      "unpriced_last",
     // serve and the workloads room
     "disaggregated_not_searched", "request_rate_above_capacity", "requests_queue", "slo_not_met",
-    "unknown_compute_rate", "workload_trained_as_transformer"};
+    "unknown_compute_rate", "workload_trained_as_transformer",
+    // the planner's host offload and board power
+    "cpu_offload_slow", "host_ram_too_small", "power_unknown"};
 
 // The codes of {"ok":false,"error":{"code",...}}: the engine's, and the
 // WebAssembly module's own (no_catalog, unknown_function).
@@ -82,7 +84,7 @@ Json taskDefaults(const Catalog& catalog, Task task) {
             {"output_tokens", s.outputTokens},
             {"seq_len", s.seqLen},
             {"optimizer", toString(s.optimizer)},
-            {"gradient_checkpointing", s.gradientCheckpointing},
+            {"gradient_checkpointing", s.gradientCheckpointingAuto ? Json("auto") : Json(s.gradientCheckpointing)},
             {"lora", {{"rank", s.lora.rank}, {"targets", s.lora.allLinear ? "all-linear" : "attention"}}},
             {"parallel",
              {{"strategy", toString(s.parallel.strategy)},
