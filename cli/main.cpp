@@ -1,4 +1,4 @@
-// The command line (CONTRACT.md): estimate, matrix, recommend, serve, inventory,
+// The command line (docs/CONTRACT.md): estimate, matrix, recommend, serve, inventory,
 // limits, list, describe, validate, --version. Exit 0 when every result is ok, 2 when
 // an input was rejected, 1 for an internal failure.
 #include <fstream>

@@ -16,7 +16,7 @@ const BAD_CONFIG = fs.readFileSync(path.join(FIXTURES, 'hf_configs_bad/negative-
 const INVENTORY = { gpu: '2080 Ti 22GB', count: 4 };
 const INVENTORY_TASKS = ['inference', 'lora', 'qlora', 'full'];
 
-// A matrix cell as CONTRACT.md defines status from an estimate at gpu_count
+// A matrix cell as docs/CONTRACT.md defines status from an estimate at gpu_count
 // "auto": gpus_needed within the GPU limit fits (one GPU, several in one
 // server, or several servers), otherwise no; tensor parallelism needs NVLink.
 function cellFromEstimate(r, maxGpus) {

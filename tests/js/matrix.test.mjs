@@ -19,7 +19,7 @@ const GPUS = [
   { id: 'h100', name: 'H100', group: 'datacenter' }, { id: 'rtx', name: 'RTX', group: 'consumer' },
   { id: 'mi300', name: 'MI300', group: 'other' }, { id: 'a800', name: 'A800', group: 'china' }];
 
-// A cell with every field of CONTRACT.md's matrix cell, whose figure encodes
+// A cell with every field of docs/CONTRACT.md's matrix cell, whose figure encodes
 // its model and GPU, so a misplaced cell shows.
 function cellFor(m, g) {
   return { cost_usd: null, decode_tokens_per_s: m * 10 + g, fits_one: true, gpus_needed: 1, needs_nvlink: false, nodes: 1,

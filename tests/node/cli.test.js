@@ -1,4 +1,4 @@
-// The command line as scripts use it (CONTRACT.md "Command line").
+// The command line as scripts use it (docs/CONTRACT.md "Command line").
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert');

@@ -140,7 +140,7 @@ test('a bad catalog is refused with its JSON pointer and the loaded one stays', 
 });
 
 // Generated scenarios (seeded, so a failure replays): catalog ids with the
-// option values CONTRACT.md lists, and now and then a value outside them.
+// option values docs/CONTRACT.md lists, and now and then a value outside them.
 function generatedRequests(count, seed) {
   let state = seed >>> 0;
   const random = () => {  // mulberry32

@@ -1,6 +1,6 @@
 #pragma once
 // Generated scenarios for the property tests: requests drawn from the
-// project's catalog and the option values CONTRACT.md lists, read through the
+// project's catalog and the option values docs/CONTRACT.md lists, read through the
 // same request reader as the API (io::scenarioFromJson), so defaults that
 // depend on the task, engine and GPU apply as they do for users.
 #include <cstdint>

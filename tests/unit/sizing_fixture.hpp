@@ -34,7 +34,7 @@ inline const GpuSpec& catalogGpu(const std::string& id) {
     return *gpu;
 }
 
-// Serving: one sequence of 2048 + 512 tokens unless changed (CONTRACT.md defaults).
+// Serving: one sequence of 2048 + 512 tokens unless changed (docs/CONTRACT.md defaults).
 inline Scenario serving(const std::string& model, const std::string& gpu, Engine engine = Engine::Vllm) {
     Scenario s;
     s.model = catalogModel(model);

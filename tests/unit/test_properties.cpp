@@ -279,7 +279,7 @@ TEST_CASE("generated scenarios: gpus_needed fits and the searched count below it
 }
 
 TEST_CASE("generated scenarios: gpus_needed GPUs fit and one fewer does not", "[properties][contract]") {
-    // CONTRACT.md: gpus_needed is "the fewest GPUs of this type that fit".
+    // docs/CONTRACT.md: gpus_needed is "the fewest GPUs of this type that fit".
     const auto seed = GENERATE(take(120, random(1u, 1u << 30)));
     const std::optional<CountCheck> check = neededFor(seed);
     if (!check) return;

@@ -1,5 +1,5 @@
 #pragma once
-// The result of one estimate (CONTRACT.md "Result"). Figures that do not
+// The result of one estimate (docs/CONTRACT.md "Result"). Figures that do not
 // apply are empty optionals (null in JSON).
 #include <optional>
 #include <string>

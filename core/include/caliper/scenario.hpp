@@ -1,5 +1,5 @@
 #pragma once
-// A typed scenario (CONTRACT.md "Scenario"). The JSON reader fills every
+// A typed scenario (docs/CONTRACT.md "Scenario"). The JSON reader fills every
 // field, applying the defaults that depend on the task and engine.
 #include <cstdint>
 #include <optional>
@@ -120,7 +120,7 @@ bool nativeFp4(const GpuSpec& gpu);
 // GEMM): FP8 without FP8 tensor cores, MXFP4/NVFP4 without FP4 ones.
 bool runsWeightOnly(const Scenario& scenario);
 
-// Names as they appear in JSON (lowercase, CONTRACT.md).
+// Names as they appear in JSON (lowercase, docs/CONTRACT.md).
 const char* toString(Task);
 const char* toString(Method);
 const char* toString(Engine);

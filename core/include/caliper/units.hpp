@@ -1,5 +1,5 @@
 #pragma once
-// Unit conversions. GiB = 2^30 bytes, GB = 10^9 bytes (CONTRACT.md).
+// Unit conversions. GiB = 2^30 bytes, GB = 10^9 bytes (docs/CONTRACT.md).
 
 namespace caliper {
 

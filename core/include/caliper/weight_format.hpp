@@ -1,5 +1,5 @@
 #pragma once
-// Weight and KV-cache storage formats (CONTRACT.md "weights", "kv_cache").
+// Weight and KV-cache storage formats (docs/CONTRACT.md "weights", "kv_cache").
 // A model entry names its checkpoint's format with the same type.
 #include <optional>
 #include <string_view>

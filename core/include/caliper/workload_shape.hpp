@@ -1,5 +1,5 @@
 #pragma once
-// Models that are not LLMs (CONTRACT.md "Workloads"): what a catalog entry
+// Models that are not LLMs (docs/CONTRACT.md "Workloads"): what a catalog entry
 // says about them, what a request asks of them, and the figures they report
 // instead of tokens/s. Plain data, so model.hpp, scenario.hpp and result.hpp
 // can hold it; the arithmetic lives in core/src/workloads/.
@@ -55,7 +55,7 @@ struct WorkloadShape {
     double vaeDecodeGflopsPerMegapixel = 0;  // per output frame
 };
 
-// Request keys of the non-LLM workloads (CONTRACT.md "Scenario"); an empty
+// Request keys of the non-LLM workloads (docs/CONTRACT.md "Scenario"); an empty
 // optional takes the model's default.
 struct WorkloadRequest {
     double audioSeconds = 30;  // length of each audio stream (Whisper's window)
@@ -65,7 +65,7 @@ struct WorkloadRequest {
     std::optional<int> videoFrames;
 };
 
-// The figures a non-LLM model reports (CONTRACT.md "Result", `workload`).
+// The figures a non-LLM model reports (docs/CONTRACT.md "Result", `workload`).
 struct AsrFigures {
     double audioSecondsPerS = 0;  // audio transcribed per second of wall time, all streams together
     double realtimeFactor = 0;    // processing seconds per second of audio for one stream (< 1: faster than real time)

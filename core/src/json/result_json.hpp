@@ -1,5 +1,5 @@
 #pragma once
-// EstimateResult and errors as JSON (CONTRACT.md "Result").
+// EstimateResult and errors as JSON (docs/CONTRACT.md "Result").
 #include <optional>
 
 #include "caliper/error.hpp"

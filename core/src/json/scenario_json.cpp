@@ -35,7 +35,7 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
     if (s.task == Task::Pretrain) s.method = Method::Full;
 
     // Default engine per task: vLLM serves, Hugging Face Trainer/PEFT fine-tunes,
-    // Megatron pre-trains (CONTRACT.md: defaults depend on the task).
+    // Megatron pre-trains (docs/CONTRACT.md: defaults depend on the task).
     // Apple and other unified-memory machines run llama.cpp (Metal), not vLLM.
     const bool apple = s.gpu.vendor == "apple";
     Engine engine = s.task == Task::Inference ? (apple ? Engine::LlamaCpp : Engine::Vllm)

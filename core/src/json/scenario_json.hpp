@@ -1,5 +1,5 @@
 #pragma once
-// Reads a request (CONTRACT.md "Scenario") into a typed Scenario, applying
+// Reads a request (docs/CONTRACT.md "Scenario") into a typed Scenario, applying
 // the documented defaults per task and engine.
 #include <string>
 #include <vector>
@@ -39,7 +39,7 @@ E parseEnum(const Json& value, const std::string& path, std::initializer_list<st
     fail("invalid_value", path, "expected one of " + list + ", got " + describe(value));
 }
 
-// Enum names as in CONTRACT.md, case-insensitive; throws invalid_value.
+// Enum names as in docs/CONTRACT.md, case-insensitive; throws invalid_value.
 WeightFormat parseWeightFormat(const Json& value, const std::string& path);
 Engine parseEngine(const Json& value, const std::string& path);
 

@@ -1,5 +1,5 @@
 #pragma once
-// The request keys of the non-LLM workloads (CONTRACT.md "Scenario",
+// The request keys of the non-LLM workloads (docs/CONTRACT.md "Scenario",
 // workload keys): audio_seconds, image_width, image_height, steps,
 // video_frames. Each has a range; a bad value is invalid_value at its pointer.
 #include "caliper/scenario.hpp"

@@ -1,4 +1,4 @@
-// The names of the workload kinds and pipeline roles, as CONTRACT.md and
+// The names of the workload kinds and pipeline roles, as docs/CONTRACT.md and
 // data/README.md spell them.
 #include "caliper/workload_shape.hpp"
 

@@ -1,5 +1,5 @@
 // Reading matrix cells off the page and checking them against the engine's
-// matrix cells (CONTRACT.md "Matrix request and result"). What a cell shows
+// matrix cells (docs/CONTRACT.md "Matrix request and result"). What a cell shows
 // is the page's legend: ✓ fits one GPU, N× (⇌ with NVLink) needs N GPUs in a
 // server, N×⊞ needs several servers, ✗ does not fit; the figure under it is
 // the "cells show" metric rounded for display.

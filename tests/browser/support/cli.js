@@ -1,6 +1,6 @@
 // The native command line (build/bin/caliper), the reference the page's
 // figures are compared with: the page runs the same engine compiled to wasm,
-// and CONTRACT.md promises the same result through every door.
+// and docs/CONTRACT.md promises the same result through every door.
 'use strict';
 const assert = require('node:assert/strict');
 const fs = require('fs');

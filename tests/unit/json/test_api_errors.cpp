@@ -1,5 +1,5 @@
 // Every rejected request answers ok:false with a stable code, a message and
-// the JSON pointer of the problem, and status 2 (CONTRACT.md "Rejected input").
+// the JSON pointer of the problem, and status 2 (docs/CONTRACT.md "Rejected input").
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -104,7 +104,7 @@ TEST_CASE("a valid request answers ok:true with every contract key", "[api]") {
     CHECK(result["memory"]["kv_pool_gib"].is_number());  // vLLM, the default inference engine
     CHECK(estimate(R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb","engine":"llama.cpp"})", 0)["memory"]["kv_pool_gib"]
               .is_null());
-    // An inference scenario has no training speed (CONTRACT.md: null when it does not apply).
+    // An inference scenario has no training speed (docs/CONTRACT.md: null when it does not apply).
     CHECK(result["train_tokens_per_s"].is_null());
     CHECK(result["decode_tokens_per_s"].is_number());
 }

@@ -59,7 +59,7 @@ TEST_CASE("memory rows that do not say how they were measured compare with total
                                   {"unit", "GB"}});
     const auto m = caliper::test::mappedRow(r);
     CHECK(m.compared == Compared::TotalMemory);
-    CHECK(m.measured == Approx(47.14e9 / 1073741824.0));  // GB = 1e9 bytes, GiB = 2^30 (CONTRACT.md)
+    CHECK(m.measured == Approx(47.14e9 / 1073741824.0));  // GB = 1e9 bytes, GiB = 2^30 (docs/CONTRACT.md)
     CHECK(m.request["task"] == "finetune");
     CHECK(m.request["method"] == "lora");
     const caliper::ValidationReport report = validateOne(r);

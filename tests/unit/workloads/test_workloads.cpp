@@ -1,4 +1,4 @@
-// Models that are not LLMs (CONTRACT.md "Workloads"): their catalog entries,
+// Models that are not LLMs (docs/CONTRACT.md "Workloads"): their catalog entries,
 // request keys and figures, each figure against a published measurement.
 // Rows a constant was fitted to are marked "fit row" (they check that the
 // arithmetic reproduces them); the others were not used to set anything.

@@ -3,7 +3,7 @@
 // fresh page starts from (its keys are the URL's, url-codec.js). The
 // engine's own names (weights, engines, objectives) are in vocabulary.js.
 
-// Page tasks and how each maps onto the engine's request (CONTRACT.md).
+// Page tasks and how each maps onto the engine's request (docs/CONTRACT.md).
 // batch: the request's default batch (inference) or micro-batch (training);
 // trainTokens: tokens to train on, so the engine can report time and cost.
 var TASKS = {

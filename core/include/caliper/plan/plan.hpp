@@ -8,7 +8,7 @@
 
 namespace caliper {
 
-constexpr int kMaxGpus = 1024;  // CONTRACT.md: gpus_needed is null beyond this
+constexpr int kMaxGpus = 1024;  // docs/CONTRACT.md: gpus_needed is null beyond this
 
 // The strategy used when the request says "auto", per task, engine and count.
 Strategy defaultStrategy(const Scenario& scenario, int gpuCount);

@@ -1,5 +1,5 @@
 #pragma once
-// Figures of the models that are not LLMs (CONTRACT.md "Workloads"): speech
+// Figures of the models that are not LLMs (docs/CONTRACT.md "Workloads"): speech
 // recognition (real-time factor), embeddings and rerankers (tokens and
 // sequences per second), image and video diffusion (seconds per image or
 // clip), each from the compute and memory of its pipeline.

@@ -13,7 +13,7 @@ namespace caliper::io {
 GpuSpec gpuFromJson(const Json& object, const std::string& path);
 
 // The catalog keys of data/README.md (unknown figures as null); also the
-// listing keys of CONTRACT.md, which use the same names.
+// listing keys of docs/CONTRACT.md, which use the same names.
 Json gpuToJson(const GpuSpec& gpu);
 
 }  // namespace caliper::io

@@ -1,6 +1,6 @@
 #pragma once
 // One model of data/models.json <-> ModelSpec, and the same shape when a
-// request passes its own model object (CONTRACT.md, "Scenario").
+// request passes its own model object (docs/CONTRACT.md, "Scenario").
 #include <string>
 #include <vector>
 
@@ -24,7 +24,7 @@ namespace caliper::io {
 ModelSpec modelFromJson(const Json& object, const std::string& path, std::vector<Warning>* warnings,
                         bool catalogEntry = false);
 
-// Every data/README.md key plus the CONTRACT.md listing keys: params_b,
+// Every data/README.md key plus the docs/CONTRACT.md listing keys: params_b,
 // active_params_b and kv_bytes_per_token computed from the architecture
 // (countParams, kvBytesPerToken16); "shape_assumed": true when it was guessed.
 Json modelToJson(const ModelSpec& model);
