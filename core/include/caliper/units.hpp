@@ -6,6 +6,7 @@ namespace caliper {
 constexpr double kBytesPerGiB = 1073741824.0;
 constexpr double kBytesPerGB = 1e9;
 constexpr double kSecondsPerHour = 3600.0;
+constexpr double kHoursPerMonth = 8760.0 / 12.0;  // an average month, 730 h
 constexpr double kFlopsPerTflop = 1e12;  // TFLOP/s -> FLOP/s
 
 inline double bytesToGiB(double bytes) { return bytes / kBytesPerGiB; }

@@ -5,6 +5,7 @@
 // scenario key (engine, weights, serving, max_model_len, ...)}
 // -> {"deployments": [...], "curve": [...]}.
 #include "caliper/serving/serve.hpp"
+#include "caliper/units.hpp"
 #include "json/catalog/gpu_selection.hpp"
 #include "json/result_json.hpp"
 #include "json/scenario_json.hpp"
@@ -58,7 +59,7 @@ Json deploymentToJson(const Deployment& d, const Scenario& s) {
     const double tokensPerS = d.serving.outputTokensPerS;
     std::optional<double> purchasePerHour, usdPerMonth;
     if (d.purchaseUsd) purchasePerHour = *d.purchaseUsd / kWriteOffHours;
-    if (d.usdPerHour) usdPerMonth = *d.usdPerHour * 730.0;
+    if (d.usdPerHour) usdPerMonth = *d.usdPerHour * kHoursPerMonth;
     Json plan = {{"strategy", toString(d.plan.strategy)}, {"gpu_count", d.gpuCount}, {"tp", d.plan.tp},
                  {"pp", d.plan.pp}, {"dp", d.replicas}, {"ep", s.parallel.ep > 0 ? s.parallel.ep : d.plan.tp},
                  {"attention_dp", s.parallel.attentionDp > 0 ? s.parallel.attentionDp : 1}, {"nodes", d.plan.nodes}};

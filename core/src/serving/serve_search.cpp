@@ -21,8 +21,6 @@ namespace {
 
 // GPUs per replica tried: the fewest that fit, then doublings.
 constexpr int kReplicaSizeDoublings = 3;
-// Hours in an average month (8760 / 12).
-constexpr double kHoursPerMonth = 730;
 // Concurrency searched per replica: engines run at most a few thousand
 // requests at once (vLLM max_num_seqs 1024, TensorRT-LLM max_batch_size 2048).
 constexpr double kMaxUsersPerReplica = 4096;
