@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Reliability checks (README: "Reliability and hostile input"): builds build-asan with clang
-# (AddressSanitizer + UndefinedBehaviorSanitizer, and the libFuzzer targets),
+# (AddressSanitizer + UndefinedBehaviorSanitizer, the libFuzzer targets, and
+# the calibration tool its CTest suite runs),
 # runs the whole Catch2 suite under the sanitizers, then runs each fuzz target
 # for FUZZ_SECONDS on the committed seed corpus. Fails on any test failure,
 # sanitizer report or fuzz finding; a finding is saved under
@@ -30,7 +31,7 @@ took() { echo "   ($(( $(date +%s) - step_start )) s)"; }
 begin "Build $BUILD (clang, ASan+UBSan, libFuzzer; -j$JOBS)"
 cmake -S . -B "$BUILD" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_FLAGS=-gline-tables-only -DCALIPER_SANITIZE=ON -DCALIPER_FUZZ=ON >/dev/null || exit 1
-cmake --build "$BUILD" -j"$JOBS" --target caliper_tests "${TARGETS[@]/#/fuzz_}" || exit 1
+cmake --build "$BUILD" -j"$JOBS" --target caliper_tests caliper_calibrate "${TARGETS[@]/#/fuzz_}" || exit 1
 took
 
 begin "Catch2 under ASan+UBSan (CTest)"
