@@ -93,6 +93,16 @@ ConfigView ConfigView::nested(const char* key) const {
     return ConfigView(*it, childPath(path_, key));
 }
 
+void readMlaDims(ConfigView& c, ModelSpec& m) {
+    m.mla.kvLoraRank = c.need({"kv_lora_rank"}, kHfMaxHidden);
+    m.mla.qkNopeHeadDim = c.need({"qk_nope_head_dim"}, kHfMaxHidden);
+    m.mla.qkRopeHeadDim = c.need({"qk_rope_head_dim"}, kHfMaxHidden);
+    m.mla.vHeadDim = c.need({"v_head_dim"}, kHfMaxHidden);
+    c.throwIfMissing();
+    m.mla.qLoraRank = c.integerOr({"q_lora_rank"}, 0, 0, kHfMaxHidden);
+    m.headDim = m.mla.vHeadDim;
+}
+
 void readDecoder(ConfigView& c, ModelSpec& m, const DecoderKeys& k) {
     m.hiddenSize = c.need(k.hidden, kHfMaxHidden);
     m.layers = c.need(k.layers, kHfMaxLayers);

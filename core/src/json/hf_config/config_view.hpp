@@ -72,6 +72,9 @@ struct DecoderKeys {
     std::int64_t vocabDefault = 0;  // > 0: library default when the config omits it
 };
 void readDecoder(ConfigView& c, ModelSpec& m, const DecoderKeys& keys = DecoderKeys());
+// DeepSeek multi-head latent attention: the latent ranks and head sizes (all
+// required but q_lora_rank, which V2-Lite omits); the value head is the head size.
+void readMlaDims(ConfigView& c, ModelSpec& m);
 std::string nativeDtype(const Json& config);
 std::optional<WeightFormat> nativeWeights(const Json& config);
 void setAttentionKind(ModelSpec& m);

@@ -127,13 +127,7 @@ void readGemma3(ConfigView& c, ModelSpec& m) {
 // plus shared experts; "noaux_tc" routing adds a per-expert bias vector.
 void readDeepSeek(ConfigView& c, ModelSpec& m) {
     readDecoder(c, m);
-    m.mla.kvLoraRank = c.need({"kv_lora_rank"}, kHfMaxHidden);
-    m.mla.qkNopeHeadDim = c.need({"qk_nope_head_dim"}, kHfMaxHidden);
-    m.mla.qkRopeHeadDim = c.need({"qk_rope_head_dim"}, kHfMaxHidden);
-    m.mla.vHeadDim = c.need({"v_head_dim"}, kHfMaxHidden);
-    c.throwIfMissing();
-    m.mla.qLoraRank = c.integerOr({"q_lora_rank"}, 0, 0, kHfMaxHidden);
-    m.headDim = m.mla.vHeadDim;
+    readMlaDims(c, m);
     setAttentionKind(m);
     if (!c.has("n_routed_experts")) return;
     readMoeCounts(c, m, {"n_routed_experts"}, {"moe_intermediate_size"});

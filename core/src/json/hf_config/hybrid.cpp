@@ -42,13 +42,7 @@ void readGlm4Moe(ConfigView& c, ModelSpec& m) {
 // GLM-5 glm_moe_dsa).
 void readSparseMla(ConfigView& c, ModelSpec& m) {
     readDecoder(c, m);
-    m.mla.kvLoraRank = c.need({"kv_lora_rank"}, kHfMaxHidden);
-    m.mla.qkNopeHeadDim = c.need({"qk_nope_head_dim"}, kHfMaxHidden);
-    m.mla.qkRopeHeadDim = c.need({"qk_rope_head_dim"}, kHfMaxHidden);
-    m.mla.vHeadDim = c.need({"v_head_dim"}, kHfMaxHidden);
-    c.throwIfMissing();
-    m.mla.qLoraRank = c.integerOr({"q_lora_rank"}, 0, 0, kHfMaxHidden);
-    m.headDim = m.mla.vHeadDim;
+    readMlaDims(c, m);
     m.qkvBias = m.attnOutBias = false;
     setAttentionKind(m);
     if (c.has("index_n_heads")) {
