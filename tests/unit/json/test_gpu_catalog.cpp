@@ -429,6 +429,21 @@ TEST_CASE("Hygon DCUs carry Hygon's published figures", "[gpus]") {
     }
 }
 
+TEST_CASE("Ascend 910B2 and 950PR carry the whitepaper's cube rates", "[gpus]") {
+    // Ascend 950 whitepaper table 3-1 and CANN platform files, as relayed in cann/ops-transformer#5487:
+    // 910B2 = 24 cube cores x 1.8 GHz x 16^3 MACs x 2 = 353.9 TFLOPS BF16/FP16, 64 GB at 1.6 TB/s;
+    // 950PR server tier = 32 cores x 1.65 GHz = 432 TFLOPS BF16/FP16, 865 FP8, 128 GB at 1.6 TB/s.
+    CHECK(value(gpu("ascend-910b2").bf16Tflops) == Approx(24 * 1.8e9 * 16 * 16 * 16 * 2 / 1e12).margin(0.05));
+    CHECK(gpu("ascend-910b2").bandwidthGbps == Approx(1600));
+    CHECK_FALSE(gpu("ascend-910b2").supportsFp8);
+    // Huawei rounds the 950PR's 32 x 1.65 GHz x 16^3 x 2 = 432.5 down to 432.
+    CHECK(value(gpu("ascend-950pr").bf16Tflops) == Approx(432));
+    CHECK(value(gpu("ascend-950pr").fp8Tflops) == Approx(865));
+    CHECK(gpu("ascend-950pr").memoryGb == Approx(128));
+    // The generic 910B keeps null rates: its SKUs (B1-B4) differ.
+    CHECK_FALSE(gpu("ascend-910b").bf16Tflops.has_value());
+}
+
 TEST_CASE("every name, id and alias resolves to its own entry", "[gpus][lookup]") {
     // Catches two entries claiming the same alias after normalisation.
     const caliper::Catalog& catalog = projectCatalog();
@@ -467,7 +482,8 @@ TEST_CASE("names resolve as people write them: nvidia-smi, marketing, Chinese, m
         {"海光 DCU K100_AI", "hygon-k100-ai"}, {"海光BW200", "hygon-bw200"}, {"昇腾910B3", "ascend-910b"},
         // driver and SoC names: hy-smi's K100_AI, npu-smi's 910B3, CANN's Ascend910B2
         {"K100_AI", "hygon-k100-ai"}, {"Hygon DCU K100-AI", "hygon-k100-ai"}, {"Hygon BW200", "hygon-bw200"},
-        {"910B3", "ascend-910b"}, {"Ascend910B2", "ascend-910b"}, {"Huawei Ascend 910B4", "ascend-910b"},
+        {"910B3", "ascend-910b"}, {"Ascend910B2", "ascend-910b2"}, {"Huawei Ascend 910B4", "ascend-910b"},
+        {"910B2", "ascend-910b2"}, {"昇腾950PR", "ascend-950pr"}, {"Ascend950PR", "ascend-950pr"},
         // memory suffixes, with or without the B, spaced or not
         {"A100 80G", "a100-sxm4-80gb"}, {"A100 40G", "a100-sxm4-40gb"}, {"4090 48G", "rtx-4090-48gb"},
         {"4090 48GB", "rtx-4090-48gb"}, {"2080ti 22g", "rtx-2080-ti-22gb"}, {"2080 Ti 22GB", "rtx-2080-ti-22gb"},

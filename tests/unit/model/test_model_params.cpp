@@ -77,6 +77,7 @@ TEST_CASE("ERNIE 4.5, Hunyuan-A13B and Seed-OSS match their published sizes", "[
 }
 
 TEST_CASE("KV bytes per token of the added 2025 families follow their configs", "[params][kv]") {
+    CHECK(kvBytesPerToken16(model("ernie-4.5-0.3b")) == 18432);        // 2 x 18 x 2 x 128 x 2
     CHECK(kvBytesPerToken16(model("ernie-4.5-21b-a3b")) == 57344);     // 2 x 28 x 4 x 128 x 2
     CHECK(kvBytesPerToken16(model("ernie-4.5-300b-a47b")) == 221184);  // 2 x 54 x 8 x 128 x 2
     CHECK(kvBytesPerToken16(model("hunyuan-a13b")) == 131072);         // 2 x 32 x 8 x 128 x 2
