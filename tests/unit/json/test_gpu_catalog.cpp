@@ -371,6 +371,10 @@ TEST_CASE("figures of the added accelerators match their sources", "[gpus]") {
     // Deploybase's RunPod table (March 2026): H200 $3.59 and B200 $5.98 per GPU-hour, spot tier.
     CHECK(value(gpu("h200-sxm-141gb").cloudUsdPerHour) == Approx(3.59));
     CHECK(gpu("b200").cloudDate == "2026-03");
+    // Purchase prices of early 2026: H200 SXM $28-31k retail (middle kept), CNY 190,000 per chip quoted in China.
+    CHECK(value(gpu("h200-sxm-141gb").priceUsd) == Approx(29500));
+    CHECK(value(gpu("h200-sxm-141gb").priceCny) == Approx(190000));
+    CHECK(gpu("h200-sxm-141gb").priceYear == 2026);
 }
 
 TEST_CASE("memory-modded cards keep the stock card's compute and bandwidth", "[gpus]") {
