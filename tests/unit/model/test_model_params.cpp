@@ -82,6 +82,8 @@ TEST_CASE("KV bytes per token of the added 2025 families follow their configs", 
     CHECK(kvBytesPerToken16(model("ernie-4.5-300b-a47b")) == 221184);  // 2 x 54 x 8 x 128 x 2
     CHECK(kvBytesPerToken16(model("hunyuan-a13b")) == 131072);         // 2 x 32 x 8 x 128 x 2
     CHECK(kvBytesPerToken16(model("seed-oss-36b")) == 262144);         // 2 x 64 x 8 x 128 x 2
+    // MiniMax-M2: the architecture gallery's 248 KiB per token = 2 x 62 x 8 x 128 x 2 bytes.
+    CHECK(kvBytesPerToken16(model("minimax-m2")) == 248 * 1024);
 }
 
 TEST_CASE("every catalog model with an exact published count matches it", "[params][catalog]") {
