@@ -76,12 +76,21 @@ TEST_CASE("ERNIE 4.5, Hunyuan-A13B and Seed-OSS match their published sizes", "[
     CHECK(std::round(total("seed-oss-36b") / 1e8) == 362);
 }
 
+TEST_CASE("InternVL3 1B's vision tower matches InternViT-300M's published size", "[params]") {
+    // OpenGVLab's InternVL collection lists InternViT-300M-448px at 304M parameters; the
+    // catalog's extra_params holds that tower plus the printed mlp1 projector:
+    // LayerNorm(4,096) + Linear(4,096 -> 896) + Linear(896 -> 896), with biases.
+    const double projector = 2.0 * 4096 + (4096.0 * 896 + 896) + (896.0 * 896 + 896);
+    CHECK(std::round((static_cast<double>(model("internvl3-1b").extraParams) - projector) / 1e6) == 304);
+}
+
 TEST_CASE("KV bytes per token of the added 2025 families follow their configs", "[params][kv]") {
     CHECK(kvBytesPerToken16(model("ernie-4.5-0.3b")) == 18432);        // 2 x 18 x 2 x 128 x 2
     CHECK(kvBytesPerToken16(model("ernie-4.5-21b-a3b")) == 57344);     // 2 x 28 x 4 x 128 x 2
     CHECK(kvBytesPerToken16(model("ernie-4.5-300b-a47b")) == 221184);  // 2 x 54 x 8 x 128 x 2
     CHECK(kvBytesPerToken16(model("hunyuan-a13b")) == 131072);         // 2 x 32 x 8 x 128 x 2
     CHECK(kvBytesPerToken16(model("seed-oss-36b")) == 262144);         // 2 x 64 x 8 x 128 x 2
+    CHECK(kvBytesPerToken16(model("internvl3-1b")) == 12288);          // 2 x 24 x 2 x 64 x 2
     // MiniMax-M2: the architecture gallery's 248 KiB per token = 2 x 62 x 8 x 128 x 2 bytes.
     CHECK(kvBytesPerToken16(model("minimax-m2")) == 248 * 1024);
 }
