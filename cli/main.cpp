@@ -66,6 +66,7 @@ scenario keys and defaults (only "model" and "gpu" are required):
                       (adamw-bf16: pure bf16, no fp32 master)
   gradient_checkpointing   false (qlora: true)
   flash_attention     true where the GPU supports FlashAttention-2
+  chunked_loss        false (training: loss in chunks in the model dtype, no fp32 logits)
   lora                {"rank": 16, "targets": "all-linear" | "attention"}
   parallel            {"strategy": "auto", "tp": null, "pp": null, "offload": "none"}
                       strategy: {strategy}

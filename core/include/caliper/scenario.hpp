@@ -79,6 +79,10 @@ struct Scenario {
     // holds the chosen value.
     bool gradientCheckpointingAuto = false;
     bool flashAttention = true;
+    // Training: the loss over the vocabulary is computed in chunks in the
+    // model's dtype, with no fp32 copy of the logits (LitGPT's fine-tuning
+    // scripts: lm_head_chunk_size=128 and chunked_cross_entropy).
+    bool chunkedLoss = false;
     LoraSpec lora;
     ParallelSpec parallel;
     HostSpec host;

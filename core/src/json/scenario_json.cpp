@@ -85,6 +85,7 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
     }
     s.flashAttentionExplicit = r.has("flash_attention");
     s.flashAttention = r.boolOr("flash_attention", true);
+    s.chunkedLoss = r.boolOr("chunked_loss", false);
     adaptToGpu(s);
     (void)warnings;
 }

@@ -38,10 +38,25 @@ constexpr double kCheckpointCoeff = 2;
 // in fp32, 12 s b V.
 constexpr double kLogitsCoeff16 = 16;
 constexpr double kLogitsCoeff32 = 12;
+// Chunked loss in the model's dtype (request key chunked_loss): LitGPT's
+// fine-tuning scripts call model(input_ids, lm_head_chunk_size=128) and
+// chunked_cross_entropy (finetune/lora.py, lit_gpt/utils.py at commit
+// 8641822 and litgpt/finetune/lora.py today): the bf16 logits chunks stay
+// referenced until backward (2 bytes), and cross_entropy on a bf16 chunk saves
+// its bf16 log-softmax for backward (2 bytes); no fp32 upcast, no shifted
+// copy. The backward's logits gradient is made one 128-token chunk at a time.
+// fp32 models hold both in fp32.
+constexpr double kChunkedLogitsCoeff16 = 4;
+constexpr double kChunkedLogitsCoeff32 = 8;
 // QLoRA dequantizes one weight matrix at a time to bf16 for its matmul.
 constexpr double kDequantBytes = 2;
 
 double elementBytes(const Scenario& s) { return s.weights == WeightFormat::Fp32 ? 4 : 2; }
+
+double lossCoefficient(const Scenario& s) {
+    if (s.chunkedLoss) return elementBytes(s) == 4 ? kChunkedLogitsCoeff32 : kChunkedLogitsCoeff16;
+    return elementBytes(s) == 4 ? kLogitsCoeff32 : kLogitsCoeff16;
+}
 
 // Average MLP inner width a token's activations cover per layer.
 double mlpWidth(const ModelShape& sh, const ModelSpec& m) {
@@ -76,16 +91,16 @@ PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
 
 double lossWorkingSetBytes(const Inputs& in, const Layout& layout) {
     const Scenario& s = *in.scenario;
-    const double coeff = elementBytes(s) == 4 ? kLogitsCoeff32 : kLogitsCoeff16;
-    return coeff * double(s.seqLen) * double(s.batch) * in.shape.vocab / layout.tp;
+    return lossCoefficient(s) * double(s.seqLen) * double(s.batch) * in.shape.vocab / layout.tp;
 }
+
 
 double trainingActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
     const Scenario& s = *in.scenario;
     const PerLayer layer = perLayerBytes(in, layout);
     const double held = stage.layers * stage.inFlight * layer.stored;
     const double recompute = s.gradientCheckpointing ? layer.full : 0;
-    const double logitsCoeff = elementBytes(s) == 4 ? kLogitsCoeff32 : kLogitsCoeff16;
+    const double logitsCoeff = lossCoefficient(s);
     const double logits = stage.last ? lossWorkingSetBytes(in, layout) : 0;
     const bool dequant = in.lora && s.weights != WeightFormat::Bf16 && s.weights != WeightFormat::Fp16 &&
                          s.weights != WeightFormat::Fp32;
