@@ -38,8 +38,8 @@ void applyFrameworkRequest(const RowFacts& f, const RowSetup& setup, const std::
                            Json& request) {
     if (!isLitGpt(f) || task != "finetune") return;
     // The fine-tuning scripts call model(input_ids, lm_head_chunk_size=128)
-    // and chunked_cross_entropy on the bf16 logits (see chunked_loss).
-    request["chunked_loss"] = true;
+    // and chunked_cross_entropy on the bf16 logits (loss_kernel "chunked").
+    if (!request.contains("loss_kernel")) request["loss_kernel"] = "chunked";
     // The config hub's README: "All runs are single-GPU experiments", whatever
     // the machine had.
     if (contains(text, "single-gpu experiments")) request["gpu_count"] = 1;

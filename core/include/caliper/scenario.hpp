@@ -23,6 +23,13 @@ enum class Strategy { Auto, Single, Ddp, Zero1, Zero2, Zero3, Fsdp, Tensor, Pipe
 // MoeExperts: llama.cpp keeps some layers (-ngl) or some layers' routed
 // experts (--n-cpu-moe) in host RAM and runs them on the CPU.
 enum class Offload { None, Optimizer, Parameters, Layers, MoeExperts };
+// How the training loss over the vocabulary is computed, which sets the
+// logits working set (memory/train_activations.cpp): Eager = Hugging Face
+// heads (fp32 upcast), VocabParallel = Megatron's vocab-parallel cross
+// entropy (fp32 copy), Fused = a fused cross-entropy kernel on 16-bit logits
+// (flash-attn's, as llm-foundry's MPT uses by default), Chunked = cross
+// entropy in chunks on the 16-bit logits (LitGPT's fine-tuning scripts).
+enum class LossKernel { Eager, VocabParallel, Fused, Chunked };
 
 
 struct LoraSpec {
@@ -78,11 +85,8 @@ struct Scenario {
     // where it is needed to fit (planner.cpp); gradientCheckpointing then
     // holds the chosen value.
     bool gradientCheckpointingAuto = false;
+    std::optional<LossKernel> lossKernel;  // empty = "auto": the engine's own (lossKernelOf)
     bool flashAttention = true;
-    // Training: the loss over the vocabulary is computed in chunks in the
-    // model's dtype, with no fp32 copy of the logits (LitGPT's fine-tuning
-    // scripts: lm_head_chunk_size=128 and chunked_cross_entropy).
-    bool chunkedLoss = false;
     LoraSpec lora;
     ParallelSpec parallel;
     HostSpec host;
@@ -131,5 +135,10 @@ const char* toString(Engine);
 const char* toString(Optimizer);
 const char* toString(Strategy);
 const char* toString(Offload);
+const char* toString(LossKernel);
+
+// The loss kernel a scenario trains with: the request's, else the engine's
+// own (Megatron: vocab-parallel; the others: Hugging Face's eager loss).
+LossKernel lossKernelOf(const Scenario& scenario);
 
 }  // namespace caliper

@@ -38,25 +38,29 @@ constexpr double kCheckpointCoeff = 2;
 // in fp32, 12 s b V.
 constexpr double kLogitsCoeff16 = 16;
 constexpr double kLogitsCoeff32 = 12;
-// Chunked loss in the model's dtype (request key chunked_loss): LitGPT's
-// fine-tuning scripts call model(input_ids, lm_head_chunk_size=128) and
-// chunked_cross_entropy (finetune/lora.py, lit_gpt/utils.py at commit
-// 8641822 and litgpt/finetune/lora.py today): the bf16 logits chunks stay
-// referenced until backward (2 bytes), and cross_entropy on a bf16 chunk saves
-// its bf16 log-softmax for backward (2 bytes); no fp32 upcast, no shifted
-// copy. The backward's logits gradient is made one 128-token chunk at a time.
-// fp32 models hold both in fp32.
-constexpr double kChunkedLogitsCoeff16 = 4;
-constexpr double kChunkedLogitsCoeff32 = 8;
+// Megatron's vocab-parallel cross entropy (megatron/core/tensor_parallel/
+// cross_entropy.py, calculate_logits_max: `vocab_parallel_logits.float()`)
+// keeps the 16-bit logits and one fp32 copy that it turns into the softmax
+// in place and saves for backward, where the gradient overwrites it: 2 + 4
+// bytes per logit, over the tensor-parallel ranks' share of the vocabulary.
+constexpr double kLogitsCoeffVocabParallel = 6;
+// A fused cross-entropy kernel on 16-bit logits (flash-attn's
+// ops/triton/cross_entropy.py, llm-foundry's default `fused_crossentropy`
+// loss in llmfoundry/models/mpt/modeling_mpt.py) saves the logits and writes
+// a gradient of the same dtype: 2 + 2 bytes per logit.
+constexpr double kLogitsCoeffFused = 4;
+// Chunked cross entropy on the 16-bit logits (LitGPT's fine-tuning scripts:
+// model(input_ids, lm_head_chunk_size=128) and chunked_cross_entropy in
+// finetune/lora.py, lit_gpt/utils.py at commit 8641822, litgpt/finetune/*.py
+// today): the bf16 logits chunks stay referenced until backward (2 bytes) and
+// cross_entropy on each bf16 chunk saves its bf16 log-softmax (2 bytes); no
+// fp32 upcast, no shifted copy; the gradient is made one chunk at a time.
+constexpr double kLogitsCoeffChunked = 4;
 // QLoRA dequantizes one weight matrix at a time to bf16 for its matmul.
 constexpr double kDequantBytes = 2;
 
 double elementBytes(const Scenario& s) { return s.weights == WeightFormat::Fp32 ? 4 : 2; }
 
-double lossCoefficient(const Scenario& s) {
-    if (s.chunkedLoss) return elementBytes(s) == 4 ? kChunkedLogitsCoeff32 : kChunkedLogitsCoeff16;
-    return elementBytes(s) == 4 ? kLogitsCoeff32 : kLogitsCoeff16;
-}
 
 // Average MLP inner width a token's activations cover per layer.
 double mlpWidth(const ModelShape& sh, const ModelSpec& m) {
@@ -89,18 +93,27 @@ PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
 
 }  // namespace
 
-double lossWorkingSetBytes(const Inputs& in, const Layout& layout) {
-    const Scenario& s = *in.scenario;
-    return lossCoefficient(s) * double(s.seqLen) * double(s.batch) * in.shape.vocab / layout.tp;
+double lossBytesPerLogit(const Scenario& s) {
+    if (elementBytes(s) == 4) return kLogitsCoeff32;
+    switch (lossKernelOf(s)) {
+        case LossKernel::VocabParallel: return kLogitsCoeffVocabParallel;
+        case LossKernel::Fused: return kLogitsCoeffFused;
+        case LossKernel::Chunked: return kLogitsCoeffChunked;
+        default: return kLogitsCoeff16;
+    }
 }
 
+double lossWorkingSetBytes(const Inputs& in, const Layout& layout) {
+    const Scenario& s = *in.scenario;
+    return lossBytesPerLogit(s) * double(s.seqLen) * double(s.batch) * in.shape.vocab / layout.tp;
+}
 
 double trainingActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
     const Scenario& s = *in.scenario;
     const PerLayer layer = perLayerBytes(in, layout);
     const double held = stage.layers * stage.inFlight * layer.stored;
     const double recompute = s.gradientCheckpointing ? layer.full : 0;
-    const double logitsCoeff = lossCoefficient(s);
+    const double logitsCoeff = lossBytesPerLogit(s);
     const double logits = stage.last ? lossWorkingSetBytes(in, layout) : 0;
     const bool dequant = in.lora && s.weights != WeightFormat::Bf16 && s.weights != WeightFormat::Fp16 &&
                          s.weights != WeightFormat::Fp32;
@@ -110,7 +123,7 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
         const double g = s.model.attention == AttentionKind::Mla ? 1.0 : double(in.shape.kvHeads) / in.shape.heads;
         ex.add("activations_gib",
                [&] { return fmt("per layer s*b*h*(%.0f + %.0f*%.3g) + %.0f*s*b*f%s with s=%lld, b=%lld, h=%.0f, f=%.0f%s = %.3f GiB; "
-                   "%s x %.1f layers x %d micro-batch(es) in flight = %.3f GiB%s + logits %.0f*s*b*V (V=%.0f) %.3f GiB%s",
+                   "%s x %.1f layers x %d micro-batch(es) in flight = %.3f GiB%s + logits %.0f*s*b*V (V=%.0f, %s loss) %.3f GiB%s",
                    kAttentionCoeff, kKvCoeff, g, in.shape.gated ? kGatedMlpCoeff : kPlainMlpCoeff,
                    s.flashAttention ? " (FlashAttention)" : " + 5*a*s^2*b (eager attention)",
                    static_cast<long long>(s.seqLen), static_cast<long long>(s.batch), in.shape.hidden,
@@ -119,7 +132,7 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                    s.gradientCheckpointing ? "checkpointed layer inputs 2*s*b*h" : "all layers stored",
                    stage.layers, stage.inFlight, bytesToGiB(held),
                    s.gradientCheckpointing ? fmt(" + one layer recomputed %.3f GiB", bytesToGiB(recompute)).c_str() : "",
-                   logitsCoeff, in.shape.vocab, bytesToGiB(logits),
+                   logitsCoeff, in.shape.vocab, toString(lossKernelOf(s)), bytesToGiB(logits),
                    workspace > 0 ? fmt(" + dequantization buffer %.3f GiB (largest matrix in bf16)", bytesToGiB(workspace)).c_str()
                                  : ""); },
                bytesToGiB(bytes));
