@@ -49,7 +49,8 @@ void applyFrameworkRequest(const RowFacts& f, const RowSetup& setup, const std::
         // devices > 1: FSDPStrategy(auto_wrap_policy={Block},
         // activation_checkpointing_policy={Block}) on a model built on the
         // meta device, then fabric.load_raw of the full checkpoint
-        // (finetune/lora.py, lit_gpt/utils.py load_checkpoint at 8641822):
+        // (finetune/lora.py, lit_gpt/utils.py load_checkpoint at 8641822;
+        // litgpt/finetune/full.py and litgpt/utils.py today):
         // every GPU holds the whole unsharded model while it loads, 1.4-1.6x
         // the 16-bit weights in the resource tables, far above the sharded,
         // checkpointed training step. The engine sizes the training step.
