@@ -25,6 +25,9 @@ public:
     // when ratePerS is set, that many arrivals per second.
     std::optional<ServingFigures> at(double users, std::optional<double> ratePerS) const;
 
+    // Re-reads the calibrated constants (the KV pool does not depend on them).
+    void recalibrate() { calibrateStepModel(model_, scenario_); }
+
 private:
     Scenario scenario_;
     StepModel model_;
