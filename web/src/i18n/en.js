@@ -47,6 +47,7 @@ var en = {
   'metric.cost': 'Cost',
   'metric.memory': 'Memory per GPU',
   'metric.gpus': 'GPUs needed',
+  'metric.users': 'Users at the SLO',
 
   'filter.title': 'Filters',
   'filter.search': 'Search models',

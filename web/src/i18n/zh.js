@@ -47,6 +47,7 @@ var zh = {
   'metric.cost': '成本',
   'metric.memory': '单卡显存',
   'metric.gpus': '所需卡数',
+  'metric.users': '满足 SLO 的用户数',
 
   'filter.title': '筛选',
   'filter.search': '搜索模型',
