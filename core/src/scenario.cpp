@@ -36,6 +36,11 @@ bool nativeFp4(const GpuSpec& gpu) {
     return gpu.vendor == "amd" && gpu.architecture.find("CDNA 4") != std::string::npos;
 }
 
+LossKernel lossKernelOf(const Scenario& s) {
+    if (s.lossKernel) return *s.lossKernel;
+    return s.engine == Engine::Megatron ? LossKernel::VocabParallel : LossKernel::Eager;
+}
+
 bool runsWeightOnly(const Scenario& s) {
     if (fp8Format(s.weights)) return !s.gpu.supportsFp8;
     if (fp4Format(s.weights)) return !nativeFp4(s.gpu);
@@ -121,6 +126,7 @@ void adaptToGpu(Scenario& s) {
     const bool servingEngine = s.engine == Engine::Vllm || s.engine == Engine::Sglang || s.engine == Engine::TensorrtLlm;
     if (!s.engineExplicit && s.task == Task::Inference && s.gpu.vendor == "apple" && servingEngine) s.engine = Engine::LlamaCpp;
     if (!s.host.explicitAny) s.host = hostDefaults(s.gpu);
+    if (s.interconnect.gpusPerNode > 0) s.gpu.gpusPerNode = s.interconnect.gpusPerNode;  // the user's servers
     if (!s.weightsExplicit) {
         const WeightsChoice choice = defaultWeights(s);
         s.weights = choice.format;

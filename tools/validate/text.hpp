@@ -23,6 +23,7 @@ struct EnginesNamed {  // frameworks the text names
     bool llamaCpp = false, tensorrtLlm = false, vllm = false, sglang = false;
     bool megatron = false, deepspeed = false, fsdp = false, transformers = false, unsloth = false, peft = false;
     bool msSwift = false;
+    bool llmFoundry = false;  // the row's engine key names llm-foundry (structured key only)
 };
 
 struct ModelShapeText {  // architecture numbers the text states
@@ -40,7 +41,7 @@ struct RowSetup {
     std::optional<bool> loraAllLinear, gradientCheckpointing, flashAttention;
     std::optional<std::int64_t> zeroStage;
     bool offloadParameters = false, offloadOptimizer = false;
-    std::optional<std::int64_t> tp, pp, dp, cp;
+    std::optional<std::int64_t> tp, pp, dp, cp, ep, vp;
     bool distributedOptimizer = false;  // Megatron: optimizer states sharded over data parallel
     bool layerSplit = false;            // device_map-style naive split of layers over GPUs
     bool perGpu = false;                // the value is per GPU

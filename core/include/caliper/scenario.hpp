@@ -23,6 +23,22 @@ enum class Strategy { Auto, Single, Ddp, Zero1, Zero2, Zero3, Fsdp, Tensor, Pipe
 // MoeExperts: llama.cpp keeps some layers (-ngl) or some layers' routed
 // experts (--n-cpu-moe) in host RAM and runs them on the CPU.
 enum class Offload { None, Optimizer, Parameters, Layers, MoeExperts };
+// How the training loss over the vocabulary is computed, which sets the
+// logits working set (memory/train_activations.cpp): Eager = Hugging Face
+// heads (fp32 upcast), VocabParallel = Megatron's vocab-parallel cross
+// entropy (fp32 copy), Fused = a fused cross-entropy kernel on 16-bit logits
+// (flash-attn's, as llm-foundry's MPT uses by default).
+enum class LossKernel { Eager, VocabParallel, Fused };
+// The fabric between servers (CONTRACT `interconnect.inter_node`).
+enum class InterNode { InfinibandXdr, InfinibandNdr, InfinibandHdr, Roce400g, Roce200g, Ethernet100g, Ethernet25g };
+
+// How servers are built and joined: GPUs per node (0 = the GPU's own
+// catalog figure) and the inter-node fabric (empty = the default for the GPU
+// class, speed/comm.cpp).
+struct InterconnectSpec {
+    std::optional<InterNode> interNode;
+    int gpusPerNode = 0;
+};
 
 
 struct LoraSpec {
@@ -35,6 +51,8 @@ struct ParallelSpec {
     int tp = 0;  // 0 = chosen by the planner
     int pp = 0;
     int ep = 0;           // expert-parallel degree (0 = the engine's default: tp)
+    int cp = 0;           // context-parallel degree (training: the sequence split over cp GPUs; 0 = 1)
+    int vp = 0;           // virtual pipeline stages per GPU (Megatron interleaving; 0 = 1)
     int attentionDp = 0;  // attention data-parallel ranks (0 = 1)
     int dp = 0;           // replicas (0 = as many as the GPUs allow)
     Offload offload = Offload::None;
@@ -78,6 +96,12 @@ struct Scenario {
     // where it is needed to fit (planner.cpp); gradientCheckpointing then
     // holds the chosen value.
     bool gradientCheckpointingAuto = false;
+    std::optional<LossKernel> lossKernel;  // empty = "auto": the engine's own (lossKernelOf)
+    InterconnectSpec interconnect;
+    // Training: sequences per optimizer step over all replicas (0 = the
+    // default: ~4M tokens for pre-training, one micro-batch per replica for
+    // fine-tuning); sets the micro-batches a pipeline runs per step.
+    std::int64_t globalBatch = 0;
     bool flashAttention = true;
     LoraSpec lora;
     ParallelSpec parallel;
@@ -127,5 +151,11 @@ const char* toString(Engine);
 const char* toString(Optimizer);
 const char* toString(Strategy);
 const char* toString(Offload);
+const char* toString(LossKernel);
+const char* toString(InterNode);
+
+// The loss kernel a scenario trains with: the request's, else the engine's
+// own (Megatron: vocab-parallel; the others: Hugging Face's eager loss).
+LossKernel lossKernelOf(const Scenario& scenario);
 
 }  // namespace caliper

@@ -110,6 +110,8 @@ Json describeToJson(const Catalog& catalog) {
                   {"optimizer", namesOf<Optimizer>()},
                   {"strategy", namesOf<Strategy>()},
                   {"offload", namesOf<Offload>()},
+                  {"loss_kernel", namesOf<LossKernel>()},
+                  {"inter_node", namesOf<InterNode>()},
                   {"objective", namesOf<Objective>()},
                   {"pricing", namesOf<Pricing>()},
                   {"currency", listOf(kCurrencyNames)},
