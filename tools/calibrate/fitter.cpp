@@ -217,7 +217,8 @@ void fitServingGroup(const std::vector<const CalibrationRow*>& rows, const Servi
 // The serving fit, level by level, on the serving rows of `pool`; each group
 // starts from the scales of the group above it. All serving rows so far come
 // from one source, so the two-sources rule of the speed constants cannot
-// apply below the engine: leave-one-(engine x system)-out scores them instead
+// apply: every group, the engine's too, rests on two GPU systems and two
+// models instead, and leave-one-(engine x system)-out scores them
 // (cross_validation.cpp).
 void fitServing(const std::vector<const CalibrationRow*>& pool, FitResult& out) {
     std::vector<const CalibrationRow*> rows;
@@ -232,11 +233,9 @@ void fitServing(const std::vector<const CalibrationRow*>& pool, FitResult& out) 
         for (auto& [key, members] : groups) {
             if (int(members.size()) < kRowsPerParameter * int(list.size()) || distinctSetups(members) < kMinDistinctSetups)
                 continue;
-            if (level > ServingLevel::Engine) {
-                std::set<std::string> systems, models;
-                for (const CalibrationRow* r : members) { systems.insert(r->system); models.insert(r->scenario.model.id); }
-                if (int(systems.size()) < kMinServingSystems || int(models.size()) < kMinServingModels) continue;
-            }
+            std::set<std::string> systems, models;
+            for (const CalibrationRow* r : members) { systems.insert(r->system); models.insert(r->scenario.model.id); }
+            if (int(systems.size()) < kMinServingSystems || int(models.size()) < kMinServingModels) continue;
             if (!seen.insert(members).second) continue;
             std::vector<double> scales;
             for (ServingConstant c : list) scales.push_back(servingScaleAt(out.table, c, *members.front()));

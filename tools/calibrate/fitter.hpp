@@ -69,7 +69,7 @@ FitResult fitServingConstants(const std::vector<CalibrationRow>& rows, const std
 constexpr int kRowsPerParameter = 3;
 constexpr int kMinDistinctSetups = 2;
 constexpr int kMinSourcesBelowEngine = 2;
-// Below the engine, a serving group rests on two GPU systems and two models
+// A serving group (the engine's too) rests on two GPU systems and two models
 // at least: one deployment's or one model's quirks are not its group's.
 constexpr int kMinServingSystems = 2;
 constexpr int kMinServingModels = 2;
