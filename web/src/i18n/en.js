@@ -89,6 +89,7 @@ var en = {
   'matrix.figureCostTrain': '{cur} for the run (cloud)',
   'matrix.figureMemory': 'GiB per GPU',
   'matrix.figureGpus': 'GPUs needed',
+  'matrix.figureUsers': 'concurrent users one replica of these GPUs serves within the SLO of the Serve view',
   'matrix.figureNote': 'Number in a cell: {what}.',
   'legend.title': 'Legend',
   'legend.fits': 'fits one GPU',
