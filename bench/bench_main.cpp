@@ -23,6 +23,7 @@
 #include "caliper/cost/cost.hpp"
 #include "caliper/plan/estimate.hpp"
 #include "caliper/answers/matrix.hpp"
+#include "caliper/serving/serve.hpp"
 #include "caliper/memory/memory.hpp"
 #include "caliper/plan/plan.hpp"
 #include "caliper/speed/speed.hpp"
@@ -181,15 +182,15 @@ void benchMatrixSteps(const Catalog& catalog, const Scenario& workload, int runs
     }
 }
 
-void benchMatrix(const Catalog& catalog, const Scenario& workload, const char* label, int runs) {
+void benchMatrix(const Catalog& catalog, const Scenario& workload, const char* label, int runs, const Slo* slo = nullptr) {
     const double cells = static_cast<double>(catalog.models.size() * catalog.gpus.size());
     const std::vector<const ModelSpec*> models = allModels(catalog);
     const std::vector<const GpuSpec*> gpus = allGpus(catalog);
     matrixRow(label, medianMicros(runs, [&] {
-                  gSink = gSink + computeMatrix(workload, models, gpus, 8).front().front().totalGiB;
+                  gSink = gSink + computeMatrix(workload, models, gpus, 8, slo).front().front().totalGiB;
               }),
               cells);
-    benchMatrixSteps(catalog, workload, runs);
+    if (!slo) benchMatrixSteps(catalog, workload, runs);
 }
 
 void benchRequest(const char* label, int runs, const std::function<ApiResponse()>& call) {
@@ -228,6 +229,11 @@ void benchMatrices(const Catalog& catalog, int runs) {
                 "inference (vLLM, 2048+512 tokens, batch 1)", runs);
     benchMatrix(catalog, loraScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb"), "LoRA (r16, seq 2048, batch 1)",
                 runs);
+    Slo slo;
+    slo.ttftS = 2.0;
+    slo.minUserTokensPerS = 20.0;
+    benchMatrix(catalog, inferenceScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb"),
+                "inference, users at SLO (TTFT 2 s, 20 tok/s per user)", runs, &slo);
     std::printf("full catalog matrix through the text API (JSON in and out)\n");
     benchRequest("matrixJson() inference", runs, [&] { return matrixJson(catalog, R"({"model":"all","gpu":"all"})"); });
     benchRequest("matrixJson() inference, cells_layout columns", runs, [&] {

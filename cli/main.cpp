@@ -28,7 +28,8 @@ usage: caliper [--catalog DIR] [--pretty] COMMAND
 commands:
   estimate            one scenario (JSON) on stdin -> one result (JSON)
   estimate --jsonl    one scenario per line -> one result per line
-  matrix              matrix request on stdin -> model x GPU matrix
+  matrix              matrix request on stdin -> model x GPU matrix; with "slo", each
+                      cell also says the users one replica of its GPUs serves within it
   recommend           scenario + "objective" on stdin -> ranked GPU configurations
   serve               {"model", "users" | "request_rate_per_s", "slo", ...} -> deployments within the SLO
   inventory           {"inventory":[{"gpu":..,"count":..}], ...} -> what those GPUs run

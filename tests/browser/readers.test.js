@@ -66,6 +66,25 @@ h.forEachOrigin('readers', (env) => {
     await page.close();
   });
 
+  test('"users at the SLO" shows each cell\'s users within the serve view\'s SLO, as the engine counts them', async () => {
+    const page = await h.openPage(env.context, env.url(NARROW));
+    await page.selectOption('#show', 'users');
+    assert.deepEqual((await h.pageState(page)).matrixRequest.slo, { min_user_tokens_per_s: 20 }, 'the serve view\'s default SLO');
+    const users = await page.waitForFunction(() => {
+      const m = window.__caliperPage.app.job && window.__caliperPage.app.job.matrix;
+      if (!m) return false;
+      for (const td of document.querySelectorAll('#matrix td.c')) {
+        const i = m.models.findIndex((x) => x.id === td.dataset.modelId);
+        const g = m.gpus.findIndex((x) => x.id === td.dataset.gpuId);
+        const cell = i >= 0 && g >= 0 && m.cells[i] && m.cells[i][g];
+        if (cell && cell.users_at_slo >= 1) return td.textContent.includes(String(cell.users_at_slo)) && cell.users_at_slo;
+      }
+      return false;
+    }, null, { timeout: 30000 });
+    assert.ok(await users.jsonValue() >= 1);
+    await page.close();
+  });
+
   test('training tokens as 1T or 1e12', async () => {
     const page = await h.openPage(env.context, env.url(NARROW + '&task=pretrain'));
     for (const text of ['1e12', '1T', '2.5e11']) {

@@ -88,4 +88,7 @@ test('sort values skip cells that do not fit', () => {
   assert.equal(cells.sortValue({ status: 'fits', decode_tokens_per_s: 5 }, 'speed', false), 5);
   assert.ok(cells.higherIsBetter('speed', false));
   assert.ok(!cells.higherIsBetter('cost', false));
+  assert.ok(cells.higherIsBetter('users', false));
+  assert.equal(cells.sortValue({ status: 'fits', users_at_slo: 193 }, 'users', false), 193);
+  assert.equal(cells.figureText({ status: 'fits', users_at_slo: 193 }, 'users', false, { locale: 'en', currency: 'usd', cnyPerUsd: 7 }), '193');
 });

@@ -94,6 +94,15 @@ test('matrix request carries the filters the engine understands', () => {
   assert.equal(S.toMatrixRequest(S.defaults()).gpu_filter, undefined);
 });
 
+test('the users metric asks the matrix for users at the serve view\'s SLO', () => {
+  const s = Object.assign(S.defaults(), { show: 'users', sttft: 2, stpot: null, stps: 20 });
+  assert.deepEqual(S.toMatrixRequest(s).slo, { ttft_s: 2, min_user_tokens_per_s: 20 });
+  assert.equal(S.toMatrixRequest(S.defaults()).slo, undefined, 'other metrics send no SLO');
+  assert.equal(S.toMatrixRequest(Object.assign(s, { task: 'lora' })).slo, undefined, 'users at an SLO are an inference figure');
+  assert.equal(S.toMatrixRequest(Object.assign(S.defaults(), { show: 'users', stps: null })).slo, undefined,
+    'an empty SLO is not sent');
+});
+
 test('recommend and inventory requests', () => {
   const s = Object.assign(S.defaults(), { obj: 'fastest', top: 5, inv: [{ gpu: ' A800 ', count: 2 }, { gpu: ' ', count: 1 }] });
   const rec = S.toRecommendRequest(s, 'qwen2.5-72b');

@@ -72,6 +72,20 @@ test('matrix answers cells[model][gpu] with the contract keys', () => {
   assert.ok(['fits', 'fits-multi', 'multi-node', 'no'].includes(m.cells[1][0].status));
 });
 
+test('matrix with an slo: every fitting cell says the users one replica serves within it', () => {
+  const request = { model: ['llama-3.1-8b'], gpu: ['rtx-4090', 'h100-sxm5-80gb'], slo: { ttft_s: 2, min_user_tokens_per_s: 20 } };
+  const r = run(['matrix'], JSON.stringify(request));
+  assert.strictEqual(r.status, 0);
+  const m = JSON.parse(r.stdout);
+  assert.deepStrictEqual(m.slo, { ttft_s: 2, tpot_ms: null, min_user_tokens_per_s: 20 });
+  for (const cell of m.cells[0]) assert.ok(Number.isInteger(cell.users_at_slo) && cell.users_at_slo >= 1);
+  // The H100 serves more users than the 4090 at the same target.
+  assert.ok(m.cells[0][1].users_at_slo > m.cells[0][0].users_at_slo);
+  const bad = run(['matrix'], JSON.stringify({ model: 'llama-3.1-8b', gpu: 'h100', slo: {} }));
+  assert.strictEqual(bad.status, 2);
+  assert.strictEqual(JSON.parse(bad.stdout).error.path, '/slo');
+});
+
 test('cells_layout "columns" gives every cell field as a row-major array, equal to the cell objects', () => {
   for (const workload of [{}, { task: 'finetune', method: 'qlora', train_tokens: 1e8 }, { engine: 'llama.cpp', weights: 'Q4_K_M' }]) {
     const request = Object.assign({ model: 'all', gpu: 'all', max_gpus: 4 }, workload);

@@ -48,6 +48,10 @@ test('listings and the matrix match the native CLI', async () => {
   assert.strictEqual(engine.matrix(request) + '\n', native(['matrix'], request));
   const columns = JSON.stringify({ model: 'all', gpu: 'all', task: 'finetune', method: 'lora', cells_layout: 'columns' });
   assert.strictEqual(engine.matrix(columns) + '\n', native(['matrix'], columns));
+  // The users-at-SLO mode: the same request, the same users per cell.
+  const slo = JSON.stringify({ model: ['llama-3.1-8b', 'qwen2.5-72b'], gpu: ['rtx-4090', 'h100-sxm5-80gb'],
+    slo: { ttft_s: 2, min_user_tokens_per_s: 20 } });
+  assert.strictEqual(engine.matrix(slo) + '\n', native(['matrix'], slo));
 });
 
 test('describe answers what the native CLI answers, through both doors', async () => {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <ostream>
 #include <sstream>
 
@@ -92,6 +93,22 @@ std::string calibrationJson(const RowSet& set, const CrossReport& report) {
         constants.push_back(c);
     }
     doc["constants"] = constants;
+    Json serving = Json::array();
+    for (const FittedServingConstant& f : report.full.serving) {
+        Json c;
+        c["constant"] = toString(f.constant);
+        c["level"] = toString(f.level);
+        c["engine"] = toString(ServingEngine(f.engine));
+        c["gpu_generation"] = f.generation >= 0 ? toString(GpuGeneration(f.generation)) : "*";
+        c["format"] = f.format >= 0 ? toString(FormatClass(f.format)) : "*";
+        c["scale"] = f.scale;
+        c["rows"] = int(f.rowIds.size());
+        c["sources"] = f.sources;
+        c["median_abs_error_pct_before"] = r4(std::fabs(std::exp(f.medianAbsLogBefore) - 1) * 100);
+        c["median_abs_error_pct_after"] = r4(std::fabs(std::exp(f.medianAbsLogAfter) - 1) * 100);
+        serving.push_back(c);
+    }
+    doc["serving_constants"] = serving;
     Json bands = Json::array();
     for (const CalibrationBand& b : report.bands) {
         bands.push_back({{"kind", b.kind},
@@ -118,6 +135,10 @@ std::string calibrationJson(const RowSet& set, const CrossReport& report) {
         a["fit_correct"] = k.fitCorrect;
         a["band_rows"] = k.bandRows;
         a["band_covered"] = k.bandCovered;
+        if (k.systemRows > 0) {
+            a["leave_one_engine_system_out_median_pct"] = r4(k.systemMedianPct);
+            a["leave_one_engine_system_out_p90_pct"] = r4(k.systemP90Pct);
+        }
         accuracy.push_back(a);
     }
     doc["accuracy"] = accuracy;
@@ -139,6 +160,34 @@ std::string calibrationRowsJson(const CrossReport& report) {
                         {"row_ids", f.rowIds}});
     }
     doc["constants"] = list;
+    // Serving groups fit their seven constants together on the same rows;
+    // each row is listed once, under the most specific group it rests on
+    // (a wider group rests on its own rows and those of the groups below it).
+    std::map<std::string, std::size_t> deepest;  // row id -> index in report.full.serving
+    for (std::size_t i = 0; i < report.full.serving.size(); ++i) {
+        for (const std::string& id : report.full.serving[i].rowIds) deepest[id] = i;
+    }
+    Json groups = Json::array();
+    for (std::size_t i = 0; i < report.full.serving.size(); ++i) {
+        const FittedServingConstant& f = report.full.serving[i];
+        if (f.constant != ServingConstant::LayerTimeS) continue;  // one entry per group
+        std::vector<std::string> own;
+        for (const std::string& id : f.rowIds) {
+            const auto it = deepest.find(id);
+            if (it != deepest.end() && report.full.serving[it->second].level == f.level &&
+                report.full.serving[it->second].engine == f.engine &&
+                report.full.serving[it->second].generation == f.generation &&
+                report.full.serving[it->second].format == f.format)
+                own.push_back(id);
+        }
+        groups.push_back({{"engine", toString(ServingEngine(f.engine))},
+                          {"level", toString(f.level)},
+                          {"gpu_generation", f.generation >= 0 ? toString(GpuGeneration(f.generation)) : "*"},
+                          {"format", f.format >= 0 ? toString(FormatClass(f.format)) : "*"},
+                          {"rows", int(f.rowIds.size())},
+                          {"own_row_ids", own}});
+    }
+    doc["serving_groups"] = groups;
     return doc.dump(1) + "\n";
 }
 
@@ -162,6 +211,26 @@ std::string crossValidationTable(const RowSet& set, const CrossReport& report) {
                       k.kind.c_str(), k.rows, k.refitted ? "yes" : "no", k.inMedianPct, k.inP90Pct, k.crossMedianPct,
                       k.crossP90Pct, k.knownRows, k.knownCrossMedianPct, fit, band);
         out += line;
+    }
+    bool anySystem = false;
+    for (const KindAccuracy& k : report.kinds) anySystem = anySystem || k.systemRows > 0;
+    if (anySystem) {
+        std::snprintf(line, sizeof line,
+                      "serving kinds, leave-one-(engine x system)-out (serving constants refitted without each engine x "
+                      "GPU in turn; %d refits):\n",
+                      report.systemRefits);
+        out += line;
+        for (const KindAccuracy& k : report.kinds) {
+            if (k.systemRows == 0) continue;
+            std::snprintf(line, sizeof line, "  %-26s %5d rows  median %6.1f%%  p90 %6.1f%%\n", k.kind.c_str(), k.systemRows,
+                          k.systemMedianPct, k.systemP90Pct);
+            out += line;
+        }
+        for (const auto& [system, median] : report.systemMedians) {
+            std::snprintf(line, sizeof line, "    left out %-34s TPOT %6.1f%%  TTFT %6.1f%%\n", system.c_str(), median.first,
+                          median.second);
+            out += line;
+        }
     }
     const auto [fitCorrect, fitChecked] = fitVerdicts(report);
     if (fitChecked > 0) {

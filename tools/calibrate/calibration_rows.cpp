@@ -10,6 +10,7 @@
 #include "caliper/memory/memory.hpp"
 #include "caliper/plan/estimate.hpp"
 #include "validate/validation.hpp"
+#include "plan/planner.hpp"
 #include "json/json_read.hpp"
 #include "json/scenario_json.hpp"
 #include "validate/mapping.hpp"
@@ -28,6 +29,8 @@ Figure figureOf(Compared compared) {
         case Compared::DecodeWithPrefill: return Figure::DecodeWithPrefill;
         case Compared::Prefill: return Figure::Prefill;
         case Compared::FirstToken: return Figure::FirstToken;
+        case Compared::ServingTpotMs: return Figure::ServingTpot;
+        case Compared::ServingTtftMs: return Figure::ServingTtft;
         default: return Figure::Other;
     }
 }
@@ -88,6 +91,14 @@ void readLine(const Catalog& catalog, const std::string& line, RowSet& set) {
     r.format = formatClass(r.scenario.engine, r.scenario.weights);
     r.gpu = gpuGroup(r.scenario.gpu);
     r.figure = r.hasError ? figureOf(m.compared) : Figure::Other;
+    if (servingFigure(r)) {
+        const EstimateResult full = estimate(r.scenario, EstimateDetail{false, false, false});
+        const planner::Choice choice = planner::choose(r.scenario, r.scenario.maxGpus);
+        auto probe = std::make_shared<ServingProbe>(ServingProbe{planner::resolved(r.scenario, choice), full.plan, full.memory, nullptr});
+        probe->evaluator = std::make_shared<serving::Evaluator>(probe->scenario, probe->plan, probe->memory);
+        r.serving = probe;
+        r.system = std::string(toString(r.scenario.engine)) + " x " + r.scenario.gpu.id;
+    }
     if (r.hasError && r.figure == Figure::Other) readMemoryTerms(m.compared, r);
     if (r.figure != Figure::Other) {
         // The fast path must give the public path's figure, or the row is
@@ -112,8 +123,21 @@ std::string sourceKey(std::string_view source) {
 
 bool fitted(const CalibrationRow& row) { return row.figure != Figure::Other; }
 
+bool servingFigure(const CalibrationRow& row) {
+    return row.figure == Figure::ServingTpot || row.figure == Figure::ServingTtft;
+}
+
 std::optional<double> predictFigure(const CalibrationRow& row) {
     if (row.figure == Figure::Other) return row.fixedPrediction;
+    if (servingFigure(row)) {
+        if (!row.serving) return std::nullopt;
+        serving::Evaluator& evaluator = *row.serving->evaluator;
+        evaluator.recalibrate();
+        if (!evaluator.runs()) return std::nullopt;
+        const auto f = evaluator.at(double(std::max<std::int64_t>(1, row.serving->scenario.batch)), std::nullopt);
+        if (!f) return std::nullopt;
+        return row.figure == Figure::ServingTpot ? f->tpotMs : f->ttftS * 1e3;
+    }
     if (row.figure == Figure::Memory) {
         const CalibrationTable& table = activeCalibration();
         double gib = *row.fixedPrediction;
@@ -147,7 +171,7 @@ std::optional<double> predictFigure(const CalibrationRow& row) {
             return batch * output / seconds / perGpu;
         }
         case Figure::Memory:
-        case Figure::Other: break;
+        case Figure::ServingTpot: case Figure::ServingTtft: case Figure::Other: break;
     }
     return row.fixedPrediction;
 }

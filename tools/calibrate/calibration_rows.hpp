@@ -3,21 +3,34 @@
 // engine can express, with its request as a typed scenario (for the fit's
 // fast path), the compared figure, its source and its calibration group.
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "caliper/catalog.hpp"
+#include "caliper/result.hpp"
 #include "caliper/scenario.hpp"
 #include "calibration/calibration.hpp"
+#include "serving/evaluator.hpp"
 
 namespace caliper::calibrate {
 
 // How a row's figure is read from a result (the fitted kinds only). Memory:
 // a training memory figure that counts the caching allocator's reserves
 // (nvidia-smi or max_memory_reserved), linear in their calibrated constants.
-enum class Figure { Decode, DecodeWithPrefill, Prefill, FirstToken, Memory, Other };
+enum class Figure { Decode, DecodeWithPrefill, Prefill, FirstToken, Memory, ServingTpot, ServingTtft, Other };
+
+// A serving row's deployment worked out once (plan, memory and the resolved
+// scenario do not depend on the serving constants): a fit's trial re-runs
+// only the step model and the steady state.
+struct ServingProbe {
+    Scenario scenario;  // as the planner resolved it
+    Plan plan;
+    MemoryBreakdown memory;
+    std::shared_ptr<serving::Evaluator> evaluator;  // built once, recalibrated per trial
+};
 
 struct CalibrationRow {
     std::string id;
@@ -27,6 +40,8 @@ struct CalibrationRow {
     Figure figure = Figure::Other;
     bool perGpu = false;
     Scenario scenario;   // Figure::Other rows keep theirs for the band's group only
+    std::shared_ptr<const ServingProbe> serving;  // serving figures only
+    std::string system;  // serving rows: engine x GPU, the unit left out by the serving cross-validation
     EngineClass engine = EngineClass::Eager;
     FormatClass format = FormatClass::Bits16;
     GpuGroup gpu = GpuGroup::Other;
@@ -67,6 +82,7 @@ RowSet readCalibrationRows(const Catalog& catalog, const std::vector<std::pair<s
 std::optional<double> predictFigure(const CalibrationRow& row);
 
 bool fitted(const CalibrationRow& row);  // its figure depends on calibrated constants
+bool servingFigure(const CalibrationRow& row);  // a serving figure (fitted by the serving mechanisms)
 
 std::string sourceKey(std::string_view source);
 

@@ -103,23 +103,59 @@ CrossReport crossValidate(const RowSet& set) {
     // Leave each source out of the fit; only sources with fitted rows change it.
     for (const auto& [source, count] : report.sources) {
         (void)count;
-        bool hasFitted = false;
+        bool hasFitted = false, hasServing = false;
         std::vector<int> use;
         for (std::size_t i = 0; i < rows.size(); ++i) {
-            if (rows[i].source == source) hasFitted = hasFitted || fitted(rows[i]);
-            else use.push_back(int(i));
+            if (rows[i].source == source) {
+                hasFitted = hasFitted || fitted(rows[i]);
+                hasServing = hasServing || servingFigure(rows[i]);
+            } else {
+                use.push_back(int(i));
+            }
         }
         if (!hasFitted) continue;
         ++report.refits;
-        const FitResult fold = fitConstants(rows, use);
+        const FitResult fold = fitConstants(rows, use, hasServing);
         const ScopedCalibration useFold(&fold.table);
         for (std::size_t i = 0; i < rows.size(); ++i) {
             if (rows[i].source == source) report.crossLog[i] = logError(rows[i]);
         }
         }
 
+    // Serving: every row so far comes from one source, so leaving the source
+    // out leaves the priors; leaving out one engine x GPU system at a time
+    // (the serving constants refitted on the others) is the honest figure.
+    report.systemLog.assign(rows.size(), kNaN);
+    std::set<std::string> systems;
+    for (const CalibrationRow& r : rows) {
+        if (servingFigure(r) && !r.system.empty()) systems.insert(r.system);
+    }
+    for (const std::string& system : systems) {
+        std::vector<int> use;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            if (rows[i].system != system) use.push_back(int(i));
+        }
+        ++report.systemRefits;
+        const FitResult fold = fitServingConstants(rows, use, report.full.table);
+        const ScopedCalibration useFold(&fold.table);
+        std::vector<double> tpot, ttft;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            if (rows[i].system != system || !servingFigure(rows[i])) continue;
+            report.systemLog[i] = logError(rows[i]);
+            if (std::isnan(report.systemLog[i])) continue;
+            (rows[i].figure == Figure::ServingTpot ? tpot : ttft).push_back(pct(report.systemLog[i]));
+        }
+        report.systemMedians.push_back({system, {quantileOf(tpot, 0.5), quantileOf(ttft, 0.5)}});
+    }
+
+    // Bands from the honest residuals: leave-one-source-out, and for the
+    // serving rows leave-one-system-out.
+    std::vector<double> bandLog = report.crossLog;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (!std::isnan(report.systemLog[i])) bandLog[i] = report.systemLog[i];
+    }
     std::vector<char> all(rows.size(), 1);
-    report.bands = makeBands(rows, report.crossLog, all);
+    report.bands = makeBands(rows, bandLog, all);
 
     // Per kind, first-seen order.
     std::vector<std::string> kinds;
@@ -129,7 +165,7 @@ CrossReport crossValidate(const RowSet& set) {
     for (const std::string& kind : kinds) {
         KindAccuracy k;
         k.kind = kind;
-        std::vector<double> in, cross, known;
+        std::vector<double> in, cross, known, system;
         for (std::size_t i = 0; i < rows.size(); ++i) {
             const CalibrationRow& r = rows[i];
             if (r.kind != kind) continue;
@@ -139,7 +175,11 @@ CrossReport crossValidate(const RowSet& set) {
             in.push_back(pct(report.inSampleLog[i]));
             cross.push_back(pct(report.crossLog[i]));
             if (r.fitUse) known.push_back(pct(report.crossLog[i]));
+            if (!std::isnan(report.systemLog[i])) system.push_back(pct(report.systemLog[i]));
         }
+        k.systemRows = int(system.size());
+        k.systemMedianPct = quantileOf(system, 0.5);
+        k.systemP90Pct = quantileOf(system, 0.9);
         k.knownRows = int(known.size());
         k.knownCrossMedianPct = quantileOf(known, 0.5);
         k.rows = int(in.size());

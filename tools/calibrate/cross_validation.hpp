@@ -29,16 +29,23 @@ struct KindAccuracy {
     double knownCrossMedianPct = 0;  // their leave-one-source-out median
     int fitChecks = 0, fitCorrect = 0;
     int bandRows = 0, bandCovered = 0;  // left-out rows with a band, and inside it
+    // Serving kinds: leave-one-(engine x GPU)-out, the serving constants
+    // refitted without the row's engine x system.
+    int systemRows = 0;
+    double systemMedianPct = 0, systemP90Pct = 0;
 };
 
 struct CrossReport {
     FitResult full;                      // fitted on every row
     std::vector<double> inSampleLog;     // ln(pred / measured) per row; NaN where none
     std::vector<double> crossLog;        // the same with the row's source left out of the fit
+    std::vector<double> systemLog;       // serving rows: with the row's engine x GPU left out; NaN elsewhere
     std::vector<CalibrationBand> bands;  // from every cross-validated residual
     std::vector<KindAccuracy> kinds;
     std::vector<std::pair<std::string, int>> sources;  // source key, rows
     int refits = 0;
+    int systemRefits = 0;
+    std::vector<std::pair<std::string, std::pair<double, double>>> systemMedians;  // engine x GPU: TPOT, TTFT %
 };
 
 CrossReport crossValidate(const RowSet& set);

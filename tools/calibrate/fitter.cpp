@@ -149,7 +149,142 @@ int distinctSources(const std::vector<const CalibrationRow*>& rows) {
     return int(sources.size());
 }
 
+// Serving constants fitted together on a group's TPOT and TTFT rows (the
+// time to the first token rides on the decode step and the decode on the
+// prefill, so they are one mechanism), over fewer golden steps: the scale is
+// rounded to 4 digits and 14 steps narrow [1/4, 4] to 0.3% of it.
+const std::vector<ServingConstant>& servingConstants() {
+    static const std::vector<ServingConstant> list = {
+        ServingConstant::LayerTimeS,       ServingConstant::KvReadFraction,    ServingConstant::AllReduceLatencyS,
+        ServingConstant::StepOverheadS,    ServingConstant::RequestOverheadS,  ServingConstant::PrefillTimeFactor,
+        ServingConstant::SynchronizedShare};
+    return list;
+}
+constexpr int kServingSweeps = 2;
+constexpr int kServingGoldenSteps = 14;
+
+struct ServingKey {
+    int engine, generation, format;
+    bool operator<(const ServingKey& o) const {
+        return std::tie(engine, generation, format) < std::tie(o.engine, o.generation, o.format);
+    }
+};
+
+ServingKey servingKeyAt(const CalibrationRow& r, ServingLevel level) {
+    ServingKey k{servingEngineIndex(r.scenario.engine), -1, -1};
+    if (level >= ServingLevel::Generation) k.generation = int(gpuGeneration(r.scenario.gpu));
+    if (level == ServingLevel::Format) k.format = int(r.format);
+    return k;
+}
+
+void setServingScale(CalibrationTable& table, ServingConstant c, const ServingKey& k, double scale) {
+    for (int g = 0; g < kGpuGenerations; ++g)
+        for (int f = 0; f < kFormatClasses; ++f) {
+            if ((k.generation >= 0 && k.generation != g) || (k.format >= 0 && k.format != f)) continue;
+            table.servingScale[std::size_t(CalibrationTable::servingIndex(c, k.engine, GpuGeneration(g), FormatClass(f)))] =
+                scale;
+        }
+}
+
+double servingScaleAt(const CalibrationTable& table, ServingConstant c, const CalibrationRow& r) {
+    return table.servingScale[std::size_t(CalibrationTable::servingIndex(
+        c, servingEngineIndex(r.scenario.engine), gpuGeneration(r.scenario.gpu), r.format))];
+}
+
+double roundedScale(double logScale) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4g", std::exp(logScale));
+    return std::atof(text);
+}
+
+void fitServingGroup(const std::vector<const CalibrationRow*>& rows, const ServingKey& key, CalibrationTable& table,
+                     std::vector<double>& scales) {
+    const double phi = 0.6180339887498949;
+    const std::vector<ServingConstant>& list = servingConstants();
+    for (int sweep = 0; sweep < kServingSweeps; ++sweep) {
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const ServingConstant c = list[i];
+            const double centre = std::log(scales[i]);
+            double lo = -kLogScaleBound, hi = kLogScaleBound;
+            auto at = [&](double logScale) {
+                setServingScale(table, c, key, std::exp(logScale));
+                return loss(rows, table);
+            };
+            double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
+            double f1 = at(x1), f2 = at(x2);
+            for (int step = 0; step < kServingGoldenSteps; ++step) {
+                if (f1 <= f2) { hi = x2; x2 = x1; f2 = f1; x1 = hi - phi * (hi - lo); f1 = at(x1); }
+                else { lo = x1; x1 = x2; f1 = f2; x2 = lo + phi * (hi - lo); f2 = at(x2); }
+            }
+            double best = 0.5 * (lo + hi);
+            if (at(best) > at(centre)) best = centre;
+            scales[i] = roundedScale(best);
+            setServingScale(table, c, key, scales[i]);
+        }
+    }
+}
+
+// The serving fit, level by level, on the serving rows of `pool`; each group
+// starts from the scales of the group above it. All serving rows so far come
+// from one source, so the two-sources rule of the speed constants cannot
+// apply: every group, the engine's too, rests on two GPU systems and two
+// models instead, and leave-one-(engine x system)-out scores them
+// (cross_validation.cpp).
+void fitServing(const std::vector<const CalibrationRow*>& pool, FitResult& out) {
+    std::vector<const CalibrationRow*> rows;
+    for (const CalibrationRow* r : pool) {
+        if (servingFigure(*r) && r->serving && servingEngineIndex(r->scenario.engine) >= 0) rows.push_back(r);
+    }
+    const std::vector<ServingConstant>& list = servingConstants();
+    std::set<std::vector<const CalibrationRow*>> seen;
+    for (ServingLevel level : {ServingLevel::Engine, ServingLevel::Generation, ServingLevel::Format}) {
+        std::map<ServingKey, std::vector<const CalibrationRow*>> groups;
+        for (const CalibrationRow* r : rows) groups[servingKeyAt(*r, level)].push_back(r);
+        for (auto& [key, members] : groups) {
+            if (int(members.size()) < kRowsPerParameter * int(list.size()) || distinctSetups(members) < kMinDistinctSetups)
+                continue;
+            std::set<std::string> systems, models;
+            for (const CalibrationRow* r : members) { systems.insert(r->system); models.insert(r->scenario.model.id); }
+            if (int(systems.size()) < kMinServingSystems || int(models.size()) < kMinServingModels) continue;
+            if (!seen.insert(members).second) continue;
+            std::vector<double> scales;
+            for (ServingConstant c : list) scales.push_back(servingScaleAt(out.table, c, *members.front()));
+            const double before = medianAbsLog(members, out.table);
+            fitServingGroup(members, key, out.table, scales);
+            const double after = medianAbsLog(members, out.table);
+            std::set<std::string> ids, sources;
+            for (const CalibrationRow* r : members) { ids.insert(r->id); sources.insert(r->source); }
+            for (std::size_t i = 0; i < list.size(); ++i) {
+                out.serving.push_back({list[i], level, key.engine, key.generation, key.format, scales[i],
+                                       {ids.begin(), ids.end()}, {sources.begin(), sources.end()}, before, after});
+            }
+        }
+    }
+}
+
 }  // namespace
+
+const char* toString(ServingLevel level) {
+    switch (level) {
+        case ServingLevel::Engine: return "engine";
+        case ServingLevel::Generation: return "engine x GPU generation";
+        case ServingLevel::Format: return "engine x GPU generation x format";
+    }
+    return "";
+}
+
+FitResult fitServingConstants(const std::vector<CalibrationRow>& rows, const std::vector<int>& use,
+                              const CalibrationTable& base) {
+    FitResult out;
+    out.table = base;
+    out.table.servingScale.fill(1.0);
+    std::vector<const CalibrationRow*> pool;
+    for (int i : use) {
+        if (rows[std::size_t(i)].fitUse) pool.push_back(&rows[std::size_t(i)]);
+    }
+    fitServing(pool, out);
+    return out;
+}
 
 const char* toString(Level level) {
     switch (level) {
@@ -161,7 +296,7 @@ const char* toString(Level level) {
     return "";
 }
 
-FitResult fitConstants(const std::vector<CalibrationRow>& rows, const std::vector<int>& use) {
+FitResult fitConstants(const std::vector<CalibrationRow>& rows, const std::vector<int>& use, bool withServing) {
     FitResult out;
     std::vector<const CalibrationRow*> pool;
     if (use.empty()) {
@@ -208,6 +343,8 @@ FitResult fitConstants(const std::vector<CalibrationRow>& rows, const std::vecto
             }
         }
     }
+    // Serving last: its step model reads the decode and prefill constants.
+    if (withServing) fitServing(pool, out);
     return out;
 }
 

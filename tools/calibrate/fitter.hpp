@@ -30,18 +30,48 @@ struct FittedConstant {
     double medianAbsLogAfter = 0;
 };
 
+// Serving constants: by serving engine, then engine x GPU generation, then
+// engine x GPU generation x weight format (-1: any).
+enum class ServingLevel { Engine, Generation, Format };
+const char* toString(ServingLevel level);
+
+struct FittedServingConstant {
+    ServingConstant constant;
+    ServingLevel level;
+    int engine = 0;       // ServingEngine
+    int generation = -1;  // GpuGeneration, -1 any
+    int format = -1;      // FormatClass, -1 any
+    double scale = 1;
+    std::vector<std::string> rowIds;
+    std::vector<std::string> sources;
+    double medianAbsLogBefore = 0;
+    double medianAbsLogAfter = 0;
+};
+
 struct FitResult {
     std::vector<FittedConstant> constants;
+    std::vector<FittedServingConstant> serving;
     CalibrationTable table;  // the constants applied (bands empty)
 };
 
 // Fits on the rows whose index is in `use` (all fitted rows when empty).
-FitResult fitConstants(const std::vector<CalibrationRow>& rows, const std::vector<int>& use);
+// withServing false leaves the serving constants at their priors (a fold
+// whose left-out rows have no serving figure does not read them).
+FitResult fitConstants(const std::vector<CalibrationRow>& rows, const std::vector<int>& use, bool withServing = true);
+
+// Refits only the serving constants on the rows in `use`, over `base`
+// (whose speed constants stay): the serving cross-validation's folds.
+FitResult fitServingConstants(const std::vector<CalibrationRow>& rows, const std::vector<int>& use,
+                              const CalibrationTable& base);
 
 // Lowest rows a group needs per fitted parameter, and how many distinct
 // setups (model x format x batch) among them.
 constexpr int kRowsPerParameter = 3;
 constexpr int kMinDistinctSetups = 2;
 constexpr int kMinSourcesBelowEngine = 2;
+// A serving group (the engine's too) rests on two GPU systems and two models
+// at least: one deployment's or one model's quirks are not its group's.
+constexpr int kMinServingSystems = 2;
+constexpr int kMinServingModels = 2;
 
 }  // namespace caliper::calibrate

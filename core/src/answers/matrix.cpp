@@ -5,6 +5,9 @@
 #include "plan/prepared.hpp"
 #include "caliper/workloads/workloads.hpp"
 #include "plan/planner.hpp"
+#include "caliper/serving/estimate_serving.hpp"
+#include "caliper/serving/serve.hpp"
+#include "serving/capacity.hpp"
 
 namespace caliper {
 
@@ -28,8 +31,21 @@ MatrixCell pipelineCellOf(const Scenario& s, int maxGpus) {
     return cell;
 }
 
-MatrixCell cellOf(const Scenario& request, int maxGpus) {
-    if (runsPipeline(request)) return pipelineCellOf(request, maxGpus);
+// The users one replica of the cell's plan serves within the SLO: the
+// serve search's own bisection (serving/capacity.cpp) on the same plan and
+// memory. Cells whose engine does not batch continuously carry none.
+std::optional<double> usersAtSlo(const Scenario& request, const planner::Choice& choice, const Slo& slo) {
+    if (!continuousBatching(request) || request.model.layers <= 0 || request.gpu.bandwidthGbps <= 0) return std::nullopt;
+    Scenario s = planner::resolved(request, choice);
+    s.batch = 1;
+    s.serving.requestRatePerS.reset();
+    const serving::Evaluator e(s, choice.plan, choice.memory);
+    if (!e.runs()) return 0.0;
+    return serving::usersWithin(e, slo, serving::kMaxUsersPerReplica).perReplica;
+}
+
+MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo) {
+    if (runsPipeline(request)) return pipelineCellOf(request, maxGpus);  // no serving figures
     // The planner's choice within the limit: the same plan estimate() shows
     // for this scenario with max_gpus set to the matrix's limit.
     planner::Choice choice = planner::choose(request, maxGpus);
@@ -47,6 +63,7 @@ MatrixCell cellOf(const Scenario& request, int maxGpus) {
         return cell;
     }
     cell.status = cell.fitsOne ? CellStatus::Fits : plan.nodes > 1 ? CellStatus::MultiNode : CellStatus::FitsMulti;
+    if (slo) cell.usersAtSlo = usersAtSlo(request, choice, *slo);
     const SpeedEstimate speed = choice.speed ? std::move(*choice.speed) : estimateSpeed(s, plan, false);
     cell.decodeTokensPerS = speed.decodeTokensPerS;
     cell.prefillTokensPerS = speed.prefillTokensPerS;
@@ -72,18 +89,20 @@ Entry withoutText(const Entry& entry) {
 
 }  // namespace
 
-MatrixCell evaluateCell(const Scenario& workload, const ModelSpec& model, const GpuSpec& gpu, int maxGpus) {
+MatrixCell evaluateCell(const Scenario& workload, const ModelSpec& model, const GpuSpec& gpu, int maxGpus,
+                        const Slo* slo) {
     Scenario s = workload;
     s.model = model;
     s.gpu = gpu;
     s.gpuCountAuto = true;
     adaptToGpu(s);
-    return cellOf(s, maxGpus);
+    return cellOf(s, maxGpus, slo);
 }
 
 std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
                                                    const std::vector<const ModelSpec*>& models,
-                                                   const std::vector<const GpuSpec*>& gpus, int maxGpus) {
+                                                   const std::vector<const GpuSpec*>& gpus, int maxGpus,
+                                                   const Slo* slo) {
     std::vector<std::vector<MatrixCell>> cells(models.size(), std::vector<MatrixCell>(gpus.size()));
     std::vector<ModelSpec> leanModels;
     leanModels.reserve(models.size());
@@ -108,7 +127,7 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
                 s.weights = choice.format;
                 s.weightsWhy = choice.why;
             }
-            cells[m][g] = cellOf(s, maxGpus);
+            cells[m][g] = cellOf(s, maxGpus, slo);
         }
     }
     return cells;

@@ -146,6 +146,55 @@ const char* gpuFamilyName(int family) {
     return "";
 }
 
+int servingEngineIndex(Engine engine) {
+    switch (engine) {
+        case Engine::Vllm: return int(ServingEngine::Vllm);
+        case Engine::Sglang: return int(ServingEngine::Sglang);
+        case Engine::TensorrtLlm: return int(ServingEngine::TensorrtLlm);
+        default: return -1;
+    }
+}
+
+GpuGeneration gpuGeneration(const GpuSpec& gpu) {
+    // NVIDIA compute capability 9.x: Hopper (H100, H200, H20); 10.x and
+    // 12.x: Blackwell (B200, B300, GB200; RTX PRO / GeForce 50).
+    const double cc = computeCapability(gpu);
+    if (cc >= 10.0) return GpuGeneration::Blackwell;
+    if (cc >= 9.0) return GpuGeneration::Hopper;
+    return GpuGeneration::Other;
+}
+
+const char* toString(ServingConstant c) {
+    switch (c) {
+        case ServingConstant::LayerTimeS: return "serving_layer_time_s";
+        case ServingConstant::KvReadFraction: return "serving_kv_read_fraction";
+        case ServingConstant::AllReduceLatencyS: return "serving_allreduce_latency_s";
+        case ServingConstant::StepOverheadS: return "serving_step_overhead_s";
+        case ServingConstant::RequestOverheadS: return "serving_request_overhead_s";
+        case ServingConstant::PrefillTimeFactor: return "serving_prefill_time_factor";
+        case ServingConstant::SynchronizedShare: return "serving_synchronized_share";
+    }
+    return "";
+}
+
+const char* toString(ServingEngine e) {
+    switch (e) {
+        case ServingEngine::Vllm: return "vllm";
+        case ServingEngine::Sglang: return "sglang";
+        case ServingEngine::TensorrtLlm: return "tensorrt-llm";
+    }
+    return "";
+}
+
+const char* toString(GpuGeneration g) {
+    switch (g) {
+        case GpuGeneration::Hopper: return "hopper";
+        case GpuGeneration::Blackwell: return "blackwell";
+        case GpuGeneration::Other: return "other";
+    }
+    return "";
+}
+
 const CalibrationTable& activeCalibration() { return gOverride ? *gOverride : embeddedCalibrationTable(); }
 
 void setCalibrationOverride(const CalibrationTable* table) { gOverride = table; }
@@ -186,6 +235,36 @@ double calibrated(CalibratedConstant c, Engine engine, WeightFormat format, cons
         // keeps it below any physical limit.
         case CalibratedConstant::TrainingAllocatorReserve:
         case CalibratedConstant::VaryingLengthLossCopies: return std::max(0.0, value);
+    }
+    return value;
+}
+
+namespace {
+
+// Largest physical value of each serving constant: a per-layer or
+// all-reduce time above 1 ms, a step's host work above 50 ms or a request's
+// fixed latency above 2 s would be slower than any engine measured; the KV
+// reads never beat the weights' streaming rate; a share is at most 1.
+constexpr double kMaxServingTimeS = 1e-3;
+constexpr double kMaxStepOverheadS = 0.05;
+constexpr double kMaxRequestOverheadS = 2.0;
+
+}  // namespace
+
+double calibratedServing(ServingConstant c, Engine engine, WeightFormat format, const GpuSpec& gpu, double prior) {
+    const int e = servingEngineIndex(engine);
+    if (e < 0) return prior;
+    const double scale = activeCalibration().servingScale[std::size_t(
+        CalibrationTable::servingIndex(c, e, gpuGeneration(gpu), formatClass(engine, format)))];
+    const double value = prior * scale;
+    switch (c) {
+        case ServingConstant::LayerTimeS:
+        case ServingConstant::AllReduceLatencyS: return std::clamp(value, 0.0, kMaxServingTimeS);
+        case ServingConstant::KvReadFraction: return std::clamp(value, 0.05, 1.0);
+        case ServingConstant::StepOverheadS: return std::clamp(value, 0.0, kMaxStepOverheadS);
+        case ServingConstant::RequestOverheadS: return std::clamp(value, 0.0, kMaxRequestOverheadS);
+        case ServingConstant::PrefillTimeFactor: return std::clamp(value, 0.1, 10.0);
+        case ServingConstant::SynchronizedShare: return std::clamp(value, 0.0, 1.0);
     }
     return value;
 }

@@ -55,6 +55,31 @@ const char* toString(GpuGroup g);
 const char* gpuFamilyName(int family);  // short names used in calibration.json
 constexpr int kGpuFamilies = 9;
 
+// Serving constants (the continuous-batching step model, core/src/serving/)
+// are grouped by the serving engine, the GPU generation and the weight
+// format: engine x GPU generation x format. Their priors sit in
+// serving/engine_defaults.cpp and serving/step_model.cpp.
+enum class ServingConstant {
+    LayerTimeS,          // fixed GPU time per layer per step (CUDA-graph replayed kernels)
+    KvReadFraction,      // paged-attention KV reads' bandwidth / the weights' streaming bandwidth
+    AllReduceLatencyS,   // one tensor-parallel all-reduce within NVLink (custom one-shot kernels)
+    StepOverheadS,       // host work per step (scheduling, sampling, output)
+    RequestOverheadS,    // per request before its first token (API server, tokenizer, streaming)
+    PrefillTimeFactor,   // a prompt's prefill latency under serving / the step model's
+    SynchronizedShare    // share of the other users' prompts a new prompt waits behind
+};
+constexpr int kServingConstants = 7;
+enum class ServingEngine { Vllm, Sglang, TensorrtLlm };
+constexpr int kServingEngines = 3;
+enum class GpuGeneration { Hopper, Blackwell, Other };
+constexpr int kGpuGenerations = 3;
+
+int servingEngineIndex(Engine engine);  // -1: no serving constants (llama.cpp, eager engines)
+GpuGeneration gpuGeneration(const GpuSpec& gpu);
+const char* toString(ServingConstant c);
+const char* toString(ServingEngine e);
+const char* toString(GpuGeneration g);
+
 // A band: the 10th and 90th percentiles of ln(predicted / measured) over
 // left-out rows of one kind, engine class and GPU family (-1 = any).
 struct CalibrationBand {
@@ -69,10 +94,14 @@ struct CalibrationBand {
 struct CalibrationTable {
     // Scale on each prior, per constant and group, fallbacks already applied.
     std::array<double, kCalibratedConstants * kEngineClasses * kFormatClasses * kGpuGroups> scale;
+    std::array<double, kServingConstants * kServingEngines * kGpuGenerations * kFormatClasses> servingScale;
     std::vector<CalibrationBand> bands;
-    CalibrationTable() { scale.fill(1.0); }
+    CalibrationTable() { scale.fill(1.0); servingScale.fill(1.0); }
     static int index(CalibratedConstant c, EngineClass e, FormatClass f, GpuGroup g) {
         return ((int(c) * kEngineClasses + int(e)) * kFormatClasses + int(f)) * kGpuGroups + int(g);
+    }
+    static int servingIndex(ServingConstant c, int engine, GpuGeneration g, FormatClass f) {
+        return ((int(c) * kServingEngines + engine) * kGpuGenerations + int(g)) * kFormatClasses + int(f);
     }
 };
 
@@ -99,6 +128,11 @@ private:
 // prior x the group's fitted scale, kept inside the constant's physical
 // bounds (fractions in (0, 1], times >= 0, reserves >= 0).
 double calibrated(CalibratedConstant c, Engine engine, WeightFormat format, const GpuSpec& gpu, double prior);
+
+// A serving constant: prior x its group's fitted scale, inside the
+// constant's physical bounds; the prior alone for engines without serving
+// constants.
+double calibratedServing(ServingConstant c, Engine engine, WeightFormat format, const GpuSpec& gpu, double prior);
 
 // A band that falls back (a group without enough rows of its own takes its
 // engine's or its kind's) is widened by this factor about its centre for

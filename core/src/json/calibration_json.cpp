@@ -64,6 +64,25 @@ bool matches(const Entry& e, int engine, int format, int group) {
            (e.family < 0 || e.family == gpuFamilyIndex(GpuGroup(group)));
 }
 
+// A serving constant's entry: engine x GPU generation x format ("*": any).
+struct ServingEntry {
+    int constant = 0, engine = 0, generation = -1, format = -1;
+    double scale = 1;
+    int specificity() const { return (generation >= 0 ? 1 : 0) + (format >= 0 ? 2 : 0); }
+};
+
+ServingEntry readServingEntry(const Json& j) {
+    ServingEntry e;
+    e.constant = indexOf<ServingConstant>(j.at("constant").get<std::string>(), kServingConstants, "serving constant");
+    e.engine = indexOf<ServingEngine>(j.at("engine").get<std::string>(), kServingEngines, "serving engine");
+    if (e.engine < 0) throw std::runtime_error("calibration: a serving constant names its engine");
+    e.generation = indexOf<GpuGeneration>(j.at("gpu_generation").get<std::string>(), kGpuGenerations, "GPU generation");
+    e.format = indexOf<FormatClass>(j.at("format").get<std::string>(), kFormatClasses, "format class");
+    e.scale = j.at("scale").get<double>();
+    if (!(e.scale > 0) || e.scale > 100) throw std::runtime_error("calibration: scale out of range");
+    return e;
+}
+
 }  // namespace
 
 CalibrationTable parseCalibrationTable(std::string_view text) {
@@ -81,6 +100,20 @@ CalibrationTable parseCalibrationTable(std::string_view text) {
                     table.scale[std::size_t(CalibrationTable::index(CalibratedConstant(e.constant), EngineClass(engine),
                                                                      FormatClass(format), GpuGroup(group)))] = e.scale;
                 }
+    }
+    std::vector<ServingEntry> serving;
+    if (doc.contains("serving_constants")) {
+        for (const Json& j : doc.at("serving_constants")) serving.push_back(readServingEntry(j));
+    }
+    std::stable_sort(serving.begin(), serving.end(),
+                     [](const ServingEntry& a, const ServingEntry& b) { return a.specificity() < b.specificity(); });
+    for (const ServingEntry& e : serving) {
+        for (int g = 0; g < kGpuGenerations; ++g)
+            for (int f = 0; f < kFormatClasses; ++f) {
+                if ((e.generation >= 0 && e.generation != g) || (e.format >= 0 && e.format != f)) continue;
+                table.servingScale[std::size_t(CalibrationTable::servingIndex(ServingConstant(e.constant), e.engine,
+                                                                              GpuGeneration(g), FormatClass(f)))] = e.scale;
+            }
     }
     for (const Json& j : doc.at("bands")) {
         CalibrationBand b;

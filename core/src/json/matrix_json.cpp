@@ -212,6 +212,9 @@ const CellField kCellFields[] = {
      [](const MatrixCell& c) { return valueOf(c.usdPerHour); }},
     {"usd_per_million_tokens", [](TextWriter& o, const MatrixCell& c) { o.number(c.usdPerMillionTokens); },
      [](const MatrixCell& c) { return valueOf(c.usdPerMillionTokens); }},
+    // Users-at-SLO mode (the request's "slo"): users one replica serves within it.
+    {"users_at_slo", [](TextWriter& o, const MatrixCell& c) { o.number(c.usersAtSlo); },
+     [](const MatrixCell& c) { return valueOf(c.usersAtSlo); }},
     // A non-LLM model's own figure, in the unit its model header names.
     {"workload_figure", [](TextWriter& o, const MatrixCell& c) { o.number(c.workloadFigure); },
      [](const MatrixCell& c) { return valueOf(c.workloadFigure); }},
@@ -325,7 +328,7 @@ std::string matrixText(const Catalog& catalog, const Json& request, bool pretty,
     std::vector<Warning> warnings;
     ScenarioOptions options;
     options.resolveModelAndGpu = false;
-    options.extraKeys = {"max_gpus", "gpu_filter", "model_filter", "cells_layout"};
+    options.extraKeys = {"max_gpus", "gpu_filter", "model_filter", "cells_layout", "slo"};
     const Scenario workload = scenarioFromJson(catalog, request, warnings, options);
     ObjectReader r(request, "");
     const int maxGpus = static_cast<int>(r.integerOr("max_gpus", kDefaultMatrixMaxGpus, limitOf("max_gpus").minInteger(),
@@ -334,6 +337,16 @@ std::string matrixText(const Catalog& catalog, const Json& request, bool pretty,
     // one array per field in row-major order; "values": the same as numbers
     // beside the text (only where the caller takes them: the WebAssembly module).
     const std::string layout = r.enumOr("cells_layout", "rows", {"rows", "columns", "values"});
+    // Users-at-SLO mode: each cell also says how many concurrent users one
+    // replica of its GPUs serves within the latency target.
+    const bool sloMode = r.has("slo");
+    const Slo slo = readSlo(r);
+    if (sloMode) {
+        if (!slo.ttftS && !slo.tpotMs && !slo.minUserTokensPerS) {
+            fail("missing_key", "/slo", "slo needs ttft_s, tpot_ms or min_user_tokens_per_s");
+        }
+        if (workload.task != Task::Inference) fail("invalid_value", "/slo", "users at an SLO are an inference figure");
+    }
     if (layout == "values" && !values) {
         fail("invalid_value", "/cells_layout",
              "\"values\" hands the cells over as numbers, read through the WebAssembly module's byte door; "
@@ -361,11 +374,13 @@ std::string matrixText(const Catalog& catalog, const Json& request, bool pretty,
     for (const GpuSpec& g : selectedGpus) gpus.push_back(&g);
 
     Json out = {{"ok", true}, {"max_gpus", maxGpus}, {"cny_per_usd", tidy(workload.cnyPerUsd)}};
+    if (sloMode) out["slo"] = {{"ttft_s", tidyOrNull(slo.ttftS)}, {"tpot_ms", tidyOrNull(slo.tpotMs)},
+                               {"min_user_tokens_per_s", tidyOrNull(slo.minUserTokensPerS)}};
     Json modelList = Json::array();
     for (const ModelSpec* m : models) modelList.push_back(modelHeader(*m));
     Json gpuList = Json::array();
     for (const GpuSpec* g : gpus) gpuList.push_back(gpuHeader(*g));
-    const auto cells = computeMatrix(workload, models, gpus, maxGpus);
+    const auto cells = computeMatrix(workload, models, gpus, maxGpus, sloMode ? &slo : nullptr);
     out["models"] = std::move(modelList);
     out["gpus"] = std::move(gpuList);
     out["warnings"] = warningsToJson(warnings);

@@ -26,23 +26,6 @@ constexpr double kMaxRequestRatePerS = 1e6;
 // Targets beyond an hour to the first token or a minute per token are typos.
 constexpr double kMaxTtftS = 3600, kMaxTpotMs = 60000, kMaxUserTokensPerS = 1e5;
 
-Slo readSlo(ObjectReader& r) {
-    Slo slo;
-    const Json* value = r.raw("slo");
-    if (!value || value->is_null()) return slo;
-    if (!value->is_object()) failType("invalid_value", r.pathOf("slo"), "an object", *value);
-    ObjectReader o(*value, r.pathOf("slo"));
-    slo.ttftS = o.optionalNumber("ttft_s", 0, kMaxTtftS);
-    slo.tpotMs = o.optionalNumber("tpot_ms", 0, kMaxTpotMs);
-    slo.minUserTokensPerS = o.optionalNumber("min_user_tokens_per_s", 0, kMaxUserTokensPerS);
-    o.finish();
-    for (const auto& [key, v] : {std::pair{"ttft_s", slo.ttftS}, {"tpot_ms", slo.tpotMs},
-                                  {"min_user_tokens_per_s", slo.minUserTokensPerS}}) {
-        if (v && *v <= 0) fail("invalid_value", childPath(r.pathOf("slo"), key), std::string(key) + " must be above 0");
-    }
-    return slo;
-}
-
 Json cny(const std::optional<double>& usd, double rate) { return usd ? Json(tidy(*usd * rate)) : Json(nullptr); }
 
 std::optional<double> perMillion(const std::optional<double>& usdPerHour, double tokensPerS) {
@@ -102,6 +85,23 @@ Json sloToJson(const Slo& slo) {
 }
 
 }  // namespace
+
+Slo readSlo(ObjectReader& r) {
+    Slo slo;
+    const Json* value = r.raw("slo");
+    if (!value || value->is_null()) return slo;
+    if (!value->is_object()) failType("invalid_value", r.pathOf("slo"), "an object", *value);
+    ObjectReader o(*value, r.pathOf("slo"));
+    slo.ttftS = o.optionalNumber("ttft_s", 0, kMaxTtftS);
+    slo.tpotMs = o.optionalNumber("tpot_ms", 0, kMaxTpotMs);
+    slo.minUserTokensPerS = o.optionalNumber("min_user_tokens_per_s", 0, kMaxUserTokensPerS);
+    o.finish();
+    for (const auto& [key, v] : {std::pair{"ttft_s", slo.ttftS}, {"tpot_ms", slo.tpotMs},
+                                  {"min_user_tokens_per_s", slo.minUserTokensPerS}}) {
+        if (v && *v <= 0) fail("invalid_value", childPath(r.pathOf("slo"), key), std::string(key) + " must be above 0");
+    }
+    return slo;
+}
 
 ServeOptions readServeOptions(ObjectReader& r) {
     ServeOptions o;

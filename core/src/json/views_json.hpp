@@ -6,6 +6,7 @@
 
 #include "caliper/answers/presets.hpp"
 #include "caliper/catalog.hpp"
+#include "caliper/serving/serve.hpp"
 #include "json/json_read.hpp"
 
 namespace caliper::io {
@@ -19,6 +20,9 @@ Json recommendToJson(const Catalog& catalog, const Json& request);
 Json inventoryToJson(const Catalog& catalog, const Json& request);
 Json limitsToJson(const Catalog& catalog, const Json& request);
 Json serveToJson(const Catalog& catalog, const Json& request);  // serve_json.cpp
+// The request's "slo" object (serve, recommend, the matrix's users-at-SLO
+// mode); empty targets when absent.
+Slo readSlo(ObjectReader& request);
 
 // The matrix cell's fields, in the order the cells and the "values" layout write them.
 Json matrixCellFields();

@@ -1,6 +1,8 @@
 // Scheduler defaults of the serving engines, each from the engine's source.
 #include "serving/engine_defaults.hpp"
 
+#include "calibration/calibration.hpp"
+
 namespace caliper::serving {
 
 namespace {
@@ -32,30 +34,29 @@ constexpr double kTrtllmBudget = 8192, kTrtllmMaxBatch = 2048, kTrtllmBlockToken
 // slots are batched with the running generations.
 constexpr double kLlamaCppBatch = 2048;
 
-// Host time per step and per running request per step [E]: vLLM's V1 engine
-// core runs scheduling, input preparation and sampling on the host between
-// steps; SGLang overlaps scheduling with the GPU (overlap scheduler);
-// TensorRT-LLM's C++ executor has the least host work. Set by those orders
-// of magnitude, not fitted; checked against NVIDIA's aiconfigurator samples
-// (public-v2.jsonl serving_tpot_ms), whose median error they leave at ~15%.
+// Host time per step and per running request per step [E]: vLLM's V1
+// engine core runs scheduling, input preparation and sampling on the host
+// between steps; SGLang overlaps scheduling with the GPU (overlap
+// scheduler); TensorRT-LLM's C++ executor has the least host work. Priors by
+// those orders of magnitude; the step's share is scaled by the calibration
+// (serving_step_overhead_s, data/calibration.json), the per-request share is not.
 constexpr double kVllmStepS = 1.0e-3, kVllmPerSeqS = 6e-6;
 constexpr double kSglangStepS = 0.5e-3, kSglangPerSeqS = 4e-6;
 constexpr double kTrtllmStepS = 0.3e-3, kTrtllmPerSeqS = 2e-6;
 
-// Time to the first token, fitted by engine on NVIDIA's aiconfigurator
-// measured samples (public-v2.jsonl serving_ttft_ms: H100/H200/B200,
-// concurrency 4-512, prompts of 128-8192 tokens; grid search for the least
-// median relative error): a fixed latency per request (HTTP server,
-// tokenizer, scheduler, streaming of the first token), a factor on the
-// request's own prefill latency (bounds 0.5-3), and the share of the other
-// users' prompts it waits behind (bounds 0-1), since a closed-loop benchmark
-// with equal lengths keeps requests in step. In-sample median errors 22%
-// (vLLM), 18% (SGLang), 25% (TensorRT-LLM); fitted without one engine x GPU
-// system and scored on it, 36%, 74% and 40%: the samples carry each system's
-// own queueing and request latency.
-constexpr double kVllmRequestS = 0.04, kVllmPrefillFactor = 0.6, kVllmSyncShare = 0.2;
-constexpr double kSglangRequestS = 0.09, kSglangPrefillFactor = 2.6, kSglangSyncShare = 0.3;
-constexpr double kTrtllmRequestS = 0.08, kTrtllmPrefillFactor = 2.0, kTrtllmSyncShare = 0.05;
+// Time to the first token beyond the step model's own prefill. Priors [E],
+// the same for every engine; tools/calibrate fits a scale on each by engine x
+// GPU generation x format from measured serving rows (data/calibration.json):
+// - a fixed latency per request: HTTP server, tokenizer, scheduling and the
+//   streaming of the first token, tens of milliseconds;
+// - a factor on the request's own prefill latency, 1 = the step model's;
+// - the share of the other users' prompts a new prompt waits behind: a
+//   closed-loop benchmark with equal lengths keeps requests in step (share 1:
+//   every prompt arrives with the others), batching prompts into one step and
+//   the spread of arrivals lower it; a quarter as the prior.
+constexpr double kRequestOverheadPriorS = 0.05;
+constexpr double kPrefillTimeFactorPrior = 1.0;
+constexpr double kSynchronizedSharePrior = 0.25;
 
 // vLLM 0.19 start-up logs on H100 (llm-d-planner accuracy/results/v0.19.0,
 // public-v2.jsonl non_torch_memory): "non-torch forward increase memory"
@@ -67,6 +68,18 @@ constexpr double kNonTorchMultiGiB = 2.1;
 }  // namespace
 
 SchedulerDefaults schedulerDefaults(const Scenario& s) {
+    SchedulerDefaults d = rawSchedulerDefaults(s);
+    auto fitted = [&s](ServingConstant c, double prior) { return calibratedServing(c, s.engine, s.weights, s.gpu, prior); };
+    d.stepOverheadS = fitted(ServingConstant::StepOverheadS, d.stepOverheadS);
+    if (servingEngineIndex(s.engine) >= 0) {
+        d.requestOverheadS = fitted(ServingConstant::RequestOverheadS, kRequestOverheadPriorS);
+        d.prefillTimeFactor = fitted(ServingConstant::PrefillTimeFactor, kPrefillTimeFactorPrior);
+        d.synchronizedShare = fitted(ServingConstant::SynchronizedShare, kSynchronizedSharePrior);
+    }
+    return d;
+}
+
+SchedulerDefaults rawSchedulerDefaults(const Scenario& s) {
     SchedulerDefaults d;
     const double memory = s.gpu.memoryGib;
     switch (s.engine) {
@@ -78,9 +91,6 @@ SchedulerDefaults schedulerDefaults(const Scenario& s) {
             d.kvBlockTokens = 1;
             d.stepOverheadS = kSglangStepS;
             d.perSequenceOverheadS = kSglangPerSeqS;
-            d.requestOverheadS = kSglangRequestS;
-            d.prefillTimeFactor = kSglangPrefillFactor;
-            d.synchronizedShare = kSglangSyncShare;
             break;
         case Engine::TensorrtLlm:
             d.stepTokenBudget = kTrtllmBudget;
@@ -88,9 +98,6 @@ SchedulerDefaults schedulerDefaults(const Scenario& s) {
             d.kvBlockTokens = kTrtllmBlockTokens;
             d.stepOverheadS = kTrtllmStepS;
             d.perSequenceOverheadS = kTrtllmPerSeqS;
-            d.requestOverheadS = kTrtllmRequestS;
-            d.prefillTimeFactor = kTrtllmPrefillFactor;
-            d.synchronizedShare = kTrtllmSyncShare;
             break;
         case Engine::LlamaCpp:
             d.stepTokenBudget = kLlamaCppBatch;
@@ -104,9 +111,6 @@ SchedulerDefaults schedulerDefaults(const Scenario& s) {
             d.kvBlockTokens = kVllmBlockTokens;
             d.stepOverheadS = kVllmStepS;
             d.perSequenceOverheadS = kVllmPerSeqS;
-            d.requestOverheadS = kVllmRequestS;
-            d.prefillTimeFactor = kVllmPrefillFactor;
-            d.synchronizedShare = kVllmSyncShare;
             break;
         }
     }

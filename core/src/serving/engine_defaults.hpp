@@ -20,7 +20,10 @@ struct SchedulerDefaults {
                                     // (closed-loop benchmarks keep requests of equal length in step)
 };
 
+// With the calibrated serving constants (data/calibration.json).
 SchedulerDefaults schedulerDefaults(const Scenario& scenario);
+// The engine's own defaults and the priors, before calibration.
+SchedulerDefaults rawSchedulerDefaults(const Scenario& scenario);
 
 // Memory outside PyTorch's allocator that vLLM's profile subtracts before the
 // KV pool (NCCL and custom all-reduce buffers at tp >= 2), GiB per GPU.

@@ -8,7 +8,10 @@
 namespace caliper::serving {
 
 Evaluator::Evaluator(const Scenario& scenario, const Plan& plan, const MemoryBreakdown& memory)
-    : scenario_(scenario), model_(stepModel(scenario, plan)), pool_(kvPool(scenario, model_, memory)) {
+    : scenario_(scenario),
+      model_(stepModel(scenario, plan)),
+      pool_(kvPool(scenario, model_, memory)),
+      prefill_(closedLoopPrefill(scenario_, model_)) {
     const double perRequest = tokensPerRequest(scenario_, model_);
     // Every attention group holds its own requests' KV.
     running_ = perRequest > 0 ? std::floor(pool_.tokens / perRequest) * model_.layout.attentionDp : 0;
@@ -19,11 +22,17 @@ Evaluator::Evaluator(const Scenario& scenario, const Plan& plan, const MemoryBre
 
 std::optional<ServingFigures> Evaluator::at(double users, std::optional<double> ratePerS) const {
     if (!runs()) return std::nullopt;
-    Scenario s = scenario_;
-    s.serving.requestRatePerS = ratePerS;
     const double replicas = model_.layout.replicas;
     users = std::max(1.0, users);
-    const ReplicaState st = steadyState(s, model_, users / replicas, running_);
+    // The steady state reads the request's rate: a copy of the scenario only
+    // when it differs from the one the evaluator holds.
+    std::optional<Scenario> other;
+    if (ratePerS != scenario_.serving.requestRatePerS) {
+        other = scenario_;
+        other->serving.requestRatePerS = ratePerS;
+    }
+    const Scenario& s = other ? *other : scenario_;
+    const ReplicaState st = steadyState(s, model_, users / replicas, running_, other ? nullptr : &prefill_);
     if (!(st.tpotS > 0) || !std::isfinite(st.tpotS) || !(st.ttftS > 0) || !std::isfinite(st.ttftS)) return std::nullopt;
     ServingFigures f;
     const double gpus = double(model_.layout.gpus) * replicas;

@@ -9,6 +9,7 @@
 #include "caliper/serving/serving.hpp"
 #include "serving/kv_pool.hpp"
 #include "serving/step_model.hpp"
+#include "serving/steady_state.hpp"
 
 namespace caliper::serving {
 
@@ -25,10 +26,17 @@ public:
     // when ratePerS is set, that many arrivals per second.
     std::optional<ServingFigures> at(double users, std::optional<double> ratePerS) const;
 
+    // Re-reads the calibrated constants (the KV pool does not depend on them).
+    void recalibrate() {
+        calibrateStepModel(model_, scenario_);
+        prefill_ = closedLoopPrefill(scenario_, model_);
+    }
+
 private:
     Scenario scenario_;
     StepModel model_;
     KvPool pool_;
+    ClosedLoopPrefill prefill_;  // the closed loop's concurrency-free part
     double running_ = 0;
 };
 

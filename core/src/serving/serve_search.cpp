@@ -13,17 +13,19 @@
 #include "caliper/cost/cost.hpp"
 #include "caliper/plan/estimate.hpp"
 #include "caliper/serving/estimate_serving.hpp"
+#include "serving/capacity.hpp"
 #include "serving/evaluator.hpp"
 
 namespace caliper {
+
+using serving::kMaxUsersPerReplica;
+using serving::ReplicaCapacity;
+using serving::usersWithin;
 
 namespace {
 
 // GPUs per replica tried: the fewest that fit, then doublings.
 constexpr int kReplicaSizeDoublings = 3;
-// Concurrency searched per replica: engines run at most a few thousand
-// requests at once (vLLM max_num_seqs 1024, TensorRT-LLM max_batch_size 2048).
-constexpr double kMaxUsersPerReplica = 4096;
 constexpr int kRateBisections = 24;
 // Curve points: concurrency 1, 2, 4, ... up to the pool's limit.
 constexpr int kMaxCurvePoints = 14;
@@ -67,31 +69,6 @@ bool meetsSlo(const ServingFigures& f, const Slo& slo, double* gap) {
 }
 
 namespace {
-
-struct ReplicaCapacity {
-    double perReplica = 0;  // users or requests/s one replica serves within the SLO (0: none)
-    ServingFigures best;    // figures at the lightest load (for "closest" when nothing meets)
-    double gap = 0;
-};
-
-ReplicaCapacity usersWithin(const serving::Evaluator& e, const Slo& slo, double cap) {
-    ReplicaCapacity c;
-    const auto one = e.at(1, std::nullopt);
-    if (!one) return c;
-    c.best = *one;
-    if (!meetsSlo(*one, slo, &c.gap)) return c;
-    double lo = 1, hi = std::max(1.0, std::floor(cap));
-    const auto top = e.at(hi, std::nullopt);
-    if (top && meetsSlo(*top, slo)) return {hi, *one, c.gap};
-    while (hi - lo > 1) {  // integer bisection: lo meets, hi does not
-        const double mid = std::floor((lo + hi) / 2);
-        const auto f = e.at(mid, std::nullopt);
-        if (f && meetsSlo(*f, slo)) lo = mid;
-        else hi = mid;
-    }
-    c.perReplica = lo;
-    return c;
-}
 
 ReplicaCapacity rateWithin(const serving::Evaluator& e, const Slo& slo, double cap) {
     ReplicaCapacity c;

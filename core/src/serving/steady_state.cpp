@@ -90,18 +90,25 @@ PrefillPath prefillPath(const StepModel& m, const Lengths& n, double decodes, do
     return p;
 }
 
-ReplicaState closedLoop(const StepModel& m, const Lengths& n, double users, double running) {
-    ReplicaState r;
-    const double c = std::max(1.0, std::min(users, running));
-    r.running = c;
-    const double decodeS = decodeStepS(m, n, c);
+ClosedLoopPrefill prefillOf(const StepModel& m, const Lengths& n) {
     // One prompt's prefill, and what a prefill adds to the decode steps it
     // shares (all of its time where the engine does not mix them).
     const PrefillPath p = prefillPath(m, n, 1.0, 1.0);
     const double factor = m.engine.prefillTimeFactor;
-    const double ownS = n.prompt > 0 ? factor * p.ownS : decodeStepS(m, n, 1.0);
+    ClosedLoopPrefill out;
+    out.ownS = n.prompt > 0 ? factor * p.ownS : decodeStepS(m, n, 1.0);
     // The GPU time a prefill adds, never more than the prefill latency it is part of.
-    const double extraS = n.prompt > 0 ? std::min(p.extraS, ownS) : 0.0;
+    out.extraS = n.prompt > 0 ? std::min(p.extraS, out.ownS) : 0.0;
+    return out;
+}
+
+ReplicaState closedLoop(const StepModel& m, const Lengths& n, double users, double running, const ClosedLoopPrefill& p) {
+    ReplicaState r;
+    const double c = std::max(1.0, std::min(users, running));
+    r.running = c;
+    const double decodeS = decodeStepS(m, n, c);
+    const double ownS = p.ownS;
+    const double extraS = p.extraS;
     // Equal-length requests of a closed loop stay in step: a prompt waits
     // behind a share of the other users' prompts (fitted, engine_defaults.cpp).
     const double perOtherWaitS = m.engine.synchronizedShare / 2.0 * ownS;
@@ -163,13 +170,16 @@ ReplicaState openLoop(const StepModel& m, const Lengths& n, double ratePerS, dou
 
 }  // namespace
 
-ReplicaState steadyState(const Scenario& s, const StepModel& m, double usersPerReplica, double runningLimit) {
+ClosedLoopPrefill closedLoopPrefill(const Scenario& s, const StepModel& m) { return prefillOf(m, lengthsOf(s)); }
+
+ReplicaState steadyState(const Scenario& s, const StepModel& m, double usersPerReplica, double runningLimit,
+                         const ClosedLoopPrefill* prefill) {
     const Lengths n = lengthsOf(s);
     const double running = std::max(1.0, std::min(runningLimit, m.engine.maxRunningRequests));
     if (s.serving.requestRatePerS) {
         return openLoop(m, n, *s.serving.requestRatePerS / m.layout.replicas, running);
     }
-    return closedLoop(m, n, usersPerReplica, running);
+    return closedLoop(m, n, usersPerReplica, running, prefill ? *prefill : prefillOf(m, n));
 }
 
 }  // namespace caliper::serving

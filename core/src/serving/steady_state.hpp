@@ -16,8 +16,19 @@ struct ReplicaState {
     bool saturated = false;   // open loop: arrivals above what the replica completes
 };
 
+// What the closed loop reads that does not depend on the concurrency: one
+// prompt's own prefill and what it adds to the decode steps it shares.
+struct ClosedLoopPrefill {
+    double ownS = 0;
+    double extraS = 0;
+};
+ClosedLoopPrefill closedLoopPrefill(const Scenario& scenario, const StepModel& model);
+
 // usersPerReplica: closed-loop concurrency; runningLimit: requests the KV
 // pool holds at once. serving.request_rate_per_s switches to the open loop.
-ReplicaState steadyState(const Scenario& scenario, const StepModel& model, double usersPerReplica, double runningLimit);
+// `prefill`: closedLoopPrefill of the same scenario and model, when the
+// caller keeps it across concurrencies.
+ReplicaState steadyState(const Scenario& scenario, const StepModel& model, double usersPerReplica, double runningLimit,
+                         const ClosedLoopPrefill* prefill = nullptr);
 
 }  // namespace caliper::serving

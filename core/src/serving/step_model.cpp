@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
+#include "calibration/calibration.hpp"
 #include "speed/efficiency.hpp"
 
 namespace caliper::serving {
@@ -43,13 +45,7 @@ StepModel stepModel(const Scenario& s, const Plan& plan) {
     StepModel m;
     m.work = makeWorkload(s);
     m.layout = replicaLayout(s, plan);
-    m.engine = schedulerDefaults(s);
-    const GpuSpec& gpu = s.gpu;
-    const double peak = matmulPeak(s.engine, s.weights, gpu).tflops * 1e12;
-    m.bandwidthBytesPerS = decodeBandwidthFraction(s.engine, s.weights, gpu) * gpu.bandwidthGbps * 1e9;
-    m.decodeFlopsPerS = decodeComputeFraction(s.engine, s.weights, gpu) * peak;
-    m.prefillFlopsPerS = prefillComputeFraction(s.engine, s.weights, gpu) * peak;
-    m.layerOverheadS = decodeLayerOverheadS(s.engine, s.weights, gpu);
+    m.tpLatencyPriorS = m.layout.tpLink.latencyS;
     // KV heads split over the attention ranks and are replicated once the
     // ranks outnumber them; MLA's latent is kept whole on every rank.
     const ModelSpec& model = s.model;
@@ -63,7 +59,37 @@ StepModel stepModel(const Scenario& s, const Plan& plan) {
     if (s.serving.speculative) {
         m.draftCostShare = s.serving.speculative->method == "draft" ? kDraftModelShare : 1.0 / m.work.layers;
     }
+    calibrateStepModel(m, s);
     return m;
+}
+
+void calibrateStepModel(StepModel& m, const Scenario& s) {
+    m.engine = schedulerDefaults(s);
+    const GpuSpec& gpu = s.gpu;
+    const double peak = matmulPeak(s.engine, s.weights, gpu).tflops * 1e12;
+    m.bandwidthBytesPerS = decodeBandwidthFraction(s.engine, s.weights, gpu) * gpu.bandwidthGbps * 1e9;
+    m.decodeFlopsPerS = decodeComputeFraction(s.engine, s.weights, gpu) * peak;
+    m.prefillFlopsPerS = prefillComputeFraction(s.engine, s.weights, gpu) * peak;
+    // Serving engines replay each step as CUDA graphs, so a layer's fixed
+    // time is its kernels' minimum GPU time, not the launches a single
+    // stream's decode rows measure: the step model keeps its own scale on the
+    // graph engines' sourced prior (serving_layer_time_s). Paged attention
+    // reads the KV blocks at its own rate (serving_kv_read_fraction, prior:
+    // the weights' rate).
+    auto fitted = [&s](ServingConstant c, double prior) { return calibratedServing(c, s.engine, s.weights, s.gpu, prior); };
+    m.layerOverheadS = servingEngineIndex(s.engine) >= 0
+                           ? fitted(ServingConstant::LayerTimeS, decodeLayerOverheadPriorS(s.engine, gpu))
+                           : decodeLayerOverheadS(s.engine, s.weights, gpu);
+    m.kvReadFraction = fitted(ServingConstant::KvReadFraction, 1.0);
+    // Within an NVLink domain the serving engines all-reduce with custom
+    // one-shot kernels fused with the residual add and RMSNorm (TensorRT-LLM
+    // cpp/tensorrt_llm/thop/allreduceOp.cpp ONESHOT/TWOSHOT; vLLM
+    // vllm/compilation/passes/fusion/allreduce_rms_fusion.py; SGLang's
+    // custom all-reduce), not NCCL's ring: its fixed time is fitted
+    // (serving_allreduce_latency_s) on NCCL's small-message latency as prior.
+    if (std::string(m.layout.tpLink.name) == "NVLink") {
+        m.layout.tpLink.latencyS = fitted(ServingConstant::AllReduceLatencyS, m.tpLatencyPriorS);
+    }
 }
 
 double StepModel::stepS(double decodes, double context, double prefillTokens, double prefillContext) const {
@@ -77,7 +103,8 @@ double StepModel::stepS(double decodes, double context, double prefillTokens, do
     const double groupDecodes = decodes / l.attentionDp;
     const double kvBytes = groupDecodes * kvBytesRead(work, context) * kvShare +
                            (prefillTokens > 0 ? kvBytesRead(work, prefillContext) * kvShare : 0);
-    const double bytes = work.denseWeightBytes / tpGpus + std::max(0.0, expertBytes) / allGpus + kvBytes / tpGpus;
+    const double bytes = work.denseWeightBytes / tpGpus + std::max(0.0, expertBytes) / allGpus +
+                         kvBytes / tpGpus / std::max(0.05, kvReadFraction);
     const double memoryS = bandwidthBytesPerS > 0 ? bytes / bandwidthBytesPerS : 0;
     // Compute per GPU: decode-shaped and prompt-shaped work at their rates.
     const double matmul = 2.0 * work.blockMatmulParams;

@@ -33,14 +33,20 @@ struct StepModel {
     double bandwidthBytesPerS = 0;   // achieved, per GPU
     double decodeFlopsPerS = 0;      // achieved per GPU on decode-shaped GEMMs
     double prefillFlopsPerS = 0;     // achieved per GPU on prompt-shaped GEMMs
-    double layerOverheadS = 0;       // per layer per step (launches, sync)
+    double layerOverheadS = 0;       // per layer per step (CUDA-graph replayed kernels)
+    double kvReadFraction = 1;       // paged KV reads' achieved bandwidth / the weights'
     double kvShare = 1;              // share of a token's KV one attention rank reads
     bool expertParallel = false;
     double draftCostShare = 0;       // speculative drafting cost per drafted token, share of a target step
+    double tpLatencyPriorS = 0;      // the tensor-parallel link's latency before calibration
 
     double stepS(double decodes, double context, double prefillTokens, double prefillContext) const;
 };
 
 StepModel stepModel(const Scenario& scenario, const Plan& plan);
+// Sets the step model's calibrated figures (achieved rates, per-layer and
+// all-reduce times, the engine's calibrated defaults) from the active
+// calibration: stepModel calls it, and a fit re-applies it per trial.
+void calibrateStepModel(StepModel& model, const Scenario& scenario);
 
 }  // namespace caliper::serving

@@ -189,6 +189,8 @@ double decodeBandwidthFraction(Engine engine, WeightFormat format, const GpuSpec
                       priorDecodeBandwidthFraction(engine, format, gpu));
 }
 
+double decodeLayerOverheadPriorS(Engine engine, const GpuSpec& gpu) { return priorDecodeLayerOverheadS(engine, gpu); }
+
 double decodeLayerOverheadS(Engine engine, WeightFormat format, const GpuSpec& gpu) {
     return calibrated(CalibratedConstant::DecodeLayerOverheadS, engine, format, gpu,
                       priorDecodeLayerOverheadS(engine, gpu));

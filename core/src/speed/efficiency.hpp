@@ -52,6 +52,9 @@ double decodeBandwidthFraction(Engine engine, WeightFormat format, const GpuSpec
 // Decode: fixed time per transformer layer per step (kernel launches,
 // synchronisation, host work), seconds.
 double decodeLayerOverheadS(Engine engine, WeightFormat format, const GpuSpec& gpu);
+// The sourced prior of the per-layer time, before any calibration (the
+// serving step model fits its own scale on it).
+double decodeLayerOverheadPriorS(Engine engine, const GpuSpec& gpu);
 
 // Prefill: fraction of matmulPeak reached on prompt processing.
 double prefillComputeFraction(Engine engine, WeightFormat format, const GpuSpec& gpu);

@@ -47,6 +47,7 @@ var en = {
   'metric.cost': 'Cost',
   'metric.memory': 'Memory per GPU',
   'metric.gpus': 'GPUs needed',
+  'metric.users': 'Users at the SLO',
 
   'filter.title': 'Filters',
   'filter.search': 'Search models',
@@ -88,6 +89,7 @@ var en = {
   'matrix.figureCostTrain': '{cur} for the run (cloud)',
   'matrix.figureMemory': 'GiB per GPU',
   'matrix.figureGpus': 'GPUs needed',
+  'matrix.figureUsers': 'concurrent users one replica of these GPUs serves within the SLO of the Serve view',
   'matrix.figureNote': 'Number in a cell: {what}.',
   'legend.title': 'Legend',
   'legend.fits': 'fits one GPU',

@@ -47,6 +47,7 @@ var zh = {
   'metric.cost': '成本',
   'metric.memory': '单卡显存',
   'metric.gpus': '所需卡数',
+  'metric.users': '满足 SLO 的用户数',
 
   'filter.title': '筛选',
   'filter.search': '搜索模型',
@@ -88,6 +89,7 @@ var zh = {
   'matrix.figureCostTrain': '本次训练云端成本（{cur}）',
   'matrix.figureMemory': '单卡显存 GiB',
   'matrix.figureGpus': '所需卡数',
+  'matrix.figureUsers': '这些卡组成的一个副本在“推理服务”视图的 SLO 内可服务的并发用户数',
   'matrix.figureNote': '单元格中的数字：{what}。',
   'legend.title': '图例',
   'legend.fits': '单卡可跑',

@@ -32,6 +32,9 @@ function figureKey(cell, metric, training) {
       return cell && cell.usd_per_million_tokens != null ? 'usd_per_million_tokens' : 'usd_per_hour';
     case 'memory': return 'total_gib';
     case 'gpus': return 'gpus_needed';
+    case 'users':  // users at the SLO: an inference figure
+      if (!training) return 'users_at_slo';
+      return cell && cell.train_hours != null ? 'train_hours' : 'train_tokens_per_s';
     default:
       if (training) return cell && cell.train_hours != null ? 'train_hours' : 'train_tokens_per_s';
       return 'decode_tokens_per_s';
@@ -48,7 +51,7 @@ function sortValue(cell, metric, training) {
 }
 
 // Larger is better for speed in tokens/s; smaller for everything else.
-function higherIsBetter(metric, training) { return metric === 'speed' && !training; }
+function higherIsBetter(metric, training) { return (metric === 'speed' || metric === 'users') && !training; }
 
 // Short text for the cell. opts: {locale, currency, cnyPerUsd}
 function figureText(cell, metric, training, opts) {
@@ -57,7 +60,7 @@ function figureText(cell, metric, training, opts) {
   var v = cell[key];
   if (typeof v !== 'number' || !isFinite(v)) return '–';
   if (key === 'train_hours') return format.durationShort(opts.locale, v);
-  if (key === 'gpus_needed') return String(v);
+  if (key === 'gpus_needed' || key === 'users_at_slo') return key === 'users_at_slo' && v >= 1e4 ? format.compact(opts.locale, v) : String(v);
   if (isMoney(key)) {
     var m = format.moneyField(cell, key, opts.currency, opts.cnyPerUsd);
     return format.money(opts.locale, m.value, m.currency, true);

@@ -126,6 +126,7 @@ function ValueCell(f, i) {
   this.train_tokens_per_s = orNull(f.train_tokens_per_s[i]);
   this.usd_per_hour = orNull(f.usd_per_hour[i]);
   this.usd_per_million_tokens = orNull(f.usd_per_million_tokens[i]);
+  this.users_at_slo = orNull(f.users_at_slo[i]);  // users-at-SLO mode only
   this.workload_figure = orNull(f.workload_figure[i]);  // a non-LLM model's own figure (its header's workload_unit)
 }
 

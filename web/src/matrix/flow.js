@@ -34,8 +34,11 @@ function round(ms) { return Math.round(ms * 10) / 10; }
 // The state keys that change the engine's answer; the others (metric,
 // sort, currency, language) only repaint the matrix already loaded.
 var DATA_KEYS = ['task', 'w', 'ctx', 'b', 'g', 'eng', 'tt', 'q', 'gq', 'fam', 'pmin', 'pmax', 'cls', 'mem', 'price', 'cm', 'cg'];
+// The users metric asks the engine for users at the serve view's SLO.
+var SLO_KEYS = ['sttft', 'stpot', 'stps'];
 function dataKey(state) {
-  return JSON.stringify(DATA_KEYS.map(function (k) { return state[k]; })) + '#' + app.catalogGeneration;
+  var slo = state.show === 'users' ? SLO_KEYS.map(function (k) { return state[k]; }) : null;
+  return JSON.stringify(DATA_KEYS.map(function (k) { return state[k]; })) + JSON.stringify(slo) + '#' + app.catalogGeneration;
 }
 
 // New data: the headers and the cells in view at once (painted in this

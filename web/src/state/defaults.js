@@ -15,7 +15,9 @@ var TASKS = {
   pretrain: { task: 'pretrain', batch: 1, trainTokens: 1e12 }
 };
 var VIEWS = ['matrix', 'serve', 'recommend', 'inventory', 'custom'];
-var METRICS = ['speed', 'cost', 'memory', 'gpus'];
+// 'users': the users one replica of the cell's GPUs serves within the serve
+// view's SLO (the matrix's users-at-SLO mode; inference only).
+var METRICS = ['speed', 'cost', 'memory', 'gpus', 'users'];
 var GROUPS = ['consumer', 'workstation', 'datacenter', 'china', 'other'];
 var SORTS = ['family', 'size', 'name', 'gpu'];
 

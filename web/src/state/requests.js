@@ -45,7 +45,22 @@ function toMatrixRequest(state, gpuIds) {
   if (state.pmax != null) mf.max_params_b = state.pmax;
   if (state.q.trim()) mf.search = state.q.trim();
   if (Object.keys(mf).length) req.model_filter = mf;
+  // Users-at-SLO mode: the serve view's SLO, each cell sized as serve sizes a replica.
+  if (state.show === 'users' && TASKS[state.task].task === 'inference') {
+    var slo = sloOf(state);
+    if (Object.keys(slo).length) req.slo = slo;
+  }
   return req;
+}
+
+// The serve view's SLO (time to first token, time per output token, tokens/s
+// per user); the matrix's users mode reads the same one.
+function sloOf(state) {
+  var slo = {};
+  if (state.sttft != null) slo.ttft_s = state.sttft;
+  if (state.stpot != null) slo.tpot_ms = state.stpot;
+  if (state.stps != null) slo.min_user_tokens_per_s = state.stps;
+  return slo;
 }
 
 function toEstimateRequest(state, model, gpu, count) {
@@ -84,11 +99,7 @@ function toServeRequest(state, model) {
   if (state.eng !== 'auto') req.engine = state.eng;
   if (state.w !== 'auto') req.weights = state.w;
   if (state.sr != null) req.request_rate_per_s = state.sr; else req.users = state.su;
-  var slo = {};
-  if (state.sttft != null) slo.ttft_s = state.sttft;
-  if (state.stpot != null) slo.tpot_ms = state.stpot;
-  if (state.stps != null) slo.min_user_tokens_per_s = state.stps;
-  req.slo = slo;
+  req.slo = sloOf(state);
   req.prompt_tokens = state.spi;
   req.output_tokens = state.spo;
   req.max_gpus = state.g;

@@ -72,7 +72,8 @@ function figureNote(s) {
   var key = {
     speed: training ? 'matrix.figureSpeedTrain' : 'matrix.figureSpeedInfer',
     cost: training ? 'matrix.figureCostTrain' : 'matrix.figureCostInfer',
-    memory: 'matrix.figureMemory', gpus: 'matrix.figureGpus'
+    memory: 'matrix.figureMemory', gpus: 'matrix.figureGpus',
+    users: training ? 'matrix.figureSpeedTrain' : 'matrix.figureUsers'
   }[s.show];
   return ctx.t('matrix.figureNote', { what: ctx.t(key, { cur: cur }) });
 }

@@ -30,16 +30,26 @@ struct MatrixCell {
     // A non-LLM model's own figure (workloadCellFigure: audio seconds/s,
     // tokens/s, images/s or seconds per video); empty for LLMs.
     std::optional<double> workloadFigure;
+    // With an SLO (the matrix's users-at-SLO mode): the concurrent users one
+    // replica of gpusNeeded GPUs serves within it, as `caliper serve` sizes a
+    // replica (0: one user already misses it); empty without an SLO or where
+    // the engine does not batch continuously or the model does not fit.
+    std::optional<double> usersAtSlo;
 };
 
+struct Slo;
+
 // The scenario's workload on `model` x `gpu`, with at most maxGpus GPUs.
-MatrixCell evaluateCell(const Scenario& workload, const ModelSpec& model, const GpuSpec& gpu, int maxGpus);
+// With `slo`, the cell also carries usersAtSlo.
+MatrixCell evaluateCell(const Scenario& workload, const ModelSpec& model, const GpuSpec& gpu, int maxGpus,
+                        const Slo* slo = nullptr);
 
 // Every cell, cells[model][gpu]. Walks GPU by GPU with one reused scenario
 // and copies of the entries without their descriptive text, so a cell costs
 // the arithmetic and little else.
 std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
                                                    const std::vector<const ModelSpec*>& models,
-                                                   const std::vector<const GpuSpec*>& gpus, int maxGpus);
+                                                   const std::vector<const GpuSpec*>& gpus, int maxGpus,
+                                                   const Slo* slo = nullptr);
 
 }  // namespace caliper

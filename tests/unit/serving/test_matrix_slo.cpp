@@ -1,0 +1,93 @@
+// The matrix's users-at-SLO mode: each cell says how many concurrent users
+// one replica of its GPUs serves within the latency target, the same figure
+// `caliper serve` sizes its replicas by; and recommend with an SLO carries the
+// serving figures the page's cards show.
+#include <catch2/catch.hpp>
+
+#include "caliper/api.hpp"
+#include "property_scenarios.hpp"
+
+using namespace caliper;
+using caliper::test::projectCatalog;
+using caliper::test::PropertyJson;
+
+namespace {
+
+PropertyJson ok(const ApiResponse& r) {
+    INFO(r.json.substr(0, 400));
+    REQUIRE(r.status == 0);
+    return PropertyJson::parse(r.json);
+}
+
+void rejectedMatrix(const std::string& request, const std::string& code, const std::string& pointer) {
+    const ApiResponse r = matrixJson(projectCatalog(), request);
+    INFO(request << " -> " << r.json.substr(0, 300));
+    CHECK(r.status == 2);
+    CHECK(r.json.find("\"" + code + "\"") != std::string::npos);
+    CHECK(r.json.find("\"" + pointer + "\"") != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("matrix users at SLO: a cell's users are what serve fits in one replica of its GPUs", "[serving][matrix]") {
+    const PropertyJson slo = {{"ttft_s", 2}, {"min_user_tokens_per_s", 20}};
+    const PropertyJson request = {{"model", {"llama-3.1-8b", "qwen2.5-14b", "llama-3.1-70b"}},
+                                  {"gpu", {"h100-sxm5-80gb", "a100-sxm4-80gb", "rtx-4090", "l40s"}},
+                                  {"prompt_tokens", 1024},
+                                  {"output_tokens", 256},
+                                  {"slo", slo}};
+    const PropertyJson m = ok(matrixJson(projectCatalog(), request.dump()));
+    CHECK(m["slo"]["ttft_s"] == 2);
+    int compared = 0;
+    for (std::size_t i = 0; i < m["models"].size(); ++i) {
+        for (std::size_t j = 0; j < m["gpus"].size(); ++j) {
+            const PropertyJson& cell = m["cells"][i][j];
+            if (cell["users_at_slo"].is_null()) {
+                CHECK(cell["status"] == "no");  // every fitting LLM cell on vLLM has a figure
+                continue;
+            }
+            const double users = cell["users_at_slo"].get<double>();
+            const int gpus = cell["gpus_needed"].get<int>();
+            PropertyJson serve = {{"model", m["models"][i]["id"]}, {"gpu", {m["gpus"][j]["id"]}}, {"max_gpus", gpus},
+                                  {"prompt_tokens", 1024}, {"output_tokens", 256}, {"slo", slo}};
+            INFO(serve.dump() << " matrix users " << users);
+            if (users >= 1) {
+                serve["users"] = users;
+                const PropertyJson at = ok(serveJson(projectCatalog(), serve.dump()));
+                REQUIRE(at["meets_slo"] == true);
+                CHECK(at["deployments"][0]["replicas"] == 1);
+                CHECK(at["deployments"][0]["gpu_count"] == gpus);
+                ++compared;
+            }
+            // One user more does not fit one replica of these GPUs.
+            serve["users"] = users + 1;
+            CHECK(ok(serveJson(projectCatalog(), serve.dump()))["meets_slo"] == false);
+        }
+    }
+    CHECK(compared >= 6);
+}
+
+TEST_CASE("matrix users at SLO: only with an SLO, and bad SLOs are refused at their pointer", "[serving][matrix]") {
+    const PropertyJson plain = ok(matrixJson(projectCatalog(), R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb"})"));
+    CHECK(plain["cells"][0][0]["users_at_slo"].is_null());
+    CHECK_FALSE(plain.contains("slo"));
+    rejectedMatrix(R"({"model":"llama-3.1-8b","gpu":"h100","slo":{}})", "missing_key", "/slo");
+    rejectedMatrix(R"({"model":"llama-3.1-8b","gpu":"h100","slo":{"ttft_s":0}})", "invalid_value", "/slo/ttft_s");
+    rejectedMatrix(R"({"model":"llama-3.1-8b","gpu":"h100","slo":{"ttfb":1}})", "unknown_key", "/slo/ttfb");
+    rejectedMatrix(R"({"model":"llama-3.1-8b","gpu":"h100","task":"finetune","slo":{"ttft_s":1}})", "invalid_value",
+                   "/slo");
+}
+
+TEST_CASE("recommend with an SLO: each option carries per-user speed, monthly cost and cost per million tokens",
+          "[serving][serve]") {
+    const PropertyJson r = ok(recommendJson(
+        projectCatalog(), R"({"model":"llama-3.1-8b","batch":40,"slo":{"min_user_tokens_per_s":30},"gpu":"h100","top":3})"));
+    REQUIRE(r["deployments"].size() > 0);
+    for (const PropertyJson& d : r["deployments"]) {
+        CHECK(d["serving"]["user_tokens_per_s"].get<double>() >= 30 * (1 - 1e-5));
+        // H100 SXM has a cloud price in the catalog, so both cost figures are known.
+        CHECK(d["usd_per_month"].get<double>() > 0);
+        CHECK(d["usd_per_million_output_tokens"].get<double>() > 0);
+        CHECK(d["cny_per_million_output_tokens"].get<double>() > 0);
+    }
+}
