@@ -213,7 +213,12 @@ function bindGlobal() {
   });
 }
 
+// The texts first (unpacked in the single file, at once otherwise).
 function boot() {
+  i18n.ready().then(start, start);
+}
+
+function start() {
   app.state = parse(location.search, location.hash);
   setLang(i18n.pick(app.state.lang, navigator.languages || [navigator.language]));
   if (app.state.embed) document.documentElement.classList.add('embed');
