@@ -81,13 +81,34 @@ function change(patch, options) {
   // The user's model and GPU are offered in the lists of the other views.
   var ownChanged = JSON.stringify([before.cm, before.cg]) !== JSON.stringify([app.state.cm, app.state.cg]);
   if (langChanged || ownChanged) views.refreshLists();
+  if (langChanged) presetButtons();
   writeUrl();
   render(options);
 }
 
+// The scenario buttons, one per engine preset (describe().presets), in
+// the page's language.
+function presetButtons() {
+  var box = $('#preset-buttons');
+  var zh = i18n.lang() === 'zh';
+  dom.replace(box, presets.list().map(function (p) {
+    return dom.el('button', { type: 'button', class: 'chip', dataset: { preset: p.id } }, zh ? p.label_zh : p.label_en);
+  }));
+}
+
+// The pressed button, and the source documents' own pick for it beside a
+// way to Caliper's ranking (the recommend view says where they agree).
 function syncPresets() {
   var preset = presets.matching(app.state, app.models);
   dom.$all('[data-preset]').forEach(function (b) { b.setAttribute('aria-pressed', String(b.dataset.preset === preset)); });
+  var p = preset ? presets.byId(preset) : null, note = $('#preset-doc');
+  note.hidden = !p;
+  if (!p) return;
+  $('#preset-doc-text').textContent = t('preset.docPick', { picks: p.document_picks, reason: presetReason(p) });
+}
+
+function presetReason(p) {
+  return i18n.has('preset.reason.' + p.id) ? t('preset.reason.' + p.id) : p.document_reason;
 }
 
 function render(options) {
@@ -186,14 +207,15 @@ function bindGlobal() {
   dom.$all('.tabs [data-view]').forEach(function (b) {
     b.addEventListener('click', function () { change({ view: b.dataset.view }); });
   });
-  dom.$all('[data-preset]').forEach(function (b) {
-    b.addEventListener('click', function () {
-      dom.$all('.field-error').forEach(function (n) { n.remove(); });
-      ensureLists();
-      app.state = presets.apply(app.state, b.dataset.preset, app.models);
-      change({});
-    });
+  $('#preset-buttons').addEventListener('click', function (e) {
+    var b = e.target.closest('[data-preset]');
+    if (!b) return;
+    dom.$all('.field-error').forEach(function (n) { n.remove(); });
+    ensureLists();
+    app.state = presets.apply(app.state, b.dataset.preset, app.models);
+    change({});
   });
+  $('#preset-doc-compare').addEventListener('click', function () { change({ view: 'recommend', rm: '' }); });
   $('#filters-toggle').addEventListener('click', function (e) {
     var open = $('#filters').classList.toggle('open');
     e.currentTarget.setAttribute('aria-expanded', String(open));
@@ -240,6 +262,8 @@ function start() {
     engine.pageCatalog().then(function (texts) { timings.boot.catalogUnpacked = round(performance.now()); return texts; })
   ]).then(function (done) {
     engine.loadCatalog(done[1].gpus, done[1].models);
+    presets.setEngine((engine.describe() || {}).presets);
+    presetButtons();
     // The serve tab where the engine has the serving search.
     $('.tabs [data-view="serve"]').hidden = !engine.canServe();
     var s = app.state;
