@@ -39,7 +39,8 @@ commands:
   validate FILE...    score the engine on measured rows (JSON lines);
                       --rows also lists every scored row, worst first;
                       --cross: accuracy in-sample and leave-one-source-out
-                      (constants refitted without each source in turn)
+                      (constants refitted without each source in turn);
+                      --requests: each row's request (or why it has none), one JSON line a row
   --version           version and catalog version
 
 options:
@@ -66,6 +67,8 @@ scenario keys and defaults (only "model" and "gpu" are required):
                       (adamw-bf16: pure bf16, no fp32 master)
   gradient_checkpointing   false (qlora: true)
   flash_attention     true where the GPU supports FlashAttention-2
+  loss_kernel         training loss over the vocabulary: "auto" (megatron: vocab-parallel; others: eager)
+                      or {loss_kernel}
   lora                {"rank": 16, "targets": "all-linear" | "attention"}
   parallel            {"strategy": "auto", "tp": null, "pp": null, "offload": "none"}
                       strategy: {strategy}
@@ -128,6 +131,7 @@ std::string helpText() {
         {"{engine}", namesOf<caliper::Engine>()},     {"{weights}", namesOf<caliper::WeightFormat>()},
         {"{kv_cache}", namesOf<caliper::KvFormat>()}, {"{optimizer}", namesOf<caliper::Optimizer>()},
         {"{strategy}", namesOf<caliper::Strategy>()}, {"{offload}", namesOf<caliper::Offload>()},
+        {"{loss_kernel}", namesOf<caliper::LossKernel>()},
         {"{currency}", {std::begin(caliper::kCurrencyNames), std::end(caliper::kCurrencyNames)}}};
     std::string text = kHelpTemplate;
     for (const auto& [slot, names] : lists) {
@@ -174,6 +178,7 @@ struct Options {
     bool jsonl = false;
     bool rows = false;  // validate: list every scored row
     bool cross = false;  // validate: leave-one-source-out accuracy (tools/calibrate)
+    bool requests = false;  // validate: print each row's request instead of scoring
     std::vector<std::string> words;
 };
 
@@ -187,6 +192,7 @@ Options parseArgs(int argc, char** argv) {
         else if (a == "--jsonl") o.jsonl = true;
         else if (a == "--rows") o.rows = true;
         else if (a == "--cross") o.cross = true;
+        else if (a == "--requests") o.requests = true;
         else o.words.push_back(a);
     }
     return o;
@@ -213,6 +219,7 @@ int run(const Options& o, const Catalog& catalog) {
     if (command == "describe") return emit(caliper::describeJson(catalog, o.pretty));
     if (command == "validate" && w.size() >= 2) {
         const std::vector<std::string> paths(w.begin() + 1, w.end());
+        if (o.requests) return caliper::cli::printRowRequests(catalog, paths, std::cout, std::cerr);
         if (o.cross) return caliper::calibrate::runCrossValidation(catalog, paths, std::cout, std::cerr);
         return caliper::cli::runValidate(catalog, paths, o.rows, std::cout, std::cerr);
     }

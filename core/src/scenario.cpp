@@ -36,6 +36,11 @@ bool nativeFp4(const GpuSpec& gpu) {
     return gpu.vendor == "amd" && gpu.architecture.find("CDNA 4") != std::string::npos;
 }
 
+LossKernel lossKernelOf(const Scenario& s) {
+    if (s.lossKernel) return *s.lossKernel;
+    return s.engine == Engine::Megatron ? LossKernel::VocabParallel : LossKernel::Eager;
+}
+
 bool runsWeightOnly(const Scenario& s) {
     if (fp8Format(s.weights)) return !s.gpu.supportsFp8;
     if (fp4Format(s.weights)) return !nativeFp4(s.gpu);

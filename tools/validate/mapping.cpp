@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "caliper/plan/plan.hpp"
+#include "validate/benchmark_models.hpp"
 #include "validate/names.hpp"
 #include "validate/row.hpp"
 #include "validate/text.hpp"
@@ -70,6 +71,7 @@ std::string weightFormat(const std::string& q) {
 
 Json modelRequest(const Catalog& catalog, const RowFacts& f, const RowSetup& setup) {
     if (const ModelSpec* model = findRowModel(catalog, f.model, f.paramsB)) return model->id;
+    if (std::optional<Json> benchmark = benchmarkModel(f.model)) return *benchmark;
     Json object = Json::object();
     const ModelShapeText& s = setup.shape;
     if (s.hidden) object["hidden_size"] = *s.hidden;
@@ -213,6 +215,9 @@ void applyEngineConventions(const RowSetup& setup, const std::string& task, cons
         req["optimizer"] = "adamw-bf16";
     }
     if (setup.engines.tensorrtLlm && weights == "fp8" && setup.kvCache.empty()) req["kv_cache"] = "fp8";
+    // llm-foundry's MPT trains with flash-attn's fused cross entropy (its
+    // default loss_fn, llmfoundry/models/mpt/modeling_mpt.py).
+    if (setup.engines.llmFoundry && task != "inference") req["loss_kernel"] = "fused";
 }
 
 std::optional<std::int64_t> countKey(const std::optional<double>& value) {
@@ -235,6 +240,7 @@ std::string applyStructuredKeys(const RowFacts& f, RowSetup& s) {
     // Engine conventions and llama-bench token counts follow the named engine.
     if (engine == "llama.cpp") s.engines.llamaCpp = true;
     if (engine == "tensorrt-llm") s.engines.tensorrtLlm = true;
+    if (lowerCase(f.engine) == "llm-foundry") s.engines.llmFoundry = true;
     return engine;
 }
 
@@ -347,6 +353,22 @@ MappingOutcome mapValidationRow(const Catalog& catalog, const Json& row) {
     } catch (const std::exception& e) {
         return {std::nullopt, std::string("unreadable row: ") + e.what()};
     }
+}
+
+std::string rowRequestLine(const Catalog& catalog, const std::string& text) {
+    Json out = Json::object();
+    Json row;
+    try {
+        row = Json::parse(text);
+    } catch (const std::exception&) {
+        out["unexpressible"] = "the line is not JSON";
+        return out.dump();
+    }
+    out["id"] = rowText(row, "id");
+    const MappingOutcome outcome = mapValidationRow(catalog, row);
+    if (outcome.mapping) out["request"] = outcome.mapping->request;
+    else out["unexpressible"] = outcome.reason;
+    return out.dump();
 }
 
 }  // namespace caliper::io

@@ -52,6 +52,10 @@ struct MappingOutcome {
 // Never throws: a row that cannot be expressed gives a reason instead.
 MappingOutcome mapValidationRow(const Catalog& catalog, const Json& row);
 
+// One JSON line for a row's text: {"id", "request"} with the request that reproduces its setup, or
+// {"id", "unexpressible"} with the reason (`caliper validate --requests`).
+std::string rowRequestLine(const Catalog& catalog, const std::string& rowText);
+
 // Short text fields of a row, empty when absent or not a string.
 std::string rowText(const Json& row, const char* key);
 

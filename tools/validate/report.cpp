@@ -11,6 +11,7 @@
 #include <sstream>
 #include <vector>
 
+#include "validate/mapping.hpp"
 #include "validate/validation.hpp"
 
 namespace caliper::cli {
@@ -154,6 +155,21 @@ int runValidate(const Catalog& catalog, const std::vector<std::string>& paths, b
     if (everyRow) printEveryRow(report, out);
     printUnscored(report, out);
     out << '\n' << closingLine(report) << '\n';
+    return 0;
+}
+
+int printRowRequests(const Catalog& catalog, const std::vector<std::string>& paths, std::ostream& out,
+                     std::ostream& err) {
+    for (const std::string& path : paths) {
+        std::string text;
+        if (!readFile(path, text, err)) return 2;
+        std::istringstream lines(text);
+        std::string line;
+        while (std::getline(lines, line)) {
+            if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+            out << io::rowRequestLine(catalog, line) << '\n';
+        }
+    }
     return 0;
 }
 

@@ -23,6 +23,7 @@ struct EnginesNamed {  // frameworks the text names
     bool llamaCpp = false, tensorrtLlm = false, vllm = false, sglang = false;
     bool megatron = false, deepspeed = false, fsdp = false, transformers = false, unsloth = false, peft = false;
     bool msSwift = false;
+    bool llmFoundry = false;  // the row's engine key names llm-foundry (structured key only)
 };
 
 struct ModelShapeText {  // architecture numbers the text states

@@ -68,6 +68,12 @@ struct Names<Offload> {
 };
 
 template <>
+struct Names<LossKernel> {
+    static constexpr EnumName<LossKernel> table[] = {
+        {LossKernel::Eager, "eager"}, {LossKernel::VocabParallel, "vocab-parallel"}, {LossKernel::Fused, "fused"}};
+};
+
+template <>
 struct Names<WeightFormat> {
     static constexpr EnumName<WeightFormat> table[] = {
         {WeightFormat::Fp32, "fp32"},         {WeightFormat::Bf16, "bf16"},
@@ -160,7 +166,7 @@ constexpr bool inDeclarationOrder() {
     return true;
 }
 static_assert(inDeclarationOrder<Task>() && inDeclarationOrder<Method>() && inDeclarationOrder<Engine>() &&
-              inDeclarationOrder<Optimizer>() && inDeclarationOrder<Strategy>() && inDeclarationOrder<Offload>() &&
+              inDeclarationOrder<Optimizer>() && inDeclarationOrder<Strategy>() && inDeclarationOrder<Offload>() && inDeclarationOrder<LossKernel>() &&
               inDeclarationOrder<WeightFormat>() && inDeclarationOrder<KvFormat>() && inDeclarationOrder<Objective>() &&
               inDeclarationOrder<Pricing>() && inDeclarationOrder<CellStatus>());
 

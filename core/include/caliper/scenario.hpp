@@ -23,6 +23,12 @@ enum class Strategy { Auto, Single, Ddp, Zero1, Zero2, Zero3, Fsdp, Tensor, Pipe
 // MoeExperts: llama.cpp keeps some layers (-ngl) or some layers' routed
 // experts (--n-cpu-moe) in host RAM and runs them on the CPU.
 enum class Offload { None, Optimizer, Parameters, Layers, MoeExperts };
+// How the training loss over the vocabulary is computed, which sets the
+// logits working set (memory/train_activations.cpp): Eager = Hugging Face
+// heads (fp32 upcast), VocabParallel = Megatron's vocab-parallel cross
+// entropy (fp32 copy), Fused = a fused cross-entropy kernel on 16-bit logits
+// (flash-attn's, as llm-foundry's MPT uses by default).
+enum class LossKernel { Eager, VocabParallel, Fused };
 
 
 struct LoraSpec {
@@ -78,6 +84,7 @@ struct Scenario {
     // where it is needed to fit (planner.cpp); gradientCheckpointing then
     // holds the chosen value.
     bool gradientCheckpointingAuto = false;
+    std::optional<LossKernel> lossKernel;  // empty = "auto": the engine's own (lossKernelOf)
     bool flashAttention = true;
     LoraSpec lora;
     ParallelSpec parallel;
@@ -127,5 +134,10 @@ const char* toString(Engine);
 const char* toString(Optimizer);
 const char* toString(Strategy);
 const char* toString(Offload);
+const char* toString(LossKernel);
+
+// The loss kernel a scenario trains with: the request's, else the engine's
+// own (Megatron: vocab-parallel; the others: Hugging Face's eager loss).
+LossKernel lossKernelOf(const Scenario& scenario);
 
 }  // namespace caliper

@@ -110,6 +110,7 @@ Json describeToJson(const Catalog& catalog) {
                   {"optimizer", namesOf<Optimizer>()},
                   {"strategy", namesOf<Strategy>()},
                   {"offload", namesOf<Offload>()},
+                  {"loss_kernel", namesOf<LossKernel>()},
                   {"objective", namesOf<Objective>()},
                   {"pricing", namesOf<Pricing>()},
                   {"currency", listOf(kCurrencyNames)},

@@ -83,6 +83,10 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
         s.gradientCheckpointing = r.boolOr("gradient_checkpointing", s.method == Method::Qlora);
         s.gradientCheckpointingAuto = training && !given && s.method != Method::Qlora;
     }
+    const Json* loss = r.raw("loss_kernel");
+    if (loss && loss->is_string() && lowerText(loss->get<std::string>()) == "auto") r.ignore("loss_kernel");
+    else if (loss && !loss->is_null()) s.lossKernel = parseEnum<LossKernel>(*loss, r.pathOf("loss_kernel"));
+    else r.ignore("loss_kernel");
     s.flashAttentionExplicit = r.has("flash_attention");
     s.flashAttention = r.boolOr("flash_attention", true);
     adaptToGpu(s);

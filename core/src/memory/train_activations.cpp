@@ -38,6 +38,17 @@ constexpr double kCheckpointCoeff = 2;
 // in fp32, 12 s b V.
 constexpr double kLogitsCoeff16 = 16;
 constexpr double kLogitsCoeff32 = 12;
+// Megatron's vocab-parallel cross entropy (megatron/core/tensor_parallel/
+// cross_entropy.py, calculate_logits_max: `vocab_parallel_logits.float()`)
+// keeps the 16-bit logits and one fp32 copy that it turns into the softmax
+// in place and saves for backward, where the gradient overwrites it: 2 + 4
+// bytes per logit, over the tensor-parallel ranks' share of the vocabulary.
+constexpr double kLogitsCoeffVocabParallel = 6;
+// A fused cross-entropy kernel on 16-bit logits (flash-attn's
+// ops/triton/cross_entropy.py, llm-foundry's default `fused_crossentropy`
+// loss in llmfoundry/models/mpt/modeling_mpt.py) saves the logits and writes
+// a gradient of the same dtype: 2 + 2 bytes per logit.
+constexpr double kLogitsCoeffFused = 4;
 // QLoRA dequantizes one weight matrix at a time to bf16 for its matmul.
 constexpr double kDequantBytes = 2;
 
@@ -74,10 +85,18 @@ PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
 
 }  // namespace
 
+double lossBytesPerLogit(const Scenario& s) {
+    if (elementBytes(s) == 4) return kLogitsCoeff32;
+    switch (lossKernelOf(s)) {
+        case LossKernel::VocabParallel: return kLogitsCoeffVocabParallel;
+        case LossKernel::Fused: return kLogitsCoeffFused;
+        default: return kLogitsCoeff16;
+    }
+}
+
 double lossWorkingSetBytes(const Inputs& in, const Layout& layout) {
     const Scenario& s = *in.scenario;
-    const double coeff = elementBytes(s) == 4 ? kLogitsCoeff32 : kLogitsCoeff16;
-    return coeff * double(s.seqLen) * double(s.batch) * in.shape.vocab / layout.tp;
+    return lossBytesPerLogit(s) * double(s.seqLen) * double(s.batch) * in.shape.vocab / layout.tp;
 }
 
 double trainingActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
@@ -85,7 +104,7 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
     const PerLayer layer = perLayerBytes(in, layout);
     const double held = stage.layers * stage.inFlight * layer.stored;
     const double recompute = s.gradientCheckpointing ? layer.full : 0;
-    const double logitsCoeff = elementBytes(s) == 4 ? kLogitsCoeff32 : kLogitsCoeff16;
+    const double logitsCoeff = lossBytesPerLogit(s);
     const double logits = stage.last ? lossWorkingSetBytes(in, layout) : 0;
     const bool dequant = in.lora && s.weights != WeightFormat::Bf16 && s.weights != WeightFormat::Fp16 &&
                          s.weights != WeightFormat::Fp32;
@@ -95,7 +114,7 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
         const double g = s.model.attention == AttentionKind::Mla ? 1.0 : double(in.shape.kvHeads) / in.shape.heads;
         ex.add("activations_gib",
                [&] { return fmt("per layer s*b*h*(%.0f + %.0f*%.3g) + %.0f*s*b*f%s with s=%lld, b=%lld, h=%.0f, f=%.0f%s = %.3f GiB; "
-                   "%s x %.1f layers x %d micro-batch(es) in flight = %.3f GiB%s + logits %.0f*s*b*V (V=%.0f) %.3f GiB%s",
+                   "%s x %.1f layers x %d micro-batch(es) in flight = %.3f GiB%s + logits %.0f*s*b*V (V=%.0f, %s loss) %.3f GiB%s",
                    kAttentionCoeff, kKvCoeff, g, in.shape.gated ? kGatedMlpCoeff : kPlainMlpCoeff,
                    s.flashAttention ? " (FlashAttention)" : " + 5*a*s^2*b (eager attention)",
                    static_cast<long long>(s.seqLen), static_cast<long long>(s.batch), in.shape.hidden,
@@ -104,7 +123,7 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                    s.gradientCheckpointing ? "checkpointed layer inputs 2*s*b*h" : "all layers stored",
                    stage.layers, stage.inFlight, bytesToGiB(held),
                    s.gradientCheckpointing ? fmt(" + one layer recomputed %.3f GiB", bytesToGiB(recompute)).c_str() : "",
-                   logitsCoeff, in.shape.vocab, bytesToGiB(logits),
+                   logitsCoeff, in.shape.vocab, toString(lossKernelOf(s)), bytesToGiB(logits),
                    workspace > 0 ? fmt(" + dequantization buffer %.3f GiB (largest matrix in bf16)", bytesToGiB(workspace)).c_str()
                                  : ""); },
                bytesToGiB(bytes));

@@ -38,6 +38,7 @@ TEST_CASE("each kind of bad request gives its own code and JSON pointer", "[api]
         {R"({"model":"llama-3.1-8b","gpu":"h100","prompt_tokens":1e18})", "invalid_value", "/prompt_tokens"},
         {R"({"model":"llama-3.1-8b","gpu":"h100","gpu_count":2.5})", "invalid_value", "/gpu_count"},
         {R"({"model":"llama-3.1-8b","gpu":"h100","task":"dance"})", "invalid_value", "/task"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","task":"pretrain","loss_kernel":"chunky"})", "invalid_value", "/loss_kernel"},
         {R"({"model":"llama-3.1-8b","gpu":"h100","weights":"int3"})", "invalid_value", "/weights"},
         {R"({"model":"llama-3.1-8b","gpu":"h100","colour":"blue"})", "unknown_key", "/colour"},
         {R"({"model":"llama-3.1-8b","gpu":"h100","lora":{"rank":0}})", "invalid_value", "/lora/rank"},

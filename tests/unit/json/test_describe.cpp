@@ -64,6 +64,7 @@ TEST_CASE("describe lists every enum name, each parsing back to its value", "[de
     checkEnum<caliper::Optimizer>(d, "optimizer");
     checkEnum<caliper::Strategy>(d, "strategy");
     checkEnum<caliper::Offload>(d, "offload");
+    checkEnum<caliper::LossKernel>(d, "loss_kernel");
     checkEnum<caliper::Objective>(d, "objective");
     checkEnum<caliper::Pricing>(d, "pricing");
     checkEnum<caliper::CellStatus>(d, "status");

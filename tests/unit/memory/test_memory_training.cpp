@@ -109,3 +109,29 @@ TEST_CASE("ZeRO-3 parameter offload keeps live, re-used and whole-module weights
     const double smallBuckets = 4 * (std::min(5e8, smallAdapters) + std::min(5e7, smallAdapters));
     CHECK(termValue(es, "comm_buffers_gib") == Approx(bytesToGiB(params * 4 + smallBuckets)));
 }
+
+TEST_CASE("the loss kernel sets the logits working set of training", "[memory][training]") {
+    // Llama-2-7B, one sequence of 2048 tokens, vocabulary 32000: the logits
+    // term differs between kernels by (bytes per logit) x s x b x V, with 16
+    // bytes for Hugging Face's fp32 upcast, 6 for Megatron's vocab-parallel
+    // fp32 copy over 16-bit logits and 4 for a fused kernel on 16-bit logits
+    // (memory/train_activations.cpp cites each implementation).
+    Scenario s = finetuning("llama-2-7b", "h100-sxm5-80gb", Method::Full);
+    s.seqLen = 2048;
+    s.batch = 1;
+    const double logits = 2048.0 * 1 * 32000;
+    auto activations = [&](LossKernel k) {
+        s.lossKernel = k;
+        return memoryOn(s, 1).activationsGiB;
+    };
+    const double eager = activations(LossKernel::Eager);
+    const double vocabParallel = activations(LossKernel::VocabParallel);
+    const double fused = activations(LossKernel::Fused);
+    CHECK(eager - vocabParallel == Approx(bytesToGiB((16 - 6) * logits)).epsilon(1e-6));
+    CHECK(vocabParallel - fused == Approx(bytesToGiB((6 - 4) * logits)).epsilon(1e-6));
+    // Without a request, the engine decides: Megatron's own loss, else eager.
+    s.lossKernel.reset();
+    CHECK(lossKernelOf(s) == LossKernel::Eager);
+    s.engine = Engine::Megatron;
+    CHECK(lossKernelOf(s) == LossKernel::VocabParallel);
+}

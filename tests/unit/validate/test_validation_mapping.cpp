@@ -334,3 +334,34 @@ TEST_CASE("a vLLM start-up row maps to its context limit and pool fraction", "[v
     CHECK(m.request["parallel"]["tp"] == 2);
     CHECK(m.request["batch"] == 1);
 }
+
+TEST_CASE("benchmark-only models run on the shape of their own configuration", "[validation]") {
+    // llm-foundry's mpt-13b.yaml: d_model 5120, 40 heads, 40 layers,
+    // expansion_ratio 4, vocab 50368; the README row ran FSDP on 64 A100 40GB
+    // with activation checkpointing and micro-batch 16.
+    const auto m = caliper::test::mappedRow(validationRow({{"kind", "train_tflops_per_gpu"},
+                                                           {"model", "mpt-13b"},
+                                                           {"params_b", 12.854},
+                                                           {"quant", "bf16"},
+                                                           {"method", "pretrain"},
+                                                           {"gpu", "a100_40gb"},
+                                                           {"gpu_count", 64},
+                                                           {"batch", 16},
+                                                           {"seq_len", 2048},
+                                                           {"engine", "llm-foundry"},
+                                                           {"value", 162},
+                                                           {"extra", "activation_checkpointing=True"}}));
+    CHECK(m.request["model"]["hidden_size"] == 5120);
+    CHECK(m.request["model"]["layers"] == 40);
+    CHECK(m.request["model"]["vocab_size"] == 50368);
+    CHECK(m.request["model"]["mlp"] == "plain");
+    CHECK(m.request["loss_kernel"] == "fused");  // MPT's default fused_crossentropy
+    CHECK(m.request["engine"] == "fsdp");
+    // NeMo's GPT-3 175B (launcher conf gpt3/175b.yaml): 96 layers of 12288.
+    const auto g = caliper::test::mappedRow(validationRow(
+        {{"kind", "train_tflops_per_gpu"}, {"model", "GPT3-175B"}, {"params_b", 175}, {"quant", "fp8"},
+         {"method", "pretrain"}, {"gpu", "DGX-H100"}, {"gpu_count", 128}, {"tp", 4}, {"pp", 8}, {"engine", "nemo"},
+         {"batch", 1}, {"seq_len", 2048}, {"value", 700}}));
+    CHECK(g.request["model"]["hidden_size"] == 12288);
+    CHECK(g.request["model"]["layers"] == 96);
+}
