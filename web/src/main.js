@@ -235,12 +235,17 @@ function bindGlobal() {
   });
 }
 
-// The texts first (unpacked in the single file, at once otherwise).
+// The texts first (unpacked in the single file, at once otherwise); the
+// engine starts meanwhile.
 function boot() {
-  i18n.ready().then(start, start);
+  timings.boot = {};
+  var engineReady = engine.init().then(function () { timings.boot.engineReady = round(performance.now()); });
+  engineReady.catch(function () { /* reported by start() */ });
+  var go = function () { start(engineReady); };
+  i18n.ready().then(go, go);
 }
 
-function start() {
+function start(engineReady) {
   app.state = parse(location.search, location.hash);
   setLang(i18n.pick(app.state.lang, navigator.languages || [navigator.language]));
   if (app.state.embed) document.documentElement.classList.add('embed');
@@ -257,8 +262,8 @@ function start() {
   setStatus(t('status.loading'));
   // Boot steps, in ms since the page started loading (for the benchmark).
   // The engine and the catalog text unpack side by side.
-  timings.boot = { scriptsReady: round(performance.now()) };
-  Promise.all([engine.init().then(function () { timings.boot.engineReady = round(performance.now()); }),
+  timings.boot.scriptsReady = round(performance.now());
+  Promise.all([engineReady,
     engine.pageCatalog().then(function (texts) { timings.boot.catalogUnpacked = round(performance.now()); return texts; })
   ]).then(function (done) {
     engine.loadCatalog(done[1].gpus, done[1].models);
