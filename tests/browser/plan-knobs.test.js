@@ -45,6 +45,9 @@ h.forEachOrigin('plan knobs', (env) => {
     await afterChange(page, 'cnt=7');
     await page.selectOption('#detail-ckpt', 'off');
     await afterChange(page, 'ck=off');
+    // Checkpointing is the workload's: the scenario controls and the matrix follow the detail's choice.
+    assert.equal(await page.$eval('#checkpointing', (s) => s.value), 'off');
+    assert.equal((await h.pageState(page)).matrixRequest.gradient_checkpointing, false);
     const req = await detailRequest(page);
     assert.equal(req.gpu_count, 7);
     assert.equal(req.gradient_checkpointing, false);

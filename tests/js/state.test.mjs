@@ -40,6 +40,9 @@ test('the detail\'s plan knobs go into the estimate request; left on auto they s
   const train = Object.assign(S.defaults(), { task: 'full', checkpointing: 'off', offload: 'layers', hostRamGib: 256 });
   const t = S.toEstimateRequest(train, 'm', 'g', 7);
   assert.equal(t.gradient_checkpointing, false);
+  // Checkpointing is the workload's: the matrix and recommend ask the same.
+  assert.equal(S.toMatrixRequest(train, null).gradient_checkpointing, false);
+  assert.equal(S.toRecommendRequest(train, 'm').gradient_checkpointing, false);
   assert.equal(t.gpu_count, 7, 'any whole count');
   assert.ok(!('parallel' in t), 'llama.cpp offload is an inference knob');
   assert.deepEqual(t.host, { ram_gib: 256 });

@@ -72,7 +72,7 @@ function errorFor(id) {
 function init(options) {
   ctx = options;
   buildStaticOptions();
-  ['task', 'weights', 'max-gpus', 'engine', 'show', 'lang', 'currency'].forEach(function (id) {
+  ['task', 'weights', 'max-gpus', 'engine', 'show', 'lang', 'currency', 'checkpointing'].forEach(function (id) {
     $('#' + id).addEventListener('change', onSelect);
   });
   Object.keys(NUMBER_FIELDS).forEach(function (id) {
@@ -140,6 +140,7 @@ function sync(state) {
   if (!limits.querySelector('option[value="' + state.g + '"]')) limits.appendChild(el('option', { value: String(state.g) }, String(state.g)));
   limits.value = String(state.g);
   $('#engine').value = state.eng;
+  $('#checkpointing').value = state.checkpointing;
   $('#show').value = state.show;
   $('#lang').value = i18n.lang();
   $('#currency').value = currencyOf(state, i18n.lang());
@@ -183,7 +184,8 @@ function readChecks(selector) {
 
 function onSelect(e) {
   var id = e.target.id, v = e.target.value;
-  var key = { task: 'task', weights: 'w', 'max-gpus': 'g', engine: 'eng', show: 'show', lang: 'lang', currency: 'cur' }[id];
+  var key = { task: 'task', weights: 'w', 'max-gpus': 'g', engine: 'eng', show: 'show', lang: 'lang', currency: 'cur',
+    checkpointing: 'checkpointing' }[id];
   var patch = {};
   patch[key] = key === 'g' ? Number(v) : v;
   if (key === 'task') { patch.b = null; patch.tt = null; }

@@ -19,6 +19,8 @@ function toScenario(state) {
     req.output_tokens = output;
   } else {
     req.seq_len = state.ctx;
+    // The planner's choice unless set (the scenario controls and the detail share it).
+    if (state.checkpointing !== 'auto') req.gradient_checkpointing = state.checkpointing === 'on';
     var tokens = trainTokensOf(state);
     if (tokens != null) req.train_tokens = tokens;
   }
@@ -58,10 +60,10 @@ function toEstimateRequest(state, model, gpu, count, options) {
   return req;
 }
 
-// The detail's plan knobs; what is left on auto stays out of the request.
+// The detail's plan knobs (checkpointing is the workload's, toScenario);
+// what is left on auto stays out of the request.
 function addPlanKnobs(req, state, options) {
   var training = TASKS[state.task].task !== 'inference';
-  if (training && state.checkpointing !== 'auto') req.gradient_checkpointing = state.checkpointing === 'on';
   if (!training && state.offload !== 'auto') {
     req.parallel = { offload: state.offload };
     if (state.offload === 'layers' && state.gpuLayers != null) req.parallel.gpu_layers = state.gpuLayers;
@@ -122,7 +124,7 @@ var PATH_CONTROLS = {
   '/output_tokens': 'context', '/seq_len': 'context', '/max_gpus': 'max-gpus', '/train_tokens': 'train-tokens',
   '/method': 'task', '/task': 'task', '/gpu_filter/min_memory_gib': 'f-mem',
   '/gpu_filter/max_price_usd': 'f-price', '/users': 'sv-users', '/request_rate_per_s': 'sv-rate',
-  '/gradient_checkpointing': 'detail-ckpt', '/parallel/offload': 'detail-offload', '/parallel/gpu_layers': 'detail-gpu-layers',
+  '/gradient_checkpointing': 'checkpointing', '/parallel/offload': 'detail-offload', '/parallel/gpu_layers': 'detail-gpu-layers',
   '/parallel/cpu_moe_layers': 'detail-cpu-moe', '/host/ram_gib': 'detail-host-ram', '/host/gpu_wired_limit_gib': 'detail-wired',
   '/gpu_count': 'detail-count', '/slo/ttft_s': 'sv-ttft', '/slo/tpot_ms': 'sv-tpot', '/slo/min_user_tokens_per_s': 'sv-tps', '/model_filter/min_params_b': 'f-pmin', '/model_filter/max_params_b': 'f-pmax'
 };

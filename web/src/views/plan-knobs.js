@@ -52,7 +52,7 @@ function fields(r, s, knobs, ctx) {
     s.checkpointing, function (v) { ctx.change({ checkpointing: v }); }),
     s.checkpointing === 'auto' && plan.gradient_checkpointing != null ? chose(ctx, ctx.t(plan.gradient_checkpointing ? 'knob.on' : 'knob.off')) : null));
     out.push(field('detail-micro-batch', ctx.t('knob.microBatch'),
-      numberBox('detail-micro-batch', s.b, 1, 1e6, ctx.t('knob.auto'), function (n) { ctx.change({ b: n }); }),
+      numberBox('detail-micro-batch', s.b, 1, 1e6, ctx.t('knob.default'), function (n) { ctx.change({ b: n }); }),
       s.b == null && plan.micro_batch != null ? ctx.t('knob.defaultWas', { value: plan.micro_batch }) : null));
   }
   if (knobs.inference && LLAMA_ENGINES.indexOf(knobs.engine) >= 0) {
