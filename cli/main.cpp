@@ -74,11 +74,16 @@ scenario keys and defaults (only "model" and "gpu" are required):
                       strategy: {strategy}
                       offload: {offload}
   train_tokens        tokens to train on, for time and cost (default none)
+  global_batch        training: sequences per optimizer step over all replicas (default: ~4M tokens
+                      for pretrain, one micro-batch per replica for finetune)
+  interconnect        {"inter_node": null, "gpus_per_node": null} (the GPU's server by default)
+                      inter_node: {inter_node}
   currency            {currency}
   gpu_memory_utilization   vLLM/SGLang pool fraction (0.9)
   usd_per_gpu_hour, price_usd, cny_per_usd   price overrides
   max_model_len       engine context limit per request (prompt + output)
   parallel.ep, parallel.attention_dp, parallel.dp   expert parallelism, attention data parallelism, replicas
+  parallel.cp         training: context parallelism (the sequence split over cp GPUs)
   serving             {"prefix_cache_hit_rate": 0..1, "speculative": {"method": "mtp" | "eagle" | "draft",
                        "accepted_tokens_per_step": x}, "request_rate_per_s": r}; inference with vllm, sglang,
                        tensorrt-llm or llama.cpp adds a "serving" object: continuous batching at `batch` concurrent
@@ -131,7 +136,7 @@ std::string helpText() {
         {"{engine}", namesOf<caliper::Engine>()},     {"{weights}", namesOf<caliper::WeightFormat>()},
         {"{kv_cache}", namesOf<caliper::KvFormat>()}, {"{optimizer}", namesOf<caliper::Optimizer>()},
         {"{strategy}", namesOf<caliper::Strategy>()}, {"{offload}", namesOf<caliper::Offload>()},
-        {"{loss_kernel}", namesOf<caliper::LossKernel>()},
+        {"{loss_kernel}", namesOf<caliper::LossKernel>()}, {"{inter_node}", namesOf<caliper::InterNode>()},
         {"{currency}", {std::begin(caliper::kCurrencyNames), std::end(caliper::kCurrencyNames)}}};
     std::string text = kHelpTemplate;
     for (const auto& [slot, names] : lists) {

@@ -126,6 +126,7 @@ void adaptToGpu(Scenario& s) {
     const bool servingEngine = s.engine == Engine::Vllm || s.engine == Engine::Sglang || s.engine == Engine::TensorrtLlm;
     if (!s.engineExplicit && s.task == Task::Inference && s.gpu.vendor == "apple" && servingEngine) s.engine = Engine::LlamaCpp;
     if (!s.host.explicitAny) s.host = hostDefaults(s.gpu);
+    if (s.interconnect.gpusPerNode > 0) s.gpu.gpusPerNode = s.interconnect.gpusPerNode;  // the user's servers
     if (!s.weightsExplicit) {
         const WeightsChoice choice = defaultWeights(s);
         s.weights = choice.format;

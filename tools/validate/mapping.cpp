@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "caliper/plan/plan.hpp"
+#include "json/request_limits.hpp"
 #include "validate/benchmark_models.hpp"
 #include "validate/names.hpp"
 #include "validate/row.hpp"
@@ -144,6 +145,7 @@ void setTraining(const RowFacts& f, const RowSetup& s, Json& req) {
     else if (s.shortText) req["seq_len"] = kShortTextTokens;
     // Runs described by a global batch reach it by gradient accumulation; the
     // per-GPU micro-batch is what memory and step shape depend on.
+    if (f.globalBatch && *f.globalBatch >= 1) req["global_batch"] = countOf(*f.globalBatch);
     if (s.microBatch) req["batch"] = *s.microBatch;
     else if (s.globalBatch) req["batch"] = 1;
     else if (f.batch && *f.batch >= 1) req["batch"] = countOf(*f.batch);
@@ -165,14 +167,15 @@ void setTraining(const RowFacts& f, const RowSetup& s, Json& req) {
 }
 
 void setParallel(const RowSetup& s, bool training, Json& req) {
-    if (s.cp && *s.cp > 1)
-        throw Unexpressible{"context parallelism (CP " + std::to_string(*s.cp) + ") is not modelled"};
     if (s.kvOnHost) throw Unexpressible{"a KV cache kept in host memory is not modelled"};
     const bool multi =
         req.contains("gpu_count") && req["gpu_count"].is_number() && req["gpu_count"].get<std::int64_t>() > 1;
     Json parallel = Json::object();
     if (multi && s.tp) parallel["tp"] = *s.tp;
     if (multi && s.pp) parallel["pp"] = *s.pp;
+    if (multi && training && s.cp && *s.cp > 1) parallel["cp"] = *s.cp;
+    if (multi && training && s.ep && *s.ep > 1) parallel["ep"] = *s.ep;
+    if (multi && training && s.vp && *s.vp > 1 && s.pp && *s.pp > 1) parallel["vp"] = *s.vp;
     const bool splitByDegrees = (s.tp && *s.tp > 1) || (s.pp && *s.pp > 1);
     if (s.zeroStage) parallel["strategy"] = *s.zeroStage == 0 ? "ddp" : "zero" + std::to_string(*s.zeroStage);
     else if (multi && s.layerSplit) parallel["strategy"] = training ? "pipeline" : "layer-split";
@@ -182,11 +185,12 @@ void setParallel(const RowSetup& s, bool training, Json& req) {
     if (!parallel.empty()) req["parallel"] = parallel;
 }
 
-// The engine plans at most kMaxGpus GPUs. A per-GPU training rate at stated
-// tensor and pipeline degrees barely depends on how many data-parallel
-// replicas run beside it (a ring all-reduce takes nearly the same time for
-// any replica count), so such a run is scored on as many replicas as fit.
+// A stated cluster may hold up to kMaxGpuCount GPUs (the request's limit).
+// A per-GPU training rate at stated tensor and pipeline degrees barely
+// depends on how many data-parallel replicas run beside it, so a larger run
+// is scored on as many replicas as fit.
 void keepWithinGpuLimit(const RowSetup& s, RowMapping& m) {
+    constexpr std::int64_t kMaxGpus = static_cast<std::int64_t>(kMaxGpuCount);
     const auto count = m.request.find("gpu_count");
     if (count == m.request.end() || !count->is_number_integer() || count->get<std::int64_t>() <= kMaxGpus) return;
     const bool perGpuRate = m.compared == Compared::TrainTflops || m.compared == Compared::TrainMfu;
@@ -228,9 +232,8 @@ std::optional<std::int64_t> countKey(const std::optional<double>& value) {
 // text only fills the keys a row leaves out. Returns the engine the row names,
 // empty when it names none the contract has.
 std::string applyStructuredKeys(const RowFacts& f, RowSetup& s) {
-    if (f.ep && *f.ep > 1 && kindOf(f.kind) != RowKind::Serving)
-        throw Unexpressible{"expert parallelism (EP " + std::to_string(countOf(*f.ep)) + ") is not in the request"};
     if (f.tp) s.tp = countKey(f.tp);
+    if (f.ep) s.ep = countKey(f.ep);
     if (f.pp) s.pp = countKey(f.pp);
     if (f.cp) s.cp = countKey(f.cp);
     if (f.isl) s.promptTokens = countKey(f.isl);

@@ -29,6 +29,7 @@ struct RowFacts {
     // input / output tokens per request, vLLM's pool settings.
     std::string engine;
     std::optional<double> tp, pp, ep, cp, isl, osl, maxModelLen, gpuMemoryUtilization;
+    std::optional<double> globalBatch;  // sequences per optimizer step (training rows)
     Json value;
     bool measuredRun = true;  // the row reports a run, not a formula or a vendor figure
 };

@@ -149,6 +149,9 @@ void readParallel(const std::string& t, RowSetup& s) {
     if (!s.engines.llamaCpp) s.pp = lastInteger(t, pp);
     s.dp = lastInteger(t, dp);
     s.cp = lastInteger(t, cp);
+    // NeMo's performance tables: "VP=4", "VP (virtual pipeline) = 1".
+    static const Patterns vp = compile({R"(\bvp\s*[=:]\s*(\d+))", R"(\bvp \(virtual pipeline\)\s*=\s*(\d+))"});
+    s.vp = lastInteger(t, vp);
 }
 
 void readResultWording(const std::string& t, RowSetup& s) {

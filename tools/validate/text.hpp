@@ -41,7 +41,7 @@ struct RowSetup {
     std::optional<bool> loraAllLinear, gradientCheckpointing, flashAttention;
     std::optional<std::int64_t> zeroStage;
     bool offloadParameters = false, offloadOptimizer = false;
-    std::optional<std::int64_t> tp, pp, dp, cp;
+    std::optional<std::int64_t> tp, pp, dp, cp, ep, vp;
     bool distributedOptimizer = false;  // Megatron: optimizer states sharded over data parallel
     bool layerSplit = false;            // device_map-style naive split of layers over GPUs
     bool perGpu = false;                // the value is per GPU

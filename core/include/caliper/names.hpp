@@ -74,6 +74,15 @@ struct Names<LossKernel> {
 };
 
 template <>
+struct Names<InterNode> {
+    static constexpr EnumName<InterNode> table[] = {
+        {InterNode::InfinibandXdr, "infiniband-xdr"}, {InterNode::InfinibandNdr, "infiniband-ndr"},
+        {InterNode::InfinibandHdr, "infiniband-hdr"}, {InterNode::Roce400g, "roce-400g"},
+        {InterNode::Roce200g, "roce-200g"},           {InterNode::Ethernet100g, "ethernet-100g"},
+        {InterNode::Ethernet25g, "ethernet-25g"}};
+};
+
+template <>
 struct Names<WeightFormat> {
     static constexpr EnumName<WeightFormat> table[] = {
         {WeightFormat::Fp32, "fp32"},         {WeightFormat::Bf16, "bf16"},
@@ -166,7 +175,7 @@ constexpr bool inDeclarationOrder() {
     return true;
 }
 static_assert(inDeclarationOrder<Task>() && inDeclarationOrder<Method>() && inDeclarationOrder<Engine>() &&
-              inDeclarationOrder<Optimizer>() && inDeclarationOrder<Strategy>() && inDeclarationOrder<Offload>() && inDeclarationOrder<LossKernel>() &&
+              inDeclarationOrder<Optimizer>() && inDeclarationOrder<Strategy>() && inDeclarationOrder<Offload>() && inDeclarationOrder<LossKernel>() && inDeclarationOrder<InterNode>() &&
               inDeclarationOrder<WeightFormat>() && inDeclarationOrder<KvFormat>() && inDeclarationOrder<Objective>() &&
               inDeclarationOrder<Pricing>() && inDeclarationOrder<CellStatus>());
 

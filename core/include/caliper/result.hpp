@@ -57,6 +57,9 @@ struct Plan {
     int pp = 1;
     int dp = 1;
     int nodes = 1;
+    int ep = 1;  // expert-parallel degree: each GPU holds 1/ep of every MoE layer's routed experts
+    int cp = 1;  // context-parallel degree (training): each GPU holds 1/cp of every sequence
+    int vp = 1;  // virtual pipeline stages per GPU (Megatron's interleaved schedule)
     // What the planner chose beside the degrees (CONTRACT v2 `plan`).
     bool gradientCheckpointing = false;
     int gpuLayers = -1;    // llama.cpp layers on the GPUs with offload "layers" (-1 = all)

@@ -29,6 +29,16 @@ enum class Offload { None, Optimizer, Parameters, Layers, MoeExperts };
 // entropy (fp32 copy), Fused = a fused cross-entropy kernel on 16-bit logits
 // (flash-attn's, as llm-foundry's MPT uses by default).
 enum class LossKernel { Eager, VocabParallel, Fused };
+// The fabric between servers (CONTRACT `interconnect.inter_node`).
+enum class InterNode { InfinibandXdr, InfinibandNdr, InfinibandHdr, Roce400g, Roce200g, Ethernet100g, Ethernet25g };
+
+// How servers are built and joined: GPUs per node (0 = the GPU's own
+// catalog figure) and the inter-node fabric (empty = the default for the GPU
+// class, speed/comm.cpp).
+struct InterconnectSpec {
+    std::optional<InterNode> interNode;
+    int gpusPerNode = 0;
+};
 
 
 struct LoraSpec {
@@ -41,6 +51,8 @@ struct ParallelSpec {
     int tp = 0;  // 0 = chosen by the planner
     int pp = 0;
     int ep = 0;           // expert-parallel degree (0 = the engine's default: tp)
+    int cp = 0;           // context-parallel degree (training: the sequence split over cp GPUs; 0 = 1)
+    int vp = 0;           // virtual pipeline stages per GPU (Megatron interleaving; 0 = 1)
     int attentionDp = 0;  // attention data-parallel ranks (0 = 1)
     int dp = 0;           // replicas (0 = as many as the GPUs allow)
     Offload offload = Offload::None;
@@ -85,6 +97,11 @@ struct Scenario {
     // holds the chosen value.
     bool gradientCheckpointingAuto = false;
     std::optional<LossKernel> lossKernel;  // empty = "auto": the engine's own (lossKernelOf)
+    InterconnectSpec interconnect;
+    // Training: sequences per optimizer step over all replicas (0 = the
+    // default: ~4M tokens for pre-training, one micro-batch per replica for
+    // fine-tuning); sets the micro-batches a pipeline runs per step.
+    std::int64_t globalBatch = 0;
     bool flashAttention = true;
     LoraSpec lora;
     ParallelSpec parallel;
@@ -135,6 +152,7 @@ const char* toString(Optimizer);
 const char* toString(Strategy);
 const char* toString(Offload);
 const char* toString(LossKernel);
+const char* toString(InterNode);
 
 // The loss kernel a scenario trains with: the request's, else the engine's
 // own (Megatron: vocab-parallel; the others: Hugging Face's eager loss).

@@ -111,6 +111,7 @@ Json describeToJson(const Catalog& catalog) {
                   {"strategy", namesOf<Strategy>()},
                   {"offload", namesOf<Offload>()},
                   {"loss_kernel", namesOf<LossKernel>()},
+                  {"inter_node", namesOf<InterNode>()},
                   {"objective", namesOf<Objective>()},
                   {"pricing", namesOf<Pricing>()},
                   {"currency", listOf(kCurrencyNames)},

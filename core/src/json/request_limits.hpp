@@ -18,14 +18,15 @@ struct RequestLimit {
 
 constexpr double kMaxTokens = 1e8;        // 1e8 tokens of context
 constexpr double kMaxTrainTokens = 1e16;  // 10 quadrillion, ~600x Llama 3's 15.6T
-constexpr double kMaxGpus = 1024;
+constexpr double kMaxGpus = 1024;        // what an "auto" count, a matrix or a recommendation searches
+constexpr double kMaxGpuCount = 100000;  // a stated cluster (Llama 3 405B trained on 16,384 H100s)
 
 constexpr RequestLimit kRequestLimits[] = {
     {"batch", 1, 1e6},
     {"prompt_tokens", 0, kMaxTokens},
     {"output_tokens", 0, kMaxTokens},
     {"seq_len", 1, kMaxTokens},
-    {"gpu_count", 1, kMaxGpus},
+    {"gpu_count", 1, kMaxGpuCount},
     {"max_gpus", 1, kMaxGpus},
     {"train_tokens", 0, kMaxTrainTokens},
     {"gpu_memory_utilization", 0.05, 1.0},
@@ -36,8 +37,12 @@ constexpr RequestLimit kRequestLimits[] = {
     {"parallel.tp", 1, kMaxGpus},
     {"parallel.pp", 1, kMaxGpus},
     {"parallel.ep", 1, kMaxGpus},
+    {"parallel.cp", 1, kMaxGpus},
+    {"parallel.vp", 1, 1024},
     {"parallel.attention_dp", 1, kMaxGpus},
-    {"parallel.dp", 1, kMaxGpus},
+    {"parallel.dp", 1, kMaxGpuCount},
+    {"global_batch", 1, 1e9},
+    {"interconnect.gpus_per_node", 1, 1024},  // NVL72/NVL576-class domains fit
     {"top", 1, 100},                   // recommend: options answered
     {"inventory.count", 1, kMaxGpus},  // inventory: cards of one kind
 };

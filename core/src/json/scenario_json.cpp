@@ -112,6 +112,8 @@ void readParallel(Scenario& s, ObjectReader& r) {
     s.parallel.tp = static_cast<int>(integerWithin(p, "tp", "parallel.tp", 0));
     s.parallel.pp = static_cast<int>(integerWithin(p, "pp", "parallel.pp", 0));
     s.parallel.ep = static_cast<int>(integerWithin(p, "ep", "parallel.ep", 0));
+    s.parallel.cp = static_cast<int>(integerWithin(p, "cp", "parallel.cp", 0));
+    s.parallel.vp = static_cast<int>(integerWithin(p, "vp", "parallel.vp", 0));
     s.parallel.attentionDp = static_cast<int>(integerWithin(p, "attention_dp", "parallel.attention_dp", 0));
     s.parallel.dp = static_cast<int>(integerWithin(p, "dp", "parallel.dp", 0));
     if (p.has("offload")) s.parallel.offload = parseEnum<Offload>(*p.raw("offload"), p.pathOf("offload"));
@@ -157,6 +159,21 @@ void readHost(Scenario& s, ObjectReader& r) {
         s.gpu.memoryGib = *wired;
     }
     h.finish();
+}
+
+// The servers around the GPUs: GPUs per node and the fabric between nodes.
+void readInterconnect(Scenario& s, ObjectReader& r) {
+    const Json* ic = r.raw("interconnect");
+    if (!ic || ic->is_null()) {
+        r.ignore("interconnect");
+        return;
+    }
+    ObjectReader i(*ic, r.pathOf("interconnect"));
+    if (i.has("inter_node")) s.interconnect.interNode = parseEnum<InterNode>(*i.raw("inter_node"), i.pathOf("inter_node"));
+    else i.ignore("inter_node");
+    s.interconnect.gpusPerNode = static_cast<int>(integerWithin(i, "gpus_per_node", "interconnect.gpus_per_node", 0));
+    i.finish();
+    if (s.interconnect.gpusPerNode > 0) s.gpu.gpusPerNode = s.interconnect.gpusPerNode;
 }
 
 void readGpuCount(Scenario& s, ObjectReader& r) {
@@ -292,6 +309,8 @@ Scenario scenarioFromJson(const Catalog& catalog, const Json& request, std::vect
     readParallel(s, r);
     readPrices(s, r);
     readHost(s, r);
+    readInterconnect(s, r);
+    s.globalBatch = integerWithin(r, "global_batch", "global_batch", 0);
     // The limit an "auto" count is chosen within (the matrix's max_gpus).
     s.maxGpus = static_cast<int>(r.integerOr("max_gpus", 1024, 1, 1024));
     readServing(s, r);

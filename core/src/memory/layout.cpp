@@ -50,6 +50,9 @@ Layout layoutOf(const Plan& plan) {
     l.pp = std::max(1, plan.pp);
     l.dp = std::max(1, plan.dp);
     l.nodes = std::max(1, plan.nodes);
+    l.ep = std::max(1, plan.ep);
+    l.cp = std::max(1, plan.cp);
+    l.vp = std::max(1, plan.vp);
     l.layerSplit = plan.strategy == Strategy::LayerSplit;
     l.shardedStates = plan.strategy == Strategy::Zero3 || plan.strategy == Strategy::Fsdp;
     l.gpuLayers = plan.gpuLayers;
@@ -75,8 +78,11 @@ Stage firstStage(const Inputs& in, const Layout& layout) {
     st.first = true;
     st.last = layout.pp == 1 && allOnGpu;
     // 1F1B: the first stage holds pp micro-batches in flight; a naive split
-    // (llama.cpp, device_map) runs one at a time.
-    st.inFlight = layout.layerSplit ? 1 : layout.pp;
+    // (llama.cpp, device_map) runs one at a time. Megatron's interleaved
+    // schedule with v virtual stages holds 1 + (p - 1) / (p v) times more
+    // (Korthikanti et al. 2205.05198, section 4.2.3).
+    const double interleave = layout.vp > 1 && layout.pp > 1 ? 1.0 + double(layout.pp - 1) / (layout.pp * layout.vp) : 1.0;
+    st.inFlight = layout.layerSplit ? 1 : layout.pp * interleave;
     return st;
 }
 

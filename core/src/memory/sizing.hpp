@@ -108,13 +108,15 @@ struct Stage {
     double layers = 0;  // decoder+encoder layers on this GPU
     bool first = true;  // holds the input embedding
     bool last = true;   // holds lm_head, the logits and the loss
-    int inFlight = 1;   // micro-batches whose activations it holds (1F1B: pp on the first stage)
+    double inFlight = 1;  // micro-batches whose activations it holds (1F1B: pp on the first stage)
 };
 
 // How a plan spreads work, resolved from Plan.
 struct Layout {
     Strategy strategy = Strategy::Single;
     int count = 1, tp = 1, pp = 1, dp = 1, nodes = 1;
+    int ep = 1, cp = 1;  // expert-parallel degree (routed experts / ep), context parallel (sequence / cp)
+    int vp = 1;          // virtual pipeline stages per GPU
     bool layerSplit = false;  // llama.cpp split or naive model parallel (one micro-batch in flight)
     bool shardedStates = false;  // ZeRO-3 / FSDP: parameters sharded over dp
     int gpuLayers = -1;          // llama.cpp offload "layers": layers on the GPUs (-1 = all)

@@ -73,13 +73,16 @@ PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
     const ModelShape& sh = in.shape;
     const double sb = double(s.seqLen) * double(s.batch);
     const double g = s.model.attention == AttentionKind::Mla ? 1.0 : double(sh.kvHeads) / sh.heads;
-    const double scale = elementBytes(s) / 2 / layout.tp;  // sequence parallel shards all of it
+    // Sequence parallelism shards all of it over tp; context parallelism
+    // gives each GPU 1/cp of every sequence (Megatron-Core context_parallel).
+    const double scale = elementBytes(s) / 2 / layout.tp / layout.cp;
     double full = sb * sh.hidden * (kAttentionCoeff + kKvCoeff * g);
     full += sb * mlpWidth(sh, s.model) * (sh.gated ? kGatedMlpCoeff : kPlainMlpCoeff);
     if (!s.flashAttention) full += kEagerScoreCoeff * sh.heads * double(s.seqLen) * sb;
     PerLayer p;
     p.full = full * scale;
     p.stored = s.gradientCheckpointing ? kCheckpointCoeff * sb * sh.hidden * scale : p.full;
+    // FlashAttention's eager fallback keeps a / tp heads' scores of s/cp queries over s keys.
     return p;
 }
 
@@ -96,7 +99,7 @@ double lossBytesPerLogit(const Scenario& s) {
 
 double lossWorkingSetBytes(const Inputs& in, const Layout& layout) {
     const Scenario& s = *in.scenario;
-    return lossBytesPerLogit(s) * double(s.seqLen) * double(s.batch) * in.shape.vocab / layout.tp;
+    return lossBytesPerLogit(s) * double(s.seqLen) * double(s.batch) * in.shape.vocab / layout.tp / layout.cp;
 }
 
 double trainingActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
@@ -114,11 +117,13 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
         const double g = s.model.attention == AttentionKind::Mla ? 1.0 : double(in.shape.kvHeads) / in.shape.heads;
         ex.add("activations_gib",
                [&] { return fmt("per layer s*b*h*(%.0f + %.0f*%.3g) + %.0f*s*b*f%s with s=%lld, b=%lld, h=%.0f, f=%.0f%s = %.3f GiB; "
-                   "%s x %.1f layers x %d micro-batch(es) in flight = %.3f GiB%s + logits %.0f*s*b*V (V=%.0f, %s loss) %.3f GiB%s",
+                   "%s x %.1f layers x %.2g micro-batch(es) in flight = %.3f GiB%s + logits %.0f*s*b*V (V=%.0f, %s loss) %.3f GiB%s",
                    kAttentionCoeff, kKvCoeff, g, in.shape.gated ? kGatedMlpCoeff : kPlainMlpCoeff,
                    s.flashAttention ? " (FlashAttention)" : " + 5*a*s^2*b (eager attention)",
                    static_cast<long long>(s.seqLen), static_cast<long long>(s.batch), in.shape.hidden,
-                   mlpWidth(in.shape, s.model), layout.tp > 1 ? fmt(", / tensor parallel %d", layout.tp).c_str() : "",
+                   mlpWidth(in.shape, s.model),
+                   (layout.tp > 1 ? fmt(", / tensor parallel %d", layout.tp) : std::string()).append(
+                       layout.cp > 1 ? fmt(", / context parallel %d", layout.cp) : std::string()).c_str(),
                    bytesToGiB(layer.full),
                    s.gradientCheckpointing ? "checkpointed layer inputs 2*s*b*h" : "all layers stored",
                    stage.layers, stage.inFlight, bytesToGiB(held),

@@ -26,7 +26,11 @@ Shares sharesOf(const Inputs& in, const Layout& layout, const Stage& stage) {
         sh.baseBytes = stageWeightBytes(in, stage) / layout.tp;
         sh.layerBytes = in.weights.layerBytes / layout.tp;
     } else {
-        sh.params = stageParams(in, stage) / layout.tp;
+        // Routed experts are split over the expert-parallel ranks, not over
+        // tensor parallelism (Megatron-Core MoE parallel folding: expert
+        // tensor parallel size 1 by default when EP is set).
+        const double experts = layout.ep > 1 ? in.shape.groups.expert * stageShare : 0;
+        sh.params = (stageParams(in, stage) - experts) / layout.tp + experts / layout.ep;
         sh.layerBytes = in.shape.layerParams * weightBytesPerParam(*in.scenario) / layout.tp;
     }
     return sh;
@@ -108,7 +112,9 @@ TrainingStates replicatedStates(const Inputs& in, const Layout& layout, const Sh
     TrainingStates t;
     t.weights = wb * sh.params;
     t.gradients = (megatron && wb < 4 ? kFp32Bytes : wb) * sh.params;
-    t.optimizer = opt * sh.params / (megatron ? layout.dp : 1);
+    // Megatron's distributed optimizer shards over the data-parallel group,
+    // which takes in the context-parallel ranks (parallel_state's dp-cp group).
+    t.optimizer = opt * sh.params / (megatron ? layout.dp * layout.cp : 1);
     if (s.parallel.offload != Offload::None) {
         t.hostBytes = t.optimizer * layout.count;
         t.optimizer = 0;

@@ -107,10 +107,33 @@ void checkScenario(const Scenario& s) {
     }
     const int tp = s.parallel.tp > 0 ? s.parallel.tp : 1;
     const int pp = s.parallel.pp > 0 ? s.parallel.pp : 1;
-    if (!s.gpuCountAuto && tp * pp > s.gpuCount) {
+    const int cp = s.parallel.cp > 0 ? s.parallel.cp : 1;
+    if (s.parallel.cp > 1 && !training) {
+        fail("incompatible_options", "/parallel/cp", "context parallelism splits training sequences; serving uses tp, pp and dp");
+    }
+    if (s.parallel.vp > 1 && pp <= 1) {
+        fail("incompatible_options", "/parallel/vp", "virtual pipeline stages need a pipeline (parallel.pp > 1)");
+    }
+    if (!s.gpuCountAuto && tp * pp * cp > s.gpuCount) {
         fail("invalid_parallel", "/parallel",
-             "tp x pp = " + std::to_string(tp * pp) + " needs more than the " + std::to_string(s.gpuCount) +
+             "tp x pp x cp = " + std::to_string(tp * pp * cp) + " needs more than the " + std::to_string(s.gpuCount) +
                  " GPUs requested");
+    }
+    if (s.parallel.ep > 1 && training) {
+        if (s.model.moe.experts <= 0) {
+            fail("incompatible_options", "/parallel/ep", s.model.id + " is a dense model: it has no experts to spread");
+        }
+        if (s.model.moe.experts % s.parallel.ep != 0) {
+            fail("invalid_parallel", "/parallel/ep",
+                 "expert parallel degree " + std::to_string(s.parallel.ep) + " must divide the " +
+                     std::to_string(s.model.moe.experts) + " experts");
+        }
+        // Megatron-Core folds expert parallelism into the tp x cp x dp ranks of a pipeline stage.
+        if (!s.gpuCountAuto && (s.gpuCount / pp) % s.parallel.ep != 0) {
+            fail("invalid_parallel", "/parallel/ep",
+                 "expert parallel degree " + std::to_string(s.parallel.ep) + " must divide the " +
+                     std::to_string(s.gpuCount / pp) + " GPUs of a pipeline stage");
+        }
     }
     if (s.parallel.pp > 0 && s.model.layers > 0 && s.parallel.pp > s.model.layers) {
         fail("invalid_parallel", "/parallel/pp", "more pipeline stages than the model's layers");

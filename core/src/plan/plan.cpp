@@ -48,7 +48,7 @@ void megatronDegrees(const sizing::Inputs& in, Plan& plan) {
     const int domain = s.gpu.nvlinkMaxGpus > 1 ? s.gpu.nvlinkMaxGpus : 1;
     const int cap = std::min({kMaxTensorParallel, domain, std::max(1, s.gpu.gpusPerNode)});
     plan.tp = s.parallel.tp > 0 ? s.parallel.tp : largestTensorDegree(s.model, plan.gpuCount, cap);
-    const int rest = std::max(1, plan.gpuCount / plan.tp);
+    const int rest = std::max(1, plan.gpuCount / (plan.tp * plan.cp));
     if (s.parallel.pp > 0) {
         plan.pp = s.parallel.pp;
     } else {
@@ -67,6 +67,9 @@ void megatronDegrees(const sizing::Inputs& in, Plan& plan) {
     }
     plan.dp = std::max(1, rest / plan.pp);
 }
+
+// Replicas over what tensor, pipeline and context parallelism leave.
+int replicasOf(const Plan& plan) { return std::max(1, plan.gpuCount / (plan.tp * std::max(1, plan.pp) * plan.cp)); }
 
 // Serving: tensor parallelism inside one server (vLLM/SGLang multi-node
 // recipes: TP = GPUs per node, PP = nodes), pipeline stages for the rest.
@@ -102,6 +105,9 @@ Plan planWith(const Inputs& in, int gpuCount, Strategy strategy) {
     plan.gpuCount = std::max(1, gpuCount);
     plan.strategy = strategy;
     plan.gradientCheckpointing = in.training && s.gradientCheckpointing;
+    plan.ep = std::max(1, s.parallel.ep);
+    plan.cp = in.training ? std::max(1, s.parallel.cp) : 1;
+    plan.vp = in.training ? std::max(1, s.parallel.vp) : 1;
     const int perNode = std::max(1, s.gpu.gpusPerNode);
     plan.nodes = (plan.gpuCount + perNode - 1) / perNode;
     const int fixedTp = s.parallel.tp > 0 ? s.parallel.tp : 1;
@@ -116,8 +122,8 @@ Plan planWith(const Inputs& in, int gpuCount, Strategy strategy) {
             break;
         case Strategy::Pipeline:
             plan.tp = fixedTp;
-            plan.pp = s.parallel.pp > 0 ? s.parallel.pp : std::min(plan.gpuCount / fixedTp, stackLayers(s.model));
-            plan.dp = std::max(1, plan.gpuCount / (plan.tp * std::max(1, plan.pp)));
+            plan.pp = s.parallel.pp > 0 ? s.parallel.pp : std::min(plan.gpuCount / (fixedTp * plan.cp), stackLayers(s.model));
+            plan.dp = replicasOf(plan);
             break;
         case Strategy::LayerSplit:
             plan.pp = std::min(plan.gpuCount, stackLayers(s.model));
@@ -125,7 +131,7 @@ Plan planWith(const Inputs& in, int gpuCount, Strategy strategy) {
         default:  // DDP, ZeRO, FSDP: data parallel over what tp x pp leave
             plan.tp = fixedTp;
             plan.pp = fixedPp;
-            plan.dp = std::max(1, plan.gpuCount / (fixedTp * fixedPp));
+            plan.dp = replicasOf(plan);
             break;
     }
     plan.pp = std::max(1, plan.pp);
@@ -156,7 +162,7 @@ bool countUsable(const Inputs& in, const Plan& plan) {
     const Scenario& s = *in.scenario;
     const int layers = stackLayers(s.model);
     if (plan.strategy == Strategy::Single) return plan.gpuCount == 1;
-    if (plan.tp * plan.pp * plan.dp != plan.gpuCount) return false;
+    if (plan.tp * plan.pp * plan.cp * plan.dp != plan.gpuCount) return false;
     if (plan.pp > layers) return false;
     if (plan.tp > 1 && !validTensorDegree(s.model, plan.tp)) return false;
     return true;

@@ -33,9 +33,9 @@ ReplicaLayout replicaLayout(const Scenario& s, const Plan& plan) {
     l.gpus = tp * l.pp;
     l.replicas = std::max(1, plan.gpuCount / l.gpus);
     const int perNode = std::max(1, s.gpu.gpusPerNode);
-    l.tpLink = groupLink(s.gpu, l.attentionTp, l.attentionTp > perNode);
-    l.expertLink = groupLink(s.gpu, tp, tp > perNode);
-    l.stageLink = groupLink(s.gpu, 2, l.gpus > perNode);
+    l.tpLink = groupLink(s, l.attentionTp, l.attentionTp > perNode);
+    l.expertLink = groupLink(s, tp, tp > perNode);
+    l.stageLink = groupLink(s, 2, l.gpus > perNode);
     return l;
 }
 

@@ -37,6 +37,44 @@ bool boardFormFactor(const GpuSpec& gpu) {
     return gpu.formFactor == "sxm" || gpu.formFactor == "oam" || gpu.formFactor == "module";
 }
 
+// Named fabrics (CONTRACT `interconnect.inter_node`). Port rates:
+// InfiniBand XDR 800, NDR 400, HDR 200 Gb/s (ConnectX-8 / -7 / -6 product
+// briefs); RoCE at the port's rate. RDMA fabrics are laid out rail-optimised
+// with one NIC per GPU (DGX/HGX reference architectures; Llama 3 used RoCE
+// and InfiniBand clusters of one 400 Gb/s NIC per GPU, arXiv 2407.21783
+// section 3.3) and reach the same NCCL fraction on a tuned lossless fabric
+// (Meta, "RoCE networks for distributed AI training at scale", SIGCOMM
+// 2024). Plain Ethernet means one NIC per server shared by its GPUs, and
+// NCCL's socket transport without RDMA: about half of line rate [E: NCCL's
+// socket transport copies through host memory and TCP; no published table].
+constexpr double kSocketEfficiency = 0.5;
+constexpr double kSocketLatencyS = 100e-6;  // [E] kernel TCP stack per message, ~2.5x the RDMA figure
+
+struct Fabric {
+    double portGbps;
+    bool rdma;  // one NIC per GPU, NCCL's IB/RoCE transport
+    const char* name;
+};
+
+Fabric fabricOf(InterNode n) {
+    switch (n) {
+        case InterNode::InfinibandXdr: return {800, true, "InfiniBand XDR 800 Gb/s per GPU"};
+        case InterNode::InfinibandNdr: return {400, true, "InfiniBand NDR 400 Gb/s per GPU"};
+        case InterNode::InfinibandHdr: return {200, true, "InfiniBand HDR 200 Gb/s per GPU"};
+        case InterNode::Roce400g: return {400, true, "RoCE 400 Gb/s per GPU"};
+        case InterNode::Roce200g: return {200, true, "RoCE 200 Gb/s per GPU"};
+        case InterNode::Ethernet100g: return {100, false, "Ethernet 100 Gb/s per server (TCP)"};
+        default: return {25, false, "Ethernet 25 Gb/s per server (TCP)"};
+    }
+}
+
+Link namedNetworkLink(InterNode n, int gpusPerNode) {
+    const Fabric f = fabricOf(n);
+    if (f.rdma) return {gbpsToGBps(f.portGbps) * kIbEfficiency, kNetworkLatencyS, f.name};
+    const double perGpuGbps = f.portGbps / std::max(1, gpusPerNode);
+    return {gbpsToGBps(perGpuGbps) * kSocketEfficiency, kSocketLatencyS, f.name};
+}
+
 Link networkLink(const GpuSpec& gpu) {
     if (boardFormFactor(gpu)) return {gbpsToGBps(kIbNdrGbps) * kIbEfficiency, kNetworkLatencyS, "InfiniBand 400 Gb/s"};
     if (gpu.gpuClass == "datacenter")
@@ -67,8 +105,12 @@ Link pcieLink(const GpuSpec& gpu) {
 
 Link hostLink(const GpuSpec& gpu) { return pcieLink(gpu); }
 
-Link groupLink(const GpuSpec& gpu, int groupSize, bool crossesNodes) {
-    if (crossesNodes) return networkLink(gpu);
+Link groupLink(const Scenario& s, int groupSize, bool crossesNodes) {
+    const GpuSpec& gpu = s.gpu;
+    if (crossesNodes) {
+        if (s.interconnect.interNode) return namedNetworkLink(*s.interconnect.interNode, std::max(1, gpu.gpusPerNode));
+        return networkLink(gpu);
+    }
     const int domain = std::max(gpu.nvlinkMaxGpus, gpu.nvlinkGbps > 0 ? 2 : 0);
     if (gpu.nvlinkGbps > 0 && groupSize <= domain) {
         // GpuSpec::nvlinkGbps is GB/s, both directions (the catalog's nvlink_gbps).

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "caliper/gpu.hpp"
+#include "caliper/scenario.hpp"
 
 namespace caliper {
 
@@ -14,10 +15,11 @@ struct Link {
     const char* name = "none";  // "NVLink", "PCIe Gen4", "InfiniBand 400 Gb/s"
 };
 
-// The link a group of `groupSize` GPUs of this type uses: NVLink when the
-// group fits the GPU's NVLink domain, else PCIe; `crossesNodes` = the group
-// spans servers, so the network.
-Link groupLink(const GpuSpec& gpu, int groupSize, bool crossesNodes);
+// The link a group of `groupSize` GPUs of the scenario's type uses: NVLink
+// when the group fits the GPU's NVLink domain, else PCIe; `crossesNodes` =
+// the group spans servers, so the network (the request's `interconnect`
+// fabric, else the default for the GPU's class).
+Link groupLink(const Scenario& scenario, int groupSize, bool crossesNodes);
 
 // The GPU's PCIe link to the host (CPU offload, host-staged copies).
 Link hostLink(const GpuSpec& gpu);

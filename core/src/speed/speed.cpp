@@ -53,8 +53,8 @@ ServingLayout servingLayout(const Scenario& scenario, const Plan& plan) {
     layout.sequences = std::max(1.0, double(std::max<std::int64_t>(1, scenario.batch)) / layout.replicas);
     layout.microbatches = plan.strategy == Strategy::Pipeline ? int(std::min<double>(layout.pp, layout.sequences)) : 1;
     const int perNode = std::max(1, scenario.gpu.gpusPerNode);
-    layout.tpLink = groupLink(scenario.gpu, layout.tp, layout.tp > perNode);
-    layout.stageLink = groupLink(scenario.gpu, 2, layout.tp * layout.pp > perNode);
+    layout.tpLink = groupLink(scenario, layout.tp, layout.tp > perNode);
+    layout.stageLink = groupLink(scenario, 2, layout.tp * layout.pp > perNode);
     return layout;
 }
 

@@ -108,6 +108,7 @@ TrainingFlops trainingFlops(const Scenario& s, const Workload& work) {
     f.modelPerToken = (adapters ? 4.0 : 6.0) * matmul + attention;
     f.hardwarePerToken = f.modelPerToken;
     if (s.gradientCheckpointing) f.hardwarePerToken += 2.0 * matmul + attention / 3.0;  // one more forward
+    f.attentionShare = f.hardwarePerToken > 0 ? attention * (s.gradientCheckpointing ? 4.0 / 3.0 : 1.0) / f.hardwarePerToken : 0;
     f.formula = std::string(adapters ? "4N" : "6N") + " (N = matmul params incl. lm_head) + 6 L s d_attn (causal)" +
                 (s.gradientCheckpointing ? "; hardware adds one forward (full recomputation)" : "");
     return f;

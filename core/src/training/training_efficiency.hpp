@@ -14,6 +14,7 @@ namespace caliper {
 struct TrainingFlops {
     double modelPerToken = 0;     // 6N + causal attention (4N for LoRA/QLoRA): what MFU counts
     double hardwarePerToken = 0;  // plus the recomputed forward under gradient checkpointing
+    double attentionShare = 0;    // share of the hardware FLOPs in attention scores (what ring attention hides under)
     std::string formula;
 };
 

@@ -3,6 +3,7 @@
 // the communication, offload and dequantisation time the tables do not cover.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "caliper/model/formats.hpp"
@@ -45,9 +46,23 @@ constexpr int kMicrobatchesPerStage = 4;
 constexpr double kPrefetchOverlap = 0.5;
 constexpr double kAttentionShareOfBlock = 0.33;
 
+// Expert-parallel all-to-all: dispatch and combine in forward and again in
+// backward (Megatron-Core token dispatcher), 16-bit hidden states of each
+// routed token copy; Megatron overlaps none of it by default [E: the EP
+// overlap options of 2025 releases are off by default].
+constexpr double kAllToAllPerLayer = 4.0;
+// Context parallelism: ring attention passes each rank's K and V around the
+// ring in forward and K, V and their gradients in backward (Megatron-Core
+// context_parallel docs: the ring is overlapped with attention compute), so
+// only time beyond the attention's own compute is charged.
+constexpr double kRingPassesKvForwardBackward = 3.0;
+
 struct StepTimes {
-    double computeS = 0, tpExtraS = 0, dataParallelS = 0, offloadS = 0, dequantS = 0;
-    double totalS() const { return computeS + tpExtraS + dataParallelS + offloadS + dequantS; }
+    double computeS = 0, bubbleS = 0, tpExtraS = 0, dataParallelS = 0, expertS = 0, contextS = 0, offloadS = 0,
+           dequantS = 0;
+    double totalS() const {
+        return computeS + bubbleS + tpExtraS + dataParallelS + expertS + contextS + offloadS + dequantS;
+    }
 };
 
 bool adapterMethod(const Scenario& s) { return s.task == Task::Finetune && s.method != Method::Full; }
@@ -67,26 +82,74 @@ double microTokens(const Scenario& s) {
 
 double microbatchesPerStep(const Scenario& s, const Plan& plan) {
     const int pp = std::max(1, plan.pp), dp = std::max(1, plan.dp);
+    // A stated global batch fixes the accumulation: sequences per step over
+    // the replicas' micro-batches (Megatron: global = micro x dp x m).
+    if (s.globalBatch > 0) return std::max(1.0, std::ceil(double(s.globalBatch) / (double(std::max<std::int64_t>(1, s.batch)) * dp)));
     double m = pp > 1 ? double(kMicrobatchesPerStage * pp) : 1.0;
     if (s.task == Task::Pretrain) m = std::max(m, std::ceil(kPretrainBatchTokens / (microTokens(s) * dp)));
     return m;
 }
 
 struct Layout {
-    int tp = 1, pp = 1, dp = 1;
+    int tp = 1, pp = 1, dp = 1, cp = 1, ep = 1, vp = 1;
     double micro = 0;         // tokens per micro-batch per replica
     double microbatches = 1;  // per optimizer step
+    int modelParallel() const { return tp * pp * cp; }  // GPUs of one replica
 };
 
 Layout layoutOf(const Scenario& s, const Plan& plan) {
-    return {std::max(1, plan.tp), std::max(1, plan.pp), std::max(1, plan.dp), microTokens(s), microbatchesPerStep(s, plan)};
+    Layout l;
+    l.tp = std::max(1, plan.tp);
+    l.pp = std::max(1, plan.pp);
+    l.dp = std::max(1, plan.dp);
+    l.cp = std::max(1, plan.cp);
+    l.ep = std::max(1, plan.ep);
+    l.vp = std::max(1, plan.vp);
+    l.micro = microTokens(s);
+    l.microbatches = microbatchesPerStep(s, plan);
+    return l;
+}
+
+// 1F1B pipelines idle (p - 1) micro-batch slots per step, interleaving
+// divides that by the virtual stages v (Narayanan et al. 2104.04473,
+// section 2.2: bubble fraction (p - 1) / (v m)).
+double pipelineBubbleS(const Layout& l, double computeS) {
+    if (l.pp <= 1) return 0;
+    return computeS * double(l.pp - 1) / (double(l.vp) * l.microbatches);
+}
+
+// MoE token dispatch and combine between the expert-parallel ranks, over
+// NVLink inside a node and the network beyond it.
+double expertAllToAllS(const Scenario& s, const Workload& work, const Layout& l, bool& acrossNodes) {
+    if (l.ep <= 1 || work.experts <= 0) return 0;
+    acrossNodes = l.ep > std::max(1, s.gpu.gpusPerNode);
+    const Link link = groupLink(s, l.ep, acrossNodes);
+    if (link.busGBps <= 0) return 0;
+    const double tokensPerGpu = l.micro / (l.tp * l.cp);
+    const double bytes = tokensPerGpu * work.hidden * std::max(1, work.expertsPerToken) * kGradientBytes * (l.ep - 1) / l.ep;
+    const double perLayer = kAllToAllPerLayer * (link.latencyS + bytes / (link.busGBps * kBytesPerGB));
+    const ModelSpec& m = s.model;
+    const int moeLayers = std::max(0, (m.layers - std::max(0, m.moe.denseLayers)) / std::max(1, m.moe.layerInterval));
+    return perLayer * moeLayers / l.pp * l.microbatches;
+}
+
+// Ring attention between the context-parallel ranks, beyond the attention
+// compute it hides under.
+double contextRingS(const Scenario& s, const Workload& work, const Layout& l, double attentionComputeS) {
+    if (l.cp <= 1) return 0;
+    const Link link = groupLink(s, l.cp, l.cp * l.tp > std::max(1, s.gpu.gpusPerNode));
+    if (link.busGBps <= 0) return 0;
+    // K and V of one layer for this rank's tokens (the KV cache's bytes per token and layer).
+    const double kvBytes = work.kvBytesPerToken / std::max(1, work.layers) * l.micro / l.cp / l.tp;
+    const double perLayer = kRingPassesKvForwardBackward * (l.cp - 1) * (link.latencyS + kvBytes / (link.busGBps * kBytesPerGB));
+    return std::max(0.0, perLayer * work.layers / l.pp * l.microbatches - attentionComputeS);
 }
 
 // Megatron's tensor-parallel all-reduces (2 forward, 2 backward per layer,
 // 2 more when recomputing), charged only beyond the NVLink reference.
 double tensorParallelExtraS(const Scenario& s, const Workload& work, const Layout& l) {
     if (l.tp <= 1) return 0;
-    const Link link = groupLink(s.gpu, l.tp, l.tp > std::max(1, s.gpu.gpusPerNode));
+    const Link link = groupLink(s, l.tp, l.tp > std::max(1, s.gpu.gpusPerNode));
     const double message = l.micro * work.hidden * kGradientBytes;
     const double calls = (s.gradientCheckpointing ? 6.0 : 4.0) * work.layers / l.pp * l.microbatches;
     return std::max(0.0, calls * (allReduceS(message, l.tp, link) - allReduceS(message, l.tp, kReferenceTpLink)));
@@ -97,8 +160,8 @@ double tensorParallelExtraS(const Scenario& s, const Workload& work, const Layou
 double dataParallelExposedS(const Scenario& s, const Plan& plan, const Workload& work, const Layout& l,
                             double computeS) {
     if (l.dp <= 1) return 0;
-    const Link link = groupLink(s.gpu, l.dp, plan.nodes > 1);
-    const double shard = 1.0 / (l.tp * l.pp);
+    const Link link = groupLink(s, l.dp, plan.nodes > 1 && l.modelParallel() < plan.gpuCount);
+    const double shard = 1.0 / (l.tp * l.pp);  // each replica rank's share (context-parallel ranks hold whole copies)
     double commS = allReduceS(kGradientBytes * trainableParams(s, work) * shard, l.dp, link);
     if (plan.strategy == Strategy::Zero3 || plan.strategy == Strategy::Fsdp) {
         const double storedBytes = weightFormatInfo(s.weights).linearBits / 8.0;
@@ -134,12 +197,38 @@ StepTimes stepTimes(const Scenario& s, const Plan& plan, const Workload& work, c
                     double mfu, double peakFlops) {
     const Layout l = layoutOf(s, plan);
     StepTimes t;
-    t.computeS = l.micro * l.microbatches * flops.hardwarePerToken / (l.tp * l.pp) / (mfu * peakFlops);
+    t.computeS = l.micro * l.microbatches * flops.hardwarePerToken / l.modelParallel() / (mfu * peakFlops);
+    t.bubbleS = pipelineBubbleS(l, t.computeS);
+    bool expertAcrossNodes = false;
+    t.expertS = expertAllToAllS(s, work, l, expertAcrossNodes);
+    t.contextS = contextRingS(s, work, l, t.computeS * flops.attentionShare);
     t.tpExtraS = tensorParallelExtraS(s, work, l);
     t.dataParallelS = dataParallelExposedS(s, plan, work, l, t.computeS);
     t.offloadS = offloadS(s, work, l, t.computeS);
     t.dequantS = qloraDequantS(s, work, l);
     return t;
+}
+
+// Each parallel group's link and its effective bandwidth, for explain:
+// "tp 8 over NVLink 360 GB/s; dp 64 over InfiniBand NDR 400 Gb/s per GPU 44 GB/s".
+std::string linksUsed(const Scenario& s, const Plan& plan, const Layout& l, double& slowestGBps) {
+    std::string text;
+    slowestGBps = 0;
+    auto add = [&](const char* group, int degree, const Link& link) {
+        if (degree <= 1) return;
+        char part[160];
+        std::snprintf(part, sizeof part, "%s%s %d over %s %.0f GB/s", text.empty() ? "" : "; ", group, degree, link.name,
+                      link.busGBps);
+        text += part;
+        if (slowestGBps == 0 || link.busGBps < slowestGBps) slowestGBps = link.busGBps;
+    };
+    const int perNode = std::max(1, s.gpu.gpusPerNode);
+    add("tp", l.tp, groupLink(s, l.tp, l.tp > perNode));
+    add("cp", l.cp, groupLink(s, l.cp, l.cp * l.tp > perNode));
+    add("ep", l.ep, groupLink(s, l.ep, l.ep > perNode));
+    add("pp", l.pp, groupLink(s, 2, l.tp * l.cp * l.pp > perNode));
+    add("dp", l.dp, groupLink(s, l.dp, plan.nodes > 1 && l.modelParallel() < plan.gpuCount));
+    return text;
 }
 
 }  // namespace
@@ -164,7 +253,19 @@ void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work,
     out.explain.push_back({"train_model_flops_per_token", flops.formula, flops.modelPerToken});
     out.explain.push_back({"train_mfu", trainingMfuFormula(s, plan), mfu});
     out.explain.push_back({"train_peak_tflops", std::string("dense tensor rate per GPU: ") + peak.name, peak.tflops});
-    out.explain.push_back({"train_step_compute_s", "tokens per step x hardware FLOPs / (tp x pp) / (MFU x peak)", t.computeS});
+    out.explain.push_back({"train_step_compute_s", "tokens per step x hardware FLOPs / (tp x pp x cp) / (MFU x peak)", t.computeS});
+    const Layout l = layoutOf(s, plan);
+    double slowestGBps = 0;
+    const std::string links = linksUsed(s, plan, l, slowestGBps);
+    if (!links.empty()) out.explain.push_back({"train_links_gbps", links + " (value: the slowest, GB/s)", slowestGBps});
+    if (t.bubbleS > 0) {
+        out.explain.push_back({"train_pipeline_bubble_s",
+                               "compute x (pp - 1) / (vp x micro-batches per step) = " + std::to_string(l.pp - 1) + " / (" +
+                                   std::to_string(l.vp) + " x " + std::to_string(static_cast<long long>(l.microbatches)) + ")",
+                               t.bubbleS});
+    }
+    if (t.expertS > 0) out.explain.push_back({"train_ep_all_to_all_s", "MoE dispatch + combine, forward and backward, per MoE layer", t.expertS});
+    if (t.contextS > 0) out.explain.push_back({"train_cp_ring_exposed_s", "ring-attention K/V passes beyond the attention compute", t.contextS});
     if (t.tpExtraS > 0) out.explain.push_back({"train_tp_comm_extra_s", "tensor-parallel all-reduces beyond NVLink speed", t.tpExtraS});
     if (t.dataParallelS > 0) {
         out.explain.push_back({"train_dp_comm_exposed_s", "gradient all-reduce / ZeRO-3 gathers not hidden by 0.8 x backward",

@@ -149,7 +149,7 @@ TEST_CASE("a model described by its architecture becomes a model object", "[vali
     CHECK(m.compared == Compared::TrainTflops);
 }
 
-TEST_CASE("runs beyond the engine's GPU limit keep TP x PP with fewer replicas", "[validation]") {
+TEST_CASE("clusters up to the request's limit run at their size; beyond it TP x PP keeps fewer replicas", "[validation]") {
     const Json big = validationRow({{"kind", "train_throughput"},
                                     {"model", "meta-llama/Llama-3.1-405B (pre-training)"},
                                     {"params_b", 405},
@@ -160,10 +160,14 @@ TEST_CASE("runs beyond the engine's GPU limit keep TP x PP with fewer replicas",
                                     {"extra", "TP 8, CP 1, PP 16"},
                                     {"value", 400.0},
                                     {"unit", "TFLOPs/GPU"}});
-    CHECK(caliper::test::mappedRow(big).request["gpu_count"] == 1024);  // 8 replicas of TP 8 x PP 16 = 128 GPUs
-    Json noDegrees = big;
+    // Llama 3 405B trained on 16,384 H100s (arXiv 2407.21783 Table 4): within the 100,000-GPU limit.
+    CHECK(caliper::test::mappedRow(big).request["gpu_count"] == 16384);
+    Json huge = big;
+    huge["gpu_count"] = 262144;
+    CHECK(caliper::test::mappedRow(huge).request["gpu_count"] == 99968);  // 781 replicas of TP 8 x PP 16 = 128 GPUs
+    Json noDegrees = huge;
     noDegrees["extra"] = "strong scaling";
-    CHECK_THAT(caliper::test::unexpressedReason(noDegrees), Catch::Contains("1024-GPU limit"));
+    CHECK_THAT(caliper::test::unexpressedReason(noDegrees), Catch::Contains("100000-GPU limit"));
     Json mfu = big;
     mfu["unit"] = "MFU";
     mfu["value"] = 0.4;
@@ -174,11 +178,6 @@ TEST_CASE("setups the engine does not model are listed with a reason", "[validat
     CHECK_THAT(caliper::test::unexpressedReason(
                    validationRow({{"extra", "llama-bench tg128 with -nkvo 1 (KV cache kept in CPU RAM)"}})),
                Catch::Contains("host memory"));
-    CHECK_THAT(caliper::test::unexpressedReason(validationRow({{"kind", "train_throughput"},
-                                                               {"method", "pretrain"},
-                                                               {"unit", "TFLOPs/GPU"},
-                                                               {"extra", "TP 8, CP 16, PP 16"}})),
-               Catch::Contains("context parallelism"));
     CHECK_THAT(caliper::test::unexpressedReason(
                    validationRow({{"kind", "inference_memory"},
                                   {"unit", "GiB"},
@@ -364,4 +363,30 @@ TEST_CASE("benchmark-only models run on the shape of their own configuration", "
          {"batch", 1}, {"seq_len", 2048}, {"value", 700}}));
     CHECK(g.request["model"]["hidden_size"] == 12288);
     CHECK(g.request["model"]["layers"] == 96);
+}
+
+TEST_CASE("a Megatron training row keeps its expert, context and virtual-pipeline degrees", "[validation]") {
+    // NeMo performance-summary rows state TP, PP, CP and EP as keys and the
+    // virtual pipeline in the text ("VP=5"), the global batch as a key.
+    const auto m = caliper::test::mappedRow(validationRow({{"kind", "train_tflops_per_gpu"},
+                                                           {"model", "LLAMA3_70B"},
+                                                           {"params_b", 70.6},
+                                                           {"quant", "fp8"},
+                                                           {"method", "pretrain"},
+                                                           {"gpu", "DGX-H100"},
+                                                           {"gpu_count", 64},
+                                                           {"tp", 4},
+                                                           {"pp", 8},
+                                                           {"cp", 2},
+                                                           {"batch", 1},
+                                                           {"global_batch", 256},
+                                                           {"seq_len", 8192},
+                                                           {"engine", "nemo"},
+                                                           {"value", 500},
+                                                           {"extra", "Precision 'FP8'. VP=5, GA=not listed"}}));
+    CHECK(m.request["parallel"]["tp"] == 4);
+    CHECK(m.request["parallel"]["pp"] == 8);
+    CHECK(m.request["parallel"]["cp"] == 2);
+    CHECK(m.request["parallel"]["vp"] == 5);
+    CHECK(m.request["global_batch"] == 256);
 }

@@ -1,0 +1,131 @@
+// Clusters as they are built: nodes of GPUs joined by a named fabric,
+// pipeline bubbles, expert and context parallelism, and pre-training runs of
+// thousands of GPUs.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "caliper/api.hpp"
+#include "catalog_fixture.hpp"
+
+using caliper::test::projectCatalog;
+using Json = nlohmann::json;
+
+namespace {
+
+Json answer(const Json& request, int expectedStatus = 0) {
+    const caliper::ApiResponse response = caliper::estimateJson(projectCatalog(), request.dump());
+    INFO(request.dump() << " -> " << response.json.substr(0, 1500));
+    REQUIRE(response.status == expectedStatus);
+    return Json::parse(response.json);
+}
+
+double explained(const Json& result, const std::string& term) {
+    for (const Json& e : result["explain"]) {
+        if (e["term"] == term) return e["value"].get<double>();
+    }
+    return -1;
+}
+
+std::string explainedText(const Json& result, const std::string& term) {
+    for (const Json& e : result["explain"]) {
+        if (e["term"] == term) return e["formula"].get<std::string>();
+    }
+    return "";
+}
+
+// Llama 3 70B pre-training on H100 SXM in Megatron's layout (TP 8 x PP 4,
+// the rest data parallel).
+Json pretrain70b(int gpus) {
+    return {{"model", "llama-3-70b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"}, {"gpu_count", gpus},
+            {"seq_len", 8192},        {"batch", 1},               {"parallel", {{"tp", 8}, {"pp", 4}}}};
+}
+
+}  // namespace
+
+TEST_CASE("a stated cluster of 16,384 GPUs is planned, and per-GPU throughput falls as it grows", "[clusters]") {
+    // Llama 3 405B ran on 16,384 H100s (arXiv 2407.21783 Table 4: 430 ->
+    // 400 TFLOP/s per GPU from 8k to 16k GPUs); the request takes up to 100,000.
+    const Json small = answer(pretrain70b(128));
+    const Json large = answer(pretrain70b(16384));
+    CHECK(large["plan"]["gpu_count"] == 16384);
+    CHECK(large["plan"]["nodes"] == 2048);
+    CHECK(large["plan"]["dp"] == 512);
+    CHECK(large["train_tflops_per_gpu"].get<double>() < small["train_tflops_per_gpu"].get<double>());
+    answer({{"model", "llama-3-70b"}, {"gpu", "h100"}, {"task", "pretrain"}, {"gpu_count", 100001}}, 2);
+}
+
+TEST_CASE("the inter-node fabric sets the data-parallel link and its cost", "[clusters]") {
+    // 400 Gb/s InfiniBand per GPU = 50 GB/s x 0.88 NCCL efficiency = 44 GB/s;
+    // a 100 Gb/s Ethernet port per 8-GPU server over TCP sockets = 12.5 / 8 x 0.5.
+    Json ib = pretrain70b(256);
+    ib["interconnect"] = {{"inter_node", "infiniband-ndr"}};
+    Json eth = pretrain70b(256);
+    eth["interconnect"] = {{"inter_node", "ethernet-100g"}};
+    const Json a = answer(ib);
+    const Json b = answer(eth);
+    CHECK_THAT(explainedText(a, "train_links_gbps"), Catch::Contains("dp 8 over InfiniBand NDR"));
+    CHECK(explained(a, "train_links_gbps") == Approx(44.0).epsilon(0.01));
+    CHECK(explained(b, "train_links_gbps") == Approx(12.5 / 8 * 0.5).epsilon(0.01));
+    CHECK(b["train_tflops_per_gpu"].get<double>() < a["train_tflops_per_gpu"].get<double>());
+    // Smaller servers: 4 GPUs per node doubles the nodes.
+    Json four = pretrain70b(64);
+    four["parallel"] = {{"tp", 4}, {"pp", 4}};
+    four["interconnect"] = {{"gpus_per_node", 4}};
+    const Json c = answer(four);
+    CHECK(c["plan"]["nodes"] == 16);
+    CHECK(c["plan"]["gpus_per_node"] == 4);
+    Json bad = pretrain70b(64);
+    bad["interconnect"] = {{"inter_node", "carrier-pigeon"}};
+    CHECK(answer(bad, 2)["error"]["path"] == "/interconnect/inter_node");
+}
+
+TEST_CASE("a pipeline pays its bubble, which interleaving divides", "[clusters]") {
+    // 1F1B bubble = compute x (p - 1) / (v m) (Narayanan et al. 2104.04473 section 2.2):
+    // global batch 64 over dp 4 of micro-batch 1 gives m = 16 micro-batches per step.
+    Json r = pretrain70b(128);
+    r["global_batch"] = 64;
+    const Json plain = answer(r);
+    REQUIRE(plain["plan"]["dp"] == 4);
+    const double compute = explained(plain, "train_step_compute_s");
+    CHECK(explained(plain, "train_pipeline_bubble_s") == Approx(compute * 3.0 / 16.0).epsilon(1e-3));
+    r["parallel"]["vp"] = 2;
+    const Json interleaved = answer(r);
+    CHECK(explained(interleaved, "train_pipeline_bubble_s") == Approx(compute * 3.0 / 32.0).epsilon(1e-3));
+    CHECK(interleaved["plan"]["vp"] == 2);
+    CHECK(interleaved["train_tflops_per_gpu"].get<double>() > plain["train_tflops_per_gpu"].get<double>());
+}
+
+TEST_CASE("context parallelism splits each sequence's activations over its ranks", "[clusters]") {
+    // Megatron-Core context parallelism gives each rank 1/cp of the sequence:
+    // the stored layer activations halve at cp 2 (the logits term too).
+    Json r = pretrain70b(64);
+    r["seq_len"] = 32768;
+    r["parallel"] = {{"tp", 8}, {"pp", 4}, {"cp", 1}};
+    const double one = answer(r)["memory"]["activations_gib"].get<double>();
+    r["parallel"]["cp"] = 2;
+    const Json two = answer(r);
+    CHECK(two["memory"]["activations_gib"].get<double>() == Approx(one / 2).epsilon(0.01));
+    CHECK(two["plan"]["cp"] == 2);
+    CHECK(two["plan"]["dp"] == 1);
+    Json serving = {{"model", "llama-3-70b"}, {"gpu", "h100"}, {"gpu_count", 8}, {"parallel", {{"cp", 2}}}};
+    CHECK(answer(serving, 2)["error"]["path"] == "/parallel/cp");
+}
+
+TEST_CASE("expert parallelism spreads routed experts and pays its all-to-all", "[clusters]") {
+    // Qwen3-30B-A3B: 128 routed experts in each of 48 layers; EP 8 keeps
+    // 1/8 of them per GPU instead of all of them.
+    Json r = {{"model", "qwen3-30b-a3b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"},
+              {"gpu_count", 16},         {"seq_len", 4096},          {"parallel", {{"strategy", "tensor"}, {"tp", 1}, {"pp", 2}}}};
+    const Json replicated = answer(r);
+    r["parallel"]["ep"] = 8;
+    const Json spread = answer(r);
+    CHECK(spread["plan"]["ep"] == 8);
+    CHECK(spread["memory"]["weights_gib"].get<double>() < replicated["memory"]["weights_gib"].get<double>() / 4);
+    CHECK(explained(spread, "train_ep_all_to_all_s") > 0);
+    r["parallel"]["ep"] = 6;  // 128 experts do not divide by 6
+    CHECK(answer(r, 2)["error"]["path"] == "/parallel/ep");
+    Json dense = pretrain70b(64);
+    dense["parallel"]["ep"] = 8;
+    CHECK(answer(dense, 2)["error"]["code"] == "incompatible_options");
+}
