@@ -60,6 +60,22 @@ h.forEachOrigin('plan knobs', (env) => {
     await page.close();
   });
 
+  test('the fabric between servers: a workload control the detail\'s multi-node plan follows', async () => {
+    const page = await openDetail(env.context, env.url('task=pretrain&g=64&cell=llama-3.1-70b~h100-sxm5-80gb'));
+    const ib = cli.estimate(await detailRequest(page));
+    assert.ok(ib.plan.nodes > 1, 'a multi-node plan');
+    await page.selectOption('#inter-node', 'ethernet-25g');
+    await afterChange(page, 'net=ethernet-25g');
+    const req = await detailRequest(page);
+    assert.deepEqual(req.interconnect, { inter_node: 'ethernet-25g' });
+    assert.deepEqual((await h.pageState(page)).matrixRequest.interconnect, req.interconnect);
+    const eth = cli.estimate(req);
+    // 25 Gb/s Ethernet per server instead of InfiniBand per GPU: the gradients' all-reduce crosses the slow link.
+    assert.ok(eth.train_tokens_per_s < ib.train_tokens_per_s, `${eth.train_tokens_per_s} < ${ib.train_tokens_per_s}`);
+    assert.ok((await page.textContent('#detail .verdict')).includes(`on ${eth.plan.nodes} servers, ${eth.plan.gpus_per_node} GPUs per server`));
+    await page.close();
+  });
+
   test('llama.cpp on a phone, in Chinese: MoE experts on the CPU and host RAM, with what auto chose', async () => {
     const phone = await env.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     const page = await openDetail(phone, env.url('lang=zh&eng=llama.cpp&cell=qwen3-30b-a3b~rtx-4090'));

@@ -24,12 +24,12 @@ test('every changed key survives serialize → parse', () => {
     cmp: ['h100-sxm5-80gb', '-', 'a800-sxm4-80gb'], inv: [{ gpu: '2080 Ti 22GB', count: 4 }, { gpu: 'A800', count: 2 }],
     cm: { name: 'Mine', params_b: 7, model: { params_b: 7 } }, cg: { name: 'Card', gpu: { memory_gib: 48 } },
     sm: 'qwen2.5-72b', su: 200, sr: 3.5, sttft: 1.5, stpot: 40, stps: 25, spi: 1024, spo: 256, scls: ['datacenter'],
-    checkpointing: 'off', offload: 'moe-experts', gpuLayers: 20, cpuMoeLayers: 12, hostRamGib: 128, wiredLimitGib: 40
+    interNode: 'ethernet-25g', gpusPerNode: 4, checkpointing: 'off', offload: 'moe-experts', gpuLayers: 20, cpuMoeLayers: 12, hostRamGib: 128, wiredLimitGib: 40
   });
   const hash = S.serialize(s);
   assert.deepEqual(S.parse('', '#' + hash), s);
   // Long state names travel under their short URL keys, which the state never sees.
-  assert.match(hash, /(^|&)ck=off&off=moe-experts&ngl=20&ncm=12&ram=128&wl=40(&|$)/);
+  assert.match(hash, /(^|&)net=ethernet-25g&gpn=4&ck=off&off=moe-experts&ngl=20&ncm=12&ram=128&wl=40(&|$)/);
   assert.ok(!/checkpointing|hostRamGib/.test(hash));
   assert.equal(S.parse('', '#checkpointing=on&hostRamGib=8').checkpointing, 'auto', 'a long name is not a URL key');
 });
@@ -43,6 +43,11 @@ test('the detail\'s plan knobs go into the estimate request; left on auto they s
   // Checkpointing is the workload's: the matrix and recommend ask the same.
   assert.equal(S.toMatrixRequest(train, null).gradient_checkpointing, false);
   assert.equal(S.toRecommendRequest(train, 'm').gradient_checkpointing, false);
+  // The fabric between servers is the workload's too; left on auto it stays out.
+  assert.ok(!('interconnect' in S.toMatrixRequest(train, null)));
+  const net = Object.assign(S.defaults(), { task: 'pretrain', interNode: 'roce-400g', gpusPerNode: 4 });
+  assert.deepEqual(S.toMatrixRequest(net, null).interconnect, { inter_node: 'roce-400g', gpus_per_node: 4 });
+  assert.deepEqual(S.toEstimateRequest(net, 'm', 'g', 'auto').interconnect, { inter_node: 'roce-400g', gpus_per_node: 4 });
   assert.equal(t.gpu_count, 7, 'any whole count');
   assert.ok(!('parallel' in t), 'llama.cpp offload is an inference knob');
   assert.deepEqual(t.host, { ram_gib: 256 });

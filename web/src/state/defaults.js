@@ -28,6 +28,9 @@ var DEFAULTS = {
   // The detail's plan knobs (docs/CONTRACT.md): 'auto' and null leave the
   // choice to the planner (gradient checkpointing, llama.cpp offload and its
   // layer counts) or the engine's defaults (host RAM, Apple's GPU memory).
+  // The fabric between servers and GPUs per server (the engine's defaults
+  // follow the GPU: its class's fabric, its server's size).
+  interNode: 'auto', gpusPerNode: null,
   checkpointing: 'auto', offload: 'auto', gpuLayers: null, cpuMoeLayers: null, hostRamGib: null, wiredLimitGib: null,
   rm: '', obj: 'cheapest', pr: 'cloud', top: 10, cmp: [],
   inv: [], cm: null, cg: null,

@@ -24,6 +24,10 @@ function toScenario(state) {
     var tokens = trainTokensOf(state);
     if (tokens != null) req.train_tokens = tokens;
   }
+  var net = {};
+  if (state.interNode !== 'auto') net.inter_node = state.interNode;
+  if (state.gpusPerNode != null) net.gpus_per_node = state.gpusPerNode;
+  if (Object.keys(net).length) req.interconnect = net;
   req.currency = currencyOf(state, lang());
   return req;
 }
@@ -124,7 +128,7 @@ var PATH_CONTROLS = {
   '/output_tokens': 'context', '/seq_len': 'context', '/max_gpus': 'max-gpus', '/train_tokens': 'train-tokens',
   '/method': 'task', '/task': 'task', '/gpu_filter/min_memory_gib': 'f-mem',
   '/gpu_filter/max_price_usd': 'f-price', '/users': 'sv-users', '/request_rate_per_s': 'sv-rate',
-  '/gradient_checkpointing': 'checkpointing', '/parallel/offload': 'detail-offload', '/parallel/gpu_layers': 'detail-gpu-layers',
+  '/gradient_checkpointing': 'checkpointing', '/interconnect/inter_node': 'inter-node', '/interconnect/gpus_per_node': 'gpus-per-node', '/parallel/offload': 'detail-offload', '/parallel/gpu_layers': 'detail-gpu-layers',
   '/parallel/cpu_moe_layers': 'detail-cpu-moe', '/host/ram_gib': 'detail-host-ram', '/host/gpu_wired_limit_gib': 'detail-wired',
   '/gpu_count': 'detail-count', '/slo/ttft_s': 'sv-ttft', '/slo/tpot_ms': 'sv-tpot', '/slo/min_user_tokens_per_s': 'sv-tps', '/model_filter/min_params_b': 'f-pmin', '/model_filter/max_params_b': 'f-pmax'
 };

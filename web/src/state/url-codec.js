@@ -1,7 +1,7 @@
 // The page state ↔ the URL (query or hash; the hash wins): each key's
 // reader, the list and inventory texts, and only what differs from the
 // defaults written back, in a stable order.
-import { CURRENCIES, ENGINES, OBJECTIVES, PRICING, WEIGHTS } from './vocabulary.js';
+import { CURRENCIES, ENGINES, INTER_NODES, OBJECTIVES, PRICING, WEIGHTS } from './vocabulary.js';
 import { DEFAULTS, GROUPS, METRICS, SORTS, TASKS, VIEWS, defaults } from './defaults.js';
 
 var LIST_SEP = '|';
@@ -17,11 +17,12 @@ var READERS = {
   inv: inventory, cm: custom('model'), cg: custom('gpu'),
   sm: text, su: num(1, 1e7), sr: num(0.001, 1e6), sttft: num(0.001, 3600), stpot: num(0.01, 60000), stps: num(0.01, 1e5),
   spi: int(1, 1e7), spo: int(1, 1e7), scls: listOf(GROUPS),
+  interNode: oneOf(['auto'].concat(INTER_NODES)), gpusPerNode: int(1, 1024),
   checkpointing: oneOf(['auto', 'on', 'off']), offload: oneOf(['auto', 'none', 'layers', 'moe-experts']),
   gpuLayers: int(0, 100000), cpuMoeLayers: int(0, 100000), hostRamGib: num(0.001, 1e7), wiredLimitGib: num(0.001, 1e7)
 };
 // The URL's short names for state keys whose own names are long.
-var URL_KEYS = { checkpointing: 'ck', offload: 'off', gpuLayers: 'ngl', cpuMoeLayers: 'ncm', hostRamGib: 'ram', wiredLimitGib: 'wl' };
+var URL_KEYS = { interNode: 'net', gpusPerNode: 'gpn', checkpointing: 'ck', offload: 'off', gpuLayers: 'ngl', cpuMoeLayers: 'ncm', hostRamGib: 'ram', wiredLimitGib: 'wl' };
 var STATE_KEYS = {};
 Object.keys(URL_KEYS).forEach(function (k) { STATE_KEYS[URL_KEYS[k]] = k; });
 

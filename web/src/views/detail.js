@@ -66,6 +66,7 @@ function verdict(r, ctx) {
   var tight = r.fits && r.fit === 'tight';
   if (tight) { cls = 'st-multi st-tight'; sym = cells.SYMBOL_TIGHT; }
   var plan = r.plan ? ctx.t('detail.planText', { tp: r.plan.tp, pp: r.plan.pp, dp: r.plan.dp, nodes: r.plan.nodes }) : '';
+  if (r.plan && r.plan.nodes > 1 && r.plan.gpus_per_node) plan += ctx.t('list.sep') + ctx.t('knob.perNode', { n: r.plan.gpus_per_node });
   if (r.plan && r.plan.offload && r.plan.offload !== 'none') plan += ctx.t('list.sep') + planKnobs.offloadText(r.plan, ctx);
   if (r.plan && r.plan.gradient_checkpointing) plan += ctx.t('list.sep') + ctx.t('knob.checkpointingOn');
   if (r.plan && r.plan.micro_batch != null) plan += ctx.t('list.sep') + ctx.t('knob.microBatchText', { n: r.plan.micro_batch });
@@ -161,7 +162,7 @@ function rulesBlock(r, ctx) {
 // {prefix, suffix}; fractions also get their value in per cent.
 var TERM_UNITS = { kv_bytes_per_token: 'unit.bytesPerToken', lora_params: 'unit.params',
   train_model_flops_per_token: 'unit.flopPerToken', fullest_gpu: 'GiB', train_mfu: '%',
-  usd_per_hour: '$/h', usd_per_million_tokens: '$/Mtok' };
+  usd_per_hour: '$/h', usd_per_million_tokens: '$/Mtok', train_links_gbps: 'GB/s' };
 var SUFFIX_UNITS = [[/_fraction$/, '%'], [/_tokens_per_s$/, 'unit.tokPerS'], [/_per_s$/, '/s'], [/_gib$/, 'GiB'],
   [/_gb$/, 'GB'], [/_ms$/, 'unit.ms'], [/_tflops$/, 'TFLOPS'], [/_kwh$/, 'unit.kwh'], [/_hours$/, 'unit.h'], [/_s$/, 'unit.s'],
   [/_w$/, 'W'], [/_usd$/, '$'], [/_cny$/, '¥']];
