@@ -70,8 +70,12 @@ h.forEachOrigin('plan knobs', (env) => {
     assert.deepEqual(req.interconnect, { inter_node: 'ethernet-25g' });
     assert.deepEqual((await h.pageState(page)).matrixRequest.interconnect, req.interconnect);
     const eth = cli.estimate(req);
-    // 25 Gb/s Ethernet per server instead of InfiniBand per GPU: the gradients' all-reduce crosses the slow link.
-    assert.ok(eth.train_tokens_per_s < ib.train_tokens_per_s, `${eth.train_tokens_per_s} < ${ib.train_tokens_per_s}`);
+    // The engine's own account of each parallel group's link ("show the math"), now over 25 Gb/s Ethernet.
+    const links = (r) => r.explain.find((e) => e.term === 'train_links_gbps');
+    assert.match(links(ib).formula, /InfiniBand/);
+    assert.match(links(eth).formula, /Ethernet 25 Gb\/s/);
+    const shown = await page.$$eval('#detail-math tbody tr', (rows) => rows.map((row) => [row.querySelector('th span').title, row.querySelector('code').textContent]));
+    assert.deepEqual(shown.find((x) => x[0] === 'train_links_gbps'), ['train_links_gbps', links(eth).formula]);
     assert.ok((await page.textContent('#detail .verdict')).includes(`on ${eth.plan.nodes} servers, ${eth.plan.gpus_per_node} GPUs per server`));
     await page.close();
   });
