@@ -67,6 +67,7 @@ scenario keys and defaults (only "model" and "gpu" are required):
                       (adamw-bf16: pure bf16, no fp32 master)
   gradient_checkpointing   false (qlora: true)
   flash_attention     true where the GPU supports FlashAttention-2
+  fp32_gradients      full training: fp32 gradient buffer (true), 16-bit (false) or "auto" (megatron: fp32)
   loss_kernel         training loss over the vocabulary: "auto" (megatron: vocab-parallel; others: eager)
                       or {loss_kernel}
   lora                {"rank": 16, "targets": "all-linear" | "attention"}

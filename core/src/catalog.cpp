@@ -34,8 +34,8 @@ namespace {
 
 // Words people put in front of a product name that the catalog need not
 // repeat: "NVIDIA GeForce RTX 4090" should find "RTX 4090".
-constexpr std::array<std::string_view, 11> kVendorWords = {"nvidia", "geforce", "tesla", "amd", "radeon", "intel",
-                                                          "huawei", "apple", "cambricon", "英伟达", "华为"};
+constexpr std::array<std::string_view, 13> kVendorWords = {"nvidia", "geforce", "tesla", "amd", "radeon", "intel", "huawei",
+                                                          "apple", "cambricon", "hygon", "英伟达", "华为", "海光"};
 
 std::string stripVendorWords(std::string key) {
     bool stripped = true;

@@ -41,6 +41,11 @@ LossKernel lossKernelOf(const Scenario& s) {
     return s.engine == Engine::Megatron ? LossKernel::VocabParallel : LossKernel::Eager;
 }
 
+bool fp32GradientsOf(const Scenario& s) {
+    if (s.fp32Gradients) return *s.fp32Gradients;
+    return s.engine == Engine::Megatron;
+}
+
 bool runsWeightOnly(const Scenario& s) {
     if (fp8Format(s.weights)) return !s.gpu.supportsFp8;
     if (fp4Format(s.weights)) return !nativeFp4(s.gpu);

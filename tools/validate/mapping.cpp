@@ -167,6 +167,11 @@ void setTraining(const RowFacts& f, const RowSetup& s, Json& req) {
 }
 
 void setParallel(const RowSetup& s, bool training, Json& req) {
+    // Context parallelism exists for long sequences: without the length the
+    // stage ran, its ring traffic and memory cannot be placed.
+    if (training && s.cp && *s.cp > 1 && !req.contains("seq_len")) {
+        throw Unexpressible{"context parallelism (CP " + std::to_string(*s.cp) + ") at a sequence length the row does not state"};
+    }
     if (s.kvOnHost) throw Unexpressible{"a KV cache kept in host memory is not modelled"};
     const bool multi =
         req.contains("gpu_count") && req["gpu_count"].is_number() && req["gpu_count"].get<std::int64_t>() > 1;
@@ -219,9 +224,25 @@ void applyEngineConventions(const RowSetup& setup, const std::string& task, cons
         req["optimizer"] = "adamw-bf16";
     }
     if (setup.engines.tensorrtLlm && weights == "fp8" && setup.kvCache.empty()) req["kv_cache"] = "fp8";
+    // Megatron-Bridge's performance runs reduce gradients in bf16
+    // (scripts/performance/utils/helpers.py set_basic_perf_overrides:
+    // grad_reduce_in_fp32 = False).
+    if (setup.engines.megatronBridgePerf && task != "inference") req["fp32_gradients"] = false;
     // llm-foundry's MPT trains with flash-attn's fused cross entropy (its
     // default loss_fn, llmfoundry/models/mpt/modeling_mpt.py).
     if (setup.engines.llmFoundry && task != "inference") req["loss_kernel"] = "fused";
+}
+
+// llm-foundry's README (scripts/train/benchmarking): flops_per_seq = 2 x
+// n_params x seq_len, attn_flops_per_seq = n_layers x 4 x d_model x
+// seq_len^2, model FLOPs = 3 x (both): per token 6 n_params + 12 n_layers
+// d_model seq_len (non-causal attention, embeddings counted).
+std::optional<double> foundryFlopsPerToken(const RowFacts& f, const Json& req) {
+    const auto model = req.find("model");
+    if (!f.paramsB || model == req.end() || !model->is_object() || !f.seqLen) return std::nullopt;
+    const double layers = model->value("layers", 0.0), hidden = model->value("hidden_size", 0.0);
+    if (layers <= 0 || hidden <= 0) return std::nullopt;
+    return 6.0 * *f.paramsB * 1e9 + 12.0 * layers * hidden * *f.seqLen;
 }
 
 std::optional<std::int64_t> countKey(const std::optional<double>& value) {
@@ -244,6 +265,7 @@ std::string applyStructuredKeys(const RowFacts& f, RowSetup& s) {
     if (engine == "llama.cpp") s.engines.llamaCpp = true;
     if (engine == "tensorrt-llm") s.engines.tensorrtLlm = true;
     if (lowerCase(f.engine) == "llm-foundry") s.engines.llmFoundry = true;
+    if (contains(lowerCase(f.source), "megatron-bridge")) s.engines.megatronBridgePerf = true;
     return engine;
 }
 
@@ -340,6 +362,7 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
         m.expectFits.reset();  // more concurrent requests than the pool holds queue; they do not fail
     }
     setComparison(kind, f, setup, m);
+    if (setup.engines.llmFoundry) m.sourceFlopsPerToken = foundryFlopsPerToken(f, m.request);
     keepWithinGpuLimit(setup, m);
     if (m.lowerBound) m.expectFits.reset();
     return m;

@@ -42,6 +42,9 @@ struct RowMapping {
     std::optional<bool> expectFits;  // from a fits row, or true when the row ran on the stated GPUs
     bool lowerBound = false;
     bool gpuStated = true;   // false: the row names no GPU and any large card stands in
+    // Training rows whose source defines model FLOPs its own way: FLOPs per
+    // token by that definition (the engine's tokens/s are converted with it).
+    std::optional<double> sourceFlopsPerToken;
 };
 
 struct MappingOutcome {

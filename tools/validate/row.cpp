@@ -116,6 +116,7 @@ RowFacts readFacts(const Json& row) {
     f.gpu = rowText(row, "gpu");
     f.unit = lowerCase(rowText(row, "unit"));
     f.trust = lowerCase(rowText(row, "trust"));
+    f.source = rowText(row, "source");
     f.paramsB = rowNumber(row, "params_b");
     f.gpuCount = rowNumber(row, "gpu_count");
     f.batch = rowNumber(row, "batch");

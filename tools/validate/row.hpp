@@ -22,7 +22,7 @@ enum class RowKind {
 };
 
 struct RowFacts {
-    std::string id, kind, model, quant, method, gpu, unit, trust;
+    std::string id, kind, model, quant, method, gpu, unit, trust, source;
     std::optional<double> paramsB, gpuCount, batch, seqLen;
     // Structured setup keys of v2 rows (validation/README.md), read before
     // any free text: the engine as the source names it, parallel degrees,

@@ -24,6 +24,7 @@ struct EnginesNamed {  // frameworks the text names
     bool megatron = false, deepspeed = false, fsdp = false, transformers = false, unsloth = false, peft = false;
     bool msSwift = false;
     bool llmFoundry = false;  // the row's engine key names llm-foundry (structured key only)
+    bool megatronBridgePerf = false;  // a Megatron-Bridge performance-summary row (its source names it)
 };
 
 struct ModelShapeText {  // architecture numbers the text states

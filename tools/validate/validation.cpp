@@ -69,8 +69,18 @@ std::optional<double> firstTokenRate(const Json& result) {
     return number(s, "prompt_tokens") * std::max(1.0, number(s, "batch")) / *ttft;
 }
 
-std::optional<double> mfu(const Catalog& catalog, const Json& result) {
-    const auto tflops = optionalNumber(result, "train_tflops_per_gpu");
+// Model TFLOP/s per GPU as the row's source counts model FLOPs: the
+// engine's tokens/s per GPU times the source's FLOPs per token, or the
+// engine's own figure where the row names no definition.
+std::optional<double> modelTflopsPerGpu(const Json& result, const RowMapping& m) {
+    if (!m.sourceFlopsPerToken) return optionalNumber(result, "train_tflops_per_gpu");
+    const auto tokens = optionalNumber(result, "train_tokens_per_s");
+    if (!tokens) return std::nullopt;
+    return *tokens / std::max(1.0, number(result, "gpu_count")) * *m.sourceFlopsPerToken / 1e12;
+}
+
+std::optional<double> mfu(const Catalog& catalog, const Json& result, const RowMapping& m) {
+    const auto tflops = modelTflopsPerGpu(result, m);
     const GpuSpec* gpu = findGpu(catalog, part(result, "gpu").value("id", ""));
     if (!tflops || !gpu) return std::nullopt;
     const double peak = densePeakTflops(*gpu, part(result, "scenario").value("weights", ""));
@@ -136,8 +146,8 @@ Prediction predict(const Catalog& catalog, const Json& result, const RowMapping&
         case Compared::Prefill: return rate(optionalNumber(result, "prefill_tokens_per_s"), "prefill_tokens_per_s");
         case Compared::FirstToken: return rate(firstTokenRate(result), "time_to_first_token_s");
         case Compared::TrainTokens: return rate(optionalNumber(result, "train_tokens_per_s"), "train_tokens_per_s");
-        case Compared::TrainTflops: return rate(optionalNumber(result, "train_tflops_per_gpu"), "train_tflops_per_gpu");
-        case Compared::TrainMfu: return {mfu(catalog, result), "train_tflops_per_gpu"};
+        case Compared::TrainTflops: return rate(modelTflopsPerGpu(result, m), "train_tflops_per_gpu");
+        case Compared::TrainMfu: return {mfu(catalog, result, m), "train_tflops_per_gpu"};
         case Compared::Fits: return {number(part(result, "memory"), "total_gib"), ""};
         case Compared::ServingTpotMs: return servingFigure(result, "tpot_ms", 1.0);
         case Compared::ServingTtftMs: return servingFigure(result, "ttft_s", 1e3);

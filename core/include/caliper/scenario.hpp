@@ -98,6 +98,10 @@ struct Scenario {
     bool gradientCheckpointingAuto = false;
     std::optional<LossKernel> lossKernel;  // empty = "auto": the engine's own (lossKernelOf)
     InterconnectSpec interconnect;
+    // Full training's gradient buffer in fp32 (Megatron's main grads,
+    // grad_reduce_in_fp32) or in the weights' 16 bits; empty = "auto"
+    // (fp32GradientsOf).
+    std::optional<bool> fp32Gradients;
     // Training: sequences per optimizer step over all replicas (0 = the
     // default: ~4M tokens for pre-training, one micro-batch per replica for
     // fine-tuning); sets the micro-batches a pipeline runs per step.
@@ -157,5 +161,10 @@ const char* toString(InterNode);
 // The loss kernel a scenario trains with: the request's, else the engine's
 // own (Megatron: vocab-parallel; the others: Hugging Face's eager loss).
 LossKernel lossKernelOf(const Scenario& scenario);
+// Whether full training keeps fp32 gradients: the request's choice, else
+// Megatron's default (Megatron-LM arguments.py turns on
+// accumulate_allreduce_grads_in_fp32 for bf16; NeMo's bf16_mixed sets
+// grad_reduce_in_fp32), 16-bit for the other engines.
+bool fp32GradientsOf(const Scenario& scenario);
 
 }  // namespace caliper

@@ -83,6 +83,12 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
         s.gradientCheckpointing = r.boolOr("gradient_checkpointing", s.method == Method::Qlora);
         s.gradientCheckpointingAuto = training && !given && s.method != Method::Qlora;
     }
+    const Json* grads = r.raw("fp32_gradients");
+    if (grads && grads->is_string() && lowerText(grads->get<std::string>()) == "auto") r.ignore("fp32_gradients");
+    else if (grads && !grads->is_null() && !grads->is_boolean())
+        failType("invalid_value", r.pathOf("fp32_gradients"), "true, false or \"auto\"", *grads);
+    else if (grads && grads->is_boolean()) s.fp32Gradients = r.boolOr("fp32_gradients", false);
+    else r.ignore("fp32_gradients");
     const Json* loss = r.raw("loss_kernel");
     if (loss && loss->is_string() && lowerText(loss->get<std::string>()) == "auto") r.ignore("loss_kernel");
     else if (loss && !loss->is_null()) s.lossKernel = parseEnum<LossKernel>(*loss, r.pathOf("loss_kernel"));

@@ -108,10 +108,11 @@ TrainingStates replicatedStates(const Inputs& in, const Layout& layout, const Sh
     const Scenario& s = *in.scenario;
     const double wb = weightBytesPerParam(s);
     const bool megatron = s.engine == Engine::Megatron;
+    const bool fp32Grads = fp32GradientsOf(s);
     const double opt = masterCopyBytes(in) + optimizerStateBytes(in, false);
     TrainingStates t;
     t.weights = wb * sh.params;
-    t.gradients = (megatron && wb < 4 ? kFp32Bytes : wb) * sh.params;
+    t.gradients = (fp32Grads && wb < 4 ? kFp32Bytes : wb) * sh.params;
     // Megatron's distributed optimizer shards over the data-parallel group,
     // which takes in the context-parallel ranks (parallel_state's dp-cp group).
     t.optimizer = opt * sh.params / (megatron ? layout.dp * layout.cp : 1);

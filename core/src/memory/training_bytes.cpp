@@ -141,7 +141,8 @@ void explainStates(const Inputs& in, const Layout& layout, double trainable, con
                                                      : "held in full"); },
            bytesToGiB(t.weights));
     ex.add("gradients_gib",
-           [&] { return fmt("%.0f trainable parameters on this GPU; %s gradients%s", trainable, in.lora ? "fp32" : "16-bit",
+           [&] { return fmt("%.0f trainable parameters on this GPU; %s gradients%s", trainable,
+               in.lora || (fp32GradientsOf(s) && !zero && !layout.shardedStates) ? "fp32" : "16-bit",
                zero ? " with DeepSpeed's fp32 gradient partition (18 bytes/param in all for ZeRO-3)" : ""); },
            bytesToGiB(t.gradients));
     ex.add("optimizer_gib",

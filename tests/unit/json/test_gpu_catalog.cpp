@@ -335,7 +335,7 @@ TEST_CASE("bad GPU entries are rejected with a code, a pointer and a message", "
         {"gpus_missing_sources.json", "missing_key", "/gpus/0/sources", "required key 'sources' is missing"},
         {"gpus_empty_sources.json", "invalid_value", "/gpus/0/sources", "expected at least 1 entries, got 0"},
         {"gpus_bad_vendor.json", "invalid_value", "/gpus/0/vendor",
-         "expected one of nvidia, amd, intel, huawei, apple, cambricon, biren, moore-threads, got \"nvida\""},
+         "expected one of nvidia, amd, intel, huawei, apple, cambricon, biren, moore-threads, hygon, got \"nvida\""},
         {"gpus_bad_confidence.json", "invalid_value", "/gpus/0/confidence", "got \"certain\""},
         {"gpus_tdp_out_of_range.json", "invalid_value", "/gpus/0/tdp_w", "expected a number at most 5000, got 70000"},
         {"gpus_missing_nullable_key.json", "missing_key", "/gpus/0/fp8_tflops", "required key 'fp8_tflops' is missing"},
@@ -368,6 +368,13 @@ TEST_CASE("figures of the added accelerators match their sources", "[gpus]") {
     CHECK(gpu("rtx-5090d-v2").bandwidthGbps == Approx(384 * 28 / 8.0));
     CHECK(value(gpu("rtx-5090d").bf16Tflops) == Approx(209.5 * 2375 / 3352).margin(0.1));
     CHECK(value(gpu("rtx-5090d").priceCny) == Approx(16499));  // China MSRP
+    // Deploybase's RunPod table (March 2026): H200 $3.59 and B200 $5.98 per GPU-hour, spot tier.
+    CHECK(value(gpu("h200-sxm-141gb").cloudUsdPerHour) == Approx(3.59));
+    CHECK(gpu("b200").cloudDate == "2026-03");
+    // Purchase prices of early 2026: H200 SXM $28-31k retail (middle kept), CNY 190,000 per chip quoted in China.
+    CHECK(value(gpu("h200-sxm-141gb").priceUsd) == Approx(29500));
+    CHECK(value(gpu("h200-sxm-141gb").priceCny) == Approx(190000));
+    CHECK(gpu("h200-sxm-141gb").priceYear == 2026);
 }
 
 TEST_CASE("memory-modded cards keep the stock card's compute and bandwidth", "[gpus]") {
@@ -386,7 +393,8 @@ TEST_CASE("memory-modded cards keep the stock card's compute and bandwidth", "[g
 
 TEST_CASE("China-market accelerators carry their software-ecosystem caveat", "[gpus]") {
     const std::pair<const char*, const char*> byVendor[] = {
-        {"huawei", "ascend-cann"}, {"cambricon", "cambricon-neuware"}, {"biren", "biren-supa"}, {"moore-threads", "musa-ecosystem"}};
+        {"huawei", "ascend-cann"},      {"cambricon", "cambricon-neuware"}, {"biren", "biren-supa"},
+        {"moore-threads", "musa-ecosystem"}, {"hygon", "hygon-dtk"}};
     int checked = 0;
     for (const GpuSpec& g : projectCatalog().gpus) {
         for (const auto& [vendor, caveat] : byVendor) {
@@ -397,11 +405,47 @@ TEST_CASE("China-market accelerators carry their software-ecosystem caveat", "[g
             ++checked;
         }
     }
-    CHECK(checked >= 7);
+    CHECK(checked >= 9);
     // Cambricon's MLU370-X8 launch figures: 96 TFLOPS FP16/BF16, 614.4 GB/s LPDDR5, 250 W.
     CHECK(value(gpu("mlu370-x8").bf16Tflops) == Approx(96));
     CHECK(gpu("mlu370-x8").bandwidthGbps == Approx(614.4));
     CHECK(gpu("mlu370-x8").tdpW == Approx(250));
+}
+
+TEST_CASE("Hygon DCUs carry Hygon's published figures", "[gpus]") {
+    // Hygon's figures as tabulated in wangzy0327/hblas-bench DCU-bench.md:
+    // K100 AI 196 TFLOPS BF16/FP16, 392 TOPS INT8, 98 TF32, 49 FP32, 64 GB at 896 GB/s;
+    // BW200 480 TFLOPS BF16/FP16, 960 TOPS INT8, 64 GB at 1.6 TB/s.
+    CHECK(value(gpu("hygon-k100-ai").bf16Tflops) == Approx(196));
+    CHECK(value(gpu("hygon-k100-ai").int8Tops) == Approx(392));
+    CHECK(gpu("hygon-k100-ai").bandwidthGbps == Approx(896));
+    CHECK(gpu("hygon-k100-ai").memoryGb == Approx(64));
+    CHECK(value(gpu("hygon-bw200").fp16Tflops) == Approx(480));
+    CHECK(gpu("hygon-bw200").bandwidthGbps == Approx(1600));
+    for (const char* id : {"hygon-k100-ai", "hygon-bw200"}) {
+        INFO(id);
+        // No FP8 row in Hygon's table and no published scale-up bandwidth or board power.
+        CHECK_FALSE(gpu(id).fp8Tflops.has_value());
+        CHECK_FALSE(gpu(id).supportsFp8);
+        CHECK(gpu(id).nvlinkGbps == 0);
+        CHECK(gpu(id).tdpW == 0);
+        CHECK(gpu(id).confidence == "low");
+    }
+}
+
+TEST_CASE("Ascend 910B2 and 950PR carry the whitepaper's cube rates", "[gpus]") {
+    // Ascend 950 whitepaper table 3-1 and CANN platform files, as relayed in cann/ops-transformer#5487:
+    // 910B2 = 24 cube cores x 1.8 GHz x 16^3 MACs x 2 = 353.9 TFLOPS BF16/FP16, 64 GB at 1.6 TB/s;
+    // 950PR server tier = 32 cores x 1.65 GHz = 432 TFLOPS BF16/FP16, 865 FP8, 128 GB at 1.6 TB/s.
+    CHECK(value(gpu("ascend-910b2").bf16Tflops) == Approx(24 * 1.8e9 * 16 * 16 * 16 * 2 / 1e12).margin(0.05));
+    CHECK(gpu("ascend-910b2").bandwidthGbps == Approx(1600));
+    CHECK_FALSE(gpu("ascend-910b2").supportsFp8);
+    // Huawei rounds the 950PR's 32 x 1.65 GHz x 16^3 x 2 = 432.5 down to 432.
+    CHECK(value(gpu("ascend-950pr").bf16Tflops) == Approx(432));
+    CHECK(value(gpu("ascend-950pr").fp8Tflops) == Approx(865));
+    CHECK(gpu("ascend-950pr").memoryGb == Approx(128));
+    // The generic 910B keeps null rates: its SKUs (B1-B4) differ.
+    CHECK_FALSE(gpu("ascend-910b").bf16Tflops.has_value());
 }
 
 TEST_CASE("every name, id and alias resolves to its own entry", "[gpus][lookup]") {
@@ -438,13 +482,19 @@ TEST_CASE("names resolve as people write them: nvidia-smi, marketing, Chinese, m
         // Chinese names
         {"昇腾910B", "ascend-910b"}, {"昇腾 910C", "ascend-910c"}, {"魔改4090 48G", "rtx-4090-48gb"},
         {"魔改 4090 48G", "rtx-4090-48gb"}, {"魔改2080Ti 22G", "rtx-2080-ti-22gb"}, {"寒武纪MLU370-X8", "mlu370-x8"},
-        {"摩尔线程S4000", "mtt-s4000"}, {"英伟达 H100", "h100-sxm5-80gb"},
+        {"摩尔线程S4000", "mtt-s4000"}, {"英伟达 H100", "h100-sxm5-80gb"}, {"海光K100-AI", "hygon-k100-ai"},
+        {"海光 DCU K100_AI", "hygon-k100-ai"}, {"海光BW200", "hygon-bw200"}, {"昇腾910B3", "ascend-910b"},
+        // driver and SoC names: hy-smi's K100_AI, npu-smi's 910B3, CANN's Ascend910B2
+        {"K100_AI", "hygon-k100-ai"}, {"Hygon DCU K100-AI", "hygon-k100-ai"}, {"Hygon BW200", "hygon-bw200"},
+        {"910B3", "ascend-910b"}, {"Ascend910B2", "ascend-910b2"}, {"Huawei Ascend 910B4", "ascend-910b"},
+        {"910B2", "ascend-910b2"}, {"昇腾950PR", "ascend-950pr"}, {"Ascend950PR", "ascend-950pr"},
         // memory suffixes, with or without the B, spaced or not
         {"A100 80G", "a100-sxm4-80gb"}, {"A100 40G", "a100-sxm4-40gb"}, {"4090 48G", "rtx-4090-48gb"},
         {"4090 48GB", "rtx-4090-48gb"}, {"2080ti 22g", "rtx-2080-ti-22gb"}, {"2080 Ti 22GB", "rtx-2080-ti-22gb"},
         {"3080 20G", "rtx-3080-20gb"}, {"H20 141G", "h20-141gb"}, {"5090 32G", "rtx-5090"}, {"RTX 4090 24G", "rtx-4090"},
         {"H100 SXM 80G", "h100-sxm5-80gb"}, {"L40S 48G", "l40s"}, {"M3 Ultra 512GB", "apple-m3-ultra-80c"},
         {"M3 Ultra 96GB", "apple-m3-ultra-60c-96gb"}, {"M4 Max 64GB", "apple-m4-max-40c-64gb"}, {"Strix Halo 64GB", "ryzen-ai-max-395-64gb"},
+        {"K100-AI 64G", "hygon-k100-ai"}, {"BW200 64GB", "hygon-bw200"},
     };
     for (const auto& [query, id] : cases) {
         INFO(query);

@@ -52,6 +52,49 @@ TEST_CASE("DeepSeek-V3 matches its technical report", "[params][moe]") {
     CHECK(p.expert == 58.0 * 256 * 3 * 7168 * 2048);
 }
 
+TEST_CASE("ERNIE 4.5, Hunyuan-A13B and Seed-OSS match their published sizes", "[params][moe]") {
+    // No exact safetensors counts are published for these; the checks are the
+    // routed-expert arithmetic of each config.json and the vendors' rounded sizes.
+    // ERNIE 4.5 21B-A3B config: MoE in layers 1-27, 64 experts of 3 x 2,560 x 1,536.
+    const ParamCounts ernieSmall = countParams(model("ernie-4.5-21b-a3b"));
+    CHECK(ernieSmall.expert == 27.0 * 64 * 3 * 2560 * 1536);
+    // Baidu names it 21B total, 3B active (truncated: the architecture gives 21.8B and 3.35B).
+    CHECK(std::floor(ernieSmall.total / 1e9) == 21);
+    CHECK(std::floor(ernieSmall.active / 1e9) == 3);
+    // ERNIE 4.5 300B-A47B config: MoE in layers 3-53, 64 experts of 3 x 8,192 x 3,584;
+    // published 300B total and 47B active (transformers model doc, ERNIE 4.5 release).
+    const ParamCounts ernieLarge = countParams(model("ernie-4.5-300b-a47b"));
+    CHECK(ernieLarge.expert == 51.0 * 64 * 3 * 8192 * 3584);
+    CHECK(ernieLarge.total == Approx(300e9).epsilon(0.005));
+    CHECK(ernieLarge.active == Approx(47e9).epsilon(0.005));
+    // Hunyuan-A13B README: 80B total, 13B active; every one of 32 layers has 64 experts of 3 x 4,096 x 3,072.
+    const ParamCounts hunyuan = countParams(model("hunyuan-a13b"));
+    CHECK(hunyuan.expert == 32.0 * 64 * 3 * 4096 * 3072);
+    CHECK(std::round(hunyuan.total / 1e9) == 80);
+    CHECK(std::round(hunyuan.active / 1e9) == 13);
+    // Seed-OSS-36B: 36.2B parameters as listed for the Hugging Face release (whatmodel.sh page).
+    CHECK(std::round(total("seed-oss-36b") / 1e8) == 362);
+}
+
+TEST_CASE("InternVL3 1B's vision tower matches InternViT-300M's published size", "[params]") {
+    // OpenGVLab's InternVL collection lists InternViT-300M-448px at 304M parameters; the
+    // catalog's extra_params holds that tower plus the printed mlp1 projector:
+    // LayerNorm(4,096) + Linear(4,096 -> 896) + Linear(896 -> 896), with biases.
+    const double projector = 2.0 * 4096 + (4096.0 * 896 + 896) + (896.0 * 896 + 896);
+    CHECK(std::round((static_cast<double>(model("internvl3-1b").extraParams) - projector) / 1e6) == 304);
+}
+
+TEST_CASE("KV bytes per token of the added 2025 families follow their configs", "[params][kv]") {
+    CHECK(kvBytesPerToken16(model("ernie-4.5-0.3b")) == 18432);        // 2 x 18 x 2 x 128 x 2
+    CHECK(kvBytesPerToken16(model("ernie-4.5-21b-a3b")) == 57344);     // 2 x 28 x 4 x 128 x 2
+    CHECK(kvBytesPerToken16(model("ernie-4.5-300b-a47b")) == 221184);  // 2 x 54 x 8 x 128 x 2
+    CHECK(kvBytesPerToken16(model("hunyuan-a13b")) == 131072);         // 2 x 32 x 8 x 128 x 2
+    CHECK(kvBytesPerToken16(model("seed-oss-36b")) == 262144);         // 2 x 64 x 8 x 128 x 2
+    CHECK(kvBytesPerToken16(model("internvl3-1b")) == 12288);          // 2 x 24 x 2 x 64 x 2
+    // MiniMax-M2: the architecture gallery's 248 KiB per token = 2 x 62 x 8 x 128 x 2 bytes.
+    CHECK(kvBytesPerToken16(model("minimax-m2")) == 248 * 1024);
+}
+
 TEST_CASE("every catalog model with an exact published count matches it", "[params][catalog]") {
     // Differences the sources explain: Qwen3 0.6B and 1.7B tie their
     // embeddings but their safetensors also store lm_head.weight, so the

@@ -178,6 +178,14 @@ TEST_CASE("setups the engine does not model are listed with a reason", "[validat
     CHECK_THAT(caliper::test::unexpressedReason(
                    validationRow({{"extra", "llama-bench tg128 with -nkvo 1 (KV cache kept in CPU RAM)"}})),
                Catch::Contains("host memory"));
+    // Context parallelism is modelled, but only at a stated sequence length.
+    CHECK_THAT(caliper::test::unexpressedReason(validationRow({{"kind", "train_throughput"},
+                                                               {"method", "pretrain"},
+                                                               {"unit", "TFLOPs/GPU"},
+                                                               {"seq_len", nullptr},
+                                                               {"gpu_count", 16384},
+                                                               {"extra", "TP 8, CP 16, PP 16"}})),
+               Catch::Contains("sequence length"));
     CHECK_THAT(caliper::test::unexpressedReason(
                    validationRow({{"kind", "inference_memory"},
                                   {"unit", "GiB"},
