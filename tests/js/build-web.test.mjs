@@ -48,6 +48,18 @@ test('7-bit text decodes back to the same bytes, any length, and holds no charac
   assert.ok(utf8 <= Math.ceil(70000 * 8 / 7) + 2, `${utf8} bytes of UTF-8 for 70000 bytes`);
 });
 
+test('catalog entries by column come back as the same entries, keys missing and null kept apart', () => {
+  const entries = [{ id: 'a', price: null, moe: { experts: 8 }, aliases: ['x'] }, { id: 'b', notes: 'n', price: 3 }, { id: 'c' }];
+  const doc = { schema_version: 2, gpus: build.columnsOf(entries) };
+  assert.deepEqual(doc.gpus.missing, { price: [2], moe: [1, 2], aliases: [1, 2], notes: [0, 2] });
+  const text = JSON.stringify(doc) + '\n' + JSON.stringify({ models: build.columnsOf([]) });
+  const back = splitCatalog(text);
+  assert.deepEqual(JSON.parse(back.gpus), { schema_version: 2, gpus: entries });
+  assert.deepEqual(JSON.parse(back.models), { models: [] });
+  // Texts that are not by column pass through as they are.
+  assert.deepEqual(splitCatalog('{"gpus":[]}\n{"models":[1]}'), { gpus: '{"gpus":[]}', models: '{"models":[1]}' });
+});
+
 test('the minified engine script keeps its code and drops comments and whitespace', () => {
   const src = '// header\nvar createX = function () {\n  // note\n  return "// not a comment";\n};\n\n';
   const out = build.minifyScript(src);

@@ -135,11 +135,29 @@ function pageCatalog() {
   return builtIn;
 }
 
-// The single file's catalog: gpus.json and models.json, minified, joined
-// by a line break (scripts/build-web.js).
+// The single file's catalog: gpus.json and models.json, minified, their
+// entries by column, joined by a line break (scripts/build-web.js); back
+// to the two JSON texts the engine reads.
 function splitCatalog(text) {
   var at = text.indexOf('\n');
-  return { gpus: text.slice(0, at), models: text.slice(at + 1) };
+  return { gpus: rowsOf(text.slice(0, at), 'gpus'), models: rowsOf(text.slice(at + 1), 'models') };
+}
+
+// {$rows, keys, columns, missing} (scripts/build-web.js, columnsOf) → the entries.
+function rowsOf(text, key) {
+  var doc = JSON.parse(text), t = doc[key];
+  if (!t || t.$rows == null) return text;
+  var entries = [];
+  for (var i = 0; i < t.$rows; i++) entries.push({});
+  t.keys.forEach(function (k) {
+    var values = t.columns[k], gaps = t.missing[k] || [], g = 0;
+    for (var j = 0; j < t.$rows; j++) {
+      if (gaps[g] === j) { g++; continue; }
+      entries[j][k] = values[j];
+    }
+  });
+  doc[key] = entries;
+  return JSON.stringify(doc);
 }
 
 
