@@ -61,7 +61,8 @@ std::string calibrationJson(const RowSet& set, const CrossReport& report) {
     doc["calibration_version"] = 1;
     doc["about"] =
         "Written by build/bin/caliper_calibrate (tools/calibrate) from the measured rows of the files below; do not "
-        "edit by hand. Each constant is a scale on the engine's sourced prior (core/src/speed/efficiency*.cpp), "
+        "edit by hand. Each constant is a scale on the engine's sourced prior (core/src/speed/efficiency*.cpp; the "
+        "training allocator's reserves in core/src/memory/overhead.cpp), "
         "fitted by mechanism and group from the most general group (engine) to the most specific (engine x format x "
         "GPU group); a group without enough rows of its own keeps the scale of the group above it. Rows with "
         "measured false or trust low are never used. Bands are the 10th-90th percentiles of ln(predicted / measured) "

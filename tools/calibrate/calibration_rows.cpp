@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "caliper/memory/memory.hpp"
 #include "caliper/plan/estimate.hpp"
 #include "validate/validation.hpp"
 #include "json/json_read.hpp"
@@ -29,6 +30,24 @@ Figure figureOf(Compared compared) {
         case Compared::FirstToken: return Figure::FirstToken;
         default: return Figure::Other;
     }
+}
+
+// A training memory row that counts the allocator's reserves: the GiB
+// each reserve's calibrated constant gives under the priors.
+void readMemoryTerms(Compared compared, CalibrationRow& r) {
+    if (compared != Compared::TotalMemory && compared != Compared::ReservedMemory) return;
+    if (r.scenario.task == Task::Inference || !r.fixedPrediction) return;
+    const EstimateResult e = estimate(r.scenario, EstimateDetail{false, false, true});
+    // At the usable memory the reserves are cut to what is left free
+    // (memory/overhead.cpp): the figure no longer moves with the constants.
+    if (e.memory.totalGiB >= usableMemoryGiB(r.scenario) - 1e-6) return;
+    double any = 0;
+    for (const ExplainTerm& t : e.explain) {
+        if (t.term == "allocator_reserve_gib") r.memoryTermGib[int(CalibratedConstant::TrainingAllocatorReserve)] = t.value;
+        if (t.term == "varying_length_reserve_gib") r.memoryTermGib[int(CalibratedConstant::VaryingLengthLossCopies)] = t.value;
+    }
+    for (double v : r.memoryTermGib) any += v;
+    if (any > 0) r.figure = Figure::Memory;
 }
 
 void readLine(const Catalog& catalog, const std::string& line, RowSet& set) {
@@ -69,6 +88,7 @@ void readLine(const Catalog& catalog, const std::string& line, RowSet& set) {
     r.format = formatClass(r.scenario.engine, r.scenario.weights);
     r.gpu = gpuGroup(r.scenario.gpu);
     r.figure = r.hasError ? figureOf(m.compared) : Figure::Other;
+    if (r.hasError && r.figure == Figure::Other) readMemoryTerms(m.compared, r);
     if (r.figure != Figure::Other) {
         // The fast path must give the public path's figure, or the row is
         // scored by its fixed prediction only.
@@ -94,6 +114,17 @@ bool fitted(const CalibrationRow& row) { return row.figure != Figure::Other; }
 
 std::optional<double> predictFigure(const CalibrationRow& row) {
     if (row.figure == Figure::Other) return row.fixedPrediction;
+    if (row.figure == Figure::Memory) {
+        const CalibrationTable& table = activeCalibration();
+        double gib = *row.fixedPrediction;
+        for (int c = 0; c < kCalibratedConstants; ++c) {
+            if (row.memoryTermGib[std::size_t(c)] == 0) continue;
+            const double scale =
+                table.scale[std::size_t(CalibrationTable::index(CalibratedConstant(c), row.engine, row.format, row.gpu))];
+            gib += (scale - 1) * row.memoryTermGib[std::size_t(c)];
+        }
+        return gib;
+    }
     const EstimateResult r = estimate(row.scenario, EstimateDetail{false, false, false});
     const double perGpu = row.perGpu ? std::max(1, r.plan.gpuCount) : 1.0;
     const double batch = double(row.scenario.batch);
@@ -115,6 +146,7 @@ std::optional<double> predictFigure(const CalibrationRow& row) {
             if (!(seconds > 0)) return std::nullopt;
             return batch * output / seconds / perGpu;
         }
+        case Figure::Memory:
         case Figure::Other: break;
     }
     return row.fixedPrediction;

@@ -2,6 +2,7 @@
 // The measured rows the calibration rests on: each validation row that the
 // engine can express, with its request as a typed scenario (for the fit's
 // fast path), the compared figure, its source and its calibration group.
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,8 +14,10 @@
 
 namespace caliper::calibrate {
 
-// How a row's figure is read from a result (the fitted kinds only).
-enum class Figure { Decode, DecodeWithPrefill, Prefill, FirstToken, Other };
+// How a row's figure is read from a result (the fitted kinds only). Memory:
+// a training memory figure that counts the caching allocator's reserves
+// (nvidia-smi or max_memory_reserved), linear in their calibrated constants.
+enum class Figure { Decode, DecodeWithPrefill, Prefill, FirstToken, Memory, Other };
 
 struct CalibrationRow {
     std::string id;
@@ -38,6 +41,11 @@ struct CalibrationRow {
     // Other kinds: the engine's figure through validateRows (their constants
     // are not refitted here, so one evaluation serves in and out of sample).
     std::optional<double> fixedPrediction;
+    // Figure::Memory: GiB of the figure each calibrated constant's term gave
+    // under the priors (scale 1); the figure at other scales adds
+    // (scale - 1) x term. Exact while the varying-length reserve stays under
+    // the memory left free (overhead.cpp clamps it there).
+    std::array<double, kCalibratedConstants> memoryTermGib{};
     std::optional<bool> fitCorrect;  // fits rows and rows that ran on their GPUs
     bool hasError = false;           // a % error applies (not a fits row or a lower bound)
 };

@@ -15,15 +15,25 @@ namespace {
 struct Mechanism {
     std::vector<CalibratedConstant> constants;
     std::vector<Figure> figures;
+    Level finest = Level::Group;  // the most specific level it is fitted at
+    int minSources = 1;           // sources a group needs at the engine level
 };
 
 // Decode first: prefill reuses the decode bandwidth (weights read per chunk)
-// and per-layer time, so its compute fraction is fitted on top of them.
+// and per-layer time, so its compute fraction is fitted on top of them. The
+// allocator's reserves depend on the framework and the weights' tensors, not
+// on the GPU: they are fitted by engine and by engine x format only, and
+// never from one source (one framework's allocator settings and data lengths
+// are not another's); without two, the sourced priors stay.
 const std::vector<Mechanism>& mechanisms() {
     static const std::vector<Mechanism> list = {
         {{CalibratedConstant::DecodeBandwidthFraction, CalibratedConstant::DecodeLayerOverheadS},
          {Figure::Decode, Figure::DecodeWithPrefill}},
         {{CalibratedConstant::PrefillComputeFraction}, {Figure::Prefill, Figure::FirstToken}},
+        {{CalibratedConstant::TrainingAllocatorReserve, CalibratedConstant::VaryingLengthLossCopies},
+         {Figure::Memory},
+         Level::Format,
+         2},
     };
     return list;
 }
@@ -167,6 +177,7 @@ FitResult fitConstants(const std::vector<CalibrationRow>& rows, const std::vecto
         }
         std::set<std::vector<const CalibrationRow*>> seen;  // a level with the same rows as its parent adds nothing
         for (Level level : {Level::Engine, Level::Format, Level::Family, Level::Group}) {
+            if (level > mech.finest) break;
             std::map<GroupKey, std::vector<const CalibrationRow*>> groups;
             for (const CalibrationRow* r : mechRows) groups[keyAt(*r, level)].push_back(r);
             for (auto& [key, members] : groups) {
@@ -179,6 +190,7 @@ FitResult fitConstants(const std::vector<CalibrationRow>& rows, const std::vecto
                 // Below the engine, a group rests on two sources at least: one
                 // source's build, settings and transcription are not its GPUs'.
                 if (level > Level::Engine && distinctSources(members) < kMinSourcesBelowEngine) continue;
+                if (distinctSources(members) < mech.minSources) continue;
                 if (!seen.insert(members).second) continue;
                 std::vector<double> scales;
                 for (CalibratedConstant c : mech.constants) scales.push_back(scaleAt(out.table, c, *members.front()));

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "caliper/plan/plan.hpp"
+#include "validate/engine_conventions.hpp"
 #include "json/request_limits.hpp"
 #include "validate/benchmark_models.hpp"
 #include "validate/names.hpp"
@@ -327,6 +328,8 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     const RowKind kind = kindOf(f.kind);
     RowSetup setup = readSetup(f.model + " \n " + rowText(row, "extra") + " \n " + rowText(row, "optimizer"));
     const std::string rowEngine = applyStructuredKeys(f, setup);
+    const std::string extra = lowerCase(rowText(row, "extra"));
+    applyFrameworkSetup(f, kind, extra, setup);
     const std::string task = taskOf(kind, f.method);
     RowMapping m;
     m.request = Json::object();
@@ -357,6 +360,7 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     else setTraining(f, setup, m.request);
     applyEngineConventions(setup, task, f.method, m.request);
     setParallel(setup, task != "inference", m.request);
+    applyFrameworkRequest(f, setup, extra, task, m.request);
     if (kind == RowKind::Serving || kind == RowKind::EngineMemory) {
         applyServingSetup(kind, f, rowText(row, "extra"), m.request);
         m.expectFits.reset();  // more concurrent requests than the pool holds queue; they do not fail

@@ -90,6 +90,13 @@ void printEveryRow(const ValidationReport& report, std::ostream& out) {
             << formatted("%10.4g -> %-10.4g %+7.1f%%", r->measured, r->predicted, r->errorPct) << "  " << r->group
             << '\n';
     }
+    out << "\nfit verdicts that disagree with the row (the row's verdict; the engine's figure in GiB per GPU)\n";
+    for (const ValidationRowScore& s : report.scores) {
+        if (!s.fitCorrect || *s.fitCorrect) continue;
+        const bool ran = s.kind != "fits";  // a memory row that ran on its GPUs: it fitted
+        out << "  " << padded(s.kind, 18) << padded(s.id, 48) << (ran ? "ran (fits)" : "fits/OOM as stated")
+            << formatted("  predicted %.4g", s.predicted) << "  " << s.group << '\n';
+    }
 }
 
 void printUnscored(const ValidationReport& report, std::ostream& out) {

@@ -96,12 +96,14 @@ double explained(const Json& result, const char* term) {
 }
 
 // Memory outside PyTorch's allocator, as the result's explain itemizes it:
-// the CUDA context and NCCL's own buffers; with allocatedOnly, also the
-// caching allocator's reserve (torch.cuda.max_memory_allocated counts live
-// tensors only, max_memory_reserved counts the cache too).
+// the CUDA context and NCCL's own buffers; with allocatedOnly, also what the
+// caching allocator keeps reserved beyond live tensors: its fragmentation
+// reserve and the cached blocks of earlier steps of other lengths
+// (torch.cuda.max_memory_allocated counts live tensors only,
+// max_memory_reserved counts the cache too).
 double outsideTorch(const Json& result, bool allocatedOnly) {
     double gib = explained(result, "cuda_context_gib") + explained(result, "nccl_buffers_gib");
-    if (allocatedOnly) gib += explained(result, "allocator_reserve_gib");
+    if (allocatedOnly) gib += explained(result, "allocator_reserve_gib") + explained(result, "varying_length_reserve_gib");
     return gib;
 }
 

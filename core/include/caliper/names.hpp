@@ -70,7 +70,8 @@ struct Names<Offload> {
 template <>
 struct Names<LossKernel> {
     static constexpr EnumName<LossKernel> table[] = {
-        {LossKernel::Eager, "eager"}, {LossKernel::VocabParallel, "vocab-parallel"}, {LossKernel::Fused, "fused"}};
+        {LossKernel::Eager, "eager"}, {LossKernel::VocabParallel, "vocab-parallel"}, {LossKernel::Fused, "fused"},
+        {LossKernel::Chunked, "chunked"}};
 };
 
 template <>

@@ -27,8 +27,9 @@ enum class Offload { None, Optimizer, Parameters, Layers, MoeExperts };
 // logits working set (memory/train_activations.cpp): Eager = Hugging Face
 // heads (fp32 upcast), VocabParallel = Megatron's vocab-parallel cross
 // entropy (fp32 copy), Fused = a fused cross-entropy kernel on 16-bit logits
-// (flash-attn's, as llm-foundry's MPT uses by default).
-enum class LossKernel { Eager, VocabParallel, Fused };
+// (flash-attn's, as llm-foundry's MPT uses by default), Chunked = cross
+// entropy in chunks on the 16-bit logits (LitGPT's fine-tuning scripts).
+enum class LossKernel { Eager, VocabParallel, Fused, Chunked };
 // The fabric between servers (CONTRACT `interconnect.inter_node`).
 enum class InterNode { InfinibandXdr, InfinibandNdr, InfinibandHdr, Roce400g, Roce200g, Ethernet100g, Ethernet25g };
 

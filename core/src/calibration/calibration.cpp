@@ -81,6 +81,8 @@ const char* toString(CalibratedConstant c) {
         case CalibratedConstant::DecodeBandwidthFraction: return "decode_bandwidth_fraction";
         case CalibratedConstant::DecodeLayerOverheadS: return "decode_layer_overhead_s";
         case CalibratedConstant::PrefillComputeFraction: return "prefill_compute_fraction";
+        case CalibratedConstant::TrainingAllocatorReserve: return "training_allocator_reserve";
+        case CalibratedConstant::VaryingLengthLossCopies: return "varying_length_loss_copies";
     }
     return "";
 }
@@ -180,6 +182,10 @@ double calibrated(CalibratedConstant c, Engine engine, WeightFormat format, cons
         // Vector-only GPUs' llama.cpp prior sits above 1: the fp32 peak it is
         // measured against does not count DP4A int8 dot products.
         case CalibratedConstant::PrefillComputeFraction: return std::clamp(value, 0.01, std::max(1.0, prior));
+        // A reserve is never negative; the fit's own bound (4x the prior)
+        // keeps it below any physical limit.
+        case CalibratedConstant::TrainingAllocatorReserve:
+        case CalibratedConstant::VaryingLengthLossCopies: return std::max(0.0, value);
     }
     return value;
 }

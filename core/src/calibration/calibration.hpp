@@ -15,8 +15,14 @@
 
 namespace caliper {
 
-enum class CalibratedConstant { DecodeBandwidthFraction, DecodeLayerOverheadS, PrefillComputeFraction };
-constexpr int kCalibratedConstants = 3;
+// The memory constants scale the caching allocator's reserves of training
+// (memory/overhead.cpp): its fragmentation share of allocated memory and the
+// copies of the loss working set kept for steps of other lengths.
+enum class CalibratedConstant {
+    DecodeBandwidthFraction, DecodeLayerOverheadS, PrefillComputeFraction, TrainingAllocatorReserve,
+    VaryingLengthLossCopies
+};
+constexpr int kCalibratedConstants = 5;
 
 // The classes constants are grouped by. llama.cpp's constants are per GPU
 // across its GGUF types (the format's own factors stay priors in code).
@@ -91,7 +97,7 @@ private:
 };
 
 // prior x the group's fitted scale, kept inside the constant's physical
-// bounds (fractions in (0, 1], times >= 0).
+// bounds (fractions in (0, 1], times >= 0, reserves >= 0).
 double calibrated(CalibratedConstant c, Engine engine, WeightFormat format, const GpuSpec& gpu, double prior);
 
 // A band that falls back (a group without enough rows of its own takes its

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "caliper/memory/memory.hpp"
+#include "calibration/calibration.hpp"
 #include "caliper/units.hpp"
 
 namespace caliper::sizing {
@@ -22,7 +23,9 @@ constexpr double kNcclBuffersGiB = 0.25;
 // 5-10% for training [E]; the upper end, because fine-tuning data of varying
 // length fragments the cache (ms-swift's fixed-length runs sit about 8% above
 // the allocated estimate). Depends on the allocator settings
-// (expandable_segments) and how much sequence lengths vary.
+// (expandable_segments) and how much sequence lengths vary. The prior of a
+// calibrated constant: tools/calibrate scales it by engine and weight format
+// from the fine-tuning rows that count reserved memory.
 constexpr double kTrainingAllocatorReserve = 0.10;
 // Fine-tuning batches are padded to the longest sample of each step, so the
 // tensor shapes change from step to step. The caching allocator serves a
@@ -39,7 +42,8 @@ constexpr double kTrainingAllocatorReserve = 0.10;
 // tokens, for 1.8B, 7B and 14B alike. Depends on the length spread of the
 // data (packed pre-training sequences do not vary) and on expandable_segments
 // (off by default); the allocator frees its cache before an allocation fails,
-// so this reserve never exceeds the memory left free.
+// so this reserve never exceeds the memory left free. A calibrated prior,
+// like the allocator reserve.
 constexpr double kVaryingLengthLossCopies = 1.0;
 
 bool usesNccl(const Inputs& in, const Layout& layout) {
@@ -56,10 +60,21 @@ Overhead runtimeOverhead(const Inputs& in, const Layout& layout, const Stage& st
     if (!in.training && (engine == Engine::Vllm || engine == Engine::Sglang)) o.cudaGraphs = gibToBytes(kCudaGraphsGiB);
     if (usesNccl(in, layout)) o.nccl = gibToBytes(kNcclBuffersGiB);
     o.buffers = bufferBytes;
-    if (in.training) o.allocator = kTrainingAllocatorReserve * (allocatedBytes + bufferBytes);
-    if (in.training && in.scenario->task == Task::Finetune && stage.last) {
-        const double free = gibToBytes(usableMemoryGiB(*in.scenario)) - allocatedBytes - o.total();
-        o.varyingLengths = std::clamp(kVaryingLengthLossCopies * lossWorkingSetBytes(in, layout), 0.0, std::max(0.0, free));
+    const Scenario& s = *in.scenario;
+    // The varying-length reserve is cached, unused blocks: when an allocation
+    // would fail the caching allocator frees them and retries, so it never
+    // grows past the memory left free. The fragmentation reserve is not
+    // capped so: blocks split inside segments in use cannot be released.
+    auto leftFree = [&] { return std::max(0.0, gibToBytes(usableMemoryGiB(s)) - allocatedBytes - o.total()); };
+    if (in.training) {
+        const double reserve =
+            calibrated(CalibratedConstant::TrainingAllocatorReserve, engine, s.weights, s.gpu, kTrainingAllocatorReserve);
+        o.allocator = reserve * (allocatedBytes + bufferBytes);
+    }
+    if (in.training && s.task == Task::Finetune && stage.last) {
+        const double copies =
+            calibrated(CalibratedConstant::VaryingLengthLossCopies, engine, s.weights, s.gpu, kVaryingLengthLossCopies);
+        o.varyingLengths = std::clamp(copies * lossWorkingSetBytes(in, layout), 0.0, leftFree());
     }
     return o;
 }
@@ -77,7 +92,7 @@ void explainOverhead(const Overhead& o, double poolSlackBytes, const Explain& ex
                bytesToGiB(o.buffers));
     }
     if (o.allocator > 0) {
-        ex.add("allocator_reserve_gib", "10% of allocated training memory kept reserved by PyTorch's caching allocator",
+        ex.add("allocator_reserve_gib", "share of allocated training memory kept reserved by PyTorch's caching allocator (prior 10%, calibrated)",
                bytesToGiB(o.allocator));
     }
     if (o.varyingLengths > 0) {

@@ -49,10 +49,18 @@ constexpr double kLogitsCoeffVocabParallel = 6;
 // loss in llmfoundry/models/mpt/modeling_mpt.py) saves the logits and writes
 // a gradient of the same dtype: 2 + 2 bytes per logit.
 constexpr double kLogitsCoeffFused = 4;
+// Chunked cross entropy on the 16-bit logits (LitGPT's fine-tuning scripts:
+// model(input_ids, lm_head_chunk_size=128) and chunked_cross_entropy in
+// finetune/lora.py, lit_gpt/utils.py at commit 8641822, litgpt/finetune/*.py
+// today): the bf16 logits chunks stay referenced until backward (2 bytes) and
+// cross_entropy on each bf16 chunk saves its bf16 log-softmax (2 bytes); no
+// fp32 upcast, no shifted copy; the gradient is made one chunk at a time.
+constexpr double kLogitsCoeffChunked = 4;
 // QLoRA dequantizes one weight matrix at a time to bf16 for its matmul.
 constexpr double kDequantBytes = 2;
 
 double elementBytes(const Scenario& s) { return s.weights == WeightFormat::Fp32 ? 4 : 2; }
+
 
 // Average MLP inner width a token's activations cover per layer.
 double mlpWidth(const ModelShape& sh, const ModelSpec& m) {
@@ -93,6 +101,7 @@ double lossBytesPerLogit(const Scenario& s) {
     switch (lossKernelOf(s)) {
         case LossKernel::VocabParallel: return kLogitsCoeffVocabParallel;
         case LossKernel::Fused: return kLogitsCoeffFused;
+        case LossKernel::Chunked: return kLogitsCoeffChunked;
         default: return kLogitsCoeff16;
     }
 }

@@ -8,6 +8,7 @@
 
 #include "calibrate/calibration_file.hpp"
 #include "calibrate/cross_validation.hpp"
+#include "calibrate/fitter.hpp"
 #include "calibration/calibration.hpp"
 #include "calibration/ranges.hpp"
 #include "catalog_fixture.hpp"
@@ -66,6 +67,72 @@ TEST_CASE("calibrated constants stay inside their physical bounds", "[calibratio
             }
         }
     }
+}
+
+TEST_CASE("the training allocator's reserves follow their calibrated scale", "[calibration]") {
+    // Qwen-7B bf16 LoRA at 2,048 tokens on an A100 80GB: the fragmentation
+    // reserve is a share of allocated memory and the varying-length reserve
+    // copies of the loss working set (memory/overhead.cpp), so doubling each
+    // constant's scale doubles its term.
+    const std::string request =
+        R"({"model":"qwen-7b","gpu":"a100-sxm4-80gb","task":"finetune","method":"lora","engine":"transformers",)"
+        R"("weights":"bf16","seq_len":2048,"gradient_checkpointing":true})";
+    auto term = [](const nlohmann::json& r, const char* name) {
+        for (const auto& t : r["explain"])
+            if (t["term"] == name) return t["value"].get<double>();
+        return 0.0;
+    };
+    caliper::CalibrationTable priors;
+    double allocator = 0, varying = 0;
+    {
+        const caliper::ScopedCalibration use(&priors);
+        const nlohmann::json r = estimate(request);
+        allocator = term(r, "allocator_reserve_gib");
+        varying = term(r, "varying_length_reserve_gib");
+    }
+    REQUIRE(allocator > 0);
+    REQUIRE(varying > 0);
+    caliper::CalibrationTable doubled;
+    for (auto c : {caliper::CalibratedConstant::TrainingAllocatorReserve, caliper::CalibratedConstant::VaryingLengthLossCopies})
+        doubled.scale[std::size_t(caliper::CalibrationTable::index(c, caliper::EngineClass::Eager,
+                                                                   caliper::FormatClass::Bits16,
+                                                                   caliper::GpuGroup::NvidiaHbmAmpere))] = 2;
+    const caliper::ScopedCalibration use(&doubled);
+    const nlohmann::json r = estimate(request);
+    CHECK(term(r, "allocator_reserve_gib") == Approx(2 * allocator).epsilon(0.02));
+    CHECK(term(r, "varying_length_reserve_gib") == Approx(2 * varying));
+}
+
+TEST_CASE("memory reserves are fitted only on rows of two sources", "[calibration]") {
+    // Rows whose measured figure is the prior figure plus one more allocator
+    // term: the fit moves the allocator scale toward 2 once two sources agree,
+    // and keeps the prior while one source stands alone.
+    using caliper::calibrate::CalibrationRow;
+    std::vector<CalibrationRow> rows;
+    for (int i = 0; i < 8; ++i) {
+        CalibrationRow r;
+        r.id = "row-" + std::to_string(i);
+        r.kind = "finetune_memory";
+        r.source = i < 4 ? "source-a" : "source-b";
+        r.figure = caliper::calibrate::Figure::Memory;
+        r.hasError = true;
+        r.scenario.batch = 1 + i;
+        r.engine = caliper::EngineClass::Eager;
+        r.format = caliper::FormatClass::Bits16;
+        r.gpu = caliper::GpuGroup::NvidiaHbmAmpere;
+        r.fixedPrediction = 20.0 + i;
+        r.memoryTermGib[std::size_t(caliper::CalibratedConstant::TrainingAllocatorReserve)] = 2.0;
+        r.measured = *r.fixedPrediction + 2.0;
+        rows.push_back(r);
+    }
+    auto allocatorScale = [](const caliper::calibrate::FitResult& f) {
+        return f.table.scale[std::size_t(caliper::CalibrationTable::index(
+            caliper::CalibratedConstant::TrainingAllocatorReserve, caliper::EngineClass::Eager,
+            caliper::FormatClass::Bits16, caliper::GpuGroup::NvidiaHbmAmpere))];
+    };
+    CHECK(allocatorScale(caliper::calibrate::fitConstants(rows, {})) == Approx(2).epsilon(0.01));
+    for (CalibrationRow& r : rows) r.source = "source-a";
+    CHECK(allocatorScale(caliper::calibrate::fitConstants(rows, {})) == 1.0);
 }
 
 TEST_CASE("results carry bands on their figures and a three-way fit", "[calibration]") {

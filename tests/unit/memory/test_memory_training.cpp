@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "calibration/calibration.hpp"
 #include "sizing_fixture.hpp"
 
 using namespace caliper;
@@ -59,7 +60,10 @@ TEST_CASE("variable-length fine-tuning keeps one more loss working set reserved"
     // Qwen-7B (vocab 151,936 from its config.json), bf16 LoRA, 2048 tokens:
     // the logits/loss working set is 16 bytes per token and vocabulary entry
     // (memory/train_activations.cpp), and the caching allocator keeps one
-    // more copy of it for the steps of other lengths.
+    // more copy of it for the steps of other lengths (the prior; the
+    // calibration scales it, tested in test_calibration.cpp).
+    const CalibrationTable priors;
+    const ScopedCalibration usePriors(&priors);
     Scenario s = finetuning("qwen-7b", "a100-sxm4-80gb", Method::Lora);
     s.gradientCheckpointing = true;
     const MemoryEstimate e = estimateMemory(s, makePlan(s, 1), true);
@@ -79,6 +83,22 @@ TEST_CASE("variable-length fine-tuning keeps one more loss working set reserved"
     const MemoryBreakdown full = memoryOn(s, 1);
     CHECK(full.totalGiB == Approx(usableMemoryGiB(s)));
     CHECK(fitsMemory(s, full));
+}
+
+TEST_CASE("a chunked loss in the model's dtype holds 4 bytes per token and vocabulary entry, not 16",
+          "[memory][training]") {
+    // phi-1.5 (vocabulary 51,200 from its config.json), LoRA in bf16, micro-batch
+    // 4 of 1,044 tokens (LitGPT's resource tables). Hugging Face heads upcast
+    // the logits: 16 bytes; LitGPT's lm_head_chunk_size=128 with
+    // chunked_cross_entropy keeps the bf16 logits and their bf16 log-softmax:
+    // 4 bytes (memory/train_activations.cpp).
+    Scenario s = finetuning("phi-1.5", "a100-sxm4-40gb", Method::Lora);
+    s.seqLen = 1044;
+    s.batch = 4;
+    const MemoryBreakdown upcast = memoryOn(s, 1);
+    s.lossKernel = LossKernel::Chunked;
+    const MemoryBreakdown chunked = memoryOn(s, 1);
+    CHECK(upcast.activationsGiB - chunked.activationsGiB == Approx(bytesToGiB(12.0 * 1044 * 4 * 51200)));
 }
 
 TEST_CASE("ZeRO-3 parameter offload keeps live, re-used and whole-module weights", "[memory][training]") {

@@ -300,6 +300,67 @@ TEST_CASE("a v2 row's engine outside the contract leaves the choice to the text"
     CHECK(caliper::io::contractEngine("nemo") == "megatron");
 }
 
+TEST_CASE("LitGPT rows follow LitGPT's scripts: allocated memory, chunked loss, no checkpointing on one GPU",
+          "[validation]") {
+    // finetune/lora.py and generate/base.py at LitGPT commit 8641822 print
+    // torch.cuda.max_memory_allocated(); one device runs without activation
+    // checkpointing (QLoRA too); on several, the peak is FSDP loading the
+    // full checkpoint on every GPU, which the engine does not size.
+    const Json qlora = validationRow({{"kind", "finetune_memory"},
+                                      {"model", "Llama 2 7B"},
+                                      {"quant", "nf4"},
+                                      {"method", "qlora"},
+                                      {"gpu", "NVIDIA A100-SXM4-40GB"},
+                                      {"gpu_count", 1},
+                                      {"batch", 1},
+                                      {"engine", "litgpt"},
+                                      {"extra", "longest example 1304 tokens; --precision bf16-true"},
+                                      {"value", 13.17},
+                                      {"unit", "GB"}});
+    const auto one = caliper::test::mappedRow(qlora);
+    CHECK(one.compared == Compared::AllocatedMemory);
+    CHECK(one.request["loss_kernel"] == "chunked");
+    CHECK(one.request["gradient_checkpointing"] == false);
+    CHECK(one.request["seq_len"] == 1304);
+
+    Json multi = qlora;
+    multi["quant"] = "bf16";
+    multi["method"] = "lora";
+    multi["gpu_count"] = 2;
+    const auto two = validateOne(multi);
+    REQUIRE(two.unscored.size() == 1);
+    CHECK(two.unscored[0].reason.find("loading the full checkpoint") != std::string::npos);
+
+    // The config hub's README: "All runs are single-GPU experiments".
+    multi["extra"] = "machine 4xA10G; README also says 'All runs are single-GPU experiments'";
+    CHECK(caliper::test::mappedRow(multi).request["gpu_count"] == 1);
+
+    // generate/base.py's defaults: prompt "Hello, my name is", 50 new tokens.
+    const auto inference = caliper::test::mappedRow(validationRow({{"kind", "inference_memory"},
+                                                                   {"model", "Llama 2 7B"},
+                                                                   {"quant", "bf16"},
+                                                                   {"method", "inference"},
+                                                                   {"gpu", "NVIDIA A100-SXM4-40GB"},
+                                                                   {"engine", "litgpt"},
+                                                                   {"value", 13.52},
+                                                                   {"unit", "GB"}}));
+    CHECK(inference.request["prompt_tokens"] == 6);
+    CHECK(inference.request["output_tokens"] == 50);
+    CHECK(inference.compared == Compared::AllocatedMemory);
+}
+
+TEST_CASE("an OOM of a quantization script is not a verdict on running the model", "[validation]") {
+    const auto report = validateOne(validationRow({{"kind", "fits"},
+                                                   {"model", "Llama 2 70B"},
+                                                   {"quant", "gptq-int4"},
+                                                   {"method", "inference"},
+                                                   {"gpu", "NVIDIA A100-SXM4-40GB"},
+                                                   {"extra", "printed 'OOM (quantize script)'"},
+                                                   {"value", "OOM"}}));
+    REQUIRE(report.unscored.size() == 1);
+    CHECK(report.unscored[0].reason.find("quantization script") != std::string::npos);
+}
+
 TEST_CASE("kinds without a scorer are listed as unscored with the reason", "[validation]") {
     CHECK(validateOne(validationRow({{"kind", "made_up"}})).unscored[0].reason == "unknown kind 'made_up'");
 }

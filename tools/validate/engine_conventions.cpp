@@ -1,0 +1,64 @@
+// Framework conventions the validation rows rely on without stating them.
+#include "validate/engine_conventions.hpp"
+
+namespace caliper::io {
+
+namespace {
+
+// LitGPT's `generate` defaults (generate/base.py at commit 8641822, the
+// version of its resource tables): prompt "Hello, my name is" (6 tokens with
+// the BOS of a Llama-style tokenizer) and max_new_tokens=50; the KV cache is
+// sized to prompt + new tokens (model.max_seq_length = max_returned_tokens).
+constexpr std::int64_t kLitGptPromptTokens = 6;
+constexpr std::int64_t kLitGptNewTokens = 50;
+
+bool isLitGpt(const RowFacts& f) { return f.engine == "litgpt" || f.engine == "lit-gpt"; }
+
+}  // namespace
+
+void applyFrameworkSetup(const RowFacts& f, RowKind kind, const std::string& text, RowSetup& setup) {
+    // An OOM of the script that quantizes the checkpoint (it loads the
+    // 16-bit model) says nothing about running the quantized one.
+    if (kind == RowKind::Fits && contains(text, "quantize script")) {
+        throw Unexpressible{"the OOM happened in the quantization script, not while running the model"};
+    }
+    if (!isLitGpt(f)) return;
+    // LitGPT prints "Memory used: torch.cuda.max_memory_allocated() / 1e9 GB"
+    // after fine-tuning and generation (finetune/lora.py, finetune/full.py,
+    // generate/base.py at 8641822; litgpt/finetune/*.py today): the resource
+    // tables' "Max GPU RAM" and the config hub's "Peak memory".
+    if (setup.measured == MeasuredMemory::Process) setup.measured = MeasuredMemory::Allocated;
+    if (kind == RowKind::InferenceMemory || kind == RowKind::Fits) {
+        if (!setup.promptTokens) setup.promptTokens = kLitGptPromptTokens;
+        if (!setup.outputTokens) setup.outputTokens = kLitGptNewTokens;
+    }
+}
+
+void applyFrameworkRequest(const RowFacts& f, const RowSetup& setup, const std::string& text, const std::string& task,
+                           Json& request) {
+    if (!isLitGpt(f) || task != "finetune") return;
+    // The fine-tuning scripts call model(input_ids, lm_head_chunk_size=128)
+    // and chunked_cross_entropy on the bf16 logits (loss_kernel "chunked").
+    if (!request.contains("loss_kernel")) request["loss_kernel"] = "chunked";
+    // The config hub's README: "All runs are single-GPU experiments", whatever
+    // the machine had.
+    if (contains(text, "single-gpu experiments")) request["gpu_count"] = 1;
+    const auto count = request.find("gpu_count");
+    const bool multi = count != request.end() && count->is_number_integer() && count->get<std::int64_t>() > 1;
+    if (multi) {
+        // devices > 1: FSDPStrategy(auto_wrap_policy={Block},
+        // activation_checkpointing_policy={Block}) on a model built on the
+        // meta device, then fabric.load_raw of the full checkpoint
+        // (finetune/lora.py, lit_gpt/utils.py load_checkpoint at 8641822;
+        // litgpt/finetune/full.py and litgpt/utils.py today):
+        // every GPU holds the whole unsharded model while it loads, 1.4-1.6x
+        // the 16-bit weights in the resource tables, far above the sharded,
+        // checkpointed training step. The engine sizes the training step.
+        throw Unexpressible{"LitGPT's multi-GPU peak is FSDP loading the full checkpoint on every GPU, not the "
+                            "training step the engine sizes"};
+    }
+    // One device: strategy "auto", no activation checkpointing, QLoRA too.
+    if (!setup.gradientCheckpointing) request["gradient_checkpointing"] = false;
+}
+
+}  // namespace caliper::io
