@@ -9,7 +9,7 @@ import zlib from 'zlib';
 import { execFileSync } from 'child_process';
 import { fileURLToPath } from 'url';
 import build from '../../scripts/build-web.js';
-import { splitCatalog, z85Decode } from '../../web/src/engine/engine.js';
+import { splitCatalog, b122Decode } from '../../web/src/engine/engine.js';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -32,15 +32,32 @@ test('the policy allows no remote origin and no inline code without a hash', () 
   assert.match(build.csp([], [], true), /'unsafe-eval'/);
 });
 
-test('Z85 text decodes back to the same bytes, any length', () => {
-  // The RFC 32 test vector: 86 4F D2 6F B5 59 F7 5B -> "HelloWorld".
-  assert.equal(build.z85Encode(Buffer.from([0x86, 0x4f, 0xd2, 0x6f, 0xb5, 0x59, 0xf7, 0x5b])), 'HelloWorld');
-  for (const n of [0, 1, 2, 3, 4, 5, 257]) {
-    const bytes = crypto.randomBytes(n);
-    const text = build.z85Encode(bytes);
-    assert.ok(!/["'\\]/.test(text));
-    assert.deepEqual(Buffer.from(z85Decode(text, n)), bytes);
+test('7-bit text decodes back to the same bytes, any length, and holds no character a script string cannot', () => {
+  // Every byte value, and lengths around the 7- and 8-bit boundaries (56 bits = 7 bytes = 8 characters).
+  const all = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+  for (const bytes of [all, Buffer.from([0, 0, 0]), Buffer.from([0x45, 0x28])].concat(
+    [0, 1, 2, 6, 7, 8, 13, 14, 15, 4099].map((n) => crypto.randomBytes(n)))) {
+    const text = build.b122Encode(bytes);
+    assert.ok(!/[\0\n\r"<\\]/.test(text), 'no NUL, LF, CR, quote, < or backslash');
+    assert.ok([...text].every((c) => c.charCodeAt(0) < 0x80 || (c.charCodeAt(0) >= 0x100 && c.charCodeAt(0) < 0x406)));
+    assert.deepEqual(Buffer.from(b122Decode(text, bytes.length)), bytes);
   }
+  // Random bytes take 8/7 characters a byte, and at most 8/7 bytes of UTF-8 a byte (plus the padding).
+  const bytes = crypto.randomBytes(70000);
+  const utf8 = Buffer.byteLength(build.b122Encode(bytes), 'utf8');
+  assert.ok(utf8 <= Math.ceil(70000 * 8 / 7) + 2, `${utf8} bytes of UTF-8 for 70000 bytes`);
+});
+
+test('catalog entries by column come back as the same entries, keys missing and null kept apart', () => {
+  const entries = [{ id: 'a', price: null, moe: { experts: 8 }, aliases: ['x'] }, { id: 'b', notes: 'n', price: 3 }, { id: 'c' }];
+  const doc = { schema_version: 2, gpus: build.columnsOf(entries) };
+  assert.deepEqual(doc.gpus.missing, { price: [2], moe: [1, 2], aliases: [1, 2], notes: [0, 2] });
+  const text = JSON.stringify(doc) + '\n' + JSON.stringify({ models: build.columnsOf([]) });
+  const back = splitCatalog(text);
+  assert.deepEqual(JSON.parse(back.gpus), { schema_version: 2, gpus: entries });
+  assert.deepEqual(JSON.parse(back.models), { models: [] });
+  // Texts that are not by column pass through as they are.
+  assert.deepEqual(splitCatalog('{"gpus":[]}\n{"models":[1]}'), { gpus: '{"gpus":[]}', models: '{"models":[1]}' });
 });
 
 test('the minified engine script keeps its code and drops comments and whitespace', () => {
@@ -56,8 +73,8 @@ test('the compressed catalog inflates back to the two JSON texts', () => {
   fs.writeFileSync(path.join(tmp, 'gpus.json'), '{ "gpus": [ {"id": "a", "name": "</script>", "note": "two\\nlines"} ] }');
   fs.writeFileSync(path.join(tmp, 'models.json'), '{ "models": [] }');
   const script = build.compressedCatalogScript(tmp);
-  const m = script.match(/z85:"([^"]+)",length:(\d+)/);
-  const texts = splitCatalog(zlib.gunzipSync(Buffer.from(z85Decode(m[1], Number(m[2])))).toString('utf8'));
+  const m = script.match(/b122:"([^"]+)",length:(\d+)/);
+  const texts = splitCatalog(zlib.gunzipSync(Buffer.from(b122Decode(m[1], Number(m[2])))).toString('utf8'));
   assert.equal(texts.gpus, '{"gpus":[{"id":"a","name":"</script>","note":"two\\nlines"}]}');
   assert.equal(texts.models, '{"models":[]}');
   const plain = build.catalogScript(tmp);
@@ -72,8 +89,8 @@ test('the wasm inside the engine is moved out, gzip-compressed, intact', () => {
   const engine = `var wasmBinaryFile = 'data:application/octet-stream;base64,${wasm.toString('base64')}'; // rest`;
   const split = build.splitEngine(engine);
   assert.equal(split.engine, "var wasmBinaryFile = 'data:application/octet-stream;base64,'; // rest");
-  const m = split.wasmScript.match(/z85:"([^"]+)",length:(\d+)/);
-  assert.deepEqual(zlib.gunzipSync(Buffer.from(z85Decode(m[1], Number(m[2])))), wasm);
+  const m = split.wasmScript.match(/b122:"([^"]+)",length:(\d+)/);
+  assert.deepEqual(zlib.gunzipSync(Buffer.from(b122Decode(m[1], Number(m[2])))), wasm);
   assert.match(split.wasmScript, /bytes:12\b/);
   assert.deepEqual(build.splitEngine('no wasm here'), { engine: 'no wasm here', wasmScript: '' });
 });
@@ -106,7 +123,7 @@ test('the single file inlines everything and hashes each inline block', () => {
   assert.ok(!/https?:\/\//.test(html.match(/<meta http-equiv="Content-Security-Policy" content="([^"]+)"/)[1]));
   const policy = html.match(/content="(default-src[^"]+)"/)[1];
   const blocks = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
-  assert.equal(blocks.length, 3, 'catalog, engine and the page script');
+  assert.equal(blocks.length, 4, 'catalog, text tables, engine and the page script');
   for (const b of blocks) {
     const hash = crypto.createHash('sha256').update(b, 'utf8').digest('base64');
     assert.ok(policy.includes(`'sha256-${hash}'`), 'each inline script is allowed by its hash');

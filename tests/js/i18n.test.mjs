@@ -68,16 +68,32 @@ test('engine codes are translated, with the engine message as fallback', () => {
   assert.equal(i18n.code('sugg', 'new_idea'), 'New idea');
 });
 
-test('presets set workload and filters from the documents\' scenario table', () => {
+test('presets set workload and filters from the engine\'s presets (describe), the page keeping none of its own', () => {
+  // Three of `caliper describe`'s presets, as the engine writes them (core/src/answers/presets.cpp).
+  presets.setEngine([
+    { id: 'lora', request: { batch: 1, max_gpus: 64, method: 'lora', objective: 'cheapest', seq_len: 2048, task: 'finetune', train_tokens: 1e8 },
+      model_band: { min_params_b: 6.5, max_params_b: 13.9, modality: null } },
+    { id: 'multimodal', request: { batch: 1, max_gpus: 64, objective: 'cost_per_token', prompt_tokens: 3584, output_tokens: 512, task: 'inference' },
+      model_band: { min_params_b: 6.5, max_params_b: 31, modality: 'vision' } },
+    { id: 'speech', request: { audio_seconds: 600, batch: 8, max_gpus: 64, objective: 'cheapest', prompt_tokens: 64, output_tokens: 384, task: 'inference' },
+      model_band: { min_params_b: null, max_params_b: 7.9, modality: null } },
+    { id: 'pretrain', request: { batch: 1, max_gpus: 1024, objective: 'cost_per_token', seq_len: 4096, task: 'pretrain', train_tokens: 1e12 },
+      model_band: { min_params_b: 65, max_params_b: null, modality: null } }]);
   const models = [{ family: 'Llama 3.2 Vision', modality: 'vision' }, { family: 'Qwen2.5', modality: 'text' }];
   const start = Object.assign(S.defaults(), { q: 'leftover', cur: 'cny', lang: 'zh' });
   const lora = presets.apply(start, 'lora', models);
-  assert.deepEqual([lora.task, lora.pmin, lora.pmax, lora.q, lora.cur], ['lora', 6.5, 13.9, '', 'cny']);
+  assert.deepEqual([lora.task, lora.ctx, lora.g, lora.obj, lora.pmin, lora.pmax, lora.q, lora.cur, lora.b, lora.tt],
+    ['lora', 2048, 64, 'cheapest', 6.5, 13.9, '', 'cny', null, null], 'batch and tokens equal to the task\'s defaults stay unset');
   const mm = presets.apply(start, 'multimodal', models);
-  assert.deepEqual(mm.fam, ['Llama 3.2 Vision']);
-  assert.equal(presets.apply(start, 'pretrain', models).g, 1024);
+  assert.deepEqual([mm.task, mm.ctx, mm.fam], ['inference', 4096, ['Llama 3.2 Vision']]);
+  const speech = presets.apply(start, 'speech', models);
+  assert.deepEqual([speech.task, speech.b, speech.ctx, speech.pmax, speech.show], ['serving', 8, 448, 7.9, 'cost'], 'many streams: the serving task');
+  const pre = presets.apply(start, 'pretrain', models);
+  assert.deepEqual([pre.g, pre.pmin, pre.tt, pre.cls], [1024, 65, null, ['datacenter', 'china']]);
   assert.equal(presets.matching(lora, models), 'lora');
   assert.equal(presets.matching(start, models), null);
+  assert.equal(presets.apply(start, 'sft', models), start, 'a preset the engine lacks changes nothing');
+  presets.setEngine([]);
 });
 
 test('CSV fields are quoted and cannot start a formula', () => {

@@ -23,10 +23,42 @@ test('every changed key survives serialize → parse', () => {
     sg: 'rtx-4090', cell: 'llama-3.1-8b~rtx-4090', cnt: 2, rm: 'qwen2.5-72b', obj: 'fastest', pr: 'purchase', top: 5,
     cmp: ['h100-sxm5-80gb', '-', 'a800-sxm4-80gb'], inv: [{ gpu: '2080 Ti 22GB', count: 4 }, { gpu: 'A800', count: 2 }],
     cm: { name: 'Mine', params_b: 7, model: { params_b: 7 } }, cg: { name: 'Card', gpu: { memory_gib: 48 } },
-    sm: 'qwen2.5-72b', su: 200, sr: 3.5, sttft: 1.5, stpot: 40, stps: 25, spi: 1024, spo: 256, scls: ['datacenter']
+    sm: 'qwen2.5-72b', su: 200, sr: 3.5, sttft: 1.5, stpot: 40, stps: 25, spi: 1024, spo: 256, scls: ['datacenter'],
+    interNode: 'ethernet-25g', gpusPerNode: 4, checkpointing: 'off', offload: 'moe-experts', gpuLayers: 20, cpuMoeLayers: 12, hostRamGib: 128, wiredLimitGib: 40
   });
   const hash = S.serialize(s);
   assert.deepEqual(S.parse('', '#' + hash), s);
+  // Long state names travel under their short URL keys, which the state never sees.
+  assert.match(hash, /(^|&)net=ethernet-25g&gpn=4&ck=off&off=moe-experts&ngl=20&ncm=12&ram=128&wl=40(&|$)/);
+  assert.ok(!/checkpointing|hostRamGib/.test(hash));
+  assert.equal(S.parse('', '#checkpointing=on&hostRamGib=8').checkpointing, 'auto', 'a long name is not a URL key');
+});
+
+test('the detail\'s plan knobs go into the estimate request; left on auto they stay out (docs/CONTRACT.md)', () => {
+  const base = S.toEstimateRequest(S.defaults(), 'm', 'g', 'auto');
+  for (const key of ['gradient_checkpointing', 'parallel', 'host']) assert.ok(!(key in base), key);
+  const train = Object.assign(S.defaults(), { task: 'full', checkpointing: 'off', offload: 'layers', hostRamGib: 256 });
+  const t = S.toEstimateRequest(train, 'm', 'g', 7);
+  assert.equal(t.gradient_checkpointing, false);
+  // Checkpointing is the workload's: the matrix and recommend ask the same.
+  assert.equal(S.toMatrixRequest(train, null).gradient_checkpointing, false);
+  assert.equal(S.toRecommendRequest(train, 'm').gradient_checkpointing, false);
+  // The fabric between servers is the workload's too; left on auto it stays out.
+  assert.ok(!('interconnect' in S.toMatrixRequest(train, null)));
+  const net = Object.assign(S.defaults(), { task: 'pretrain', interNode: 'roce-400g', gpusPerNode: 4 });
+  assert.deepEqual(S.toMatrixRequest(net, null).interconnect, { inter_node: 'roce-400g', gpus_per_node: 4 });
+  assert.deepEqual(S.toEstimateRequest(net, 'm', 'g', 'auto').interconnect, { inter_node: 'roce-400g', gpus_per_node: 4 });
+  assert.equal(t.gpu_count, 7, 'any whole count');
+  assert.ok(!('parallel' in t), 'llama.cpp offload is an inference knob');
+  assert.deepEqual(t.host, { ram_gib: 256 });
+  const infer = Object.assign(S.defaults(), { eng: 'llama.cpp', offload: 'moe-experts', cpuMoeLayers: 30, gpuLayers: 5,
+    checkpointing: 'on', wiredLimitGib: 40 });
+  const i = S.toEstimateRequest(infer, 'm', 'g', 'auto');
+  assert.deepEqual(i.parallel, { offload: 'moe-experts', cpu_moe_layers: 30 }, 'only the count of the chosen offload');
+  assert.ok(!('gradient_checkpointing' in i) && !('host' in i), 'no training knob; the wired limit only on Apple');
+  assert.deepEqual(S.toEstimateRequest(infer, 'm', 'g', 'auto', { apple: true }).host, { gpu_wired_limit_gib: 40 });
+  assert.equal(S.controlForPath('/parallel/cpu_moe_layers'), 'detail-cpu-moe');
+  assert.equal(S.controlForPath('/host/gpu_wired_limit_gib'), 'detail-wired');
 });
 
 test('the hash wins over the query string', () => {

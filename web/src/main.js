@@ -81,13 +81,34 @@ function change(patch, options) {
   // The user's model and GPU are offered in the lists of the other views.
   var ownChanged = JSON.stringify([before.cm, before.cg]) !== JSON.stringify([app.state.cm, app.state.cg]);
   if (langChanged || ownChanged) views.refreshLists();
+  if (langChanged) presetButtons();
   writeUrl();
   render(options);
 }
 
+// The scenario buttons, one per engine preset (describe().presets), in
+// the page's language.
+function presetButtons() {
+  var box = $('#preset-buttons');
+  var zh = i18n.lang() === 'zh';
+  dom.replace(box, presets.list().map(function (p) {
+    return dom.el('button', { type: 'button', class: 'chip', dataset: { preset: p.id } }, zh ? p.label_zh : p.label_en);
+  }));
+}
+
+// The pressed button, and the source documents' own pick for it beside a
+// way to Caliper's ranking (the recommend view says where they agree).
 function syncPresets() {
   var preset = presets.matching(app.state, app.models);
   dom.$all('[data-preset]').forEach(function (b) { b.setAttribute('aria-pressed', String(b.dataset.preset === preset)); });
+  var p = preset ? presets.byId(preset) : null, note = $('#preset-doc');
+  note.hidden = !p;
+  if (!p) return;
+  $('#preset-doc-text').textContent = t('preset.docPick', { picks: p.document_picks, reason: presetReason(p) });
+}
+
+function presetReason(p) {
+  return i18n.has('preset.reason.' + p.id) ? t('preset.reason.' + p.id) : p.document_reason;
 }
 
 function render(options) {
@@ -186,14 +207,15 @@ function bindGlobal() {
   dom.$all('.tabs [data-view]').forEach(function (b) {
     b.addEventListener('click', function () { change({ view: b.dataset.view }); });
   });
-  dom.$all('[data-preset]').forEach(function (b) {
-    b.addEventListener('click', function () {
-      dom.$all('.field-error').forEach(function (n) { n.remove(); });
-      ensureLists();
-      app.state = presets.apply(app.state, b.dataset.preset, app.models);
-      change({});
-    });
+  $('#preset-buttons').addEventListener('click', function (e) {
+    var b = e.target.closest('[data-preset]');
+    if (!b) return;
+    dom.$all('.field-error').forEach(function (n) { n.remove(); });
+    ensureLists();
+    app.state = presets.apply(app.state, b.dataset.preset, app.models);
+    change({});
   });
+  $('#preset-doc-compare').addEventListener('click', function () { change({ view: 'recommend', rm: '' }); });
   $('#filters-toggle').addEventListener('click', function (e) {
     var open = $('#filters').classList.toggle('open');
     e.currentTarget.setAttribute('aria-expanded', String(open));
@@ -213,7 +235,17 @@ function bindGlobal() {
   });
 }
 
+// The texts first (unpacked in the single file, at once otherwise); the
+// engine starts meanwhile.
 function boot() {
+  timings.boot = {};
+  var engineReady = engine.init().then(function () { timings.boot.engineReady = round(performance.now()); });
+  engineReady.catch(function () { /* reported by start() */ });
+  var go = function () { start(engineReady); };
+  i18n.ready().then(go, go);
+}
+
+function start(engineReady) {
   app.state = parse(location.search, location.hash);
   setLang(i18n.pick(app.state.lang, navigator.languages || [navigator.language]));
   if (app.state.embed) document.documentElement.classList.add('embed');
@@ -230,11 +262,13 @@ function boot() {
   setStatus(t('status.loading'));
   // Boot steps, in ms since the page started loading (for the benchmark).
   // The engine and the catalog text unpack side by side.
-  timings.boot = { scriptsReady: round(performance.now()) };
-  Promise.all([engine.init().then(function () { timings.boot.engineReady = round(performance.now()); }),
+  timings.boot.scriptsReady = round(performance.now());
+  Promise.all([engineReady,
     engine.pageCatalog().then(function (texts) { timings.boot.catalogUnpacked = round(performance.now()); return texts; })
   ]).then(function (done) {
     engine.loadCatalog(done[1].gpus, done[1].models);
+    presets.setEngine((engine.describe() || {}).presets);
+    presetButtons();
     // The serve tab where the engine has the serving search.
     $('.tabs [data-view="serve"]').hidden = !engine.canServe();
     var s = app.state;

@@ -42,6 +42,7 @@ Preset speechPreset() {
     p.outputTokens = 384;
     p.objective = Objective::Cheapest;  // "成本低"
     p.documentPicks = "L4 / RTX 4090";
+    p.documentPickGpus = {"l4", "rtx-4090"};
     p.documentReason = "low cost, enough compute and memory";
     return p;
 }
@@ -60,6 +61,7 @@ Preset loraPreset() {
     p.trainTokens = kFinetuneTokens;
     p.objective = Objective::Cheapest;  // "显存够": the cheapest card with enough memory
     p.documentPicks = "L40S / A100 40G";
+    p.documentPickGpus = {"l40s", "a100-sxm4-40gb", "a100-pcie-40gb"};
     p.documentReason = "enough memory, high memory bandwidth";
     return p;
 }
@@ -79,6 +81,7 @@ Preset sftPreset() {
     p.gradientCheckpointing = true;  // see the note on recomputation above
     p.objective = Objective::CostPerToken;  // a training run is bought per run, not per hour
     p.documentPicks = "A100 80G / H100";
+    p.documentPickGpus = {"a100-sxm4-80gb", "a100-pcie-80gb", "h100-sxm5-80gb", "h100-pcie-80gb"};
     p.documentReason = "large memory + NVLink";
     return p;
 }
@@ -97,6 +100,7 @@ Preset pretrainPreset() {
     p.objective = Objective::CostPerToken;
     p.maxGpus = 1024;
     p.documentPicks = "H100 / H800";
+    p.documentPickGpus = {"h100-sxm5-80gb", "h100-pcie-80gb", "h800-sxm5-80gb", "h800-pcie-80gb"};
     p.documentReason = "best for 3D parallelism, FP8 / Transformer Engine";
     return p;
 }
@@ -112,6 +116,7 @@ Preset servingPreset() {
     p.outputTokens = kServingOutputTokens;
     p.objective = Objective::CostPerToken;  // "性价比高，功耗低"
     p.documentPicks = "L4 / A10 / T4";
+    p.documentPickGpus = {"l4", "a10", "t4"};
     p.documentReason = "good value, low power";
     return p;
 }
@@ -129,6 +134,7 @@ Preset multimodalPreset() {
     p.outputTokens = kServingOutputTokens;
     p.objective = Objective::CostPerToken;
     p.documentPicks = "L40S / H100";
+    p.documentPickGpus = {"l40s", "h100-sxm5-80gb", "h100-pcie-80gb"};
     p.documentReason = "FP8 / tensor cores suit multimodal work";
     return p;
 }

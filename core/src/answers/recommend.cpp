@@ -8,6 +8,7 @@
 
 #include "caliper/plan/estimate.hpp"
 #include "caliper/error.hpp"
+#include "caliper/units.hpp"
 #include "answers/recommend_detail.hpp"
 #include "caliper/workloads/workloads.hpp"
 
@@ -106,6 +107,10 @@ RecommendOption makeOption(const Catalog& catalog, const Scenario& s, const Esti
     o.purchaseUsd = r.purchaseUsd;
     o.usdPerMillionTokens = usdPerMillionTokens(r);
     o.costUsd = r.costUsd;
+    if (s.task == Task::Inference && r.decodeTokensPerS) {
+        o.userTokensPerS = r.serving ? r.serving->userTokensPerS : *r.decodeTokensPerS / static_cast<double>(std::max<std::int64_t>(1, s.batch));
+        if (r.usdPerHour) o.usdPerMonth = *r.usdPerHour * kHoursPerMonth;
+    }
     o.powerW = r.powerW.value_or(0);
     o.workloadFigures = r.workloadFigures;
     o.watch = detail::watchItems(catalog, s, r);
@@ -137,13 +142,19 @@ void rank(std::vector<RecommendOption>& all, const RecommendOptions& options) {
 }
 
 // The top N, plus the best option of each tier that the top N misses, so a
-// page grouping by tier always shows every tier that has an option.
-std::vector<RecommendOption> listed(const std::vector<RecommendOption>& ranked, int top) {
+// page grouping by tier always shows every tier that has an option, plus
+// the best option of each GPU in alsoList.
+std::vector<RecommendOption> listed(const std::vector<RecommendOption>& ranked, int top,
+                                    const std::vector<std::string>& alsoList) {
     std::vector<RecommendOption> out;
     std::array<bool, kTierCount> shown{};
+    std::vector<std::string> also = alsoList;
     for (const auto& o : ranked) {
         bool& tierShown = shown[static_cast<int>(o.tier)];
-        if (o.rank > top && tierShown) continue;
+        const auto wanted = std::find(also.begin(), also.end(), o.gpu->id);
+        const bool isWanted = wanted != also.end();
+        if (isWanted) also.erase(wanted);  // its best option only
+        if (o.rank > top && tierShown && !isWanted) continue;
         out.push_back(o);
         tierShown = true;
     }
@@ -234,7 +245,7 @@ Recommendation recommend(const Catalog& catalog, const Scenario& workload, const
     rec.candidates = static_cast<int>(evaluation.options.size());
     rank(evaluation.options, options);
     detail::addReasons(evaluation.options, options);
-    rec.options = listed(evaluation.options, std::max(1, options.top));
+    rec.options = listed(evaluation.options, std::max(1, options.top), options.alsoList);
     for (const auto& o : rec.options) rec.tierRanks[static_cast<int>(o.tier)].push_back(o.rank);
     rec.excluded = std::move(evaluation.excluded);
     addNotes(rec, options, gpus.size());

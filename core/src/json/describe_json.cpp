@@ -131,7 +131,11 @@ Json describeToJson(const Catalog& catalog) {
                               {"label_en", p.labelEn},
                               {"label_zh", p.labelZh},
                               {"request", presetRequest(catalog, p)},
-                              {"model_band", std::move(band)}});
+                              {"model_band", std::move(band)},
+                              {"document_picks", p.documentPicks},
+                              {"document_reason", p.documentReason},
+                              {"document_pick_gpus", p.documentPickGpus},
+                              {"document_source", kPresetSource}});
     }
     return {{"contract_version", kContractVersion},
             {"enums", std::move(enums)},

@@ -99,6 +99,9 @@ Json optionToJson(const Catalog& catalog, const RecommendOption& o, double cnyPe
             {"usd_per_million_tokens", tidyOrNull(o.usdPerMillionTokens)},
             {"cost_usd", tidyOrNull(o.costUsd)},
             {"cost_cny", cnyOrNull(o.costUsd, cnyPerUsd)},
+            {"user_tokens_per_s", tidyOrNull(o.userTokensPerS)},
+            {"usd_per_month", tidyOrNull(o.usdPerMonth)},
+            {"cny_per_month", cnyOrNull(o.usdPerMonth, cnyPerUsd)},
             {"power_w", o.powerW > 0 ? Json(tidy(o.powerW)) : Json(nullptr)},
             {"asr", o.workloadFigures.asr ? Json{{"audio_seconds_per_s", tidy(o.workloadFigures.asr->audioSecondsPerS)},
                                                  {"realtime_factor", tidy(o.workloadFigures.asr->realtimeFactor)}}
@@ -115,7 +118,9 @@ Json presetToJson(const Preset* p, const std::string& modelId) {
             {"label_zh", p->labelZh},
             {"model", modelId},
             {"document_picks", p->documentPicks},
-            {"document_reason", p->documentReason}};
+            {"document_reason", p->documentReason},
+            {"document_pick_gpus", p->documentPickGpus},
+            {"document_source", kPresetSource}};
 }
 
 Json recommendationToJson(const Catalog& catalog, const Recommendation& rec, const Scenario& s) {
@@ -196,6 +201,7 @@ Json recommendToJson(const Catalog& catalog, const Json& request) {
     options.maxGpus = static_cast<int>(r.integerOr("max_gpus", kDefaultMaxGpus, limitOf("max_gpus").minInteger(),
                                                  limitOf("max_gpus").maxInteger()));
     options.top = static_cast<int>(r.integerOr("top", kDefaultTop, limitOf("top").minInteger(), limitOf("top").maxInteger()));
+    if (preset) options.alsoList = preset->documentPickGpus;  // ranked beside the engine's own picks
     const std::vector<GpuSpec> gpus = selectGpus(catalog, filled);
 
     const Recommendation rec = recommend(catalog, workload, gpus, options);

@@ -34,6 +34,8 @@ const listGpus = () => run(['list', 'gpus', '--json']).out;
 const matrix = (request) => ask('matrix', request);
 const estimate = (request) => ask('estimate', request);
 const inventory = (request) => ask('inventory', request);
+const recommend = (request) => ask('recommend', request);
+const describe = () => run(['describe']).out;
 // An estimate that may be rejected: {status, out}.
 const tryEstimate = (request) => run(['estimate'], JSON.stringify(request));
 
@@ -46,4 +48,4 @@ function matrixCells(request, modelIds, gpuIds) {
   return cells;
 }
 
-module.exports = { CLI, requireCli, listModels, listGpus, matrix, estimate, inventory, tryEstimate, matrixCells };
+module.exports = { CLI, requireCli, listModels, listGpus, matrix, estimate, inventory, recommend, describe, tryEstimate, matrixCells };

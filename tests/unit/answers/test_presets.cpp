@@ -156,3 +156,30 @@ TEST_CASE("multimodal 7-30B: L40S and H100 hold a 27B vision model in FP8 on one
     REQUIRE(optionFor(bf16, "l40s") != nullptr);
     CHECK((*optionFor(bf16, "l40s"))["gpu_count"].get<int>() >= 2);
 }
+
+TEST_CASE("the article's picks are catalog GPUs, listed beside the engine's ranking wherever they rank", "[presets]") {
+    for (const caliper::Preset& preset : caliper::presets()) {
+        INFO(preset.id);
+        REQUIRE_FALSE(preset.documentPickGpus.empty());
+        for (const std::string& id : preset.documentPickGpus) {
+            INFO(id);
+            CHECK(caliper::findGpu(projectCatalog(), id) != nullptr);
+        }
+    }
+    // Serving: the article picks L4 / A10 / T4. With only the first option
+    // asked for, each pick that fits is still listed, with its own rank.
+    const Json result = recommend(R"({"preset":"serving","top":1})");
+    CHECK(result["preset"]["document_pick_gpus"] == Json::array({"l4", "a10", "t4"}));
+    CHECK(result["preset"]["document_picks"] == "L4 / A10 / T4");
+    bool excludedAll = true;
+    for (const char* id : {"l4", "a10", "t4"}) {
+        INFO(id);
+        const Json* option = optionFor(result, id);
+        bool excluded = false;
+        for (const Json& e : result["excluded"]) excluded = excluded || e["gpu_id"] == id;
+        CHECK((option != nullptr) != excluded);  // listed, or said why not
+        if (option) CHECK((*option)["rank"].get<int>() >= 1);
+        excludedAll = excludedAll && excluded;
+    }
+    CHECK_FALSE(excludedAll);
+}

@@ -234,3 +234,26 @@ TEST_CASE("bad recommend requests name the offending key", "[recommend][errors]"
     CHECK(result["error"]["code"] == c.code);
     CHECK(result["error"]["path"] == c.path);
 }
+
+TEST_CASE("serving options carry tokens/s per user and a month's price, as the single estimate has them", "[recommend]") {
+    // 64 concurrent requests, vLLM's continuous batching (CONTRACT.md "serving").
+    const std::string workload = R"(,"engine":"vllm","batch":64,"prompt_tokens":3584,"output_tokens":512)";
+    const Json result = call(R"({"model":"llama-3.1-8b","engine":"vllm","batch":64,"prompt_tokens":3584,"output_tokens":512,"top":3})");
+    for (const Json& option : result["options"]) {
+        INFO(option["gpu_id"]);
+        const Json r = estimateOf("llama-3.1-8b", option, workload);
+        REQUIRE(r["serving"].is_object());
+        CHECK(option["user_tokens_per_s"].get<double>() == Approx(r["serving"]["user_tokens_per_s"].get<double>()));
+        if (option["usd_per_hour"].is_number()) {
+            // units.hpp: an average month is 8,760 h / 12 = 730 h.
+            CHECK(option["usd_per_month"].get<double>() == Approx(option["usd_per_hour"].get<double>() * 730).epsilon(1e-4));
+        } else {
+            CHECK(option["usd_per_month"].is_null());
+        }
+        CHECK(option["usd_per_million_tokens"].is_number() == option["usd_per_hour"].is_number());
+    }
+    // Training has neither.
+    const Json training = call(R"({"model":"llama-3.1-8b","task":"finetune","method":"lora","top":1})");
+    CHECK(training["options"][0]["user_tokens_per_s"].is_null());
+    CHECK(training["options"][0]["usd_per_month"].is_null());
+}

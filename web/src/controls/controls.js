@@ -5,7 +5,7 @@ import * as dom from '../dom/dom.js';
 import * as format from '../format/format.js';
 import * as i18n from '../i18n/i18n.js';
 import { GROUPS, TASKS, currencyOf, defaults, isTraining } from '../state/defaults.js';
-import { ENGINES, WEIGHT_GROUPS } from '../state/vocabulary.js';
+import { ENGINES, INTER_NODES, WEIGHT_GROUPS } from '../state/vocabulary.js';
 
 var $ = dom.$, el = dom.el;
 var GPU_LIMITS = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 24, 32, 48, 64, 128, 256, 512, 1024];
@@ -27,8 +27,10 @@ var pending = {};
 var NUMBER_FIELDS = {
   context: ['ctx', intIn(1, 1e8, false)], batch: ['b', intIn(1, 1e6, true)],
   'train-tokens': ['tt', tokens], 'f-pmin': ['pmin', numIn(0, 1e6)], 'f-pmax': ['pmax', numIn(0, 1e6)],
-  'f-mem': ['mem', numIn(0, 1e6)], 'f-price': ['price', priceIn]
+  'f-mem': ['mem', numIn(0, 1e6)], 'f-price': ['price', priceIn], 'gpus-per-node': ['gpusPerNode', intIn(1, 1024, true)]
 };
+var INTER_NODE_LABELS = { 'infiniband-xdr': 'InfiniBand XDR', 'infiniband-ndr': 'InfiniBand NDR', 'infiniband-hdr': 'InfiniBand HDR',
+  'roce-400g': 'RoCE 400G', 'roce-200g': 'RoCE 200G', 'ethernet-100g': 'Ethernet 100G', 'ethernet-25g': 'Ethernet 25G' };
 
 function intIn(min, max, optional) {
   return function (s) {
@@ -72,7 +74,7 @@ function errorFor(id) {
 function init(options) {
   ctx = options;
   buildStaticOptions();
-  ['task', 'weights', 'max-gpus', 'engine', 'show', 'lang', 'currency'].forEach(function (id) {
+  ['task', 'weights', 'max-gpus', 'engine', 'show', 'lang', 'currency', 'checkpointing', 'inter-node'].forEach(function (id) {
     $('#' + id).addEventListener('change', onSelect);
   });
   Object.keys(NUMBER_FIELDS).forEach(function (id) {
@@ -109,6 +111,9 @@ function translate(state) {
   dom.fillSelect($('#weights'), weights, state.w);
   var engines = ENGINES.map(function (k) { return { value: k, label: k === 'auto' ? ctx.t('ctl.auto') : ENGINE_LABELS[k] || k }; });
   dom.fillSelect($('#engine'), engines, state.eng);
+  dom.fillSelect($('#inter-node'), [{ value: 'auto', label: ctx.t('ctl.interNodeAuto') }].concat(INTER_NODES.map(function (k) {
+    return { value: k, label: INTER_NODE_LABELS[k] || k };
+  })), state.interNode);
   var classes = $('#f-classes-list');
   dom.clear(classes);
   GROUPS.forEach(function (g) {
@@ -140,6 +145,9 @@ function sync(state) {
   if (!limits.querySelector('option[value="' + state.g + '"]')) limits.appendChild(el('option', { value: String(state.g) }, String(state.g)));
   limits.value = String(state.g);
   $('#engine').value = state.eng;
+  $('#checkpointing').value = state.checkpointing;
+  $('#inter-node').value = state.interNode;
+  setIfIdle($('#gpus-per-node'), state.gpusPerNode);
   $('#show').value = state.show;
   $('#lang').value = i18n.lang();
   $('#currency').value = currencyOf(state, i18n.lang());
@@ -183,7 +191,8 @@ function readChecks(selector) {
 
 function onSelect(e) {
   var id = e.target.id, v = e.target.value;
-  var key = { task: 'task', weights: 'w', 'max-gpus': 'g', engine: 'eng', show: 'show', lang: 'lang', currency: 'cur' }[id];
+  var key = { task: 'task', weights: 'w', 'max-gpus': 'g', engine: 'eng', show: 'show', lang: 'lang', currency: 'cur',
+    checkpointing: 'checkpointing', 'inter-node': 'interNode' }[id];
   var patch = {};
   patch[key] = key === 'g' ? Number(v) : v;
   if (key === 'task') { patch.b = null; patch.tt = null; }

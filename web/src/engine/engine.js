@@ -1,6 +1,8 @@
 // The only file that touches the wasm engine: JSON in, parsed objects out.
 // A rejected request ({ok:false,error}) becomes a thrown EngineError carrying
 // the engine's code, message and JSON pointer.
+import { b122Decode, gunzipBytes, unpackText } from './unpack.js';
+
 var instance = null;
 var catalogTexts = null;  // the catalog in use, for export
 
@@ -15,14 +17,14 @@ EngineError.prototype = Object.create(Error.prototype);
 EngineError.prototype.constructor = EngineError;
 
 // The wasm binary when the build shipped it apart (engine-wasm.js, gzip in
-// Z85), compiled as it unpacks, from the moment this script runs (the page
+// 7 bits a character), compiled as it unpacks, from the moment this script runs (the page
 // parses on meanwhile); unpacked whole first where the browser cannot
 // stream.
 var compiled = null;
 function compileWasm() {
   var w = globalThis.CALIPER_WASM;
-  if (compiled || !w || !w.z85) return compiled;
-  var gz = z85Decode(w.z85, w.length);
+  if (compiled || !w || !w.b122) return compiled;
+  var gz = b122Decode(w.b122, w.length);
   var streamed = function () {
     var body = new Blob([gz]).stream().pipeThrough(new DecompressionStream('gzip'));
     return WebAssembly.compileStreaming(new Response(body, { headers: { 'Content-Type': 'application/wasm' } }));
@@ -121,53 +123,43 @@ function loadCatalog(gpusText, modelsText) {
 }
 
 // The built-in catalog the page carries (catalog.js): the two JSON texts,
-// or both gzip-compressed and base64-encoded (the single-file build).
+// or both gzip-compressed and written 7 bits a character (the single file).
 var builtIn = null;  // a promise of {gpus, models}
 function pageCatalog() {
   if (builtIn) return builtIn;
   var cat = globalThis.CALIPER_CATALOG;
   if (!cat) return Promise.reject(new EngineError({ code: 'no_catalog', message: 'catalog.js did not load' }));
-  builtIn = cat.z85 ? gunzip(z85Decode(cat.z85, cat.length)).then(splitCatalog)
+  builtIn = cat.b122 ? unpackText(cat).then(splitCatalog)
     : Promise.resolve({ gpus: cat.gpus, models: cat.models });
   builtIn.catch(function () { builtIn = null; });
   return builtIn;
 }
 
-// The single file's catalog: gpus.json and models.json, minified, joined
-// by a line break (scripts/build-web.js).
+// The single file's catalog: gpus.json and models.json, minified, their
+// entries by column, joined by a line break (scripts/build-web.js); back
+// to the two JSON texts the engine reads.
 function splitCatalog(text) {
   var at = text.indexOf('\n');
-  return { gpus: text.slice(0, at), models: text.slice(at + 1) };
+  return { gpus: rowsOf(text.slice(0, at), 'gpus'), models: rowsOf(text.slice(at + 1), 'models') };
 }
 
-// Z85 text (scripts/build-web.js) → the first `length` bytes it encodes.
-var Z85 = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#';
-function z85Decode(text, length) {
-  var digit = new Uint8Array(128), out = new Uint8Array(text.length / 5 * 4);
-  for (var d = 0; d < Z85.length; d++) digit[Z85.charCodeAt(d)] = d;
-  for (var i = 0, o = 0; i < text.length; i += 5, o += 4) {
-    var v = digit[text.charCodeAt(i)];
-    for (var k = 1; k < 5; k++) v = v * 85 + digit[text.charCodeAt(i + k)];
-    out[o] = v >>> 24; out[o + 1] = (v >>> 16) & 255; out[o + 2] = (v >>> 8) & 255; out[o + 3] = v & 255;
-  }
-  return out.subarray(0, length);
+// {$rows, keys, columns, missing} (scripts/build-web.js, columnsOf) → the entries.
+function rowsOf(text, key) {
+  var doc = JSON.parse(text), t = doc[key];
+  if (!t || t.$rows == null) return text;
+  var entries = [];
+  for (var i = 0; i < t.$rows; i++) entries.push({});
+  t.keys.forEach(function (k) {
+    var values = t.columns[k], gaps = t.missing[k] || [], g = 0;
+    for (var j = 0; j < t.$rows; j++) {
+      if (gaps[g] === j) { g++; continue; }
+      entries[j][k] = values[j];
+    }
+  });
+  doc[key] = entries;
+  return JSON.stringify(doc);
 }
 
-function inflate(bytes) {
-  if (typeof DecompressionStream !== 'function') {
-    throw new EngineError({ code: 'unsupported_browser', message: 'this browser cannot decompress the page data' });
-  }
-  return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip')));
-}
-
-function gunzip(bytes) {
-  return Promise.resolve().then(function () { return inflate(bytes).text(); });
-}
-
-function gunzipBytes(bytes) {
-  return Promise.resolve().then(function () { return inflate(bytes).arrayBuffer(); })
-    .then(function (buffer) { return new Uint8Array(buffer); });
-}
 
 function ready() { return !!instance; }
 function catalogInUse() { return catalogTexts; }
@@ -199,7 +191,7 @@ function describe() {
 }
 
 export { EngineError, pageCatalog, init, ready, loadCatalog, catalogInUse as catalogTexts, estimate, matrix, takesValues,
-  recommend, inventory, limits, serve, canServe, listGpus, listModels, caveats, version, describe, z85Decode, splitCatalog };
+  recommend, inventory, limits, serve, canServe, listGpus, listModels, caveats, version, describe, b122Decode, splitCatalog };
 
 // Unpacking starts now, while the rest of the page loads.
 if (typeof document !== 'undefined') {

@@ -4,12 +4,32 @@
 import { codes } from './codes.js';
 import { en } from './en.js';
 import { zh } from './zh.js';
+import { unpackText } from '../engine/unpack.js';
 
 var LANGS = ['en', 'zh'];
 var messages = { en: en, zh: zh };
 var current = 'en';
 
 function dictionaries() { return messages; }
+
+// The single file carries the texts packed (window.CALIPER_I18N,
+// scripts/build-web.js: the tables are data, a third of their size
+// gzip-compressed) and its bundle holds empty tables; they are filled
+// before the page starts. Unpacking begins as this script runs.
+var unpacked = null;
+function ready() {
+  if (unpacked) return unpacked;
+  var packed = globalThis.CALIPER_I18N;
+  unpacked = !packed ? Promise.resolve() : unpackText(packed).then(function (text) {
+    var tables = JSON.parse(text);
+    LANGS.forEach(function (lang) {
+      Object.assign(messages[lang], tables.messages[lang]);
+      Object.assign(codes[lang], tables.codes[lang]);
+    });
+  });
+  return unpacked;
+}
+if (typeof document !== 'undefined') ready().catch(function () { /* the page starts with the texts it has */ });
 
 // 'zh-CN', 'zh-TW', 'zh' → 'zh'; anything else → 'en'.
 function normalize(tag) {
@@ -112,4 +132,4 @@ function apply(rootEl) {
 
 function lang() { return current; }
 
-export { LANGS, normalize, pick, fill, t, has, code, errorText, errorDetail, setLang, lang, locale, apply, dictionaries };
+export { LANGS, normalize, pick, fill, t, has, code, errorText, errorDetail, setLang, lang, locale, apply, dictionaries, ready };

@@ -27,6 +27,13 @@ var DEFAULTS = {
   q: '', gq: '', fam: [], pmin: null, pmax: null, cls: [], mem: null, price: null,
   sort: 'family', dir: 'asc', sg: '',
   cell: '', cnt: 'auto',
+  // The detail's plan knobs (docs/CONTRACT.md): 'auto' and null leave the
+  // choice to the planner (gradient checkpointing, llama.cpp offload and its
+  // layer counts) or the engine's defaults (host RAM, Apple's GPU memory).
+  // The fabric between servers and GPUs per server (the engine's defaults
+  // follow the GPU: its class's fabric, its server's size).
+  interNode: 'auto', gpusPerNode: null,
+  checkpointing: 'auto', offload: 'auto', gpuLayers: null, cpuMoeLayers: null, hostRamGib: null, wiredLimitGib: null,
   rm: '', obj: 'cheapest', pr: 'cloud', top: 10, cmp: [],
   inv: [], cm: null, cg: null,
   // The serve view (#view=serve): model, users or request rate, the SLO

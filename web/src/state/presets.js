@@ -1,24 +1,60 @@
-// The source documents' scenarios as presets: each sets the workload and the
-// filters (a fresh set of filters, so presets do not pile up). Pure.
-import { defaults } from './defaults.js';
+// The source documents' scenarios as presets. The engine holds them
+// (core/src/answers/presets.cpp; describe() hands them over, docs/CONTRACT.md
+// "Describe"): each preset's request and model band set the page's workload
+// and filters (a fresh set of filters, so presets do not pile up). What the
+// page adds is only how the matrix shows a preset: the cells' metric and
+// the GPU classes in view. Pure.
+import { TASKS, defaults } from './defaults.js';
 
 var FILTER_KEYS = ['q', 'gq', 'fam', 'pmin', 'pmax', 'cls', 'mem', 'price', 'sort', 'dir', 'sg'];
 var WORKLOAD_KEYS = ['task', 'w', 'ctx', 'b', 'g', 'eng', 'tt', 'show', 'obj'];
 
-// Size bands follow the documents' scenario table (speech/OCR < 7B, LoRA
-// 7–13B, SFT/RLHF 13–70B, pre-training 70B+, multimodal 7–30B); the bounds
-// are widened slightly so "7B" and "70B" models whose exact counts are 6.7B
-// or 72.7B stay inside their band.
-var PRESETS = {
-  speech: { task: 'serving', b: 8, pmax: 7.9, show: 'cost', obj: 'cheapest' },
-  lora: { task: 'lora', ctx: 2048, pmin: 6.5, pmax: 13.9, show: 'speed', obj: 'cheapest' },
-  sft: { task: 'full', ctx: 2048, pmin: 13, pmax: 73, g: 64, cls: ['datacenter', 'china'], show: 'speed', obj: 'cost_per_token' },
-  pretrain: { task: 'pretrain', ctx: 4096, pmin: 65, g: 1024, tt: 1e12, cls: ['datacenter', 'china'], show: 'speed',
-    obj: 'cost_per_token' },
-  serving: { task: 'serving', b: 64, ctx: 4096, cls: ['datacenter', 'china', 'workstation'], show: 'cost', obj: 'cost_per_token' },
-  multimodal: { task: 'inference', ctx: 4096, pmin: 6.5, pmax: 31, modalities: ['vision'], show: 'speed', obj: 'cost_per_token' }
+// How the matrix shows each preset: training by its speed, serving and
+// cheap inference by cost; the multi-GPU training and serving jobs among
+// the cards built for them.
+var SHOWN = {
+  speech: { show: 'cost' },
+  lora: { show: 'speed' },
+  sft: { show: 'speed', cls: ['datacenter', 'china'] },
+  pretrain: { show: 'speed', cls: ['datacenter', 'china'] },
+  serving: { show: 'cost', cls: ['datacenter', 'china', 'workstation'] },
+  multimodal: { show: 'speed' }
 };
-var IDS = Object.keys(PRESETS);
+var IDS = Object.keys(SHOWN);
+
+var engineList = [];  // describe().presets
+
+function setEngine(list) { engineList = Array.isArray(list) ? list.filter(function (p) { return p && p.id && p.request; }) : []; }
+function list() { return engineList.slice(); }
+function byId(id) {
+  for (var i = 0; i < engineList.length; i++) if (engineList[i].id === id) return engineList[i];
+  return null;
+}
+
+// The page task for an engine request: fine-tuning by its method; inference
+// with many concurrent requests is the serving task.
+function pageTask(r) {
+  if (r.task === 'finetune') return r.method === 'qlora' ? 'qlora' : r.method === 'lora' ? 'lora' : 'full';
+  if (r.task === 'pretrain') return 'pretrain';
+  return r.batch > 1 ? 'serving' : 'inference';
+}
+
+// The page's keys a preset sets; those equal to the task's defaults are left out.
+function toState(p) {
+  var r = p.request, band = p.model_band || {};
+  var task = pageTask(r);
+  var out = { task: task, obj: r.objective };
+  if (r.max_gpus != null) out.g = r.max_gpus;
+  out.ctx = r.task === 'inference' ? (r.prompt_tokens || 0) + (r.output_tokens || 0) : r.seq_len;
+  if (r.batch != null && r.batch !== TASKS[task].batch) out.b = r.batch;
+  if (r.train_tokens != null && r.train_tokens !== TASKS[task].trainTokens) out.tt = r.train_tokens;
+  if (band.min_params_b != null) out.pmin = band.min_params_b;
+  if (band.max_params_b != null) out.pmax = band.max_params_b;
+  if (band.modality) out.modalities = [band.modality];
+  var shown = SHOWN[p.id] || {};
+  Object.keys(shown).forEach(function (k) { out[k] = shown[k]; });
+  return out;
+}
 
 // Families that hold at least one model of the wanted modalities.
 function familiesWith(models, modalities) {
@@ -30,8 +66,9 @@ function familiesWith(models, modalities) {
 }
 
 function apply(state, id, models) {
-  var preset = PRESETS[id];
-  if (!preset) return state;
+  var p = byId(id);
+  if (!p) return state;
+  var preset = toState(p);
   var base = defaults();
   var next = JSON.parse(JSON.stringify(state));
   FILTER_KEYS.concat(WORKLOAD_KEYS).forEach(function (k) { next[k] = base[k]; });
@@ -44,14 +81,14 @@ function apply(state, id, models) {
 
 // The preset the state matches exactly, if any (to mark its button pressed).
 function matching(state, models) {
-  for (var i = 0; i < IDS.length; i++) {
-    var applied = apply(state, IDS[i], models);
+  for (var i = 0; i < engineList.length; i++) {
+    var applied = apply(state, engineList[i].id, models);
     var same = FILTER_KEYS.concat(WORKLOAD_KEYS).every(function (k) {
       return JSON.stringify(applied[k]) === JSON.stringify(state[k]);
     });
-    if (same) return IDS[i];
+    if (same) return engineList[i].id;
   }
   return null;
 }
 
-export { PRESETS, IDS, apply, matching, familiesWith };
+export { IDS, setEngine, list, byId, toState, apply, matching, familiesWith };

@@ -19,9 +19,15 @@ function toScenario(state) {
     req.output_tokens = output;
   } else {
     req.seq_len = state.ctx;
+    // The planner's choice unless set (the scenario controls and the detail share it).
+    if (state.checkpointing !== 'auto') req.gradient_checkpointing = state.checkpointing === 'on';
     var tokens = trainTokensOf(state);
     if (tokens != null) req.train_tokens = tokens;
   }
+  var net = {};
+  if (state.interNode !== 'auto') net.inter_node = state.interNode;
+  if (state.gpusPerNode != null) net.gpus_per_node = state.gpusPerNode;
+  if (Object.keys(net).length) req.interconnect = net;
   req.currency = currencyOf(state, lang());
   return req;
 }
@@ -63,12 +69,29 @@ function sloOf(state) {
   return slo;
 }
 
-function toEstimateRequest(state, model, gpu, count) {
+// options.apple: the GPU is Apple's (its GPU memory limit applies).
+function toEstimateRequest(state, model, gpu, count, options) {
   var req = toScenario(state);
   req.model = model;
   req.gpu = gpu;
   req.gpu_count = count == null ? 'auto' : count;
+  addPlanKnobs(req, state, options || {});
   return req;
+}
+
+// The detail's plan knobs (checkpointing is the workload's, toScenario);
+// what is left on auto stays out of the request.
+function addPlanKnobs(req, state, options) {
+  var training = TASKS[state.task].task !== 'inference';
+  if (!training && state.offload !== 'auto') {
+    req.parallel = { offload: state.offload };
+    if (state.offload === 'layers' && state.gpuLayers != null) req.parallel.gpu_layers = state.gpuLayers;
+    if (state.offload === 'moe-experts' && state.cpuMoeLayers != null) req.parallel.cpu_moe_layers = state.cpuMoeLayers;
+  }
+  var host = {};
+  if (state.hostRamGib != null) host.ram_gib = state.hostRamGib;
+  if (options.apple && state.wiredLimitGib != null) host.gpu_wired_limit_gib = state.wiredLimitGib;
+  if (Object.keys(host).length) req.host = host;
 }
 
 // preset: the id of the scenario preset in force, so the engine reports the
@@ -116,7 +139,9 @@ var PATH_CONTROLS = {
   '/output_tokens': 'context', '/seq_len': 'context', '/max_gpus': 'max-gpus', '/train_tokens': 'train-tokens',
   '/method': 'task', '/task': 'task', '/gpu_filter/min_memory_gib': 'f-mem',
   '/gpu_filter/max_price_usd': 'f-price', '/users': 'sv-users', '/request_rate_per_s': 'sv-rate',
-  '/slo/ttft_s': 'sv-ttft', '/slo/tpot_ms': 'sv-tpot', '/slo/min_user_tokens_per_s': 'sv-tps', '/model_filter/min_params_b': 'f-pmin', '/model_filter/max_params_b': 'f-pmax'
+  '/gradient_checkpointing': 'checkpointing', '/interconnect/inter_node': 'inter-node', '/interconnect/gpus_per_node': 'gpus-per-node', '/parallel/offload': 'detail-offload', '/parallel/gpu_layers': 'detail-gpu-layers',
+  '/parallel/cpu_moe_layers': 'detail-cpu-moe', '/host/ram_gib': 'detail-host-ram', '/host/gpu_wired_limit_gib': 'detail-wired',
+  '/gpu_count': 'detail-count', '/slo/ttft_s': 'sv-ttft', '/slo/tpot_ms': 'sv-tpot', '/slo/min_user_tokens_per_s': 'sv-tps', '/model_filter/min_params_b': 'f-pmin', '/model_filter/max_params_b': 'f-pmax'
 };
 function controlForPath(path) {
   var p = String(path || '');

@@ -1,7 +1,7 @@
 // The page state ↔ the URL (query or hash; the hash wins): each key's
 // reader, the list and inventory texts, and only what differs from the
 // defaults written back, in a stable order.
-import { CURRENCIES, ENGINES, OBJECTIVES, PRICING, WEIGHTS } from './vocabulary.js';
+import { CURRENCIES, ENGINES, INTER_NODES, OBJECTIVES, PRICING, WEIGHTS } from './vocabulary.js';
 import { DEFAULTS, GROUPS, METRICS, SORTS, TASKS, VIEWS, defaults } from './defaults.js';
 
 var LIST_SEP = '|';
@@ -16,8 +16,15 @@ var READERS = {
   cell: text, cnt: countOrAuto, rm: text, obj: oneOf(OBJECTIVES), pr: oneOf(PRICING), top: int(1, 100), cmp: list,
   inv: inventory, cm: custom('model'), cg: custom('gpu'),
   sm: text, su: num(1, 1e7), sr: num(0.001, 1e6), sttft: num(0.001, 3600), stpot: num(0.01, 60000), stps: num(0.01, 1e5),
-  spi: int(1, 1e7), spo: int(1, 1e7), scls: listOf(GROUPS)
+  spi: int(1, 1e7), spo: int(1, 1e7), scls: listOf(GROUPS),
+  interNode: oneOf(['auto'].concat(INTER_NODES)), gpusPerNode: int(1, 1024),
+  checkpointing: oneOf(['auto', 'on', 'off']), offload: oneOf(['auto', 'none', 'layers', 'moe-experts']),
+  gpuLayers: int(0, 100000), cpuMoeLayers: int(0, 100000), hostRamGib: num(0.001, 1e7), wiredLimitGib: num(0.001, 1e7)
 };
+// The URL's short names for state keys whose own names are long.
+var URL_KEYS = { interNode: 'net', gpusPerNode: 'gpn', checkpointing: 'ck', offload: 'off', gpuLayers: 'ngl', cpuMoeLayers: 'ncm', hostRamGib: 'ram', wiredLimitGib: 'wl' };
+var STATE_KEYS = {};
+Object.keys(URL_KEYS).forEach(function (k) { STATE_KEYS[URL_KEYS[k]] = k; });
 
 function oneOf(values) {
   return function (s) { return values.indexOf(s) >= 0 ? s : undefined; };
@@ -75,11 +82,13 @@ function inventoryText(items) {
 var refused = [];
 
 function applyParams(state, params) {
-  params.forEach(function (value, key) {
-    if (!Object.prototype.hasOwnProperty.call(READERS, key)) return;
+  params.forEach(function (value, urlKey) {
+    var key = Object.prototype.hasOwnProperty.call(STATE_KEYS, urlKey) ? STATE_KEYS[urlKey]
+      : Object.prototype.hasOwnProperty.call(URL_KEYS, urlKey) ? null : urlKey;
+    if (!key || !Object.prototype.hasOwnProperty.call(READERS, key)) return;
     var v = READERS[key](value);
     if (v !== undefined) state[key] = v;
-    else if (value !== '' && refused.indexOf(key) < 0) refused.push(key);
+    else if (value !== '' && refused.indexOf(urlKey) < 0) refused.push(urlKey);
   });
   return state;
 }
@@ -110,7 +119,7 @@ function serialize(state) {
     var v = state[key];
     if (v === undefined || JSON.stringify(v) === JSON.stringify(DEFAULTS[key])) return;
     if (v === null) return;
-    params.set(key, encodeValue(key, v));
+    params.set(URL_KEYS[key] || key, encodeValue(key, v));
   });
   return params.toString();
 }

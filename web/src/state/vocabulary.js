@@ -17,6 +17,8 @@ var ENGINES = ['auto', 'transformers', 'vllm', 'sglang', 'tensorrt-llm', 'llama.
 var OBJECTIVES = ['cheapest', 'fastest', 'cost_per_token', 'fewest_gpus', 'lowest_power'];
 var PRICING = ['cloud', 'purchase'];
 var CURRENCIES = ['usd', 'cny'];
+// The fabrics between servers (interconnect.inter_node).
+var INTER_NODES = ['infiniband-xdr', 'infiniband-ndr', 'infiniband-hdr', 'roce-400g', 'roce-200g', 'ethernet-100g', 'ethernet-25g'];
 
 // The fields of the matrix cell, which the "values" layout carries (matrix/data.js).
 var CELL_FIELDS = ['cost_usd', 'decode_tokens_per_s', 'fits_one', 'gpus_needed', 'needs_nvlink', 'nodes', 'prefill_tokens_per_s',
@@ -34,7 +36,7 @@ function pageNames() {
       method: unique(tasks.map(function (t) { return t.method; })),
       engine: ENGINES.filter(function (v) { return v !== 'auto'; }),
       weights: WEIGHTS.filter(function (v) { return v !== 'auto'; }),
-      objective: OBJECTIVES.slice(), pricing: PRICING.slice(), currency: CURRENCIES.slice()
+      objective: OBJECTIVES.slice(), pricing: PRICING.slice(), currency: CURRENCIES.slice(), inter_node: INTER_NODES.slice()
     },
     matrix_cell_fields: CELL_FIELDS.slice(),
     presets: PRESET_IDS.slice()
@@ -60,4 +62,4 @@ function missingFrom(description) {
   return missing;
 }
 
-export { WEIGHT_GROUPS, WEIGHTS, ENGINES, OBJECTIVES, PRICING, CURRENCIES, CELL_FIELDS, pageNames, missingFrom };
+export { WEIGHT_GROUPS, WEIGHTS, ENGINES, OBJECTIVES, PRICING, CURRENCIES, INTER_NODES, CELL_FIELDS, pageNames, missingFrom };

@@ -7,12 +7,9 @@ import * as dom from '../dom/dom.js';
 import * as exporter from '../export/export.js';
 import * as format from '../format/format.js';
 import * as i18n from '../i18n/i18n.js';
+import * as planKnobs from './plan-knobs.js';
 
 var el = dom.el;
-// Any whole count up to 16 (a server's worth and more: 3, 5, 6 cards are
-// common), then the sizes clusters come in; a count from the URL outside
-// these is added.
-var COUNTS = ['auto', 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024];
 
 // Figures shown when the engine gives them: [label key, field, kind]
 var FIGURES = [
@@ -69,6 +66,10 @@ function verdict(r, ctx) {
   var tight = r.fits && r.fit === 'tight';
   if (tight) { cls = 'st-multi st-tight'; sym = cells.SYMBOL_TIGHT; }
   var plan = r.plan ? ctx.t('detail.planText', { tp: r.plan.tp, pp: r.plan.pp, dp: r.plan.dp, nodes: r.plan.nodes }) : '';
+  if (r.plan && r.plan.nodes > 1 && r.plan.gpus_per_node) plan += ctx.t('list.sep') + ctx.t('knob.perNode', { n: r.plan.gpus_per_node });
+  if (r.plan && r.plan.offload && r.plan.offload !== 'none') plan += ctx.t('list.sep') + planKnobs.offloadText(r.plan, ctx);
+  if (r.plan && r.plan.gradient_checkpointing) plan += ctx.t('list.sep') + ctx.t('knob.checkpointingOn');
+  if (r.plan && r.plan.micro_batch != null) plan += ctx.t('list.sep') + ctx.t('knob.microBatchText', { n: r.plan.micro_batch });
   return el('div', { class: 'verdict ' + cls }, [el('span', { class: 'sym', 'aria-hidden': 'true' }, sym),
     el('div', null, [el('div', null, ctx.t(key, params)), tight ? el('div', { class: 'tight-note' }, ctx.t('detail.tight')) : null,
       el('div', { class: 'rec-meta' }, ctx.t('detail.plan') + ': ' + plan),
@@ -83,17 +84,6 @@ function whyLine(r, ctx) {
   return el('div', { class: 'rec-meta plan-why' }, ctx.t('detail.why') + ': ' + why.map(function (c) {
     return i18n.code('why', c);
   }).join(ctx.t('list.sep')));
-}
-
-function countSelect(current, onCount, ctx) {
-  var select = el('select', { id: 'detail-count' });
-  var counts = COUNTS.indexOf(current) >= 0 || current === 'auto' ? COUNTS
-    : COUNTS.concat([current]).sort(function (a, b) { return a === 'auto' ? -1 : b === 'auto' ? 1 : a - b; });
-  dom.fillSelect(select, counts.map(function (n) {
-    return { value: String(n), label: n === 'auto' ? ctx.t('detail.auto') : String(n) };
-  }), String(current));
-  select.addEventListener('change', function () { onCount(select.value === 'auto' ? 'auto' : Number(select.value)); });
-  return el('div', { class: 'field' }, [el('label', { for: 'detail-count' }, ctx.t('detail.gpuCount')), select]);
 }
 
 function chartBlock(r, ctx) {
@@ -227,15 +217,20 @@ function sourcesBlock(entries, ctx) {
     [el('summary', null, ctx.t('detail.sources'))].concat(items))]);
 }
 
-// ctx: {t, locale, currency, count, onCount, caveats, mathOpen, gpuEntry, modelEntry}
+// The plan knobs above the answer (kept when the engine refuses them, so
+// they can be put back).
+function toolsBlock(r, ctx) {
+  return el('div', { class: 'detail-tools' }, planKnobs.fields(r, ctx.state, ctx.knobs, ctx));
+}
+
+// ctx: {t, locale, currency, state, knobs, change, caveats, mathOpen, gpuEntry, modelEntry}
 function render(body, r, ctx) {
-  var tools = el('div', { class: 'detail-tools' }, [countSelect(ctx.count, ctx.onCount, ctx)]);
-  dom.replace(body, [tools, verdict(r, ctx), chartBlock(r, ctx), figuresBlock(r, ctx), warningsBlock(r, ctx),
+  dom.replace(body, [toolsBlock(r, ctx), verdict(r, ctx), chartBlock(r, ctx), figuresBlock(r, ctx), warningsBlock(r, ctx),
     suggestionsBlock(r, ctx), rulesBlock(r, ctx), mathBlock(r, ctx), sourcesBlock([ctx.gpuEntry, ctx.modelEntry], ctx)]);
 }
 
 function renderError(body, err, ctx) {
-  dom.replace(body, [el('p', { class: 'status error', role: 'alert' },
+  dom.replace(body, [ctx.state ? toolsBlock(null, ctx) : null, el('p', { class: 'status error', role: 'alert' },
     ctx.t('custom.errorAt', { message: i18n.code('error', err.code, err.message), path: err.path || '/' }))]);
 }
 

@@ -79,6 +79,9 @@ function optionItem(o, s, modelId, all) {
   var figs = el('div', { class: 'rec-figs' }, [
     figure(t('detail.memory'), format.gib(L, o.total_gib)),
     figure(training ? t('fig.train') : t('fig.decode'), speed == null ? null : format.number(L, speed) + ' ' + t('unit.tokPerS')),
+    // Serving: what each of the batch's requests gets, and a month of it.
+    figure(t('fig.userSpeed'), o.user_tokens_per_s == null ? null : format.number(L, o.user_tokens_per_s) + ' ' + t('unit.tokPerS')),
+    figure(t('fig.perMonth'), moneyText(o, 'usd_per_month', s)),
     figure(t('fig.trainHours'), o.train_hours == null ? null : format.duration(L, o.train_hours, detailView.unitTexts(t))),
     figure(t('fig.usdPerHour'), moneyText(o, 'usd_per_hour', s, t('unit.perHour'))),
     figure(t('fig.purchase'), moneyText(o, 'purchase_usd', s)),
@@ -162,14 +165,67 @@ function objectiveLabels(s) {
   if (option) option.textContent = ctx.t(s.pr === 'purchase' ? 'obj.cheapestBuy' : 'obj.cheapestRent');
 }
 
-function presetNote(r) {
+// With a preset: the source document's own pick beside the engine's first,
+// each pick with its rank here and the figure the objective ranks by, or
+// why it is not ranked; then whether the two agree.
+function presetNote(r, s) {
   var box = $('#rec-preset');
   var p = r && r.preset;
   box.hidden = !p;
   if (!p) return;
-  var zh = i18n.lang() === 'zh';
-  box.textContent = ctx.t('rec.documentPicks', { preset: zh ? p.label_zh : p.label_en, picks: p.document_picks,
-    reason: i18n.has('preset.reason.' + p.id) ? ctx.t('preset.reason.' + p.id) : p.document_reason });
+  var zh = i18n.lang() === 'zh', t = ctx.t;
+  var head = el('p', null, t('rec.documentPicks', { preset: zh ? p.label_zh : p.label_en, picks: p.document_picks,
+    reason: i18n.has('preset.reason.' + p.id) ? t('preset.reason.' + p.id) : p.document_reason }));
+  var options = (r.options || []).slice().sort(function (a, b) { return a.rank - b.rank; });
+  var first = options[0];
+  var picks = (p.document_pick_gpus || []).map(function (id) {
+    var o = options.filter(function (x) { return x.gpu_id === id; })[0];
+    var ex = (r.excluded || []).filter(function (x) { return x.gpu_id === id; })[0];
+    return { id: id, option: o, excluded: ex };
+  }).filter(function (x) { return x.option || x.excluded; });
+  var items = picks.map(function (x) {
+    if (!x.option) {
+      var why = x.excluded.code === 'does_not_fit' ? t('rec.docTooMany', { n: r.max_gpus })
+        : i18n.code('reason', x.excluded.code, x.excluded.message);
+      return el('li', { dataset: { gpuId: x.id } }, t('rec.docExcluded', { gpu: gpuName(x.id), why: why }));
+    }
+    var o = x.option;
+    var mine = objectiveFigure(o, r, s), best = first && objectiveFigure(first, r, s);
+    return el('li', { dataset: { gpuId: x.id, rank: o.rank } }, o.rank === 1
+      ? t('rec.docFirst', { n: o.gpu_count, gpu: o.gpu_name, figure: mine || '' })
+      : t('rec.docRank', { n: o.gpu_count, gpu: o.gpu_name, rank: o.rank, figure: mine || t('rec.noFigure'), best: best || t('rec.noFigure'),
+        bestGpu: t('rec.config', { n: first.gpu_count, gpu: first.gpu_name }) }));
+  });
+  var agree = picks.some(function (x) { return x.option && x.option.rank === 1; });
+  var verdict = el('p', { class: 'preset-verdict', dataset: { agree: String(agree) } },
+    t(agree ? 'rec.docAgree' : 'rec.docDiffer', { objective: r.objective === 'cheapest'
+      ? t(r.pricing === 'purchase' ? 'obj.cheapestBuy' : 'obj.cheapestRent') : t('obj.' + r.objective) }));
+  dom.replace(box, [head, items.length ? el('ul', { class: 'list' }, items) : null, verdict]);
+}
+
+function perMTok() {
+  var u = ctx.t('unit.perMTok');
+  return u.charAt(0) === '/' ? u : ' ' + u;
+}
+
+function gpuName(id) {
+  var g = ctx.app.gpus.filter(function (x) { return x.id === id; })[0];
+  return g ? g.name : id;
+}
+
+// The figure the objective ranks by, as text (the engine's own fields).
+function objectiveFigure(o, r, s) {
+  var L = i18n.locale(), t = ctx.t, training = r.task !== 'inference';
+  switch (r.objective) {
+    case 'fastest': {
+      var v = training ? o.train_tokens_per_s : o.decode_tokens_per_s;
+      return v == null ? null : format.number(L, v) + ' ' + t('unit.tokPerS');
+    }
+    case 'cost_per_token': return moneyText(o, training ? 'cost_usd' : 'usd_per_million_tokens', s, training ? '' : perMTok());
+    case 'fewest_gpus': return t('rec.config', { n: o.gpu_count, gpu: o.gpu_name });
+    case 'lowest_power': return o.power_w == null ? null : format.power(L, o.power_w);
+    default: return r.pricing === 'purchase' ? moneyText(o, 'purchase_usd', s) : moneyText(o, 'usd_per_hour', s, t('unit.perHour'));
+  }
 }
 
 function render() {
@@ -194,7 +250,7 @@ function render() {
     }
     if (typeof r.cny_per_usd === 'number') ctx.app.cnyPerUsd = r.cny_per_usd;
     options = r.options || [];
-    presetNote(r);
+    presetNote(r, s);
     // Exactly what "Show N" says: the first N by rank (the engine may add
     // an option beyond them, such as the documents' own pick).
     var shown = options.slice().sort(function (a, b) { return (a.rank || 0) - (b.rank || 0); }).slice(0, s.top);
@@ -205,7 +261,7 @@ function render() {
     ctx.setStatus('');
   } catch (e) {
     dom.clear(list);
-    presetNote(null);
+    presetNote(null, s);
     ctx.showEngineError(e);
   }
   renderCompare(s, modelId, options);

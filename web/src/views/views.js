@@ -133,10 +133,12 @@ function renderDetail(s, ids) {
   var body = $('#detail-body');
   var model = customRows.modelRef(s, ids.model), gpu = customRows.gpuRef(s, ids.gpu);
   var mathOpen = !!($('#detail-math') && $('#detail-math').open);
-  var dctx = { t: ctx.t, locale: locale(), currency: currencyOf(s, i18n.lang()), count: s.cnt, mathOpen: mathOpen,
-    onCount: function (n) { ctx.change({ cnt: n }); } };
+  var gpuEntry = byId(ctx.app.gpus, ids.gpu);
+  var dctx = { t: ctx.t, locale: locale(), currency: currencyOf(s, i18n.lang()), state: s, mathOpen: mathOpen,
+    knobs: knobsFor(s, gpuEntry, null), change: ctx.change };
   try {
-    var r = engine.estimate(toEstimateRequest(s, model, gpu, s.cnt));
+    var r = engine.estimate(toEstimateRequest(s, model, gpu, s.cnt, { apple: dctx.knobs.apple }));
+    dctx.knobs = knobsFor(s, gpuEntry, r);
     if (r.cny_per_usd != null) ctx.app.cnyPerUsd = r.cny_per_usd;
     $('#detail-title').textContent = ctx.t('detail.title', { model: r.model.name || ids.model, gpu: r.gpu.name });
     dctx.caveats = caveatTexts(r.gpu.caveats || []);
@@ -147,6 +149,14 @@ function renderDetail(s, ids) {
     $('#detail-title').textContent = ids.model + ' · ' + ids.gpu;
     detailView.renderError(body, e, dctx);
   }
+}
+
+// Which plan knobs apply: training's, llama.cpp/Ollama's (by the engine the
+// estimate ran, else the one chosen), Apple's unified memory.
+function knobsFor(s, gpuEntry, r) {
+  var training = isTraining(s);
+  return { training: training, inference: !training, engine: r && r.scenario ? r.scenario.engine : s.eng,
+    apple: !!(gpuEntry && gpuEntry.vendor === 'apple') };
 }
 
 function byId(list, id) {
@@ -167,7 +177,8 @@ function onDetailClosed() {
   var s = state();
   if (!s.cell) return;
   var ids = splitCell(s.cell);
-  ctx.change({ cell: '', cnt: 'auto' });
+  // The counts a plan knob sets are the model's and the GPU's: they go with the detail.
+  ctx.change({ cell: '', cnt: 'auto', gpuLayers: null, cpuMoeLayers: null, wiredLimitGib: null });
   if (ids && s.view === 'matrix') matrixTable.focusCell(ids.model, ids.gpu);
 }
 

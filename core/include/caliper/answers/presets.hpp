@@ -2,7 +2,8 @@
 // The source articles' scenario table as presets: each sets a workload
 // (task, method, model size band, context, batch) and an objective. The GPUs
 // it gets come from the recommendation engine; the table's own picks are
-// kept only to compare with (tests/unit/test_presets.cpp).
+// kept to compare with: recommend lists them beside its ranking
+// (tests/unit/answers/test_presets.cpp).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,6 +15,9 @@
 #include "caliper/scenario.hpp"
 
 namespace caliper {
+
+// The article the scenario table comes from (its title, as published).
+inline constexpr const char* kPresetSource = "分布式训练中的加速卡选择 (GPU choice for distributed training), table 不同任务场景的推荐选型";
 
 struct Preset {
     std::string id;  // the page's preset ids: speech, lora, sft, pretrain, serving, multimodal
@@ -39,6 +43,10 @@ struct Preset {
     int maxGpus = 64;
     std::string documentPicks;   // the article's "推荐GPU" cell
     std::string documentReason;  // the article's "理由" cell, in English
+    // The catalog entries the cell's names cover, every form factor of a
+    // name ("A100 40G": SXM4 and PCIe), so the answer can rank them beside
+    // the engine's own picks.
+    std::vector<std::string> documentPickGpus;
 };
 
 const std::vector<Preset>& presets();

@@ -33,6 +33,9 @@ struct RecommendOptions {
     Pricing pricing = Pricing::Cloud;
     int maxGpus = 64;  // largest configuration considered
     int top = 10;      // options listed (plus the best of any tier missing from them)
+    // GPU ids whose best option is listed too, wherever it ranks (a preset's
+    // document picks, to compare with).
+    std::vector<std::string> alsoList;
 };
 
 // One thing to keep in mind about an option; `fromCatalog` marks a caveat id
@@ -62,6 +65,11 @@ struct RecommendOption {
     std::optional<double> purchaseUsd;          // cards only, no servers
     std::optional<double> usdPerMillionTokens;  // served tokens (inference) or trained tokens (training)
     std::optional<double> costUsd;              // the training run, when train_tokens is set
+    // Serving (inference): tokens/s each of the batch's requests gets (the
+    // serving engine's continuous-batching figure where it has one, else
+    // the decode rate shared by the batch) and the price of a month of it.
+    std::optional<double> userTokensPerS;
+    std::optional<double> usdPerMonth;
     double powerW = 0;
     WorkloadFigures workloadFigures;  // a non-LLM model's own figures (real-time factor, images/s, ...)
     bool priced = true;  // the figure the objective ranks by is known (price, speed or power)

@@ -1,0 +1,124 @@
+// The detail's plan knobs (docs/CONTRACT.md "Scenario"): each left on auto
+// says what the planner chose, as the native engine answers the same
+// request; a knob set goes into the URL and into the engine's request.
+'use strict';
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const h = require('./support/harness.js');
+const cli = require('./support/cli.js');
+
+function detailRequest(page) {
+  return page.evaluate(() => {
+    const C = window.__caliperPage, s = C.app.state, i = s.cell.indexOf('~');
+    const apple = C.app.gpus.some((g) => g.id === s.cell.slice(i + 1) && g.vendor === 'apple');
+    return C.requests.toEstimateRequest(s, s.cell.slice(0, i), s.cell.slice(i + 1), s.cnt, { apple: apple });
+  });
+}
+
+async function openDetail(context, url) {
+  const page = await h.openPage(context, url);
+  await page.waitForSelector('#detail[open] .detail-tools');
+  return page;
+}
+
+// After a knob changes: the detail rendered again for the new state.
+async function afterChange(page, hashPart) {
+  await page.waitForFunction((part) => location.hash.includes(part), hashPart);
+  await page.waitForSelector('#detail[open] .verdict');
+}
+
+h.forEachOrigin('plan knobs', (env) => {
+  test('training: GPU count, checkpointing and micro-batch show the planner\'s choice; set, they change the plan', async () => {
+    cli.requireCli();
+    const page = await openDetail(env.context, env.url('task=full&cell=llama-3.1-8b~rtx-4090'));
+    const auto = cli.estimate(await detailRequest(page));
+    // The planner's picks, from the native engine: the count, checkpointing on or off, the micro-batch.
+    assert.equal(await page.textContent('#detail-count-auto'), `auto: ${auto.gpu_count}`);
+    assert.equal(await page.textContent('#detail-ckpt-auto'), `auto: ${auto.plan.gradient_checkpointing ? 'on' : 'off'}`);
+    assert.equal(await page.textContent('#detail-micro-batch-auto'), `default: ${auto.plan.micro_batch}`);
+    const why = await page.textContent('#detail .plan-why');
+    assert.match(why, auto.plan.gradient_checkpointing ? /checkpointing on: needed to fit/ : /checkpointing off/);
+
+    // Any whole count (not only the sizes servers come in), and checkpointing off.
+    await page.fill('#detail-count', '7');
+    await page.press('#detail-count', 'Enter');
+    await afterChange(page, 'cnt=7');
+    await page.selectOption('#detail-ckpt', 'off');
+    await afterChange(page, 'ck=off');
+    // Checkpointing is the workload's: the scenario controls and the matrix follow the detail's choice.
+    assert.equal(await page.$eval('#checkpointing', (s) => s.value), 'off');
+    assert.equal((await h.pageState(page)).matrixRequest.gradient_checkpointing, false);
+    const req = await detailRequest(page);
+    assert.equal(req.gpu_count, 7);
+    assert.equal(req.gradient_checkpointing, false);
+    const set = cli.estimate(req);
+    assert.equal(set.gpu_count, 7);
+    assert.equal(set.plan.gradient_checkpointing, false);
+    assert.ok((await page.textContent('#detail .verdict')).includes(`${set.fits ? 'Fits' : 'Does not fit'} on 7 ×`));
+    assert.equal(await page.$('#detail-ckpt-auto'), null, 'no auto note once set');
+    await h.screenshot(page, `plan-knobs-training-${env.name}`);
+    await page.close();
+  });
+
+  test('the fabric between servers: a workload control the detail\'s multi-node plan follows', async () => {
+    const page = await openDetail(env.context, env.url('task=pretrain&g=64&cell=llama-3.1-70b~h100-sxm5-80gb'));
+    const ib = cli.estimate(await detailRequest(page));
+    assert.ok(ib.plan.nodes > 1, 'a multi-node plan');
+    await page.selectOption('#inter-node', 'ethernet-25g');
+    await afterChange(page, 'net=ethernet-25g');
+    const req = await detailRequest(page);
+    assert.deepEqual(req.interconnect, { inter_node: 'ethernet-25g' });
+    assert.deepEqual((await h.pageState(page)).matrixRequest.interconnect, req.interconnect);
+    const eth = cli.estimate(req);
+    // The engine's own account of each parallel group's link ("show the math"), now over 25 Gb/s Ethernet.
+    const links = (r) => r.explain.find((e) => e.term === 'train_links_gbps');
+    assert.match(links(ib).formula, /InfiniBand/);
+    assert.match(links(eth).formula, /Ethernet 25 Gb\/s/);
+    const shown = await page.$$eval('#detail-math tbody tr', (rows) => rows.map((row) => [row.querySelector('th span').title, row.querySelector('code').textContent]));
+    assert.deepEqual(shown.find((x) => x[0] === 'train_links_gbps'), ['train_links_gbps', links(eth).formula]);
+    assert.ok((await page.textContent('#detail .verdict')).includes(`on ${eth.plan.nodes} servers, ${eth.plan.gpus_per_node} GPUs per server`));
+    await page.close();
+  });
+
+  test('llama.cpp on a phone, in Chinese: MoE experts on the CPU and host RAM, with what auto chose', async () => {
+    const phone = await env.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const page = await openDetail(phone, env.url('lang=zh&eng=llama.cpp&cell=qwen3-30b-a3b~rtx-4090'));
+    await page.selectOption('#detail-offload', 'moe-experts');
+    await afterChange(page, 'off=moe-experts');
+    const r = cli.estimate(await detailRequest(page));
+    // llama.cpp --n-cpu-moe left to the planner: the fewest layers whose experts go to the CPU.
+    assert.equal(r.plan.offload, 'moe-experts');
+    assert.equal(await page.textContent('#detail-cpu-moe-auto'), `自动：${r.plan.cpu_moe_layers}`);
+    const ram = r.explain.find((e) => e.term === 'host_ram_gib').value;
+    assert.equal(await page.textContent('#detail-host-ram-auto'), `默认：${ram} GiB`);
+    assert.ok((await page.textContent('#detail .verdict')).includes(`${r.plan.cpu_moe_layers} 层的专家在 CPU 上`));
+    assert.ok((await page.textContent('#detail .plan-why')).includes('放到 CPU 的专家层取最少'));
+    // Less host RAM than the experts need: the engine refuses, the knobs stay to put it back.
+    await page.fill('#detail-host-ram', '8');
+    await page.press('#detail-host-ram', 'Enter');
+    await afterChange(page, 'ram=8');
+    const small = cli.estimate(await detailRequest(page));
+    assert.equal(small.fits, false, 'the experts do not fit in 8 GiB of host RAM');
+    assert.ok(await page.$('#detail-host-ram'), 'the knob is still there');
+    const width = await page.evaluate(() => document.querySelector('#detail').scrollWidth);
+    assert.ok(width <= 390, `the detail fits the phone (${width} px)`);
+    await h.screenshot(page, `plan-knobs-llamacpp-zh-phone-${env.name}`, { fullPage: false });
+    await page.close();
+  });
+
+  test('Apple: the GPU memory limit (macOS wired limit) changes the usable memory', async () => {
+    const page = await openDetail(env.context, env.url('cell=llama-3.1-8b~apple-m4-10c-24gb'));
+    const r = cli.estimate(await detailRequest(page));
+    assert.equal(await page.textContent('#detail-wired-auto'), `default: ${r.gpu.memory_gib} GiB`);
+    await page.fill('#detail-wired', '20');
+    await page.press('#detail-wired', 'Enter');
+    await afterChange(page, 'wl=20');
+    const req = await detailRequest(page);
+    assert.deepEqual(req.host, { gpu_wired_limit_gib: 20 });
+    assert.equal(cli.estimate(req).gpu.memory_gib, 20);
+    // Closing the detail drops the limit (it is this machine's), keeping the rest.
+    await page.click('#detail-close');
+    await page.waitForFunction(() => !location.hash.includes('wl='));
+    await page.close();
+  });
+});
