@@ -58,10 +58,10 @@ constexpr double kAllToAllPerLayer = 4.0;
 constexpr double kRingPassesKvForwardBackward = 3.0;
 
 struct StepTimes {
-    double computeS = 0, bubbleS = 0, tpExtraS = 0, dataParallelS = 0, expertS = 0, contextS = 0, offloadS = 0,
-           dequantS = 0;
+    double computeS = 0, bubbleS = 0, pipelineSendS = 0, tpExtraS = 0, dataParallelS = 0, expertS = 0, contextS = 0,
+           offloadS = 0, dequantS = 0;
     double totalS() const {
-        return computeS + bubbleS + tpExtraS + dataParallelS + expertS + contextS + offloadS + dequantS;
+        return computeS + bubbleS + pipelineSendS + tpExtraS + dataParallelS + expertS + contextS + offloadS + dequantS;
     }
 };
 
@@ -116,6 +116,20 @@ Layout layoutOf(const Scenario& s, const Plan& plan) {
 double pipelineBubbleS(const Layout& l, double computeS) {
     if (l.pp <= 1) return 0;
     return computeS * double(l.pp - 1) / (double(l.vp) * l.microbatches);
+}
+
+// Activations forward and their gradients backward cross every stage
+// boundary: each micro-batch leaves each of a GPU's vp chunks twice, a
+// micro-batch x hidden 16-bit tensor (sequence parallelism splits it over
+// tp). Megatron overlaps the sends with the next chunk's compute
+// (overlap_p2p_comm), so only time beyond the compute shows.
+double pipelineSendExposedS(const Scenario& s, const Workload& work, const Layout& l, double computeS) {
+    if (l.pp <= 1) return 0;
+    const Link link = groupLink(s, 2, l.modelParallel() > std::max(1, s.gpu.gpusPerNode));
+    if (link.busGBps <= 0) return 0;
+    const double bytes = l.micro / l.cp * work.hidden * kGradientBytes / l.tp;
+    const double sends = 2.0 * l.vp * l.microbatches;
+    return std::max(0.0, sends * (link.latencyS + bytes / (link.busGBps * kBytesPerGB)) - computeS);
 }
 
 // MoE token dispatch and combine between the expert-parallel ranks, over
@@ -199,6 +213,7 @@ StepTimes stepTimes(const Scenario& s, const Plan& plan, const Workload& work, c
     StepTimes t;
     t.computeS = l.micro * l.microbatches * flops.hardwarePerToken / l.modelParallel() / (mfu * peakFlops);
     t.bubbleS = pipelineBubbleS(l, t.computeS);
+    t.pipelineSendS = pipelineSendExposedS(s, work, l, t.computeS);
     bool expertAcrossNodes = false;
     t.expertS = expertAllToAllS(s, work, l, expertAcrossNodes);
     t.contextS = contextRingS(s, work, l, t.computeS * flops.attentionShare);
@@ -263,6 +278,10 @@ void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work,
                                "compute x (pp - 1) / (vp x micro-batches per step) = " + std::to_string(l.pp - 1) + " / (" +
                                    std::to_string(l.vp) + " x " + std::to_string(static_cast<long long>(l.microbatches)) + ")",
                                t.bubbleS});
+    }
+    if (t.pipelineSendS > 0) {
+        out.explain.push_back({"train_pp_send_exposed_s", "stage-boundary activations and gradients beyond the compute they overlap",
+                               t.pipelineSendS});
     }
     if (t.expertS > 0) out.explain.push_back({"train_ep_all_to_all_s", "MoE dispatch + combine, forward and backward, per MoE layer", t.expertS});
     if (t.contextS > 0) out.explain.push_back({"train_cp_ring_exposed_s", "ring-attention K/V passes beyond the attention compute", t.contextS});

@@ -68,6 +68,18 @@ TEST_CASE("the inter-node fabric sets the data-parallel link and its cost", "[cl
     CHECK(explained(a, "train_links_gbps") == Approx(44.0).epsilon(0.01));
     CHECK(explained(b, "train_links_gbps") == Approx(12.5 / 8 * 0.5).epsilon(0.01));
     CHECK(b["train_tflops_per_gpu"].get<double>() < a["train_tflops_per_gpu"].get<double>());
+    // A pipeline across servers sends each micro-batch's activations over the
+    // fabric: 8192 tokens x 8192 x 2 bytes / tp 8 = 16.8 MB, twice per chunk;
+    // at 0.2 GB/s per GPU (25 Gb/s per 8-GPU server over TCP) that outlasts
+    // the compute it overlaps, at 44 GB/s it hides.
+    Json slow = pretrain70b(32);
+    slow["interconnect"] = {{"inter_node", "ethernet-25g"}};
+    Json fast = pretrain70b(32);
+    fast["interconnect"] = {{"inter_node", "infiniband-ndr"}};
+    const Json slowAnswer = answer(slow);
+    CHECK(explained(slowAnswer, "train_pp_send_exposed_s") > 0);
+    CHECK(explained(answer(fast), "train_pp_send_exposed_s") == -1);  // hidden: no term
+    CHECK(slowAnswer["train_tokens_per_s"].get<double>() < answer(fast)["train_tokens_per_s"].get<double>() / 2);
     // Smaller servers: 4 GPUs per node doubles the nodes.
     Json four = pretrain70b(64);
     four["parallel"] = {{"tp", 4}, {"pp", 4}};
