@@ -69,7 +69,7 @@ constexpr double kNonTorchMultiGiB = 2.1;
 SchedulerDefaults schedulerDefaults(const Scenario& s) {
     SchedulerDefaults d;
     const double memory = s.gpu.memoryGib;
-    switch (s.engine) {
+    switch (runtimeOf(s.engine)) {
         case Engine::Sglang:
             d.stepTokenBudget = memory < kSglangSmallGiB ? 2048 : memory < kSglangLargeGiB ? 8192 : 16384;
             d.budgetCountsDecodes = false;
