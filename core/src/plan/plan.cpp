@@ -41,6 +41,22 @@ int stackLayers(const ModelSpec& m) { return std::max(1, m.layers + std::max(0, 
 
 bool trainingTask(const Scenario& s) { return s.task != Task::Inference; }
 
+// Training an MoE model under Megatron: expert parallelism across the GPUs of
+// a pipeline stage, kept inside one node so the token all-to-all stays on
+// NVLink (Megatron-Core MoE docs: EP within a node first; DeepSeek-V3 and
+// the Megatron-Bridge recipes set EP 8-64). The largest degree that divides
+// the experts, the stage's GPUs and the node.
+int expertDegree(const Scenario& s, const Plan& plan) {
+    if (s.parallel.ep > 0) return s.parallel.ep;
+    if (!trainingTask(s) || s.model.moe.experts <= 1 || s.engine != Engine::Megatron) return 1;
+    const int stageGpus = std::max(1, plan.gpuCount / std::max(1, plan.pp));
+    const int cap = std::min({stageGpus, std::max(1, s.gpu.gpusPerNode), s.model.moe.experts});
+    for (int e = cap; e > 1; --e) {
+        if (s.model.moe.experts % e == 0 && stageGpus % e == 0) return e;
+    }
+    return 1;
+}
+
 // Training tensor parallel: tp inside the NVLink domain, then the fewest
 // pipeline stages that fit, the rest data parallel.
 void megatronDegrees(const sizing::Inputs& in, Plan& plan) {
@@ -62,6 +78,7 @@ void megatronDegrees(const sizing::Inputs& in, Plan& plan) {
             if (rest % p != 0) continue;
             plan.pp = p;
             plan.dp = rest / p;
+            plan.ep = expertDegree(s, plan);
             if (sizing::planFits(in, plan)) break;
         }
     }
@@ -136,6 +153,7 @@ Plan planWith(const Inputs& in, int gpuCount, Strategy strategy) {
             break;
     }
     plan.pp = std::max(1, plan.pp);
+    plan.ep = expertDegree(s, plan);
     // `strategy` names what is really used (CONTRACT v2): a tensor plan whose
     // degree came out 1 is a pipeline of stages.
     if (plan.strategy == Strategy::Tensor && plan.tp == 1 && plan.pp > 1) plan.strategy = Strategy::Pipeline;

@@ -116,7 +116,7 @@ TEST_CASE("expert parallelism spreads routed experts and pays its all-to-all", "
     // Qwen3-30B-A3B: 128 routed experts in each of 48 layers; EP 8 keeps
     // 1/8 of them per GPU instead of all of them.
     Json r = {{"model", "qwen3-30b-a3b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"},
-              {"gpu_count", 16},         {"seq_len", 4096},          {"parallel", {{"strategy", "tensor"}, {"tp", 1}, {"pp", 2}}}};
+              {"gpu_count", 16},         {"seq_len", 4096},          {"parallel", {{"strategy", "tensor"}, {"tp", 1}, {"pp", 2}, {"ep", 1}}}};
     const Json replicated = answer(r);
     r["parallel"]["ep"] = 8;
     const Json spread = answer(r);
@@ -128,4 +128,20 @@ TEST_CASE("expert parallelism spreads routed experts and pays its all-to-all", "
     Json dense = pretrain70b(64);
     dense["parallel"]["ep"] = 8;
     CHECK(answer(dense, 2)["error"]["code"] == "incompatible_options");
+}
+
+TEST_CASE("pre-training an MoE model spreads its experts inside a node unless the request sets ep", "[clusters]") {
+    // Qwen3-30B-A3B has 128 routed experts; on 16 H100 (8 per node) the
+    // largest degree dividing the experts and the stage's GPUs within a node is 8.
+    const Json r = answer({{"model", "qwen3-30b-a3b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"}, {"gpu_count", 16}});
+    CHECK(r["plan"]["ep"] == 8);
+    const Json fixed = answer({{"model", "qwen3-30b-a3b"},
+                               {"gpu", "h100-sxm5-80gb"},
+                               {"task", "pretrain"},
+                               {"gpu_count", 16},
+                               {"parallel", {{"ep", 2}}}});
+    CHECK(fixed["plan"]["ep"] == 2);
+    CHECK(fixed["memory"]["weights_gib"].get<double>() > r["memory"]["weights_gib"].get<double>());
+    // A dense model keeps ep 1.
+    CHECK(answer(pretrain70b(64))["plan"]["ep"] == 1);
 }

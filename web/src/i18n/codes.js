@@ -60,6 +60,9 @@ var en = {
   'term.train_dp_comm_exposed_s': 'Exposed gradient communication per step', 'term.train_offload_s': 'Offload time per step',
   'term.train_dequant_s': 'NF4 dequantization per step', 'term.train_tokens_per_s': 'Training throughput',
   'term.train_hours': 'Time to train',
+  'term.train_links_gbps': 'Links between GPUs (slowest)', 'term.train_pipeline_bubble_s': 'Pipeline bubble per step',
+  'term.train_ep_all_to_all_s': 'Expert-parallel all-to-all per step',
+  'term.train_cp_ring_exposed_s': 'Exposed context-parallel ring per step',
   'term.usd_per_hour': 'Cloud price per hour', 'term.usd_per_million_tokens': 'Cost per million tokens',
   'term.cost_usd': 'Cost of the run', 'term.cost_cny': 'Cost of the run (CNY)', 'term.purchase_usd': 'Purchase price',
   'term.purchase_cny': 'Purchase price (CNY)', 'term.power_w': 'Power', 'term.energy_kwh': 'Energy for the run'
@@ -146,6 +149,8 @@ var zh = {
   'term.train_tp_comm_extra_s': '每步额外的张量并行通信', 'term.train_dp_comm_exposed_s': '每步未被掩盖的梯度通信',
   'term.train_offload_s': '每步卸载耗时', 'term.train_dequant_s': '每步 NF4 反量化耗时', 'term.train_tokens_per_s': '训练吞吐',
   'term.train_hours': '训练时长',
+  'term.train_links_gbps': '卡间链路（最慢）', 'term.train_pipeline_bubble_s': '每步流水线气泡',
+  'term.train_ep_all_to_all_s': '每步专家并行 all-to-all 通信', 'term.train_cp_ring_exposed_s': '每步未被掩盖的上下文并行环形通信',
   'term.usd_per_hour': '每小时云端价格', 'term.usd_per_million_tokens': '每百万 token 成本', 'term.cost_usd': '训练成本',
   'term.cost_cny': '训练成本（人民币）', 'term.purchase_usd': '购买价格', 'term.purchase_cny': '购买价格（人民币）',
   'term.power_w': '功耗', 'term.energy_kwh': '训练能耗',

@@ -175,7 +175,7 @@ var TERM_UNITS = { kv_bytes_per_token: 'unit.bytesPerToken', lora_params: 'unit.
   usd_per_hour: '$/h', usd_per_million_tokens: '$/Mtok' };
 var SUFFIX_UNITS = [[/_fraction$/, '%'], [/_tokens_per_s$/, 'unit.tokPerS'], [/_per_s$/, '/s'], [/_gib$/, 'GiB'],
   [/_gb$/, 'GB'], [/_ms$/, 'unit.ms'], [/_tflops$/, 'TFLOPS'], [/_kwh$/, 'unit.kwh'], [/_hours$/, 'unit.h'], [/_s$/, 'unit.s'],
-  [/_w$/, 'W'], [/_usd$/, '$'], [/_cny$/, '¥']];
+  [/_w$/, 'W'], [/_usd$/, '$'], [/_cny$/, '¥'], [/_gbps$/, 'GB/s']];
 function termUnit(term, t) {
   var unit = TERM_UNITS[term];
   for (var i = 0; !unit && i < SUFFIX_UNITS.length; i++) if (SUFFIX_UNITS[i][0].test(term)) unit = SUFFIX_UNITS[i][1];
