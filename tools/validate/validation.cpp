@@ -87,14 +87,6 @@ std::optional<double> mfu(const Catalog& catalog, const Json& result, const RowM
     return peak > 0 ? std::optional<double>(*tflops / peak) : std::nullopt;
 }
 
-// The value of one explain term, 0 when the result has none.
-double explained(const Json& result, const char* term) {
-    for (const Json& t : result.value("explain", Json::array())) {
-        if (t.value("term", "") == term) return number(t, "value");
-    }
-    return 0.0;
-}
-
 // Memory outside PyTorch's allocator, as the result's explain itemizes it:
 // the CUDA context and NCCL's own buffers; with allocatedOnly, also what the
 // caching allocator keeps reserved beyond live tensors: its fragmentation
@@ -102,8 +94,9 @@ double explained(const Json& result, const char* term) {
 // (torch.cuda.max_memory_allocated counts live tensors only,
 // max_memory_reserved counts the cache too).
 double outsideTorch(const Json& result, bool allocatedOnly) {
-    double gib = explained(result, "cuda_context_gib") + explained(result, "nccl_buffers_gib");
-    if (allocatedOnly) gib += explained(result, "allocator_reserve_gib") + explained(result, "varying_length_reserve_gib");
+    const Json& parts = part(part(result, "memory"), "overhead_parts");
+    double gib = number(parts, "cuda_context_gib") + number(parts, "nccl_buffers_gib");
+    if (allocatedOnly) gib += number(parts, "allocator_reserve_gib") + number(parts, "varying_length_reserve_gib");
     return gib;
 }
 

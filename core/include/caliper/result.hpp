@@ -9,6 +9,19 @@
 
 namespace caliper {
 
+// What the runtime overhead is made of, GiB per GPU: what lies outside
+// PyTorch's allocator (CUDA context, NCCL) and what the caching allocator
+// keeps reserved beyond live tensors, so a reader (or `caliper validate`)
+// can compare with nvidia-smi, max_memory_reserved or max_memory_allocated.
+struct OverheadParts {
+    double cudaContextGiB = 0;
+    double cudaGraphsGiB = 0;
+    double ncclBuffersGiB = 0;
+    double commBuffersGiB = 0;            // DDP / DeepSpeed gradient buckets, ZeRO-3 gathered parameters
+    double allocatorReserveGiB = 0;       // caching-allocator fragmentation reserve (training)
+    double varyingLengthReserveGiB = 0;   // blocks of earlier fine-tuning steps of other lengths
+};
+
 struct MemoryBreakdown {  // per GPU, for the fullest GPU of the plan, GiB
     double weightsGiB = 0;
     double kvCacheGiB = 0;
@@ -17,6 +30,7 @@ struct MemoryBreakdown {  // per GPU, for the fullest GPU of the plan, GiB
     double optimizerGiB = 0;
     double adapterGiB = 0;
     double overheadGiB = 0;
+    OverheadParts overheadParts;  // overheadGiB's pieces (the unused part of a KV pool is the rest)
     double totalGiB = 0;
     double cpuOffloadGiB = 0;  // host RAM the plan needs (whole job)
     // The KV-cache pool a serving engine pre-allocates on this GPU (vLLM and

@@ -57,6 +57,13 @@ Json memoryToJson(const MemoryBreakdown& m) {
             {"activations_gib", tidy(m.activationsGiB)}, {"gradients_gib", tidy(m.gradientsGiB)},
             {"optimizer_gib", tidy(m.optimizerGiB)},     {"adapter_gib", tidy(m.adapterGiB)},
             {"overhead_gib", tidy(m.overheadGiB)},       {"total_gib", tidy(m.totalGiB)},
+            {"overhead_parts",
+             {{"cuda_context_gib", tidy(m.overheadParts.cudaContextGiB)},
+              {"cuda_graphs_gib", tidy(m.overheadParts.cudaGraphsGiB)},
+              {"nccl_buffers_gib", tidy(m.overheadParts.ncclBuffersGiB)},
+              {"comm_buffers_gib", tidy(m.overheadParts.commBuffersGiB)},
+              {"allocator_reserve_gib", tidy(m.overheadParts.allocatorReserveGiB)},
+              {"varying_length_reserve_gib", tidy(m.overheadParts.varyingLengthReserveGiB)}}},
             {"cpu_offload_gib", tidy(m.cpuOffloadGiB)},
             {"kv_pool_gib", tidyOrNull(m.kvPoolGib)}};
 }

@@ -144,6 +144,8 @@ MemoryBreakdown evaluateStage(const Inputs& in, const Layout& layout, const Stag
     m.optimizerGiB = nonNegativeGib(t.optimizerBytes);
     m.adapterGiB = nonNegativeGib(t.adapterBytes);
     m.overheadGiB = nonNegativeGib(o.total() + pool.slack);
+    m.overheadParts = {nonNegativeGib(o.cudaContext), nonNegativeGib(o.cudaGraphs),     nonNegativeGib(o.nccl),
+                       nonNegativeGib(o.buffers),     nonNegativeGib(o.allocator), nonNegativeGib(o.varyingLengths)};
     m.totalGiB = nonNegativeGib(pool.total);
     m.cpuOffloadGiB = nonNegativeGib(t.hostBytes);
     if (pool.paged) m.kvPoolGib = nonNegativeGib(pool.pool);

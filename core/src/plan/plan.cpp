@@ -85,6 +85,18 @@ void megatronDegrees(const sizing::Inputs& in, Plan& plan) {
     plan.dp = std::max(1, rest / plan.pp);
 }
 
+// Megatron pipelines run the interleaved schedule: each stage's layers in
+// chunks of two (the Megatron-Bridge recipes: Llama 3 70B at PP 8 runs VP 5,
+// ten layers per stage in five chunks), which divides the bubble by the
+// chunk count (Narayanan et al. 2104.04473 section 2.2).
+constexpr int kLayersPerVirtualStage = 2;
+
+int virtualStages(const Scenario& s, const Plan& plan) {
+    if (s.parallel.vp > 0) return s.parallel.vp;
+    if (!trainingTask(s) || s.engine != Engine::Megatron || plan.pp <= 1) return 1;
+    return std::max(1, stackLayers(s.model) / plan.pp / kLayersPerVirtualStage);
+}
+
 // Replicas over what tensor, pipeline and context parallelism leave.
 int replicasOf(const Plan& plan) { return std::max(1, plan.gpuCount / (plan.tp * std::max(1, plan.pp) * plan.cp)); }
 
@@ -154,6 +166,7 @@ Plan planWith(const Inputs& in, int gpuCount, Strategy strategy) {
     }
     plan.pp = std::max(1, plan.pp);
     plan.ep = expertDegree(s, plan);
+    plan.vp = in.training ? virtualStages(s, plan) : 1;
     // `strategy` names what is really used (CONTRACT v2): a tensor plan whose
     // degree came out 1 is a pipeline of stages.
     if (plan.strategy == Strategy::Tensor && plan.tp == 1 && plan.pp > 1) plan.strategy = Strategy::Pipeline;

@@ -105,6 +105,13 @@ TEST_CASE("a valid request answers ok:true with every contract key", "[api]") {
     CHECK(result["memory"]["kv_pool_gib"].is_number());  // vLLM, the default inference engine
     CHECK(estimate(R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb","engine":"llama.cpp"})", 0)["memory"]["kv_pool_gib"]
               .is_null());
+    // The overhead's parts add up to it where no pre-allocated pool leaves slack (a training run).
+    const Json training = estimate(
+        R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb","task":"finetune","method":"full","gpu_count":8})", 0);
+    double parts = 0;
+    for (const auto& [key, value] : training["memory"]["overhead_parts"].items()) parts += value.get<double>();
+    CHECK(parts == Approx(training["memory"]["overhead_gib"].get<double>()).margin(1e-3));
+    CHECK(training["memory"]["overhead_parts"]["nccl_buffers_gib"].get<double>() > 0);  // eight GPUs talk
     // An inference scenario has no training speed (docs/CONTRACT.md: null when it does not apply).
     CHECK(result["train_tokens_per_s"].is_null());
     CHECK(result["decode_tokens_per_s"].is_number());

@@ -85,6 +85,9 @@ TEST_CASE("a pipeline pays its bubble, which interleaving divides", "[clusters]"
     // global batch 64 over dp 4 of micro-batch 1 gives m = 16 micro-batches per step.
     Json r = pretrain70b(128);
     r["global_batch"] = 64;
+    // Left out, vp follows the recipes: two layers per virtual stage (80 / 4 / 2 = 10).
+    CHECK(answer(r)["plan"]["vp"] == 10);
+    r["parallel"]["vp"] = 1;
     const Json plain = answer(r);
     REQUIRE(plain["plan"]["dp"] == 4);
     const double compute = explained(plain, "train_step_compute_s");
