@@ -38,7 +38,17 @@ bool nativeFp4(const GpuSpec& gpu) {
 
 LossKernel lossKernelOf(const Scenario& s) {
     if (s.lossKernel) return *s.lossKernel;
-    return s.engine == Engine::Megatron ? LossKernel::VocabParallel : LossKernel::Eager;
+    switch (s.engine) {
+        case Engine::Megatron: return LossKernel::VocabParallel;
+        // Unsloth patches the causal-LM loss with its Triton kernel
+        // (unsloth/kernels/cross_entropy_loss.py Fast_CrossEntropyLoss,
+        // patch_loss_functions): 16-bit logits in, logsumexp per row.
+        case Engine::Unsloth: return LossKernel::Fused;
+        // torchtune's recipes use CEWithChunkedOutputLoss (recipes/configs/
+        // llama3_1/8B_lora_single_device.yaml `loss:`; 8 output chunks).
+        case Engine::Torchtune: return LossKernel::Chunked;
+        default: return LossKernel::Eager;
+    }
 }
 
 bool fp32GradientsOf(const Scenario& s) {
@@ -55,12 +65,25 @@ bool runsWeightOnly(const Scenario& s) {
 WeightsChoice defaultWeights(const Scenario& s) {
     const WeightFormat base = s.gpu.supportsBf16 ? WeightFormat::Bf16 : WeightFormat::Fp16;
     if (s.method == Method::Qlora && s.task != Task::Inference) return {WeightFormat::Nf4Dq, "weights_qlora_nf4"};
+    if (s.engine == Engine::Ollama && s.task == Task::Inference) {
+        // Ollama's library tags default to Q4_K_M, the quantization its docs
+        // show (docs/import.md: `ollama create --quantize q4_K_M`, one of
+        // q4_K_S / q4_K_M / q8_0 it makes); gpt-oss ships its native MXFP4.
+        if (s.model.nativeWeights == WeightFormat::Mxfp4) return {WeightFormat::Mxfp4, "weights_native"};
+        return {WeightFormat::Q4_K_M, "weights_ollama_library"};
+    }
     if (!s.model.nativeWeights) return {base, "weights_native_16bit"};
     const WeightFormat native = *s.model.nativeWeights;
     // Fine-tuning and pre-training load quantized checkpoints dequantized to
     // 16-bit (OpenAI cookbook "Fine-tuning gpt-oss": Mxfp4Config(dequantize=True);
     // DeepSeek-V3 inference/fp8_cast_bf16.py for training frameworks).
     if (s.task != Task::Inference) return {base, "weights_training_16bit"};
+    if (s.engine == Engine::Mlx) {
+        // mlx-lm loads safetensors: 16-bit, or MLX's own affine quantization
+        // made by mlx_lm.convert; FP8/FP4 checkpoints load dequantized.
+        if (fp8Format(native) || fp4Format(native)) return {base, "weights_native_unsupported"};
+        return {native, "weights_native"};
+    }
     if (s.engine == Engine::LlamaCpp) {
         // GGUF carries MXFP4 as its own type (ggml MXFP4, added for gpt-oss);
         // FP8 checkpoints convert to Q8_0, the GGUF type of the same size.
@@ -141,6 +164,10 @@ void adaptToGpu(Scenario& s) {
     // FlashAttention-2 needs Ampere or newer on NVIDIA; other vendors ship
     // their own fused attention (ROCm CK, Metal), so it stays on there.
     if (!s.flashAttentionExplicit) s.flashAttention = s.gpu.flashAttention2 || s.gpu.vendor != "nvidia";
+    // Ollama leaves flash attention off unless OLLAMA_FLASH_ATTENTION is set
+    // (envconfig/config.go: FlashAttention = Bool("OLLAMA_FLASH_ATTENTION"),
+    // false when unset).
+    if (!s.flashAttentionExplicit && s.engine == Engine::Ollama) s.flashAttention = false;
 }
 
 }  // namespace caliper

@@ -41,7 +41,8 @@ struct Names<Engine> {
     static constexpr EnumName<Engine> table[] = {
         {Engine::Transformers, "transformers"}, {Engine::Vllm, "vllm"},           {Engine::Sglang, "sglang"},
         {Engine::TensorrtLlm, "tensorrt-llm"},  {Engine::LlamaCpp, "llama.cpp"}, {Engine::Deepspeed, "deepspeed"},
-        {Engine::Fsdp, "fsdp"},                 {Engine::Megatron, "megatron"}};
+        {Engine::Fsdp, "fsdp"},                 {Engine::Megatron, "megatron"},  {Engine::Unsloth, "unsloth"},
+        {Engine::Torchtune, "torchtune"},       {Engine::Mlx, "mlx"},            {Engine::Ollama, "ollama"}};
 };
 
 template <>

@@ -14,7 +14,9 @@ namespace caliper {
 
 enum class Task { Inference, Finetune, Pretrain };
 enum class Method { Full, Lora, Qlora };
-enum class Engine { Transformers, Vllm, Sglang, TensorrtLlm, LlamaCpp, Deepspeed, Fsdp, Megatron };
+// Unsloth and torchtune fine-tune; MLX (Apple) and Ollama serve. Their figures
+// follow the runtime named by runtimeOf (engines.cpp) plus their own mechanisms.
+enum class Engine { Transformers, Vllm, Sglang, TensorrtLlm, LlamaCpp, Deepspeed, Fsdp, Megatron, Unsloth, Torchtune, Mlx, Ollama };
 // AdamWBf16: pure bf16 training, moments in bf16 and no fp32 master copy
 // (what torch.optim.AdamW does on a model loaded in bf16 without autocast).
 enum class Optimizer { AdamW, AdamW8bit, PagedAdamW8bit, Sgd, Adafactor, AdamWBf16 };
@@ -97,6 +99,10 @@ struct Scenario {
     // where it is needed to fit (planner.cpp); gradientCheckpointing then
     // holds the chosen value.
     bool gradientCheckpointingAuto = false;
+    // gradient_checkpointing "offload": the checkpointed layer inputs live in
+    // host RAM between forward and backward (Unsloth's "unsloth" checkpointing,
+    // torchtune's enable_activation_offloading with checkpointing).
+    bool checkpointOffload = false;
     std::optional<LossKernel> lossKernel;  // empty = "auto": the engine's own (lossKernelOf)
     InterconnectSpec interconnect;
     // Full training's gradient buffer in fp32 (Megatron's main grads,
@@ -159,8 +165,20 @@ const char* toString(Offload);
 const char* toString(LossKernel);
 const char* toString(InterNode);
 
+// The runtime whose kernels, memory layout and efficiency constants an
+// engine's figures follow (engines.cpp): Ollama and MLX run as llama.cpp,
+// Unsloth as transformers, torchtune as FSDP; the others are their own.
+Engine runtimeOf(Engine engine);
+// Ollama's context per request (num_ctx): max_model_len where given, else
+// Ollama's default for the machine's VRAM, within the model's context.
+std::int64_t ollamaNumCtx(const Scenario& scenario);
+// The context each sequence's cache is sized for: Ollama's num_ctx, else
+// prompt + output.
+std::int64_t cacheContextTokens(const Scenario& scenario);
+
 // The loss kernel a scenario trains with: the request's, else the engine's
-// own (Megatron: vocab-parallel; the others: Hugging Face's eager loss).
+// own (Megatron: vocab-parallel; Unsloth: fused; torchtune: chunked; the
+// others: Hugging Face's eager loss).
 LossKernel lossKernelOf(const Scenario& scenario);
 // Whether full training keeps fp32 gradients: the request's choice, else
 // Megatron's default (Megatron-LM arguments.py turns on

@@ -68,14 +68,16 @@ void trainingChanges(const Scenario& s, const Plan& plan, Collector& c) {
     if (s.optimizer == Optimizer::AdamW) {
         c.consider("optimizer_8bit", "8-bit AdamW (bitsandbytes)", [](Scenario& x) { x.optimizer = Optimizer::AdamW8bit; });
     }
-    if (plan.gpuCount > 1 && !isShardedStrategy(plan.strategy) && s.engine != Engine::Megatron) {
+    // Unsloth shards nothing: its multi-GPU runs are DDP replicas.
+    const bool shards = runtimeOf(s.engine) != Engine::Megatron && s.engine != Engine::Unsloth;
+    if (plan.gpuCount > 1 && !isShardedStrategy(plan.strategy) && shards) {
         c.consider("zero3", "ZeRO-3 over the GPUs", [](Scenario& x) { x.parallel.strategy = Strategy::Zero3; });
     }
-    if (s.parallel.offload == Offload::None && s.engine != Engine::Megatron) {
-        const Strategy sharded = s.engine == Engine::Fsdp ? Strategy::Fsdp : Strategy::Zero3;
+    if (s.parallel.offload == Offload::None && shards) {
+        const Strategy sharded = runtimeOf(s.engine) == Engine::Fsdp ? Strategy::Fsdp : Strategy::Zero3;
         c.consider("offload_optimizer", "optimizer states in CPU RAM", [&](Scenario& x) {
             x.parallel.offload = Offload::Optimizer;
-            if (x.engine != Engine::Fsdp) x.parallel.strategy = Strategy::Zero3;
+            if (runtimeOf(x.engine) != Engine::Fsdp) x.parallel.strategy = Strategy::Zero3;
         });
         c.consider("offload_parameters", "parameters and optimizer states in CPU RAM", [&](Scenario& x) {
             x.parallel.offload = Offload::Parameters;
@@ -96,7 +98,7 @@ void trainingChanges(const Scenario& s, const Plan& plan, Collector& c) {
 
 void inferenceChanges(const Scenario& s, Collector& c) {
     const bool halfKv = s.kvCache == KvFormat::Bf16 || s.kvCache == KvFormat::Fp16 || s.kvCache == KvFormat::Fp32;
-    if (halfKv && s.engine == Engine::LlamaCpp) {
+    if (halfKv && runtimeOf(s.engine) == Engine::LlamaCpp) {
         c.consider("kv_cache_q8_0", "KV cache in q8_0", [](Scenario& x) { x.kvCache = KvFormat::Q8_0; });
     } else if (halfKv && s.gpu.supportsFp8) {
         c.consider("kv_cache_fp8", "KV cache in fp8", [](Scenario& x) { x.kvCache = KvFormat::Fp8; });

@@ -91,7 +91,7 @@ BatchLimit largestBatch(const Scenario& scenario) {
 
 std::vector<WeightFormat> weightFormatLadder(const Scenario& s) {
     using F = WeightFormat;
-    const bool llama = s.engine == Engine::LlamaCpp;
+    const bool llama = runtimeOf(s.engine) == Engine::LlamaCpp;
     const bool fp8Capable = s.gpu.supportsFp8 && !llama;
     const WeightFormat native = s.gpu.supportsBf16 ? F::Bf16 : F::Fp16;
     std::vector<WeightFormat> ladder{native};
@@ -102,7 +102,7 @@ std::vector<WeightFormat> weightFormatLadder(const Scenario& s) {
         ladder.push_back(F::Int8);
         ladder.push_back(F::AwqInt4);
         ladder.push_back(F::GptqInt4);
-        if (s.engine == Engine::Transformers) ladder.push_back(F::Nf4);
+        if (runtimeOf(s.engine) == Engine::Transformers) ladder.push_back(F::Nf4);
     }
     // The ladder starts at the checkpoint's own format (a quantized release
     // is never "quantized" to its own size again) and goes down only to

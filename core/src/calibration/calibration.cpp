@@ -22,7 +22,7 @@ constexpr double kMaxLayerOverheadS = 2e-3;
 }  // namespace
 
 EngineClass engineClass(Engine engine) {
-    switch (engine) {
+    switch (runtimeOf(engine)) {
         case Engine::LlamaCpp: return EngineClass::LlamaCpp;
         case Engine::Vllm: case Engine::Sglang: return EngineClass::GraphServing;
         case Engine::TensorrtLlm: return EngineClass::TensorrtLlm;
@@ -32,7 +32,7 @@ EngineClass engineClass(Engine engine) {
 
 FormatClass formatClass(Engine engine, WeightFormat format) {
     const WeightFormatInfo info = weightFormatInfo(format);
-    if (engine == Engine::LlamaCpp || info.gguf) return FormatClass::Gguf;
+    if (runtimeOf(engine) == Engine::LlamaCpp || info.gguf) return FormatClass::Gguf;
     if (format == WeightFormat::Nf4 || format == WeightFormat::Nf4Dq) return FormatClass::Bnb4;
     if (info.fourBit) return FormatClass::Int4;
     if (format == WeightFormat::Int8) return FormatClass::Int8;

@@ -28,7 +28,7 @@ constexpr const char* kWarningCodes[] = {
     "model_shape_assumed", "multi_node",            "no_bf16",               "no_ecc",
     "no_flash_attention_2", "no_fp8",               "no_gpus",               "no_nvlink",
     "no_power",          "no_price",                "no_speed",              "no_tensor_rate",
-    "nothing_fits",      "nvlink",                  "params_b_mismatch",     "partial_nvlink",
+    "nothing_fits",      "nvlink",                  "ollama_context_truncated", "params_b_mismatch", "partial_nvlink",
     "purchase_cards_only", "purchase_cost_per_token", "rack_power",          "scaled_out",
     "single_gpu",        "software_ecosystem",      "speed_unknown",         "tp_across_nodes",
     "tp_over_pcie",      "unpriced_last",

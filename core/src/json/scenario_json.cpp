@@ -71,13 +71,28 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
                                      : (r.ignore("optimizer"), Optimizer::AdamW);
     // QLoRA recipes always checkpoint (QLoRA paper §2), so that is its default;
     // otherwise "auto" lets the planner turn it on where it is needed to fit.
+    // Engines with their own default: Unsloth's get_peft_model examples pass
+    // use_gradient_checkpointing="unsloth" (README quick start: layer inputs
+    // offloaded to RAM); torchtune's recipes set
+    // enable_activation_checkpointing: True, enable_activation_offloading:
+    // False (recipes/configs/llama3_1/8B_lora_single_device.yaml).
+    const bool unsloth = s.engine == Engine::Unsloth, torchtune = s.engine == Engine::Torchtune;
     const Json* ckpt = r.raw("gradient_checkpointing");
-    if (ckpt && ckpt->is_string() && lowerText(ckpt->get<std::string>()) == "auto") {
+    const std::string ckptText = ckpt && ckpt->is_string() ? lowerText(ckpt->get<std::string>()) : "";
+    if (ckptText == "auto") {
         s.gradientCheckpointingAuto = training;
         s.gradientCheckpointing = false;
         r.ignore("gradient_checkpointing");
+    } else if (ckptText == "offload") {
+        s.gradientCheckpointing = training;
+        s.checkpointOffload = training;
+        r.ignore("gradient_checkpointing");
     } else if (ckpt && !ckpt->is_null() && !ckpt->is_boolean()) {
-        failType("invalid_value", r.pathOf("gradient_checkpointing"), "true, false or \"auto\"", *ckpt);
+        failType("invalid_value", r.pathOf("gradient_checkpointing"), "true, false, \"auto\" or \"offload\"", *ckpt);
+    } else if (training && (unsloth || torchtune) && !(ckpt && ckpt->is_boolean())) {
+        s.gradientCheckpointing = true;
+        s.checkpointOffload = unsloth;
+        r.ignore("gradient_checkpointing");
     } else {
         const bool given = ckpt && ckpt->is_boolean();
         s.gradientCheckpointing = r.boolOr("gradient_checkpointing", s.method == Method::Qlora);
@@ -225,7 +240,7 @@ WeightFormat parseWeightFormat(const Json& value, const std::string& path) {
 Engine parseEngine(const Json& value, const std::string& path) {
     return parseEnum<Engine>(value, path,
                      {{"llamacpp", Engine::LlamaCpp}, {"llama-cpp", Engine::LlamaCpp}, {"trtllm", Engine::TensorrtLlm},
-                      {"tensorrt_llm", Engine::TensorrtLlm}, {"hf", Engine::Transformers}});
+                      {"tensorrt_llm", Engine::TensorrtLlm}, {"hf", Engine::Transformers}, {"mlx-lm", Engine::Mlx}});
 }
 
 ModelSpec resolveModel(const Catalog& catalog, const Json& value, const std::string& path,

@@ -78,7 +78,7 @@ double servingChunkTokens(const Scenario& s) {
 double llamaCppComputeBytes(const Inputs& in, const Stage& stage, const Explain& ex) {
     const Scenario& s = *in.scenario;
     const ModelShape& sh = in.shape;
-    const double context = double(s.batch) * double(s.promptTokens + s.outputTokens);
+    const double context = double(s.batch) * double(cacheContextTokens(s));
     const double nCtx = std::ceil(context / 256) * 256;
     const double ubatch = std::min(kLlamaCppUbatch, nCtx);
     // Per layer: f32 MLP intermediates (or top-k expert copies) and, without
@@ -102,7 +102,7 @@ double llamaCppComputeBytes(const Inputs& in, const Stage& stage, const Explain&
 
 double quantizedWorkspaceBytes(const Inputs& in) {
     const Scenario& s = *in.scenario;
-    if (s.engine != Engine::Transformers) return 0;  // fused kernels (Marlin, GEMV) dequantize on the fly
+    if (runtimeOf(s.engine) != Engine::Transformers) return 0;  // fused kernels (Marlin, GEMV) dequantize on the fly
     if (s.weights == WeightFormat::Nf4 || s.weights == WeightFormat::Nf4Dq) {
         return in.shape.largestLinear * kBnb4bitInferenceWorkspaceBytes;
     }
@@ -115,7 +115,7 @@ double quantizedWorkspaceBytes(const Inputs& in) {
 double inferenceActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
     const Scenario& s = *in.scenario;
     const ModelShape& sh = in.shape;
-    if (s.engine == Engine::LlamaCpp) {
+    if (runtimeOf(s.engine) == Engine::LlamaCpp) {
         const double bytes = llamaCppComputeBytes(in, stage, ex);
         ex.add("activations_gib", "the llama.cpp compute buffer above", bytesToGiB(bytes));
         return bytes;
@@ -124,17 +124,17 @@ double inferenceActivationBytes(const Inputs& in, const Layout& layout, const St
     const double prompt = double(std::max<std::int64_t>(s.promptTokens, 1));
     double tokens = 0, logits = 0, scores = 0;
     const char* why = "";
-    if (s.engine == Engine::Transformers) {
+    if (runtimeOf(s.engine) == Engine::Transformers) {
         tokens = double(s.batch) * prompt;
         why = "the whole prompt of every sequence in one forward pass";
         if (stage.last) logits = tokens * sh.vocab * kFullPromptLogitBytes;
         if (!s.flashAttention) scores = double(s.batch) * sh.heads / layout.tp * prompt * prompt * kEagerScoreBytes;
     } else {
-        const bool trt = s.engine == Engine::TensorrtLlm;
+        const bool trt = runtimeOf(s.engine) == Engine::TensorrtLlm;
         tokens = trt ? kTrtllmMaxTokens : servingChunkTokens(s);
         why = trt ? "TensorRT-LLM max_num_tokens" : "the profile run of a chunked-prefill batch";
         if (stage.last) logits = kServingMaxSeqs * sh.vocab * kSamplerBytesPerLogit;
-        if (s.engine == Engine::Vllm) {
+        if (runtimeOf(s.engine) == Engine::Vllm) {
             const bool large = s.gpu.memoryGib >= kLargeGpuGiB && s.gpu.name.find("A100") == std::string::npos;
             const double sampler =
                 stage.last ? (large ? kVllmMaxSeqsLarge : kServingMaxSeqs) * sh.vocab * kVllmSamplerBytesPerLogit : 0;

@@ -35,7 +35,7 @@ struct LayerCache {
 LayerCache layerCache(const Scenario& s, const ModelShape& shape) {
     const ModelSpec& m = s.model;
     if (m.attention == AttentionKind::Mla) {
-        if (s.engine == Engine::Transformers) {
+        if (runtimeOf(s.engine) == Engine::Transformers) {
             // The Hugging Face DeepSeek code caches decompressed K and V per head.
             return {double(shape.heads) * (m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim + m.mla.vHeadDim), true};
         }
@@ -59,11 +59,11 @@ struct CacheTokens {
 };
 
 CacheTokens cacheTokens(const Scenario& s) {
-    const double context = double(s.promptTokens + s.outputTokens);
+    const double context = double(cacheContextTokens(s));
     const double batch = double(s.batch);
     const double window = s.model.slidingWindow > 0 ? s.model.slidingWindow : context;
     CacheTokens t;
-    switch (s.engine) {
+    switch (runtimeOf(s.engine)) {
         case Engine::LlamaCpp: {
             // One contiguous cache of n_ctx cells shared by the parallel
             // sequences, allocated up front; SWA layers keep window x n_seq +
@@ -107,7 +107,7 @@ CacheLayers cacheLayers(const ModelSpec& m, const ModelShape& shape) {
 
 // Bytes per element of the linear/SSM state: vLLM and SGLang keep it in the
 // model dtype (mamba_ssm_cache_dtype "auto"), llama.cpp in F32 (llama-memory-recurrent.cpp).
-double linearStateElementBytes(const Scenario& s) { return s.engine == Engine::LlamaCpp ? 4.0 : 2.0; }
+double linearStateElementBytes(const Scenario& s) { return runtimeOf(s.engine) == Engine::LlamaCpp ? 4.0 : 2.0; }
 
 // Fixed state of the linear/SSM layers of all sequences on one GPU; tensor
 // parallelism splits their value heads.
@@ -145,8 +145,9 @@ void explainKv(const Inputs& in, const Layout& layout, double stageShare, double
                    ? fmt(" + a %d-wide sparse-attention indexer key per layer", s.model.sparse.indexHeadDim).c_str()
                    : ""); },
            cache.elements * elementBytes * (layers.full + layers.sliding) + indexerBytesPerToken(s, layers));
-    const char* layout0 = s.engine == Engine::LlamaCpp ? ", one n_ctx cache padded to 256 cells"
-                          : s.engine == Engine::Vllm   ? ", whole 16-token blocks"
+    const char* layout0 = s.engine == Engine::Ollama ? ", Ollama's num_ctx per sequence (not the prompt), padded to 256 cells"
+                          : runtimeOf(s.engine) == Engine::LlamaCpp ? ", one n_ctx cache padded to 256 cells"
+                          : runtimeOf(s.engine) == Engine::Vllm   ? ", whole 16-token blocks"
                                                        : "";
     ex.add("kv_cache_gib",
            [&] { return fmt("%.0f cached tokens per full layer (%lld sequences x %lld prompt + %lld output tokens%s) x bytes per "

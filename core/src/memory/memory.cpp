@@ -26,7 +26,7 @@ constexpr double kFitHeadroom = 0.02;
 constexpr double kTrtllmFreeFraction = 0.9;
 
 bool servingPool(const Scenario& s) {
-    return s.task == Task::Inference && (s.engine == Engine::Vllm || s.engine == Engine::Sglang);
+    return s.task == Task::Inference && (runtimeOf(s.engine) == Engine::Vllm || runtimeOf(s.engine) == Engine::Sglang);
 }
 
 struct PoolResult {
@@ -54,7 +54,7 @@ PoolResult applyPool(const Scenario& s, double nonKv, double kv) {
             r.slack = r.pool - kv;
             r.total = budget;
         }
-    } else if (s.engine == Engine::TensorrtLlm) {
+    } else if (runtimeOf(s.engine) == Engine::TensorrtLlm) {
         r.paged = true;
         r.pool = std::max(0.0, kTrtllmFreeFraction * (capacity - nonKv));
         if (kv <= r.pool) {
@@ -94,6 +94,7 @@ StageBytes stageTensors(const Inputs& in, const Layout& layout, const Stage& st,
         t.buffersBytes = states.buffers;
         t.hostBytes += states.hostBytes;
         t.activationsBytes = trainingActivationBytes(in, layout, st, ex);
+        t.hostBytes += offloadedCheckpointBytes(in, layout, st);
     } else {
         t.weightsBytes = weightBytes(in, layout, st, ex);
         t.kvCacheBytes = kvBytes(in, layout, st, ex);
@@ -104,7 +105,7 @@ StageBytes stageTensors(const Inputs& in, const Layout& layout, const Stage& st,
 
 void explainPool(const Scenario& s, const PoolResult& pool, double kvCacheBytes, const Explain& ex) {
     if (!pool.paged || !ex.on()) return;
-    const std::string budget = s.engine == Engine::TensorrtLlm
+    const std::string budget = runtimeOf(s.engine) == Engine::TensorrtLlm
                                    ? std::string("0.9 x the memory left free")
                                    : fmt("gpu_memory_utilization %.2f x %.2f GiB", s.gpuMemoryUtilization, s.gpu.memoryGib);
     ex.add("kv_pool_gib",
@@ -197,7 +198,7 @@ MemoryEstimate estimateMemory(const sizing::Inputs& in, const Plan& plan, bool w
 
 double usableMemoryGiB(const Scenario& s) {
     if (sizing::servingPool(s)) return s.gpuMemoryUtilization * s.gpu.memoryGib;
-    if (s.task == Task::Inference && s.engine == Engine::TensorrtLlm) return s.gpu.memoryGib;
+    if (s.task == Task::Inference && runtimeOf(s.engine) == Engine::TensorrtLlm) return s.gpu.memoryGib;
     return s.gpu.memoryGib * (1 - sizing::kFitHeadroom);
 }
 

@@ -47,7 +47,7 @@ constexpr double kTrainingAllocatorReserve = 0.10;
 constexpr double kVaryingLengthLossCopies = 1.0;
 
 bool usesNccl(const Inputs& in, const Layout& layout) {
-    return layout.count > 1 && in.scenario->engine != Engine::LlamaCpp;
+    return layout.count > 1 && runtimeOf(in.scenario->engine) != Engine::LlamaCpp;
 }
 
 }  // namespace

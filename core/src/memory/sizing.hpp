@@ -140,6 +140,8 @@ double weightBytes(const Inputs& in, const Layout& layout, const Stage& stage, c
 double kvBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
 double inferenceActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
 double trainingActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
+// Checkpointed layer inputs kept in host RAM (gradient_checkpointing "offload").
+double offloadedCheckpointBytes(const Inputs& in, const Layout& layout, const Stage& stage);
 // Peak bytes of the logits and the cross-entropy loss over the vocabulary for
 // one micro-batch on the GPU that holds lm_head (memory/train_activations.cpp).
 double lossWorkingSetBytes(const Inputs& in, const Layout& layout);

@@ -56,6 +56,16 @@ constexpr double kLogitsCoeffFused = 4;
 // cross_entropy on each bf16 chunk saves its bf16 log-softmax (2 bytes); no
 // fp32 upcast, no shifted copy; the gradient is made one chunk at a time.
 constexpr double kLogitsCoeffChunked = 4;
+// Unsloth's Fast_CrossEntropyLoss (unsloth/kernels/cross_entropy_loss.py)
+// saves the 16-bit logits and an fp32 logsumexp per row, and its backward
+// writes the gradient into the logits tensor and returns it (`return
+// (logits, None, ...)`): 2 bytes per logit.
+constexpr double kLogitsCoeffUnslothFused = 2;
+// torchtune's CEWithChunkedOutputLoss (torchtune/modules/loss/
+// ce_chunked_output_loss.py) upcasts one chunk at a time (`logits.float()`)
+// but cross_entropy saves every chunk's fp32 log-softmax for backward, beside
+// the 16-bit logit chunks the model returned: 2 + 4 bytes per logit.
+constexpr double kLogitsCoeffTorchtuneChunked = 6;
 // QLoRA dequantizes one weight matrix at a time to bf16 for its matmul.
 constexpr double kDequantBytes = 2;
 
@@ -100,8 +110,8 @@ double lossBytesPerLogit(const Scenario& s) {
     if (elementBytes(s) == 4) return kLogitsCoeff32;
     switch (lossKernelOf(s)) {
         case LossKernel::VocabParallel: return kLogitsCoeffVocabParallel;
-        case LossKernel::Fused: return kLogitsCoeffFused;
-        case LossKernel::Chunked: return kLogitsCoeffChunked;
+        case LossKernel::Fused: return s.engine == Engine::Unsloth ? kLogitsCoeffUnslothFused : kLogitsCoeffFused;
+        case LossKernel::Chunked: return s.engine == Engine::Torchtune ? kLogitsCoeffTorchtuneChunked : kLogitsCoeffChunked;
         default: return kLogitsCoeff16;
     }
 }
@@ -111,10 +121,20 @@ double lossWorkingSetBytes(const Inputs& in, const Layout& layout) {
     return lossBytesPerLogit(s) * double(s.seqLen) * double(s.batch) * in.shape.vocab / layout.tp / layout.cp;
 }
 
+double offloadedCheckpointBytes(const Inputs& in, const Layout& layout, const Stage& stage) {
+    const Scenario& s = *in.scenario;
+    if (!s.gradientCheckpointing || !s.checkpointOffload) return 0;
+    return stage.layers * stage.inFlight * perLayerBytes(in, layout).stored;
+}
+
 double trainingActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
     const Scenario& s = *in.scenario;
     const PerLayer layer = perLayerBytes(in, layout);
-    const double held = stage.layers * stage.inFlight * layer.stored;
+    // Offloaded checkpoints (Unsloth_Offloaded_Gradient_Checkpointer:
+    // hidden_states.to("cpu", non_blocking=True) in forward, back to the GPU
+    // in backward) leave one layer's input on the GPU at a time.
+    const bool offloaded = s.gradientCheckpointing && s.checkpointOffload;
+    const double held = offloaded ? layer.stored : stage.layers * stage.inFlight * layer.stored;
     const double recompute = s.gradientCheckpointing ? layer.full : 0;
     const double logitsCoeff = lossBytesPerLogit(s);
     const double logits = stage.last ? lossWorkingSetBytes(in, layout) : 0;
@@ -134,7 +154,8 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                    (layout.tp > 1 ? fmt(", / tensor parallel %d", layout.tp) : std::string()).append(
                        layout.cp > 1 ? fmt(", / context parallel %d", layout.cp) : std::string()).c_str(),
                    bytesToGiB(layer.full),
-                   s.gradientCheckpointing ? "checkpointed layer inputs 2*s*b*h" : "all layers stored",
+                   offloaded ? "checkpointed layer inputs 2*s*b*h in host RAM, one on the GPU at a time; of"
+                   : s.gradientCheckpointing ? "checkpointed layer inputs 2*s*b*h" : "all layers stored",
                    stage.layers, stage.inFlight, bytesToGiB(held),
                    s.gradientCheckpointing ? fmt(" + one layer recomputed %.3f GiB", bytesToGiB(recompute)).c_str() : "",
                    logitsCoeff, in.shape.vocab, toString(lossKernelOf(s)), bytesToGiB(logits),

@@ -107,7 +107,7 @@ TrainingStates fsdpStates(const Inputs& in, const Layout& layout, const Shares& 
 TrainingStates replicatedStates(const Inputs& in, const Layout& layout, const Shares& sh) {
     const Scenario& s = *in.scenario;
     const double wb = weightBytesPerParam(s);
-    const bool megatron = s.engine == Engine::Megatron;
+    const bool megatron = runtimeOf(s.engine) == Engine::Megatron;
     const bool fp32Grads = fp32GradientsOf(s);
     const double opt = masterCopyBytes(in) + optimizerStateBytes(in, false);
     TrainingStates t;

@@ -97,7 +97,7 @@ double communicationBuffers(const Inputs& in, const Layout& layout, double train
         live = params * (in.lora ? in.weights.linearBits / 8 : weightBytesPerParam(s));
     }
     const double h2 = in.shape.hidden * in.shape.hidden;
-    const bool native = s.engine == Engine::Deepspeed;
+    const bool native = runtimeOf(s.engine) == Engine::Deepspeed;
     const double reduce = native ? kDeepSpeedBucketElements : h2;
     const double second = layout.strategy == Strategy::Zero3 ? (native ? kDeepSpeedPrefetchElements : kHfPrefetchShare * h2)
                                                              : (native ? kDeepSpeedBucketElements : h2);
@@ -122,7 +122,7 @@ const char* splitName(const Scenario& s, Strategy strategy) {
         case Strategy::Zero1:
         case Strategy::Zero2: return "ZeRO-1/2 (DeepSpeed accounting)";
         case Strategy::Fsdp: return "FSDP full shard";
-        default: return s.engine == Engine::Megatron ? "Megatron distributed optimizer" : "replicated";
+        default: return runtimeOf(s.engine) == Engine::Megatron ? "Megatron distributed optimizer" : "replicated";
     }
 }
 

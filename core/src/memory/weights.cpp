@@ -56,7 +56,7 @@ WeightParts weightParts(const Scenario& s, const ModelShape& shape, const ParamC
     w.layerBytes = (linear + blockOther * side.other / 8) / shape.stackLayers;
     w.extraBytes = extraParams * side.extra / 8;
     const double positionBytes = positions * side.extra / 8;  // learned positions are not quantized
-    if (s.engine == Engine::LlamaCpp) {
+    if (runtimeOf(s.engine) == Engine::LlamaCpp) {
         // llama.cpp keeps token_embd in host memory (the input layer always
         // runs on the CPU) and loads output.weight, or a copy of a tied table,
         // on the GPU that holds the last layers (llama-model.cpp).

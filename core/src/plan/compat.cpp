@@ -14,12 +14,63 @@ namespace caliper {
 bool isGgufFormat(WeightFormat format) { return format >= WeightFormat::Q8_0; }
 
 bool isTrainingEngine(Engine engine) {
-    return engine == Engine::Deepspeed || engine == Engine::Fsdp || engine == Engine::Megatron;
+    return engine == Engine::Deepspeed || engine == Engine::Fsdp || engine == Engine::Megatron ||
+           engine == Engine::Unsloth || engine == Engine::Torchtune;
 }
 
 bool engineRunsJob(Engine engine, bool inference) {
     return engine == Engine::Transformers || isTrainingEngine(engine) != inference;
 }
+
+namespace {
+
+// The engine-specific rules of checkScenario: which task, platform and
+// options each engine takes.
+void checkEngine(const Scenario& s) {
+    const bool training = s.task != Task::Inference;
+    const Engine e = s.engine;
+    const std::string name = toString(e);
+    if (training && (e == Engine::Vllm || e == Engine::Sglang || e == Engine::TensorrtLlm || e == Engine::LlamaCpp ||
+                     e == Engine::Ollama || e == Engine::Mlx)) {
+        fail("incompatible_options", "/engine", name + " is an inference engine");
+    }
+    if (!training && isTrainingEngine(e) && e != Engine::Deepspeed) {
+        fail("incompatible_options", "/engine", name + " is a training framework");
+    }
+    // Unsloth and torchtune are fine-tuning libraries (Unsloth: one GPU or
+    // DDP replicas; torchtune: post-training recipes); pre-training from
+    // scratch at scale needs megatron, fsdp or deepspeed.
+    if (s.task == Task::Pretrain && (e == Engine::Unsloth || e == Engine::Torchtune)) {
+        fail("incompatible_options", "/engine",
+             name + " fine-tunes; pre-train with megatron, fsdp or deepspeed (continued pre-training: task finetune, method full)");
+    }
+    // MLX runs on Apple silicon's Metal GPU only (ml-explore/mlx README).
+    if (e == Engine::Mlx && s.gpu.vendor != "apple") {
+        fail("incompatible_options", "/engine", "mlx runs on Apple silicon only; " + s.gpu.name + " is not an Apple GPU");
+    }
+    // Unsloth's kernels are Triton kernels for NVIDIA GPUs, CUDA capability
+    // 7.0 and up (Unsloth README, "Key Features").
+    if (e == Engine::Unsloth && s.gpu.vendor == "nvidia" && !s.gpu.computeCapability.empty() &&
+        std::atof(s.gpu.computeCapability.c_str()) < 7.0) {
+        fail("incompatible_options", "/engine", "unsloth needs CUDA capability 7.0 or newer; " + s.gpu.name + " has " +
+                                                    s.gpu.computeCapability);
+    }
+    const Strategy st = s.parallel.strategy;
+    if (e == Engine::Unsloth && st != Strategy::Auto && st != Strategy::Single && st != Strategy::Ddp) {
+        fail("incompatible_options", "/parallel/strategy",
+             std::string("unsloth runs multi-GPU as DDP replicas, not ") + toString(st));
+    }
+    if (e == Engine::Torchtune && st != Strategy::Auto && st != Strategy::Single && st != Strategy::Fsdp) {
+        fail("incompatible_options", "/parallel/strategy",
+             std::string("torchtune's distributed recipes shard with FSDP2, not ") + toString(st));
+    }
+    if (s.checkpointOffload && e != Engine::Unsloth && e != Engine::Torchtune) {
+        fail("incompatible_options", "/gradient_checkpointing",
+             "gradient_checkpointing \"offload\" is Unsloth's and torchtune's (activation offloading), not " + name + "'s");
+    }
+}
+
+}  // namespace
 
 namespace {
 
@@ -48,16 +99,10 @@ void checkScenario(const Scenario& s) {
         fail("incompatible_options", "/weights",
              std::string("QLoRA trains adapters over 4-bit base weights (nf4); got ") + toString(s.weights));
     }
-    if (training && (s.engine == Engine::Vllm || s.engine == Engine::Sglang || s.engine == Engine::TensorrtLlm ||
-                     s.engine == Engine::LlamaCpp)) {
-        fail("incompatible_options", "/engine", std::string(toString(s.engine)) + " is an inference engine");
-    }
-    if (!training && (s.engine == Engine::Fsdp || s.engine == Engine::Megatron)) {
-        fail("incompatible_options", "/engine", std::string(toString(s.engine)) + " is a training framework");
-    }
-    if (isGgufFormat(s.weights) && s.engine != Engine::LlamaCpp && s.engine != Engine::Vllm) {
+    checkEngine(s);
+    if (isGgufFormat(s.weights) && s.engine != Engine::LlamaCpp && s.engine != Engine::Ollama && s.engine != Engine::Vllm) {
         fail("incompatible_options", "/weights",
-             std::string("GGUF format ") + toString(s.weights) + " needs llama.cpp (or vLLM's GGUF loader)");
+             std::string("GGUF format ") + toString(s.weights) + " needs llama.cpp, Ollama (or vLLM's GGUF loader)");
     }
     // FP8 matmuls need Ada/Hopper (cc 8.9+). vLLM and SGLang run FP8 weights on
     // Ampere as weight-only (Marlin, cc >= 8.0); anything older cannot.
@@ -78,7 +123,7 @@ void checkScenario(const Scenario& s) {
                  std::to_string(s.model.heads) + " attention heads");
     }
     const bool cpuOffload = s.parallel.offload == Offload::Layers || s.parallel.offload == Offload::MoeExperts;
-    if (cpuOffload && (s.engine != Engine::LlamaCpp || training)) {
+    if (cpuOffload && (runtimeOf(s.engine) != Engine::LlamaCpp || s.engine == Engine::Mlx || training)) {
         fail("incompatible_options", "/parallel/offload",
              std::string("offload \"") + toString(s.parallel.offload) + "\" is llama.cpp's (-ngl / --n-cpu-moe) for inference");
     }
@@ -159,7 +204,7 @@ std::vector<Warning> compatibilityWarnings(const Scenario& s, const Plan& plan) 
         add(out, "fp8_weight_only", "no FP8 tensor cores before Ada/Hopper: FP8 weights run weight-only (W8A16)");
     }
     const bool fp4 = s.weights == WeightFormat::Mxfp4 || s.weights == WeightFormat::Nvfp4;
-    if (fp4 && !nativeFp4(gpu) && !training && s.engine != Engine::LlamaCpp) {
+    if (fp4 && !nativeFp4(gpu) && !training && runtimeOf(s.engine) != Engine::LlamaCpp) {
         add(out, "fp4_weight_only", std::string("no FP4 tensor cores before Blackwell: ") + toString(s.weights) +
                                         " weights are dequantized to 16-bit inside the GEMM (weight-only, Marlin-class "
                                         "kernels): memory as " + toString(s.weights) +
@@ -188,6 +233,13 @@ std::vector<Warning> compatibilityWarnings(const Scenario& s, const Plan& plan) 
     }
     if (training && !gpu.ecc && plan.gpuCount * plan.nodes >= 8) {
         add(out, "no_ecc", gpu.name + " has no ECC memory: long multi-GPU runs risk silent errors");
+    }
+    // Ollama truncates a prompt longer than num_ctx (llm/server.go
+    // "truncating input prompt"); the figures keep the request's tokens.
+    if (!training && s.engine == Engine::Ollama && s.promptTokens + s.outputTokens > ollamaNumCtx(s)) {
+        add(out, "ollama_context_truncated",
+            "prompt + output (" + std::to_string(s.promptTokens + s.outputTokens) + " tokens) exceed Ollama's num_ctx of " +
+                std::to_string(ollamaNumCtx(s)) + ": Ollama truncates the prompt; set num_ctx (max_model_len) or OLLAMA_CONTEXT_LENGTH");
     }
     const std::int64_t context = training ? s.seqLen : s.promptTokens + s.outputTokens;
     if (s.model.maxContext > 0 && context > s.model.maxContext) {

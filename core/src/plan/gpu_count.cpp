@@ -37,7 +37,7 @@ const std::vector<int>& candidateCounts() {
 // Strategies whose per-GPU memory does not fall with more GPUs.
 bool replicated(const Scenario& s, Strategy strategy) {
     if (strategy == Strategy::Single) return true;
-    if (strategy == Strategy::Ddp) return s.engine != Engine::Megatron;  // Megatron's distributed optimizer shards
+    if (strategy == Strategy::Ddp) return runtimeOf(s.engine) != Engine::Megatron;  // Megatron's distributed optimizer shards
     const bool replicaStates = strategy == Strategy::Zero1 || strategy == Strategy::Zero2;
     return s.task == Task::Inference && replicaStates;
 }

@@ -114,9 +114,10 @@ void inferenceTensorDegrees(const Scenario& s, Plan& plan) {
 
 Strategy defaultStrategy(const Scenario& s, int gpuCount) {
     if (gpuCount <= 1) return Strategy::Single;
-    if (!trainingTask(s)) return s.engine == Engine::LlamaCpp ? Strategy::LayerSplit : Strategy::Tensor;
-    if (s.engine == Engine::Fsdp) return Strategy::Fsdp;
-    if (s.engine == Engine::Megatron) return Strategy::Tensor;
+    if (!trainingTask(s)) return runtimeOf(s.engine) == Engine::LlamaCpp ? Strategy::LayerSplit : Strategy::Tensor;
+    if (runtimeOf(s.engine) == Engine::Fsdp) return Strategy::Fsdp;
+    if (runtimeOf(s.engine) == Engine::Megatron) return Strategy::Tensor;
+    if (s.engine == Engine::Unsloth) return Strategy::Ddp;  // replicas only (planner.cpp)
     return Strategy::Zero3;
 }
 

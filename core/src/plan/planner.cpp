@@ -25,8 +25,13 @@ bool training(const Scenario& s) { return s.task != Task::Inference; }
 // FSDP full-shard parameters too (and pay an all-gather per layer).
 std::vector<Strategy> trainingStrategies(const Scenario& s) {
     if (s.parallel.strategy != Strategy::Auto) return {s.parallel.strategy};
-    if (s.engine == Engine::Megatron) return {Strategy::Tensor};
-    if (s.engine == Engine::Fsdp) return {Strategy::Ddp, Strategy::Fsdp};
+    if (runtimeOf(s.engine) == Engine::Megatron) return {Strategy::Tensor};
+    // Unsloth runs one GPU per process: over several GPUs, DDP replicas
+    // (accelerate / torchrun); torchtune's distributed recipes always shard
+    // with FSDP2 (recipes/full_finetune_distributed.py, shard_model).
+    if (s.engine == Engine::Unsloth) return {Strategy::Ddp};
+    if (s.engine == Engine::Torchtune) return {Strategy::Fsdp};
+    if (runtimeOf(s.engine) == Engine::Fsdp) return {Strategy::Ddp, Strategy::Fsdp};
     return {Strategy::Ddp, Strategy::Zero1, Strategy::Zero2, Strategy::Zero3};
 }
 
@@ -210,7 +215,7 @@ Choice choose(const Scenario& request, int maxGpus) {
     const Known known{&on, leanest ? &*leanest : nullptr};
     std::optional<Candidate> best = bestAt(offPtr, on, count, known);
     if (request.gpuCountAuto && best && !training(request) && best->plan.pp > 1 &&
-        request.engine != Engine::LlamaCpp && request.parallel.strategy == Strategy::Auto) {
+        runtimeOf(request.engine) != Engine::LlamaCpp && request.parallel.strategy == Strategy::Auto) {
         for (int n : tensorCountsAbove(request, count, maxGpus)) {
             std::optional<Candidate> wider = bestAt(offPtr, on, n, Known{});
             if (wider && wider->tokensPerS / n > best->tokensPerS / count * (1 + 1e-9)) {

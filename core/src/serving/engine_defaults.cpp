@@ -82,7 +82,7 @@ SchedulerDefaults schedulerDefaults(const Scenario& s) {
 SchedulerDefaults rawSchedulerDefaults(const Scenario& s) {
     SchedulerDefaults d;
     const double memory = s.gpu.memoryGib;
-    switch (s.engine) {
+    switch (runtimeOf(s.engine)) {
         case Engine::Sglang:
             d.stepTokenBudget = memory < kSglangSmallGiB ? 2048 : memory < kSglangLargeGiB ? 8192 : 16384;
             d.budgetCountsDecodes = false;

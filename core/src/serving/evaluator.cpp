@@ -15,7 +15,7 @@ Evaluator::Evaluator(const Scenario& scenario, const Plan& plan, const MemoryBre
     const double perRequest = tokensPerRequest(scenario_, model_);
     // Every attention group holds its own requests' KV.
     running_ = perRequest > 0 ? std::floor(pool_.tokens / perRequest) * model_.layout.attentionDp : 0;
-    if (scenario_.engine == Engine::LlamaCpp && running_ >= 1) {
+    if (runtimeOf(scenario_.engine) == Engine::LlamaCpp && running_ >= 1) {
         running_ = double(std::max<std::int64_t>(1, scenario_.batch));  // its slots hold the request's context
     }
 }

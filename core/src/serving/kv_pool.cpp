@@ -36,7 +36,7 @@ KvPool kvPool(const Scenario& s, const StepModel& model, const MemoryBreakdown& 
     p.bytesPerToken = model.work.kvBytesPerToken * model.kvShare / l.pp;
     const double total = s.gpu.memoryGib;
     p.nonTorchGiB = nonTorchMemoryGiB(s, l.attentionTp);
-    switch (s.engine) {
+    switch (runtimeOf(s.engine)) {
         case Engine::TensorrtLlm:
             p.poolGiB = kTrtllmFreeFraction *
                         (total - memory.weightsGiB - memory.activationsGiB - kCudaContextGiB - p.nonTorchGiB);
@@ -56,7 +56,9 @@ KvPool kvPool(const Scenario& s, const StepModel& model, const MemoryBreakdown& 
         const double block = std::max(1.0, model.engine.kvBlockTokens);
         p.tokens = std::floor(gibToBytes(p.poolGiB) / p.bytesPerToken / block) * block;
     }
-    p.maxModelLen = s.maxModelLen ? double(*s.maxModelLen) : double(std::max<std::int64_t>(1, s.promptTokens + s.outputTokens));
+    p.maxModelLen = s.engine == Engine::Ollama ? double(ollamaNumCtx(s))
+                    : s.maxModelLen ? double(*s.maxModelLen)
+                                    : double(std::max<std::int64_t>(1, s.promptTokens + s.outputTokens));
     p.maxConcurrency = p.maxModelLen > 0 ? p.tokens * l.attentionDp / p.maxModelLen : 0;
     return p;
 }

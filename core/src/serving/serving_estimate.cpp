@@ -22,8 +22,8 @@ std::string text(const char* format, double a, double b = 0) {
 
 bool continuousBatching(const Scenario& s) {
     if (s.task != Task::Inference) return false;
-    return s.engine == Engine::Vllm || s.engine == Engine::Sglang || s.engine == Engine::TensorrtLlm ||
-           s.engine == Engine::LlamaCpp;
+    return runtimeOf(s.engine) == Engine::Vllm || runtimeOf(s.engine) == Engine::Sglang || runtimeOf(s.engine) == Engine::TensorrtLlm ||
+           runtimeOf(s.engine) == Engine::LlamaCpp;
 }
 
 std::optional<ServingFigures> estimateServing(const Scenario& s, const Plan& plan, const MemoryBreakdown& memory,

@@ -14,7 +14,7 @@ namespace {
 // and eager PyTorch (transformers; DeepSpeed/FSDP/Megatron serve the same way).
 // ---------------------------------------------------------------------------
 bool graphEngine(Engine engine) {
-    return engine == Engine::Vllm || engine == Engine::Sglang || engine == Engine::TensorrtLlm;
+    return runtimeOf(engine) == Engine::Vllm || runtimeOf(engine) == Engine::Sglang || runtimeOf(engine) == Engine::TensorrtLlm;
 }
 
 // gpt-fast README (A100-80GB at 330 W, CUDA graphs via torch.compile):
@@ -136,7 +136,7 @@ const char* toString(GpuFamily family) {
 }
 
 PeakRate matmulPeak(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    if (engine == Engine::LlamaCpp) return llamaCppPeak(gpu);
+    if (runtimeOf(engine) == Engine::LlamaCpp) return llamaCppPeak(gpu);
     PeakRate peak;
     if (format == WeightFormat::Fp32 && gpu.fp32Tflops) return {*gpu.fp32Tflops, "fp32_tflops"};
     if (fp8Weights(format) && gpu.supportsFp8 && gpu.fp8Tflops) return {*gpu.fp8Tflops, "fp8_tflops"};
@@ -157,18 +157,18 @@ namespace {
 // The sourced values above are priors; data/calibration.json scales them
 // per group (calibration/calibration.hpp, tools/calibrate).
 double priorDecodeBandwidthFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    if (engine == Engine::LlamaCpp) return llamaCppConstants(gpu).bandwidthFraction;
+    if (runtimeOf(engine) == Engine::LlamaCpp) return llamaCppConstants(gpu).bandwidthFraction;
     const double base = graphEngine(engine) ? kGraphBandwidthFraction : kEagerBandwidthFraction;
     return base * formatBandwidthFactor(engine, format);
 }
 
 double priorDecodeLayerOverheadS(Engine engine, const GpuSpec& gpu) {
-    if (engine == Engine::LlamaCpp) return llamaCppConstants(gpu).layerOverheadS;
+    if (runtimeOf(engine) == Engine::LlamaCpp) return llamaCppConstants(gpu).layerOverheadS;
     return graphEngine(engine) ? kGraphLayerOverheadS : kEagerLayerOverheadS;
 }
 
 double priorPrefillComputeFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    if (engine == Engine::LlamaCpp) {
+    if (runtimeOf(engine) == Engine::LlamaCpp) {
         double fraction = llamaCppConstants(gpu).prefillFraction;
         if (weightFormatInfo(format).floatFormat) {
             fraction *= nvidia(gpu) ? kLlamaCppF16PrefillFactorCuda : kLlamaCppF16PrefillFactorOther;
@@ -178,7 +178,7 @@ double priorPrefillComputeFraction(Engine engine, WeightFormat format, const Gpu
         return fraction;
     }
     if (fp8Weights(format) && gpu.supportsFp8 && gpu.fp8Tflops) return kGraphFp8PrefillFraction;
-    if (engine == Engine::TensorrtLlm) return kTensorrtPrefillFraction;
+    if (runtimeOf(engine) == Engine::TensorrtLlm) return kTensorrtPrefillFraction;
     return graphEngine(engine) ? kGraphPrefillFraction : kEagerPrefillFraction;
 }
 

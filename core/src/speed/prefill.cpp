@@ -24,8 +24,8 @@ constexpr double kActivationBytes = 2.0;
 constexpr double kEagerScorePasses = 4.0;
 
 double chunkTokens(Engine engine, double tokens) {
-    if (engine == Engine::LlamaCpp) return std::min(tokens, kLlamaCppUbatchTokens);
-    if (engine == Engine::Vllm || engine == Engine::Sglang) return std::min(tokens, kVllmChunkTokens);
+    if (runtimeOf(engine) == Engine::LlamaCpp) return std::min(tokens, kLlamaCppUbatchTokens);
+    if (runtimeOf(engine) == Engine::Vllm || runtimeOf(engine) == Engine::Sglang) return std::min(tokens, kVllmChunkTokens);
     return tokens;
 }
 

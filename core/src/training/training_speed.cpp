@@ -188,7 +188,17 @@ double dataParallelExposedS(const Scenario& s, const Plan& plan, const Workload&
 // of every GPU in the node, and streamed weights for parameter offload.
 double offloadS(const Scenario& s, const Workload& work, const Layout& l, double computeS) {
     const double pcie = hostLink(s.gpu).busGBps * kBytesPerGB;
-    if (s.parallel.offload == Offload::None || pcie <= 0) return 0;
+    if (pcie <= 0) return 0;
+    double checkpointS = 0;
+    if (s.gradientCheckpointing && s.checkpointOffload) {
+        // Each layer's 16-bit input goes to host RAM in forward and back in
+        // backward with non-blocking copies that overlap compute
+        // (Unsloth_Offloaded_Gradient_Checkpointer: "we mask the movement via
+        // non blocking calls"): only what outlasts the compute shows.
+        const double bytes = 2.0 * kGradientBytes * work.hidden * l.micro / (l.tp * l.cp) * work.layers / l.pp * l.microbatches;
+        checkpointS = std::max(0.0, bytes / pcie - computeS);
+    }
+    if (s.parallel.offload == Offload::None) return checkpointS;
     const double ownParams = trainableParams(s, work) / (double(l.tp) * l.pp * l.dp);
     double t = 2.0 * kGradientBytes * ownParams / pcie +
                ownParams * std::max(1, s.gpu.gpusPerNode) * kCpuAdamBytesPerParam / (kHostMemoryGBps * kBytesPerGB);
@@ -196,7 +206,7 @@ double offloadS(const Scenario& s, const Workload& work, const Layout& l, double
         const double streamed = 2.0 * kGradientBytes * work.totalParams / (double(l.tp) * l.pp) / pcie;
         t += std::max(0.0, streamed - kPrefetchOverlap * computeS);
     }
-    return t;
+    return t + checkpointS;
 }
 
 double qloraDequantS(const Scenario& s, const Workload& work, const Layout& l) {

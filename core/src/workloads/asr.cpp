@@ -39,7 +39,7 @@ constexpr double kEagerDecoderLayerOverheadS = 64e-6;
 double paramsOf(const ModelSpec& m, ComponentRole role) { return componentParamsOf(m, role); }
 
 double decoderLayerOverheadS(const Scenario& s, const PipelineRates& r) {
-    const bool graphs = s.engine == Engine::Vllm || s.engine == Engine::Sglang || s.engine == Engine::TensorrtLlm;
+    const bool graphs = runtimeOf(s.engine) == Engine::Vllm || runtimeOf(s.engine) == Engine::Sglang || runtimeOf(s.engine) == Engine::TensorrtLlm;
     return graphs ? r.layerOverheadS : kEagerDecoderLayerOverheadS;
 }
 

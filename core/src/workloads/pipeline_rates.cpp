@@ -46,7 +46,7 @@ constexpr double kEagerStreamFraction = 0.75;
 constexpr double kGraphStreamFraction = 0.80;
 
 bool graphEngine(Engine engine) {
-    return engine == Engine::Vllm || engine == Engine::Sglang || engine == Engine::TensorrtLlm;
+    return runtimeOf(engine) == Engine::Vllm || runtimeOf(engine) == Engine::Sglang || runtimeOf(engine) == Engine::TensorrtLlm;
 }
 
 // Elementwise kernels stream at the eager fraction of peak bandwidth above.

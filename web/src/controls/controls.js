@@ -14,7 +14,8 @@ var WEIGHT_LABELS = { fp32: 'FP32', bf16: 'BF16', fp16: 'FP16', fp8: 'FP8', int8
   'gptq-int4': 'GPTQ int4', 'awq-int4': 'AWQ int4', mxfp4: 'MXFP4' };
 // Labels of the engines (state/vocabulary.js lists them).
 var ENGINE_LABELS = { transformers: 'Transformers', vllm: 'vLLM', sglang: 'SGLang', 'tensorrt-llm': 'TensorRT-LLM',
-  'llama.cpp': 'llama.cpp', deepspeed: 'DeepSpeed', fsdp: 'PyTorch FSDP', megatron: 'Megatron-LM' };
+  'llama.cpp': 'llama.cpp', ollama: 'Ollama', mlx: 'MLX (Apple)', deepspeed: 'DeepSpeed', fsdp: 'PyTorch FSDP',
+  megatron: 'Megatron-LM', unsloth: 'Unsloth', torchtune: 'torchtune' };
 var DEBOUNCE_MS = 160;
 
 var ctx = null;  // {getState, onChange, t, cnyPerUsd}

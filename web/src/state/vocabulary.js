@@ -13,7 +13,8 @@ var WEIGHT_GROUPS = [
   ['wgroup.4bit', ['nf4', 'gptq-int4', 'awq-int4', 'mxfp4']],
   ['wgroup.gguf', ['Q8_0', 'Q6_K', 'Q5_K_M', 'Q4_K_M', 'Q4_0', 'Q3_K_M', 'Q2_K']]];
 var WEIGHTS = [].concat.apply(['auto'], WEIGHT_GROUPS.map(function (g) { return g[1]; }));
-var ENGINES = ['auto', 'transformers', 'vllm', 'sglang', 'tensorrt-llm', 'llama.cpp', 'deepspeed', 'fsdp', 'megatron'];
+var ENGINES = ['auto', 'transformers', 'vllm', 'sglang', 'tensorrt-llm', 'llama.cpp', 'ollama', 'mlx', 'deepspeed', 'fsdp',
+  'megatron', 'unsloth', 'torchtune'];
 var OBJECTIVES = ['cheapest', 'fastest', 'cost_per_token', 'fewest_gpus', 'lowest_power'];
 var PRICING = ['cloud', 'purchase'];
 var CURRENCIES = ['usd', 'cny'];
