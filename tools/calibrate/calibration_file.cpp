@@ -119,32 +119,6 @@ std::string calibrationJson(const RowSet& set, const CrossReport& report) {
                          {"rows", b.rows}});
     }
     doc["bands"] = bands;
-    Json accuracy = Json::array();
-    for (const KindAccuracy& k : report.kinds) {
-        Json a;
-        a["kind"] = k.kind;
-        a["rows_with_error"] = k.rows;
-        a["refitted"] = k.refitted;
-        a["in_sample_median_pct"] = r4(k.inMedianPct);
-        a["in_sample_p90_pct"] = r4(k.inP90Pct);
-        a["cross_validated_median_pct"] = r4(k.crossMedianPct);
-        a["cross_validated_p90_pct"] = r4(k.crossP90Pct);
-        a["known_setup_rows"] = k.knownRows;
-        a["known_setup_cross_validated_median_pct"] = r4(k.knownCrossMedianPct);
-        a["fit_checks"] = k.fitChecks;
-        a["fit_correct"] = k.fitCorrect;
-        a["band_rows"] = k.bandRows;
-        a["band_covered"] = k.bandCovered;
-        if (k.systemRows > 0) {
-            a["leave_one_engine_system_out_median_pct"] = r4(k.systemMedianPct);
-            a["leave_one_engine_system_out_p90_pct"] = r4(k.systemP90Pct);
-        }
-        accuracy.push_back(a);
-    }
-    doc["accuracy"] = accuracy;
-    Json sources = Json::array();
-    for (const auto& [source, count] : report.sources) sources.push_back({{"source", source}, {"rows", count}});
-    doc["sources"] = sources;
     return compactLines(doc);
 }
 
@@ -188,6 +162,34 @@ std::string calibrationRowsJson(const CrossReport& report) {
                           {"own_row_ids", own}});
     }
     doc["serving_groups"] = groups;
+    // The accuracy the constants give, per kind, and the rows per source: for
+    // readers, not for the engine, so kept out of the file built into it.
+    Json accuracy = Json::array();
+    for (const KindAccuracy& k : report.kinds) {
+        Json a;
+        a["kind"] = k.kind;
+        a["rows_with_error"] = k.rows;
+        a["refitted"] = k.refitted;
+        a["in_sample_median_pct"] = r4(k.inMedianPct);
+        a["in_sample_p90_pct"] = r4(k.inP90Pct);
+        a["cross_validated_median_pct"] = r4(k.crossMedianPct);
+        a["cross_validated_p90_pct"] = r4(k.crossP90Pct);
+        a["known_setup_rows"] = k.knownRows;
+        a["known_setup_cross_validated_median_pct"] = r4(k.knownCrossMedianPct);
+        a["fit_checks"] = k.fitChecks;
+        a["fit_correct"] = k.fitCorrect;
+        a["band_rows"] = k.bandRows;
+        a["band_covered"] = k.bandCovered;
+        if (k.systemRows > 0) {
+            a["leave_one_engine_system_out_median_pct"] = r4(k.systemMedianPct);
+            a["leave_one_engine_system_out_p90_pct"] = r4(k.systemP90Pct);
+        }
+        accuracy.push_back(a);
+    }
+    doc["accuracy"] = accuracy;
+    Json sources = Json::array();
+    for (const auto& [source, count] : report.sources) sources.push_back({{"source", source}, {"rows", count}});
+    doc["sources"] = sources;
     return doc.dump(1) + "\n";
 }
 

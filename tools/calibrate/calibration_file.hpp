@@ -1,7 +1,7 @@
 #pragma once
-// The calibration's files: data/calibration.json (constants, bands and the
-// accuracy they give, built into the engine) and data/calibration-rows.json
-// (the ids of the rows each fitted constant rests on).
+// The calibration's files: data/calibration.json (constants and bands, built
+// into the engine) and data/calibration-rows.json (the ids of the rows each
+// fitted constant rests on, the accuracy per kind they give, rows per source).
 #include <iosfwd>
 #include <string>
 #include <vector>
