@@ -8,6 +8,7 @@
 
 #include "caliper/model/formats.hpp"
 #include "caliper/units.hpp"
+#include "memory/sizing.hpp"
 #include "speed/efficiency.hpp"
 #include "speed/speed_parts.hpp"
 #include "training/training_efficiency.hpp"
@@ -90,8 +91,8 @@ double microbatchesPerStep(const Scenario& s, const Plan& plan) {
     return m;
 }
 
-struct Layout {
-    int tp = 1, pp = 1, dp = 1, cp = 1, ep = 1, vp = 1;
+// The plan's degrees as the memory model resolves them, and the step's shape.
+struct Layout : sizing::Layout {
     double micro = 0;         // tokens per micro-batch per replica
     double microbatches = 1;  // per optimizer step
     int modelParallel() const { return tp * pp * cp; }  // GPUs of one replica
@@ -99,12 +100,7 @@ struct Layout {
 
 Layout layoutOf(const Scenario& s, const Plan& plan) {
     Layout l;
-    l.tp = std::max(1, plan.tp);
-    l.pp = std::max(1, plan.pp);
-    l.dp = std::max(1, plan.dp);
-    l.cp = std::max(1, plan.cp);
-    l.ep = std::max(1, plan.ep);
-    l.vp = std::max(1, plan.vp);
+    static_cast<sizing::Layout&>(l) = sizing::layoutOf(plan);
     l.micro = microTokens(s);
     l.microbatches = microbatchesPerStep(s, plan);
     return l;
