@@ -29,9 +29,9 @@ enum class Compared {
     ServingTpsPerGpu,    // serving.output_tokens_per_s_per_gpu
     KvCacheTokens,       // serving.kv_cache_tokens
     MaxConcurrency,      // serving.max_concurrency
-    KvPoolGib,           // the KV pool per GPU (explain serving_kv_pool_gib)
+    KvPoolGib,           // serving.kv_pool_gib: the KV pool per GPU the engine allocates at start-up
     ActivationsGib,      // memory.activations_gib
-    NonTorchGib,         // explain serving_non_torch_gib
+    NonTorchGib,         // serving.non_torch_gib: memory outside PyTorch its start-up profile subtracts
 };
 
 struct RowMapping {

@@ -122,14 +122,6 @@ Prediction servingFigure(const Json& result, const char* key, double scale) {
     return v ? Prediction{*v * scale, ""} : Prediction{std::nullopt, std::string("serving.") + key};
 }
 
-// A start-up memory figure the result states only in its explanation.
-Prediction servingTerm(const Json& result, const char* term) {
-    for (const Json& t : result.value("explain", Json::array())) {
-        if (t.value("term", "") == term) return {number(t, "value"), ""};
-    }
-    return {std::nullopt, term};
-}
-
 Prediction predict(const Catalog& catalog, const Json& result, const RowMapping& m) {
     const double perGpu = m.perGpu ? std::max(1.0, number(result, "gpu_count")) : 1.0;
     auto rate = [&](const std::optional<double>& v, const char* field) {
@@ -149,8 +141,8 @@ Prediction predict(const Catalog& catalog, const Json& result, const RowMapping&
         case Compared::ServingTpsPerGpu: return servingFigure(result, "output_tokens_per_s_per_gpu", 1.0);
         case Compared::KvCacheTokens: return servingFigure(result, "kv_cache_tokens", 1.0);
         case Compared::MaxConcurrency: return servingFigure(result, "max_concurrency", 1.0);
-        case Compared::KvPoolGib: return servingTerm(result, "serving_kv_pool_gib");
-        case Compared::NonTorchGib: return servingTerm(result, "serving_non_torch_gib");
+        case Compared::KvPoolGib: return servingFigure(result, "kv_pool_gib", 1.0);
+        case Compared::NonTorchGib: return servingFigure(result, "non_torch_gib", 1.0);
         case Compared::ActivationsGib: return {number(part(result, "memory"), "activations_gib"), ""};
         default: return memoryPrediction(result, m.compared);
     }

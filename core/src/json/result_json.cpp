@@ -114,6 +114,8 @@ Json servingToJson(const std::optional<ServingFigures>& f) {
             {"requests_per_s", tidy(f->requestsPerS)},
             {"kv_cache_tokens", tidyOrNull(f->kvCacheTokens)},
             {"max_concurrency", tidyOrNull(f->maxConcurrency)},
+            {"kv_pool_gib", tidy(f->kvPoolGiB)},
+            {"non_torch_gib", tidy(f->nonTorchGiB)},
             {"usd_per_million_output_tokens", tidyOrNull(f->usdPerMillionOutputTokens)},
             {"joules_per_output_token", tidyOrNull(f->joulesPerOutputToken)}};
 }

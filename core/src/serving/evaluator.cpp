@@ -47,6 +47,7 @@ std::optional<ServingFigures> Evaluator::at(double users, std::optional<double> 
     f.kvCacheTokens = pool_.tokens;
     f.maxConcurrency = pool_.maxConcurrency;
     f.kvPoolGiB = pool_.poolGiB;
+    f.nonTorchGiB = pool_.nonTorchGiB;
     f.runningPerReplica = st.running;
     f.prefillOwnS = st.prefillOwnS;
     f.prefillWaitS = st.prefillWaitS;

@@ -34,8 +34,11 @@ struct ServingFigures {
     std::optional<double> maxConcurrency;  // requests of max_model_len the pool holds
     std::optional<double> usdPerMillionOutputTokens;
     std::optional<double> joulesPerOutputToken;
-    // Not in the JSON object; they feed memory.kv_pool_gib and warnings.
+    // The engine's start-up accounting per GPU: the KV pool it allocates and
+    // the memory outside PyTorch its profile subtracts (vLLM's log lines).
     double kvPoolGiB = 0;
+    double nonTorchGiB = 0;
+    // Not in the JSON object; they feed warnings and explain.
     double runningPerReplica = 0;  // requests the KV pool lets run at once
     double prefillOwnS = 0;        // TTFT parts (explain): own prefill, work queued ahead
     double prefillWaitS = 0;
