@@ -128,21 +128,21 @@ HostSpec hostDefaults(const GpuSpec& gpu) {
     if (gpu.vendor == "apple") {
         // Unified memory: the host RAM is the machine's, read at the SoC's bandwidth.
         h.ramGib = gpu.memoryGb;
-        h.memoryBandwidthGbps = gpu.bandwidthGbps;
+        h.memoryBandwidthGBps = gpu.bandwidthGBps;
         h.basis = "unified memory: RAM and bandwidth are the SoC's";
         return h;
     }
-    h.pcieGbps = pcie > 0 ? pcie : 31.5;
+    h.pcieGBps = pcie > 0 ? pcie : 31.5;
     if (gpu.gpuClass == "datacenter") {
         // 8 channels of DDR5-4800 per socket x 8 B = 307.2 GB/s (Xeon
         // Sapphire Rapids); 2 TiB of RAM as in a DGX H100.
         h.ramGib = 2048;
-        h.memoryBandwidthGbps = 307.2;
+        h.memoryBandwidthGBps = 307.2;
         h.basis = "server: 8-channel DDR5-4800 (307.2 GB/s), 2 TiB RAM (DGX H100)";
     } else {
         // Desktop: two channels of DDR5-5600 x 8 B = 89.6 GB/s, 64 GiB.
         h.ramGib = 64;
-        h.memoryBandwidthGbps = 89.6;
+        h.memoryBandwidthGBps = 89.6;
         h.basis = "desktop: dual-channel DDR5-5600 (89.6 GB/s), 64 GiB RAM";
     }
     return h;

@@ -71,7 +71,7 @@ inline GpuSpec h100Sxm() {
     g.computeCapability = "9.0";
     g.memoryGib = 79.6;
     g.memoryType = "HBM3";
-    g.bandwidthGbps = 3350;
+    g.bandwidthGBps = 3350;
     g.bf16Tflops = 989.4;
     g.fp16Tflops = 989.4;
     g.fp8Tflops = 1978.9;
@@ -79,7 +79,7 @@ inline GpuSpec h100Sxm() {
     g.fp32Tflops = 66.9;
     g.supportsBf16 = true;
     g.supportsFp8 = true;
-    g.nvlinkGbps = 900;
+    g.nvlinkGBps = 900;
     g.nvlinkMaxGpus = 8;
     g.pcieGen = 5;
     g.formFactor = "sxm";
@@ -100,7 +100,7 @@ inline GpuSpec rtx4090() {
     g.computeCapability = "8.9";
     g.memoryGib = 23.6;
     g.memoryType = "GDDR6X";
-    g.bandwidthGbps = 1008;
+    g.bandwidthGBps = 1008;
     g.bf16Tflops = 165.2;
     g.fp16Tflops = 165.2;
     g.fp16Acc16Tflops = 330.3;

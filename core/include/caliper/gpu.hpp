@@ -21,7 +21,7 @@ struct GpuSpec {
     double memoryGb = 0;   // as marketed (10^9 bytes)
     double memoryGib = 0;  // usable, as the driver reports it
     std::string memoryType;
-    double bandwidthGbps = 0;  // GB/s, peak
+    double bandwidthGBps = 0;  // GB/s, peak
 
     // Dense tensor-core rates (never 2:4 sparse). bf16/fp16 with FP32 accumulate.
     std::optional<double> bf16Tflops;
@@ -39,7 +39,7 @@ struct GpuSpec {
     bool ecc = false;
 
     std::string nvlinkVersion;  // empty when none
-    double nvlinkGbps = 0;      // total bidirectional per GPU; 0 = no NVLink
+    double nvlinkGBps = 0;      // total bidirectional per GPU; 0 = no NVLink
     int nvlinkMaxGpus = 0;      // GPUs one NVLink domain joins (2 for bridges, 8 for NVSwitch boards)
     int pcieGen = 0;
     std::string formFactor;  // sxm | oam | pcie | module | soc | ...

@@ -67,8 +67,8 @@ struct ParallelSpec {
 // its bandwidth for CPU-resident weights, the PCIe link per GPU.
 struct HostSpec {
     double ramGib = 0;
-    double memoryBandwidthGbps = 0;  // GB/s, peak
-    double pcieGbps = 0;             // GB/s per direction per GPU
+    double memoryBandwidthGBps = 0;  // GB/s, peak
+    double pcieGBps = 0;             // GB/s per direction per GPU
     bool ramExplicit = false;        // the request gave ram_gib: offload beyond it does not fit
     bool explicitAny = false;        // the request gave a host object (defaults do not follow the GPU)
     const char* basis = "";          // how the defaults were made (explain)

@@ -35,7 +35,7 @@ MatrixCell pipelineCellOf(const Scenario& s, int maxGpus) {
 // serve search's own bisection (serving/capacity.cpp) on the same plan and
 // memory. Cells whose engine does not batch continuously carry none.
 std::optional<double> usersAtSlo(const Scenario& request, const planner::Choice& choice, const Slo& slo) {
-    if (!continuousBatching(request) || request.model.layers <= 0 || request.gpu.bandwidthGbps <= 0) return std::nullopt;
+    if (!continuousBatching(request) || request.model.layers <= 0 || request.gpu.bandwidthGBps <= 0) return std::nullopt;
     Scenario s = planner::resolved(request, choice);
     s.batch = 1;
     s.serving.requestRatePerS.reset();

@@ -93,9 +93,9 @@ void addShapeReasons(RecommendOption& o, const std::vector<RecommendOption>& all
         o.reasons.push_back({"fewest_gpus", "fewest GPUs that fit: " + std::to_string(o.gpuCount)});
     }
     const GpuSpec& gpu = *o.gpu;
-    if (o.gpuCount > 1 && o.nodes == 1 && gpu.nvlinkGbps > 0 && o.gpuCount <= gpu.nvlinkMaxGpus) {
+    if (o.gpuCount > 1 && o.nodes == 1 && gpu.nvlinkGBps > 0 && o.gpuCount <= gpu.nvlinkMaxGpus) {
         o.reasons.push_back({"nvlink", "NVLink joins all " + std::to_string(o.gpuCount) + " GPUs (" +
-                                           groupedNumber(gpu.nvlinkGbps, 0) + " GB/s per GPU)"});
+                                           groupedNumber(gpu.nvlinkGBps, 0) + " GB/s per GPU)"});
     }
     // The doubled configuration of a GPU type: how much the extra GPUs buy.
     for (const auto& base : all) {

@@ -54,7 +54,7 @@ GpuGroup gpuGroup(const GpuSpec& gpu) {
         case GpuFamily::AmdRdna: return has("RDNA 4") || has("RDNA4") ? GpuGroup::AmdRdna4 : GpuGroup::AmdRdna3;
         case GpuFamily::AmdNoMatrix:
             return gpu.memoryType.rfind("HBM", 0) == 0 ? GpuGroup::AmdNoMatrixHbm : GpuGroup::AmdNoMatrixGddr;
-        case GpuFamily::Apple: return gpu.bandwidthGbps >= 800.0 ? GpuGroup::AppleUltra : GpuGroup::Apple;
+        case GpuFamily::Apple: return gpu.bandwidthGBps >= 800.0 ? GpuGroup::AppleUltra : GpuGroup::Apple;
         case GpuFamily::Other: return GpuGroup::Other;
     }
     return GpuGroup::Other;
@@ -210,10 +210,10 @@ GpuGroup cachedGpuGroup(const GpuSpec& gpu) {
     thread_local std::string lastId;
     thread_local double lastBandwidth = -1;
     thread_local GpuGroup lastGroup = GpuGroup::Other;
-    if (lastGpu != &gpu || lastBandwidth != gpu.bandwidthGbps || lastId != gpu.id) {
+    if (lastGpu != &gpu || lastBandwidth != gpu.bandwidthGBps || lastId != gpu.id) {
         lastGpu = &gpu;
         lastId = gpu.id;
-        lastBandwidth = gpu.bandwidthGbps;
+        lastBandwidth = gpu.bandwidthGBps;
         lastGroup = gpuGroup(gpu);
     }
     return lastGroup;

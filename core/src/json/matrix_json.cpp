@@ -104,7 +104,7 @@ Json gpuHeader(const GpuSpec& g) {
             {"price_usd", opt(g.priceUsd)},
             {"price_cny", opt(g.priceCny)},
             {"cloud_usd_per_hour", opt(g.cloudUsdPerHour)},
-            {"nvlink_gbps", tidy(g.nvlinkGbps)}};
+            {"nvlink_gbps", tidy(g.nvlinkGBps)}};
 }
 
 // The cells' text, gathered in a fixed block and appended to the output a

@@ -165,8 +165,8 @@ void readHost(Scenario& s, ObjectReader& r) {
         s.host.ramGib = *ram;
         s.host.ramExplicit = true;
     }
-    if (const auto bandwidth = positive("memory_bandwidth_gbps", 1e5)) s.host.memoryBandwidthGbps = *bandwidth;
-    if (const auto pcie = positive("pcie_gbps", 1e4)) s.host.pcieGbps = *pcie;
+    if (const auto bandwidth = positive("memory_bandwidth_gbps", 1e5)) s.host.memoryBandwidthGBps = *bandwidth;
+    if (const auto pcie = positive("pcie_gbps", 1e4)) s.host.pcieGBps = *pcie;
     // Apple: the GPU's share of unified memory is macOS's wired limit
     // (default ~2/3 of RAM up to 36 GB, 3/4 above; raised with
     // `sudo sysctl iogpu.wired_limit_mb`).

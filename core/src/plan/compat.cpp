@@ -217,15 +217,15 @@ std::vector<Warning> compatibilityWarnings(const Scenario& s, const Plan& plan) 
     if (gpu.vendor == "apple" && training) {
         add(out, "software_ecosystem", "training on Apple GPUs runs through MLX or PyTorch MPS, without CUDA kernels");
     }
-    if (plan.gpuCount > 1 && gpu.nvlinkGbps <= 0 && nvidia && training) {
+    if (plan.gpuCount > 1 && gpu.nvlinkGBps <= 0 && nvidia && training) {
         add(out, "no_nvlink", gpu.name + " has no NVLink: gradients and shards cross PCIe, which slows multi-GPU training");
     }
-    if (plan.gpuCount > 1 && gpu.nvlinkGbps > 0 && gpu.nvlinkMaxGpus > 0 && plan.gpuCount > gpu.nvlinkMaxGpus &&
+    if (plan.gpuCount > 1 && gpu.nvlinkGBps > 0 && gpu.nvlinkMaxGpus > 0 && plan.gpuCount > gpu.nvlinkMaxGpus &&
         plan.nodes == 1) {
         add(out, "partial_nvlink", "NVLink joins only " + std::to_string(gpu.nvlinkMaxGpus) + " of these GPUs; the rest talk over PCIe");
     }
-    if (plan.gpuCount > 1 && gpu.market == "china" && gpu.nvlinkGbps > 0 && gpu.nvlinkGbps <= 400) {
-        add(out, "limited_nvlink", gpu.name + " NVLink is limited to " + std::to_string(static_cast<int>(gpu.nvlinkGbps)) +
+    if (plan.gpuCount > 1 && gpu.market == "china" && gpu.nvlinkGBps > 0 && gpu.nvlinkGBps <= 400) {
+        add(out, "limited_nvlink", gpu.name + " NVLink is limited to " + std::to_string(static_cast<int>(gpu.nvlinkGBps)) +
                                        " GB/s (export variant)");
     }
     if (plan.nodes > 1) {

@@ -28,7 +28,7 @@ bool continuousBatching(const Scenario& s) {
 
 std::optional<ServingFigures> estimateServing(const Scenario& s, const Plan& plan, const MemoryBreakdown& memory,
                                               std::vector<ExplainTerm>* explain, std::vector<Warning>* warnings) {
-    if (!continuousBatching(s) || s.model.layers <= 0 || s.gpu.bandwidthGbps <= 0) return std::nullopt;
+    if (!continuousBatching(s) || s.model.layers <= 0 || s.gpu.bandwidthGBps <= 0) return std::nullopt;
     const serving::Evaluator evaluator(s, plan, memory);
     if (!evaluator.runs()) {
         if (warnings) {

@@ -67,7 +67,7 @@ void calibrateStepModel(StepModel& m, const Scenario& s) {
     m.engine = schedulerDefaults(s);
     const GpuSpec& gpu = s.gpu;
     const double peak = matmulPeak(s.engine, s.weights, gpu).tflops * 1e12;
-    m.bandwidthBytesPerS = decodeBandwidthFraction(s.engine, s.weights, gpu) * gpu.bandwidthGbps * 1e9;
+    m.bandwidthBytesPerS = decodeBandwidthFraction(s.engine, s.weights, gpu) * gpu.bandwidthGBps * 1e9;
     m.decodeFlopsPerS = decodeComputeFraction(s.engine, s.weights, gpu) * peak;
     m.prefillFlopsPerS = prefillComputeFraction(s.engine, s.weights, gpu) * peak;
     // Serving engines replay each step as CUDA graphs, so a layer's fixed

@@ -111,10 +111,10 @@ Link groupLink(const Scenario& s, int groupSize, bool crossesNodes) {
         if (s.interconnect.interNode) return namedNetworkLink(*s.interconnect.interNode, std::max(1, gpu.gpusPerNode));
         return networkLink(gpu);
     }
-    const int domain = std::max(gpu.nvlinkMaxGpus, gpu.nvlinkGbps > 0 ? 2 : 0);
-    if (gpu.nvlinkGbps > 0 && groupSize <= domain) {
-        // GpuSpec::nvlinkGbps is GB/s, both directions (the catalog's nvlink_gbps).
-        const double perDirectionGBps = gpu.nvlinkGbps / 2.0;
+    const int domain = std::max(gpu.nvlinkMaxGpus, gpu.nvlinkGBps > 0 ? 2 : 0);
+    if (gpu.nvlinkGBps > 0 && groupSize <= domain) {
+        // Both directions (the catalog's nvlink_gbps, in GB/s).
+        const double perDirectionGBps = gpu.nvlinkGBps / 2.0;
         return {perDirectionGBps * kNvlinkEfficiency, kNvlinkLatencyS, "NVLink"};
     }
     return pcieLink(gpu);

@@ -46,7 +46,7 @@ StageRates stageRates(const Scenario& scenario, const ServingLayout& layout, con
     StageRates r;
     r.shards = double(layout.tp) * layout.pp;
     r.sequences = sequences;
-    r.bandwidthBytesPerS = decodeBandwidthFraction(scenario.engine, scenario.weights, gpu) * gpu.bandwidthGbps * kBytesPerGB;
+    r.bandwidthBytesPerS = decodeBandwidthFraction(scenario.engine, scenario.weights, gpu) * gpu.bandwidthGBps * kBytesPerGB;
     r.flopsPerS = decodeComputeFraction(scenario.engine, scenario.weights, gpu) *
                   matmulPeak(scenario.engine, scenario.weights, gpu).tflops * kFlopsPerTflop;
     r.weightBytes = weightBytesPerStep(work, sequences);

@@ -29,7 +29,7 @@ LlamaCppConstants apple(const GpuSpec& gpu) {
     // 0.86-0.97 of peak on single dies, 0.74-0.98 (mean 0.85) on the two-die
     // Ultra parts; pp512 Q4_0/Q8_0 at 0.60-0.74 of the fp32 ALU rate (Apple
     // GPUs run fp16 at the fp32 rate).
-    return {gpu.bandwidthGbps >= kAppleUltraGBps ? 0.85 : 0.90, 170e-6, 0.67};
+    return {gpu.bandwidthGBps >= kAppleUltraGBps ? 0.85 : 0.90, 170e-6, 0.67};
 }
 
 LlamaCppConstants nvidiaGddr(GpuFamily family, const GpuSpec& gpu) {

@@ -54,7 +54,7 @@ PrefillTimes prefillTimes(const Scenario& scenario, const ServingLayout& layout,
 
     const double chunk = chunkTokens(scenario.engine, tokens);
     const double chunks = std::ceil(tokens / chunk);
-    const double bandwidth = decodeBandwidthFraction(scenario.engine, scenario.weights, gpu) * gpu.bandwidthGbps * kBytesPerGB;
+    const double bandwidth = decodeBandwidthFraction(scenario.engine, scenario.weights, gpu) * gpu.bandwidthGBps * kBytesPerGB;
     if (bandwidth > 0) {
         t.weightReadS = chunks * weightBytesPerStep(work, chunk) / layout.tp / bandwidth;
         if (eager) {

@@ -18,7 +18,7 @@ namespace {
 
 bool usable(const Scenario& scenario) {
     const ModelSpec& model = scenario.model;
-    return model.layers > 0 && model.hiddenSize > 0 && scenario.gpu.bandwidthGbps > 0;
+    return model.layers > 0 && model.hiddenSize > 0 && scenario.gpu.bandwidthGBps > 0;
 }
 
 void warnLinks(const ServingLayout& layout, const Scenario& scenario, SpeedEstimate& out) {
@@ -91,7 +91,7 @@ void addHostWork(const Scenario& s, const Plan& plan, bool withExplain, SpeedEst
     const double hostRead = cpuLayers * readPerLayer + (cpuLayers > 0 ? head : 0) + layout.cpuMoeLayers * expertBytes * active;
     const double totalRead = sh.stackLayers * readPerLayer + head;
     const double gpuShare = totalRead > 0 ? std::clamp(1 - hostRead / totalRead, 0.0, 1.0) : 1.0;
-    const double hostBps = kHostBandwidthFraction * s.host.memoryBandwidthGbps * 1e9;
+    const double hostBps = kHostBandwidthFraction * s.host.memoryBandwidthGBps * 1e9;
     if (out.decodeTokensPerS && *out.decodeTokensPerS > 0 && hostBps > 0) {
         const double stepS = batch / *out.decodeTokensPerS;
         const double hostS = hostRead / hostBps;
@@ -100,14 +100,14 @@ void addHostWork(const Scenario& s, const Plan& plan, bool withExplain, SpeedEst
             out.explain.push_back({"decode_host_ms",
                                    sizing::fmt("%.3f GB of host-resident weights read per step at 0.75 x %.1f GB/s host "
                                                "bandwidth; the GPUs read the other %.0f%%",
-                                               hostRead / 1e9, s.host.memoryBandwidthGbps, gpuShare * 100),
+                                               hostRead / 1e9, s.host.memoryBandwidthGBps, gpuShare * 100),
                                    hostS * 1e3});
         }
     }
     const double prompt = double(s.promptTokens) * batch;
-    if (out.prefillTokensPerS && *out.prefillTokensPerS > 0 && prompt > 0 && s.host.pcieGbps > 0) {
+    if (out.prefillTokensPerS && *out.prefillTokensPerS > 0 && prompt > 0 && s.host.pcieGBps > 0) {
         const double copies = std::ceil(prompt / kPromptUbatchTokens);
-        const double copyS = copies * hostBytes / (s.host.pcieGbps * 1e9);
+        const double copyS = copies * hostBytes / (s.host.pcieGBps * 1e9);
         const double prefillS = prompt / *out.prefillTokensPerS + copyS;
         out.prefillTokensPerS = prompt / prefillS;
         if (out.timeToFirstTokenS) *out.timeToFirstTokenS += copyS;
@@ -115,7 +115,7 @@ void addHostWork(const Scenario& s, const Plan& plan, bool withExplain, SpeedEst
             out.explain.push_back({"prefill_host_copy_s",
                                    sizing::fmt("%.0f prompt micro-batch(es) of 512 copy %.3f GB of host-resident weights "
                                                "over PCIe at %.1f GB/s",
-                                               copies, hostBytes / 1e9, s.host.pcieGbps),
+                                               copies, hostBytes / 1e9, s.host.pcieGBps),
                                    copyS});
         }
     }

@@ -208,7 +208,7 @@ double offloadS(const Scenario& s, const Workload& work, const Layout& l, double
 double qloraDequantS(const Scenario& s, const Workload& work, const Layout& l) {
     if (s.task != Task::Finetune || s.method != Method::Qlora) return 0;
     const double passes = s.gradientCheckpointing ? 3.0 : 2.0;  // forward, backward, recomputed forward
-    const double bandwidth = kDequantBandwidthFraction * s.gpu.bandwidthGbps * kBytesPerGB;
+    const double bandwidth = kDequantBandwidthFraction * s.gpu.bandwidthGBps * kBytesPerGB;
     if (bandwidth <= 0) return 0;
     return l.microbatches * passes * work.blockMatmulParams * kDequantBytesPerWeight / (l.tp * l.pp) / bandwidth;
 }

@@ -63,10 +63,10 @@ PipelineRates pipelineRates(const Scenario& s) {
     const double cc = computeCapability(s.gpu);
     if (s.gpu.vendor == "nvidia" && cc >= 9.0 && cc < 11.0) attention = std::min(attention, kHopperFa2CeilingTflops);
     r.attentionFlopsPerS = attention * 1e12;
-    r.bandwidthBytesPerS = kElementwiseBandwidthFraction * s.gpu.bandwidthGbps * 1e9;
+    r.bandwidthBytesPerS = kElementwiseBandwidthFraction * s.gpu.bandwidthGBps * 1e9;
     const bool graphs = graphEngine(s.engine);
     r.layerOverheadS = graphs ? kGraphLayerOverheadS : kEagerLayerOverheadS;
-    r.weightStreamBytesPerS = (graphs ? kGraphStreamFraction : kEagerStreamFraction) * s.gpu.bandwidthGbps * 1e9;
+    r.weightStreamBytesPerS = (graphs ? kGraphStreamFraction : kEagerStreamFraction) * s.gpu.bandwidthGBps * 1e9;
     return r;
 }
 

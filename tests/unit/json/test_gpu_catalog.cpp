@@ -74,12 +74,12 @@ TEST_CASE("every GPU entry loads with a source, a confidence and sane units", "[
         CHECK((g.confidence == "high" || g.confidence == "medium" || g.confidence == "low"));
         // Usable memory never exceeds the marketed capacity read as binary GiB.
         CHECK(g.memoryGib <= g.memoryGb + 1e-9);
-        CHECK(g.bandwidthGbps > 0);
+        CHECK(g.bandwidthGBps > 0);
         if (g.fp16Acc16Tflops && g.fp16Tflops) CHECK(*g.fp16Acc16Tflops > *g.fp16Tflops);
         if (g.bf16Tflops) CHECK(g.supportsBf16);
         if (g.fp8Tflops) CHECK(g.supportsFp8);
-        if (g.nvlinkGbps > 0) CHECK(g.nvlinkMaxGpus >= 2);
-        if (g.nvlinkGbps == 0) CHECK(g.nvlinkVersion.empty());
+        if (g.nvlinkGBps > 0) CHECK(g.nvlinkMaxGpus >= 2);
+        if (g.nvlinkGBps == 0) CHECK(g.nvlinkVersion.empty());
         // Dense rates: 8-bit math never runs slower than 16-bit on the same units.
         if (g.fp8Tflops && g.bf16Tflops) CHECK(*g.fp8Tflops >= *g.bf16Tflops);
         if (g.int8Tops && g.bf16Tflops) CHECK(*g.int8Tops >= *g.bf16Tflops);
@@ -112,8 +112,8 @@ TEST_CASE("data-centre figures match their datasheets (dense, never 2:4 sparse)"
     const GpuSpec& h100 = gpu("h100-sxm5-80gb");
     CHECK(value(h100.bf16Tflops) == Approx(989.4));
     CHECK(value(h100.fp8Tflops) == Approx(1978.9));
-    CHECK(h100.bandwidthGbps == Approx(3350));
-    CHECK(h100.nvlinkGbps == Approx(900));
+    CHECK(h100.bandwidthGBps == Approx(3350));
+    CHECK(h100.nvlinkGBps == Approx(900));
     CHECK(h100.nvlinkMaxGpus == 8);
     CHECK(h100.memoryGib == Approx(81559.0 / 1024).margin(0.01));  // nvidia-smi: 81559 MiB
     CHECK(h100.flashAttention3);
@@ -122,30 +122,30 @@ TEST_CASE("data-centre figures match their datasheets (dense, never 2:4 sparse)"
     // 2,039 GB/s HBM2e, NVLink 3 600 GB/s; the driver reports 81920 MiB.
     const GpuSpec& a100 = gpu("a100-sxm4-80gb");
     CHECK(value(a100.bf16Tflops) == Approx(312));
-    CHECK(a100.bandwidthGbps == Approx(2039));
-    CHECK(a100.nvlinkGbps == Approx(600));
+    CHECK(a100.bandwidthGBps == Approx(2039));
+    CHECK(a100.nvlinkGBps == Approx(600));
     CHECK(a100.memoryGib == Approx(80.0));
     CHECK_FALSE(a100.fp8Tflops.has_value());
     // A100 40GB datasheet: 1,555 GB/s HBM2, 40960 MiB.
-    CHECK(gpu("a100-sxm4-40gb").bandwidthGbps == Approx(1555));
+    CHECK(gpu("a100-sxm4-40gb").bandwidthGBps == Approx(1555));
     CHECK(gpu("a100-sxm4-40gb").memoryGib == Approx(40.0));
 
     // NVIDIA confirmed the A800 as an A100 with NVLink cut to 400 GB/s; the
     // H800 likewise cuts H100's 900 GB/s to 400.
-    CHECK(gpu("a800-sxm4-80gb").nvlinkGbps == Approx(400));
+    CHECK(gpu("a800-sxm4-80gb").nvlinkGBps == Approx(400));
     CHECK(value(gpu("a800-sxm4-80gb").bf16Tflops) == Approx(312));
-    CHECK(gpu("h800-sxm5-80gb").nvlinkGbps == Approx(400));
+    CHECK(gpu("h800-sxm5-80gb").nvlinkGBps == Approx(400));
     CHECK(gpu("h800-sxm5-80gb").market == "china");
 
     // H20 spec sheet (reproduced by several sources): 148 TFLOPS FP16 dense, 4.0 TB/s, NVLink 900 GB/s.
     const GpuSpec& h20 = gpu("h20-96gb");
     CHECK(value(h20.bf16Tflops) == Approx(148));
-    CHECK(h20.bandwidthGbps == Approx(4000));
-    CHECK(h20.nvlinkGbps == Approx(900));
+    CHECK(h20.bandwidthGBps == Approx(4000));
+    CHECK(h20.nvlinkGBps == Approx(900));
 
     // L40S datasheet: 362.05 dense FP16/BF16 (733 sparse), no NVLink; L4: 121 dense (242 sparse).
     CHECK(value(gpu("l40s").bf16Tflops) == Approx(362.05));
-    CHECK(gpu("l40s").nvlinkGbps == 0);
+    CHECK(gpu("l40s").nvlinkGBps == 0);
     CHECK(value(gpu("l4").bf16Tflops) == Approx(121));
     // Volta tensor cores: 125 TFLOPS FP16 (SXM2), no BF16 at all.
     CHECK(value(gpu("v100-sxm2-32gb").fp16Tflops) == Approx(125));
@@ -153,7 +153,7 @@ TEST_CASE("data-centre figures match their datasheets (dense, never 2:4 sparse)"
     CHECK_FALSE(gpu("v100-sxm2-32gb").supportsBf16);
     // AMD: MI300X 1,307.4 TFLOPS dense BF16 (2,614.9 sparse), 5.3 TB/s HBM3.
     CHECK(value(gpu("mi300x").bf16Tflops) == Approx(1307.4));
-    CHECK(gpu("mi300x").bandwidthGbps == Approx(5300));
+    CHECK(gpu("mi300x").bandwidthGBps == Approx(5300));
 }
 
 TEST_CASE("GeForce figures use the FP32-accumulate tensor rate", "[gpus]") {
@@ -163,8 +163,8 @@ TEST_CASE("GeForce figures use the FP32-accumulate tensor rate", "[gpus]") {
     CHECK(value(rtx4090.fp16Tflops) == Approx(165.2));
     CHECK(value(rtx4090.bf16Tflops) == Approx(165.2));
     CHECK(value(rtx4090.fp16Acc16Tflops) == Approx(330.3));
-    CHECK(rtx4090.bandwidthGbps == Approx(1008));
-    CHECK(rtx4090.nvlinkGbps == 0);
+    CHECK(rtx4090.bandwidthGBps == Approx(1008));
+    CHECK(rtx4090.nvlinkGBps == 0);
     CHECK(rtx4090.memoryGib == Approx(24564.0 / 1024).margin(0.01));
     // GA102 whitepaper, RTX 3090: 71 / 142 dense; RTX Blackwell whitepaper, RTX 5090: 209.5 / 419.
     CHECK(value(gpu("rtx-3090").fp16Tflops) == Approx(71));
@@ -198,7 +198,7 @@ TEST_CASE("the modified RTX 2080 Ti 22GB keeps the stock card's compute and band
     const GpuSpec& modded = gpu("rtx-2080-ti-22gb");
     const GpuSpec& stock = gpu("rtx-2080-ti");
     CHECK(modded.memoryGb == Approx(22));
-    CHECK(modded.bandwidthGbps == Approx(stock.bandwidthGbps));  // same 352-bit bus, 14 Gbps
+    CHECK(modded.bandwidthGBps == Approx(stock.bandwidthGBps));  // same 352-bit bus, 14 Gbps
     CHECK(value(modded.fp16Tflops) == Approx(value(stock.fp16Tflops)));
     CHECK(modded.confidence == "low");
     CHECK(std::find(modded.caveats.begin(), modded.caveats.end(), "modded-2080ti") != modded.caveats.end());
@@ -318,7 +318,7 @@ TEST_CASE("denseTensorTflops16 prefers BF16, then FP16, then FP32", "[gpus]") {
 TEST_CASE("the valid GPU fixture loads", "[gpus][errors]") {
     const GpuSpec g = caliper::io::gpuFromJson(fixture("gpus_valid.json")["gpus"][0], "/gpus/0");
     CHECK(g.id == "fixture-gpu");
-    CHECK(g.bandwidthGbps == Approx(1008));
+    CHECK(g.bandwidthGBps == Approx(1008));
 }
 
 TEST_CASE("bad GPU entries are rejected with a code, a pointer and a message", "[gpus][errors]") {
@@ -365,7 +365,7 @@ TEST_CASE("the accelerators added for late 2026 are present under stable ids", "
 TEST_CASE("figures of the added accelerators match their sources", "[gpus]") {
     // Tom's Hardware 5090D V2 table: 24 GB on 384 bits at 28 Gbps = 1,344 GB/s;
     // AI TOPS 2,375 (5090: 3,352), so tensor rates are the 5090's x 2375/3352.
-    CHECK(gpu("rtx-5090d-v2").bandwidthGbps == Approx(384 * 28 / 8.0));
+    CHECK(gpu("rtx-5090d-v2").bandwidthGBps == Approx(384 * 28 / 8.0));
     CHECK(value(gpu("rtx-5090d").bf16Tflops) == Approx(209.5 * 2375 / 3352).margin(0.1));
     CHECK(value(gpu("rtx-5090d").priceCny) == Approx(16499));  // China MSRP
     // Deploybase's RunPod table (March 2026): H200 $3.59 and B200 $5.98 per GPU-hour, spot tier.
@@ -382,7 +382,7 @@ TEST_CASE("memory-modded cards keep the stock card's compute and bandwidth", "[g
         {"rtx-4090-48gb", "rtx-4090"}, {"rtx-4090d-48gb", "rtx-4090d"}, {"rtx-3080-20gb", "rtx-3080-10gb"}};
     for (const auto& [modded, stock] : pairs) {
         INFO(modded);
-        CHECK(gpu(modded).bandwidthGbps == Approx(gpu(stock).bandwidthGbps));  // same bus and memory clock
+        CHECK(gpu(modded).bandwidthGBps == Approx(gpu(stock).bandwidthGBps));  // same bus and memory clock
         CHECK(value(gpu(modded).fp16Tflops) == Approx(value(gpu(stock).fp16Tflops)));
         CHECK(gpu(modded).memoryGb == Approx(2 * gpu(stock).memoryGb));  // double-capacity chips
         CHECK(gpu(modded).confidence == "low");
@@ -408,7 +408,7 @@ TEST_CASE("China-market accelerators carry their software-ecosystem caveat", "[g
     CHECK(checked >= 9);
     // Cambricon's MLU370-X8 launch figures: 96 TFLOPS FP16/BF16, 614.4 GB/s LPDDR5, 250 W.
     CHECK(value(gpu("mlu370-x8").bf16Tflops) == Approx(96));
-    CHECK(gpu("mlu370-x8").bandwidthGbps == Approx(614.4));
+    CHECK(gpu("mlu370-x8").bandwidthGBps == Approx(614.4));
     CHECK(gpu("mlu370-x8").tdpW == Approx(250));
 }
 
@@ -418,16 +418,16 @@ TEST_CASE("Hygon DCUs carry Hygon's published figures", "[gpus]") {
     // BW200 480 TFLOPS BF16/FP16, 960 TOPS INT8, 64 GB at 1.6 TB/s.
     CHECK(value(gpu("hygon-k100-ai").bf16Tflops) == Approx(196));
     CHECK(value(gpu("hygon-k100-ai").int8Tops) == Approx(392));
-    CHECK(gpu("hygon-k100-ai").bandwidthGbps == Approx(896));
+    CHECK(gpu("hygon-k100-ai").bandwidthGBps == Approx(896));
     CHECK(gpu("hygon-k100-ai").memoryGb == Approx(64));
     CHECK(value(gpu("hygon-bw200").fp16Tflops) == Approx(480));
-    CHECK(gpu("hygon-bw200").bandwidthGbps == Approx(1600));
+    CHECK(gpu("hygon-bw200").bandwidthGBps == Approx(1600));
     for (const char* id : {"hygon-k100-ai", "hygon-bw200"}) {
         INFO(id);
         // No FP8 row in Hygon's table and no published scale-up bandwidth or board power.
         CHECK_FALSE(gpu(id).fp8Tflops.has_value());
         CHECK_FALSE(gpu(id).supportsFp8);
-        CHECK(gpu(id).nvlinkGbps == 0);
+        CHECK(gpu(id).nvlinkGBps == 0);
         CHECK(gpu(id).tdpW == 0);
         CHECK(gpu(id).confidence == "low");
     }
@@ -438,7 +438,7 @@ TEST_CASE("Ascend 910B2 and 950PR carry the whitepaper's cube rates", "[gpus]") 
     // 910B2 = 24 cube cores x 1.8 GHz x 16^3 MACs x 2 = 353.9 TFLOPS BF16/FP16, 64 GB at 1.6 TB/s;
     // 950PR server tier = 32 cores x 1.65 GHz = 432 TFLOPS BF16/FP16, 865 FP8, 128 GB at 1.6 TB/s.
     CHECK(value(gpu("ascend-910b2").bf16Tflops) == Approx(24 * 1.8e9 * 16 * 16 * 16 * 2 / 1e12).margin(0.05));
-    CHECK(gpu("ascend-910b2").bandwidthGbps == Approx(1600));
+    CHECK(gpu("ascend-910b2").bandwidthGBps == Approx(1600));
     CHECK_FALSE(gpu("ascend-910b2").supportsFp8);
     // Huawei rounds the 950PR's 32 x 1.65 GHz x 16^3 x 2 = 432.5 down to 432.
     CHECK(value(gpu("ascend-950pr").bf16Tflops) == Approx(432));

@@ -115,7 +115,7 @@ TEST_CASE("tensor parallelism speeds decode up sub-linearly, and less over PCIe"
     CHECK(tp8 / tp2 == Approx(62.50 / 21.32).epsilon(0.2));
 
     Scenario pcie = s;
-    pcie.gpu.nvlinkGbps = 0;
+    pcie.gpu.nvlinkGBps = 0;
     pcie.gpu.nvlinkMaxGpus = 0;
     const Plan tp8Plan = plan(Strategy::Tensor, 8, 8, 1, 1);
     CHECK(decodeAt(pcie, 1, 128, 128, tp8Plan) < tp8);
@@ -237,7 +237,7 @@ TEST_CASE("gradients crossing a slow network show up in the step time", "[speed]
 
 TEST_CASE("a model or GPU without figures gives no speed and says so", "[speed]") {
     Scenario s = inference(llama31_8b(), h100Sxm(), Engine::Vllm, WeightFormat::Bf16);
-    s.gpu.bandwidthGbps = 0;
+    s.gpu.bandwidthGBps = 0;
     const SpeedEstimate e = estimateSpeed(s, singleGpu());
     CHECK_FALSE(e.decodeTokensPerS);
     CHECK(warned(e, "speed_unknown"));

@@ -11,7 +11,7 @@ namespace {
 // mix-up (MB for GB, MHz for GHz), not a new product.
 constexpr double kPositive = 1e-12;          // "greater than zero" for ObjectReader
 constexpr double kMaxMemory = 2048;          // GiB / GB per device
-constexpr double kMaxBandwidthGbps = 100000;  // GB/s
+constexpr double kMaxBandwidthGBps = 100000;  // GB/s
 constexpr double kMaxRate = 100000;           // dense TFLOPS / TOPS
 constexpr double kMaxTdpW = 5000;
 constexpr double kMaxPriceUsd = 10e6;
@@ -79,7 +79,7 @@ void readMemory(ObjectReader& r, GpuSpec& g) {
     g.memoryGb = r.requiredNumber("memory_gb", kPositive, kMaxMemory);
     g.memoryGib = r.requiredNumber("memory_gib", kPositive, kMaxMemory);
     g.memoryType = r.requiredString("memory_type");
-    g.bandwidthGbps = r.requiredNumber("bandwidth_gbps", kPositive, kMaxBandwidthGbps);
+    g.bandwidthGBps = r.requiredNumber("bandwidth_gbps", kPositive, kMaxBandwidthGBps);
 }
 
 void readRates(ObjectReader& r, GpuSpec& g) {
@@ -99,7 +99,7 @@ void readRates(ObjectReader& r, GpuSpec& g) {
 
 void readInterconnect(ObjectReader& r, GpuSpec& g) {
     g.nvlinkVersion = nullableString(r, "nvlink_version");
-    g.nvlinkGbps = r.requiredNumber("nvlink_gbps", 0, kMaxBandwidthGbps);
+    g.nvlinkGBps = r.requiredNumber("nvlink_gbps", 0, kMaxBandwidthGBps);
     g.nvlinkMaxGpus = static_cast<int>(r.requiredInteger("nvlink_max_gpus", 0, kMaxGpusPerDomain));
     g.pcieGen = nullableInteger(r, "pcie_gen", 1, 7);  // null for SoCs and undisclosed host links
     g.formFactor = r.requiredEnum("form_factor", {"sxm", "oam", "pcie", "mxm", "soc", "module"});
@@ -153,13 +153,13 @@ Json gpuToJson(const GpuSpec& g) {
                 {"class", g.gpuClass}, {"market", g.market}, {"architecture", g.architecture},
                 {"compute_capability", nullableText(g.computeCapability)}, {"launch_year", g.launchYear},
                 {"memory_gb", g.memoryGb}, {"memory_gib", g.memoryGib}, {"memory_type", g.memoryType},
-                {"bandwidth_gbps", g.bandwidthGbps}, {"bf16_tflops", nullable(g.bf16Tflops)},
+                {"bandwidth_gbps", g.bandwidthGBps}, {"bf16_tflops", nullable(g.bf16Tflops)},
                 {"fp16_tflops", nullable(g.fp16Tflops)}, {"fp16_acc16_tflops", nullable(g.fp16Acc16Tflops)},
                 {"fp8_tflops", nullable(g.fp8Tflops)}, {"int8_tops", nullable(g.int8Tops)},
                 {"tf32_tflops", nullable(g.tf32Tflops)}, {"fp32_tflops", nullable(g.fp32Tflops)},
                 {"supports_bf16", g.supportsBf16}, {"supports_fp8", g.supportsFp8},
                 {"flash_attention_2", g.flashAttention2}, {"flash_attention_3", g.flashAttention3},
-                {"ecc", g.ecc}, {"nvlink_version", nullableText(g.nvlinkVersion)}, {"nvlink_gbps", g.nvlinkGbps},
+                {"ecc", g.ecc}, {"nvlink_version", nullableText(g.nvlinkVersion)}, {"nvlink_gbps", g.nvlinkGBps},
                 {"nvlink_max_gpus", g.nvlinkMaxGpus}, {"pcie_gen", nullableCount(g.pcieGen)},
                 {"form_factor", g.formFactor}, {"gpus_per_node", g.gpusPerNode}, {"tdp_w", nullablePositive(g.tdpW)},
                 {"price_usd", nullable(g.priceUsd)}, {"price_cny", nullable(g.priceCny)},
