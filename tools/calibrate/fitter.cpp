@@ -103,34 +103,41 @@ double medianAbsLog(const std::vector<const CalibrationRow*>& rows, const Calibr
     return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
+// Golden-section search of a loss over one log scale within the bounds;
+// the starting scale (centre) stays unless the search found a lower loss.
+template <class Loss>
+double bestLogScale(Loss at, double centre, int steps) {
+    const double phi = 0.6180339887498949;
+    double lo = -kLogScaleBound, hi = kLogScaleBound;
+    double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
+    double f1 = at(x1), f2 = at(x2);
+    for (int step = 0; step < steps; ++step) {
+        if (f1 <= f2) { hi = x2; x2 = x1; f2 = f1; x1 = hi - phi * (hi - lo); f1 = at(x1); }
+        else { lo = x1; x1 = x2; f1 = f2; x2 = lo + phi * (hi - lo); f2 = at(x2); }
+    }
+    const double best = 0.5 * (lo + hi);
+    return at(best) > at(centre) ? centre : best;
+}
+
+// Rounded to 4 significant digits: the file stays readable and a re-run on
+// another compiler gives the same text.
+double roundedScale(double logScale) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4g", std::exp(logScale));
+    return std::atof(text);
+}
+
 // Coordinate descent, a golden-section search on each log scale in turn.
 void fitGroup(const std::vector<const CalibrationRow*>& rows, const Mechanism& mech, const GroupKey& key,
               CalibrationTable& table, std::vector<double>& scales) {
-    const double phi = 0.6180339887498949;
     for (int sweep = 0; sweep < kSweeps; ++sweep) {
         for (std::size_t i = 0; i < mech.constants.size(); ++i) {
             const CalibratedConstant c = mech.constants[i];
-            const double centre = std::log(scales[i]);
-            double lo = -kLogScaleBound, hi = kLogScaleBound;
             auto at = [&](double logScale) {
-                scales[i] = std::exp(logScale);
-                setScale(table, c, key, scales[i]);
+                setScale(table, c, key, std::exp(logScale));
                 return loss(rows, table);
             };
-            double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
-            double f1 = at(x1), f2 = at(x2);
-            for (int step = 0; step < kGoldenSteps; ++step) {
-                if (f1 <= f2) { hi = x2; x2 = x1; f2 = f1; x1 = hi - phi * (hi - lo); f1 = at(x1); }
-                else { lo = x1; x1 = x2; f1 = f2; x2 = lo + phi * (hi - lo); f2 = at(x2); }
-            }
-            double best = 0.5 * (lo + hi);
-            // Keep the starting scale unless the search found a lower loss.
-            if (at(best) > at(centre)) best = centre;
-            // Round to 4 significant digits: the file stays readable and a
-            // re-run on another compiler gives the same text.
-            char text[32];
-            std::snprintf(text, sizeof text, "%.4g", std::exp(best));
-            scales[i] = std::atof(text);
+            scales[i] = roundedScale(bestLogScale(at, std::log(scales[i]), kGoldenSteps));
             setScale(table, c, key, scales[i]);
         }
     }
@@ -191,34 +198,17 @@ double servingScaleAt(const CalibrationTable& table, ServingConstant c, const Ca
         c, servingEngineIndex(r.scenario.engine), gpuGeneration(r.scenario.gpu), r.format))];
 }
 
-double roundedScale(double logScale) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.4g", std::exp(logScale));
-    return std::atof(text);
-}
-
 void fitServingGroup(const std::vector<const CalibrationRow*>& rows, const ServingKey& key, CalibrationTable& table,
                      std::vector<double>& scales) {
-    const double phi = 0.6180339887498949;
     const std::vector<ServingConstant>& list = servingConstants();
     for (int sweep = 0; sweep < kServingSweeps; ++sweep) {
         for (std::size_t i = 0; i < list.size(); ++i) {
             const ServingConstant c = list[i];
-            const double centre = std::log(scales[i]);
-            double lo = -kLogScaleBound, hi = kLogScaleBound;
             auto at = [&](double logScale) {
                 setServingScale(table, c, key, std::exp(logScale));
                 return loss(rows, table);
             };
-            double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
-            double f1 = at(x1), f2 = at(x2);
-            for (int step = 0; step < kServingGoldenSteps; ++step) {
-                if (f1 <= f2) { hi = x2; x2 = x1; f2 = f1; x1 = hi - phi * (hi - lo); f1 = at(x1); }
-                else { lo = x1; x1 = x2; f1 = f2; x2 = lo + phi * (hi - lo); f2 = at(x2); }
-            }
-            double best = 0.5 * (lo + hi);
-            if (at(best) > at(centre)) best = centre;
-            scales[i] = roundedScale(best);
+            scales[i] = roundedScale(bestLogScale(at, std::log(scales[i]), kServingGoldenSteps));
             setServingScale(table, c, key, scales[i]);
         }
     }

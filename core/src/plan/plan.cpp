@@ -135,7 +135,6 @@ Plan planWith(const Inputs& in, int gpuCount, Strategy strategy) {
     plan.gpuCount = std::max(1, gpuCount);
     plan.strategy = strategy;
     plan.gradientCheckpointing = in.training && s.gradientCheckpointing;
-    plan.ep = std::max(1, s.parallel.ep);
     plan.cp = in.training ? std::max(1, s.parallel.cp) : 1;
     plan.vp = in.training ? std::max(1, s.parallel.vp) : 1;
     const int perNode = std::max(1, s.gpu.gpusPerNode);
