@@ -57,6 +57,18 @@ int expertDegree(const Scenario& s, const Plan& plan) {
     return 1;
 }
 
+// Megatron pipelines run the interleaved schedule: each stage's layers in
+// chunks of two (the Megatron-Bridge recipes: Llama 3 70B at PP 8 runs VP 5,
+// ten layers per stage in five chunks), which divides the bubble by the
+// chunk count (Narayanan et al. 2104.04473 section 2.2).
+constexpr int kLayersPerVirtualStage = 2;
+
+int virtualStages(const Scenario& s, const Plan& plan) {
+    if (s.parallel.vp > 0) return s.parallel.vp;
+    if (!trainingTask(s) || s.engine != Engine::Megatron || plan.pp <= 1) return 1;
+    return std::max(1, stackLayers(s.model) / plan.pp / kLayersPerVirtualStage);
+}
+
 // Training tensor parallel: tp inside the NVLink domain, then the fewest
 // pipeline stages that fit, the rest data parallel.
 void megatronDegrees(const sizing::Inputs& in, Plan& plan) {
@@ -79,22 +91,11 @@ void megatronDegrees(const sizing::Inputs& in, Plan& plan) {
             plan.pp = p;
             plan.dp = rest / p;
             plan.ep = expertDegree(s, plan);
+            plan.vp = virtualStages(s, plan);  // the fit is checked with the interleaving the plan will run
             if (sizing::planFits(in, plan)) break;
         }
     }
     plan.dp = std::max(1, rest / plan.pp);
-}
-
-// Megatron pipelines run the interleaved schedule: each stage's layers in
-// chunks of two (the Megatron-Bridge recipes: Llama 3 70B at PP 8 runs VP 5,
-// ten layers per stage in five chunks), which divides the bubble by the
-// chunk count (Narayanan et al. 2104.04473 section 2.2).
-constexpr int kLayersPerVirtualStage = 2;
-
-int virtualStages(const Scenario& s, const Plan& plan) {
-    if (s.parallel.vp > 0) return s.parallel.vp;
-    if (!trainingTask(s) || s.engine != Engine::Megatron || plan.pp <= 1) return 1;
-    return std::max(1, stackLayers(s.model) / plan.pp / kLayersPerVirtualStage);
 }
 
 // Replicas over what tensor, pipeline and context parallelism leave.

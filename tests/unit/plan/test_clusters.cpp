@@ -160,3 +160,15 @@ TEST_CASE("pre-training an MoE model spreads its experts inside a node unless th
     // A dense model keeps ep 1.
     CHECK(answer(pretrain70b(64))["plan"]["ep"] == 1);
 }
+
+TEST_CASE("the planner's Megatron layout for Llama 3 70B fits and interleaves two layers per virtual stage", "[clusters]") {
+    // Megatron's default layout on 64 H100: TP 8 in the node, the fewest
+    // stages that fit with the interleaved schedule's extra in-flight
+    // activations (1 + (p - 1) / (p v)) counted, two layers per virtual stage.
+    const Json r = answer({{"model", "llama-3-70b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"}, {"gpu_count", 64},
+                           {"seq_len", 8192}, {"gradient_checkpointing", false}});
+    const int pp = r["plan"]["pp"].get<int>();
+    CHECK(r["plan"]["tp"] == 8);
+    if (pp > 1) CHECK(r["plan"]["vp"] == 80 / pp / 2);
+    CHECK(r["fits"] == true);
+}
