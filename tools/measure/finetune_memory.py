@@ -14,6 +14,9 @@ built. A CUDA out-of-memory error is recorded as OOM.
         model and no mixed-precision upcast)
   lora  PEFT LoRA r=16, alpha=32, all linear layers, bf16 base frozen,
         fused AdamW over the adapters
+  amp   (MEASURE_SET=2) mixed precision: fp32 parameters, the step under
+        torch.autocast(bf16), fused AdamW with fp32 states (HF Trainer's
+        bf16=True on a model loaded in fp32)
 
 Writes one JSON line per run to $OUT/runs.jsonl (or argv[1]).
 Usage: python3 tools/measure/finetune_memory.py [out.jsonl]
@@ -47,6 +50,13 @@ ARCH = {
     "mistral-7b-v0.3": "MistralConfig",
 }
 MODEL_ORDER = list(ARCH)
+
+# Second set: mixed precision full fine-tuning of the smaller models, and
+# long contexts with LoRA and checkpointing at micro-batch 1.
+AMP_MODELS = ["llama-3.2-1b", "qwen2.5-0.5b", "qwen2.5-1.5b", "llama-3.2-3b", "qwen3-4b"]
+AMP_RUNS = [("full", False, 1, 512), ("full", True, 4, 2048), ("full", False, 2, 2048)]
+LONG_MODELS = ["llama-3.1-8b", "qwen2.5-7b", "mistral-7b-v0.3", "llama-3.2-3b", "qwen3-8b"]
+LONG_RUNS = [("lora", True, 1, 8192), ("lora", True, 1, 16384), ("lora", True, 1, 32768)]
 
 # (method, gradient checkpointing, micro-batch, sequence length), most
 # informative first: each model's runs straddle its fit boundary on 80 GB.
@@ -88,15 +98,15 @@ def hf_config(entry, arch, layers=None):
     return cls(**kwargs)
 
 
-def build_model(config):
+def build_model(config, dtype=torch.bfloat16):
     with torch.device("cuda"):
         try:
             model = transformers.AutoModelForCausalLM.from_config(
-                config, dtype=torch.bfloat16, attn_implementation="sdpa")
+                config, dtype=dtype, attn_implementation="sdpa")
         except TypeError:
             model = transformers.AutoModelForCausalLM.from_config(
-                config, torch_dtype=torch.bfloat16, attn_implementation="sdpa")
-    model.to(device="cuda", dtype=torch.bfloat16)
+                config, torch_dtype=dtype, attn_implementation="sdpa")
+    model.to(device="cuda", dtype=dtype)
     model.train()
     return model
 
@@ -121,7 +131,7 @@ def free():
     torch.cuda.empty_cache()
 
 
-def one_run(model, vocab, batch, seq):
+def one_run(model, vocab, batch, seq, amp=False):
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=1e-5, fused=True)
     seconds = None
@@ -130,7 +140,8 @@ def one_run(model, vocab, batch, seq):
             ids = torch.randint(0, vocab, (batch, seq), device="cuda")
             torch.cuda.synchronize()
             t0 = time.perf_counter()
-            loss = model(input_ids=ids, labels=ids).loss
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=amp):
+                loss = model(input_ids=ids, labels=ids).loss
             loss.backward()
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
@@ -145,11 +156,11 @@ def one_run(model, vocab, batch, seq):
     return seconds
 
 
-def measure_model(model_id, out, deadline, layers=None, runs=RUNS):
+def measure_model(model_id, out, deadline, layers=None, runs=RUNS, amp=False):
     entry = catalog_entry(model_id)
     free()
     torch.cuda.reset_peak_memory_stats()
-    model = build_model(hf_config(entry, ARCH[model_id], layers))
+    model = build_model(hf_config(entry, ARCH[model_id], layers), torch.float32 if amp else torch.bfloat16)
     n_params = sum(p.numel() for p in model.parameters())
     weights_gib = torch.cuda.memory_allocated() / GIB
     lora = False
@@ -157,6 +168,7 @@ def measure_model(model_id, out, deadline, layers=None, runs=RUNS):
         record = dict(model=model_id, layers=layers or entry["layers"], params=n_params,
                       params_exact=entry.get("params_exact"), method=method,
                       gradient_checkpointing=ckpt, batch=batch, seq_len=seq,
+                      precision="amp-fp32-master" if amp else "bf16",
                       weights_allocated_gib=round(weights_gib, 3))
         if time.time() > deadline:
             record["outcome"] = "skipped"
@@ -172,7 +184,7 @@ def measure_model(model_id, out, deadline, layers=None, runs=RUNS):
             set_checkpointing(model, ckpt)
             free()
             torch.cuda.reset_peak_memory_stats()
-            seconds = one_run(model, entry["vocab_size"], batch, seq)
+            seconds = one_run(model, entry["vocab_size"], batch, seq, amp)
         except torch.cuda.OutOfMemoryError:
             oom = True
         except Exception:  # noqa: BLE001 - recorded, the sweep goes on
@@ -223,6 +235,7 @@ def main():
         # Smoke: every path on a two-layer model, so a broken path stops the sweep in seconds.
         smoke = [("full", False, 1, 128), ("full", True, 1, 128), ("lora", False, 1, 128), ("lora", True, 1, 128)]
         before = sum(1 for _ in open(path))
+        measure_model("qwen2.5-0.5b", out, start + budget, layers=2, runs=smoke[:2], amp=True)
         measure_model("qwen2.5-0.5b", out, start + budget, layers=2, runs=smoke)
         lines = [json.loads(l) for l in open(path)][before:]
         if any(r.get("outcome") != "fits" for r in lines):
@@ -230,9 +243,13 @@ def main():
             sys.exit(3)
         if os.environ.get("MEASURE_SMOKE"):
             return
-        for model_id in MODEL_ORDER:
+        if os.environ.get("MEASURE_SET") == "2":
+            plan = [(m, AMP_RUNS, True) for m in AMP_MODELS] + [(m, LONG_RUNS, False) for m in LONG_MODELS]
+        else:
+            plan = [(m, RUNS, False) for m in MODEL_ORDER]
+        for model_id, runs, amp in plan:
             try:
-                measure_model(model_id, out, start + budget)
+                measure_model(model_id, out, start + budget, runs=runs, amp=amp)
             except Exception:  # noqa: BLE001 - one architecture failing leaves the others
                 out(dict(model=model_id, outcome="error", error=traceback.format_exc(limit=4)))
                 free()
