@@ -129,9 +129,10 @@ double roundedScale(double logScale) {
 
 // Coordinate descent, a golden-section search on each log scale in turn.
 void fitGroup(const std::vector<const CalibrationRow*>& rows, const Mechanism& mech, const GroupKey& key,
-              CalibrationTable& table, std::vector<double>& scales) {
+              const std::vector<bool>& fitted, CalibrationTable& table, std::vector<double>& scales) {
     for (int sweep = 0; sweep < kSweeps; ++sweep) {
         for (std::size_t i = 0; i < mech.constants.size(); ++i) {
+            if (!fitted[i]) continue;
             const CalibratedConstant c = mech.constants[i];
             auto at = [&](double logScale) {
                 setScale(table, c, key, std::exp(logScale));
@@ -154,6 +155,19 @@ int distinctSources(const std::vector<const CalibrationRow*>& rows) {
     std::set<std::string> sources;
     for (const CalibrationRow* r : rows) sources.insert(r->source);
     return int(sources.size());
+}
+
+// A memory reserve is fitted only where the sources it needs ran it: rows
+// whose estimate has no such term (packed or fixed-length runs have no
+// varying-length reserve) count for the group but not for that constant's
+// sources.
+bool constantHasSources(const std::vector<const CalibrationRow*>& rows, const Mechanism& mech, CalibratedConstant c) {
+    if (std::find(mech.figures.begin(), mech.figures.end(), Figure::Memory) == mech.figures.end()) return true;
+    std::set<std::string> sources;
+    for (const CalibrationRow* r : rows) {
+        if (r->memoryTermGib[std::size_t(c)] > 0) sources.insert(r->source);
+    }
+    return int(sources.size()) >= mech.minSources;
 }
 
 // Serving constants fitted together on a group's TPOT and TTFT rows (the
@@ -318,13 +332,18 @@ FitResult fitConstants(const std::vector<CalibrationRow>& rows, const std::vecto
                 if (distinctSources(members) < mech.minSources) continue;
                 if (!seen.insert(members).second) continue;
                 std::vector<double> scales;
-                for (CalibratedConstant c : mech.constants) scales.push_back(scaleAt(out.table, c, *members.front()));
+                std::vector<bool> fitted;
+                for (CalibratedConstant c : mech.constants) {
+                    scales.push_back(scaleAt(out.table, c, *members.front()));
+                    fitted.push_back(constantHasSources(members, mech, c));
+                }
                 const double before = medianAbsLog(members, out.table);
-                fitGroup(members, mech, key, out.table, scales);
+                fitGroup(members, mech, key, fitted, out.table, scales);
                 const double after = medianAbsLog(members, out.table);
                 std::set<std::string> ids, sources;
                 for (const CalibrationRow* r : members) { ids.insert(r->id); sources.insert(r->source); }
                 for (std::size_t i = 0; i < mech.constants.size(); ++i) {
+                    if (!fitted[i]) continue;
                     FittedConstant f{mech.constants[i], level, EngineClass(key.engine), key.format, key.family,
                                      key.group, scales[i], {ids.begin(), ids.end()}, {sources.begin(), sources.end()},
                                      before, after};

@@ -13,8 +13,8 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MODELS = {m["id"]: m for m in json.loads((ROOT / "data" / "models.json").read_text())["models"]}
-SOURCE = ("Caliper's own measurement: tools/measure/finetune_memory.py on one NVIDIA H100 80GB HBM3 "
-          "(randomly initialised weights), 2026-11-26; runs in validation/measured/")
+SOURCE = ("tools/measure/finetune_memory.py (Caliper's own measurement on one NVIDIA H100 80GB HBM3, "
+          "randomly initialised weights, 2026-11-26; runs in validation/measured/)")
 
 
 def describe(run):
@@ -32,10 +32,10 @@ def describe(run):
     parts.append("torch.optim.AdamW(fused=True)")
     parts.append("gradient checkpointing on (use_reentrant=False)" if run["gradient_checkpointing"]
                  else "without gradient checkpointing")
-    parts.append(f"micro-batch {run['batch']} x seq_len {run['seq_len']} tokens, loss over every position "
+    parts.append(f"micro-batch {run['batch']} x seq_len {run['seq_len']} tokens, fixed-length batches, loss over every position "
                  "(model(input_ids, labels)), sdpa attention, one GPU")
     parts.append("figure: torch.cuda.max_memory_reserved over two optimizer steps "
-                 f"(max_memory_allocated {run.get('peak_allocated_gib')} GiB; CUDA context "
+                 f"(live tensors' peak {run.get('peak_allocated_gib')} GiB; CUDA context "
                  f"{s.get('used_before_allocations_gib')} GiB not included)")
     if run.get("tokens_per_s"):
         parts.append(f"second step {run['step_s']} s ({run['tokens_per_s']} tokens/s)")

@@ -160,6 +160,7 @@ void setTraining(const RowFacts& f, const RowSetup& s, Json& req) {
         if (!lora.empty()) req["lora"] = lora;
     }
     if (!s.optimizer.empty()) req["optimizer"] = s.optimizer;
+    if (s.packed) req["packing"] = true;
     if (s.gradientCheckpointing) req["gradient_checkpointing"] = *s.gradientCheckpointing;
     // A measured run is scored under its own setup: where the text does not
     // turn checkpointing on, the frameworks' default (off) ran, not the

@@ -114,6 +114,11 @@ struct Scenario {
     // torchtune's enable_activation_offloading with checkpointing).
     bool checkpointOffload = false;
     std::optional<LossKernel> lossKernel;  // empty = "auto": the engine's own (lossKernelOf)
+    // Fine-tuning on sequences packed (or padded) to one length: every step
+    // allocates the same blocks, so the caching allocator keeps none of other
+    // lengths (no varying-length reserve, memory/overhead.cpp). Pre-training
+    // always packs.
+    bool packing = false;
     InterconnectSpec interconnect;
     // Full training's gradient buffer in fp32 (Megatron's main grads,
     // grad_reduce_in_fp32) or in the weights' 16 bits; empty = "auto"

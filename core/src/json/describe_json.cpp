@@ -85,6 +85,7 @@ Json taskDefaults(const Catalog& catalog, Task task) {
             {"seq_len", s.seqLen},
             {"optimizer", toString(s.optimizer)},
             {"gradient_checkpointing", s.gradientCheckpointingAuto ? Json("auto") : Json(s.gradientCheckpointing)},
+            {"packing", s.packing},
             {"lora", {{"rank", s.lora.rank}, {"targets", s.lora.allLinear ? "all-linear" : "attention"}, {"adapter_dtype", "auto"}}},
             {"parallel",
              {{"strategy", toString(s.parallel.strategy)},

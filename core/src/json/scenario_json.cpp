@@ -108,6 +108,7 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
     if (loss && loss->is_string() && lowerText(loss->get<std::string>()) == "auto") r.ignore("loss_kernel");
     else if (loss && !loss->is_null()) s.lossKernel = parseEnum<LossKernel>(*loss, r.pathOf("loss_kernel"));
     else r.ignore("loss_kernel");
+    s.packing = r.boolOr("packing", false);
     s.flashAttentionExplicit = r.has("flash_attention");
     s.flashAttention = r.boolOr("flash_attention", true);
     adaptToGpu(s);

@@ -71,7 +71,7 @@ Overhead runtimeOverhead(const Inputs& in, const Layout& layout, const Stage& st
             calibrated(CalibratedConstant::TrainingAllocatorReserve, engine, s.weights, s.gpu, kTrainingAllocatorReserve);
         o.allocator = reserve * (allocatedBytes + bufferBytes);
     }
-    if (in.training && s.task == Task::Finetune && stage.last) {
+    if (in.training && s.task == Task::Finetune && !s.packing && stage.last) {
         const double copies =
             calibrated(CalibratedConstant::VaryingLengthLossCopies, engine, s.weights, s.gpu, kVaryingLengthLossCopies);
         o.varyingLengths = std::clamp(copies * lossWorkingSetBytes(in, layout), 0.0, leftFree());
