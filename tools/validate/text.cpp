@@ -152,6 +152,11 @@ void readParallel(const std::string& t, RowSetup& s) {
     // NeMo's performance tables: "VP=4", "VP (virtual pipeline) = 1".
     static const Patterns vp = compile({R"(\bvp\s*[=:]\s*(\d+))", R"(\bvp \(virtual pipeline\)\s*=\s*(\d+))"});
     s.vp = lastInteger(t, vp);
+    // Megatron-Bridge's archive tables: "FSDP column=8" (> 0: Megatron-FSDP
+    // shards weights, gradients and optimizer states over the data-parallel
+    // ranks; 0: DDP with the distributed optimizer).
+    static const Patterns fsdpColumn = compile({R"(\bfsdp column\s*=\s*(\d+))"});
+    s.fsdpColumn = lastInteger(t, fsdpColumn);
 }
 
 void readResultWording(const std::string& t, RowSetup& s) {
