@@ -168,6 +168,7 @@ void setTraining(const RowFacts& f, const RowSetup& s, Json& req) {
                                 req.contains("gpu_count") && req["gpu_count"].is_number() &&
                                 req["gpu_count"].get<std::int64_t>() > 1;
     if (s.gradientCheckpointing) req["gradient_checkpointing"] = *s.gradientCheckpointing;
+    else if (s.selectiveRecompute) req["gradient_checkpointing"] = "selective";
     // A measured run is scored under its own setup: where the text does not
     // turn checkpointing on, the frameworks' default (off) ran, not the
     // planner's choice. QLoRA keeps its recipe default (on).

@@ -107,6 +107,9 @@ void readSwitches(const std::string& t, RowSetup& s) {
     static const Patterns faOff = compile({R"(eager attention)", R"((?:no|without)\s+(?:flash[ -]?attention|fa)\b)",
                                            R"((?:flash[ -]?attention|\bfa)\s+not\b)"});
     s.gradientCheckpointing = lastSwitch(t, ckptValued, ckptOn, ckptOff);
+    s.selectiveRecompute = mentions(t, {"selective recompute", "selective activation recompute",
+                                        "recompute-granularity selective", "recompute_granularity=selective",
+                                        "recompute_granularity: selective"});
     // Unsloth always recomputes activations (its "unsloth" checkpointing mode).
     if (!s.gradientCheckpointing && s.engines.unsloth) s.gradientCheckpointing = true;
     s.flashAttention = lastSwitch(t, faValued, faOn, faOff);

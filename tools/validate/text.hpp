@@ -41,6 +41,7 @@ struct RowSetup {
     bool globalBatch = false;  // the row's batch counts sequences over all GPUs
     std::optional<std::int64_t> loraRank;
     std::optional<bool> loraAllLinear, gradientCheckpointing, flashAttention;
+    bool selectiveRecompute = false;  // Megatron's selective recomputation (attention core)
     std::optional<std::int64_t> zeroStage;
     bool offloadParameters = false, offloadOptimizer = false;
     std::optional<std::int64_t> tp, pp, dp, cp, ep, vp;

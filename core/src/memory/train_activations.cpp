@@ -135,7 +135,9 @@ PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
     const LayerCoeffs c = layerCoeffs(s, sh.gated);
     double full = sb * sh.hidden * (c.hidden + c.kv * g);
     full += sb * mlpWidth(sh, s.model) * c.mlp;
-    if (!s.flashAttention) full += kEagerScoreCoeff * sh.heads * double(s.seqLen) * sb;
+    // Selective recomputation (Korthikanti et al. §4.2, Megatron's core_attn
+    // module) recomputes the attention core in backward: its scores are not kept.
+    if (!s.flashAttention && !s.selectiveRecompute) full += kEagerScoreCoeff * sh.heads * double(s.seqLen) * sb;
     PerLayer p;
     p.full = full * scale;
     p.stored = s.gradientCheckpointing ? kCheckpointCoeff * sb * sh.hidden * scale : p.full;
@@ -189,7 +191,9 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                    "%s x %.1f layers x %.2g micro-batch(es) in flight = %.3f GiB%s + logits %.0f*s*b*V (V=%.0f, %s loss) %.3f GiB%s",
                    c.hidden, c.kv, g, c.mlp,
                    fp8Linears(s) ? " (Transformer Engine: linear inputs saved in FP8)" : "",
-                   s.flashAttention ? " (FlashAttention)" : " + 5*a*s^2*b (eager attention)",
+                   s.flashAttention ? " (FlashAttention)"
+                   : s.selectiveRecompute ? " (eager attention, scores recomputed: selective recomputation)"
+                                          : " + 5*a*s^2*b (eager attention)",
                    static_cast<long long>(s.seqLen), static_cast<long long>(s.batch), in.shape.hidden,
                    mlpWidth(in.shape, s.model),
                    (layout.tp > 1 ? fmt(", / tensor parallel %d", layout.tp) : std::string()).append(

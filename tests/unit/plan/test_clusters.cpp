@@ -173,3 +173,32 @@ TEST_CASE("the planner's Megatron layout for Llama 3 70B fits and interleaves tw
     if (pp > 1) CHECK(r["plan"]["vp"] == 80 / pp / 2);
     CHECK(r["fits"] == true);
 }
+
+TEST_CASE("selective recomputation drops the attention scores and recomputes the attention core", "[clusters]") {
+    // Llama-2-7B (32 layers, 32 heads) on 8 H100s, Megatron, bf16, s 1024,
+    // b 1, eager attention: Korthikanti et al. (2205.05198) Table 2 keeps
+    // 5 a s^2 b bytes of scores per layer, which selective recomputation
+    // (their section 4.2; Megatron's core_attn module) does not keep:
+    // 32 x 5 x 32 x 1024^2 = 5,368,709,120 bytes = 5 GiB.
+    Json r = {{"model", "llama-2-7b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"}, {"engine", "megatron"},
+              {"gpu_count", 8},        {"seq_len", 1024},          {"batch", 1},        {"weights", "bf16"},
+              {"flash_attention", false}, {"gradient_checkpointing", false},
+              {"parallel", {{"tp", 1}, {"pp", 1}}}};
+    const Json kept = answer(r);
+    r["gradient_checkpointing"] = "selective";
+    const Json selective = answer(r);
+    CHECK(kept["memory"]["activations_gib"].get<double>() - selective["memory"]["activations_gib"].get<double>() ==
+          Approx(5.0).epsilon(1e-4));
+    // The recomputed attention core adds its forward, 2 L s d_attn of the
+    // 6 L s d_attn training count: compute grows by (A / 3) / (6 N + A) with
+    // N = 6,607,077,376 matmul parameters (lm_head included) and
+    // A = 6 x 32 x 1024 x 4096 = 805,306,368 FLOPs per token: x 1.0066366.
+    REQUIRE(explained(kept, "train_step_compute_s") > 0);
+    CHECK(explained(selective, "train_step_compute_s") / explained(kept, "train_step_compute_s") ==
+          Approx(1.0066366).epsilon(1e-5));
+    CHECK(selective["plan"]["gradient_checkpointing"] == false);
+    r["gradient_checkpointing"] = "partial";
+    const Json bad = answer(r, 2);
+    CHECK(bad["error"]["code"] == "invalid_value");
+    CHECK(bad["error"]["path"] == "/gradient_checkpointing");
+}
