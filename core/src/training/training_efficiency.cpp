@@ -113,8 +113,15 @@ bool fp8Training(const Scenario& s) { return (s.weights == WeightFormat::Fp8 || 
 TrainingFlops trainingFlops(const Scenario& s, const Workload& work) {
     const double matmul = work.blockMatmulParams + work.lmHeadParams;
     // Causal attention forward = 2 L s d_attn per token, x3 with backward
-    // (Megatron's current count halves PaLM's non-causal 12 L s d_attn).
-    const double attention = 3.0 * 2.0 * work.layers * work.attentionWidth * double(std::max<std::int64_t>(1, s.seqLen));
+    // (Megatron's current count halves PaLM's non-causal 12 L s d_attn),
+    // over the layers that attend: a hybrid stack's Mamba-2 or linear-attention
+    // layers have no s x s product (Megatron-LM training.py counts attention
+    // only for the hybrid model's attention layers), and a sliding-window
+    // layer attends to at most its window (promptAttentionFlops).
+    Workload attending = work;
+    attending.layers = fullAttentionLayers(s.model);
+    const double seq = double(std::max<std::int64_t>(1, s.seqLen));
+    const double attention = 3.0 * promptAttentionFlops(attending, seq, false) / seq;
     const bool adapters = s.task == Task::Finetune && s.method != Method::Full;
     TrainingFlops f;
     // LoRA: forward 2N plus activation gradients 2N; frozen weights get no gradient.

@@ -219,3 +219,17 @@ TEST_CASE("an expert-parallel group over two nodes sends only the other node's s
     REQUIRE(two["plan"]["ep"] == 16);
     CHECK(explained(two, "train_ep_all_to_all_s") == Approx(4.0 * (40e-6 + 67108864.0 / 44e9) * 48 * 16).epsilon(1e-3));
 }
+
+TEST_CASE("a hybrid stack's training FLOPs count attention on its attention layers only", "[clusters]") {
+    // Nemotron 3 Nano: 52 layers, 23 Mamba-2 and 23 MoE-only among them, so
+    // 6 attention layers of 32 heads x 128 (config.json hybrid_override_pattern).
+    // Causal attention adds 6 L_attn d_attn per token and token of context
+    // (Megatron-LM training.py hybrid_flops: attention only for its attention
+    // layers): 4096 more tokens add 6 x 6 x 4096 x 4096 = 603,979,776 FLOPs per token.
+    Json r = {{"model", "nemotron-3-nano-30b-a3b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"}, {"engine", "megatron"},
+              {"gpu_count", 8}, {"seq_len", 4096}, {"batch", 1}, {"gradient_checkpointing", true}};
+    const double at4k = explained(answer(r), "train_model_flops_per_token");
+    r["seq_len"] = 8192;
+    const double at8k = explained(answer(r), "train_model_flops_per_token");
+    CHECK(at8k - at4k == Approx(603979776.0).epsilon(1e-3));  // explain values carry 6 significant digits
+}
