@@ -87,7 +87,7 @@ Json taskDefaults(const Catalog& catalog, Task task) {
             {"gradient_checkpointing", s.gradientCheckpointingAuto ? Json("auto")
                                        : s.selectiveRecompute     ? Json("selective")
                                                                   : Json(s.gradientCheckpointing)},
-            {"lora", {{"rank", s.lora.rank}, {"targets", s.lora.allLinear ? "all-linear" : "attention"}}},
+            {"lora", {{"rank", s.lora.rank}, {"targets", s.lora.allLinear ? "all-linear" : "attention"}, {"adapter_dtype", "auto"}}},
             {"parallel",
              {{"strategy", toString(s.parallel.strategy)},
               {"tp", s.parallel.tp > 0 ? Json(s.parallel.tp) : Json(nullptr)},
