@@ -161,11 +161,19 @@ void setTraining(const RowFacts& f, const RowSetup& s, Json& req) {
     }
     if (!s.optimizer.empty()) req["optimizer"] = s.optimizer;
     if (s.packed) req["packing"] = true;
+    // A Megatron run on several GPUs whose row states no TP or PP ran a layout
+    // its authors chose for memory (NeMo's long-sequence table: "the most
+    // performant model- and data-parallel configurations ... given the memory
+    // capacity constraint"): the layout and its recomputation are the planner's.
+    const bool layoutUnstated = !s.tp && !s.pp && req.value("engine", std::string()) == "megatron" &&
+                                req.contains("gpu_count") && req["gpu_count"].is_number() &&
+                                req["gpu_count"].get<std::int64_t>() > 1;
     if (s.gradientCheckpointing) req["gradient_checkpointing"] = *s.gradientCheckpointing;
+    else if (s.selectiveRecompute) req["gradient_checkpointing"] = "selective";
     // A measured run is scored under its own setup: where the text does not
     // turn checkpointing on, the frameworks' default (off) ran, not the
     // planner's choice. QLoRA keeps its recipe default (on).
-    else if (f.method != "qlora") req["gradient_checkpointing"] = false;
+    else if (f.method != "qlora" && !layoutUnstated) req["gradient_checkpointing"] = false;
 }
 
 void setParallel(const RowSetup& s, bool training, Json& req) {
@@ -182,10 +190,12 @@ void setParallel(const RowSetup& s, bool training, Json& req) {
     if (multi && s.pp) parallel["pp"] = *s.pp;
     if (multi && training && s.cp && *s.cp > 1) parallel["cp"] = *s.cp;
     if (multi && training && s.ep && *s.ep > 1) parallel["ep"] = *s.ep;
-    if (multi && training && s.vp && *s.vp > 1 && s.pp && *s.pp > 1) parallel["vp"] = *s.vp;
+    // A stated VP of 1 is the plain 1F1B schedule, not the planner's choice.
+    if (multi && training && s.vp && *s.vp >= 1 && s.pp && *s.pp > 1) parallel["vp"] = *s.vp;
     const bool splitByDegrees = (s.tp && *s.tp > 1) || (s.pp && *s.pp > 1);
     if (s.zeroStage) parallel["strategy"] = *s.zeroStage == 0 ? "ddp" : "zero" + std::to_string(*s.zeroStage);
     else if (multi && s.layerSplit) parallel["strategy"] = training ? "pipeline" : "layer-split";
+    else if (multi && training && s.fsdpColumn && *s.fsdpColumn > 0) parallel["strategy"] = "fsdp";
     else if (multi && training && s.distributedOptimizer && !splitByDegrees) parallel["strategy"] = "zero1";
     if (s.offloadParameters) parallel["offload"] = "parameters";
     else if (s.offloadOptimizer) parallel["offload"] = "optimizer";
@@ -230,6 +240,11 @@ void applyEngineConventions(const RowSetup& setup, const std::string& task, cons
     // (scripts/performance/utils/helpers.py set_basic_perf_overrides:
     // grad_reduce_in_fp32 = False).
     if (setup.engines.megatronBridgePerf && task != "inference") req["fp32_gradients"] = false;
+    // NeMo 24.07's performance summary ran the NeMo-Framework-Launcher's H100
+    // example scripts, which reduce gradients in bf16 too
+    // (examples/training/{gpt,llama}/h100/*_fp8*.sh:
+    // +training.model.optim.grad_sync_dtype=bf16).
+    if (setup.engines.nemoLauncherPerf && task != "inference") req["fp32_gradients"] = false;
     // llm-foundry's MPT trains with flash-attn's fused cross entropy (its
     // default loss_fn, llmfoundry/models/mpt/modeling_mpt.py).
     if (setup.engines.llmFoundry && task != "inference") req["loss_kernel"] = "fused";
@@ -268,6 +283,7 @@ std::string applyStructuredKeys(const RowFacts& f, RowSetup& s) {
     if (engine == "tensorrt-llm") s.engines.tensorrtLlm = true;
     if (lowerCase(f.engine) == "llm-foundry") s.engines.llmFoundry = true;
     if (contains(lowerCase(f.source), "megatron-bridge")) s.engines.megatronBridgePerf = true;
+    if (contains(lowerCase(f.source), "nemo docs/source/performance/performance_summary")) s.engines.nemoLauncherPerf = true;
     return engine;
 }
 

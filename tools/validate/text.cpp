@@ -107,6 +107,9 @@ void readSwitches(const std::string& t, RowSetup& s) {
     static const Patterns faOff = compile({R"(eager attention)", R"((?:no|without)\s+(?:flash[ -]?attention|fa)\b)",
                                            R"((?:flash[ -]?attention|\bfa)\s+not\b)"});
     s.gradientCheckpointing = lastSwitch(t, ckptValued, ckptOn, ckptOff);
+    s.selectiveRecompute = mentions(t, {"selective recompute", "selective activation recompute",
+                                        "recompute-granularity selective", "recompute_granularity=selective",
+                                        "recompute_granularity: selective"});
     // Unsloth always recomputes activations (its "unsloth" checkpointing mode).
     if (!s.gradientCheckpointing && s.engines.unsloth) s.gradientCheckpointing = true;
     s.flashAttention = lastSwitch(t, faValued, faOn, faOff);
@@ -152,6 +155,11 @@ void readParallel(const std::string& t, RowSetup& s) {
     // NeMo's performance tables: "VP=4", "VP (virtual pipeline) = 1".
     static const Patterns vp = compile({R"(\bvp\s*[=:]\s*(\d+))", R"(\bvp \(virtual pipeline\)\s*=\s*(\d+))"});
     s.vp = lastInteger(t, vp);
+    // Megatron-Bridge's archive tables: "FSDP column=8" (> 0: Megatron-FSDP
+    // shards weights, gradients and optimizer states over the data-parallel
+    // ranks; 0: DDP with the distributed optimizer).
+    static const Patterns fsdpColumn = compile({R"(\bfsdp column\s*=\s*(\d+))"});
+    s.fsdpColumn = lastInteger(t, fsdpColumn);
 }
 
 void readResultWording(const std::string& t, RowSetup& s) {

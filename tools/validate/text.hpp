@@ -25,6 +25,7 @@ struct EnginesNamed {  // frameworks the text names
     bool msSwift = false;
     bool llmFoundry = false;  // the row's engine key names llm-foundry (structured key only)
     bool megatronBridgePerf = false;  // a Megatron-Bridge performance-summary row (its source names it)
+    bool nemoLauncherPerf = false;    // a NeMo 24.07 performance-summary row (NeMo-Framework-Launcher runs)
 };
 
 struct ModelShapeText {  // architecture numbers the text states
@@ -40,9 +41,11 @@ struct RowSetup {
     bool globalBatch = false;  // the row's batch counts sequences over all GPUs
     std::optional<std::int64_t> loraRank;
     std::optional<bool> loraAllLinear, gradientCheckpointing, flashAttention;
+    bool selectiveRecompute = false;  // Megatron's selective recomputation (attention core)
     std::optional<std::int64_t> zeroStage;
     bool offloadParameters = false, offloadOptimizer = false;
     std::optional<std::int64_t> tp, pp, dp, cp, ep, vp;
+    std::optional<std::int64_t> fsdpColumn;  // Megatron-Bridge tables' FSDP column (> 0: sharded data parallel)
     bool distributedOptimizer = false;  // Megatron: optimizer states sharded over data parallel
     bool layerSplit = false;            // device_map-style naive split of layers over GPUs
     bool perGpu = false;                // the value is per GPU

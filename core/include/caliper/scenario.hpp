@@ -113,6 +113,11 @@ struct Scenario {
     // host RAM between forward and backward (Unsloth's "unsloth" checkpointing,
     // torchtune's enable_activation_offloading with checkpointing).
     bool checkpointOffload = false;
+    // gradient_checkpointing "selective": Megatron-Core's selective
+    // recomputation (recompute_granularity "selective", its default module
+    // core_attn): the attention core is recomputed in backward, so its scores
+    // are never kept; every other activation stays saved.
+    bool selectiveRecompute = false;
     std::optional<LossKernel> lossKernel;  // empty = "auto": the engine's own (lossKernelOf)
     // Fine-tuning on sequences packed (or padded) to one length: every step
     // allocates the same blocks, so the caching allocator keeps none of other

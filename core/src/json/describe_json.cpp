@@ -84,7 +84,9 @@ Json taskDefaults(const Catalog& catalog, Task task) {
             {"output_tokens", s.outputTokens},
             {"seq_len", s.seqLen},
             {"optimizer", toString(s.optimizer)},
-            {"gradient_checkpointing", s.gradientCheckpointingAuto ? Json("auto") : Json(s.gradientCheckpointing)},
+            {"gradient_checkpointing", s.gradientCheckpointingAuto ? Json("auto")
+                                       : s.selectiveRecompute     ? Json("selective")
+                                                                  : Json(s.gradientCheckpointing)},
             {"packing", s.packing},
             {"lora", {{"rank", s.lora.rank}, {"targets", s.lora.allLinear ? "all-linear" : "attention"}, {"adapter_dtype", "auto"}}},
             {"parallel",

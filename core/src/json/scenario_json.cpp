@@ -87,8 +87,13 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
         s.gradientCheckpointing = training;
         s.checkpointOffload = training;
         r.ignore("gradient_checkpointing");
+    } else if (ckptText == "selective") {
+        s.gradientCheckpointing = false;
+        s.selectiveRecompute = training;
+        r.ignore("gradient_checkpointing");
     } else if (ckpt && !ckpt->is_null() && !ckpt->is_boolean()) {
-        failType("invalid_value", r.pathOf("gradient_checkpointing"), "true, false, \"auto\" or \"offload\"", *ckpt);
+        failType("invalid_value", r.pathOf("gradient_checkpointing"),
+                 "true, false, \"auto\", \"offload\" or \"selective\"", *ckpt);
     } else if (training && (unsloth || torchtune) && !(ckpt && ckpt->is_boolean())) {
         s.gradientCheckpointing = true;
         s.checkpointOffload = unsloth;

@@ -27,6 +27,10 @@ constexpr double kNcclBuffersGiB = 0.25;
 // calibrated constant: tools/calibrate scales it by engine and weight format
 // from the fine-tuning rows that count reserved memory.
 constexpr double kTrainingAllocatorReserve = 0.10;
+// Pre-training packs its data into sequences of one fixed length: every step
+// allocates the same shapes, so the reserve takes the lower end of the same
+// 5-10% (the same calibrated scale applies).
+constexpr double kPretrainAllocatorReserve = 0.05;
 // Fine-tuning batches are padded to the longest sample of each step, so the
 // tensor shapes change from step to step. The caching allocator serves a
 // request from a cached block only when one is large enough; a longer step
@@ -68,7 +72,8 @@ Overhead runtimeOverhead(const Inputs& in, const Layout& layout, const Stage& st
     auto leftFree = [&] { return std::max(0.0, gibToBytes(usableMemoryGiB(s)) - allocatedBytes - o.total()); };
     if (in.training) {
         const double reserve =
-            calibrated(CalibratedConstant::TrainingAllocatorReserve, engine, s.weights, s.gpu, kTrainingAllocatorReserve);
+            calibrated(CalibratedConstant::TrainingAllocatorReserve, engine, s.weights, s.gpu,
+                       s.task == Task::Pretrain ? kPretrainAllocatorReserve : kTrainingAllocatorReserve);
         o.allocator = reserve * (allocatedBytes + bufferBytes);
     }
     if (in.training && s.task == Task::Finetune && !s.packing && stage.last) {
@@ -92,7 +97,9 @@ void explainOverhead(const Overhead& o, double poolSlackBytes, const Explain& ex
                bytesToGiB(o.buffers));
     }
     if (o.allocator > 0) {
-        ex.add("allocator_reserve_gib", "share of allocated training memory kept reserved by PyTorch's caching allocator (prior 10%, calibrated)",
+        ex.add("allocator_reserve_gib",
+               "share of allocated training memory kept reserved by PyTorch's caching allocator (prior 10%; 5% for "
+               "fixed-length pre-training sequences; calibrated)",
                bytesToGiB(o.allocator));
     }
     if (o.varyingLengths > 0) {

@@ -25,6 +25,20 @@ constexpr double kPlainMlpCoeff = 4;
 // score, 5 a s^2 b (Korthikanti Table 2). The ms-swift Qwen-7B runs (flash
 // on vs off) differ by 5.1 bytes per score.
 constexpr double kEagerScoreCoeff = 5;
+// Megatron-Core's fused SwiGLU (megatron/core/fusions/fused_bias_swiglu.py,
+// SwiGLUFunction: ctx.save_for_backward(input)) keeps only the fc1 output,
+// gate and up together (4 s b f); fc2 keeps its input, the product (2 s b f):
+// 6 s b f against the 8 of an unfused gate/up/act/product chain.
+constexpr double kGatedMlpCoeffFused = 6;
+// FP8 with Transformer Engine: each Linear saves its input for the weight
+// gradient as the FP8 cast it multiplied (transformer_engine/pytorch/module/
+// linear.py and layernorm_linear.py: `if fp8 and not ...override_linear_
+// precision.wgrad: saved_inputmat_t = inputmat_t`), 1 byte instead of 2.
+// Per layer that halves the QKV and fc1 inputs (-1 s b h each) and the fc2
+// input (-1 s b f); the attention output stays saved in 16 bits for the
+// FlashAttention backward and its projection adds its FP8 copy (+1 s b h).
+constexpr double kFp8LinearInputSavingCoeff = 1;   // s b h: QKV + fc1 inputs - projection copy
+constexpr double kFp8MlpInputSavingCoeff = 1;      // s b f: fc2 input
 // Full recomputation keeps only each layer's input: 2 s b h.
 constexpr double kCheckpointCoeff = 2;
 // Loss over the vocabulary in 16-bit training. Hugging Face causal-LM heads
@@ -89,6 +103,30 @@ constexpr double kDequantBytes = 2;
 
 double elementBytes(const Scenario& s) { return s.weights == WeightFormat::Fp32 ? 4 : 2; }
 
+// Megatron-Core builds its layers from Transformer Engine modules and fused
+// activations; other runtimes run the unfused Hugging Face modules.
+bool teLayers(const Scenario& s) { return runtimeOf(s.engine) == Engine::Megatron; }
+
+bool fp8Linears(const Scenario& s) {
+    return teLayers(s) && (s.weights == WeightFormat::Fp8 || s.weights == WeightFormat::Fp8Block) && s.gpu.supportsFp8;
+}
+
+// Saved bytes per s b h (attention, norms, linear inputs) and per s b f (MLP).
+struct LayerCoeffs {
+    double hidden = 0, kv = kKvCoeff, mlp = 0;
+};
+
+LayerCoeffs layerCoeffs(const Scenario& s, bool gated) {
+    LayerCoeffs c;
+    c.hidden = kAttentionCoeff;
+    c.mlp = gated ? (teLayers(s) ? kGatedMlpCoeffFused : kGatedMlpCoeff) : kPlainMlpCoeff;
+    if (fp8Linears(s)) {
+        c.hidden -= kFp8LinearInputSavingCoeff;
+        c.mlp -= kFp8MlpInputSavingCoeff;
+    }
+    return c;
+}
+
 
 // Average MLP inner width a token's activations cover per layer.
 double mlpWidth(const ModelShape& sh, const ModelSpec& m) {
@@ -131,9 +169,12 @@ PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
     // Sequence parallelism shards all of it over tp; context parallelism
     // gives each GPU 1/cp of every sequence (Megatron-Core context_parallel).
     const double scale = elementBytes(s) / 2 / layout.tp / layout.cp;
-    double full = sb * sh.hidden * (kAttentionCoeff + kKvCoeff * g);
-    full += sb * mlpWidth(sh, s.model) * (sh.gated ? kGatedMlpCoeff : kPlainMlpCoeff);
-    if (!s.flashAttention) full += kEagerScoreCoeff * sh.heads * double(s.seqLen) * sb;
+    const LayerCoeffs c = layerCoeffs(s, sh.gated);
+    double full = sb * sh.hidden * (c.hidden + c.kv * g);
+    full += sb * mlpWidth(sh, s.model) * c.mlp;
+    // Selective recomputation (Korthikanti et al. §4.2, Megatron's core_attn
+    // module) recomputes the attention core in backward: its scores are not kept.
+    if (!s.flashAttention && !s.selectiveRecompute) full += kEagerScoreCoeff * sh.heads * double(s.seqLen) * sb;
     full += sb * adapterCopyBytesPerToken(in) * 2 / elementBytes(s);
     PerLayer p;
     p.full = full * scale;
@@ -183,11 +224,15 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
     const double bytes = held + recompute + logits + workspace;
     if (ex.on()) {
         const double g = s.model.attention == AttentionKind::Mla ? 1.0 : double(in.shape.kvHeads) / in.shape.heads;
+        const LayerCoeffs c = layerCoeffs(s, in.shape.gated);
         ex.add("activations_gib",
-               [&] { return fmt("per layer s*b*h*(%.0f + %.0f*%.3g) + %.0f*s*b*f%s%s with s=%lld, b=%lld, h=%.0f, f=%.0f%s = %.3f GiB; "
+               [&] { return fmt("per layer s*b*h*(%.0f + %.0f*%.3g) + %.0f*s*b*f%s%s%s with s=%lld, b=%lld, h=%.0f, f=%.0f%s = %.3f GiB; "
                    "%s x %.1f layers x %.2g micro-batch(es) in flight = %.3f GiB%s + logits %.0f*s*b*V (V=%.0f, %s loss) %.3f GiB%s",
-                   kAttentionCoeff, kKvCoeff, g, in.shape.gated ? kGatedMlpCoeff : kPlainMlpCoeff,
-                   s.flashAttention ? " (FlashAttention)" : " + 5*a*s^2*b (eager attention)",
+                   c.hidden, c.kv, g, c.mlp,
+                   fp8Linears(s) ? " (Transformer Engine: linear inputs saved in FP8)" : "",
+                   s.flashAttention ? " (FlashAttention)"
+                   : s.selectiveRecompute ? " (eager attention, scores recomputed: selective recomputation)"
+                                          : " + 5*a*s^2*b (eager attention)",
                    adapterCopyBytesPerToken(in) != 0
                        ? fmt(" + fp32 adapter inputs %.0f bytes per token", adapterCopyBytesPerToken(in)).c_str()
                        : "",

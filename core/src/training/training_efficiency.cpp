@@ -113,17 +113,31 @@ bool fp8Training(const Scenario& s) { return (s.weights == WeightFormat::Fp8 || 
 TrainingFlops trainingFlops(const Scenario& s, const Workload& work) {
     const double matmul = work.blockMatmulParams + work.lmHeadParams;
     // Causal attention forward = 2 L s d_attn per token, x3 with backward
-    // (Megatron's current count halves PaLM's non-causal 12 L s d_attn).
-    const double attention = 3.0 * 2.0 * work.layers * work.attentionWidth * double(std::max<std::int64_t>(1, s.seqLen));
+    // (Megatron's current count halves PaLM's non-causal 12 L s d_attn),
+    // over the layers that attend: a hybrid stack's Mamba-2 or linear-attention
+    // layers have no s x s product (Megatron-LM training.py counts attention
+    // only for the hybrid model's attention layers), and a sliding-window
+    // layer attends to at most its window (promptAttentionFlops).
+    Workload attending = work;
+    attending.layers = fullAttentionLayers(s.model);
+    const double seq = double(std::max<std::int64_t>(1, s.seqLen));
+    const double attention = 3.0 * promptAttentionFlops(attending, seq, false) / seq;
     const bool adapters = s.task == Task::Finetune && s.method != Method::Full;
     TrainingFlops f;
     // LoRA: forward 2N plus activation gradients 2N; frozen weights get no gradient.
     f.modelPerToken = (adapters ? 4.0 : 6.0) * matmul + attention;
     f.hardwarePerToken = f.modelPerToken;
-    if (s.gradientCheckpointing) f.hardwarePerToken += 2.0 * matmul + attention / 3.0;  // one more forward
-    f.attentionShare = f.hardwarePerToken > 0 ? attention * (s.gradientCheckpointing ? 4.0 / 3.0 : 1.0) / f.hardwarePerToken : 0;
+    // Full recomputation runs each layer's forward again; selective
+    // recomputation only the attention core's (Korthikanti et al. 2205.05198
+    // Table 4: 2.7% more FLOPs than none for GPT-3 175B at s 2048).
+    const bool recomputeAttention = s.gradientCheckpointing || s.selectiveRecompute;
+    if (s.gradientCheckpointing) f.hardwarePerToken += 2.0 * matmul;
+    if (recomputeAttention) f.hardwarePerToken += attention / 3.0;
+    f.attentionShare = f.hardwarePerToken > 0 ? attention * (recomputeAttention ? 4.0 / 3.0 : 1.0) / f.hardwarePerToken : 0;
     f.formula = std::string(adapters ? "4N" : "6N") + " (N = matmul params incl. lm_head) + 6 L s d_attn (causal)" +
-                (s.gradientCheckpointing ? "; hardware adds one forward (full recomputation)" : "");
+                (s.gradientCheckpointing ? "; hardware adds one forward (full recomputation)"
+                 : s.selectiveRecompute  ? "; hardware adds the attention core's forward (selective recomputation)"
+                                         : "");
     return f;
 }
 

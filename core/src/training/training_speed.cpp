@@ -132,12 +132,29 @@ double pipelineSendExposedS(const Scenario& s, const Workload& work, const Layou
 // NVLink inside a node and the network beyond it.
 double expertAllToAllS(const Scenario& s, const Workload& work, const Layout& l, bool& acrossNodes) {
     if (l.ep <= 1 || work.experts <= 0) return 0;
-    acrossNodes = l.ep > std::max(1, s.gpu.gpusPerNode);
-    const Link link = groupLink(s, l.ep, acrossNodes);
-    if (link.busGBps <= 0) return 0;
+    const int perNode = std::max(1, s.gpu.gpusPerNode);
+    acrossNodes = l.ep > perNode;
     const double tokensPerGpu = l.micro / (l.tp * l.cp);
-    const double bytes = tokensPerGpu * work.hidden * std::max(1, work.expertsPerToken) * kGradientBytes * (l.ep - 1) / l.ep;
-    const double perLayer = kAllToAllPerLayer * (link.latencyS + bytes / (link.busGBps * kBytesPerGB));
+    const double copies = tokensPerGpu * work.hidden * std::max(1, work.expertsPerToken) * kGradientBytes;
+    // Balanced routing sends each routed copy to any of the ep ranks alike:
+    // (local - 1) / ep of them to the GPUs of the same node over NVLink,
+    // (ep - local) / ep over the network. NCCL's all-to-all posts every
+    // pair's send and receive in one group (ncclGroupStart/End), so the two
+    // links carry their shares at the same time.
+    const int local = std::min(l.ep, perNode);
+    const Link nvlink = groupLink(s, local, false);
+    double linkS = 0, latencyS = 0;
+    if (local > 1 && nvlink.busGBps > 0) {
+        linkS = copies * (local - 1) / l.ep / (nvlink.busGBps * kBytesPerGB);
+        latencyS = nvlink.latencyS;
+    }
+    if (acrossNodes) {
+        const Link network = groupLink(s, l.ep, true);
+        if (network.busGBps <= 0) return 0;
+        linkS = std::max(linkS, copies * (l.ep - local) / l.ep / (network.busGBps * kBytesPerGB));
+        latencyS = std::max(latencyS, network.latencyS);
+    }
+    const double perLayer = kAllToAllPerLayer * (latencyS + linkS);
     const ModelSpec& m = s.model;
     const int moeLayers = std::max(0, (m.layers - std::max(0, m.moe.denseLayers)) / std::max(1, m.moe.layerInterval));
     return perLayer * moeLayers / l.pp * l.microbatches;

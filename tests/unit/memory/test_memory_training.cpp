@@ -158,3 +158,31 @@ TEST_CASE("the loss kernel sets the logits working set of training", "[memory][t
     s.engine = Engine::Megatron;
     CHECK(lossKernelOf(s) == LossKernel::VocabParallel);
 }
+
+TEST_CASE("Megatron's fused SwiGLU and Transformer Engine's FP8 inputs set the saved activations", "[memory][training]") {
+    // Llama-3-8B (h 4096, f 14336, 32 layers, 8 of 32 KV heads, V 128256),
+    // s 4096, b 1, no recomputation, one GPU's whole stack:
+    // bf16, Megatron: per layer s b h (12 + 4 x 0.25) + 6 s b f (fused_bias_swiglu
+    // saves the fc1 output, fc2 its input) = 218,103,808 + 352,321,536 bytes;
+    // x 32 layers + vocab-parallel loss 6 s b V = 3,151,822,848: 21,405,433,856
+    // bytes = 19.9355 GiB.
+    Scenario s = finetuning("llama-3-8b", "h100-sxm5-80gb", Method::Full, Engine::Megatron);
+    s.task = Task::Pretrain;
+    s.seqLen = 4096;
+    s.gradientCheckpointing = false;
+    const double bf16 = memoryOn(s, 1).activationsGiB;
+    CHECK(bf16 == Approx(21405433856.0 / kBytesPerGiB).epsilon(1e-4));
+    // FP8: Transformer Engine saves the QKV, fc1 and fc2 inputs as FP8 casts
+    // and adds an FP8 copy of the attention output: -1 s b h - 1 s b f per
+    // layer, 32 x (16,777,216 + 58,720,256) bytes = 2.25 GiB less.
+    s.weights = WeightFormat::Fp8;
+    CHECK(bf16 - memoryOn(s, 1).activationsGiB == Approx(2.25).epsilon(1e-4));
+    // The Hugging Face stack keeps gate, up, act(gate) and the product: 8 s b f,
+    // 32 x 2 s b f = 3.5 GiB more than Megatron in the layers (its loss differs too).
+    Scenario hf = s;
+    hf.engine = Engine::Transformers;
+    hf.weights = WeightFormat::Bf16;
+    hf.lossKernel = LossKernel::VocabParallel;
+    const double hfLayers = memoryOn(hf, 1).activationsGiB;
+    CHECK(hfLayers - bf16 == Approx(3.5).epsilon(1e-4));
+}

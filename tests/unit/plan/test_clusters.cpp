@@ -116,6 +116,7 @@ TEST_CASE("context parallelism splits each sequence's activations over its ranks
     // the stored layer activations halve at cp 2 (the logits term too).
     Json r = pretrain70b(64);
     r["seq_len"] = 32768;
+    r["gradient_checkpointing"] = false;  // compare stored activations, not the planner's recomputation choice
     r["parallel"] = {{"tp", 8}, {"pp", 4}, {"cp", 1}};
     const double one = answer(r)["memory"]["activations_gib"].get<double>();
     r["parallel"]["cp"] = 2;
@@ -171,4 +172,64 @@ TEST_CASE("the planner's Megatron layout for Llama 3 70B fits and interleaves tw
     CHECK(r["plan"]["tp"] == 8);
     if (pp > 1) CHECK(r["plan"]["vp"] == 80 / pp / 2);
     CHECK(r["fits"] == true);
+}
+
+TEST_CASE("selective recomputation drops the attention scores and recomputes the attention core", "[clusters]") {
+    // Llama-2-7B (32 layers, 32 heads) on 8 H100s, Megatron, bf16, s 1024,
+    // b 1, eager attention: Korthikanti et al. (2205.05198) Table 2 keeps
+    // 5 a s^2 b bytes of scores per layer, which selective recomputation
+    // (their section 4.2; Megatron's core_attn module) does not keep:
+    // 32 x 5 x 32 x 1024^2 = 5,368,709,120 bytes = 5 GiB.
+    Json r = {{"model", "llama-2-7b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"}, {"engine", "megatron"},
+              {"gpu_count", 8},        {"seq_len", 1024},          {"batch", 1},        {"weights", "bf16"},
+              {"flash_attention", false}, {"gradient_checkpointing", false},
+              {"parallel", {{"tp", 1}, {"pp", 1}}}};
+    const Json kept = answer(r);
+    r["gradient_checkpointing"] = "selective";
+    const Json selective = answer(r);
+    CHECK(kept["memory"]["activations_gib"].get<double>() - selective["memory"]["activations_gib"].get<double>() ==
+          Approx(5.0).epsilon(1e-4));
+    // The recomputed attention core adds its forward, 2 L s d_attn of the
+    // 6 L s d_attn training count: compute grows by (A / 3) / (6 N + A) with
+    // N = 6,607,077,376 matmul parameters (lm_head included) and
+    // A = 6 x 32 x 1024 x 4096 = 805,306,368 FLOPs per token: x 1.0066366.
+    REQUIRE(explained(kept, "train_step_compute_s") > 0);
+    CHECK(explained(selective, "train_step_compute_s") / explained(kept, "train_step_compute_s") ==
+          Approx(1.0066366).epsilon(1e-5));
+    CHECK(selective["plan"]["gradient_checkpointing"] == false);
+    r["gradient_checkpointing"] = "partial";
+    const Json bad = answer(r, 2);
+    CHECK(bad["error"]["code"] == "invalid_value");
+    CHECK(bad["error"]["path"] == "/gradient_checkpointing");
+}
+
+TEST_CASE("an expert-parallel group over two nodes sends only the other node's share over the network", "[clusters]") {
+    // Qwen3-30B-A3B (48 MoE layers, hidden 2048, top-8) on 16 H100 in two
+    // nodes of 8, EP 16, micro-batch 1 x 4096 tokens: each GPU's routed copies,
+    // 4096 x 2048 x 8 x 2 bytes = 134,217,728, go to the 16 ranks alike, 8 of
+    // 16 across the network (InfiniBand NDR at 44 GB/s) while 7 of 16 take
+    // NVLink at the same time. Dispatch + combine, forward + backward, 4
+    // passes of 40 us + 67,108,864 B / 44 GB/s per layer; 256 sequences over
+    // 16 replicas are 16 micro-batches: 4 x 1.56522e-3 s x 48 x 16 = 4.8083 s.
+    Json r = {{"model", "qwen3-30b-a3b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"}, {"engine", "megatron"},
+              {"gpu_count", 16},         {"seq_len", 4096},          {"batch", 1},        {"global_batch", 256},
+              {"weights", "bf16"},       {"gradient_checkpointing", false},
+              {"parallel", {{"tp", 1}, {"pp", 1}, {"ep", 16}}}};
+    const Json two = answer(r);
+    REQUIRE(two["plan"]["ep"] == 16);
+    CHECK(explained(two, "train_ep_all_to_all_s") == Approx(4.0 * (40e-6 + 67108864.0 / 44e9) * 48 * 16).epsilon(1e-3));
+}
+
+TEST_CASE("a hybrid stack's training FLOPs count attention on its attention layers only", "[clusters]") {
+    // Nemotron 3 Nano: 52 layers, 23 Mamba-2 and 23 MoE-only among them, so
+    // 6 attention layers of 32 heads x 128 (config.json hybrid_override_pattern).
+    // Causal attention adds 6 L_attn d_attn per token and token of context
+    // (Megatron-LM training.py hybrid_flops: attention only for its attention
+    // layers): 4096 more tokens add 6 x 6 x 4096 x 4096 = 603,979,776 FLOPs per token.
+    Json r = {{"model", "nemotron-3-nano-30b-a3b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"}, {"engine", "megatron"},
+              {"gpu_count", 8}, {"seq_len", 4096}, {"batch", 1}, {"gradient_checkpointing", true}};
+    const double at4k = explained(answer(r), "train_model_flops_per_token");
+    r["seq_len"] = 8192;
+    const double at8k = explained(answer(r), "train_model_flops_per_token");
+    CHECK(at8k - at4k == Approx(603979776.0).epsilon(1e-3));  // explain values carry 6 significant digits
 }
