@@ -9,7 +9,6 @@ namespace caliper::io {
 
 namespace {
 
-using namespace text;
 
 EnginesNamed readEngines(const std::string& t) {
     EnginesNamed e;

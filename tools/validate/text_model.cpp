@@ -7,7 +7,6 @@
 
 namespace caliper::io {
 
-using namespace text;
 
 std::string readOptimizer(const std::string& t) {
     const bool eightBit = mentions(t, {"8-bit adam", "8bit adam", "adamw_8bit", "adamw-8bit", "adam8bit", "adamw8bit",

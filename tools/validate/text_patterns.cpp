@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-namespace caliper::io::text {
+namespace caliper::io {
 
 Patterns compile(std::initializer_list<const char*> sources) {
     Patterns out;
@@ -61,4 +61,4 @@ std::optional<bool> lastSwitch(const std::string& text, const Patterns& valued, 
     return last != no.end;
 }
 
-}  // namespace caliper::io::text
+}  // namespace caliper::io

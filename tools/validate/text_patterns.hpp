@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace caliper::io::text {
+namespace caliper::io {
 
 using Patterns = std::vector<std::regex>;
 
@@ -42,4 +42,4 @@ std::optional<bool> switchWord(const std::string& word);
 std::optional<bool> lastSwitch(const std::string& text, const Patterns& valued, const Patterns& on,
                                const Patterns& off);
 
-}  // namespace caliper::io::text
+}  // namespace caliper::io

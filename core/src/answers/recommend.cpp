@@ -14,8 +14,6 @@
 
 namespace caliper {
 
-namespace detail {
-
 std::optional<double> speedOf(const RecommendOption& o) {
     // A non-LLM model's throughput: audio seconds, tokens or images per
     // second; a video model's clips per second.
@@ -57,13 +55,8 @@ std::optional<double> objectiveValue(const RecommendOption& o, Objective objecti
     return std::nullopt;
 }
 
-}  // namespace detail
-
 namespace {
 
-using detail::objectiveValue;
-using detail::priceOf;
-using detail::speedOf;
 
 constexpr double kUnknown = std::numeric_limits<double>::infinity();
 // Options need figures and warnings; rules of thumb and fit suggestions
@@ -113,7 +106,7 @@ RecommendOption makeOption(const Catalog& catalog, const Scenario& s, const Esti
     }
     o.powerW = r.powerW.value_or(0);
     o.workloadFigures = r.workloadFigures;
-    o.watch = detail::watchItems(catalog, s, r);
+    o.watch = watchItems(catalog, s, r);
     return o;
 }
 
@@ -244,7 +237,7 @@ Recommendation recommend(const Catalog& catalog, const Scenario& workload, const
     rec.pricing = options.pricing;
     rec.candidates = static_cast<int>(evaluation.options.size());
     rank(evaluation.options, options);
-    detail::addReasons(evaluation.options, options);
+    addReasons(evaluation.options, options);
     rec.options = listed(evaluation.options, std::max(1, options.top), options.alsoList);
     for (const auto& o : rec.options) rec.tierRanks[static_cast<int>(o.tier)].push_back(o.rank);
     rec.excluded = std::move(evaluation.excluded);

@@ -7,7 +7,7 @@
 
 #include "caliper/answers/recommend.hpp"
 
-namespace caliper::detail {
+namespace caliper {
 
 // The throughput an option is judged by: generated tokens/s for serving,
 // trained tokens/s for training.
@@ -33,4 +33,4 @@ std::vector<WatchItem> watchItems(const Catalog& catalog, const Scenario& scenar
 // "1,234", "1,234.5": numbers for messages, with thousands separators.
 std::string groupedNumber(double value, int decimals);
 
-}  // namespace caliper::detail
+}  // namespace caliper

@@ -7,7 +7,7 @@
 
 #include "answers/recommend_detail.hpp"
 
-namespace caliper::detail {
+namespace caliper {
 
 std::string groupedNumber(double value, int decimals) {
     char text[64];
@@ -163,4 +163,4 @@ std::vector<WatchItem> watchItems(const Catalog& catalog, const Scenario& s, con
     return out;
 }
 
-}  // namespace caliper::detail
+}  // namespace caliper

@@ -98,19 +98,19 @@ WeightFormatInfo weightFormatInfo(WeightFormat format) {
         case WeightFormat::Int4W4a16: return weightOnly(kInt4G128Bits, true);
         case WeightFormat::Int8W8a8: return weightOnly(kInt8W8a8Bits, false);
         case WeightFormat::Fp8Block: return floatFormat(kFp8BlockBits, 16);  // DeepSeek-V3 keeps embed/lm_head in bf16
-        case WeightFormat::Q8_0: return gguf(ggml::kQ8_0Bits, ggml::kQ8_0Bits);
-        case WeightFormat::Q6_K: return gguf(ggml::kQ6_KBits, ggml::kQ6_KBits);
-        case WeightFormat::Q5_K_M: return gguf(kQ5_K_MLinearBits, ggml::kQ5_KBits);
-        case WeightFormat::Q5_K_S: return gguf(ggml::kQ5_KBits, ggml::kQ5_KBits);
-        case WeightFormat::Q5_0: return gguf(ggml::kQ5_0Bits, ggml::kQ5_0Bits);
-        case WeightFormat::Q4_K_M: return gguf(kQ4_K_MLinearBits, ggml::kQ4_KBits);
-        case WeightFormat::Q4_K_S: return gguf(kQ4_K_SLinearBits, ggml::kQ4_KBits);
-        case WeightFormat::Q4_0: return gguf(ggml::kQ4_0Bits, ggml::kQ4_0Bits);
-        case WeightFormat::Q4_1: return gguf(ggml::kQ4_1Bits, ggml::kQ4_1Bits);
-        case WeightFormat::Q3_K_L: return gguf(kQ3_K_LLinearBits, ggml::kQ3_KBits);
-        case WeightFormat::Q3_K_M: return gguf(kQ3_K_MLinearBits, ggml::kQ3_KBits);
-        case WeightFormat::Q3_K_S: return gguf(ggml::kQ3_KBits, ggml::kQ3_KBits);
-        case WeightFormat::Q2_K: return gguf(kQ2_KLinearBits, ggml::kQ2_KBits);
+        case WeightFormat::Q8_0: return gguf(kGgmlQ8_0Bits, kGgmlQ8_0Bits);
+        case WeightFormat::Q6_K: return gguf(kGgmlQ6_KBits, kGgmlQ6_KBits);
+        case WeightFormat::Q5_K_M: return gguf(kQ5_K_MLinearBits, kGgmlQ5_KBits);
+        case WeightFormat::Q5_K_S: return gguf(kGgmlQ5_KBits, kGgmlQ5_KBits);
+        case WeightFormat::Q5_0: return gguf(kGgmlQ5_0Bits, kGgmlQ5_0Bits);
+        case WeightFormat::Q4_K_M: return gguf(kQ4_K_MLinearBits, kGgmlQ4_KBits);
+        case WeightFormat::Q4_K_S: return gguf(kQ4_K_SLinearBits, kGgmlQ4_KBits);
+        case WeightFormat::Q4_0: return gguf(kGgmlQ4_0Bits, kGgmlQ4_0Bits);
+        case WeightFormat::Q4_1: return gguf(kGgmlQ4_1Bits, kGgmlQ4_1Bits);
+        case WeightFormat::Q3_K_L: return gguf(kQ3_K_LLinearBits, kGgmlQ3_KBits);
+        case WeightFormat::Q3_K_M: return gguf(kQ3_K_MLinearBits, kGgmlQ3_KBits);
+        case WeightFormat::Q3_K_S: return gguf(kGgmlQ3_KBits, kGgmlQ3_KBits);
+        case WeightFormat::Q2_K: return gguf(kQ2_KLinearBits, kGgmlQ2_KBits);
     }
     return floatFormat(16, 16);
 }
@@ -121,8 +121,8 @@ double kvBytesPerElement(KvFormat format) {
         case KvFormat::Bf16:
         case KvFormat::Fp16: return 2;
         case KvFormat::Fp8: return 1;  // vLLM kv_cache_dtype=fp8 (per-tensor scale)
-        case KvFormat::Q8_0: return ggml::kQ8_0Bits / 8;  // llama.cpp --cache-type-k q8_0: 34 bytes / 32
-        case KvFormat::Q4_0: return ggml::kQ4_0Bits / 8;  // 18 bytes / 32
+        case KvFormat::Q8_0: return kGgmlQ8_0Bits / 8;  // llama.cpp --cache-type-k q8_0: 34 bytes / 32
+        case KvFormat::Q4_0: return kGgmlQ4_0Bits / 8;  // 18 bytes / 32
     }
     return 2;
 }

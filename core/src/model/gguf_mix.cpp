@@ -15,7 +15,6 @@ namespace caliper::sizing {
 
 namespace {
 
-using namespace ggml;
 
 // llama-quant.cpp use_more_bits(i, n): the first and last eighth of the
 // layers and every third layer in between.
@@ -34,19 +33,19 @@ double mix(double share, double bitsA, double bitsB) { return share * bitsA + (1
 
 double baseBits(WeightFormat f) {
     switch (f) {
-        case WeightFormat::Q8_0: return kQ8_0Bits;
-        case WeightFormat::Q6_K: return kQ6_KBits;
+        case WeightFormat::Q8_0: return kGgmlQ8_0Bits;
+        case WeightFormat::Q6_K: return kGgmlQ6_KBits;
         case WeightFormat::Q5_K_M:
-        case WeightFormat::Q5_K_S: return kQ5_KBits;
-        case WeightFormat::Q5_0: return kQ5_0Bits;
+        case WeightFormat::Q5_K_S: return kGgmlQ5_KBits;
+        case WeightFormat::Q5_0: return kGgmlQ5_0Bits;
         case WeightFormat::Q4_K_M:
-        case WeightFormat::Q4_K_S: return kQ4_KBits;
-        case WeightFormat::Q4_0: return kQ4_0Bits;
-        case WeightFormat::Q4_1: return kQ4_1Bits;
+        case WeightFormat::Q4_K_S: return kGgmlQ4_KBits;
+        case WeightFormat::Q4_0: return kGgmlQ4_0Bits;
+        case WeightFormat::Q4_1: return kGgmlQ4_1Bits;
         case WeightFormat::Q3_K_L:
         case WeightFormat::Q3_K_M:
-        case WeightFormat::Q3_K_S: return kQ3_KBits;
-        case WeightFormat::Q2_K: return kQ2_KBits;
+        case WeightFormat::Q3_K_S: return kGgmlQ3_KBits;
+        case WeightFormat::Q2_K: return kGgmlQ2_KBits;
         default: return 16;
     }
 }
@@ -56,10 +55,10 @@ double baseBits(WeightFormat f) {
 double fallback(double bits, double rowLength) {
     const long row = static_cast<long>(rowLength);
     if (row % 256 == 0) return bits;
-    if (bits == kQ2_KBits || bits == kQ3_KBits) return kQ4_0Bits;
-    if (bits == kQ4_KBits) return kQ5_0Bits;
-    if (bits == kQ5_KBits) return kQ5_1Bits;
-    if (bits == kQ6_KBits) return kQ8_0Bits;
+    if (bits == kGgmlQ2_KBits || bits == kGgmlQ3_KBits) return kGgmlQ4_0Bits;
+    if (bits == kGgmlQ4_KBits) return kGgmlQ5_0Bits;
+    if (bits == kGgmlQ5_KBits) return kGgmlQ5_1Bits;
+    if (bits == kGgmlQ6_KBits) return kGgmlQ8_0Bits;
     return bits;
 }
 
@@ -76,17 +75,17 @@ double attnVBits(WeightFormat f, const ModelShape& s, double base) {
     const double gqa = double(s.heads) / s.kvHeads;
     const bool seventyB = s.layers == 80 && s.experts == 0;  // LLM_TYPE_70B (80-layer Llama-class)
     auto bump = [&](double bits) {
-        if (seventyB && (bits == kQ3_KBits || bits == kQ4_KBits)) bits = kQ5_KBits;
-        if (s.experts == 8) bits = kQ8_0Bits;  // Mixtral: attn_v in Q8_0
+        if (seventyB && (bits == kGgmlQ3_KBits || bits == kGgmlQ4_KBits)) bits = kGgmlQ5_KBits;
+        if (s.experts == 8) bits = kGgmlQ8_0Bits;  // Mixtral: attn_v in Q8_0
         return bits;
     };
     switch (f) {
-        case WeightFormat::Q2_K: return bump(gqa >= 4 ? kQ4_KBits : kQ3_KBits);
-        case WeightFormat::Q3_K_M: return mix(firstShare(n, 2), bump(kQ5_KBits), bump(kQ4_KBits));
-        case WeightFormat::Q3_K_L: return bump(kQ5_KBits);
+        case WeightFormat::Q2_K: return bump(gqa >= 4 ? kGgmlQ4_KBits : kGgmlQ3_KBits);
+        case WeightFormat::Q3_K_M: return mix(firstShare(n, 2), bump(kGgmlQ5_KBits), bump(kGgmlQ4_KBits));
+        case WeightFormat::Q3_K_L: return bump(kGgmlQ5_KBits);
         case WeightFormat::Q4_K_M:
-        case WeightFormat::Q5_K_M: return mix(moreBitsShare(n), bump(kQ6_KBits), bump(base));
-        case WeightFormat::Q4_K_S: return mix(firstShare(n, 4), bump(kQ5_KBits), bump(base));
+        case WeightFormat::Q5_K_M: return mix(moreBitsShare(n), bump(kGgmlQ6_KBits), bump(base));
+        case WeightFormat::Q4_K_S: return mix(firstShare(n, 4), bump(kGgmlQ5_KBits), bump(base));
         default: return bump(base);
     }
 }
@@ -95,27 +94,27 @@ double ffnDownBits(WeightFormat f, const ModelSpec& m, const ModelShape& s, doub
     const int n = s.layers;
     const bool falcon = isFalcon(m);
     switch (f) {
-        case WeightFormat::Q2_K: return kQ3_KBits;
+        case WeightFormat::Q2_K: return kGgmlQ3_KBits;
         case WeightFormat::Q3_K_M:
-            return mix(firstShare(n, n / 16), kQ5_KBits, falcon ? mix(moreBitsShare(n), kQ4_KBits, kQ3_KBits) : kQ4_KBits);
-        case WeightFormat::Q3_K_L: return falcon ? kQ4_KBits : kQ5_KBits;
-        case WeightFormat::Q4_K_M: return falcon ? base : mix(moreBitsShare(n), kQ6_KBits, base);
-        case WeightFormat::Q5_K_M: return mix(moreBitsShare(n), kQ6_KBits, base);
-        case WeightFormat::Q4_K_S: return falcon ? base : mix(firstShare(n, n / 8), kQ5_KBits, base);
+            return mix(firstShare(n, n / 16), kGgmlQ5_KBits, falcon ? mix(moreBitsShare(n), kGgmlQ4_KBits, kGgmlQ3_KBits) : kGgmlQ4_KBits);
+        case WeightFormat::Q3_K_L: return falcon ? kGgmlQ4_KBits : kGgmlQ5_KBits;
+        case WeightFormat::Q4_K_M: return falcon ? base : mix(moreBitsShare(n), kGgmlQ6_KBits, base);
+        case WeightFormat::Q5_K_M: return mix(moreBitsShare(n), kGgmlQ6_KBits, base);
+        case WeightFormat::Q4_K_S: return falcon ? base : mix(firstShare(n, n / 8), kGgmlQ5_KBits, base);
         default: return base;
     }
 }
 
 double attnOutputBits(WeightFormat f, const ModelSpec& m, const ModelShape& s, double base) {
-    if (isFalcon(m)) return f == WeightFormat::Q3_K_L ? kQ4_KBits : base;
+    if (isFalcon(m)) return f == WeightFormat::Q3_K_L ? kGgmlQ4_KBits : base;
     if (s.experts == 8) {
         const bool low = f == WeightFormat::Q2_K || f == WeightFormat::Q3_K_S || f == WeightFormat::Q3_K_M ||
                          f == WeightFormat::Q4_K_S || f == WeightFormat::Q4_K_M;
-        return low ? kQ5_KBits : base;
+        return low ? kGgmlQ5_KBits : base;
     }
-    if (f == WeightFormat::Q2_K) return kQ3_KBits;
-    if (f == WeightFormat::Q3_K_M) return kQ4_KBits;
-    if (f == WeightFormat::Q3_K_L) return kQ5_KBits;
+    if (f == WeightFormat::Q2_K) return kGgmlQ3_KBits;
+    if (f == WeightFormat::Q3_K_M) return kGgmlQ4_KBits;
+    if (f == WeightFormat::Q3_K_L) return kGgmlQ5_KBits;
     return base;
 }
 
@@ -134,21 +133,21 @@ GgufBits ggufBits(WeightFormat f, const ModelSpec& m, const ModelShape& s) {
         return legacy && bits == base ? bits : sizing::fallback(bits, rowLength);
     };
     b.q = b.gate = b.up = b.other = fallback(base, h);
-    b.k = fallback(s.experts == 8 ? kQ8_0Bits : base, h);
+    b.k = fallback(s.experts == 8 ? kGgmlQ8_0Bits : base, h);
     b.v = fallback(attnVBits(f, s, base), h);
     b.o = fallback(attnOutputBits(f, m, s, base), s.qDim);
     b.down = fallback(ffnDownBits(f, m, s, base), s.experts > 0 ? std::max(s.expertFfn, 1.0) : s.ffn);
     if (isFalcon(m)) {  // fused attn_qkv: Q3_K_M/L -> Q4_K, Q4_K_M -> Q5_K, Q5_K_M -> Q6_K
         double qkv = base;
-        if (f == WeightFormat::Q3_K_M || f == WeightFormat::Q3_K_L) qkv = kQ4_KBits;
-        if (f == WeightFormat::Q4_K_M) qkv = kQ5_KBits;
-        if (f == WeightFormat::Q5_K_M) qkv = kQ6_KBits;
+        if (f == WeightFormat::Q3_K_M || f == WeightFormat::Q3_K_L) qkv = kGgmlQ4_KBits;
+        if (f == WeightFormat::Q4_K_M) qkv = kGgmlQ5_KBits;
+        if (f == WeightFormat::Q5_K_M) qkv = kGgmlQ6_KBits;
         b.q = b.k = b.v = fallback(qkv, h);
     }
     // OUTPUT category: Q8_0 files keep Q8_0; Falcon and rows not divisible by
     // the block size get Q8_0; every other type stores Q6_K.
     const bool q8 = f == WeightFormat::Q8_0 || isFalcon(m);
-    b.output = q8 ? kQ8_0Bits : fallback(kQ6_KBits, h);
+    b.output = q8 ? kGgmlQ8_0Bits : fallback(kGgmlQ6_KBits, h);
     // A tied table takes the output's type; an untied token_embd keeps the base type.
     b.tokenEmbd = m.tiedEmbeddings ? b.output : fallback(base, h);
     return b;
