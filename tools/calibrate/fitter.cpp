@@ -178,7 +178,7 @@ const std::vector<ServingConstant>& servingConstants() {
     static const std::vector<ServingConstant> list = {
         ServingConstant::LayerTimeS,       ServingConstant::KvReadFraction,    ServingConstant::AllReduceLatencyS,
         ServingConstant::StepOverheadS,    ServingConstant::RequestOverheadS,  ServingConstant::PrefillTimeFactor,
-        ServingConstant::SynchronizedShare};
+        ServingConstant::SynchronizedShare, ServingConstant::PerSequenceOverheadS};
     return list;
 }
 constexpr int kServingSweeps = 2;

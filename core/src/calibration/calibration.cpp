@@ -173,6 +173,7 @@ const char* toString(ServingConstant c) {
         case ServingConstant::RequestOverheadS: return "serving_request_overhead_s";
         case ServingConstant::PrefillTimeFactor: return "serving_prefill_time_factor";
         case ServingConstant::SynchronizedShare: return "serving_synchronized_share";
+        case ServingConstant::PerSequenceOverheadS: return "serving_per_sequence_overhead_s";
     }
     return "";
 }
@@ -265,6 +266,7 @@ double calibratedServing(ServingConstant c, Engine engine, WeightFormat format, 
         case ServingConstant::RequestOverheadS: return std::clamp(value, 0.0, kMaxRequestOverheadS);
         case ServingConstant::PrefillTimeFactor: return std::clamp(value, 0.1, 10.0);
         case ServingConstant::SynchronizedShare: return std::clamp(value, 0.0, 1.0);
+        case ServingConstant::PerSequenceOverheadS: return std::clamp(value, 0.0, kMaxServingTimeS);
     }
     return value;
 }

@@ -66,9 +66,10 @@ enum class ServingConstant {
     StepOverheadS,       // host work per step (scheduling, sampling, output)
     RequestOverheadS,    // per request before its first token (API server, tokenizer, streaming)
     PrefillTimeFactor,   // a prompt's prefill latency under serving / the step model's
-    SynchronizedShare    // share of the other users' prompts a new prompt waits behind
+    SynchronizedShare,   // share of the other users' prompts a new prompt waits behind
+    PerSequenceOverheadS // host work per running request per step (inputs, sampling, outputs)
 };
-constexpr int kServingConstants = 7;
+constexpr int kServingConstants = 8;
 enum class ServingEngine { Vllm, Sglang, TensorrtLlm };
 constexpr int kServingEngines = 3;
 enum class GpuGeneration { Hopper, Blackwell, Other };

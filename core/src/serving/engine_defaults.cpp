@@ -34,15 +34,31 @@ constexpr double kTrtllmBudget = 8192, kTrtllmMaxBatch = 2048, kTrtllmBlockToken
 // slots are batched with the running generations.
 constexpr double kLlamaCppBatch = 2048;
 
-// Host time per step and per running request per step [E]: vLLM's V1
-// engine core runs scheduling, input preparation and sampling on the host
-// between steps; SGLang overlaps scheduling with the GPU (overlap
-// scheduler); TensorRT-LLM's C++ executor has the least host work. Priors by
-// those orders of magnitude; the step's share is scaled by the calibration
-// (serving_step_overhead_s, data/calibration.json), the per-request share is not.
-constexpr double kVllmStepS = 1.0e-3, kVllmPerSeqS = 6e-6;
-constexpr double kSglangStepS = 0.5e-3, kSglangPerSeqS = 4e-6;
-constexpr double kTrtllmStepS = 0.3e-3, kTrtllmPerSeqS = 2e-6;
+// Host time per step and per running request per step. Per step [E]: vLLM's
+// V1 engine core runs scheduling, input preparation and sampling on the host
+// between steps; SGLang and TensorRT-LLM's PyTorch executor schedule in
+// Python too; priors by those orders of magnitude. Per running request:
+// TensorRT-LLM's PyExecutor measured a 45.11 ms host step with 1536 requests
+// per rank (GPT-OSS-120B on GB200, NVIDIA/TensorRT-LLM pull 10273), 29 us per
+// request; the other Python schedulers walk their requests the same way, so
+// the same prior [E]. Both are scaled by the calibration
+// (serving_step_overhead_s, serving_per_sequence_overhead_s).
+constexpr double kVllmStepS = 1.0e-3;
+constexpr double kSglangStepS = 0.5e-3;
+constexpr double kTrtllmStepS = 0.3e-3;
+constexpr double kPerSequencePriorS = 29e-6;
+// Which engines prepare the next step on the host while the GPU runs the
+// current one, so a step takes the longer of the two rather than their sum:
+// SGLang's overlap scheduler (on by default since v0.4, "zero-overhead batch
+// scheduler"), TensorRT-LLM's PyExecutor._executor_loop_overlap (on unless
+// disable_overlap_scheduler). vLLM's async scheduling (vllm-project/vllm
+// pull 19970) was opt-in (--async-scheduling) when introduced; later
+// releases turn it on where compatible (vllm/config/vllm.py, async_scheduling
+// None -> on; vllm-project/vllm issue 27679). The measured rows mix releases
+// (0.11-0.18) without saying which ran it, so the model keeps the serial
+// host time, which those rows favour (TPOT median in-sample / leave-one-
+// engine-x-GPU-out: serial 13.3% / 18.3%, overlapped 14.1% / 22.6%).
+constexpr bool kVllmOverlap = false, kSglangOverlap = true, kTrtllmOverlap = true;
 
 // Time to the first token beyond the step model's own prefill. Priors [E],
 // the same for every engine; tools/calibrate fits a scale on each by engine x
@@ -71,6 +87,7 @@ SchedulerDefaults schedulerDefaults(const Scenario& s) {
     SchedulerDefaults d = rawSchedulerDefaults(s);
     auto fitted = [&s](ServingConstant c, double prior) { return calibratedServing(c, s.engine, s.weights, s.gpu, prior); };
     d.stepOverheadS = fitted(ServingConstant::StepOverheadS, d.stepOverheadS);
+    d.perSequenceOverheadS = fitted(ServingConstant::PerSequenceOverheadS, d.perSequenceOverheadS);
     if (servingEngineIndex(s.engine) >= 0) {
         d.requestOverheadS = fitted(ServingConstant::RequestOverheadS, kRequestOverheadPriorS);
         d.prefillTimeFactor = fitted(ServingConstant::PrefillTimeFactor, kPrefillTimeFactorPrior);
@@ -90,14 +107,16 @@ SchedulerDefaults rawSchedulerDefaults(const Scenario& s) {
             d.maxRunningRequests = kSglangMaxRunning;
             d.kvBlockTokens = 1;
             d.stepOverheadS = kSglangStepS;
-            d.perSequenceOverheadS = kSglangPerSeqS;
+            d.perSequenceOverheadS = kPerSequencePriorS;
+            d.hostOverlapsGpu = kSglangOverlap;
             break;
         case Engine::TensorrtLlm:
             d.stepTokenBudget = kTrtllmBudget;
             d.maxRunningRequests = kTrtllmMaxBatch;
             d.kvBlockTokens = kTrtllmBlockTokens;
             d.stepOverheadS = kTrtllmStepS;
-            d.perSequenceOverheadS = kTrtllmPerSeqS;
+            d.perSequenceOverheadS = kPerSequencePriorS;
+            d.hostOverlapsGpu = kTrtllmOverlap;
             break;
         case Engine::LlamaCpp:
             d.stepTokenBudget = kLlamaCppBatch;
@@ -110,7 +129,8 @@ SchedulerDefaults rawSchedulerDefaults(const Scenario& s) {
             d.maxRunningRequests = large ? kVllmSeqsLarge : kVllmSeqsSmall;
             d.kvBlockTokens = kVllmBlockTokens;
             d.stepOverheadS = kVllmStepS;
-            d.perSequenceOverheadS = kVllmPerSeqS;
+            d.perSequenceOverheadS = kPerSequencePriorS;
+            d.hostOverlapsGpu = kVllmOverlap;
             break;
         }
     }

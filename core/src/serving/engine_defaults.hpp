@@ -14,6 +14,7 @@ struct SchedulerDefaults {
     double kvBlockTokens = 16;      // KV pool allocated in blocks of this many tokens
     double stepOverheadS = 0;       // host work per step (scheduling, sampling, output)
     double perSequenceOverheadS = 0;  // host work per running request per step
+    bool hostOverlapsGpu = false;   // the host prepares step n+1 while the GPU runs step n
     double requestOverheadS = 0;    // per request before its first token: API server, tokenizer, scheduling, streaming
     double prefillTimeFactor = 1;   // a prompt's prefill latency under serving / the step model's
     double synchronizedShare = 0;   // share of the other users' prompts a new prompt waits behind

@@ -124,7 +124,11 @@ double StepModel::stepS(double decodes, double context, double prefillTokens, do
     // Pipeline stages run one after another for a step's tokens.
     stepS *= l.pp;
     if (l.pp > 1) stepS += (l.pp - 1) * sendS(tokens * work.hidden * kActivationBytes, l.stageLink);
-    return stepS + engine.stepOverheadS + engine.perSequenceOverheadS * decodes;
+    // Host work of the step: with an overlap scheduler it hides behind the
+    // GPU's step until it is the longer of the two (small models at high
+    // tensor parallelism and many requests), else it adds to it.
+    const double hostS = engine.stepOverheadS + engine.perSequenceOverheadS * decodes;
+    return engine.hostOverlapsGpu ? std::max(stepS, hostS) : stepS + hostS;
 }
 
 }  // namespace caliper::serving

@@ -1,0 +1,77 @@
+// The serving step model's host time: engines with an overlap scheduler take
+// the longer of the GPU's step and the host's, the others their sum; the
+// host's share grows with the running requests.
+#include <catch2/catch.hpp>
+
+#include "caliper/plan/estimate.hpp"
+#include "property_scenarios.hpp"
+#include "serving/step_model.hpp"
+
+using namespace caliper;
+using caliper::test::accepted;
+using caliper::test::PropertyJson;
+
+namespace {
+
+serving::StepModel modelOf(const std::string& engine) {
+    // Llama-3.1-8B in bf16 on eight H100 SXM (tp 8): a small model over many
+    // GPUs, where the host's share of a step shows first.
+    const PropertyJson request = {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}, {"engine", engine},
+                                  {"gpu_count", 8},          {"prompt_tokens", 1024},   {"output_tokens", 256},
+                                  {"batch", 64},             {"parallel", {{"tp", 8}}}};
+    const std::optional<Scenario> s = accepted(request);
+    REQUIRE(s);
+    const EstimateResult r = estimate(*s, EstimateDetail{false, false, false});
+    REQUIRE(r.plan.tp == 8);
+    return serving::stepModel(*s, r.plan);
+}
+
+// The GPU's part of a step: the same model without host time.
+double gpuStepS(serving::StepModel m, double decodes, double context) {
+    m.engine.stepOverheadS = 0;
+    m.engine.perSequenceOverheadS = 0;
+    return m.stepS(decodes, context, 0, 0);
+}
+
+}  // namespace
+
+TEST_CASE("serving step: an overlap scheduler hides host time behind the GPU's step", "[serving][step]") {
+    serving::StepModel m = modelOf("tensorrt-llm");
+    REQUIRE(m.engine.hostOverlapsGpu);  // PyExecutor._executor_loop_overlap
+    // Host time set by hand: 1 ms per step and 0.1 ms per running request.
+    m.engine.stepOverheadS = 1e-3;
+    m.engine.perSequenceOverheadS = 1e-4;
+    const double context = 1152;  // 1024 prompt tokens + half of 256 output tokens
+    // One request: 1 + 0.1 = 1.1 ms of host work; the GPU's step (8B split
+    // over eight GPUs, 2 GB of weights each plus 32 layers of fixed time)
+    // is longer, so the step is the GPU's alone.
+    const double gpuOne = gpuStepS(m, 1, context);
+    REQUIRE(gpuOne > 1.1e-3);
+    CHECK(m.stepS(1, context, 0, 0) == Approx(gpuOne));
+    // 256 requests: 1 + 256 x 0.1 = 26.6 ms of host work, more than the GPU
+    // needs for them, so the step is the host's.
+    const double gpuMany = gpuStepS(m, 256, context);
+    REQUIRE(gpuMany < 26.6e-3);
+    CHECK(m.stepS(256, context, 0, 0) == Approx(26.6e-3));
+}
+
+TEST_CASE("serving step: without overlap the host's time adds to the GPU's", "[serving][step]") {
+    serving::StepModel m = modelOf("vllm");
+    REQUIRE_FALSE(m.engine.hostOverlapsGpu);
+    m.engine.stepOverheadS = 1e-3;
+    m.engine.perSequenceOverheadS = 1e-4;
+    const double context = 1152;
+    // 64 requests: 1 + 64 x 0.1 = 7.4 ms of host work on top of the GPU's step.
+    CHECK(m.stepS(64, context, 0, 0) == Approx(gpuStepS(m, 64, context) + 7.4e-3));
+}
+
+TEST_CASE("serving step: the calibrated host time per request stays inside its bounds", "[serving][step]") {
+    // serving_per_sequence_overhead_s: prior 29 us (TensorRT-LLM pull 10273),
+    // scale fitted within 1/4-4x, clamped to at most 1 ms per request.
+    for (const char* engine : {"vllm", "sglang", "tensorrt-llm"}) {
+        const serving::StepModel m = modelOf(engine);
+        INFO(engine << ": " << m.engine.perSequenceOverheadS << " s per request per step");
+        CHECK(m.engine.perSequenceOverheadS >= 29e-6 / 4 * (1 - 1e-9));
+        CHECK(m.engine.perSequenceOverheadS <= 29e-6 * 4 * (1 + 1e-9));
+    }
+}
