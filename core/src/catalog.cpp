@@ -34,8 +34,10 @@ namespace {
 
 // Words people put in front of a product name that the catalog need not
 // repeat: "NVIDIA GeForce RTX 4090" should find "RTX 4090".
-constexpr std::array<std::string_view, 13> kVendorWords = {"nvidia", "geforce", "tesla", "amd", "radeon", "intel", "huawei",
-                                                          "apple", "cambricon", "hygon", "英伟达", "华为", "海光"};
+// "kunlunxin" before "kunlun": the first word that prefixes the key is removed.
+constexpr std::array<std::string_view, 23> kVendorWords = {
+    "nvidia", "geforce", "tesla", "amd",   "radeon", "intel", "huawei", "apple", "cambricon", "hygon", "kunlunxin", "kunlun",
+    "baidu",  "metax",   "enflame", "英伟达", "华为",   "海光",  "昆仑芯",  "百度",   "沐曦",      "燧原",  "寒武纪"};
 
 std::string stripVendorWords(std::string key) {
     bool stripped = true;
