@@ -34,21 +34,26 @@ namespace {
 
 // Words people put in front of a product name that the catalog need not
 // repeat: "NVIDIA GeForce RTX 4090" should find "RTX 4090".
-constexpr std::array<std::string_view, 13> kVendorWords = {"nvidia", "geforce", "tesla", "amd", "radeon", "intel", "huawei",
-                                                          "apple", "cambricon", "hygon", "英伟达", "华为", "海光"};
+// "kunlunxin" before "kunlun": the first word that prefixes the key is removed.
+constexpr std::array<std::string_view, 23> kVendorWords = {
+    "nvidia", "geforce", "tesla", "amd",   "radeon", "intel", "huawei", "apple", "cambricon", "hygon", "kunlunxin", "kunlun",
+    "baidu",  "metax",   "enflame", "英伟达", "华为",   "海光",  "昆仑芯",  "百度",   "沐曦",      "燧原",  "寒武纪"};
 
+// Runs for every catalog name on a miss ("did you mean"): the words are
+// skipped by view and the key copied once, at most.
 std::string stripVendorWords(std::string key) {
+    std::string_view rest(key);
     bool stripped = true;
     while (stripped) {
         stripped = false;
         for (std::string_view word : kVendorWords) {
-            if (key.size() > word.size() && key.compare(0, word.size(), word) == 0) {
-                key.erase(0, word.size());
+            if (rest.size() > word.size() && rest.substr(0, word.size()) == word) {
+                rest.remove_prefix(word.size());
                 stripped = true;
             }
         }
     }
-    return key;
+    return rest.size() == key.size() ? key : std::string(rest);
 }
 
 template <class Entry>
@@ -74,7 +79,9 @@ const Entry* findEntry(const std::vector<Entry>& entries, std::string_view query
 }
 
 std::size_t editDistance(const std::string& a, const std::string& b) {
-    std::vector<std::size_t> row(b.size() + 1);
+    // One row reused across the thousand or so names a miss compares.
+    static thread_local std::vector<std::size_t> row;
+    row.assign(b.size() + 1, 0);
     for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i) {
         std::size_t diagonal = row[0];

@@ -7,11 +7,22 @@
 
 namespace caliper {
 
+// One provider's on-demand price for one GPU-hour, in its own currency
+// (data/README.md, "cloud_prices").
+struct CloudPrice {
+    std::string provider;  // "AutoDL", "Alibaba Cloud"
+    std::string region;    // as the provider names it; empty when not stated
+    std::string currency;  // usd | cny
+    double perGpuHour = 0;
+    std::string date;  // YYYY-MM of the price
+    std::string source;
+};
+
 struct GpuSpec {
     std::string id;    // stable kebab-case, e.g. "h100-sxm5-80gb"
     std::string name;  // "NVIDIA H100 SXM5 80GB"
     std::vector<std::string> aliases;
-    std::string vendor;        // nvidia | amd | intel | huawei | apple
+    std::string vendor;        // nvidia | amd | intel | huawei | apple | ... (data/README.md)
     std::string gpuClass;      // consumer | workstation | datacenter
     std::string market;        // global | china (export-compliant variant)
     std::string architecture;  // "Hopper"
@@ -21,7 +32,7 @@ struct GpuSpec {
     double memoryGb = 0;   // as marketed (10^9 bytes)
     double memoryGib = 0;  // usable, as the driver reports it
     std::string memoryType;
-    double bandwidthGBps = 0;  // GB/s, peak
+    double bandwidthGBps = 0;  // GB/s, peak; 0 where none is published (no speed figures then)
 
     // Dense tensor-core rates (never 2:4 sparse). bf16/fp16 with FP32 accumulate.
     std::optional<double> bf16Tflops;
@@ -53,6 +64,7 @@ struct GpuSpec {
     std::optional<double> cloudUsdPerHour;
     std::string cloudProvider;
     std::string cloudDate;
+    std::vector<CloudPrice> cloudPrices;  // further providers and currencies, beside cloudUsdPerHour
 
     std::vector<std::string> caveats;  // ids into Catalog::caveats
     std::string confidence;            // high | medium | low

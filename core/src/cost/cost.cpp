@@ -48,9 +48,57 @@ double hostWattsPerNode(const GpuSpec& gpu, int gpusInNode) {
     return kDesktopHostW;
 }
 
-std::optional<double> gpuHourPrice(const Scenario& s) {
-    if (s.usdPerGpuHour) return s.usdPerGpuHour;
-    return s.gpu.cloudUsdPerHour;
+// The price of one GPU-hour in USD and the words that say where it comes
+// from: the user's price, else a catalog price in the request's currency
+// (the lowest a provider lists), else the catalog's USD price, else the
+// lowest listed price of the other currency at the scenario's exchange rate.
+struct HourPrice {
+    double usd = 0;
+    std::string origin;
+};
+
+const CloudPrice* lowestIn(const GpuSpec& gpu, const std::string& currency) {
+    const CloudPrice* best = nullptr;
+    for (const CloudPrice& p : gpu.cloudPrices) {
+        if (p.currency == currency && (!best || p.perGpuHour < best->perGpuHour)) best = &p;
+    }
+    return best;
+}
+
+std::string trimmedNumber(double value) {
+    std::string text = std::to_string(value);
+    while (!text.empty() && text.back() == '0') text.pop_back();
+    if (!text.empty() && text.back() == '.') text.pop_back();
+    return text;
+}
+
+// The words are built only for explanations (a matrix cell needs none).
+HourPrice listed(const CloudPrice& p, double cnyPerUsd, bool withOrigin) {
+    const bool cny = p.currency == "cny";
+    HourPrice out{cny ? p.perGpuHour / cnyPerUsd : p.perGpuHour, ""};
+    if (withOrigin) {
+        out.origin = p.provider + (p.region.empty() ? "" : " " + p.region) + ", " + (cny ? "CNY " : "USD ") +
+                     trimmedNumber(p.perGpuHour) + " per GPU-hour in " + p.date +
+                     (cny ? ", at " + trimmedNumber(cnyPerUsd) + " CNY per USD" : "");
+    }
+    return out;
+}
+
+std::optional<HourPrice> gpuHourPrice(const Scenario& s, bool withOrigin) {
+    if (s.usdPerGpuHour) return HourPrice{*s.usdPerGpuHour, "user price"};
+    const bool cnyRequest = s.currency == "cny";
+    if (cnyRequest && s.cnyPerUsd > 0) {
+        if (const CloudPrice* p = lowestIn(s.gpu, "cny")) return listed(*p, s.cnyPerUsd, withOrigin);
+    }
+    if (s.gpu.cloudUsdPerHour) {
+        return HourPrice{*s.gpu.cloudUsdPerHour,
+                         withOrigin ? s.gpu.cloudProvider + ", USD per GPU-hour, " + s.gpu.cloudDate : ""};
+    }
+    if (const CloudPrice* p = lowestIn(s.gpu, "usd")) return listed(*p, s.cnyPerUsd, withOrigin);
+    if (!cnyRequest && s.cnyPerUsd > 0) {
+        if (const CloudPrice* p = lowestIn(s.gpu, "cny")) return listed(*p, s.cnyPerUsd, withOrigin);
+    }
+    return std::nullopt;
 }
 
 std::optional<double> unitPriceUsd(const Scenario& s) {
@@ -128,11 +176,10 @@ CostEstimate estimateCost(const Scenario& s, const Plan& plan, const SpeedEstima
     CostEstimate out;
     const int gpus = std::max(1, plan.gpuCount);
     out.priceYear = s.gpu.priceYear;
-    if (const auto hourly = gpuHourPrice(s)) {
-        out.usdPerHour = *hourly * gpus;
+    if (const auto hourly = gpuHourPrice(s, withExplain)) {
+        out.usdPerHour = hourly->usd * gpus;
         if (withExplain) {
-            out.explain.push_back({"usd_per_hour", "GPUs x price per GPU-hour" + std::string(s.usdPerGpuHour ? " (user price)" : ""),
-                               *out.usdPerHour});
+            out.explain.push_back({"usd_per_hour", "GPUs x price per GPU-hour (" + hourly->origin + ")", *out.usdPerHour});
         }
     }
     if (const auto unit = unitPriceUsd(s)) {

@@ -162,8 +162,13 @@ MemoryBreakdown evaluate(const Inputs& in, const Plan& plan, const Explain& ex, 
     const Explain quiet;
     const MemoryBreakdown a = evaluateStage(in, layout, first, quiet, nullptr);
     const MemoryBreakdown b = evaluateStage(in, layout, last, quiet, nullptr);
-    const Stage& fullest = b.totalGiB > a.totalGiB ? last : first;
-    if (!ex.on() && !warnings) return b.totalGiB > a.totalGiB ? b : a;
+    // Both stages filled to the engine's budget (a paged pool that holds the
+    // KV) show the same total: the one with the smaller pool is the fuller,
+    // since vLLM sizes every worker's KV blocks by the smallest pool.
+    const bool tied = a.totalGiB == b.totalGiB && a.kvPoolGib && b.kvPoolGib;
+    const bool lastFuller = tied ? *b.kvPoolGib < *a.kvPoolGib : b.totalGiB > a.totalGiB;
+    const Stage& fullest = lastFuller ? last : first;
+    if (!ex.on() && !warnings) return lastFuller ? b : a;
     ex.add("fullest_gpu", [&] { return fmt("pipeline stage %s (%.1f layers%s) of %d; the first holds the embeddings%s",
                               &fullest == &last ? "last" : "first", fullest.layers,
                               &fullest == &last ? ", lm_head and logits" : "", layout.pp,

@@ -160,3 +160,34 @@ TEST_CASE("power adds one host share per node", "[cost][power]") {
     const CostEstimate twoNodes = estimateCost(priced(rtx4090()), gpus(8, 2), SpeedEstimate{});
     CHECK(*twoNodes.powerW - *oneNode.powerW == Approx(250.0));
 }
+
+TEST_CASE("a CNY answer prices GPU-hours at a provider's CNY price and says which", "[cost]") {
+    Scenario s = priced(h100Sxm());  // catalog USD price 2.5 per GPU-hour
+    s.cnyPerUsd = 7.0;
+    // Two CNY offers (hand-written): the lowest is used for a CNY answer.
+    s.gpu.cloudPrices = {{"Provider A", "cn-beijing", "cny", 21.0, "2026-08", "fixture"},
+                         {"Provider B", "", "cny", 17.5, "2026-09", "fixture"}};
+    s.currency = "cny";
+    const CostEstimate cny = estimateCost(s, gpus(2), SpeedEstimate{});
+    REQUIRE(cny.usdPerHour);
+    CHECK(*cny.usdPerHour * s.cnyPerUsd == Approx(2 * 17.5));  // cny_per_hour = 2 GPUs x CNY 17.5
+    bool named = false;
+    for (const ExplainTerm& t : cny.explain) {
+        if (t.term == "usd_per_hour") named = t.formula.find("Provider B, CNY 17.5 per GPU-hour in 2026-09") != std::string::npos;
+    }
+    CHECK(named);
+    // A USD answer keeps the catalog's USD price.
+    s.currency = "usd";
+    CHECK(*estimateCost(s, gpus(2), SpeedEstimate{}).usdPerHour == Approx(2 * 2.5));
+    // Without a USD price, a USD answer converts the lowest CNY offer at the scenario's rate.
+    s.gpu.cloudUsdPerHour.reset();
+    CHECK(*estimateCost(s, gpus(2), SpeedEstimate{}).usdPerHour == Approx(2 * 17.5 / 7.0));
+    // The user's own price wins over every catalog price.
+    s.currency = "cny";
+    s.usdPerGpuHour = 1.0;
+    CHECK(*estimateCost(s, gpus(2), SpeedEstimate{}).usdPerHour == Approx(2.0));
+    // No price at all: no hourly cost, never 0.
+    s.usdPerGpuHour.reset();
+    s.gpu.cloudPrices.clear();
+    CHECK_FALSE(estimateCost(s, gpus(2), SpeedEstimate{}).usdPerHour);
+}

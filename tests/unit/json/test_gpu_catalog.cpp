@@ -74,7 +74,10 @@ TEST_CASE("every GPU entry loads with a source, a confidence and sane units", "[
         CHECK((g.confidence == "high" || g.confidence == "medium" || g.confidence == "low"));
         // Usable memory never exceeds the marketed capacity read as binary GiB.
         CHECK(g.memoryGib <= g.memoryGb + 1e-9);
-        CHECK(g.bandwidthGBps > 0);
+        // Bandwidth is known, or its absence is flagged (the engine then gives no speed figures).
+        const bool unpublished =
+            std::find(g.caveats.begin(), g.caveats.end(), "unpublished-bandwidth") != g.caveats.end();
+        CHECK((g.bandwidthGBps > 0) != unpublished);
         if (g.fp16Acc16Tflops && g.fp16Tflops) CHECK(*g.fp16Acc16Tflops > *g.fp16Tflops);
         if (g.bf16Tflops) CHECK(g.supportsBf16);
         if (g.fp8Tflops) CHECK(g.supportsFp8);
@@ -335,11 +338,23 @@ TEST_CASE("bad GPU entries are rejected with a code, a pointer and a message", "
         {"gpus_missing_sources.json", "missing_key", "/gpus/0/sources", "required key 'sources' is missing"},
         {"gpus_empty_sources.json", "invalid_value", "/gpus/0/sources", "expected at least 1 entries, got 0"},
         {"gpus_bad_vendor.json", "invalid_value", "/gpus/0/vendor",
-         "expected one of nvidia, amd, intel, huawei, apple, cambricon, biren, moore-threads, hygon, got \"nvida\""},
+         "expected one of nvidia, amd, intel, huawei, apple, cambricon, biren, moore-threads, hygon, kunlunxin, metax, "
+         "enflame, got \"nvida\""},
         {"gpus_bad_confidence.json", "invalid_value", "/gpus/0/confidence", "got \"certain\""},
         {"gpus_tdp_out_of_range.json", "invalid_value", "/gpus/0/tdp_w", "expected a number at most 5000, got 70000"},
         {"gpus_missing_nullable_key.json", "missing_key", "/gpus/0/fp8_tflops", "required key 'fp8_tflops' is missing"},
         {"gpus_bad_id.json", "invalid_value", "/gpus/0/id", "expected a kebab-case id"},
+        {"gpus_missing_bandwidth.json", "missing_key", "/gpus/0/bandwidth_gbps", "required key 'bandwidth_gbps' is missing"},
+        {"gpus_cloud_prices_not_list.json", "invalid_value", "/gpus/0/cloud_prices", "expected an array"},
+        {"gpus_cloud_price_bad_currency.json", "invalid_value", "/gpus/0/cloud_prices/0/currency",
+         "expected one of usd, cny, got \"eur\""},
+        {"gpus_cloud_price_bad_date.json", "invalid_value", "/gpus/0/cloud_prices/0/date",
+         "expected a YYYY-MM month, got \"2026-8\""},
+        {"gpus_cloud_price_negative.json", "invalid_value", "/gpus/0/cloud_prices/0/per_gpu_hour",
+         "expected a positive number, got -1.88"},
+        {"gpus_cloud_price_missing_source.json", "missing_key", "/gpus/0/cloud_prices/0/source",
+         "required key 'source' is missing"},
+        {"gpus_cloud_price_unknown_key.json", "unknown_key", "/gpus/0/cloud_prices/0/price", "unknown key 'price'"},
     }));
     INFO(c.file);
     const caliper::Error error = gpuError(fixture(c.file)["gpus"][0]);
@@ -394,7 +409,8 @@ TEST_CASE("memory-modded cards keep the stock card's compute and bandwidth", "[g
 TEST_CASE("China-market accelerators carry their software-ecosystem caveat", "[gpus]") {
     const std::pair<const char*, const char*> byVendor[] = {
         {"huawei", "ascend-cann"},      {"cambricon", "cambricon-neuware"}, {"biren", "biren-supa"},
-        {"moore-threads", "musa-ecosystem"}, {"hygon", "hygon-dtk"}};
+        {"moore-threads", "musa-ecosystem"}, {"hygon", "hygon-dtk"},          {"kunlunxin", "kunlunxin-xpu"},
+        {"metax", "metax-maca"},          {"enflame", "enflame-tops"}};
     int checked = 0;
     for (const GpuSpec& g : projectCatalog().gpus) {
         for (const auto& [vendor, caveat] : byVendor) {
@@ -405,7 +421,7 @@ TEST_CASE("China-market accelerators carry their software-ecosystem caveat", "[g
             ++checked;
         }
     }
-    CHECK(checked >= 9);
+    CHECK(checked >= 14);
     // Cambricon's MLU370-X8 launch figures: 96 TFLOPS FP16/BF16, 614.4 GB/s LPDDR5, 250 W.
     CHECK(value(gpu("mlu370-x8").bf16Tflops) == Approx(96));
     CHECK(gpu("mlu370-x8").bandwidthGBps == Approx(614.4));
@@ -431,6 +447,68 @@ TEST_CASE("Hygon DCUs carry Hygon's published figures", "[gpus]") {
         CHECK(gpu(id).tdpW == 0);
         CHECK(gpu(id).confidence == "low");
     }
+}
+
+TEST_CASE("Kunlunxin, MetaX, Cambricon MLU590 and Enflame carry only their sourced figures", "[gpus]") {
+    // xpu_smi in PaddlePaddle/ERNIE docs/devices/README_XPU.md: P800 OAM, 98304 MiB, 400 W cap.
+    CHECK(gpu("kunlunxin-p800").memoryGib == Approx(98304 / 1024.0));
+    CHECK(gpu("kunlunxin-p800").tdpW == Approx(400));
+    // Secondary compilations (no Kunlunxin datasheet): 345 TFLOPS FP16.
+    CHECK(value(gpu("kunlunxin-p800").fp16Tflops) == Approx(345));
+    // Gitee AI's C500 page (MetaX's official figures): FP16/BF16 280, TF32 140, INT8 560, FP32 vector 18.
+    CHECK(value(gpu("metax-c500").bf16Tflops) == Approx(280));
+    CHECK(value(gpu("metax-c500").tf32Tflops) == Approx(140));
+    CHECK(value(gpu("metax-c500").int8Tops) == Approx(560));
+    CHECK(value(gpu("metax-c500").fp32Tflops) == Approx(18));
+    CHECK_FALSE(gpu("metax-c500").supportsFp8);  // the same page: no FP8
+    // mx-smi in PaddlePaddle/ERNIE docs/devices/README_METAX_GPU.md: C550, 65536 MiB, 450 W cap.
+    CHECK(gpu("metax-c550").memoryGib == Approx(64));
+    CHECK(gpu("metax-c550").tdpW == Approx(450));
+    // CNMON on MLU590-M9: 98304 MiB per card.
+    CHECK(gpu("mlu590").memoryGib == Approx(96));
+    // 快科技 / 雷锋网 2021-07-08 (DTU 2.0 launch): FP32 40, TF32 160, INT8 320, 64 GB HBM2E at 1.8 TB/s,
+    // six 50 GB/s GCU-LARE ports.
+    CHECK(value(gpu("enflame-t20").tf32Tflops) == Approx(160));
+    CHECK(value(gpu("enflame-t20").int8Tops) == Approx(320));
+    CHECK(gpu("enflame-t20").bandwidthGBps == Approx(1800));
+    CHECK(gpu("enflame-t20").nvlinkGBps == Approx(6 * 50));
+    // No vendor publishes the bandwidth of these four: unknown (0), flagged by a caveat.
+    for (const char* id : {"kunlunxin-p800", "metax-c500", "metax-c550", "mlu590"}) {
+        INFO(id);
+        CHECK(gpu(id).bandwidthGBps == 0);
+        const auto& caveats = gpu(id).caveats;
+        CHECK(std::find(caveats.begin(), caveats.end(), "unpublished-bandwidth") != caveats.end());
+        CHECK(gpu(id).market == "china");
+    }
+    // Unpublished rates stay null rather than borrowed from a sibling.
+    CHECK_FALSE(gpu("metax-c550").bf16Tflops.has_value());
+    CHECK_FALSE(gpu("mlu590").fp16Tflops.has_value());
+    CHECK_FALSE(gpu("enflame-t20").bf16Tflops.has_value());
+    CHECK(gpu("metax-c500").tdpW == 0);
+}
+
+TEST_CASE("a GPU without a published bandwidth writes null and reads back", "[gpus][json]") {
+    const Json written = caliper::io::gpuToJson(gpu("metax-c500"));
+    CHECK(written["bandwidth_gbps"].is_null());
+    CHECK(caliper::io::gpuToJson(caliper::io::gpuFromJson(written, "/gpus/0")) == written);
+}
+
+TEST_CASE("cloud prices of other providers load with their currency and date", "[gpus][cost]") {
+    // AutoDL's price list as captured 2026-08-15 (0xPabloLI/inside-china-ai
+    // docs/research/cloud-gpu-options.md): RTX 4090 CNY 1.88, A800 80GB CNY 4.98 per GPU-hour.
+    const auto& prices = gpu("rtx-4090").cloudPrices;
+    REQUIRE(prices.size() == 1);
+    CHECK(prices[0].provider == "AutoDL");
+    CHECK(prices[0].currency == "cny");
+    CHECK(prices[0].perGpuHour == Approx(1.88));
+    CHECK(prices[0].date == "2026-08");
+    CHECK(gpu("a800-sxm4-80gb").cloudPrices.at(0).perGpuHour == Approx(4.98));
+    // The USD price of the same card stays where it was (RunPod).
+    CHECK(value(gpu("rtx-4090").cloudUsdPerHour) == Approx(0.34));
+    const Json written = caliper::io::gpuToJson(gpu("rtx-4090"));
+    CHECK(written["cloud_prices"][0]["per_gpu_hour"] == 1.88);
+    CHECK(caliper::io::gpuToJson(caliper::io::gpuFromJson(written, "/gpus/0")) == written);
+    CHECK_FALSE(caliper::io::gpuToJson(gpu("h100-sxm5-80gb")).contains("cloud_prices"));
 }
 
 TEST_CASE("Ascend 910B2 and 950PR carry the whitepaper's cube rates", "[gpus]") {
@@ -495,6 +573,12 @@ TEST_CASE("names resolve as people write them: nvidia-smi, marketing, Chinese, m
         {"H100 SXM 80G", "h100-sxm5-80gb"}, {"L40S 48G", "l40s"}, {"M3 Ultra 512GB", "apple-m3-ultra-80c"},
         {"M3 Ultra 96GB", "apple-m3-ultra-60c-96gb"}, {"M4 Max 64GB", "apple-m4-max-40c-64gb"}, {"Strix Halo 64GB", "ryzen-ai-max-395-64gb"},
         {"K100-AI 64G", "hygon-k100-ai"}, {"BW200 64GB", "hygon-bw200"},
+        // Kunlunxin, MetaX, Cambricon and Enflame as written in Chinese and by their tools
+        {"昆仑芯P800", "kunlunxin-p800"}, {"昆仑芯 P800", "kunlunxin-p800"}, {"Kunlunxin P800", "kunlunxin-p800"},
+        {"百度昆仑芯P800", "kunlunxin-p800"}, {"P800 OAM", "kunlunxin-p800"}, {"P800 96G", "kunlunxin-p800"},
+        {"沐曦C500", "metax-c500"}, {"曦云C500", "metax-c500"}, {"MetaX C500", "metax-c500"}, {"MXC500", "metax-c500"},
+        {"沐曦 曦云C550", "metax-c550"}, {"MetaX C550", "metax-c550"}, {"思元590", "mlu590"}, {"寒武纪MLU590", "mlu590"},
+        {"MLU590-M9", "mlu590"}, {"云燧T20", "enflame-t20"}, {"燧原T20", "enflame-t20"}, {"Enflame CloudBlazer T20", "enflame-t20"},
     };
     for (const auto& [query, id] : cases) {
         INFO(query);
@@ -515,4 +599,21 @@ TEST_CASE("a miss suggests display names, closest first", "[gpus][lookup]") {
     REQUIRE(names.size() == 3);
     CHECK(names[0] == "NVIDIA H100 SXM5 80GB");  // one edit from its alias "H100"; every other name is two or more
     for (const std::string& name : names) CHECK(caliper::findGpu(projectCatalog(), name) != nullptr);
+}
+
+TEST_CASE("a GPU without a published bandwidth gets memory figures and no speed", "[gpus][speed]") {
+    for (const char* gpuName : {"昆仑芯P800", "沐曦C500", "思元590"}) {
+        INFO(gpuName);
+        const std::string request = std::string(R"({"model":"qwen3-8b","gpu":")") + gpuName + R"("})";
+        const caliper::ApiResponse response = caliper::estimateJson(projectCatalog(), request);
+        REQUIRE(response.status == 0);
+        const Json r = Json::parse(response.json);
+        CHECK(r["fits"].get<bool>());
+        CHECK(r["memory"]["total_gib"].get<double>() > 0);
+        CHECK(r["decode_tokens_per_s"].is_null());
+        CHECK(r["prefill_tokens_per_s"].is_null());
+        bool warned = false;
+        for (const Json& w : r["warnings"]) warned = warned || w["code"] == "speed_unknown";
+        CHECK(warned);
+    }
 }

@@ -95,6 +95,31 @@ TEST_CASE("KV bytes per token of the added 2025 families follow their configs", 
     CHECK(kvBytesPerToken16(model("minimax-m2")) == 248 * 1024);
 }
 
+TEST_CASE("Gemma 3n and Magistral Small match their published sizes", "[params]") {
+    // maceip/gemma3n-executorch e2b/README_HF.md: the text-only export of
+    // google/gemma-3n-E2B-it (language model and tied lm_head, no vision or
+    // audio tower) has 4.46B parameters; the catalog's text stack with the
+    // per-layer embeddings, AltUp and LAuReL weights in extra_params gives 4.456B.
+    CHECK(std::round(total("gemma-3n-e2b") / 1e7) == 446);
+    // The per-layer embedding table alone: 262,144 x layers x 256
+    // (ai-edge-torch gemma3n.py: vocab_size_per_layer_input, hidden_size_per_layer_input).
+    CHECK(model("gemma-3n-e2b").extraParams > 262144LL * 30 * 256);
+    CHECK(model("gemma-3n-e4b").extraParams > 262144LL * 35 * 256);
+    // Google names E4B '8B raw' with the vision and audio encoders, which the
+    // catalog leaves out (not in the sources' counts): the text stack is below it.
+    CHECK(total("gemma-3n-e4b") == Approx(6.867e9).epsilon(0.001));
+    CHECK(total("gemma-3n-e4b") < 8e9);
+    // Magistral Small (Mistral docs: 24B): 2506 is the Mistral Small 3.1 text
+    // stack (the shape of Devstral Small 2505), 2509 adds its Pixtral encoder.
+    CHECK(total("magistral-small-2506") == total("devstral-small-2505"));
+    CHECK(total("magistral-small-2509") == total("mistral-small-3.2-24b"));
+    CHECK(std::round(total("magistral-small-2509") / 1e9) == 24);
+    // KV per token over all 30 / 35 layers (2 x 2 KV heads x 256 x 2 bytes each);
+    // KV sharing of the last 10 / 15 layers is not expressible, so this is an upper bound.
+    CHECK(kvBytesPerToken16(model("gemma-3n-e2b")) == 30 * 2048);
+    CHECK(kvBytesPerToken16(model("gemma-3n-e4b")) == 35 * 2048);
+}
+
 TEST_CASE("every catalog model with an exact published count matches it", "[params][catalog]") {
     // Differences the sources explain: Qwen3 0.6B and 1.7B tie their
     // embeddings but their safetensors also store lm_head.weight, so the

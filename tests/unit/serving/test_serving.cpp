@@ -227,3 +227,20 @@ TEST_CASE("recommend with an SLO runs the serve search", "[serving][serve]") {
     REQUIRE(j["deployments"].size() > 0);
     CHECK(j["deployments"][0]["meets_slo"] == true);
 }
+
+TEST_CASE("serving: a pipeline-parallel vLLM deployment's KV pool is the smaller stage's at any concurrency",
+          "[serving]") {
+    // Gemma 3 270M over 2 x 4 RTX 3080 Ti (pp 2): both stages fill vLLM's budget, and the
+    // last one also holds the sampler's profile (256 rows x 262,144 vocabulary x 15 bytes,
+    // memory/activations.cpp), so its pool is the smaller; vLLM sizes every worker's
+    // blocks by the smallest pool. The pool must not grow back when fewer users are asked.
+    const PropertyJson request = {{"engine", "vllm"}, {"gpu", "rtx-3080-ti"}, {"gpu_count", 8},
+                                  {"model", "gemma-3-270m"}, {"prompt_tokens", 4096}, {"output_tokens", 1024},
+                                  {"serving", {{"prefix_cache_hit_rate", 0.9}}}};
+    const auto few = servingAt(request, 128);
+    const auto many = servingAt(request, 1024);
+    REQUIRE(few);
+    REQUIRE(many);
+    CHECK(few->kvPoolGiB == Approx(many->kvPoolGiB));
+    CHECK(notBelow(many->tpotMs, few->tpotMs));
+}

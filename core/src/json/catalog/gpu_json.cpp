@@ -17,6 +17,7 @@ constexpr double kMaxTdpW = 5000;
 constexpr double kMaxPriceUsd = 10e6;
 constexpr double kMaxPriceCny = 100e6;
 constexpr double kMaxCloudUsdPerHour = 1000;
+constexpr double kMaxCnyPerUsd = 20;  // bounds a CNY hourly price: the USD bound at a generous rate
 constexpr std::int64_t kMinYear = 1990;
 constexpr std::int64_t kMaxYear = 2030;
 constexpr std::int64_t kMaxGpusPerDomain = 1024;
@@ -44,6 +45,15 @@ int nullableInteger(ObjectReader& r, const char* key, std::int64_t min, std::int
     return static_cast<int>(r.optionalInteger(key, min, max).value_or(0));
 }
 
+bool isYearMonth(const std::string& text) {
+    if (text.size() != 7 || text[4] != '-') return false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (i != 4 && !std::isdigit(static_cast<unsigned char>(text[i]))) return false;
+    }
+    const int month = (text[5] - '0') * 10 + (text[6] - '0');
+    return month >= 1 && month <= 12;
+}
+
 bool isKebabCase(const std::string& id) {
     if (id.empty() || id.front() == '-' || id.back() == '-') return false;
     for (std::size_t i = 0; i < id.size(); ++i) {
@@ -67,7 +77,7 @@ void readIdentity(ObjectReader& r, GpuSpec& g) {
         if (g.aliases[i].empty()) fail("invalid_value", childPath(r.pathOf("aliases"), i), "expected a non-empty alias");
     }
     g.vendor = r.requiredEnum("vendor", {"nvidia", "amd", "intel", "huawei", "apple", "cambricon", "biren",
-                                         "moore-threads", "hygon"});
+                                         "moore-threads", "hygon", "kunlunxin", "metax", "enflame"});
     g.gpuClass = r.requiredEnum("class", {"consumer", "workstation", "datacenter"});
     g.market = r.requiredEnum("market", {"global", "china"});
     g.architecture = r.requiredString("architecture");
@@ -79,7 +89,8 @@ void readMemory(ObjectReader& r, GpuSpec& g) {
     g.memoryGb = r.requiredNumber("memory_gb", kPositive, kMaxMemory);
     g.memoryGib = r.requiredNumber("memory_gib", kPositive, kMaxMemory);
     g.memoryType = r.requiredString("memory_type");
-    g.bandwidthGBps = r.requiredNumber("bandwidth_gbps", kPositive, kMaxBandwidthGBps);
+    requirePresent(r, "bandwidth_gbps");  // null where no bandwidth is published
+    g.bandwidthGBps = r.optionalNumber("bandwidth_gbps", kPositive, kMaxBandwidthGBps).value_or(0);
 }
 
 void readRates(ObjectReader& r, GpuSpec& g) {
@@ -108,6 +119,36 @@ void readInterconnect(ObjectReader& r, GpuSpec& g) {
     g.tdpW = r.optionalNumber("tdp_w", kPositive, kMaxTdpW).value_or(0);
 }
 
+// Optional list of {provider, region, currency, per_gpu_hour, date, source}:
+// the prices of other providers and currencies (absent = none).
+void readCloudPrices(ObjectReader& r, GpuSpec& g) {
+    const Json* list = r.raw("cloud_prices");
+    if (!list) return;
+    const std::string path = r.pathOf("cloud_prices");
+    if (!list->is_array()) failType("invalid_value", path, "an array", *list);
+    for (std::size_t i = 0; i < list->size(); ++i) {
+        const Json& item = (*list)[i];
+        const std::string itemPath = childPath(path, i);
+        if (!item.is_object()) failType("invalid_value", itemPath, "an object", item);
+        ObjectReader p(item, itemPath, "invalid_value");
+        CloudPrice price;
+        price.provider = p.requiredString("provider");
+        if (price.provider.empty()) fail("invalid_value", p.pathOf("provider"), "expected a non-empty provider");
+        price.region = p.optionalString("region");
+        price.currency = p.requiredEnum("currency", {"usd", "cny"});
+        const double max = price.currency == "cny" ? kMaxCloudUsdPerHour * kMaxCnyPerUsd : kMaxCloudUsdPerHour;
+        price.perGpuHour = p.requiredNumber("per_gpu_hour", kPositive, max);
+        price.date = p.requiredString("date");
+        if (!isYearMonth(price.date)) {
+            fail("invalid_value", p.pathOf("date"), "expected a YYYY-MM month, got " + describe(Json(price.date)));
+        }
+        price.source = p.requiredString("source");
+        if (price.source.empty()) fail("invalid_value", p.pathOf("source"), "expected a non-empty source");
+        p.finish();
+        g.cloudPrices.push_back(std::move(price));
+    }
+}
+
 void readCosts(ObjectReader& r, GpuSpec& g) {
     g.priceUsd = nullableNumber(r, "price_usd", kPositive, kMaxPriceUsd);
     g.priceCny = nullableNumber(r, "price_cny", kPositive, kMaxPriceCny);
@@ -116,6 +157,7 @@ void readCosts(ObjectReader& r, GpuSpec& g) {
     g.cloudUsdPerHour = nullableNumber(r, "cloud_usd_per_hour", kPositive, kMaxCloudUsdPerHour);
     g.cloudProvider = r.requiredString("cloud_provider");
     g.cloudDate = r.requiredString("cloud_date");
+    readCloudPrices(r, g);
 }
 
 void readProvenance(ObjectReader& r, GpuSpec& g) {
@@ -133,6 +175,15 @@ Json nullableText(const std::string& text) { return text.empty() ? Json(nullptr)
 Json nullableCount(int value) { return value > 0 ? Json(value) : Json(nullptr); }
 Json nullablePositive(double value) { return value > 0 ? Json(value) : Json(nullptr); }
 
+Json cloudPricesToJson(const std::vector<CloudPrice>& prices) {
+    Json out = Json::array();
+    for (const CloudPrice& p : prices) {
+        out.push_back({{"provider", p.provider}, {"region", p.region}, {"currency", p.currency},
+                       {"per_gpu_hour", p.perGpuHour}, {"date", p.date}, {"source", p.source}});
+    }
+    return out;
+}
+
 }  // namespace
 
 GpuSpec gpuFromJson(const Json& object, const std::string& path) {
@@ -149,11 +200,11 @@ GpuSpec gpuFromJson(const Json& object, const std::string& path) {
 }
 
 Json gpuToJson(const GpuSpec& g) {
-    return Json{{"id", g.id}, {"name", g.name}, {"aliases", g.aliases}, {"vendor", g.vendor},
+    Json out = Json{{"id", g.id}, {"name", g.name}, {"aliases", g.aliases}, {"vendor", g.vendor},
                 {"class", g.gpuClass}, {"market", g.market}, {"architecture", g.architecture},
                 {"compute_capability", nullableText(g.computeCapability)}, {"launch_year", g.launchYear},
                 {"memory_gb", g.memoryGb}, {"memory_gib", g.memoryGib}, {"memory_type", g.memoryType},
-                {"bandwidth_gbps", g.bandwidthGBps}, {"bf16_tflops", nullable(g.bf16Tflops)},
+                {"bandwidth_gbps", nullablePositive(g.bandwidthGBps)}, {"bf16_tflops", nullable(g.bf16Tflops)},
                 {"fp16_tflops", nullable(g.fp16Tflops)}, {"fp16_acc16_tflops", nullable(g.fp16Acc16Tflops)},
                 {"fp8_tflops", nullable(g.fp8Tflops)}, {"int8_tops", nullable(g.int8Tops)},
                 {"tf32_tflops", nullable(g.tf32Tflops)}, {"fp32_tflops", nullable(g.fp32Tflops)},
@@ -167,6 +218,8 @@ Json gpuToJson(const GpuSpec& g) {
                 {"cloud_usd_per_hour", nullable(g.cloudUsdPerHour)}, {"cloud_provider", g.cloudProvider},
                 {"cloud_date", g.cloudDate}, {"caveats", g.caveats}, {"confidence", g.confidence},
                 {"sources", g.sources}, {"notes", g.notes}};
+    if (!g.cloudPrices.empty()) out["cloud_prices"] = cloudPricesToJson(g.cloudPrices);
+    return out;
 }
 
 }  // namespace caliper::io
