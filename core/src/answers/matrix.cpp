@@ -8,6 +8,8 @@
 #include "caliper/serving/estimate_serving.hpp"
 #include "caliper/serving/serve.hpp"
 #include "serving/capacity.hpp"
+#include "model/model_memo.hpp"
+#include "speed/efficiency.hpp"
 
 namespace caliper {
 
@@ -106,12 +108,15 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
     std::vector<std::vector<MatrixCell>> cells(models.size(), std::vector<MatrixCell>(gpus.size()));
     std::vector<ModelSpec> leanModels;
     leanModels.reserve(models.size());
+    std::vector<ModelFigures> figures;  // each model's counts and shape, the same on every column
+    figures.reserve(models.size());
     for (const ModelSpec* m : models) {
         leanModels.push_back(withoutText(*m));
         ModelSpec& lean = leanModels.back();
         lean.name.clear();  // the cell's figures never read the display texts
         lean.hfId.clear();
         lean.license.clear();
+        figures.push_back(modelFigures(lean));
     }
     Scenario s = workload;
     s.gpuCountAuto = true;
@@ -120,8 +125,10 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
         s.gpu.caveats.clear();
         s.engine = workload.engine;  // adaptToGpu may swap a serving engine for llama.cpp on Apple columns
         adaptToGpu(s);
+        const HeldGpuRates rates(s.gpu);  // the column's achieved fractions, per engine and format
         for (std::size_t m = 0; m < leanModels.size(); ++m) {
             s.model = leanModels[m];
+            const HeldModelFigures held(s.model, figures[m]);
             if (!s.weightsExplicit) {  // the default format is the model's own (native weights)
                 const WeightsChoice choice = defaultWeights(s);
                 s.weights = choice.format;
