@@ -108,15 +108,14 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
     std::vector<std::vector<MatrixCell>> cells(models.size(), std::vector<MatrixCell>(gpus.size()));
     std::vector<ModelSpec> leanModels;
     leanModels.reserve(models.size());
-    std::vector<ModelFigures> figures;  // each model's counts and shape, the same on every column
-    figures.reserve(models.size());
-    for (const ModelSpec* m : models) {
-        leanModels.push_back(withoutText(*m));
+    std::vector<ModelFigures> figures(models.size());  // each model's counts and shape, the same on every column
+    for (std::size_t m = 0; m < models.size(); ++m) {
+        leanModels.push_back(withoutText(*models[m]));
         ModelSpec& lean = leanModels.back();
         lean.name.clear();  // the cell's figures never read the display texts
         lean.hfId.clear();
         lean.license.clear();
-        figures.push_back(modelFigures(lean));
+        figures[m] = modelFigures(lean);
     }
     Scenario s = workload;
     s.gpuCountAuto = true;

@@ -137,7 +137,16 @@ const char* toString(GpuFamily family) {
 
 namespace {
 
-PeakRate computedPeak(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+thread_local HeldGpuRates* gHeldRates = nullptr;
+
+const HeldGpuRates::Rates* heldRates(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+    return gHeldRates ? gHeldRates->find(engine, format, gpu) : nullptr;
+}
+
+}  // namespace
+
+PeakRate matmulPeak(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+    if (const HeldGpuRates::Rates* held = heldRates(engine, format, gpu)) return held->peak;
     if (runtimeOf(engine) == Engine::LlamaCpp) return llamaCppPeak(gpu);
     PeakRate peak;
     if (format == WeightFormat::Fp32 && gpu.fp32Tflops) return {*gpu.fp32Tflops, "fp32_tflops"};
@@ -153,6 +162,8 @@ PeakRate computedPeak(Engine engine, WeightFormat format, const GpuSpec& gpu) {
     rate16(gpu, peak);
     return peak;
 }
+
+namespace {
 
 // The sourced values above are priors; data/calibration.json scales them
 // per group (calibration/calibration.hpp, tools/calibrate).
@@ -182,27 +193,6 @@ double priorPrefillComputeFraction(Engine engine, WeightFormat format, const Gpu
     return graphEngine(engine) ? kGraphPrefillFraction : kEagerPrefillFraction;
 }
 
-double computedBandwidthFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    return calibrated(CalibratedConstant::DecodeBandwidthFraction, engine, format, gpu,
-                      priorDecodeBandwidthFraction(engine, format, gpu));
-}
-
-double computedLayerOverheadS(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    return calibrated(CalibratedConstant::DecodeLayerOverheadS, engine, format, gpu,
-                      priorDecodeLayerOverheadS(engine, gpu));
-}
-
-double computedPrefillFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    return calibrated(CalibratedConstant::PrefillComputeFraction, engine, format, gpu,
-                      priorPrefillComputeFraction(engine, format, gpu));
-}
-
-thread_local HeldGpuRates* gHeldRates = nullptr;
-
-const HeldGpuRates::Rates* heldRates(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    return gHeldRates ? gHeldRates->find(engine, format, gpu) : nullptr;
-}
-
 }  // namespace
 
 HeldGpuRates::HeldGpuRates(const GpuSpec& gpu) : gpu_(&gpu), rates_(), previous_(gHeldRates) { gHeldRates = this; }
@@ -215,31 +205,31 @@ const HeldGpuRates::Rates* HeldGpuRates::find(Engine engine, WeightFormat format
         if (rates_[i].engine == engine && rates_[i].format == format) return &rates_[i];
     }
     if (size_ == kSize) return nullptr;
-    rates_[size_] = {engine, format, computedPeak(engine, format, gpu), computedBandwidthFraction(engine, format, gpu),
-                     computedLayerOverheadS(engine, format, gpu), computedPrefillFraction(engine, format, gpu)};
+    gHeldRates = nullptr;  // the functions below work the entry out afresh
+    rates_[size_] = {engine, format, matmulPeak(engine, format, gpu), decodeBandwidthFraction(engine, format, gpu),
+                     decodeLayerOverheadS(engine, format, gpu), prefillComputeFraction(engine, format, gpu)};
+    gHeldRates = this;
     return &rates_[size_++];
-}
-
-PeakRate matmulPeak(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    if (const HeldGpuRates::Rates* held = heldRates(engine, format, gpu)) return held->peak;
-    return computedPeak(engine, format, gpu);
 }
 
 double decodeBandwidthFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {
     if (const HeldGpuRates::Rates* held = heldRates(engine, format, gpu)) return held->bandwidthFraction;
-    return computedBandwidthFraction(engine, format, gpu);
+    return calibrated(CalibratedConstant::DecodeBandwidthFraction, engine, format, gpu,
+                      priorDecodeBandwidthFraction(engine, format, gpu));
 }
 
 double decodeLayerOverheadPriorS(Engine engine, const GpuSpec& gpu) { return priorDecodeLayerOverheadS(engine, gpu); }
 
 double decodeLayerOverheadS(Engine engine, WeightFormat format, const GpuSpec& gpu) {
     if (const HeldGpuRates::Rates* held = heldRates(engine, format, gpu)) return held->layerOverheadS;
-    return computedLayerOverheadS(engine, format, gpu);
+    return calibrated(CalibratedConstant::DecodeLayerOverheadS, engine, format, gpu,
+                      priorDecodeLayerOverheadS(engine, gpu));
 }
 
 double prefillComputeFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {
     if (const HeldGpuRates::Rates* held = heldRates(engine, format, gpu)) return held->prefillFraction;
-    return computedPrefillFraction(engine, format, gpu);
+    return calibrated(CalibratedConstant::PrefillComputeFraction, engine, format, gpu,
+                      priorPrefillComputeFraction(engine, format, gpu));
 }
 
 double decodeComputeFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {
