@@ -51,6 +51,17 @@ LossKernel lossKernelOf(const Scenario& s) {
     }
 }
 
+bool fp32Adapters(const Scenario& s) {
+    if (s.method != Method::Lora && s.method != Method::Qlora) return false;
+    // An fp32 base trains its adapters in fp32 already: no cast, no copy.
+    if (s.weights == WeightFormat::Fp32) return false;
+    switch (s.lora.adapterDtype) {
+        case AdapterDtype::Fp32: return true;
+        case AdapterDtype::Model: return false;
+        default: return s.engine == Engine::Transformers || s.engine == Engine::Deepspeed || s.engine == Engine::Fsdp;
+    }
+}
+
 bool fp32GradientsOf(const Scenario& s) {
     if (s.fp32Gradients) return *s.fp32Gradients;
     return s.engine == Engine::Megatron;

@@ -1,6 +1,8 @@
 // Framework conventions the validation rows rely on without stating them.
 #include "validate/engine_conventions.hpp"
 
+#include <cstdio>
+
 namespace caliper::io {
 
 namespace {
@@ -13,6 +15,32 @@ constexpr std::int64_t kLitGptPromptTokens = 6;
 constexpr std::int64_t kLitGptNewTokens = 50;
 
 bool isLitGpt(const RowFacts& f) { return f.engine == "litgpt" || f.engine == "lit-gpt"; }
+
+// transformers 4.49 dropped the heads' shifted-logits copy (loss_kernel
+// "eager" vs "eager-shifted"); PEFT keeps adapters in fp32 since v0.12.0
+// (July 2024). A row ran today's code paths only when it states a
+// transformers version from 4.49 on: the other Hugging Face rows (PEFT's
+// README tables of 2023, ms-swift's benchmark of early 2024, the Llama 2
+// blog of 2023) predate both changes.
+bool currentTransformers(const RowFacts& f) {
+    if (f.engine != "transformers" || f.engineVersion.empty()) return false;
+    int major = 0, minor = 0;
+    if (std::sscanf(f.engineVersion.c_str(), "%d.%d", &major, &minor) != 2) return false;
+    return major > 4 || (major == 4 && minor >= 49);
+}
+
+void applyTransformersEra(const RowFacts& f, const std::string& task, Json& request) {
+    if (task != "finetune" && task != "train") return;
+    if (currentTransformers(f)) return;
+    // Only the engines whose default loss is the Hugging Face head's.
+    const std::string engine = request.value("engine", "transformers");
+    if (engine != "transformers" && engine != "deepspeed" && engine != "fsdp") return;
+    if (!request.contains("loss_kernel")) request["loss_kernel"] = "eager-shifted";
+    if (request.value("method", "lora") == "full") return;
+    Json& lora = request["lora"];
+    if (!lora.is_object()) lora = Json::object();
+    if (!lora.contains("adapter_dtype")) lora["adapter_dtype"] = "model";
+}
 
 }  // namespace
 
@@ -36,10 +64,19 @@ void applyFrameworkSetup(const RowFacts& f, RowKind kind, const std::string& tex
 
 void applyFrameworkRequest(const RowFacts& f, const RowSetup& setup, const std::string& text, const std::string& task,
                            Json& request) {
+    if (!isLitGpt(f)) applyTransformersEra(f, task, request);
     if (!isLitGpt(f) || task != "finetune") return;
     // The fine-tuning scripts call model(input_ids, lm_head_chunk_size=128)
     // and chunked_cross_entropy on the bf16 logits (loss_kernel "chunked").
     if (!request.contains("loss_kernel")) request["loss_kernel"] = "chunked";
+    // LitGPT's own LoRA and adapter layers (lit_gpt/lora.py, adapter.py)
+    // train in the model's dtype; a request without a method is fine-tuned
+    // with LoRA.
+    if (request.value("method", "lora") != "full") {
+        Json& lora = request["lora"];
+        if (!lora.is_object()) lora = Json::object();
+        if (!lora.contains("adapter_dtype")) lora["adapter_dtype"] = "model";
+    }
     // The config hub's README: "All runs are single-GPU experiments", whatever
     // the machine had.
     if (contains(text, "single-gpu experiments")) request["gpu_count"] = 1;

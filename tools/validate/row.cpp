@@ -122,6 +122,7 @@ RowFacts readFacts(const Json& row) {
     f.batch = rowNumber(row, "batch");
     f.seqLen = rowNumber(row, "seq_len");
     f.engine = lowerCase(rowText(row, "engine"));
+    f.engineVersion = rowText(row, "engine_version");
     f.tp = rowNumber(row, "tp");
     f.pp = rowNumber(row, "pp");
     f.ep = rowNumber(row, "ep");

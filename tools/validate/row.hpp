@@ -27,7 +27,7 @@ struct RowFacts {
     // Structured setup keys of v2 rows (validation/README.md), read before
     // any free text: the engine as the source names it, parallel degrees,
     // input / output tokens per request, vLLM's pool settings.
-    std::string engine;
+    std::string engine, engineVersion;
     std::optional<double> tp, pp, ep, cp, isl, osl, maxModelLen, gpuMemoryUtilization;
     std::optional<double> globalBatch;  // sequences per optimizer step (training rows)
     Json value;

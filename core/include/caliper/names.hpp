@@ -72,7 +72,7 @@ template <>
 struct Names<LossKernel> {
     static constexpr EnumName<LossKernel> table[] = {
         {LossKernel::Eager, "eager"}, {LossKernel::VocabParallel, "vocab-parallel"}, {LossKernel::Fused, "fused"},
-        {LossKernel::Chunked, "chunked"}};
+        {LossKernel::Chunked, "chunked"}, {LossKernel::EagerShifted, "eager-shifted"}};
 };
 
 template <>

@@ -27,11 +27,12 @@ enum class Strategy { Auto, Single, Ddp, Zero1, Zero2, Zero3, Fsdp, Tensor, Pipe
 enum class Offload { None, Optimizer, Parameters, Layers, MoeExperts };
 // How the training loss over the vocabulary is computed, which sets the
 // logits working set (memory/train_activations.cpp): Eager = Hugging Face
-// heads (fp32 upcast), VocabParallel = Megatron's vocab-parallel cross
+// heads (fp32 upcast; transformers >= 4.49), EagerShifted = the same heads
+// before transformers 4.49, which also copied the shifted logits, VocabParallel = Megatron's vocab-parallel cross
 // entropy (fp32 copy), Fused = a fused cross-entropy kernel on 16-bit logits
 // (flash-attn's, as llm-foundry's MPT uses by default), Chunked = cross
 // entropy in chunks on the 16-bit logits (LitGPT's fine-tuning scripts).
-enum class LossKernel { Eager, VocabParallel, Fused, Chunked };
+enum class LossKernel { Eager, VocabParallel, Fused, Chunked, EagerShifted };
 // The fabric between servers (CONTRACT `interconnect.inter_node`).
 enum class InterNode { InfinibandXdr, InfinibandNdr, InfinibandHdr, Roce400g, Roce200g, Ethernet100g, Ethernet25g };
 
@@ -44,9 +45,18 @@ struct InterconnectSpec {
 };
 
 
+// The dtype LoRA adapters train in beside a 16-bit base. PEFT (v0.12.0 on,
+// get_peft_model(autocast_adapter_dtype=True)) keeps them in fp32 and casts
+// each adapted layer's input to fp32 (lora/layer.py Linear.forward:
+// `x = self._cast_input_dtype(x, lora_A.weight.dtype)`); Unsloth, torchtune,
+// LitGPT and Megatron keep them in the model's dtype. Auto: fp32 for the
+// PEFT-based engines (transformers, deepspeed, fsdp).
+enum class AdapterDtype { Auto, Fp32, Model };
+
 struct LoraSpec {
     int rank = 16;
     bool allLinear = true;  // false = attention projections only (q,k,v,o)
+    AdapterDtype adapterDtype = AdapterDtype::Auto;
 };
 
 struct ParallelSpec {
@@ -180,6 +190,8 @@ std::int64_t cacheContextTokens(const Scenario& scenario);
 // own (Megatron: vocab-parallel; Unsloth: fused; torchtune: chunked; the
 // others: Hugging Face's eager loss).
 LossKernel lossKernelOf(const Scenario& scenario);
+// Whether LoRA adapters train in fp32 beside a 16-bit base (AdapterDtype).
+bool fp32Adapters(const Scenario& scenario);
 // Whether full training keeps fp32 gradients: the request's choice, else
 // Megatron's default (Megatron-LM arguments.py turns on
 // accumulate_allreduce_grads_in_fp32 for bf16; NeMo's bf16_mixed sets

@@ -85,7 +85,7 @@ Json taskDefaults(const Catalog& catalog, Task task) {
             {"seq_len", s.seqLen},
             {"optimizer", toString(s.optimizer)},
             {"gradient_checkpointing", s.gradientCheckpointingAuto ? Json("auto") : Json(s.gradientCheckpointing)},
-            {"lora", {{"rank", s.lora.rank}, {"targets", s.lora.allLinear ? "all-linear" : "attention"}}},
+            {"lora", {{"rank", s.lora.rank}, {"targets", s.lora.allLinear ? "all-linear" : "attention"}, {"adapter_dtype", "auto"}}},
             {"parallel",
              {{"strategy", toString(s.parallel.strategy)},
               {"tp", s.parallel.tp > 0 ? Json(s.parallel.tp) : Json(nullptr)},

@@ -120,6 +120,8 @@ void readLora(Scenario& s, ObjectReader& r) {
     ObjectReader l(*lora, r.pathOf("lora"));
     s.lora.rank = static_cast<int>(integerWithin(l, "rank", "lora.rank", 16));
     s.lora.allLinear = l.enumOr("targets", "all-linear", {"all-linear", "attention"}) == "all-linear";
+    const std::string dtype = l.enumOr("adapter_dtype", "auto", {"auto", "fp32", "model"});
+    s.lora.adapterDtype = dtype == "fp32" ? AdapterDtype::Fp32 : dtype == "model" ? AdapterDtype::Model : AdapterDtype::Auto;
     l.ignore("alpha");
     l.finish();
 }

@@ -27,16 +27,25 @@ constexpr double kPlainMlpCoeff = 4;
 constexpr double kEagerScoreCoeff = 5;
 // Full recomputation keeps only each layer's input: 2 s b h.
 constexpr double kCheckpointCoeff = 2;
-// Loss over the vocabulary in 16-bit training: Hugging Face causal-LM heads
-// upcast the whole logits tensor (`logits = logits.float()`, transformers
-// 4.3x LlamaForCausalLM/Qwen2ForCausalLM), copy the shifted labels' logits
-// (`.contiguous()`), keep the fp32 log-softmax for backward and build an fp32
-// gradient: 4 tensors x 4 bytes = 16 s b V at the peak. Methodology §4.2's
-// 10 s b V (bf16 + fp32 upcast + fp32 grad) omits the shifted copy and the
-// saved log-softmax, and under-predicted the ms-swift rows of the validation
-// set by 10-12% as a group. fp32 training: logits, log-softmax and gradient
-// in fp32, 12 s b V.
-constexpr double kLogitsCoeff16 = 16;
+// Loss over the vocabulary in 16-bit training. Hugging Face causal-LM heads
+// since transformers 4.49 (loss/loss_utils.py ForCausalLMLoss: `logits =
+// logits.float()`, the labels padded and shifted instead of the logits, PR
+// #35646) hold the 16-bit logits, the fp32 upcast and cross_entropy's saved
+// fp32 log-softmax in forward (2 + 4 + 4), and in backward the saved
+// log-softmax, its incoming fp32 gradient and the gradient it makes
+// (4 + 4 + 4): 12 s b V at the peak. Caliper's H100 runs
+// (validation/measured-h100.jsonl, transformers 5.17) agree: the runs whose
+// peak is mostly logits (micro-batch 8 x 4,096 tokens, 128-152k vocabularies)
+// come to 12.6-14 bytes per logit with every other term included.
+constexpr double kLogitsCoeff16 = 12;
+// Before 4.49 the heads (LlamaForCausalLM/Qwen2ForCausalLM 4.3x, and the
+// first loss_utils.py) also copied the shifted logits (`shift_logits =
+// logits[..., :-1, :].contiguous()`): one more fp32 tensor, 16 s b V.
+// Methodology §4.2's 10 s b V omits the shifted copy and the saved
+// log-softmax, and under-predicted the ms-swift rows (early 2024) of the
+// validation set by 10-12% as a group.
+constexpr double kLogitsCoeffShifted16 = 16;
+// fp32 training: logits, log-softmax and gradient in fp32, 12 s b V.
 constexpr double kLogitsCoeff32 = 12;
 // Megatron's vocab-parallel cross entropy (megatron/core/tensor_parallel/
 // cross_entropy.py, calculate_logits_max: `vocab_parallel_logits.float()`)
@@ -66,6 +75,15 @@ constexpr double kLogitsCoeffUnslothFused = 2;
 // but cross_entropy saves every chunk's fp32 log-softmax for backward, beside
 // the 16-bit logit chunks the model returned: 2 + 4 bytes per logit.
 constexpr double kLogitsCoeffTorchtuneChunked = 6;
+// fp32 LoRA adapters beside a 16-bit base (AdapterDtype in scenario.hpp):
+// every adapted linear layer casts its input to fp32 for lora_A, which saves
+// that copy for its weight gradient (4 bytes per input element, once per
+// adapted module: q, k and v each cast the same input). The frozen 16-bit
+// base layers need not keep their inputs, so the 2-byte inputs that only a
+// linear layer's weight gradient needed leave the count: the q/k/v input,
+// the gate/up input and the down-projection input (the attention output
+// stays: FlashAttention saves it for its own backward).
+constexpr double kAdapterCopyBytes = 4;
 // QLoRA dequantizes one weight matrix at a time to bf16 for its matmul.
 constexpr double kDequantBytes = 2;
 
@@ -79,6 +97,25 @@ double mlpWidth(const ModelShape& sh, const ModelSpec& m) {
     const double dense = sh.layers - moe;
     const double routed = double(sh.topK + sh.sharedExperts) * sh.expertFfn;
     return (dense * sh.ffn + moe * routed) / sh.layers;
+}
+
+// Bytes per token of one layer that fp32 adapters add (see kAdapterCopyBytes).
+double adapterCopyBytesPerToken(const Inputs& in) {
+    const Scenario& s = *in.scenario;
+    if (!in.lora || !fp32Adapters(s)) return 0;
+    const ModelShape& sh = in.shape;
+    const double h = sh.hidden;
+    // q, k, v read the layer's normed input; o reads the attention output.
+    double copies = 3 * h + sh.qDim;
+    double freed = h;
+    if (s.lora.allLinear) {
+        // Each expert a token visits casts its own gate/up input and down input.
+        const double passes = sh.experts > 0 ? std::max(1.0, double(sh.topK + sh.sharedExperts)) : 1.0;
+        const double inner = mlpWidth(sh, s.model);
+        copies += passes * (sh.gated ? 2 : 1) * h + inner;
+        freed += h + inner;
+    }
+    return kAdapterCopyBytes * copies - 2 * freed;
 }
 
 struct PerLayer {
@@ -97,6 +134,7 @@ PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
     double full = sb * sh.hidden * (kAttentionCoeff + kKvCoeff * g);
     full += sb * mlpWidth(sh, s.model) * (sh.gated ? kGatedMlpCoeff : kPlainMlpCoeff);
     if (!s.flashAttention) full += kEagerScoreCoeff * sh.heads * double(s.seqLen) * sb;
+    full += sb * adapterCopyBytesPerToken(in) * 2 / elementBytes(s);
     PerLayer p;
     p.full = full * scale;
     p.stored = s.gradientCheckpointing ? kCheckpointCoeff * sb * sh.hidden * scale : p.full;
@@ -112,6 +150,7 @@ double lossBytesPerLogit(const Scenario& s) {
         case LossKernel::VocabParallel: return kLogitsCoeffVocabParallel;
         case LossKernel::Fused: return s.engine == Engine::Unsloth ? kLogitsCoeffUnslothFused : kLogitsCoeffFused;
         case LossKernel::Chunked: return s.engine == Engine::Torchtune ? kLogitsCoeffTorchtuneChunked : kLogitsCoeffChunked;
+        case LossKernel::EagerShifted: return kLogitsCoeffShifted16;
         default: return kLogitsCoeff16;
     }
 }
@@ -145,10 +184,13 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
     if (ex.on()) {
         const double g = s.model.attention == AttentionKind::Mla ? 1.0 : double(in.shape.kvHeads) / in.shape.heads;
         ex.add("activations_gib",
-               [&] { return fmt("per layer s*b*h*(%.0f + %.0f*%.3g) + %.0f*s*b*f%s with s=%lld, b=%lld, h=%.0f, f=%.0f%s = %.3f GiB; "
+               [&] { return fmt("per layer s*b*h*(%.0f + %.0f*%.3g) + %.0f*s*b*f%s%s with s=%lld, b=%lld, h=%.0f, f=%.0f%s = %.3f GiB; "
                    "%s x %.1f layers x %.2g micro-batch(es) in flight = %.3f GiB%s + logits %.0f*s*b*V (V=%.0f, %s loss) %.3f GiB%s",
                    kAttentionCoeff, kKvCoeff, g, in.shape.gated ? kGatedMlpCoeff : kPlainMlpCoeff,
                    s.flashAttention ? " (FlashAttention)" : " + 5*a*s^2*b (eager attention)",
+                   adapterCopyBytesPerToken(in) != 0
+                       ? fmt(" + fp32 adapter inputs %.0f bytes per token", adapterCopyBytesPerToken(in)).c_str()
+                       : "",
                    static_cast<long long>(s.seqLen), static_cast<long long>(s.batch), in.shape.hidden,
                    mlpWidth(in.shape, s.model),
                    (layout.tp > 1 ? fmt(", / tensor parallel %d", layout.tp) : std::string()).append(

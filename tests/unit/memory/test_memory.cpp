@@ -64,14 +64,15 @@ TEST_CASE("worked example (b): Llama-2-7B full fine-tuning, s = 2048, b = 4", "[
     // Methodology §10(b): model states 16 x N = 107.8 GB; activations with
     // FlashAttention and the SwiGLU correction 40.3 GB; with full
     // checkpointing 2 s b h L = 2.15 GB + one layer. The loss term is the
-    // engine's 16 s b V (fp32 upcast, shifted copy, saved log-softmax, fp32
-    // gradient; memory/train_activations.cpp) = 16 x 2048 x 4 x 32000 =
-    // 4.19 GB, where §10(b) counts 10 s b V = 2.62 GB.
+    // engine's 12 s b V for Hugging Face heads since transformers 4.49 (fp32
+    // upcast, saved fp32 log-softmax, fp32 gradient;
+    // memory/train_activations.cpp) = 12 x 2048 x 4 x 32000 = 3.15 GB, where
+    // §10(b) counts 10 s b V = 2.62 GB.
     Scenario s = finetuning("llama-2-7b", "h100-sxm5-80gb", Method::Full);
     s.batch = 4;
     const MemoryBreakdown m = memoryOn(s, 1);
     CHECK(gb(states(m)) == Approx(107.8).epsilon(0.002));
-    const double logitsGb = 16.0 * 2048 * 4 * 32000 / 1e9;
+    const double logitsGb = 12.0 * 2048 * 4 * 32000 / 1e9;
     CHECK(gb(m.activationsGiB) == Approx(40.3 + logitsGb).epsilon(0.005));
     CHECK_FALSE(fitsMemory(s, m));  // "neither fits 80 GB"
 
@@ -105,8 +106,13 @@ TEST_CASE("worked example (c): Llama-2-70B QLoRA r = 64 on all linear layers", "
     // 828M adapter parameters x 16 bytes = 13.3 GB; activations 2.68
     // (checkpoints) + 0.68 (one layer) + 0.47 (dequant) GB + logits; with the
     // 0.5 GB context: 54.6 GB before the allocator's reserve at §10(c)'s
-    // 10 s V = 0.66 GB of logits. The engine's loss term is 16 s V
-    // (memory/train_activations.cpp) = 16 x 2048 x 32000 = 1.05 GB, 0.39 GB more.
+    // 10 s V = 0.66 GB of logits. The engine's loss term is 12 s V
+    // (memory/train_activations.cpp) = 12 x 2048 x 32000 = 0.79 GB, 0.13 GB
+    // more. PEFT's fp32 adapters (the transformers default) add, in the one
+    // recomputed layer, 4-byte copies of every adapted input less the 2-byte
+    // inputs the frozen layers no longer keep: 4 (3h + h + 2h + f) -
+    // 2 (h + h + f) = 221,184 bytes per token with h = 8192, f = 28672, so
+    // 0.45 GB at s = 2048.
     Scenario s = finetuning("llama-2-70b", "h100-sxm5-80gb", Method::Qlora);
     s.lora.rank = 64;
     s.lora.allLinear = true;
@@ -115,11 +121,19 @@ TEST_CASE("worked example (c): Llama-2-70B QLoRA r = 64 on all linear layers", "
     CHECK(termValue(e, "lora_params") == Approx(828e6).epsilon(0.002));
     CHECK(gb(m.weightsGiB) == Approx(36.4).epsilon(0.005));
     CHECK(gb(m.adapterGiB + m.gradientsGiB + m.optimizerGiB) == Approx(13.3).epsilon(0.005));
-    const double logitsGb = 16.0 * 2048 * 32000 / 1e9;
-    CHECK(gb(m.activationsGiB) == Approx(2.68 + 0.68 + logitsGb + 0.47).epsilon(0.01));
+    const double logitsGb = 12.0 * 2048 * 32000 / 1e9;
+    const double adapterCopiesGb = 221184.0 * 2048 / 1e9;
+    CHECK(gb(m.activationsGiB) == Approx(2.68 + 0.68 + logitsGb + 0.47 + adapterCopiesGb).epsilon(0.01));
     const double context = termValue(e, "cuda_context_gib");
-    CHECK(gb(states(m) + m.activationsGiB + context) == Approx(54.6 - 0.66 + logitsGb).epsilon(0.01));
+    CHECK(gb(states(m) + m.activationsGiB + context) ==
+          Approx(54.6 - 0.66 + logitsGb + adapterCopiesGb).epsilon(0.01));
     CHECK(fitsMemory(s, m));  // "fits on A100/H100 80 GB"
+
+    // Adapters in the model's dtype (Unsloth, torchtune, LitGPT, PEFT before
+    // v0.12) keep no fp32 copies.
+    s.lora.adapterDtype = AdapterDtype::Model;
+    CHECK(gb(m.activationsGiB - estimateMemory(s, makePlan(s, 1)).memory.activationsGiB) ==
+          Approx(adapterCopiesGb).epsilon(0.01));
 }
 
 TEST_CASE("GGUF weights reproduce llama.cpp file sizes", "[memory][formats]") {

@@ -58,7 +58,7 @@ bool hasTerm(const MemoryEstimate& m, const std::string& term) {
 
 TEST_CASE("variable-length fine-tuning keeps one more loss working set reserved", "[memory][training]") {
     // Qwen-7B (vocab 151,936 from its config.json), bf16 LoRA, 2048 tokens:
-    // the logits/loss working set is 16 bytes per token and vocabulary entry
+    // the logits/loss working set is 12 bytes per token and vocabulary entry
     // (memory/train_activations.cpp), and the caching allocator keeps one
     // more copy of it for the steps of other lengths (the prior; the
     // calibration scales it, tested in test_calibration.cpp).
@@ -67,7 +67,7 @@ TEST_CASE("variable-length fine-tuning keeps one more loss working set reserved"
     Scenario s = finetuning("qwen-7b", "a100-sxm4-80gb", Method::Lora);
     s.gradientCheckpointing = true;
     const MemoryEstimate e = estimateMemory(s, makePlan(s, 1), true);
-    const double loss = 16.0 * 2048 * 151936;
+    const double loss = 12.0 * 2048 * 151936;
     CHECK(termValue(e, "varying_length_reserve_gib") == Approx(bytesToGiB(loss)));
 
     // Pre-training packs sequences to one length: no such reserve.
@@ -85,11 +85,11 @@ TEST_CASE("variable-length fine-tuning keeps one more loss working set reserved"
     CHECK(fitsMemory(s, full));
 }
 
-TEST_CASE("a chunked loss in the model's dtype holds 4 bytes per token and vocabulary entry, not 16",
+TEST_CASE("a chunked loss in the model's dtype holds 4 bytes per token and vocabulary entry, not 12",
           "[memory][training]") {
     // phi-1.5 (vocabulary 51,200 from its config.json), LoRA in bf16, micro-batch
     // 4 of 1,044 tokens (LitGPT's resource tables). Hugging Face heads upcast
-    // the logits: 16 bytes; LitGPT's lm_head_chunk_size=128 with
+    // the logits: 12 bytes; LitGPT's lm_head_chunk_size=128 with
     // chunked_cross_entropy keeps the bf16 logits and their bf16 log-softmax:
     // 4 bytes (memory/train_activations.cpp).
     Scenario s = finetuning("phi-1.5", "a100-sxm4-40gb", Method::Lora);
@@ -98,7 +98,7 @@ TEST_CASE("a chunked loss in the model's dtype holds 4 bytes per token and vocab
     const MemoryBreakdown upcast = memoryOn(s, 1);
     s.lossKernel = LossKernel::Chunked;
     const MemoryBreakdown chunked = memoryOn(s, 1);
-    CHECK(upcast.activationsGiB - chunked.activationsGiB == Approx(bytesToGiB(12.0 * 1044 * 4 * 51200)));
+    CHECK(upcast.activationsGiB - chunked.activationsGiB == Approx(bytesToGiB(8.0 * 1044 * 4 * 51200)));
 }
 
 TEST_CASE("ZeRO-3 parameter offload keeps live, re-used and whole-module weights", "[memory][training]") {
@@ -132,8 +132,9 @@ TEST_CASE("ZeRO-3 parameter offload keeps live, re-used and whole-module weights
 
 TEST_CASE("the loss kernel sets the logits working set of training", "[memory][training]") {
     // Llama-2-7B, one sequence of 2048 tokens, vocabulary 32000: the logits
-    // term differs between kernels by (bytes per logit) x s x b x V, with 16
-    // bytes for Hugging Face's fp32 upcast, 6 for Megatron's vocab-parallel
+    // term differs between kernels by (bytes per logit) x s x b x V, with 12
+    // bytes for Hugging Face's fp32 upcast (transformers 4.49 on), 16 before
+    // it (the shifted logits' copy), 6 for Megatron's vocab-parallel
     // fp32 copy over 16-bit logits and 4 for a fused kernel on 16-bit logits
     // (memory/train_activations.cpp cites each implementation).
     Scenario s = finetuning("llama-2-7b", "h100-sxm5-80gb", Method::Full);
@@ -147,7 +148,9 @@ TEST_CASE("the loss kernel sets the logits working set of training", "[memory][t
     const double eager = activations(LossKernel::Eager);
     const double vocabParallel = activations(LossKernel::VocabParallel);
     const double fused = activations(LossKernel::Fused);
-    CHECK(eager - vocabParallel == Approx(bytesToGiB((16 - 6) * logits)).epsilon(1e-6));
+    const double shifted = activations(LossKernel::EagerShifted);
+    CHECK(shifted - eager == Approx(bytesToGiB((16 - 12) * logits)).epsilon(1e-6));
+    CHECK(eager - vocabParallel == Approx(bytesToGiB((12 - 6) * logits)).epsilon(1e-6));
     CHECK(vocabParallel - fused == Approx(bytesToGiB((6 - 4) * logits)).epsilon(1e-6));
     // Without a request, the engine decides: Megatron's own loss, else eager.
     s.lossKernel.reset();

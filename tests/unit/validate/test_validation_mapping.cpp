@@ -459,3 +459,38 @@ TEST_CASE("a Megatron training row keeps its expert, context and virtual-pipelin
     CHECK(m.request["parallel"]["vp"] == 5);
     CHECK(m.request["global_batch"] == 256);
 }
+
+TEST_CASE("Hugging Face rows run the code paths of their transformers version", "[validation]") {
+    // transformers 4.49 dropped the shifted-logits copy (PR #35646) and PEFT
+    // keeps adapters in fp32 since v0.12 (July 2024): a row stating
+    // transformers 5.17 keeps the engine's defaults; a row stating no version
+    // (every public Hugging Face row predates 2025) runs the older heads and
+    // adapters in the model's dtype.
+    const Json current = validationRow({{"kind", "finetune_memory"},
+                                        {"model", "meta-llama/Llama-3.1-8B"},
+                                        {"quant", "bf16"},
+                                        {"method", "lora"},
+                                        {"gpu", "NVIDIA H100 80GB HBM3"},
+                                        {"gpu_count", 1},
+                                        {"batch", 1},
+                                        {"seq_len", 1024},
+                                        {"engine", "transformers"},
+                                        {"engine_version", "5.17.0"},
+                                        {"extra", "PEFT LoRA r=16 target_modules=all-linear; torch.cuda.max_memory_reserved"},
+                                        {"value", 27.0},
+                                        {"unit", "GiB"}});
+    const auto now = caliper::test::mappedRow(current);
+    CHECK_FALSE(now.request.contains("loss_kernel"));
+    CHECK_FALSE(now.request["lora"].contains("adapter_dtype"));
+
+    Json older = current;
+    older.erase("engine_version");
+    const auto before = caliper::test::mappedRow(older);
+    CHECK(before.request["loss_kernel"] == "eager-shifted");
+    CHECK(before.request["lora"]["adapter_dtype"] == "model");
+
+    // Engines with their own loss keep it (Megatron: vocab-parallel).
+    Json megatron = older;
+    megatron["engine"] = "megatron";
+    CHECK_FALSE(caliper::test::mappedRow(megatron).request.contains("loss_kernel"));
+}

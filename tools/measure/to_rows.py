@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Validation rows from the runs tools/measure/finetune_memory.py recorded.
+
+Each run that fit gives a finetune_memory row (torch.cuda.max_memory_reserved,
+GiB); each OOM gives a fits row "OOM"; a run that fit with its reserved peak
+above three quarters of the GPU gives a fits row "fits" (runs far below the
+limit say nothing about the fit boundary). Smoke runs (two-layer models) are
+skipped. Usage: to_rows.py RUNS.jsonl... > rows.jsonl
+"""
+import json
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MODELS = {m["id"]: m for m in json.loads((ROOT / "data" / "models.json").read_text())["models"]}
+SOURCE = ("Caliper's own measurement: tools/measure/finetune_memory.py on one NVIDIA H100 80GB HBM3 "
+          "(randomly initialised weights), 2026-11-26; runs in validation/measured/")
+
+
+def describe(run):
+    s = run["setup"]
+    amp = run.get("precision") == "amp-fp32-master"
+    parts = [f"Hugging Face transformers {s['transformers']}, torch {s['torch']}"]
+    if run["method"] == "lora":
+        parts.append(f"PEFT {s['peft']} LoRA r=16 alpha=32 target_modules=all-linear, bf16 base frozen")
+    elif amp:
+        parts.append("full fine-tuning in mixed precision: fp32 parameters, torch.autocast bf16, "
+                     "fp32 AdamW states (fp32 master weights)")
+    else:
+        parts.append("full fine-tuning in pure bf16 (bf16-true: bf16 parameters trained in place, "
+                     "AdamW states in bf16, no fp32 copy)")
+    parts.append("torch.optim.AdamW(fused=True)")
+    parts.append("gradient checkpointing on (use_reentrant=False)" if run["gradient_checkpointing"]
+                 else "without gradient checkpointing")
+    parts.append(f"micro-batch {run['batch']} x seq_len {run['seq_len']} tokens, loss over every position "
+                 "(model(input_ids, labels)), sdpa attention, one GPU")
+    parts.append("figure: torch.cuda.max_memory_reserved over two optimizer steps "
+                 f"(max_memory_allocated {run.get('peak_allocated_gib')} GiB; CUDA context "
+                 f"{s.get('used_before_allocations_gib')} GiB not included)")
+    if run.get("tokens_per_s"):
+        parts.append(f"second step {run['step_s']} s ({run['tokens_per_s']} tokens/s)")
+    return "; ".join(parts)
+
+
+def rows(run):
+    if run.get("layers") != MODELS[run["model"]]["layers"] or run["outcome"] not in ("fits", "OOM"):
+        return
+    entry = MODELS[run["model"]]
+    precision = run.get("precision", "bf16")
+    rid = "caliper-h100-{}-{}-{}-ck{}-b{}-s{}".format(run["model"], run["method"], precision,
+                                                      int(run["gradient_checkpointing"]), run["batch"],
+                                                      run["seq_len"])
+    base = dict(model=entry["hf_id"], params_b=entry["params_b"], quant="bf16" if precision == "bf16" else
+                "fp32 weights, bf16 autocast", method=run["method"], gpu="NVIDIA H100 80GB HBM3", gpu_count=1,
+                batch=run["batch"], seq_len=run["seq_len"], optimizer="AdamW", engine="transformers",
+                engine_version=run["setup"]["transformers"], extra=describe(run), source=SOURCE,
+                measured=True, trust="high")
+    quote = json.dumps({k: run[k] for k in ("outcome", "peak_reserved_gib", "peak_allocated_gib") if k in run})
+    if run["outcome"] == "fits":
+        yield dict(id=rid + "-memory", kind="finetune_memory", **base, value=run["peak_reserved_gib"],
+                   unit="GiB", quote=quote)
+    if run["outcome"] == "OOM" or run["peak_reserved_gib"] > 0.75 * run["setup"]["total_gib"]:
+        yield dict(id=rid + "-fits", kind="fits", **base, value=run["outcome"], unit=None, quote=quote)
+
+
+def main():
+    for path in sys.argv[1:]:
+        for line in open(path):
+            for row in rows(json.loads(line)):
+                print(json.dumps(row, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
