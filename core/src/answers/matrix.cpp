@@ -8,7 +8,6 @@
 #include "caliper/serving/estimate_serving.hpp"
 #include "caliper/serving/serve.hpp"
 #include "serving/capacity.hpp"
-#include "model/model_memo.hpp"
 #include "speed/efficiency.hpp"
 
 namespace caliper {
@@ -108,14 +107,12 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
     std::vector<std::vector<MatrixCell>> cells(models.size(), std::vector<MatrixCell>(gpus.size()));
     std::vector<ModelSpec> leanModels;
     leanModels.reserve(models.size());
-    std::vector<ModelFigures> figures(models.size());  // each model's counts and shape, the same on every column
-    for (std::size_t m = 0; m < models.size(); ++m) {
-        leanModels.push_back(withoutText(*models[m]));
+    for (const ModelSpec* m : models) {
+        leanModels.push_back(withoutText(*m));
         ModelSpec& lean = leanModels.back();
         lean.name.clear();  // the cell's figures never read the display texts
         lean.hfId.clear();
         lean.license.clear();
-        figures[m] = modelFigures(lean);
     }
     Scenario s = workload;
     s.gpuCountAuto = true;
@@ -127,7 +124,6 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
         const HeldGpuRates rates(s.gpu);  // the column's achieved fractions, per engine and format
         for (std::size_t m = 0; m < leanModels.size(); ++m) {
             s.model = leanModels[m];
-            const HeldModelFigures held(s.model, figures[m]);
             if (!s.weightsExplicit) {  // the default format is the model's own (native weights)
                 const WeightsChoice choice = defaultWeights(s);
                 s.weights = choice.format;

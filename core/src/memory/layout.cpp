@@ -4,7 +4,6 @@
 #include <cstdio>
 
 #include "memory/sizing.hpp"
-#include "model/model_memo.hpp"
 
 namespace caliper::sizing {
 
@@ -27,13 +26,8 @@ std::string fmt(const char* format, ...) {
 Inputs prepare(const Scenario& s) {
     Inputs in;
     in.scenario = &s;
-    if (const ModelFigures* held = heldFigures(s.model)) {
-        in.counts = held->counts;
-        in.shape = held->shape;
-    } else {
-        in.counts = countParams(s.model);
-        in.shape = modelShape(s.model, in.counts);
-    }
+    in.counts = countParams(s.model);
+    in.shape = modelShape(s.model, in.counts);
     in.weights = weightParts(s, in.shape, in.counts);
     in.training = s.task != Task::Inference;
     in.lora = s.task == Task::Finetune && (s.method == Method::Lora || s.method == Method::Qlora);

@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "caliper/model.hpp"
-#include "model/model_memo.hpp"
 
 namespace caliper {
 
@@ -198,7 +197,6 @@ int moeLayerCount(const ModelSpec& m) {
 }
 
 ParamCounts countParams(const ModelSpec& m) {
-    if (const ModelFigures* held = heldFigures(m)) return held->counts;
     ParamCounts c;
     const double activeCorrection = addLayers(c, m);
     c.mtp = m.mtpLayers * mtpModuleParams(m);
