@@ -8,6 +8,7 @@
 #include "caliper/serving/estimate_serving.hpp"
 #include "caliper/serving/serve.hpp"
 #include "serving/capacity.hpp"
+#include "speed/efficiency.hpp"
 
 namespace caliper {
 
@@ -120,6 +121,7 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
         s.gpu.caveats.clear();
         s.engine = workload.engine;  // adaptToGpu may swap a serving engine for llama.cpp on Apple columns
         adaptToGpu(s);
+        const HeldGpuRates rates(s.gpu);  // the column's achieved fractions, per engine and format
         for (std::size_t m = 0; m < leanModels.size(); ++m) {
             s.model = leanModels[m];
             if (!s.weightsExplicit) {  // the default format is the model's own (native weights)

@@ -204,20 +204,29 @@ const CalibrationTable* calibrationOverride() { return gOverride; }
 
 namespace {
 
-// The matrix asks for several constants of the same GPU in a row: its group
-// (string searches in the architecture name) is worked out once.
+// The matrix asks for several constants of the same GPU in a row, from the
+// request's scenario and from the planner's copy of it (a checkpointing
+// variant) in turn: the groups (string searches in the architecture name)
+// of the last two GPU objects are kept.
 GpuGroup cachedGpuGroup(const GpuSpec& gpu) {
-    thread_local const GpuSpec* lastGpu = nullptr;
-    thread_local std::string lastId;
-    thread_local double lastBandwidth = -1;
-    thread_local GpuGroup lastGroup = GpuGroup::Other;
-    if (lastGpu != &gpu || lastBandwidth != gpu.bandwidthGBps || lastId != gpu.id) {
-        lastGpu = &gpu;
-        lastId = gpu.id;
-        lastBandwidth = gpu.bandwidthGBps;
-        lastGroup = gpuGroup(gpu);
+    struct Entry {
+        const GpuSpec* gpu = nullptr;
+        std::string id;
+        double bandwidth = -1;
+        GpuGroup group = GpuGroup::Other;
+    };
+    thread_local Entry entries[2];
+    thread_local int next = 0;
+    for (const Entry& e : entries) {
+        if (e.gpu == &gpu && e.bandwidth == gpu.bandwidthGBps && e.id == gpu.id) return e.group;
     }
-    return lastGroup;
+    Entry& e = entries[next];
+    next = 1 - next;
+    e.gpu = &gpu;
+    e.id = gpu.id;
+    e.bandwidth = gpu.bandwidthGBps;
+    e.group = gpuGroup(gpu);
+    return e.group;
 }
 
 }  // namespace

@@ -135,7 +135,18 @@ const char* toString(GpuFamily family) {
     return "";
 }
 
+namespace {
+
+thread_local HeldGpuRates* gHeldRates = nullptr;
+
+const HeldGpuRates::Rates* heldRates(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+    return gHeldRates ? gHeldRates->find(engine, format, gpu) : nullptr;
+}
+
+}  // namespace
+
 PeakRate matmulPeak(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+    if (const HeldGpuRates::Rates* held = heldRates(engine, format, gpu)) return held->peak;
     if (runtimeOf(engine) == Engine::LlamaCpp) return llamaCppPeak(gpu);
     PeakRate peak;
     if (format == WeightFormat::Fp32 && gpu.fp32Tflops) return {*gpu.fp32Tflops, "fp32_tflops"};
@@ -184,7 +195,25 @@ double priorPrefillComputeFraction(Engine engine, WeightFormat format, const Gpu
 
 }  // namespace
 
+HeldGpuRates::HeldGpuRates(const GpuSpec& gpu) : gpu_(&gpu), rates_(), previous_(gHeldRates) { gHeldRates = this; }
+
+HeldGpuRates::~HeldGpuRates() { gHeldRates = previous_; }
+
+const HeldGpuRates::Rates* HeldGpuRates::find(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+    if (&gpu != gpu_) return nullptr;
+    for (int i = 0; i < size_; ++i) {
+        if (rates_[i].engine == engine && rates_[i].format == format) return &rates_[i];
+    }
+    if (size_ == kSize) return nullptr;
+    gHeldRates = nullptr;  // the functions below work the entry out afresh
+    rates_[size_] = {engine, format, matmulPeak(engine, format, gpu), decodeBandwidthFraction(engine, format, gpu),
+                     decodeLayerOverheadS(engine, format, gpu), prefillComputeFraction(engine, format, gpu)};
+    gHeldRates = this;
+    return &rates_[size_++];
+}
+
 double decodeBandwidthFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+    if (const HeldGpuRates::Rates* held = heldRates(engine, format, gpu)) return held->bandwidthFraction;
     return calibrated(CalibratedConstant::DecodeBandwidthFraction, engine, format, gpu,
                       priorDecodeBandwidthFraction(engine, format, gpu));
 }
@@ -192,11 +221,13 @@ double decodeBandwidthFraction(Engine engine, WeightFormat format, const GpuSpec
 double decodeLayerOverheadPriorS(Engine engine, const GpuSpec& gpu) { return priorDecodeLayerOverheadS(engine, gpu); }
 
 double decodeLayerOverheadS(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+    if (const HeldGpuRates::Rates* held = heldRates(engine, format, gpu)) return held->layerOverheadS;
     return calibrated(CalibratedConstant::DecodeLayerOverheadS, engine, format, gpu,
                       priorDecodeLayerOverheadS(engine, gpu));
 }
 
 double prefillComputeFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+    if (const HeldGpuRates::Rates* held = heldRates(engine, format, gpu)) return held->prefillFraction;
     return calibrated(CalibratedConstant::PrefillComputeFraction, engine, format, gpu,
                       priorPrefillComputeFraction(engine, format, gpu));
 }

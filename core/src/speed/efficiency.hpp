@@ -63,6 +63,35 @@ double prefillComputeFraction(Engine engine, WeightFormat format, const GpuSpec&
 // GEMMs (a few hundred rows instead of thousands of prompt tokens).
 double decodeComputeFraction(Engine engine, WeightFormat format, const GpuSpec& gpu);
 
+// While alive, matmulPeak and the three calibrated fractions above of
+// `gpu` (that very object) are worked out once per engine and weight format
+// and read back: the matrix asks them for every model of a GPU column. The
+// GPU and the calibration table must not change meanwhile. Scopes nest.
+class HeldGpuRates {
+public:
+    explicit HeldGpuRates(const GpuSpec& gpu);
+    ~HeldGpuRates();
+    HeldGpuRates(const HeldGpuRates&) = delete;
+    HeldGpuRates& operator=(const HeldGpuRates&) = delete;
+
+    struct Rates {
+        Engine engine;
+        WeightFormat format;
+        PeakRate peak;
+        double bandwidthFraction, layerOverheadS, prefillFraction;
+    };
+    // This engine's and format's rates on `gpu`, worked out on first use;
+    // null where `gpu` is not the held object or the table is full.
+    const Rates* find(Engine engine, WeightFormat format, const GpuSpec& gpu);
+
+private:
+    static constexpr int kSize = 8;  // formats of one column's models (bf16, fp8, mxfp4, ...); more are not kept
+    const GpuSpec* gpu_;
+    Rates rates_[kSize];
+    int size_ = 0;
+    HeldGpuRates* previous_;
+};
+
 // Vector work per weight to unpack GGUF blocks during decode (operations per
 // weight); it bounds decode on GPUs with little ALU throughput.
 double dequantOpsPerWeight(WeightFormat format, const GpuSpec& gpu);
