@@ -29,7 +29,8 @@ constexpr double kNcclBuffersGiB = 0.25;
 constexpr double kTrainingAllocatorReserve = 0.10;
 // Pre-training packs its data into sequences of one fixed length: every step
 // allocates the same shapes, so the reserve takes the lower end of the same
-// 5-10% (the same calibrated scale applies).
+// 5-10% (the same calibrated scale applies); so does fine-tuning with
+// `packing` (Caliper's fixed-length H100 runs, validation/measured-h100.jsonl).
 constexpr double kPretrainAllocatorReserve = 0.05;
 // Fine-tuning batches are padded to the longest sample of each step, so the
 // tensor shapes change from step to step. The caching allocator serves a
@@ -73,7 +74,7 @@ Overhead runtimeOverhead(const Inputs& in, const Layout& layout, const Stage& st
     if (in.training) {
         const double reserve =
             calibrated(CalibratedConstant::TrainingAllocatorReserve, engine, s.weights, s.gpu,
-                       s.task == Task::Pretrain ? kPretrainAllocatorReserve : kTrainingAllocatorReserve);
+                       s.task == Task::Pretrain || s.packing ? kPretrainAllocatorReserve : kTrainingAllocatorReserve);
         o.allocator = reserve * (allocatedBytes + bufferBytes);
     }
     if (in.training && s.task == Task::Finetune && !s.packing && stage.last) {

@@ -70,6 +70,15 @@ TEST_CASE("variable-length fine-tuning keeps one more loss working set reserved"
     const double loss = 12.0 * 2048 * 151936;
     CHECK(termValue(e, "varying_length_reserve_gib") == Approx(bytesToGiB(loss)));
 
+    // Packed (or fixed-length) fine-tuning allocates the same blocks every
+    // step: no such reserve, and the fragmentation reserve takes pre-training's
+    // 5% prior instead of fine-tuning's 10% (memory/overhead.cpp).
+    Scenario packedFinetune = s;
+    packedFinetune.packing = true;
+    const MemoryEstimate p = estimateMemory(packedFinetune, makePlan(packedFinetune, 1), true);
+    CHECK_FALSE(hasTerm(p, "varying_length_reserve_gib"));
+    CHECK(termValue(p, "allocator_reserve_gib") == Approx(termValue(e, "allocator_reserve_gib") / 2).epsilon(1e-6));
+
     // Pre-training packs sequences to one length: no such reserve.
     Scenario packed = s;
     packed.task = Task::Pretrain;
