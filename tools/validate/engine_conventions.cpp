@@ -29,6 +29,15 @@ bool currentTransformers(const RowFacts& f) {
     return major > 4 || (major == 4 && minor >= 49);
 }
 
+// Adapters trained in the model's dtype, where the row does not say (a
+// request without a method is fine-tuned with LoRA).
+void adaptersInModelDtype(Json& request) {
+    if (request.value("method", "lora") == "full") return;
+    Json& lora = request["lora"];
+    if (!lora.is_object()) lora = Json::object();
+    if (!lora.contains("adapter_dtype")) lora["adapter_dtype"] = "model";
+}
+
 void applyTransformersEra(const RowFacts& f, const std::string& task, Json& request) {
     if (task != "finetune" && task != "train") return;
     if (currentTransformers(f)) return;
@@ -36,10 +45,7 @@ void applyTransformersEra(const RowFacts& f, const std::string& task, Json& requ
     const std::string engine = request.value("engine", "transformers");
     if (engine != "transformers" && engine != "deepspeed" && engine != "fsdp") return;
     if (!request.contains("loss_kernel")) request["loss_kernel"] = "eager-shifted";
-    if (request.value("method", "lora") == "full") return;
-    Json& lora = request["lora"];
-    if (!lora.is_object()) lora = Json::object();
-    if (!lora.contains("adapter_dtype")) lora["adapter_dtype"] = "model";
+    adaptersInModelDtype(request);
 }
 
 }  // namespace
@@ -70,13 +76,8 @@ void applyFrameworkRequest(const RowFacts& f, const RowSetup& setup, const std::
     // and chunked_cross_entropy on the bf16 logits (loss_kernel "chunked").
     if (!request.contains("loss_kernel")) request["loss_kernel"] = "chunked";
     // LitGPT's own LoRA and adapter layers (lit_gpt/lora.py, adapter.py)
-    // train in the model's dtype; a request without a method is fine-tuned
-    // with LoRA.
-    if (request.value("method", "lora") != "full") {
-        Json& lora = request["lora"];
-        if (!lora.is_object()) lora = Json::object();
-        if (!lora.contains("adapter_dtype")) lora["adapter_dtype"] = "model";
-    }
+    // train in the model's dtype.
+    adaptersInModelDtype(request);
     // The config hub's README: "All runs are single-GPU experiments", whatever
     // the machine had.
     if (contains(text, "single-gpu experiments")) request["gpu_count"] = 1;

@@ -175,9 +175,9 @@ PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
     // Selective recomputation (Korthikanti et al. §4.2, Megatron's core_attn
     // module) recomputes the attention core in backward: its scores are not kept.
     if (!s.flashAttention && !s.selectiveRecompute) full += kEagerScoreCoeff * sh.heads * double(s.seqLen) * sb;
-    full += sb * adapterCopyBytesPerToken(in) * 2 / elementBytes(s);
     PerLayer p;
-    p.full = full * scale;
+    // The fp32 adapter copies are bytes already, not 16-bit elements.
+    p.full = full * scale + sb * adapterCopyBytesPerToken(in) / layout.tp / layout.cp;
     p.stored = s.gradientCheckpointing ? kCheckpointCoeff * sb * sh.hidden * scale : p.full;
     // FlashAttention's eager fallback keeps a / tp heads' scores of s/cp queries over s keys.
     return p;
@@ -226,16 +226,16 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
         const double g = s.model.attention == AttentionKind::Mla ? 1.0 : double(in.shape.kvHeads) / in.shape.heads;
         const LayerCoeffs c = layerCoeffs(s, in.shape.gated);
         ex.add("activations_gib",
-               [&] { return fmt("per layer s*b*h*(%.0f + %.0f*%.3g) + %.0f*s*b*f%s%s%s with s=%lld, b=%lld, h=%.0f, f=%.0f%s = %.3f GiB; "
+               [&] {
+                   const double adapterBytes = adapterCopyBytesPerToken(in);
+                   return fmt("per layer s*b*h*(%.0f + %.0f*%.3g) + %.0f*s*b*f%s%s%s with s=%lld, b=%lld, h=%.0f, f=%.0f%s = %.3f GiB; "
                    "%s x %.1f layers x %.2g micro-batch(es) in flight = %.3f GiB%s + logits %.0f*s*b*V (V=%.0f, %s loss) %.3f GiB%s",
                    c.hidden, c.kv, g, c.mlp,
                    fp8Linears(s) ? " (Transformer Engine: linear inputs saved in FP8)" : "",
                    s.flashAttention ? " (FlashAttention)"
                    : s.selectiveRecompute ? " (eager attention, scores recomputed: selective recomputation)"
                                           : " + 5*a*s^2*b (eager attention)",
-                   adapterCopyBytesPerToken(in) != 0
-                       ? fmt(" + fp32 adapter inputs %.0f bytes per token", adapterCopyBytesPerToken(in)).c_str()
-                       : "",
+                   adapterBytes != 0 ? fmt(" + fp32 adapter inputs %.0f bytes per token", adapterBytes).c_str() : "",
                    static_cast<long long>(s.seqLen), static_cast<long long>(s.batch), in.shape.hidden,
                    mlpWidth(in.shape, s.model),
                    (layout.tp > 1 ? fmt(", / tensor parallel %d", layout.tp) : std::string()).append(
