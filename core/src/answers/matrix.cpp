@@ -5,6 +5,7 @@
 #include "plan/prepared.hpp"
 #include "caliper/workloads/workloads.hpp"
 #include "plan/planner.hpp"
+#include "memory/sizing.hpp"
 #include "caliper/serving/estimate_serving.hpp"
 #include "caliper/serving/serve.hpp"
 #include "serving/capacity.hpp"
@@ -45,11 +46,12 @@ std::optional<double> usersAtSlo(const Scenario& request, const planner::Choice&
     return serving::usersWithin(e, slo, serving::kMaxUsersPerReplica).perReplica;
 }
 
-MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo) {
+// `held` (may be null) is the model row's figures, worked out once per row.
+MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo, const sizing::ModelFigures* held) {
     if (runsPipeline(request)) return pipelineCellOf(request, maxGpus);  // no serving figures
     // The planner's choice within the limit: the same plan estimate() shows
     // for this scenario with max_gpus set to the matrix's limit.
-    planner::Choice choice = planner::choose(request, maxGpus);
+    planner::Choice choice = planner::choose(request, maxGpus, held);
     const Scenario& s = request;  // cost reads prices and the plan, not the resolved knobs
     const Plan& plan = choice.plan;
     MatrixCell cell;
@@ -97,7 +99,7 @@ MatrixCell evaluateCell(const Scenario& workload, const ModelSpec& model, const 
     s.gpu = gpu;
     s.gpuCountAuto = true;
     adaptToGpu(s);
-    return cellOf(s, maxGpus, slo);
+    return cellOf(s, maxGpus, slo, nullptr);
 }
 
 std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
@@ -106,13 +108,16 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
                                                    const Slo* slo) {
     std::vector<std::vector<MatrixCell>> cells(models.size(), std::vector<MatrixCell>(gpus.size()));
     std::vector<ModelSpec> leanModels;
+    std::vector<sizing::ModelFigures> figures;  // per row: counts and shape, the same in every column
     leanModels.reserve(models.size());
+    figures.reserve(models.size());
     for (const ModelSpec* m : models) {
         leanModels.push_back(withoutText(*m));
         ModelSpec& lean = leanModels.back();
         lean.name.clear();  // the cell's figures never read the display texts
         lean.hfId.clear();
         lean.license.clear();
+        figures.push_back(sizing::modelFigures(lean));
     }
     Scenario s = workload;
     s.gpuCountAuto = true;
@@ -129,7 +134,7 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
                 s.weights = choice.format;
                 s.weightsWhy = choice.why;
             }
-            cells[m][g] = cellOf(s, maxGpus, slo);
+            cells[m][g] = cellOf(s, maxGpus, slo, &figures[m]);
         }
     }
     return cells;

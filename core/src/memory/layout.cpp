@@ -23,11 +23,25 @@ std::string fmt(const char* format, ...) {
     return text;
 }
 
-Inputs prepare(const Scenario& s) {
+ModelFigures modelFigures(const ModelSpec& model) {
+    ModelFigures f;
+    f.counts = countParams(model);
+    f.shape = modelShape(model, f.counts);
+    return f;
+}
+
+Inputs prepare(const Scenario& s) { return prepare(s, nullptr); }
+
+Inputs prepare(const Scenario& s, const ModelFigures* held) {
     Inputs in;
     in.scenario = &s;
-    in.counts = countParams(s.model);
-    in.shape = modelShape(s.model, in.counts);
+    if (held) {
+        in.counts = held->counts;
+        in.shape = held->shape;
+    } else {
+        in.counts = countParams(s.model);
+        in.shape = modelShape(s.model, in.counts);
+    }
     in.weights = weightParts(s, in.shape, in.counts);
     in.training = s.task != Task::Inference;
     in.lora = s.task == Task::Finetune && (s.method == Method::Lora || s.method == Method::Qlora);

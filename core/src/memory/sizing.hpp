@@ -103,6 +103,17 @@ struct Inputs {
 
 Inputs prepare(const Scenario& s);
 
+// What prepare() works out from the model alone; a matrix works it out once
+// per model row instead of once per cell.
+struct ModelFigures {
+    ParamCounts counts;
+    ModelShape shape;
+};
+ModelFigures modelFigures(const ModelSpec& model);
+// prepare() with the scenario's model figures already worked out (`held`
+// must be modelFigures(s.model); null works them out).
+Inputs prepare(const Scenario& s, const ModelFigures* held);
+
 // One GPU's share of the model: a pipeline stage (or the whole model).
 struct Stage {
     double layers = 0;  // decoder+encoder layers on this GPU

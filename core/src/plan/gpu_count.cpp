@@ -2,8 +2,8 @@
 // 4, 6, 8, then multiples of 8 (whole 8-GPU servers) up to kMaxGpus, and the
 // counts just below the first that fits; a count the strategy cannot use is
 // skipped. The search starts at a lower bound (the
-// weights spread evenly) and gallops to a count that fits; ZeRO and FSDP
-// memory falls monotonically with the count, so a bisection finishes, while
+// weights spread evenly); ZeRO and FSDP memory falls monotonically with the
+// count, so it gallops to a count that fits and a bisection finishes, while
 // tensor/pipeline plans (uneven stages) are scanned count by count.
 // Replicated strategies (single, DDP) fit on one GPU or on none.
 #include <algorithm>
@@ -44,14 +44,19 @@ bool replicated(const Scenario& s, Strategy strategy) {
 
 // No plan spreads the weights thinner than evenly over all GPUs, and every
 // GPU also holds its CUDA context: a count below weights / (usable - context)
-// cannot fit, so the search starts there.
-std::size_t firstPossibleIndex(const sizing::Inputs& in, const Scenario& s) {
+// cannot fit, so no probe goes below it (not even one GPU: most cells that
+// fit on none of the catalog's GPU counts are ruled out here unevaluated).
+double lowestPossibleCount(const sizing::Inputs& in, const Scenario& s) {
     const double budget = usableMemoryGiB(s) - sizing::kCudaContextGiB;
     const double weights = bytesToGiB(in.weights.total(in.shape.stackLayers));
-    const double lower = budget > 0 ? weights / budget : double(kMaxGpus) + 1;
+    return budget > 0 ? weights / budget : double(kMaxGpus) + 1;
+}
+
+// The first candidate count above one at or past the lower bound.
+std::size_t firstPossibleIndex(double lowest) {
     const std::vector<int>& counts = candidateCounts();
     std::size_t i = 1;  // index of 2 GPUs
-    while (i < counts.size() && counts[i] < lower) ++i;
+    while (i < counts.size() && counts[i] < lowest) ++i;
     return i;
 }
 
@@ -119,12 +124,14 @@ bool fitsAt(Search& search, std::size_t i) { return fitsCount(search, candidateC
 
 // The search probes whole servers past 8 GPUs; a count between the last
 // candidate that failed and the first that fits may fit too (5, 7, or a
-// partial server), and gpus_needed is the fewest that fit, so check those.
-int fewestInGap(Search& search, int fitting) {
+// partial server), and gpus_needed is the fewest that fit, so check those
+// that the weights' lower bound allows.
+int fewestInGap(Search& search, int fitting, double lowest) {
     const std::vector<int>& counts = candidateCounts();
     const auto at = std::lower_bound(counts.begin(), counts.end(), fitting);
     const int previous = at == counts.begin() ? 0 : *(at - 1);
     for (int n = previous + 1; n < fitting; ++n) {
+        if (n < lowest) continue;
         if (fitsCount(search, n)) return n;
     }
     return fitting;
@@ -151,28 +158,31 @@ Gallop gallop(Search& search, std::size_t start) {
     return g;
 }
 
-// The first candidate count at or after `start` that fits: gallop to a fit,
-// then bisect (monotone memory) or scan the counts before it.
+// The first candidate count at or after `start` that fits. Monotone memory:
+// gallop to a fit, then bisect. Otherwise pipeline depths round layers per
+// stage up, so memory can rise between counts and every count below the
+// first fit must be probed anyway: a plain scan from the lower bound probes
+// nothing else (a gallop would add the probes past the fit).
 std::optional<int> firstFit(Search& search, std::size_t start, bool monotoneMemory) {
     const std::vector<int>& counts = candidateCounts();
-    const Gallop g = gallop(search, start);
-    if (monotoneMemory) {  // bisect between the last miss and the fit
-        if (g.fitting == counts.size()) return std::nullopt;
-        std::size_t lo = g.failed, hi = g.fitting;
-        while (lo < hi) {
-            const std::size_t mid = (lo + hi) / 2;
-            if (fitsAt(search, mid)) hi = mid;
-            else lo = mid + 1;
+    if (!monotoneMemory) {
+        for (std::size_t i = start; i < counts.size(); ++i) {
+            if (fitsAt(search, i)) return counts[i];
         }
-        return counts[hi];
+        return std::nullopt;
     }
-    // Pipeline depths round layers per stage up, so memory can rise between
-    // counts: scan every count below the fit (all of them when none fit).
-    for (std::size_t i = start; i < g.fitting; ++i) {
-        if (fitsAt(search, i)) return counts[i];
+    // Where the most GPUs do not fit, none do: one probe settles the
+    // scenarios that fit nowhere (a gallop would take a dozen).
+    if (!fitsAt(search, counts.size() - 1)) return std::nullopt;
+    const Gallop g = gallop(search, start);
+    if (g.fitting == counts.size()) return std::nullopt;
+    std::size_t lo = g.failed, hi = g.fitting;  // bisect between the last miss and the fit
+    while (lo < hi) {
+        const std::size_t mid = (lo + hi) / 2;
+        if (fitsAt(search, mid)) hi = mid;
+        else lo = mid + 1;
     }
-    if (g.fitting < counts.size()) return counts[g.fitting];
-    return std::nullopt;
+    return counts[hi];
 }
 
 }  // namespace
@@ -190,12 +200,13 @@ std::optional<CountFit> fewestGpusFit(const sizing::Inputs& in) {
     if (usableMemoryGiB(scenario) <= sizing::kCudaContextGiB) return std::nullopt;
     CountFit found;
     Search search{in, found, {}};
-    if (fitsCount(search, 1)) return found;
+    const double lowest = lowestPossibleCount(in, scenario);
+    if (lowest <= 1 && fitsCount(search, 1)) return found;
     const Strategy strategy = sizing::planFor(in, 2).strategy;
     if (replicated(scenario, strategy) || activationsAloneOverflow(in, scenario, strategy)) return std::nullopt;
-    const std::optional<int> fitting = firstFit(search, firstPossibleIndex(in, scenario), monotone(strategy));
+    const std::optional<int> fitting = firstFit(search, firstPossibleIndex(lowest), monotone(strategy));
     if (!fitting) return std::nullopt;
-    const int fewest = fewestInGap(search, *fitting);
+    const int fewest = fewestInGap(search, *fitting, lowest);
     if (found.count != fewest) fitsCount(search, fewest);  // the searches end on their answer; this keeps that true
     return found;
 }

@@ -46,12 +46,24 @@ double speedOf(const Scenario& s, const SpeedEstimate& speed) {
     return speed.decodeTokensPerS.value_or(speed.prefillTokensPerS.value_or(0));
 }
 
+// A plan that fits. Its speed, the costliest figure of a candidate, is
+// worked out when candidates are first compared or the caller needs it: a
+// sole candidate (most inference cells) is never compared.
 struct Candidate {
     Plan plan;
     MemoryBreakdown memory;
-    SpeedEstimate speed;
-    double tokensPerS = 0;
+    const Scenario* scenario = nullptr;  // the variant the plan was made for
     bool checkpointing = false;
+    std::optional<SpeedEstimate> speed;
+    double tokensPerS = 0;
+
+    double rate() {
+        if (!speed) {
+            speed = estimateSpeed(*scenario, plan, false);
+            tokensPerS = speedOf(*scenario, *speed);
+        }
+        return tokensPerS;
+    }
 };
 
 // The request with checkpointing set, prepared once. Without a change the
@@ -60,7 +72,7 @@ struct Variant {
     std::optional<Scenario> own;
     const Scenario* scenario = nullptr;
     sizing::Inputs in;
-    Variant(const Scenario& base, bool checkpointing) {
+    Variant(const Scenario& base, bool checkpointing, const sizing::ModelFigures* held) {
         if (base.gradientCheckpointing == checkpointing) {
             scenario = &base;
         } else {
@@ -68,7 +80,7 @@ struct Variant {
             own->gradientCheckpointing = checkpointing;
             scenario = &*own;
         }
-        in = sizing::prepare(*scenario);
+        in = sizing::prepare(*scenario, held);
     }
     Variant(const Variant&) = delete;
 };
@@ -104,9 +116,8 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
                 if (!sizing::fits(*v->scenario, memory)) continue;
             }
             if (!hostFits(*v->scenario, memory, plan)) continue;
-            Candidate c{plan, memory, estimateSpeed(*v->scenario, plan, false), 0, v->scenario->gradientCheckpointing};
-            c.tokensPerS = speedOf(s, c.speed);
-            if (!best || c.tokensPerS > best->tokensPerS * (1 + 1e-9)) best = std::move(c);
+            Candidate c{plan, memory, v->scenario, v->scenario->gradientCheckpointing, std::nullopt, 0};
+            if (!best || c.rate() > best->rate() * (1 + 1e-9)) best = std::move(c);
             break;  // checkpointing on only costs speed: not tried where off fits
         }
     }
@@ -193,7 +204,7 @@ Choice chooseOffload(const Scenario& request) {
 
 }  // namespace
 
-Choice choose(const Scenario& request, int maxGpus) {
+Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
     if (request.parallel.offload == Offload::Layers || request.parallel.offload == Offload::MoeExperts) {
         return chooseOffload(request);
     }
@@ -201,8 +212,8 @@ Choice choose(const Scenario& request, int maxGpus) {
     const bool autoCheckpointing = training(request) && request.gradientCheckpointingAuto;
     // Checkpointing on is the leaner variant; off is tried first at a count.
     std::optional<Variant> off;
-    if (autoCheckpointing) off.emplace(request, false);
-    const Variant on(request, autoCheckpointing || (training(request) && request.gradientCheckpointing));
+    if (autoCheckpointing) off.emplace(request, false, held);
+    const Variant on(request, autoCheckpointing || (training(request) && request.gradientCheckpointing), held);
     const Variant* offPtr = off ? &*off : nullptr;
 
     // The fewest GPUs that fit under the leanest candidate (the default
@@ -218,7 +229,7 @@ Choice choose(const Scenario& request, int maxGpus) {
         runtimeOf(request.engine) != Engine::LlamaCpp && request.parallel.strategy == Strategy::Auto) {
         for (int n : tensorCountsAbove(request, count, maxGpus)) {
             std::optional<Candidate> wider = bestAt(offPtr, on, n, Known{});
-            if (wider && wider->tokensPerS / n > best->tokensPerS / count * (1 + 1e-9)) {
+            if (wider && wider->rate() / n > best->rate() / count * (1 + 1e-9)) {
                 best = std::move(wider);
                 count = n;
                 out.why.back() = "count_faster_per_gpu";
@@ -231,7 +242,10 @@ Choice choose(const Scenario& request, int maxGpus) {
         out.plan = best->plan;
         out.memory = best->memory;
         out.fits = true;
-        out.speed = std::move(best->speed);
+        if (best->plan.gpuCount <= maxGpus) {  // beyond the limit nobody reads the speed
+            best->rate();
+            out.speed = std::move(best->speed);
+        }
         out.gradientCheckpointing = best->checkpointing;
         if (training(request) && best->plan.gpuCount > 1 && request.parallel.strategy == Strategy::Auto) {
             const bool sharded = best->plan.strategy != Strategy::Ddp && best->plan.strategy != Strategy::Tensor &&

@@ -12,6 +12,10 @@
 #include "caliper/result.hpp"
 #include "caliper/scenario.hpp"
 
+namespace caliper::sizing {
+struct ModelFigures;
+}
+
 namespace caliper::planner {
 
 struct Choice {
@@ -20,13 +24,14 @@ struct Choice {
     MemoryBreakdown memory;
     bool fits = false;
     std::optional<int> gpusNeeded;  // fewest GPUs that fit under any candidate plan
-    std::optional<SpeedEstimate> speed;  // of the chosen plan, when it fits (no explanation)
+    std::optional<SpeedEstimate> speed;  // of the chosen plan, when it fits within maxGpus (no explanation)
     std::vector<const char*> why;   // plan.why codes
 };
 
 // With gpuCountAuto the count is searched up to kMaxGpus and chosen within
-// maxGpus; otherwise the request's count is used.
-Choice choose(const Scenario& scenario, int maxGpus);
+// maxGpus; otherwise the request's count is used. `held`, when given, is
+// sizing::modelFigures(scenario.model), worked out once by the caller.
+Choice choose(const Scenario& scenario, int maxGpus, const sizing::ModelFigures* held = nullptr);
 
 // The request with the knobs the planner resolved (checkpointing).
 Scenario resolved(const Scenario& request, const Choice& choice);
