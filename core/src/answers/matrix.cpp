@@ -117,6 +117,9 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
         lean.name.clear();  // the cell's figures never read the display texts
         lean.hfId.clear();
         lean.license.clear();
+        lean.releaseDate.clear();
+        lean.nativeDtype.clear();
+        lean.confidence.clear();
         figures.push_back(sizing::modelFigures(lean));
     }
     Scenario s = workload;

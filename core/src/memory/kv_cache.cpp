@@ -172,20 +172,32 @@ double kvBytesPerTokenPerGpu(const Inputs& in, const Layout& layout, const Stage
            stageShare * indexerBytesPerToken(s, layers);
 }
 
+KvTerms kvTerms(const Scenario& s, const ModelShape& shape) {
+    const LayerCache cache = layerCache(s, shape);
+    const CacheLayers layers = cacheLayers(s.model, shape);
+    const CacheTokens tokens = cacheTokens(s);
+    KvTerms kv;
+    kv.elementBytes = kvBytesPerElement(s.kvCache);
+    kv.layerTokenBytes = cache.elements * kv.elementBytes;
+    kv.shardable = cache.shardable;
+    kv.selfTokenLayers = layers.full * tokens.full + layers.sliding * tokens.sliding;
+    kv.crossLayers = layers.cross;
+    kv.indexerBytesPerToken = indexerBytesPerToken(s, layers);
+    kv.fullTokens = tokens.full;
+    return kv;
+}
+
 double kvBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
     if (in.training) return 0;
     const Scenario& s = *in.scenario;
-    const LayerCache cache = layerCache(s, in.shape);
-    const CacheLayers layers = cacheLayers(s.model, in.shape);
-    const CacheTokens tokens = cacheTokens(s);
+    const KvTerms& kv = in.kv;
     const double stageShare = stage.layers / in.shape.stackLayers;
-    const double elementBytes = kvBytesPerElement(s.kvCache);
-    const double perLayerToken = cache.elements * elementBytes * headShare(cache, in.shape, layout.tp);
-    const double selfBytes = stageShare * perLayerToken * (layers.full * tokens.full + layers.sliding * tokens.sliding);
+    const double perLayerToken = kv.layerTokenBytes * headShare({0, kv.shardable}, in.shape, layout.tp);
+    const double selfBytes = stageShare * perLayerToken * kv.selfTokenLayers;
     // Cross-attention caches hold the encoder (or image) tokens of each sequence.
-    const double crossBytes = stageShare * layers.cross * s.model.crossAttentionTokens * double(s.batch) *
-                              2.0 * in.shape.kvDim * elementBytes * headShare({0, true}, in.shape, layout.tp);
-    const double indexerBytes = stageShare * indexerBytesPerToken(s, layers) * tokens.full;
+    const double crossBytes = stageShare * kv.crossLayers * s.model.crossAttentionTokens * double(s.batch) *
+                              2.0 * in.shape.kvDim * kv.elementBytes * headShare({0, true}, in.shape, layout.tp);
+    const double indexerBytes = stageShare * kv.indexerBytesPerToken * kv.fullTokens;
     const double stateBytes = linearStateBytes(s, layout, stageShare);
     const double bytes = selfBytes + crossBytes + indexerBytes + stateBytes;
     if (ex.on()) {

@@ -43,6 +43,7 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
         in.shape = modelShape(s.model, in.counts);
     }
     in.weights = weightParts(s, in.shape, in.counts);
+    in.kv = kvTerms(s, in.shape);
     in.training = s.task != Task::Inference;
     in.lora = s.task == Task::Finetune && (s.method == Method::Lora || s.method == Method::Qlora);
     in.qlora = in.lora && s.method == Method::Qlora;

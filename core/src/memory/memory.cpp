@@ -152,6 +152,15 @@ MemoryBreakdown evaluateStage(const Inputs& in, const Layout& layout, const Stag
     return m;
 }
 
+// Whether the last stage (b) is fuller than the first (a). Both stages
+// filled to the engine's budget (a paged pool that holds the KV) show the
+// same total: the one with the smaller pool is the fuller, since vLLM sizes
+// every worker's KV blocks by the smallest pool.
+bool lastFuller(const MemoryBreakdown& a, const MemoryBreakdown& b) {
+    const bool tied = a.totalGiB == b.totalGiB && a.kvPoolGib && b.kvPoolGib;
+    return tied ? *b.kvPoolGib < *a.kvPoolGib : b.totalGiB > a.totalGiB;
+}
+
 }  // namespace
 
 MemoryBreakdown evaluate(const Inputs& in, const Plan& plan, const Explain& ex, std::vector<Warning>* warnings) {
@@ -162,13 +171,8 @@ MemoryBreakdown evaluate(const Inputs& in, const Plan& plan, const Explain& ex, 
     const Explain quiet;
     const MemoryBreakdown a = evaluateStage(in, layout, first, quiet, nullptr);
     const MemoryBreakdown b = evaluateStage(in, layout, last, quiet, nullptr);
-    // Both stages filled to the engine's budget (a paged pool that holds the
-    // KV) show the same total: the one with the smaller pool is the fuller,
-    // since vLLM sizes every worker's KV blocks by the smallest pool.
-    const bool tied = a.totalGiB == b.totalGiB && a.kvPoolGib && b.kvPoolGib;
-    const bool lastFuller = tied ? *b.kvPoolGib < *a.kvPoolGib : b.totalGiB > a.totalGiB;
-    const Stage& fullest = lastFuller ? last : first;
-    if (!ex.on() && !warnings) return lastFuller ? b : a;
+    const Stage& fullest = lastFuller(a, b) ? last : first;
+    if (!ex.on() && !warnings) return &fullest == &last ? b : a;
     ex.add("fullest_gpu", [&] { return fmt("pipeline stage %s (%.1f layers%s) of %d; the first holds the embeddings%s",
                               &fullest == &last ? "last" : "first", fullest.layers,
                               &fullest == &last ? ", lm_head and logits" : "", layout.pp,
@@ -179,6 +183,20 @@ MemoryBreakdown evaluate(const Inputs& in, const Plan& plan, const Explain& ex, 
 
 bool fits(const Scenario& s, const MemoryBreakdown& memory) {
     return memory.totalGiB <= usableMemoryGiB(s) + 1e-9;
+}
+
+std::optional<MemoryBreakdown> evaluateIfFits(const Inputs& in, const Plan& plan) {
+    const Layout layout = layoutOf(plan);
+    const Explain quiet;
+    const MemoryBreakdown a = evaluateStage(in, layout, firstStage(in, layout), quiet, nullptr);
+    // The fullest GPU holds at least what the first stage holds: where that
+    // overflows, the last stage need not be evaluated.
+    if (!fits(*in.scenario, a)) return std::nullopt;
+    if (layout.pp == 1) return a;
+    const MemoryBreakdown b = evaluateStage(in, layout, lastStage(in, layout), quiet, nullptr);
+    const MemoryBreakdown& fullest = lastFuller(a, b) ? b : a;
+    if (!fits(*in.scenario, fullest)) return std::nullopt;
+    return fullest;
 }
 
 }  // namespace sizing

@@ -5,6 +5,7 @@
 // then evaluated per pipeline stage with plain arithmetic, so the GPU-count
 // and limit searches stay cheap. Explanation strings are only built when a
 // sink is given.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,12 +89,27 @@ struct WeightParts {
 
 WeightParts weightParts(const Scenario& s, const ModelShape& shape, const ParamCounts& counts);
 
+// The KV cache's terms that no plan changes (kv_cache.cpp), worked out once
+// per scenario: the GPU-count search evaluates many plans of one scenario.
+struct KvTerms {
+    double layerTokenBytes = 0;  // cached elements per layer and token x bytes per element
+    bool shardable = true;       // tensor parallelism splits them (MLA's latent it does not)
+    double selfTokenLayers = 0;  // full layers x cached tokens + sliding layers x window-capped tokens
+    double crossLayers = 0;      // layers caching encoder (or image) tokens
+    double elementBytes = 0;
+    double indexerBytesPerToken = 0;  // sparse-attention indexer keys, all layers
+    double fullTokens = 0;            // cached tokens of a full-attention layer, all sequences
+};
+
+KvTerms kvTerms(const Scenario& s, const ModelShape& shape);
+
 // Everything a plan evaluation reads, prepared once per scenario.
 struct Inputs {
     const Scenario* scenario = nullptr;
     ParamCounts counts;
     ModelShape shape;
     WeightParts weights;
+    KvTerms kv;
     bool training = false;
     bool qlora = false;
     bool lora = false;       // lora or qlora
@@ -172,6 +188,11 @@ MemoryBreakdown evaluate(const Inputs& in, const Plan& plan, const Explain& ex, 
 
 // Whether a breakdown fits the scenario's GPU.
 bool fits(const Scenario& s, const MemoryBreakdown& memory);
+
+// evaluate() without explanation where the plan fits, else empty; it stops
+// at the first pipeline stage when that alone overflows (searches probe
+// many counts that do not fit).
+std::optional<MemoryBreakdown> evaluateIfFits(const Inputs& in, const Plan& plan);
 
 // The plan for a GPU count (plan.cpp), and whether the resolved strategy can
 // use that count at all (a tensor degree must divide the heads, stages cannot

@@ -110,9 +110,8 @@ bool fitsCount(Search& search, int count) {
     if (search.failed[std::size_t(count)]) return false;
     const Plan plan = sizing::planFor(search.in, count);
     if (sizing::countUsable(search.in, plan)) {
-        const MemoryBreakdown memory = sizing::evaluate(search.in, plan, sizing::Explain(), nullptr);
-        if (sizing::fits(*search.in.scenario, memory)) {
-            search.found = CountFit{count, plan, memory};
+        if (std::optional<MemoryBreakdown> memory = sizing::evaluateIfFits(search.in, plan)) {
+            search.found = CountFit{count, plan, std::move(*memory)};
             return true;
         }
     }

@@ -19,20 +19,29 @@ namespace {
 
 bool training(const Scenario& s) { return s.task != Task::Inference; }
 
+// The strategies weighed at one count: a fixed list, since bestAt runs for
+// every matrix cell and a vector would allocate each time.
+struct Strategies {
+    Strategy list[4];
+    int size = 0;
+    const Strategy* begin() const { return list; }
+    const Strategy* end() const { return list + size; }
+};
+
 // Data-parallel strategies weighed for training at a count above one, from
 // the cheapest in communication to the leanest in memory: plain DDP keeps
 // full replicas, ZeRO-1/2 shard optimizer states (and gradients), ZeRO-3 and
 // FSDP full-shard parameters too (and pay an all-gather per layer).
-std::vector<Strategy> trainingStrategies(const Scenario& s) {
-    if (s.parallel.strategy != Strategy::Auto) return {s.parallel.strategy};
-    if (runtimeOf(s.engine) == Engine::Megatron) return {Strategy::Tensor};
+Strategies trainingStrategies(const Scenario& s) {
+    if (s.parallel.strategy != Strategy::Auto) return {{s.parallel.strategy}, 1};
+    if (runtimeOf(s.engine) == Engine::Megatron) return {{Strategy::Tensor}, 1};
     // Unsloth runs one GPU per process: over several GPUs, DDP replicas
     // (accelerate / torchrun); torchtune's distributed recipes always shard
     // with FSDP2 (recipes/full_finetune_distributed.py, shard_model).
-    if (s.engine == Engine::Unsloth) return {Strategy::Ddp};
-    if (s.engine == Engine::Torchtune) return {Strategy::Fsdp};
-    if (runtimeOf(s.engine) == Engine::Fsdp) return {Strategy::Ddp, Strategy::Fsdp};
-    return {Strategy::Ddp, Strategy::Zero1, Strategy::Zero2, Strategy::Zero3};
+    if (s.engine == Engine::Unsloth) return {{Strategy::Ddp}, 1};
+    if (s.engine == Engine::Torchtune) return {{Strategy::Fsdp}, 1};
+    if (runtimeOf(s.engine) == Engine::Fsdp) return {{Strategy::Ddp, Strategy::Fsdp}, 2};
+    return {{Strategy::Ddp, Strategy::Zero1, Strategy::Zero2, Strategy::Zero3}, 4};
 }
 
 // Host RAM a plan keeps (offloaded states or weights, per node) against
@@ -95,9 +104,7 @@ struct Known {
 // when it fits, else on; equal speeds keep the simpler strategy.
 std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count, const Known& known) {
     const Scenario& s = *on.scenario;
-    std::vector<Strategy> strategies;
-    if (!training(s) || count == 1) strategies.push_back(Strategy::Auto);
-    else strategies = trainingStrategies(s);
+    const Strategies strategies = !training(s) || count == 1 ? Strategies{{Strategy::Auto}, 1} : trainingStrategies(s);
     std::optional<Candidate> best;
     for (Strategy strategy : strategies) {
         for (const Variant* v : {off, &on}) {
@@ -112,8 +119,9 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
                 memory = known.fit->memory;
             } else {
                 if (!sizing::countUsable(v->in, plan)) continue;
-                memory = sizing::evaluate(v->in, plan, sizing::Explain(), nullptr);
-                if (!sizing::fits(*v->scenario, memory)) continue;
+                std::optional<MemoryBreakdown> fitting = sizing::evaluateIfFits(v->in, plan);
+                if (!fitting) continue;
+                memory = std::move(*fitting);
             }
             if (!hostFits(*v->scenario, memory, plan)) continue;
             Candidate c{plan, memory, v->scenario, v->scenario->gradientCheckpointing, std::nullopt, 0};
