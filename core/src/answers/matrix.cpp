@@ -131,13 +131,16 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
         adaptToGpu(s);
         const HeldGpuRates rates(s.gpu);  // the column's achieved fractions, per engine and format
         for (std::size_t m = 0; m < leanModels.size(); ++m) {
-            s.model = leanModels[m];
+            // The row's model is moved into the scenario and back, not
+            // copied: a copy per cell cost more than the cell's cost figures.
+            s.model = std::move(leanModels[m]);
             if (!s.weightsExplicit) {  // the default format is the model's own (native weights)
                 const WeightsChoice choice = defaultWeights(s);
                 s.weights = choice.format;
                 s.weightsWhy = choice.why;
             }
             cells[m][g] = cellOf(s, maxGpus, slo, &figures[m]);
+            leanModels[m] = std::move(s.model);
         }
     }
     return cells;
