@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "per_thread.hpp"
+
 namespace caliper {
 
 namespace {
@@ -90,7 +92,7 @@ const Entry* findEntry(const std::vector<Entry>& entries, std::string_view query
 
 std::size_t editDistance(const std::string& a, const std::string& b) {
     // One row reused across the thousand or so names a miss compares.
-    static thread_local std::vector<std::size_t> row;
+    CALIPER_PER_THREAD static std::vector<std::size_t> row;
     row.assign(b.size() + 1, 0);
     for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i) {

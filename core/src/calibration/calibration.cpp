@@ -5,6 +5,7 @@
 
 #include "caliper/model/formats.hpp"
 #include "speed/efficiency.hpp"
+#include "per_thread.hpp"
 
 namespace caliper {
 
@@ -216,8 +217,8 @@ GpuGroup cachedGpuGroup(const GpuSpec& gpu) {
         double bandwidth = -1;
         GpuGroup group = GpuGroup::Other;
     };
-    thread_local Entry entries[2];
-    thread_local int next = 0;
+    CALIPER_PER_THREAD static Entry entries[2];
+    CALIPER_PER_THREAD static int next = 0;
     for (const Entry& e : entries) {
         if (e.gpu == &gpu && e.bandwidth == gpu.bandwidthGBps && e.id == gpu.id) return e.group;
     }

@@ -4,6 +4,7 @@
 
 #include "caliper/model/formats.hpp"
 #include "calibration/calibration.hpp"
+#include "per_thread.hpp"
 
 namespace caliper {
 
@@ -159,7 +160,7 @@ const char* toString(GpuFamily family) {
 
 namespace {
 
-thread_local HeldGpuRates* gHeldRates = nullptr;
+CALIPER_PER_THREAD HeldGpuRates* gHeldRates = nullptr;
 
 const HeldGpuRates::Rates* heldRates(Engine engine, WeightFormat format, const GpuSpec& gpu) {
     return gHeldRates ? gHeldRates->find(engine, format, gpu) : nullptr;
