@@ -1,4 +1,6 @@
 // The multi-GPU planner and the GPU-count search.
+#include <optional>
+
 #include <catch2/catch.hpp>
 
 #include "caliper/plan/estimate.hpp"
@@ -72,6 +74,34 @@ TEST_CASE("fewest GPUs is the first count that fits", "[plan][gpu_count]") {
                 CHECK_FALSE(fitsMemory(s, estimateMemory(s, plan).memory));
             }
         }
+    }
+}
+
+// The search skips counts below the weights spread evenly (one GPU
+// included), scans pipeline plans without galloping past the fit, settles a
+// sharded scenario by its largest count and rejects a plan on its first
+// stage: none of that may change the answer of a plain scan of every count.
+TEST_CASE("the pruned GPU-count search answers what a scan of every count answers", "[plan][gpu_count]") {
+    auto scan = [](const Scenario& s, int upTo) -> std::optional<int> {
+        for (int n = 1; n <= upTo; ++n) {
+            const Plan plan = makePlan(s, n);
+            if (plan.tp * plan.pp * plan.dp != n) continue;  // a count the strategy cannot use
+            if (fitsMemory(s, estimateMemory(s, plan).memory)) return n;
+        }
+        return std::nullopt;
+    };
+    Scenario zero3 = finetuning("llama-3.1-70b", "rtx-4090", Method::Full);
+    zero3.parallel.strategy = Strategy::Zero3;
+    zero3.gradientCheckpointing = true;
+    Scenario longZero3 = zero3;  // activations alone overflow a 24 GB card at any count
+    longZero3.seqLen = 131072;
+    const Scenario cases[] = {serving("llama-3.1-405b", "rtx-4090"), serving("qwen2.5-72b", "rtx-4090"),
+                              serving("llama-3.1-8b", "rtx-4090"), zero3, longZero3};
+    for (const Scenario& s : cases) {
+        INFO(s.model.id << " " << toString(s.task) << " seq " << s.seqLen);
+        const std::optional<int> n = fewestGpus(s);
+        // Up to the answer every count is scanned; where there is none, every count.
+        CHECK(scan(s, n ? *n : kMaxGpus) == n);
     }
 }
 
