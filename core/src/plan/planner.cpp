@@ -62,13 +62,14 @@ struct Candidate {
     Plan plan;
     MemoryBreakdown memory;
     const Scenario* scenario = nullptr;  // the variant the plan was made for
+    const ParamCounts* counts = nullptr;  // its model's, prepared with it
     bool checkpointing = false;
     std::optional<SpeedEstimate> speed;
     double tokensPerS = 0;
 
     double rate() {
         if (!speed) {
-            speed = estimateSpeed(*scenario, plan, false);
+            speed = estimateSpeed(*scenario, plan, false, counts);
             tokensPerS = speedOf(*scenario, *speed);
         }
         return tokensPerS;
@@ -124,7 +125,7 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
                 memory = std::move(*fitting);
             }
             if (!hostFits(*v->scenario, memory, plan)) continue;
-            Candidate c{plan, memory, v->scenario, v->scenario->gradientCheckpointing, std::nullopt, 0};
+            Candidate c{plan, memory, v->scenario, &v->in.counts, v->scenario->gradientCheckpointing, std::nullopt, 0};
             if (!best || c.rate() > best->rate() * (1 + 1e-9)) best = std::move(c);
             break;  // checkpointing on only costs speed: not tried where off fits
         }

@@ -24,9 +24,9 @@ double attentionWidth(const ModelSpec& model) {
 
 }  // namespace
 
-Workload makeWorkload(const Scenario& scenario) {
+Workload makeWorkload(const Scenario& scenario, const ParamCounts* counts) {
     const ModelSpec& model = scenario.model;
-    const ParamCounts params = countParams(model);
+    const ParamCounts params = counts ? *counts : countParams(model);
     const WeightFormatInfo format = weightFormatInfo(scenario.weights);
     Workload work;
     work.layers = std::max(1, model.layers);

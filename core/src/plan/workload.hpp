@@ -30,7 +30,8 @@ struct Workload {
     double slidingWindow = 0;      // tokens
 };
 
-Workload makeWorkload(const Scenario& scenario);
+// `counts`, when given, is countParams(scenario.model) worked out by the caller.
+Workload makeWorkload(const Scenario& scenario, const ParamCounts* counts = nullptr);
 
 // Routed experts one MoE layer touches when `tokens` tokens are routed
 // independently and uniformly: E(1 - (1 - k/E)^tokens) (methodology section 5).

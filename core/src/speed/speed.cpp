@@ -126,13 +126,13 @@ void addHostWork(const Scenario& s, const Plan& plan, bool withExplain, SpeedEst
 
 }  // namespace
 
-SpeedEstimate estimateSpeed(const Scenario& scenario, const Plan& plan, bool withExplain) {
+SpeedEstimate estimateSpeed(const Scenario& scenario, const Plan& plan, bool withExplain, const ParamCounts* counts) {
     SpeedEstimate out;
     if (!usable(scenario)) {
         out.warnings.push_back({"speed_unknown", "the model or GPU lacks the figures a speed estimate needs"});
         return out;
     }
-    const Workload work = makeWorkload(scenario);
+    const Workload work = makeWorkload(scenario, counts);
     if (scenario.task == Task::Inference) {
         const ServingLayout layout = servingLayout(scenario, plan);
         estimateDecode(scenario, layout, work, withExplain, out);

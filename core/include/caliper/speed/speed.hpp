@@ -20,6 +20,9 @@ struct SpeedEstimate {
 };
 
 // withExplain = false leaves `explain` empty and skips formatting it.
-SpeedEstimate estimateSpeed(const Scenario& scenario, const Plan& plan, bool withExplain = true);
+// `counts`, when given, is countParams(scenario.model) worked out by the
+// caller (the planner has it for every candidate plan).
+SpeedEstimate estimateSpeed(const Scenario& scenario, const Plan& plan, bool withExplain = true,
+                            const ParamCounts* counts = nullptr);
 
 }  // namespace caliper
