@@ -225,8 +225,11 @@ void keepWithinGpuLimit(const RowSetup& s, RowMapping& m) {
 // 16-bit full fine-tune keeps no fp32 master copy and its AdamW moments are
 // 16-bit (torch.optim.AdamW state follows the parameter dtype), and so does
 // Lightning's "bf16-true" precision (LitGPT); TensorRT-LLM's
-// FP8 checkpoints quantize the KV cache to FP8 too (its quantization recipes
-// pair FP8 weights with an FP8 KV cache).
+// FP8 and NVFP4 checkpoints quantize the KV cache to FP8 too (its
+// quantization recipes pair FP8 weights with an FP8 KV cache; ModelOpt's
+// NVFP4 exports write kv_cache_quant_algo FP8 in hf_quant_config.json, and
+// aiconfigurator, whose rows these are, models an FP8 KV cache for fp8 and
+// nvfp4 checkpoints: sdk/models/helpers.py _infer_quant_modes_from_raw_config).
 void applyEngineConventions(const RowSetup& setup, const std::string& task, const std::string& method, Json& req) {
     const std::string weights = req.value("weights", std::string());
     const bool sixteenBit = weights == "bf16" || weights == "fp16";
@@ -235,7 +238,9 @@ void applyEngineConventions(const RowSetup& setup, const std::string& task, cons
     if (keepsDtype && task == "finetune" && sixteenBit && plainAdamW) {
         req["optimizer"] = "adamw-bf16";
     }
-    if (setup.engines.tensorrtLlm && weights == "fp8" && setup.kvCache.empty()) req["kv_cache"] = "fp8";
+    if (setup.engines.tensorrtLlm && (weights == "fp8" || weights == "nvfp4") && setup.kvCache.empty()) {
+        req["kv_cache"] = "fp8";
+    }
     // Megatron-Bridge's performance runs reduce gradients in bf16
     // (scripts/performance/utils/helpers.py set_basic_perf_overrides:
     // grad_reduce_in_fp32 = False).

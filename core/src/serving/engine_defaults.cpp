@@ -33,6 +33,18 @@ constexpr double kTrtllmBudget = 8192, kTrtllmMaxBatch = 2048, kTrtllmBlockToken
 // pass (common/common.h), slots = --parallel (tools/server); prompts of the
 // slots are batched with the running generations.
 constexpr double kLlamaCppBatch = 2048;
+// KV admission. vLLM's V1 scheduler allocates a request's blocks as its
+// tokens arrive (vllm/v1/core/sched/scheduler.py: kv_cache_manager
+// .allocate_slots for the new tokens of each step; when none are free it
+// preempts the newest running request and recomputes it later), and so does
+// SGLang (python/sglang/srt/managers/schedule_policy.py admits a prompt on
+// the tokens free now, keeping a new_token_ratio of the running requests'
+// remaining outputs; retract_decode when the pool runs out): the pool holds
+// as many requests as their mean occupancy fits. TensorRT-LLM's capacity
+// scheduler defaults to GUARANTEED_NO_EVICT (CapacitySchedulerPolicy,
+// tensorrt_llm/llmapi/llm_args.py SchedulerConfig), which admits a request
+// only when prompt + max output tokens fit.
+constexpr bool kVllmKvOnDemand = true, kSglangKvOnDemand = true, kTrtllmKvOnDemand = false;
 
 // Host time per step and per running request per step. Per step [E]: vLLM's
 // V1 engine core runs scheduling, input preparation and sampling on the host
@@ -106,6 +118,7 @@ SchedulerDefaults rawSchedulerDefaults(const Scenario& s) {
             d.mixesPrefill = false;
             d.maxRunningRequests = kSglangMaxRunning;
             d.kvBlockTokens = 1;
+            d.kvOnDemand = kSglangKvOnDemand;
             d.stepOverheadS = kSglangStepS;
             d.perSequenceOverheadS = kPerSequencePriorS;
             d.hostOverlapsGpu = kSglangOverlap;
@@ -114,6 +127,7 @@ SchedulerDefaults rawSchedulerDefaults(const Scenario& s) {
             d.stepTokenBudget = kTrtllmBudget;
             d.maxRunningRequests = kTrtllmMaxBatch;
             d.kvBlockTokens = kTrtllmBlockTokens;
+            d.kvOnDemand = kTrtllmKvOnDemand;
             d.stepOverheadS = kTrtllmStepS;
             d.perSequenceOverheadS = kPerSequencePriorS;
             d.hostOverlapsGpu = kTrtllmOverlap;
@@ -128,6 +142,7 @@ SchedulerDefaults rawSchedulerDefaults(const Scenario& s) {
             d.stepTokenBudget = large ? kVllmBudgetLarge : kVllmBudgetSmall;
             d.maxRunningRequests = large ? kVllmSeqsLarge : kVllmSeqsSmall;
             d.kvBlockTokens = kVllmBlockTokens;
+            d.kvOnDemand = kVllmKvOnDemand;
             d.stepOverheadS = kVllmStepS;
             d.perSequenceOverheadS = kPerSequencePriorS;
             d.hostOverlapsGpu = kVllmOverlap;

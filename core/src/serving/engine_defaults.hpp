@@ -12,6 +12,8 @@ struct SchedulerDefaults {
     bool mixesPrefill = true;       // prefill chunks share steps with decodes
     double maxRunningRequests = 256;
     double kvBlockTokens = 16;      // KV pool allocated in blocks of this many tokens
+    bool kvOnDemand = false;        // blocks allocated as tokens arrive (vLLM, SGLang) rather than
+                                    // reserved for prompt + max output at admission (TensorRT-LLM)
     double stepOverheadS = 0;       // host work per step (scheduling, sampling, output)
     double perSequenceOverheadS = 0;  // host work per running request per step
     bool hostOverlapsGpu = false;   // the host prepares step n+1 while the GPU runs step n

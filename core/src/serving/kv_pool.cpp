@@ -25,8 +25,13 @@ double roundUp(double value, double step) { return step > 1 ? std::ceil(value / 
 }  // namespace
 
 double tokensPerRequest(const Scenario& s, const StepModel& model) {
-    const double tokens = double(std::max<std::int64_t>(1, s.promptTokens + s.outputTokens));
-    return roundUp(tokens, model.engine.kvBlockTokens);
+    const double prompt = double(std::max<std::int64_t>(0, s.promptTokens));
+    const double output = double(std::max<std::int64_t>(1, s.outputTokens));
+    // Reserved at admission: the whole request. Allocated on demand: requests
+    // of a steady state are spread over their decode, so one holds its prompt
+    // and half its output on average, in whole blocks.
+    if (model.engine.kvOnDemand) return roundUp(prompt + output / 2.0, model.engine.kvBlockTokens);
+    return roundUp(prompt + output, model.engine.kvBlockTokens);
 }
 
 KvPool kvPool(const Scenario& s, const StepModel& model, const MemoryBreakdown& memory) {

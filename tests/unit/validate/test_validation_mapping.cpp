@@ -494,3 +494,22 @@ TEST_CASE("Hugging Face rows run the code paths of their transformers version", 
     megatron["engine"] = "megatron";
     CHECK_FALSE(caliper::test::mappedRow(megatron).request.contains("loss_kernel"));
 }
+
+TEST_CASE("TensorRT-LLM rows of FP8 and NVFP4 checkpoints run an FP8 KV cache; vLLM rows keep the default", "[validation]") {
+    // ModelOpt's NVFP4 exports write kv_cache_quant_algo FP8 in
+    // hf_quant_config.json, and aiconfigurator models an FP8 KV cache for
+    // fp8 and nvfp4 checkpoints (sdk/models/helpers.py), so a TensorRT-LLM
+    // "fp4" sample runs its KV in FP8; the vLLM rows are left at the
+    // engine's default.
+    auto row = [](const char* engine, const char* quant) {
+        return caliper::test::mappedRow(validationRow(
+            {{"kind", "serving_ttft_ms"}, {"unit", "ms"}, {"model", "meta-llama/Llama-3.1-70B"}, {"quant", quant},
+             {"gpu", "b200_sxm"}, {"gpu_count", 1}, {"tp", 1}, {"pp", 1}, {"engine", engine}, {"batch", 64},
+             {"isl", 1024}, {"osl", 8192}, {"value", 241.5}}));
+    };
+    const auto fp4 = row("tensorrt-llm", "fp4");
+    CHECK(fp4.request["weights"] == "nvfp4");
+    CHECK(fp4.request["kv_cache"] == "fp8");
+    CHECK(row("tensorrt-llm", "fp8").request["kv_cache"] == "fp8");
+    CHECK_FALSE(row("vllm", "fp8").request.contains("kv_cache"));
+}
