@@ -140,6 +140,7 @@ struct Scenario {
     std::optional<double> trainTokens;
     std::string currency = "usd";  // usd | cny
     double gpuMemoryUtilization = 0.9;  // vLLM / SGLang pool fraction
+    bool gpuMemoryUtilizationStated = false;  // the request set it (else SGLang takes its own default)
     std::optional<std::int64_t> maxModelLen;  // engine context limit per request; empty = prompt + output
     ServingRequest serving;                   // continuous-batching options (CONTRACT v2 "serving")
     std::optional<double> usdPerGpuHour;  // user override of the catalog price

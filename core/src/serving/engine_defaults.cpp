@@ -1,6 +1,8 @@
 // Scheduler defaults of the serving engines, each from the engine's source.
 #include "serving/engine_defaults.hpp"
 
+#include <algorithm>
+
 #include "calibration/calibration.hpp"
 
 namespace caliper::serving {
@@ -150,6 +152,32 @@ SchedulerDefaults rawSchedulerDefaults(const Scenario& s) {
         }
     }
     return d;
+}
+
+// python/sglang/srt/server_args.py _handle_gpu_memory_settings
+// (sgl-project/sglang 469c63e5): (GPU MiB - reserved) / GPU MiB, reserved =
+// 512 + 1.5 x max(chunked_prefill_size, 2048) + 2 x cuda_graph_max_bs +
+// tp x pp / 8 x 1024 MiB, at least 10 GiB on GPUs above 60 GiB.
+// chunked_prefill_size: 2048 below 35 GiB, 4096 below 60, 8192 below 160,
+// 16384 above; cuda_graph_max_bs: 8 below 20 GiB, 24 / 80 below 35, 32 / 160
+// below 60, 256 / 512 below 160 (tp < 4 / tp >= 4), 512 above.
+double sglangMemFractionStatic(const Scenario& s, int tensorParallel, int pipelineParallel) {
+    const double mib = s.gpu.memoryGib * 1024.0;
+    const int tp = std::max(1, tensorParallel), pp = std::max(1, pipelineParallel);
+    const bool wide = tp >= 4;
+    double chunk = 16384, graphBs = 512;
+    if (mib < 20 * 1024) {
+        chunk = 2048, graphBs = 8;
+    } else if (mib < 35 * 1024) {
+        chunk = 2048, graphBs = wide ? 80 : 24;
+    } else if (mib < 60 * 1024) {
+        chunk = 4096, graphBs = wide ? 160 : 32;
+    } else if (mib < 160 * 1024) {
+        chunk = 8192, graphBs = wide ? 512 : 256;
+    }
+    double reservedMib = 512 + 1.5 * std::max(chunk, 2048.0) + 2 * graphBs + double(tp * pp) / 8 * 1024;
+    if (mib > 60 * 1024) reservedMib = std::max(reservedMib, 10.0 * 1024);
+    return mib > reservedMib ? (mib - reservedMib) / mib : 0.0;
 }
 
 double nonTorchMemoryGiB(const Scenario&, int tensorParallel) {

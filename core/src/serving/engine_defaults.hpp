@@ -32,4 +32,10 @@ SchedulerDefaults rawSchedulerDefaults(const Scenario& scenario);
 // KV pool (NCCL and custom all-reduce buffers at tp >= 2), GiB per GPU.
 double nonTorchMemoryGiB(const Scenario& scenario, int tensorParallel);
 
+// SGLang's default mem_fraction_static (weights + KV pool over the GPU's
+// memory; activations and CUDA graphs live in the rest), for a request that
+// does not set gpu_memory_utilization, at the replica's tensor- and
+// pipeline-parallel sizes.
+double sglangMemFractionStatic(const Scenario& scenario, int tensorParallel, int pipelineParallel);
+
 }  // namespace caliper::serving

@@ -1,7 +1,8 @@
 // vLLM's start-up memory profile (gpu_worker.determine_available_memory):
 // KV pool = gpu_memory_utilization x total memory - weights - the activation
 // peak of a profile run at max_num_batched_tokens - non-torch memory.
-// SGLang takes mem_fraction_static x total - weights; TensorRT-LLM takes
+// SGLang takes mem_fraction_static x total - weights (its default fraction:
+// engine_defaults.cpp sglangMemFractionStatic); TensorRT-LLM takes
 // kv_cache_free_gpu_mem_fraction (0.9) of what weights and activations leave.
 #include "serving/kv_pool.hpp"
 
@@ -50,7 +51,8 @@ KvPool kvPool(const Scenario& s, const StepModel& model, const MemoryBreakdown& 
             p.poolGiB = memory.kvCacheGiB;  // the context the request sets (-c): allocated whole
             break;
         case Engine::Sglang:
-            p.poolGiB = s.gpuMemoryUtilization * total - memory.weightsGiB - p.nonTorchGiB;
+            p.poolGiB = (s.gpuMemoryUtilizationStated ? s.gpuMemoryUtilization : sglangMemFractionStatic(s, l.gpus / l.pp, l.pp)) * total -
+                        memory.weightsGiB - p.nonTorchGiB;
             break;
         default:
             p.poolGiB = s.gpuMemoryUtilization * total - memory.weightsGiB - memory.activationsGiB - p.nonTorchGiB;

@@ -1,12 +1,13 @@
 // The serving engines' scheduling mechanisms, each against the figure its
 // source implies: KV admission on demand (vLLM, SGLang) or reserved for the
 // whole request (TensorRT-LLM), the prompt's step carrying the running
-// decodes where engines mix them, and the overlap scheduler's first token
-// one step late.
+// decodes where engines mix them, the overlap scheduler's first token one
+// step late, and SGLang's own default memory fraction.
 #include <catch2/catch.hpp>
 
 #include "caliper/plan/estimate.hpp"
 #include "property_scenarios.hpp"
+#include "serving/engine_defaults.hpp"
 #include "serving/kv_pool.hpp"
 #include "serving/steady_state.hpp"
 #include "serving/step_model.hpp"
@@ -93,4 +94,45 @@ TEST_CASE("serving: an overlap scheduler hands the first token out one decode st
         CHECK(e.model.engine.hostOverlapsGpu == (std::string(engine) == "tensorrt-llm"));
         CHECK(st.ttftS == Approx(e.model.engine.requestOverheadS + st.prefillOwnS + (0.5 + late) * decodeS).epsilon(1e-9));
     }
+}
+
+TEST_CASE("serving: SGLang's default mem_fraction_static follows its server_args heuristic", "[serving][mechanism]") {
+    // (GPU MiB - reserved) / GPU MiB, reserved = 512 + 1.5 x chunk + 2 x
+    // cuda_graph_max_bs + tp x pp / 8 x 1024 MiB, at least 10 GiB above 60 GiB:
+    // H100 (79.65 GiB = 81561.6 MiB), tp 1: 512 + 12288 + 512 + 128 = 13440
+    //   -> 68121.6 / 81561.6 = 0.835215;
+    // H200 (141 GiB = 144384 MiB), tp 8: 512 + 12288 + 1024 + 1024 = 14848
+    //   -> 129536 / 144384 = 0.897163;
+    // RTX 4090 (23.99 GiB = 24565.76 MiB), tp 1: 512 + 3072 + 48 + 128 = 3760
+    //   -> 20805.76 / 24565.76 = 0.846941 (no 10 GiB floor below 60 GiB);
+    // B200 (180 GiB = 184320 MiB), tp 1: 512 + 24576 + 1024 + 128 = 26240
+    //   -> 158080 / 184320 = 0.857639.
+    auto fraction = [](const char* gpu, int tp) {
+        const std::optional<Scenario> s =
+            accepted({{"model", "llama-3.1-8b"}, {"gpu", gpu}, {"engine", "sglang"}, {"gpu_count", tp}});
+        REQUIRE(s);
+        return serving::sglangMemFractionStatic(*s, tp, 1);
+    };
+    CHECK(fraction("h100-sxm5-80gb", 1) == Approx(0.835215).epsilon(1e-5));
+    CHECK(fraction("h200-sxm-141gb", 8) == Approx(0.897163).epsilon(1e-5));
+    CHECK(fraction("rtx-4090", 1) == Approx(0.846941).epsilon(1e-5));
+    CHECK(fraction("b200", 1) == Approx(0.857639).epsilon(1e-5));
+}
+
+TEST_CASE("serving: SGLang's KV pool takes its own fraction unless the request sets one", "[serving][mechanism]") {
+    // Pool = fraction x capacity - weights - non-torch memory: setting
+    // gpu_memory_utilization 0.9 on one H100 adds (0.9 - 0.835215) x 79.65
+    // = 5.1602 GiB to the default pool.
+    PropertyJson request = {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}, {"engine", "sglang"},
+                            {"gpu_count", 1},          {"prompt_tokens", 1024},   {"output_tokens", 256}};
+    const std::optional<Scenario> byDefault = accepted(request);
+    request["gpu_memory_utilization"] = 0.9;
+    const std::optional<Scenario> stated = accepted(request);
+    REQUIRE(byDefault);
+    REQUIRE(stated);
+    const auto a = estimate(*byDefault, EstimateDetail{false, false, false}).serving;
+    const auto b = estimate(*stated, EstimateDetail{false, false, false}).serving;
+    REQUIRE(a);
+    REQUIRE(b);
+    CHECK(b->kvPoolGiB - a->kvPoolGiB == Approx(5.1602).epsilon(1e-3));
 }

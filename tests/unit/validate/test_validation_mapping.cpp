@@ -495,7 +495,7 @@ TEST_CASE("Hugging Face rows run the code paths of their transformers version", 
     CHECK_FALSE(caliper::test::mappedRow(megatron).request.contains("loss_kernel"));
 }
 
-TEST_CASE("TensorRT-LLM rows of FP8 and NVFP4 checkpoints run an FP8 KV cache; vLLM rows keep the default", "[validation]") {
+TEST_CASE("TensorRT-LLM rows of FP8 and NVFP4 checkpoints run an FP8 KV cache, vLLM rows the default", "[validation]") {
     // ModelOpt's NVFP4 exports write kv_cache_quant_algo FP8 in
     // hf_quant_config.json, and aiconfigurator models an FP8 KV cache for
     // fp8 and nvfp4 checkpoints (sdk/models/helpers.py), so a TensorRT-LLM

@@ -229,6 +229,7 @@ void readPrices(Scenario& s, ObjectReader& r) {
     };
     s.trainTokens = optional("train_tokens");
     s.currency = r.enumOr("currency", "usd", {kCurrencyNames[0], kCurrencyNames[1]});
+    s.gpuMemoryUtilizationStated = r.has("gpu_memory_utilization");
     s.gpuMemoryUtilization = numberOr("gpu_memory_utilization", 0.9);
     s.usdPerGpuHour = optional("usd_per_gpu_hour");
     s.priceUsd = optional("price_usd");
