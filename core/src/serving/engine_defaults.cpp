@@ -71,7 +71,7 @@ constexpr double kPerSequencePriorS = 29e-6;
 // None -> on; vllm-project/vllm issue 27679). The measured rows mix releases
 // (0.11-0.18) without saying which ran it, so the model keeps the serial
 // host time, which those rows favour (TPOT median in-sample / leave-one-
-// engine-x-GPU-out: serial 13.3% / 18.3%, overlapped 14.1% / 22.6%).
+// engine-x-GPU-out: serial 13.2% / 17.7%, overlapped 14.1% / 21.5%).
 constexpr bool kVllmOverlap = false, kSglangOverlap = true, kTrtllmOverlap = true;
 
 // Time to the first token beyond the step model's own prefill. Priors [E],
