@@ -8,9 +8,10 @@
 // own prefill (where the engine mixes prompts with decodes, in a step that
 // carries the other running requests' decodes) + the share of the other
 // prompts it waits behind + half a decode step (+ one step where an overlap
-// scheduler hands the first token out a step late); each cycle the GPU prefills every user once, so the decode
-// takes its steps plus the other users' prefill time that did not delay the
-// first token; the throughput is C / (TTFT + (O-1) TPOT).
+// scheduler hands the first token out a step late); each cycle the GPU
+// prefills every user once, so the decode takes its steps plus the other
+// users' prefill time that did not delay the first token; the throughput is
+// C / (TTFT + (O-1) TPOT).
 // Prefill steps slow the decodes that ride with them (vLLM, TensorRT-LLM mix
 // chunks into decode steps; SGLang pauses decoding for a prefill batch):
 // TPOT = decode step / (1 - the share of time prefill adds). Requests beyond
@@ -160,7 +161,8 @@ ReplicaState openLoop(const StepModel& m, const Lengths& n, double ratePerS, dou
     for (int i = 0; i < kIterations; ++i) {
         const double decodes = std::min(std::max(1.0, inFlight), running);
         const double decodeS = decodeStepS(m, n, decodes);
-        double ttft = decodeS / 2.0 + m.engine.requestOverheadS + firstTokenDelayS(m, decodeS), tpotS = decodeS / n.accepted;
+        double ttft = decodeS / 2.0 + m.engine.requestOverheadS + firstTokenDelayS(m, decodeS);
+        double tpotS = decodeS / n.accepted;
         if (n.prompt > 0) {
             const PrefillPath alone = prefillPath(m, n, decodes, 1.0);
             const double rho = std::min(kMaxUtilization, ratePerS * alone.perPromptS);
