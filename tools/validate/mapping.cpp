@@ -378,6 +378,7 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     applyEngineConventions(setup, task, f.method, m.request);
     setParallel(setup, task != "inference", m.request);
     applyFrameworkRequest(f, setup, extra, task, m.request);
+    checkFrameworkStateFloor(catalog, f, m.request);
     if (kind == RowKind::Serving || kind == RowKind::EngineMemory) {
         applyServingSetup(kind, f, rowText(row, "extra"), m.request);
         m.expectFits.reset();  // more concurrent requests than the pool holds queue; they do not fail
