@@ -15,7 +15,7 @@
 #include "caliper/plan/estimate.hpp"
 #include "caliper/plan/plan.hpp"
 #include "json/json_read.hpp"
-#include "json/scenario_json.hpp"
+#include "json/request/scenario_json.hpp"
 
 namespace caliper::fuzz {
 

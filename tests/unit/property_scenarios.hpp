@@ -13,7 +13,7 @@
 
 #include "caliper/plan/estimate.hpp"
 #include "catalog_fixture.hpp"
-#include "json/scenario_json.hpp"
+#include "json/request/scenario_json.hpp"
 
 namespace caliper::test {
 

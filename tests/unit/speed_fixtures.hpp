@@ -34,6 +34,19 @@ inline ModelSpec llama2_7b() {
     return m;
 }
 
+// meta-llama/Llama-2-13b-hf config.json: 40 layers, hidden 5120, FFN 13824,
+// 40 heads (MHA), vocab 32000.
+inline ModelSpec llama2_13b() {
+    ModelSpec m = llama2_7b();
+    m.id = "llama-2-13b";
+    m.layers = 40;
+    m.hiddenSize = 5120;
+    m.intermediateSize = 13824;
+    m.heads = 40;
+    m.kvHeads = 40;
+    return m;
+}
+
 // meta-llama/Llama-2-70b-hf config.json: 80 layers, hidden 8192, FFN 28672,
 // 64 heads, 8 KV heads, vocab 32000.
 inline ModelSpec llama2_70b() {
@@ -113,6 +126,50 @@ inline GpuSpec rtx4090() {
     g.formFactor = "pcie";
     g.gpusPerNode = 4;
     g.tdpW = 450;
+    return g;
+}
+
+// NVIDIA A100 datasheet, SXM4 80GB: 2039 GB/s, 312 dense BF16/FP16
+// TFLOPS, 624 INT8 TOPS, 19.5 FP32, 400 W, NVLink 3 600 GB/s.
+inline GpuSpec a100Sxm80() {
+    GpuSpec g = h100Sxm();
+    g.id = "a100-sxm4-80gb";
+    g.name = "NVIDIA A100 SXM4 80GB";
+    g.architecture = "Ampere";
+    g.computeCapability = "8.0";
+    g.memoryGib = 80.0;
+    g.memoryType = "HBM2e";
+    g.bandwidthGBps = 2039;
+    g.bf16Tflops = 312;
+    g.fp16Tflops = 312;
+    g.fp8Tflops.reset();
+    g.int8Tops = 624;
+    g.fp32Tflops = 19.5;
+    g.supportsFp8 = false;
+    g.nvlinkGBps = 600;
+    g.pcieGen = 4;
+    g.tdpW = 400;
+    return g;
+}
+
+// NVIDIA A10 datasheet: 24 GB GDDR6, 600 GB/s, 125 dense BF16/FP16 TFLOPS,
+// 250 INT8 TOPS, 31.2 FP32, 150 W, PCIe 4, no NVLink.
+inline GpuSpec a10() {
+    GpuSpec g = a100Sxm80();
+    g.id = "a10";
+    g.name = "NVIDIA A10 24GB";
+    g.computeCapability = "8.6";
+    g.memoryGib = 22.49;
+    g.memoryType = "GDDR6";
+    g.bandwidthGBps = 600;
+    g.bf16Tflops = 125;
+    g.fp16Tflops = 125;
+    g.int8Tops = 250;
+    g.fp32Tflops = 31.2;
+    g.nvlinkGBps = 0;
+    g.nvlinkMaxGpus = 0;
+    g.formFactor = "pcie";
+    g.tdpW = 150;
     return g;
 }
 

@@ -12,7 +12,7 @@
 #include "validate/validation.hpp"
 #include "plan/planner.hpp"
 #include "json/json_read.hpp"
-#include "json/scenario_json.hpp"
+#include "json/request/scenario_json.hpp"
 #include "validate/mapping.hpp"
 #include "validate/row.hpp"
 

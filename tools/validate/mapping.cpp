@@ -8,7 +8,7 @@
 
 #include "caliper/plan/plan.hpp"
 #include "validate/engine_conventions.hpp"
-#include "json/request_limits.hpp"
+#include "json/request/request_limits.hpp"
 #include "validate/benchmark_models.hpp"
 #include "validate/names.hpp"
 #include "validate/row.hpp"

@@ -9,8 +9,8 @@
 #include "json/json_read.hpp"
 #include "json/catalog/model_json.hpp"
 #include "json/result_json.hpp"
-#include "json/scenario_json.hpp"
-#include "json/views_json.hpp"
+#include "json/request/scenario_json.hpp"
+#include "json/answers/views_json.hpp"
 
 namespace caliper {
 

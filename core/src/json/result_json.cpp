@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "json/workload_request_json.hpp"
+#include "json/request/workload_request_json.hpp"
 
 namespace caliper::io {
 

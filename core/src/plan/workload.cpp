@@ -32,6 +32,7 @@ Workload makeWorkload(const Scenario& scenario) {
     work.layers = std::max(1, model.layers);
     work.hidden = model.hiddenSize;
     work.totalParams = params.total;
+    work.expertParams = params.expert;
     work.activeParams = params.active;
     work.experts = model.moe.experts;
     work.expertsPerToken = model.moe.expertsPerToken;

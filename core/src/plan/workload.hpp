@@ -21,6 +21,7 @@ struct Workload {
     double blockMatmulParams = 0;  // active linear-layer parameters in the blocks
     double lmHeadParams = 0;       // vocab x hidden
     double totalParams = 0;
+    double expertParams = 0;       // routed experts' parameters, all of them
     double activeParams = 0;
     // Attention.
     double attentionWidth = 0;   // sum over heads of (qk dim + v dim) / 2 (= a x d_h for MHA/GQA)

@@ -1,6 +1,8 @@
 // Decode speed: each step streams the weights (MoE: the experts the batch
 // touches) and every sequence's KV cache, or is limited by matmul throughput
 // at large batch, plus a fixed per-layer cost and tensor-parallel all-reduces.
+// Eager engines issue every kernel from Python ahead of the GPU: a step takes
+// the longer of the host's time and the GPU's.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -19,6 +21,22 @@ namespace {
 constexpr int kContextSamples = 16;
 // Activations cross the tensor-parallel all-reduce and stage boundaries in 16 bits.
 constexpr double kActivationBytes = 2.0;
+// Eager engines' 4-bit weight-only kernels take a fast path for one row
+// only: over more rows the weights are dequantized into a 16-bit copy that
+// a 16-bit GEMM reads (bitsandbytes < 0.50 autograd/_functions.py
+// matmul_4bit: gemv_4bit only when A.numel() == A.shape[-1], else
+// dequantize_4bit + linear). Each weight then costs its packed bytes plus a
+// 16-bit write and a 16-bit read. optimum tests/benchmark/README.md
+// (A100, Llama-2-13B, transformers) shows the same of the exllama GPTQ
+// kernels: 33.7 ms per step at batch 1 (faster than fp16's 37.0) but 54.1 ms
+// at batch 4 against fp16's 37.9; bitsandbytes 4-bit 114 ms at batch 16
+// against fp16's 70 (huggingface/blog overview-quantization-transformers).
+constexpr double kDequantCopyBytesPerWeight = 2.0 + 2.0;
+// transformers' default KV cache grows by concatenation: each step every
+// layer's K and V are copied whole into new tensors (cache_utils.py
+// DynamicCache.update: torch.cat([key_cache[layer], key_states])), a read and
+// a write of the cache on top of attention's read.
+constexpr double kConcatKvCopies = 2.0;
 
 struct StageTimes {
     double memoryS = 0;
@@ -26,7 +44,9 @@ struct StageTimes {
     double unpackS = 0;
     double fixedS = 0;
     double commS = 0;
-    double totalS() const { return std::max({memoryS, computeS, unpackS}) + fixedS + commS; }
+    double hostS = 0;  // eager engines: the host's time, run ahead of the GPU
+    double gpuS() const { return std::max({memoryS, computeS, unpackS}) + fixedS; }
+    double totalS() const { return std::max(gpuS(), hostS) + commS; }
 };
 
 // What one pipeline stage's step costs apart from the context: achieved
@@ -38,6 +58,8 @@ struct StageRates {
     double bandwidthBytesPerS = 0; // achieved
     double flopsPerS = 0;          // achieved matmul rate
     double weightBytes = 0;        // read per step, whole model
+    double dequantCopyS = 0;       // eager 4-bit kernels over several rows: the 16-bit copy, whole model
+    double kvCopyBytesPerS = 0;    // transformers: rate of the KV cache's copy by concatenation (0: none)
     StageTimes fixed;              // unpackS, fixedS, commS (context-free)
 };
 
@@ -50,12 +72,26 @@ StageRates stageRates(const Scenario& scenario, const ServingLayout& layout, con
     r.flopsPerS = decodeComputeFraction(scenario.engine, scenario.weights, gpu) *
                   matmulPeak(scenario.engine, scenario.weights, gpu).tflops * kFlopsPerTflop;
     r.weightBytes = weightBytesPerStep(work, sequences);
+    const WeightFormatInfo format = weightFormatInfo(scenario.weights);
+    if (runtimeOf(scenario.engine) == Engine::Transformers) {
+        r.kvCopyBytesPerS = decodeBandwidthFraction(scenario.engine, WeightFormat::Bf16, gpu) * gpu.bandwidthGBps * kBytesPerGB;
+    }
+    if (eagerEngine(scenario.engine) && format.fourBit && !format.gguf && sequences > 1.0) {
+        // The block linears' weights this step reads (touched experts
+        // included; lm_head stays 16-bit), each copied out and read back in
+        // 16 bits at the 16-bit streaming rate.
+        const double firstRow = weightBytesPerStep(work, 1.0);
+        const double weights = firstRow > 0 ? work.blockMatmulParams * r.weightBytes / firstRow : 0;
+        const double rate16 = decodeBandwidthFraction(scenario.engine, WeightFormat::Bf16, gpu) * gpu.bandwidthGBps * kBytesPerGB;
+        if (rate16 > 0) r.dequantCopyS = weights * kDequantCopyBytesPerWeight / rate16;
+    }
     const double ops = dequantOpsPerWeight(scenario.weights, gpu);
     if (ops > 0 && gpu.fp32Tflops && *gpu.fp32Tflops > 0) {
         r.fixed.unpackS = work.weightCount * ops / r.shards / (*gpu.fp32Tflops * kFlopsPerTflop);
     }
     const double stageLayers = double(work.layers) / layout.pp;
     r.fixed.fixedS = stageLayers * decodeLayerOverheadS(scenario.engine, scenario.weights, gpu);
+    r.fixed.hostS = stageLayers * eagerHostLayerS(scenario.engine, scenario.weights, gpu);
     if (layout.tp > 1) {
         // Two all-reduces per layer (after attention and after the MLP).
         const double message = sequences * work.hidden * kActivationBytes;
@@ -68,7 +104,10 @@ StageRates stageRates(const Scenario& scenario, const ServingLayout& layout, con
 StageTimes stageTimes(const StageRates& r, const Workload& work, double context) {
     StageTimes t = r.fixed;
     const double bytes = (r.weightBytes + r.sequences * kvBytesRead(work, context)) / r.shards;
-    t.memoryS = r.bandwidthBytesPerS > 0 ? bytes / r.bandwidthBytesPerS : 0;
+    t.memoryS = (r.bandwidthBytesPerS > 0 ? bytes / r.bandwidthBytesPerS : 0) + r.dequantCopyS / r.shards;
+    if (r.kvCopyBytesPerS > 0) {
+        t.memoryS += kConcatKvCopies * r.sequences * kvBytesRead(work, context) / r.shards / r.kvCopyBytesPerS;
+    }
     const double flops =
         r.sequences * (2.0 * (work.blockMatmulParams + work.lmHeadParams) + attentionFlopsPerToken(work, context)) /
         r.shards;
@@ -76,8 +115,9 @@ StageTimes stageTimes(const StageRates& r, const Workload& work, double context)
     return t;
 }
 
-// Which of memory, compute and weight unpacking bounds a step.
+// Which of memory, compute, weight unpacking and the host bounds a step.
 int boundBy(const StageTimes& t) {
+    if (t.hostS > t.gpuS()) return 3;
     if (t.memoryS >= t.computeS && t.memoryS >= t.unpackS) return 0;
     return t.computeS >= t.unpackS ? 1 : 2;
 }
@@ -101,7 +141,8 @@ double stepFromStage(const ServingLayout& layout, const Workload& work, double s
 void explainStep(const Scenario& scenario, const ServingLayout& layout, const Workload& work, double context,
                  SpeedEstimate& out) {
     const double microSequences = layout.sequences / layout.microbatches;
-    const StageTimes t = stageTimes(stageRates(scenario, layout, work, microSequences), work, context);
+    const StageRates rates = stageRates(scenario, layout, work, microSequences);
+    const StageTimes t = stageTimes(rates, work, context);
     const double fraction = decodeBandwidthFraction(scenario.engine, scenario.weights, scenario.gpu);
     out.explain.push_back({"decode_weight_read_gb",
                            "weights read per step: dense + lm_head + touched experts E(1-(1-k/E)^B), in the format's "
@@ -114,9 +155,21 @@ void explainStep(const Scenario& scenario, const ServingLayout& layout, const Wo
                                toString(gpuFamily(scenario.gpu)),
                            fraction});
     out.explain.push_back({"decode_memory_ms", "bytes per GPU / (fraction x bandwidth_gbps), per stage", t.memoryS * 1e3});
+    if (rates.dequantCopyS > 0) {
+        out.explain.push_back({"decode_dequant_copy_ms",
+                               "eager 4-bit kernels over several rows: block weights copied out and read back in 16 bits "
+                               "(in decode_memory_ms), per stage",
+                               rates.dequantCopyS / rates.shards * 1e3});
+    }
     out.explain.push_back({"decode_compute_ms", "(2 x active params + attention) x batch / achieved tensor rate, per stage",
                            t.computeS * 1e3});
     out.explain.push_back({"decode_fixed_ms", "layers per stage x per-layer overhead (launches, sync)", t.fixedS * 1e3});
+    if (t.hostS > 0) {
+        out.explain.push_back({"decode_host_ms",
+                               "layers per stage x host time per layer (Python, launches); the step takes the longer "
+                               "of host and GPU",
+                               t.hostS * 1e3});
+    }
     if (t.commS > 0) out.explain.push_back({"decode_tp_comm_ms", "2 all-reduces per layer x (latency + size / busbw)", t.commS * 1e3});
 }
 

@@ -22,12 +22,34 @@ bool graphEngine(Engine engine) {
 // rows gives ~0.5 ms of fixed time per token, ~17 us per layer.
 constexpr double kGraphBandwidthFraction = 0.80;
 constexpr double kGraphLayerOverheadS = 17e-6;
-// Eager PyTorch launches every op from Python: lmdeploy issue #210 measured
-// 34 ms/token for Llama-2-7B fp16 in transformers on an A10 (600 GB/s), ~6 ms
-// above the bandwidth time, i.e. ~190 us per layer; transformers issue
-// #24524 shows generate() pinned to one CPU core.
+// Eager PyTorch launches every op from Python, one small kernel after
+// another. On the GPU those ~50 unfused kernels per layer cost time of their
+// own: lmdeploy issue #210 measured 34 ms/token for Llama-2-7B fp16 in
+// transformers on an A10 (600 GB/s), ~6 ms above the bandwidth time, i.e.
+// ~190 us per layer (a GPU-bound step: the host's time below is shorter).
 constexpr double kEagerBandwidthFraction = 0.75;
 constexpr double kEagerLayerOverheadS = 190e-6;
+// The host issues those kernels ahead of the GPU, so a step takes the longer
+// of the host's time and the GPU's (decode.cpp); on fast GPUs the host sets
+// it. Host time per layer per step, transformers generate() at batch 1 (one
+// CPU core: transformers issue #24524):
+// - 16-bit: optimum tests/benchmark/README.md (A100-SXM4-80GB,
+//   Llama-2-13B fp16, 40 layers, prompt 512 + 512 new tokens): 36.96 ms per
+//   token at batch 1 and 37.35 / 37.89 ms at batch 2 / 4, flat while the
+//   bandwidth time is ~17 ms: host-bound, 0.92 ms per layer.
+// - GPTQ/AWQ-class 4-bit (exllama kernels, what transformers' GPTQ loading
+//   runs): the same benchmark, 33.71 ms at batch 1, 0.84 ms per layer.
+// - bitsandbytes 4-bit (fast batch-1 kernels, bitsandbytes 0.41.1): the same
+//   benchmark in huggingface/blog overview-quantization-transformers.md,
+//   52.00 ms at batch 1, 1.30 ms per layer (dequantization calls per linear).
+// - bitsandbytes LLM.int8(): bitsandbytes issue #347 (RTX 3090, LLaMA-7B,
+//   transformers) 154.55 ms vs 32.89 ms fp16 per token, 4.7x the 16-bit time
+//   (issue #490: ~5x on A100; issue #181: 15% of fp16's speed; "kernels ...
+//   designed for training and are not efficient for inference").
+constexpr double kEagerHostLayerS16 = 0.92e-3;
+constexpr double kEagerHostLayerSInt4 = 0.84e-3;
+constexpr double kEagerHostLayerSBnb4 = 1.30e-3;
+constexpr double kEagerHostLayerSInt8 = 4.7 * kEagerHostLayerS16;
 // Prefill GEMM efficiency. TensorRT-LLM v0.5 first-token latency at 2048
 // tokens on A100 (GPT-J 129 ms, Llama-2-7B 133 ms, 70B TP4 377 ms) is
 // 0.6-0.65 of 312 TFLOPS; FP8 on H100 (Llama-2-7B 36 ms) ~0.39 of 1979 and
@@ -178,6 +200,13 @@ double priorDecodeLayerOverheadS(Engine engine, const GpuSpec& gpu) {
     return graphEngine(engine) ? kGraphLayerOverheadS : kEagerLayerOverheadS;
 }
 
+double priorEagerHostLayerS(WeightFormat format) {
+    if (format == WeightFormat::Nf4 || format == WeightFormat::Nf4Dq) return kEagerHostLayerSBnb4;
+    if (format == WeightFormat::Int8) return kEagerHostLayerSInt8;
+    if (weightFormatInfo(format).fourBit) return kEagerHostLayerSInt4;
+    return kEagerHostLayerS16;
+}
+
 double priorPrefillComputeFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {
     if (runtimeOf(engine) == Engine::LlamaCpp) {
         double fraction = llamaCppConstants(gpu).prefillFraction;
@@ -207,7 +236,8 @@ const HeldGpuRates::Rates* HeldGpuRates::find(Engine engine, WeightFormat format
     if (size_ == kSize) return nullptr;
     gHeldRates = nullptr;  // the functions below work the entry out afresh
     rates_[size_] = {engine, format, matmulPeak(engine, format, gpu), decodeBandwidthFraction(engine, format, gpu),
-                     decodeLayerOverheadS(engine, format, gpu), prefillComputeFraction(engine, format, gpu)};
+                     decodeLayerOverheadS(engine, format, gpu), eagerHostLayerS(engine, format, gpu),
+                     prefillComputeFraction(engine, format, gpu)};
     gHeldRates = this;
     return &rates_[size_++];
 }
@@ -220,10 +250,25 @@ double decodeBandwidthFraction(Engine engine, WeightFormat format, const GpuSpec
 
 double decodeLayerOverheadPriorS(Engine engine, const GpuSpec& gpu) { return priorDecodeLayerOverheadS(engine, gpu); }
 
+bool eagerEngine(Engine engine) { return !graphEngine(engine) && runtimeOf(engine) != Engine::LlamaCpp; }
+
 double decodeLayerOverheadS(Engine engine, WeightFormat format, const GpuSpec& gpu) {
     if (const HeldGpuRates::Rates* held = heldRates(engine, format, gpu)) return held->layerOverheadS;
+    // Eager engines: the GPU's own time per layer stays the sourced prior;
+    // their calibrated per-layer constant is the host's time (below).
+    if (eagerEngine(engine)) return priorDecodeLayerOverheadS(engine, gpu);
     return calibrated(CalibratedConstant::DecodeLayerOverheadS, engine, format, gpu,
                       priorDecodeLayerOverheadS(engine, gpu));
+}
+
+double eagerHostLayerS(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+    if (const HeldGpuRates::Rates* held = heldRates(engine, format, gpu)) return held->hostLayerS;
+    if (!eagerEngine(engine)) return 0;
+    return calibrated(CalibratedConstant::DecodeLayerOverheadS, engine, format, gpu, priorEagerHostLayerS(format));
+}
+
+double eagerHostLayerPriorS(Engine engine, WeightFormat format) {
+    return eagerEngine(engine) ? priorEagerHostLayerS(format) : 0;
 }
 
 double prefillComputeFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {

@@ -50,11 +50,23 @@ PeakRate matmulPeak(Engine engine, WeightFormat format, const GpuSpec& gpu);
 double decodeBandwidthFraction(Engine engine, WeightFormat format, const GpuSpec& gpu);
 
 // Decode: fixed time per transformer layer per step (kernel launches,
-// synchronisation, host work), seconds.
+// synchronisation, host work; eager engines: the GPU's own time of their
+// unfused kernels, the host's is eagerHostLayerS), seconds.
 double decodeLayerOverheadS(Engine engine, WeightFormat format, const GpuSpec& gpu);
 // The sourced prior of the per-layer time, before any calibration (the
 // serving step model fits its own scale on it).
 double decodeLayerOverheadPriorS(Engine engine, const GpuSpec& gpu);
+
+// Engines that run eager PyTorch (transformers and the frameworks that
+// generate the same way): every op is launched from Python, one by one.
+bool eagerEngine(Engine engine);
+// Eager engines: the host's time per transformer layer per decode step
+// (Python and kernel launches), by weight format; the host runs ahead of the
+// GPU, so a step takes the longer of the two. Calibrated as
+// decode_layer_overhead_s of the eager groups. 0 for other engines.
+double eagerHostLayerS(Engine engine, WeightFormat format, const GpuSpec& gpu);
+// Its sourced prior, before any calibration.
+double eagerHostLayerPriorS(Engine engine, WeightFormat format);
 
 // Prefill: fraction of matmulPeak reached on prompt processing.
 double prefillComputeFraction(Engine engine, WeightFormat format, const GpuSpec& gpu);
@@ -63,7 +75,7 @@ double prefillComputeFraction(Engine engine, WeightFormat format, const GpuSpec&
 // GEMMs (a few hundred rows instead of thousands of prompt tokens).
 double decodeComputeFraction(Engine engine, WeightFormat format, const GpuSpec& gpu);
 
-// While alive, matmulPeak and the three calibrated fractions above of
+// While alive, matmulPeak and the calibrated rates above of
 // `gpu` (that very object) are worked out once per engine and weight format
 // and read back: the matrix asks them for every model of a GPU column. The
 // GPU and the calibration table must not change meanwhile. Scopes nest.
@@ -78,7 +90,7 @@ public:
         Engine engine;
         WeightFormat format;
         PeakRate peak;
-        double bandwidthFraction, layerOverheadS, prefillFraction;
+        double bandwidthFraction, layerOverheadS, hostLayerS, prefillFraction;
     };
     // This engine's and format's rates on `gpu`, worked out on first use;
     // null where `gpu` is not the held object or the table is full.

@@ -189,10 +189,20 @@ double dataParallelExposedS(const Scenario& s, const Plan& plan, const Workload&
     if (l.dp <= 1) return 0;
     const Link link = groupLink(s, l.dp, plan.nodes > 1 && l.modelParallel() < plan.gpuCount);
     const double shard = 1.0 / (l.tp * l.pp);  // each replica rank's share (context-parallel ranks hold whole copies)
-    double commS = allReduceS(kGradientBytes * trainableParams(s, work) * shard, l.dp, link);
+    // Routed experts are sharded over the expert-parallel ranks, as the
+    // memory model holds them (memory/training.cpp): each GPU reduces only its
+    // own experts' gradients, among the ranks that hold the same experts
+    // (Megatron-Core's expert data-parallel group, world / (ep x pp)).
+    const bool expertShards = l.ep > 1 && work.expertParams > 0 && !adapterMethod(s);
+    const double expertParams = expertShards ? work.expertParams : 0.0;
+    const double expertShard = 1.0 / (double(l.ep) * l.pp);
+    const int expertDp = std::max(1, plan.gpuCount / (l.ep * l.pp));
+    double commS = allReduceS(kGradientBytes * (trainableParams(s, work) - expertParams) * shard, l.dp, link) +
+                   allReduceS(kGradientBytes * expertParams * expertShard, expertDp, link);
     if (plan.strategy == Strategy::Zero3 || plan.strategy == Strategy::Fsdp) {
         const double storedBytes = weightFormatInfo(s.weights).linearBits / 8.0;
-        commS += 2.0 * allGatherS(storedBytes * work.totalParams * shard, l.dp, link);
+        commS += 2.0 * allGatherS(storedBytes * (work.totalParams - expertParams) * shard, l.dp, link) +
+                 2.0 * allGatherS(storedBytes * expertParams * expertShard, expertDp, link);
     }
     return std::max(0.0, commS - kOverlap * kBackwardShare * computeS);
 }

@@ -16,7 +16,7 @@
 #include "caliper/answers/presets.hpp"
 #include "caliper/names.hpp"
 #include "catalog_fixture.hpp"
-#include "json/scenario_json.hpp"
+#include "json/request/scenario_json.hpp"
 
 using caliper::test::projectCatalog;
 using Json = nlohmann::json;

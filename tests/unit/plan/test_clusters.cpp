@@ -259,3 +259,52 @@ TEST_CASE("a hybrid stack's training FLOPs count attention on its attention laye
     const double at8k = explained(answer(r), "train_model_flops_per_token");
     CHECK(at8k - at4k == Approx(603979776.0).epsilon(1e-3));  // explain values carry 6 significant digits
 }
+
+namespace {
+
+// Megatron-Bridge's MoE pre-training layouts (docs/performance-summary.md,
+// "26.08 NeMo Container", DGX-GB200 and DGX-H100 rows of the archive): FP8,
+// no recomputation, bf16 gradient reduction.
+Json moePretrain(const std::string& model, const std::string& gpu, int gpus, int microBatch, int globalBatch, Json parallel) {
+    return {{"model", model},          {"gpu", gpu},          {"task", "pretrain"},         {"engine", "megatron"},
+            {"weights", "fp8"},        {"gpu_count", gpus},   {"batch", microBatch},        {"seq_len", 4096},
+            {"global_batch", globalBatch}, {"parallel", parallel}, {"gradient_checkpointing", false},
+            {"fp32_gradients", false}};
+}
+
+}  // namespace
+
+TEST_CASE("an NVL72 rack is one NVLink domain: expert parallelism inside it runs over NVLink", "[clusters]") {
+    // GB200 NVL72: NVLink switches join all 72 GPUs of the rack (the catalog's
+    // nvlink_max_gpus and gpus_per_node), so EP 64 never leaves NVLink; on HGX
+    // H100 (8 per server) EP 16 crosses InfiniBand.
+    const Json rack = answer(moePretrain("gpt-oss-120b", "gb200", 64, 4, 1280, {{"tp", 1}, {"pp", 1}, {"ep", 64}}));
+    CHECK(rack["plan"]["nodes"] == 1);
+    CHECK_THAT(explainedText(rack, "train_links_gbps"), Catch::Contains("ep 64 over NVLink"));
+    const Json hgx = answer(moePretrain("qwen3-30b-a3b", "h100-sxm5-80gb", 16, 1, 1024, {{"tp", 1}, {"pp", 1}, {"ep", 16}}));
+    CHECK_THAT(explainedText(hgx, "train_links_gbps"), Catch::Contains("ep 16 over InfiniBand"));
+    // Measured: 934 model TFLOP/s per GPU (gpt-oss-120b, 64 GB200, MXFP8, EP 64,
+    // Megatron-Bridge 26.08). Across InfiniBand the same layout would be
+    // all-to-all bound at a fraction of that; inside the rack the estimate
+    // stays within the training band of it.
+    const double tflops = rack["train_tflops_per_gpu"].get<double>();
+    CHECK(tflops > 934 * 0.75);
+    CHECK(tflops < 934 * 1.35);
+}
+
+TEST_CASE("expert gradients are reduced among the ranks that hold the same experts", "[clusters]") {
+    // DeepSeek-V3 on 256 GB200 (TP 1, PP 4, VP 4, EP 64; Megatron-Bridge 26.08:
+    // 1,276 TFLOP/s per GPU): each GPU holds 1/(pp x ep) of the 654B routed
+    // expert weights, ~2.6B, and reduces their gradients among 256 / 256 = 1
+    // rank; only the ~17B non-expert weights over 4 stages go through the
+    // 64-way data-parallel all-reduce over InfiniBand (2 x 4.2B x 2 bytes /
+    // 44 GB/s = 0.4 s, hidden under the backward pass). Reducing every
+    // weight's gradient there (2 x 168B x 2 bytes / 44 GB/s = 15 s a step)
+    // made the plan communication-bound.
+    const Json r = answer(moePretrain("deepseek-v3", "gb200", 256, 1, 4096, {{"tp", 1}, {"pp", 4}, {"vp", 4}, {"ep", 64}}));
+    CHECK(explained(r, "train_dp_comm_exposed_s") < 0.5);
+    for (const Json& w : r["warnings"]) CHECK(w["code"] != "communication_bound");
+    const double tflops = r["train_tflops_per_gpu"].get<double>();
+    CHECK(tflops > 1276 * 0.75);
+    CHECK(tflops < 1276 * 1.35);
+}

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "json/scenario_json.hpp"
+#include "json/request/scenario_json.hpp"
 
 namespace caliper::io {
 

@@ -1,6 +1,6 @@
 // The request's serving keys (CONTRACT v2): max_model_len and the "serving"
 // object (prefix-cache hit rate, speculative decoding, request rate).
-#include "json/scenario_json.hpp"
+#include "json/request/scenario_json.hpp"
 
 namespace caliper::io {
 

@@ -6,9 +6,9 @@
 #include <cmath>
 
 #include "caliper/names.hpp"
-#include "json/request_limits.hpp"
-#include "json/scenario_json.hpp"
-#include "json/views_json.hpp"
+#include "json/request/request_limits.hpp"
+#include "json/request/scenario_json.hpp"
+#include "json/answers/views_json.hpp"
 
 namespace caliper::io {
 

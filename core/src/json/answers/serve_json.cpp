@@ -8,8 +8,8 @@
 #include "caliper/units.hpp"
 #include "json/catalog/gpu_selection.hpp"
 #include "json/result_json.hpp"
-#include "json/scenario_json.hpp"
-#include "json/views_json.hpp"
+#include "json/request/scenario_json.hpp"
+#include "json/answers/views_json.hpp"
 
 namespace caliper::io {
 

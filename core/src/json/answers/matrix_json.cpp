@@ -13,10 +13,10 @@
 #include "caliper/answers/matrix.hpp"
 #include "caliper/names.hpp"
 #include "json/catalog/gpu_selection.hpp"
-#include "json/request_limits.hpp"
+#include "json/request/request_limits.hpp"
 #include "json/result_json.hpp"
-#include "json/scenario_json.hpp"
-#include "json/views_json.hpp"
+#include "json/request/scenario_json.hpp"
+#include "json/answers/views_json.hpp"
 #include "caliper/workloads/workloads.hpp"
 
 namespace caliper::io {

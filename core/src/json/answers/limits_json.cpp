@@ -4,8 +4,8 @@
 #include "caliper/plan/estimate.hpp"
 #include "caliper/answers/limits.hpp"
 #include "json/result_json.hpp"
-#include "json/scenario_json.hpp"
-#include "json/views_json.hpp"
+#include "json/request/scenario_json.hpp"
+#include "json/answers/views_json.hpp"
 
 namespace caliper::io {
 

@@ -16,10 +16,10 @@
 
 #include "caliper/answers/inventory.hpp"
 #include "caliper/plan/compat.hpp"
-#include "json/request_limits.hpp"
+#include "json/request/request_limits.hpp"
 #include "json/result_json.hpp"
-#include "json/scenario_json.hpp"
-#include "json/views_json.hpp"
+#include "json/request/scenario_json.hpp"
+#include "json/answers/views_json.hpp"
 
 namespace caliper::io {
 

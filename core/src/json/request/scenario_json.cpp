@@ -1,4 +1,4 @@
-#include "json/scenario_json.hpp"
+#include "json/request/scenario_json.hpp"
 
 #include <algorithm>
 #include <array>
@@ -9,8 +9,8 @@
 #include "json/catalog/gpu_json.hpp"
 #include "json/catalog/model_json.hpp"
 #include "json/hf_config/hf_config.hpp"
-#include "json/request_limits.hpp"
-#include "json/workload_request_json.hpp"
+#include "json/request/request_limits.hpp"
+#include "json/request/workload_request_json.hpp"
 
 namespace caliper::io {
 

@@ -1,4 +1,4 @@
-#include "json/workload_request_json.hpp"
+#include "json/request/workload_request_json.hpp"
 
 #include "caliper/workloads/workloads.hpp"
 
