@@ -75,9 +75,12 @@ bool endsWith(const std::string& text, const std::string& tail) {
 // Drops words that qualify a model rather than name it, and the organisation
 // of a Hugging Face id: "Qwen/Qwen-7B-Chat" -> "Qwen-7B", "Mixtral 8x7B-style MoE" -> "Mixtral 8x7B".
 std::string withoutQualifiers(std::string_view name) {
-    static const char* kSuffixes[] = {"-style", "-chat", "-instruct", "-hf",   "-base", "-class", "-like",
-                                      "-gguf",  "-gptq", "-awq",      "-4bit", "-8bit", "-bnb",   "-int4",
-                                      "-int8",  "-fp8"};
+    // Quantized releases name their scheme last: RedHatAI's compressed-tensors
+    // repos ("Llama-3.3-70B-Instruct-fp8-dynamic", "Meta-Llama-3.1-8B-Instruct-quantized.w8a8").
+    static const char* kSuffixes[] = {"-style", "-chat",    "-instruct", "-hf",    "-base",  "-class",
+                                      "-like",  "-gguf",    "-gptq",     "-awq",   "-4bit",  "-8bit",
+                                      "-bnb",   "-int4",    "-int8",     "-fp8",   "-dynamic", "-quantized.w8a8",
+                                      "-quantized.w4a16", "-quantized.w8a16"};
     static const char* kWords[] = {"class", "style", "moe", "generic", "base", "chat", "instruct", "hf", "model",
                                    "pre-training", "pretraining", "pretrained", "like", "based"};
     std::string out;

@@ -241,6 +241,16 @@ TEST_CASE("counts and repackaging suffixes do not hide a catalog entry", "[valid
     const caliper::ModelSpec* gguf = caliper::io::findRowModel(projectCatalog(), "TheBloke/Llama-2-7B-Chat-GGUF", 7);
     REQUIRE(gguf);
     CHECK(gguf->id == "llama-2-7b");
+    // Quantized releases name their scheme last (RedHatAI's compressed-tensors
+    // repos, public-v2.jsonl llm-d rows); the row's `quant` carries the format.
+    const caliper::ModelSpec* fp8 =
+        caliper::io::findRowModel(projectCatalog(), "RedHatAI/Llama-3.3-70B-Instruct-fp8-dynamic", std::nullopt);
+    REQUIRE(fp8);
+    CHECK(fp8->id == "llama-3.3-70b");
+    const caliper::ModelSpec* w8a8 =
+        caliper::io::findRowModel(projectCatalog(), "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8", std::nullopt);
+    REQUIRE(w8a8);
+    CHECK(w8a8->id == "llama-3.1-8b");
 }
 
 TEST_CASE("a row without a quant field takes the precision its text names", "[validation]") {
