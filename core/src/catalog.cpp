@@ -9,6 +9,16 @@
 
 namespace caliper {
 
+namespace {
+
+// ASCII classes without the C library's locale lookups: names are compared
+// byte by byte on every catalog miss, and bytes from 0x80 up are kept as they are.
+bool asciiDigit(unsigned char c) { return c >= '0' && c <= '9'; }
+bool asciiAlnum(unsigned char c) { return asciiDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+char asciiLower(unsigned char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c); }
+
+}  // namespace
+
 std::string normalizeName(std::string_view text) {
     std::string out;
     out.reserve(text.size() + 2);
@@ -20,11 +30,11 @@ std::string normalizeName(std::string_view text) {
             out += static_cast<char>(c);
             continue;
         }
-        if (!std::isalnum(c)) continue;
-        out += static_cast<char>(std::tolower(c));
+        if (!asciiAlnum(c)) continue;
+        out += asciiLower(c);
         // A memory size written "48G" means 48 GB ("4090 48G" = "4090 48GB").
-        const bool afterDigit = out.size() >= 2 && std::isdigit(static_cast<unsigned char>(out[out.size() - 2]));
-        const bool wordEnds = i + 1 == text.size() || !std::isalnum(static_cast<unsigned char>(text[i + 1]));
+        const bool afterDigit = out.size() >= 2 && asciiDigit(static_cast<unsigned char>(out[out.size() - 2]));
+        const bool wordEnds = i + 1 == text.size() || !asciiAlnum(static_cast<unsigned char>(text[i + 1]));
         if ((c == 'g' || c == 'G') && afterDigit && wordEnds) out += 'b';
     }
     return out;
@@ -101,7 +111,11 @@ std::string nearestId(const std::vector<Entry>& entries, std::string_view query)
     std::string best;
     std::size_t bestDistance = static_cast<std::size_t>(-1);
     auto consider = [&](const std::string& id, const std::string& name) {
-        std::size_t d = editDistance(key, stripVendorWords(normalizeName(name)));
+        const std::string candidate = stripVendorWords(normalizeName(name));
+        // The length difference bounds the distance from below: no closer name here.
+        const std::size_t gap = candidate.size() > key.size() ? candidate.size() - key.size() : key.size() - candidate.size();
+        if (gap >= bestDistance) return;
+        std::size_t d = editDistance(key, candidate);
         if (d < bestDistance) {
             bestDistance = d;
             best = id;
