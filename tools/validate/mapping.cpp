@@ -245,6 +245,19 @@ void applyEngineConventions(const RowSetup& setup, const std::string& task, cons
     // (scripts/performance/utils/helpers.py set_basic_perf_overrides:
     // grad_reduce_in_fp32 = False).
     if (setup.engines.megatronBridgePerf && task != "inference") req["fp32_gradients"] = false;
+    // Its GPT-OSS 120B presets for H100, B200 and GB200 recompute the norms
+    // and the experts' activation (scripts/performance/configs/gpt_oss/
+    // workload_base_configs.py at the 25.11 container's recipes, commit
+    // e59a573: recompute_modules=["layernorm", "moe_act"]; perf_recipes/
+    // gpt_oss/h100/gpt_oss.py today); GB300's preset does not.
+    const auto model = req.find("model");
+    const auto gpuKey = req.find("gpu");
+    const std::string modelId = model != req.end() && model->is_string() ? model->get<std::string>() : "";
+    const std::string gpu = gpuKey != req.end() && gpuKey->is_string() ? gpuKey->get<std::string>() : "";
+    if (setup.engines.megatronBridgePerf && task != "inference" && modelId.rfind("gpt-oss-120b", 0) == 0 &&
+        (gpu.find("h100") != std::string::npos || gpu.find("b200") != std::string::npos)) {
+        req["recompute_modules"] = Json::array({"layernorm", "moe_act"});
+    }
     // NeMo 24.07's performance summary ran the NeMo-Framework-Launcher's H100
     // example scripts, which reduce gradients in bf16 too
     // (examples/training/{gpt,llama}/h100/*_fp8*.sh:
@@ -383,6 +396,7 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     applyEngineConventions(setup, task, f.method, m.request);
     setParallel(setup, task != "inference", m.request);
     applyFrameworkRequest(f, setup, extra, task, m.request);
+    checkFrameworkStateFloor(catalog, f, m.request);
     if (kind == RowKind::Serving || kind == RowKind::EngineMemory) {
         applyServingSetup(kind, f, rowText(row, "extra"), m.request);
         m.expectFits.reset();  // more concurrent requests than the pool holds queue; they do not fail

@@ -118,6 +118,15 @@ struct Scenario {
     // core_attn): the attention core is recomputed in backward, so its scores
     // are never kept; every other activation stays saved.
     bool selectiveRecompute = false;
+    // recompute_modules "layernorm" / "moe_act": Megatron-Core's output-
+    // discarding checkpoints (megatron/core/transformer/transformer_config.py
+    // recompute_modules: "layernorm": recompute the input_layernorm and
+    // pre_mlp_layernorm; "moe_act": recompute the MoE MLP activation
+    // function; both with CheckpointWithoutOutput): the norm outputs and the
+    // experts' activation outputs are freed after the next linear layer reads
+    // them and recomputed in backward.
+    bool recomputeLayernorm = false;
+    bool recomputeMoeAct = false;
     std::optional<LossKernel> lossKernel;  // empty = "auto": the engine's own (lossKernelOf)
     // Fine-tuning on sequences packed (or padded) to one length: every step
     // allocates the same blocks, so the caching allocator keeps none of other
