@@ -81,7 +81,7 @@ scenario keys and defaults (only "model" and "gpu" are required):
   interconnect        {"inter_node": null, "gpus_per_node": null} (the GPU's server by default)
                       inter_node: {inter_node}
   currency            {currency}
-  gpu_memory_utilization   vLLM/SGLang pool fraction (0.9)
+  gpu_memory_utilization   vLLM/SGLang pool fraction (0.9; SGLang's KV pool: its own default)
   usd_per_gpu_hour, price_usd, cny_per_usd   price overrides
   max_model_len       engine context limit per request (prompt + output)
   parallel.ep, parallel.attention_dp, parallel.dp   expert parallelism, attention data parallelism, replicas

@@ -92,7 +92,13 @@ TEST_CASE("generated scenarios: memory grows with context, batch and sequence le
         const bool pool = engine == "vllm" || engine == "sglang" || engine == "tensorrt-llm";
         const bool strict = std::string(key) == "batch" || std::string(key) == "seq_len" ||
                             (std::string(key) == "prompt_tokens" && engine == "transformers");
-        if (!pool && strict) CHECK(after.totalGiB > before.totalGiB);
+        // Fine-tuning's varying-length reserve is cached blocks the allocator
+        // frees under pressure (capped at the memory left free,
+        // core/src/memory/overhead.cpp): where it shrinks, it takes the growth
+        // and the total may stay at the GPU's usable memory.
+        const bool reserveGives = after.overheadParts.varyingLengthReserveGiB <
+                                  before.overheadParts.varyingLengthReserveGiB;
+        if (!pool && strict && !reserveGives) CHECK(after.totalGiB > before.totalGiB);
     }
 }
 

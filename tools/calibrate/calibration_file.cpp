@@ -228,6 +228,14 @@ std::string crossValidationTable(const RowSet& set, const CrossReport& report) {
                           k.systemMedianPct, k.systemP90Pct);
             out += line;
         }
+        if (report.throughputRows > 0) {
+            std::snprintf(line, sizeof line,
+                          "  output tokens/s per GPU   %5d runs  median %6.1f%%  p90 %6.1f%%  (in-sample %.1f%% / %.1f%%; "
+                          "Little's law from each run's TTFT and TPOT)\n",
+                          report.throughputRows, report.throughputSystemMedianPct, report.throughputSystemP90Pct,
+                          report.throughputInMedianPct, report.throughputInP90Pct);
+            out += line;
+        }
         for (const auto& [system, median] : report.systemMedians) {
             std::snprintf(line, sizeof line, "    left out %-34s TPOT %6.1f%%  TTFT %6.1f%%\n", system.c_str(), median.first,
                           median.second);

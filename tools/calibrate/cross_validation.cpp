@@ -28,6 +28,47 @@ std::vector<double> logErrors(const std::vector<CalibrationRow>& rows, const Cal
 
 double pct(double logValue) { return std::fabs(std::exp(logValue) - 1.0) * 100.0; }
 
+// A serving row's id without its figure's suffix ("-ttft" / "-tpot"): the
+// two figures of one measured run share it.
+std::string runStem(const CalibrationRow& r) {
+    const std::string& id = r.id;
+    return id.size() > 5 ? id.substr(0, id.size() - 5) : id;
+}
+
+// ln(predicted / measured) of the run's output throughput per GPU from its
+// TTFT and TPOT rows' log errors: Little's law keeps the concurrency and the
+// GPUs, so throughput goes as 1 / (TTFT + (O-1) TPOT).
+double throughputLog(const CalibrationRow& ttft, const CalibrationRow& tpot, double ttftLog, double tpotLog) {
+    const double steps = double(std::max<std::int64_t>(0, ttft.scenario.outputTokens - 1));
+    const double measuredS = ttft.measured / 1e3 + steps * tpot.measured / 1e3;
+    const double predictedS = ttft.measured * std::exp(ttftLog) / 1e3 + steps * tpot.measured * std::exp(tpotLog) / 1e3;
+    return measuredS > 0 && predictedS > 0 ? std::log(measuredS / predictedS) : kNaN;
+}
+
+void servingThroughput(const std::vector<CalibrationRow>& rows, CrossReport& report) {
+    std::map<std::string, std::size_t> tpotOf;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i].figure == Figure::ServingTpot) tpotOf[runStem(rows[i])] = i;
+    }
+    std::vector<double> in, out;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i].figure != Figure::ServingTtft) continue;
+        const auto j = tpotOf.find(runStem(rows[i]));
+        if (j == tpotOf.end()) continue;
+        const CalibrationRow& tpot = rows[j->second];
+        const double inLog = throughputLog(rows[i], tpot, report.inSampleLog[i], report.inSampleLog[j->second]);
+        const double outLog = throughputLog(rows[i], tpot, report.systemLog[i], report.systemLog[j->second]);
+        if (std::isnan(inLog) || std::isnan(outLog)) continue;
+        in.push_back(pct(inLog));
+        out.push_back(pct(outLog));
+    }
+    report.throughputRows = int(in.size());
+    report.throughputInMedianPct = quantileOf(in, 0.5);
+    report.throughputInP90Pct = quantileOf(in, 0.9);
+    report.throughputSystemMedianPct = quantileOf(out, 0.5);
+    report.throughputSystemP90Pct = quantileOf(out, 0.9);
+}
+
 }  // namespace
 
 double quantileOf(std::vector<double> values, double fraction) {
@@ -147,6 +188,8 @@ CrossReport crossValidate(const RowSet& set) {
         }
         report.systemMedians.push_back({system, {quantileOf(tpot, 0.5), quantileOf(ttft, 0.5)}});
     }
+
+    servingThroughput(rows, report);
 
     // Bands from the honest residuals: leave-one-source-out, and for the
     // serving rows leave-one-system-out.

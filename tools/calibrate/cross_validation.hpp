@@ -46,6 +46,13 @@ struct CrossReport {
     int refits = 0;
     int systemRefits = 0;
     std::vector<std::pair<std::string, std::pair<double, double>>> systemMedians;  // engine x GPU: TPOT, TTFT %
+    // Output tokens/s per GPU of the serving rows that give both TTFT and
+    // TPOT, by Little's law at their concurrency: C x O / (TTFT + (O-1) TPOT)
+    // / GPUs, so its error is the request latency's: in-sample and with the
+    // row's engine x GPU left out (median / p90 %).
+    int throughputRows = 0;
+    double throughputInMedianPct = 0, throughputInP90Pct = 0;
+    double throughputSystemMedianPct = 0, throughputSystemP90Pct = 0;
 };
 
 CrossReport crossValidate(const RowSet& set);

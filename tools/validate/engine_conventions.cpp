@@ -2,6 +2,11 @@
 #include "validate/engine_conventions.hpp"
 
 #include <cstdio>
+#include <optional>
+
+#include "caliper/catalog.hpp"
+#include "caliper/model.hpp"
+#include "caliper/units.hpp"
 
 namespace caliper::io {
 
@@ -15,6 +20,25 @@ constexpr std::int64_t kLitGptPromptTokens = 6;
 constexpr std::int64_t kLitGptNewTokens = 50;
 
 bool isLitGpt(const RowFacts& f) { return f.engine == "litgpt" || f.engine == "lit-gpt"; }
+
+// The config hub yaml's `devices: N`, as the row's text quotes it ("yaml
+// (...): precision bf16-true, ..., devices 2, ...").
+std::optional<std::int64_t> yamlDevices(const std::string& text) {
+    const std::size_t yaml = text.find("yaml");
+    if (yaml == std::string::npos) return std::nullopt;
+    const std::size_t at = text.find("devices ", yaml);
+    if (at == std::string::npos) return std::nullopt;
+    long long n = 0;
+    if (std::sscanf(text.c_str() + at, "devices %lld", &n) != 1 || n < 1) return std::nullopt;
+    return static_cast<std::int64_t>(n);
+}
+
+// LitGPT's finetune/full.py under precision "bf16-true" trains the bf16
+// parameters in place with torch.optim.AdamW, whose exp_avg and exp_avg_sq
+// follow the parameter dtype: weights 2 + gradients 2 + moments 4 = 8 bytes
+// per parameter stay allocated from the first optimizer step on, on one
+// device (strategy "auto" when devices == 1: full.py setup()).
+constexpr double kBf16TrueAdamWBytesPerParam = 8;
 
 // transformers 4.49 dropped the heads' shifted-logits copy (loss_kernel
 // "eager" vs "eager-shifted"); PEFT keeps adapters in fp32 since v0.12.0
@@ -81,6 +105,10 @@ void applyFrameworkRequest(const RowFacts& f, const RowSetup& setup, const std::
     // The config hub's README: "All runs are single-GPU experiments", whatever
     // the machine had.
     if (contains(text, "single-gpu experiments")) request["gpu_count"] = 1;
+    // The config's own `devices` is what `litgpt finetune_* --config` ran
+    // (the README's blanket claim aside): phi-2/full.yaml and
+    // stablelm-base-alpha-3b/full.yaml say devices: 2, gemma-2b/full.yaml 4.
+    if (const auto devices = yamlDevices(text)) request["gpu_count"] = *devices;
     const auto count = request.find("gpu_count");
     const bool multi = count != request.end() && count->is_number_integer() && count->get<std::int64_t>() > 1;
     if (multi) {
@@ -97,6 +125,28 @@ void applyFrameworkRequest(const RowFacts& f, const RowSetup& setup, const std::
     }
     // One device: strategy "auto", no activation checkpointing, QLoRA too.
     if (!setup.gradientCheckpointing) request["gradient_checkpointing"] = false;
+}
+
+void checkFrameworkStateFloor(const Catalog& catalog, const RowFacts& f, const Json& request) {
+    if (!isLitGpt(f) || request.value("method", "") != "full" || request.value("gpu_count", 1) != 1) return;
+    if (request.value("optimizer", "") != "adamw-bf16" || !f.value.is_number()) return;
+    const auto model = request.find("model");
+    if (model == request.end() || !model->is_string()) return;
+    const ModelSpec* spec = findModel(catalog, model->get<std::string>());
+    if (!spec) return;
+    const double floorGiB = bytesToGiB(kBf16TrueAdamWBytesPerParam * countParams(*spec).total);
+    if (f.unit != "gb" && f.unit != "gib") return;
+    const double measuredGiB = f.unit == "gb" ? gbToGiB(f.value.get<double>()) : f.value.get<double>();
+    if (measuredGiB >= floorGiB) return;
+    // The config hub table's full fine-tunes of Llama 3.2 1B/3B and Phi-3
+    // (added with those models in 2024) report less than this floor, and
+    // Phi-3's 30.6 GB floor exceeds the 24 GB A10G they name: the figure is
+    // not one device's training step, whatever setup produced it.
+    char reason[200];
+    std::snprintf(reason, sizeof reason,
+                  "the reported peak %.2f GiB is below the %.2f GiB that bf16 weights, gradients and AdamW moments "
+                  "hold on one device", measuredGiB, floorGiB);
+    throw Unexpressible{reason};
 }
 
 }  // namespace caliper::io

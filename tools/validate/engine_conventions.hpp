@@ -2,6 +2,7 @@
 // What a training or inference framework does without the row's text saying
 // so, read from the framework's own scripts: applied by the engine a row
 // names (its `engine` key), never by row.
+#include "caliper/catalog.hpp"
 #include "json/json_read.hpp"
 #include "validate/row.hpp"
 #include "validate/text.hpp"
@@ -17,5 +18,10 @@ void applyFrameworkSetup(const RowFacts& f, RowKind kind, const std::string& tex
 // checkpointing, where the row does not state them.
 void applyFrameworkRequest(const RowFacts& f, const RowSetup& setup, const std::string& text, const std::string& task,
                            Json& request);
+
+// After the request is built: a measured figure below the model states the
+// framework keeps on the stated devices cannot be that setup's training step.
+// Throws Unexpressible for such a row.
+void checkFrameworkStateFloor(const Catalog& catalog, const RowFacts& f, const Json& request);
 
 }  // namespace caliper::io

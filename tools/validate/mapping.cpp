@@ -225,8 +225,11 @@ void keepWithinGpuLimit(const RowSetup& s, RowMapping& m) {
 // 16-bit full fine-tune keeps no fp32 master copy and its AdamW moments are
 // 16-bit (torch.optim.AdamW state follows the parameter dtype), and so does
 // Lightning's "bf16-true" precision (LitGPT); TensorRT-LLM's
-// FP8 checkpoints quantize the KV cache to FP8 too (its quantization recipes
-// pair FP8 weights with an FP8 KV cache).
+// FP8 and NVFP4 checkpoints quantize the KV cache to FP8 too (its
+// quantization recipes pair FP8 weights with an FP8 KV cache; ModelOpt's
+// NVFP4 exports write kv_cache_quant_algo FP8 in hf_quant_config.json, and
+// aiconfigurator, whose rows these are, models an FP8 KV cache for fp8 and
+// nvfp4 checkpoints: sdk/models/helpers.py _infer_quant_modes_from_raw_config).
 void applyEngineConventions(const RowSetup& setup, const std::string& task, const std::string& method, Json& req) {
     const std::string weights = req.value("weights", std::string());
     const bool sixteenBit = weights == "bf16" || weights == "fp16";
@@ -235,11 +238,26 @@ void applyEngineConventions(const RowSetup& setup, const std::string& task, cons
     if (keepsDtype && task == "finetune" && sixteenBit && plainAdamW) {
         req["optimizer"] = "adamw-bf16";
     }
-    if (setup.engines.tensorrtLlm && weights == "fp8" && setup.kvCache.empty()) req["kv_cache"] = "fp8";
+    if (setup.engines.tensorrtLlm && (weights == "fp8" || weights == "nvfp4") && setup.kvCache.empty()) {
+        req["kv_cache"] = "fp8";
+    }
     // Megatron-Bridge's performance runs reduce gradients in bf16
     // (scripts/performance/utils/helpers.py set_basic_perf_overrides:
     // grad_reduce_in_fp32 = False).
     if (setup.engines.megatronBridgePerf && task != "inference") req["fp32_gradients"] = false;
+    // Its GPT-OSS 120B presets for H100, B200 and GB200 recompute the norms
+    // and the experts' activation (scripts/performance/configs/gpt_oss/
+    // workload_base_configs.py at the 25.11 container's recipes, commit
+    // e59a573: recompute_modules=["layernorm", "moe_act"]; perf_recipes/
+    // gpt_oss/h100/gpt_oss.py today); GB300's preset does not.
+    const auto model = req.find("model");
+    const auto gpuKey = req.find("gpu");
+    const std::string modelId = model != req.end() && model->is_string() ? model->get<std::string>() : "";
+    const std::string gpu = gpuKey != req.end() && gpuKey->is_string() ? gpuKey->get<std::string>() : "";
+    if (setup.engines.megatronBridgePerf && task != "inference" && modelId.rfind("gpt-oss-120b", 0) == 0 &&
+        (gpu.find("h100") != std::string::npos || gpu.find("b200") != std::string::npos)) {
+        req["recompute_modules"] = Json::array({"layernorm", "moe_act"});
+    }
     // NeMo 24.07's performance summary ran the NeMo-Framework-Launcher's H100
     // example scripts, which reduce gradients in bf16 too
     // (examples/training/{gpt,llama}/h100/*_fp8*.sh:
@@ -378,6 +396,7 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     applyEngineConventions(setup, task, f.method, m.request);
     setParallel(setup, task != "inference", m.request);
     applyFrameworkRequest(f, setup, extra, task, m.request);
+    checkFrameworkStateFloor(catalog, f, m.request);
     if (kind == RowKind::Serving || kind == RowKind::EngineMemory) {
         applyServingSetup(kind, f, rowText(row, "extra"), m.request);
         m.expectFits.reset();  // more concurrent requests than the pool holds queue; they do not fail

@@ -118,6 +118,15 @@ struct Scenario {
     // core_attn): the attention core is recomputed in backward, so its scores
     // are never kept; every other activation stays saved.
     bool selectiveRecompute = false;
+    // recompute_modules "layernorm" / "moe_act": Megatron-Core's output-
+    // discarding checkpoints (megatron/core/transformer/transformer_config.py
+    // recompute_modules: "layernorm": recompute the input_layernorm and
+    // pre_mlp_layernorm; "moe_act": recompute the MoE MLP activation
+    // function; both with CheckpointWithoutOutput): the norm outputs and the
+    // experts' activation outputs are freed after the next linear layer reads
+    // them and recomputed in backward.
+    bool recomputeLayernorm = false;
+    bool recomputeMoeAct = false;
     std::optional<LossKernel> lossKernel;  // empty = "auto": the engine's own (lossKernelOf)
     // Fine-tuning on sequences packed (or padded) to one length: every step
     // allocates the same blocks, so the caching allocator keeps none of other
@@ -140,6 +149,7 @@ struct Scenario {
     std::optional<double> trainTokens;
     std::string currency = "usd";  // usd | cny
     double gpuMemoryUtilization = 0.9;  // vLLM / SGLang pool fraction
+    bool gpuMemoryUtilizationStated = false;  // the request set it (else SGLang takes its own default)
     std::optional<std::int64_t> maxModelLen;  // engine context limit per request; empty = prompt + output
     ServingRequest serving;                   // continuous-batching options (CONTRACT v2 "serving")
     std::optional<double> usdPerGpuHour;  // user override of the catalog price

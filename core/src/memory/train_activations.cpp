@@ -39,6 +39,13 @@ constexpr double kGatedMlpCoeffFused = 6;
 // FlashAttention backward and its projection adds its FP8 copy (+1 s b h).
 constexpr double kFp8LinearInputSavingCoeff = 1;   // s b h: QKV + fc1 inputs - projection copy
 constexpr double kFp8MlpInputSavingCoeff = 1;      // s b f: fc2 input
+// Megatron-Core's output-discarding recomputation (recompute_modules,
+// megatron/core/transformer/transformer_config.py): "layernorm" frees the
+// outputs of input_layernorm and pre_mlp_layernorm, which the QKV and fc1
+// linears saved as their inputs (2 per norm, s b h); "moe_act" frees the
+// experts' activation output, fc2's saved input (2 s b f over the routed
+// experts a token visits). Under FP8 linears those inputs are 1-byte casts.
+constexpr double kNormsPerLayer = 2;
 // Full recomputation keeps only each layer's input: 2 s b h.
 constexpr double kCheckpointCoeff = 2;
 // Loss over the vocabulary in 16-bit training. Hugging Face causal-LM heads
@@ -137,6 +144,22 @@ double mlpWidth(const ModelShape& sh, const ModelSpec& m) {
     return (dense * sh.ffn + moe * routed) / sh.layers;
 }
 
+// Routed-expert MLP width per layer, averaged over the stack (moe_act).
+double routedWidth(const ModelShape& sh, const ModelSpec& m) {
+    if (sh.experts <= 0) return 0;
+    const int moe = std::max(0, (m.layers - std::max(0, m.moe.denseLayers)) / std::max(1, m.moe.layerInterval));
+    return double(moe) * sh.topK * sh.expertFfn / sh.layers;
+}
+
+// Saved 16-bit bytes per token of one layer that recompute_modules frees.
+double discardedBytesPerToken(const Scenario& s, const ModelShape& sh) {
+    const double linearInputBytes = fp8Linears(s) ? 1 : 2;
+    double bytes = 0;
+    if (s.recomputeLayernorm) bytes += kNormsPerLayer * linearInputBytes * sh.hidden;
+    if (s.recomputeMoeAct) bytes += linearInputBytes * routedWidth(sh, s.model);
+    return bytes;
+}
+
 // Bytes per token of one layer that fp32 adapters add (see kAdapterCopyBytes).
 double adapterCopyBytesPerToken(const Inputs& in) {
     const Scenario& s = *in.scenario;
@@ -175,6 +198,7 @@ PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
     // Selective recomputation (Korthikanti et al. §4.2, Megatron's core_attn
     // module) recomputes the attention core in backward: its scores are not kept.
     if (!s.flashAttention && !s.selectiveRecompute) full += kEagerScoreCoeff * sh.heads * double(s.seqLen) * sb;
+    full -= sb * discardedBytesPerToken(s, sh);
     PerLayer p;
     // The fp32 adapter copies are bytes already, not 16-bit elements.
     p.full = full * scale + sb * adapterCopyBytesPerToken(in) / layout.tp / layout.cp;
@@ -235,7 +259,13 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                    s.flashAttention ? " (FlashAttention)"
                    : s.selectiveRecompute ? " (eager attention, scores recomputed: selective recomputation)"
                                           : " + 5*a*s^2*b (eager attention)",
-                   adapterBytes != 0 ? fmt(" + fp32 adapter inputs %.0f bytes per token", adapterBytes).c_str() : "",
+                   (adapterBytes != 0 ? fmt(" + fp32 adapter inputs %.0f bytes per token", adapterBytes) : std::string())
+                       .append(discardedBytesPerToken(s, in.shape) > 0
+                                   ? fmt(" - %.0f bytes per token recomputed (recompute_modules%s%s)",
+                                         discardedBytesPerToken(s, in.shape), s.recomputeLayernorm ? " layernorm" : "",
+                                         s.recomputeMoeAct ? " moe_act" : "")
+                                   : std::string())
+                       .c_str(),
                    static_cast<long long>(s.seqLen), static_cast<long long>(s.batch), in.shape.hidden,
                    mlpWidth(in.shape, s.model),
                    (layout.tp > 1 ? fmt(", / tensor parallel %d", layout.tp) : std::string()).append(

@@ -1,6 +1,8 @@
 // Scheduler defaults of the serving engines, each from the engine's source.
 #include "serving/engine_defaults.hpp"
 
+#include <algorithm>
+
 #include "calibration/calibration.hpp"
 
 namespace caliper::serving {
@@ -33,6 +35,18 @@ constexpr double kTrtllmBudget = 8192, kTrtllmMaxBatch = 2048, kTrtllmBlockToken
 // pass (common/common.h), slots = --parallel (tools/server); prompts of the
 // slots are batched with the running generations.
 constexpr double kLlamaCppBatch = 2048;
+// KV admission. vLLM's V1 scheduler allocates a request's blocks as its
+// tokens arrive (vllm/v1/core/sched/scheduler.py: kv_cache_manager
+// .allocate_slots for the new tokens of each step; when none are free it
+// preempts the newest running request and recomputes it later), and so does
+// SGLang (python/sglang/srt/managers/schedule_policy.py admits a prompt on
+// the tokens free now, keeping a new_token_ratio of the running requests'
+// remaining outputs; retract_decode when the pool runs out): the pool holds
+// as many requests as their mean occupancy fits. TensorRT-LLM's capacity
+// scheduler defaults to GUARANTEED_NO_EVICT (CapacitySchedulerPolicy,
+// tensorrt_llm/llmapi/llm_args.py SchedulerConfig), which admits a request
+// only when prompt + max output tokens fit.
+constexpr bool kVllmKvOnDemand = true, kSglangKvOnDemand = true, kTrtllmKvOnDemand = false;
 
 // Host time per step and per running request per step. Per step [E]: vLLM's
 // V1 engine core runs scheduling, input preparation and sampling on the host
@@ -57,7 +71,7 @@ constexpr double kPerSequencePriorS = 29e-6;
 // None -> on; vllm-project/vllm issue 27679). The measured rows mix releases
 // (0.11-0.18) without saying which ran it, so the model keeps the serial
 // host time, which those rows favour (TPOT median in-sample / leave-one-
-// engine-x-GPU-out: serial 13.3% / 18.3%, overlapped 14.1% / 22.6%).
+// engine-x-GPU-out: serial 13.2% / 17.7%, overlapped 14.1% / 21.5%).
 constexpr bool kVllmOverlap = false, kSglangOverlap = true, kTrtllmOverlap = true;
 
 // Time to the first token beyond the step model's own prefill. Priors [E],
@@ -106,6 +120,7 @@ SchedulerDefaults rawSchedulerDefaults(const Scenario& s) {
             d.mixesPrefill = false;
             d.maxRunningRequests = kSglangMaxRunning;
             d.kvBlockTokens = 1;
+            d.kvOnDemand = kSglangKvOnDemand;
             d.stepOverheadS = kSglangStepS;
             d.perSequenceOverheadS = kPerSequencePriorS;
             d.hostOverlapsGpu = kSglangOverlap;
@@ -114,6 +129,7 @@ SchedulerDefaults rawSchedulerDefaults(const Scenario& s) {
             d.stepTokenBudget = kTrtllmBudget;
             d.maxRunningRequests = kTrtllmMaxBatch;
             d.kvBlockTokens = kTrtllmBlockTokens;
+            d.kvOnDemand = kTrtllmKvOnDemand;
             d.stepOverheadS = kTrtllmStepS;
             d.perSequenceOverheadS = kPerSequencePriorS;
             d.hostOverlapsGpu = kTrtllmOverlap;
@@ -128,6 +144,7 @@ SchedulerDefaults rawSchedulerDefaults(const Scenario& s) {
             d.stepTokenBudget = large ? kVllmBudgetLarge : kVllmBudgetSmall;
             d.maxRunningRequests = large ? kVllmSeqsLarge : kVllmSeqsSmall;
             d.kvBlockTokens = kVllmBlockTokens;
+            d.kvOnDemand = kVllmKvOnDemand;
             d.stepOverheadS = kVllmStepS;
             d.perSequenceOverheadS = kPerSequencePriorS;
             d.hostOverlapsGpu = kVllmOverlap;
@@ -135,6 +152,32 @@ SchedulerDefaults rawSchedulerDefaults(const Scenario& s) {
         }
     }
     return d;
+}
+
+// python/sglang/srt/server_args.py _handle_gpu_memory_settings
+// (sgl-project/sglang 469c63e5): (GPU MiB - reserved) / GPU MiB, reserved =
+// 512 + 1.5 x max(chunked_prefill_size, 2048) + 2 x cuda_graph_max_bs +
+// tp x pp / 8 x 1024 MiB, at least 10 GiB on GPUs above 60 GiB.
+// chunked_prefill_size: 2048 below 35 GiB, 4096 below 60, 8192 below 160,
+// 16384 above; cuda_graph_max_bs: 8 below 20 GiB, 24 / 80 below 35, 32 / 160
+// below 60, 256 / 512 below 160 (tp < 4 / tp >= 4), 512 above.
+double sglangMemFractionStatic(const Scenario& s, int tensorParallel, int pipelineParallel) {
+    const double mib = s.gpu.memoryGib * 1024.0;
+    const int tp = std::max(1, tensorParallel), pp = std::max(1, pipelineParallel);
+    const bool wide = tp >= 4;
+    double chunk = 16384, graphBs = 512;
+    if (mib < 20 * 1024) {
+        chunk = 2048, graphBs = 8;
+    } else if (mib < 35 * 1024) {
+        chunk = 2048, graphBs = wide ? 80 : 24;
+    } else if (mib < 60 * 1024) {
+        chunk = 4096, graphBs = wide ? 160 : 32;
+    } else if (mib < 160 * 1024) {
+        chunk = 8192, graphBs = wide ? 512 : 256;
+    }
+    double reservedMib = 512 + 1.5 * std::max(chunk, 2048.0) + 2 * graphBs + double(tp * pp) / 8 * 1024;
+    if (mib > 60 * 1024) reservedMib = std::max(reservedMib, 10.0 * 1024);
+    return mib > reservedMib ? (mib - reservedMib) / mib : 0.0;
 }
 
 double nonTorchMemoryGiB(const Scenario&, int tensorParallel) {

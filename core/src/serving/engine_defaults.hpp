@@ -12,6 +12,8 @@ struct SchedulerDefaults {
     bool mixesPrefill = true;       // prefill chunks share steps with decodes
     double maxRunningRequests = 256;
     double kvBlockTokens = 16;      // KV pool allocated in blocks of this many tokens
+    bool kvOnDemand = false;        // blocks allocated as tokens arrive (vLLM, SGLang) rather than
+                                    // reserved for prompt + max output at admission (TensorRT-LLM)
     double stepOverheadS = 0;       // host work per step (scheduling, sampling, output)
     double perSequenceOverheadS = 0;  // host work per running request per step
     bool hostOverlapsGpu = false;   // the host prepares step n+1 while the GPU runs step n
@@ -29,5 +31,11 @@ SchedulerDefaults rawSchedulerDefaults(const Scenario& scenario);
 // Memory outside PyTorch's allocator that vLLM's profile subtracts before the
 // KV pool (NCCL and custom all-reduce buffers at tp >= 2), GiB per GPU.
 double nonTorchMemoryGiB(const Scenario& scenario, int tensorParallel);
+
+// SGLang's default mem_fraction_static (weights + KV pool over the GPU's
+// memory; activations and CUDA graphs live in the rest), for a request that
+// does not set gpu_memory_utilization, at the replica's tensor- and
+// pipeline-parallel sizes.
+double sglangMemFractionStatic(const Scenario& scenario, int tensorParallel, int pipelineParallel);
 
 }  // namespace caliper::serving

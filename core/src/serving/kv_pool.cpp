@@ -1,7 +1,8 @@
 // vLLM's start-up memory profile (gpu_worker.determine_available_memory):
 // KV pool = gpu_memory_utilization x total memory - weights - the activation
 // peak of a profile run at max_num_batched_tokens - non-torch memory.
-// SGLang takes mem_fraction_static x total - weights; TensorRT-LLM takes
+// SGLang takes mem_fraction_static x total - weights (its default fraction:
+// engine_defaults.cpp sglangMemFractionStatic); TensorRT-LLM takes
 // kv_cache_free_gpu_mem_fraction (0.9) of what weights and activations leave.
 #include "serving/kv_pool.hpp"
 
@@ -25,8 +26,13 @@ double roundUp(double value, double step) { return step > 1 ? std::ceil(value / 
 }  // namespace
 
 double tokensPerRequest(const Scenario& s, const StepModel& model) {
-    const double tokens = double(std::max<std::int64_t>(1, s.promptTokens + s.outputTokens));
-    return roundUp(tokens, model.engine.kvBlockTokens);
+    const double prompt = double(std::max<std::int64_t>(0, s.promptTokens));
+    const double output = double(std::max<std::int64_t>(1, s.outputTokens));
+    // Reserved at admission: the whole request. Allocated on demand: requests
+    // of a steady state are spread over their decode, so one holds its prompt
+    // and half its output on average, in whole blocks.
+    if (model.engine.kvOnDemand) return roundUp(prompt + output / 2.0, model.engine.kvBlockTokens);
+    return roundUp(prompt + output, model.engine.kvBlockTokens);
 }
 
 KvPool kvPool(const Scenario& s, const StepModel& model, const MemoryBreakdown& memory) {
@@ -45,7 +51,8 @@ KvPool kvPool(const Scenario& s, const StepModel& model, const MemoryBreakdown& 
             p.poolGiB = memory.kvCacheGiB;  // the context the request sets (-c): allocated whole
             break;
         case Engine::Sglang:
-            p.poolGiB = s.gpuMemoryUtilization * total - memory.weightsGiB - p.nonTorchGiB;
+            p.poolGiB = (s.gpuMemoryUtilizationStated ? s.gpuMemoryUtilization : sglangMemFractionStatic(s, l.gpus / l.pp, l.pp)) * total -
+                        memory.weightsGiB - p.nonTorchGiB;
             break;
         default:
             p.poolGiB = s.gpuMemoryUtilization * total - memory.weightsGiB - memory.activationsGiB - p.nonTorchGiB;

@@ -18,7 +18,9 @@ struct KvPool {
 
 KvPool kvPool(const Scenario& scenario, const StepModel& model, const MemoryBreakdown& memory);
 
-// Tokens one request holds in the pool: prompt + output, in whole blocks.
+// Tokens one request holds in the pool, in whole blocks: prompt + output where
+// the engine reserves them at admission, prompt + half the output (the mean of
+// a steady state) where it allocates blocks on demand.
 double tokensPerRequest(const Scenario& scenario, const StepModel& model);
 
 }  // namespace caliper::serving

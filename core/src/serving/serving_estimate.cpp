@@ -71,9 +71,10 @@ std::optional<ServingFigures> estimateServing(const Scenario& s, const Plan& pla
                             f->runningPerReplica});
         explain->push_back({"serving_ttft_s",
                             s.serving.requestRatePerS
-                                ? "own prefill chunks x (1 + rho / (2 (1 - rho))) + half a decode step"
-                                : "own prefill chunks + the (C-1)/2 prefills ahead + half a decode step (+ waiting cycles "
-                                  "when the pool is full)",
+                                ? "own prefill chunks x (1 + rho / (2 (1 - rho))) + half a decode step (+ one step with "
+                                  "an overlap scheduler)"
+                                : "own prefill chunks + the (C-1)/2 prefills ahead + half a decode step (+ one step with "
+                                  "an overlap scheduler; + waiting cycles when the pool is full)",
                             f->ttftS});
         explain->push_back({"serving_ttft_own_prefill_s", "the request's own prefill chunks", f->prefillOwnS});
         explain->push_back({"serving_ttft_wait_s", "prefill work queued ahead of it (and waiting for room in the pool)",

@@ -5,10 +5,13 @@
 // decoding (every running request advances one token per step). Closed loop
 // (`batch` users, each sending its next request when the last ends, as serving
 // benchmarks run at a fixed concurrency): TTFT = the request latency + its
-// own prefill + the share of the other prompts it waits behind + half a
-// decode step; each cycle the GPU prefills every user once, so the decode
-// takes its steps plus the other users' prefill time that did not delay the
-// first token; the throughput is C / (TTFT + (O-1) TPOT).
+// own prefill (where the engine mixes prompts with decodes, in a step that
+// carries the other running requests' decodes) + the share of the other
+// prompts it waits behind + half a decode step (+ one step where an overlap
+// scheduler hands the first token out a step late); each cycle the GPU
+// prefills every user once, so the decode takes its steps plus the other
+// users' prefill time that did not delay the first token; the throughput is
+// C / (TTFT + (O-1) TPOT).
 // Prefill steps slow the decodes that ride with them (vLLM, TensorRT-LLM mix
 // chunks into decode steps; SGLang pauses decoding for a prefill batch):
 // TPOT = decode step / (1 - the share of time prefill adds). Requests beyond
@@ -61,6 +64,14 @@ double decodeStepS(const StepModel& m, const Lengths& n, double decodes) {
     return verifyS * (1.0 + m.draftCostShare * n.accepted);
 }
 
+// An overlap scheduler launches step n+1 before it handles step n's outputs,
+// so a request's first token leaves one step after its prefill step
+// ("introduces one extra decoding step": TensorRT-LLM docs, torch/features/
+// overlap_scheduler.md; NVIDIA/TensorRT-LLM pull 14061 adds an opt-in early
+// emission of that token; SGLang's zero-overhead scheduler works the same
+// way, lmsys.org/blog/2024-12-04-sglang-v0-4).
+double firstTokenDelayS(const StepModel& m, double decodeS) { return m.engine.hostOverlapsGpu ? decodeS : 0.0; }
+
 // The prefill path at a queue of `waiting` prompts while `decodes` requests decode.
 struct PrefillPath {
     double ownS = 0;        // one prompt's own prefill latency (its chunks)
@@ -107,12 +118,23 @@ ReplicaState closedLoop(const StepModel& m, const Lengths& n, double users, doub
     const double c = std::max(1.0, std::min(users, running));
     r.running = c;
     const double decodeS = decodeStepS(m, n, c);
-    const double ownS = p.ownS;
+    double ownS = p.ownS;
     const double extraS = p.extraS;
+    if (m.engine.mixesPrefill && c > 1.0 && n.prompt > 0) {
+        // Where prompts ride with the decodes (vLLM, TensorRT-LLM in-flight
+        // batching), the prompt's steps carry the other running requests'
+        // decodes and its chunks get the budget they leave: its latency is
+        // those steps', not a lone prefill's. (What the prompt adds to the
+        // others' decodes stays the lone prefill's time.)
+        ownS = m.engine.prefillTimeFactor * prefillPath(m, n, c - 1.0, 1.0).ownS;
+    }
     // Equal-length requests of a closed loop stay in step: a prompt waits
-    // behind a share of the other users' prompts (fitted, engine_defaults.cpp).
-    const double perOtherWaitS = m.engine.synchronizedShare / 2.0 * ownS;
-    const double ttft = m.engine.requestOverheadS + ownS + (c - 1.0) * perOtherWaitS + decodeS / 2.0;
+    // behind a share of the other users' prompts (fitted, engine_defaults.cpp),
+    // their prefill alone: prompts batched into one step carry the running
+    // decodes once, and the prompt's own step already counts them.
+    const double perOtherWaitS = m.engine.synchronizedShare / 2.0 * p.ownS;
+    const double ttft = m.engine.requestOverheadS + ownS + (c - 1.0) * perOtherWaitS + decodeS / 2.0 +
+                        firstTokenDelayS(m, decodeS);
     // The GPU serves every user's prefill once per cycle: of the other users'
     // prefill time, what does not delay this request's first token lands in
     // its decode.
@@ -139,7 +161,8 @@ ReplicaState openLoop(const StepModel& m, const Lengths& n, double ratePerS, dou
     for (int i = 0; i < kIterations; ++i) {
         const double decodes = std::min(std::max(1.0, inFlight), running);
         const double decodeS = decodeStepS(m, n, decodes);
-        double ttft = decodeS / 2.0 + m.engine.requestOverheadS, tpotS = decodeS / n.accepted;
+        double ttft = decodeS / 2.0 + m.engine.requestOverheadS + firstTokenDelayS(m, decodeS);
+        double tpotS = decodeS / n.accepted;
         if (n.prompt > 0) {
             const PrefillPath alone = prefillPath(m, n, decodes, 1.0);
             const double rho = std::min(kMaxUtilization, ratePerS * alone.perPromptS);

@@ -195,3 +195,37 @@ TEST_CASE("Megatron's fused SwiGLU and Transformer Engine's FP8 inputs set the s
     const double hfLayers = memoryOn(hf, 1).activationsGiB;
     CHECK(hfLayers - bf16 == Approx(3.5).epsilon(1e-4));
 }
+
+TEST_CASE("Megatron's recompute_modules layernorm and moe_act free the outputs they recompute", "[memory][training]") {
+    // Llama-3-8B (h 4096, 32 layers), s 4096, b 1, bf16, one GPU: "layernorm"
+    // frees both norms' outputs, the QKV and fc1 inputs, 2 x 2 s b h bytes
+    // per layer: 32 x 2 x 2 x 4096 x 4096 = 2,147,483,648 bytes = 2 GiB.
+    // A dense model has no experts, so "moe_act" frees nothing.
+    Scenario s = finetuning("llama-3-8b", "h100-sxm5-80gb", Method::Full, Engine::Megatron);
+    s.task = Task::Pretrain;
+    s.seqLen = 4096;
+    s.gradientCheckpointing = false;
+    const double kept = memoryOn(s, 1).activationsGiB;
+    s.recomputeLayernorm = true;
+    CHECK(kept - memoryOn(s, 1).activationsGiB == Approx(2.0).epsilon(1e-6));
+    s.recomputeMoeAct = true;
+    CHECK(kept - memoryOn(s, 1).activationsGiB == Approx(2.0).epsilon(1e-6));
+    // Under FP8 linears the freed inputs are 1-byte casts: 1 GiB.
+    Scenario fp8 = s;
+    fp8.recomputeMoeAct = false;
+    fp8.weights = WeightFormat::Fp8;
+    Scenario fp8Kept = fp8;
+    fp8Kept.recomputeLayernorm = false;
+    CHECK(memoryOn(fp8Kept, 1).activationsGiB - memoryOn(fp8, 1).activationsGiB == Approx(1.0).epsilon(1e-6));
+
+    // Qwen3-30B-A3B: 48 MoE layers, top-8 experts of inner size 768. "moe_act"
+    // frees fc2's input in every expert a token visits, 2 x 8 x 768 bytes per
+    // token and layer: 48 x 4096 x 12,288 = 2,415,919,104 bytes = 2.25 GiB.
+    Scenario moe = finetuning("qwen3-30b-a3b", "h100-sxm5-80gb", Method::Full, Engine::Megatron);
+    moe.task = Task::Pretrain;
+    moe.seqLen = 4096;
+    moe.gradientCheckpointing = false;
+    const double moeKept = memoryOn(moe, 1).activationsGiB;
+    moe.recomputeMoeAct = true;
+    CHECK(moeKept - memoryOn(moe, 1).activationsGiB == Approx(2.25).epsilon(1e-6));
+}

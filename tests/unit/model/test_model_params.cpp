@@ -84,6 +84,26 @@ TEST_CASE("InternVL3 1B's vision tower matches InternViT-300M's published size",
     CHECK(std::round((static_cast<double>(model("internvl3-1b").extraParams) - projector) / 1e6) == 304);
 }
 
+TEST_CASE("Kimi-VL, InternVL3 38B / 78B and the Granite 4.0 hybrids match their published sizes", "[params]") {
+    // Kimi-VL-A3B's seven bf16 safetensors shards hold 4.99 + 5 + 5 + 5 + 5 + 5 + 2.84 GB
+    // (Hugging Face file listing) = 16.4B parameters; the text model alone is the
+    // 16B Moonlight shape, the rest is the MoonViT tower and projector in extra_params.
+    CHECK(std::round(total("kimi-vl-a3b-instruct") / 1e8) == 164);
+    CHECK(model("kimi-vl-a3b-instruct").extraParams > 400000000LL);
+    // InternVL3 report (arXiv:2504.10479): 38.4B and 78.4B with the InternViT-6B tower.
+    CHECK(std::round(total("internvl3-38b") / 1e8) == 384);
+    CHECK(std::round(total("internvl3-78b") / 1e8) == 784);
+    // IBM Granite 4.0 docs: H Small 32B total / 9B activated, H Tiny 7B total.
+    CHECK(std::round(total("granite-4.0-h-small") / 1e9) == 32);
+    CHECK(std::round(countParams(model("granite-4.0-h-small")).active / 1e9) == 9);
+    CHECK(std::round(total("granite-4.0-h-tiny") / 1e9) == 7);
+    // KV only on the attention layers: 4 of Granite 4.0 H Small's 40 (2 x 4 x 8 x 128 x 2 B),
+    // 5 of Nemotron-H 47B's 98 blocks; Kimi-VL caches MLA latents (27 x (512 + 64) x 2 B).
+    CHECK(kvBytesPerToken16(model("granite-4.0-h-small")) == 16384);
+    CHECK(kvBytesPerToken16(model("nemotron-h-47b")) == 20480);
+    CHECK(kvBytesPerToken16(model("kimi-vl-a3b-instruct")) == 31104);
+}
+
 TEST_CASE("KV bytes per token of the added 2025 families follow their configs", "[params][kv]") {
     CHECK(kvBytesPerToken16(model("ernie-4.5-0.3b")) == 18432);        // 2 x 18 x 2 x 128 x 2
     CHECK(kvBytesPerToken16(model("ernie-4.5-21b-a3b")) == 57344);     // 2 x 28 x 4 x 128 x 2

@@ -203,6 +203,32 @@ TEST_CASE("selective recomputation drops the attention scores and recomputes the
     CHECK(bad["error"]["path"] == "/gradient_checkpointing");
 }
 
+TEST_CASE("recompute_modules reads Megatron-Core's module names", "[clusters]") {
+    // "core_attn" is the selective recomputation above; "layernorm" frees the
+    // two norm outputs of each layer (Llama-2-7B, h 4096, 32 layers, s 1024,
+    // b 1: 32 x 2 x 2 x 1024 x 4096 bytes = 0.5 GiB) and says so in explain.
+    Json r = {{"model", "llama-2-7b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"}, {"engine", "megatron"},
+              {"gpu_count", 8},        {"seq_len", 1024},          {"batch", 1},        {"weights", "bf16"},
+              {"flash_attention", false}, {"gradient_checkpointing", false},
+              {"parallel", {{"tp", 1}, {"pp", 1}}}};
+    const Json kept = answer(r);
+    r["gradient_checkpointing"] = "selective";
+    const Json selective = answer(r);
+    r.erase("gradient_checkpointing");
+    r["recompute_modules"] = Json::array({"core_attn"});
+    CHECK(answer(r)["memory"]["activations_gib"] == selective["memory"]["activations_gib"]);
+    r["recompute_modules"] = Json::array({"layernorm"});
+    r["gradient_checkpointing"] = false;
+    const Json norms = answer(r);
+    CHECK(kept["memory"]["activations_gib"].get<double>() - norms["memory"]["activations_gib"].get<double>() ==
+          Approx(0.5).epsilon(1e-4));
+    CHECK(explainedText(norms, "activations_gib").find("recompute_modules layernorm") != std::string::npos);
+    r["recompute_modules"] = Json::array({"mlp"});
+    const Json bad = answer(r, 2);
+    CHECK(bad["error"]["code"] == "invalid_value");
+    CHECK(bad["error"]["path"] == "/recompute_modules");
+}
+
 TEST_CASE("an expert-parallel group over two nodes sends only the other node's share over the network", "[clusters]") {
     // Qwen3-30B-A3B (48 MoE layers, hidden 2048, top-8) on 16 H100 in two
     // nodes of 8, EP 16, micro-batch 1 x 4096 tokens: each GPU's routed copies,

@@ -344,6 +344,12 @@ TEST_CASE("LitGPT rows follow LitGPT's scripts: allocated memory, chunked loss, 
     // The config hub's README: "All runs are single-GPU experiments".
     multi["extra"] = "machine 4xA10G; README also says 'All runs are single-GPU experiments'";
     CHECK(caliper::test::mappedRow(multi).request["gpu_count"] == 1);
+    // ...but the config's own `devices` is what ran (phi-2/full.yaml: devices 2).
+    multi["extra"] = "README also says 'All runs are single-GPU experiments'; yaml (read at HEAD): precision "
+                     "bf16-true, devices 2, micro_batch_size 4";
+    const auto yaml = validateOne(multi);
+    REQUIRE(yaml.unscored.size() == 1);
+    CHECK(yaml.unscored[0].reason.find("loading the full checkpoint") != std::string::npos);
 
     // generate/base.py's defaults: prompt "Hello, my name is", 50 new tokens.
     const auto inference = caliper::test::mappedRow(validationRow({{"kind", "inference_memory"},
@@ -357,6 +363,35 @@ TEST_CASE("LitGPT rows follow LitGPT's scripts: allocated memory, chunked loss, 
     CHECK(inference.request["prompt_tokens"] == 6);
     CHECK(inference.request["output_tokens"] == 50);
     CHECK(inference.compared == Compared::AllocatedMemory);
+}
+
+TEST_CASE("a LitGPT full fine-tune reported below one device's bf16 AdamW states is not that setup", "[validation]") {
+    // finetune/full.py, precision bf16-true, devices 1: bf16 weights and
+    // gradients and torch AdamW's two bf16 moments, 8 bytes per parameter.
+    // Llama 3.2 3B (tied embeddings) counts 3,212,749,824 parameters:
+    // 25,701,998,592 bytes = 23.94 GiB, above the table's 16.51 GB (15.38 GiB).
+    Json row = validationRow({{"kind", "finetune_memory"},
+                              {"model", "meta-llama/Llama-3.2-3B"},
+                              {"params_b", nullptr},
+                              {"optimizer", "torch.optim.AdamW"},
+                              {"quant", "bf16"},
+                              {"method", "full"},
+                              {"gpu", "A10G (1xA10G)"},
+                              {"gpu_count", 1},
+                              {"batch", 4},
+                              {"seq_len", 512},
+                              {"engine", "litgpt"},
+                              {"extra", "yaml: precision bf16-true, devices 1"},
+                              {"value", 16.51},
+                              {"unit", "GB"}});
+    const auto below = validateOne(row);
+    REQUIRE(below.unscored.size() == 1);
+    CHECK(below.unscored[0].reason.find("below the 23.94 GiB") != std::string::npos);
+    // A figure above the states (TinyLlama 1.1B: 8.8 GB of states, 14.1 GB
+    // reported) is scored.
+    row["model"] = "TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T";
+    row["value"] = 14.1;
+    CHECK(validateOne(row).scores.size() == 1);
 }
 
 TEST_CASE("an OOM of a quantization script is not a verdict on running the model", "[validation]") {
@@ -503,4 +538,23 @@ TEST_CASE("Hugging Face rows run the code paths of their transformers version", 
     Json megatron = older;
     megatron["engine"] = "megatron";
     CHECK_FALSE(caliper::test::mappedRow(megatron).request.contains("loss_kernel"));
+}
+
+TEST_CASE("TensorRT-LLM rows of FP8 and NVFP4 checkpoints run an FP8 KV cache, vLLM rows the default", "[validation]") {
+    // ModelOpt's NVFP4 exports write kv_cache_quant_algo FP8 in
+    // hf_quant_config.json, and aiconfigurator models an FP8 KV cache for
+    // fp8 and nvfp4 checkpoints (sdk/models/helpers.py), so a TensorRT-LLM
+    // "fp4" sample runs its KV in FP8; the vLLM rows are left at the
+    // engine's default.
+    auto row = [](const char* engine, const char* quant) {
+        return caliper::test::mappedRow(validationRow(
+            {{"kind", "serving_ttft_ms"}, {"unit", "ms"}, {"model", "meta-llama/Llama-3.1-70B"}, {"quant", quant},
+             {"gpu", "b200_sxm"}, {"gpu_count", 1}, {"tp", 1}, {"pp", 1}, {"engine", engine}, {"batch", 64},
+             {"isl", 1024}, {"osl", 8192}, {"value", 241.5}}));
+    };
+    const auto fp4 = row("tensorrt-llm", "fp4");
+    CHECK(fp4.request["weights"] == "nvfp4");
+    CHECK(fp4.request["kv_cache"] == "fp8");
+    CHECK(row("tensorrt-llm", "fp8").request["kv_cache"] == "fp8");
+    CHECK_FALSE(row("vllm", "fp8").request.contains("kv_cache"));
 }

@@ -103,6 +103,16 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
         s.gradientCheckpointing = r.boolOr("gradient_checkpointing", s.method == Method::Qlora);
         s.gradientCheckpointingAuto = training && !given && s.method != Method::Qlora;
     }
+    // Megatron-Core's recompute_modules (transformer_config.py): "core_attn"
+    // is the selective recomputation above; "layernorm" and "moe_act" discard
+    // those outputs and recompute them in backward.
+    for (const std::string& module : r.stringList("recompute_modules")) {
+        const std::string m = lowerText(module);
+        if (m == "core_attn") s.selectiveRecompute = training;
+        else if (m == "layernorm") s.recomputeLayernorm = training;
+        else if (m == "moe_act") s.recomputeMoeAct = training;
+        else failType("invalid_value", r.pathOf("recompute_modules"), "\"core_attn\", \"layernorm\" or \"moe_act\"", Json(module));
+    }
     const Json* grads = r.raw("fp32_gradients");
     if (grads && grads->is_string() && lowerText(grads->get<std::string>()) == "auto") r.ignore("fp32_gradients");
     else if (grads && !grads->is_null() && !grads->is_boolean())
@@ -229,6 +239,7 @@ void readPrices(Scenario& s, ObjectReader& r) {
     };
     s.trainTokens = optional("train_tokens");
     s.currency = r.enumOr("currency", "usd", {kCurrencyNames[0], kCurrencyNames[1]});
+    s.gpuMemoryUtilizationStated = r.has("gpu_memory_utilization");
     s.gpuMemoryUtilization = numberOr("gpu_memory_utilization", 0.9);
     s.usdPerGpuHour = optional("usd_per_gpu_hour");
     s.priceUsd = optional("price_usd");
