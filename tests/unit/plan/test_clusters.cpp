@@ -41,6 +41,15 @@ Json pretrain70b(int gpus) {
             {"seq_len", 8192},        {"batch", 1},               {"parallel", {{"tp", 8}, {"pp", 4}}}};
 }
 
+// Llama-2-7B pre-training on 8 H100s in Megatron, bf16, s 1024, b 1, eager
+// attention, no recomputation: the recomputation cases below start from it.
+Json megatronLlama2At1k() {
+    return {{"model", "llama-2-7b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"}, {"engine", "megatron"},
+            {"gpu_count", 8},        {"seq_len", 1024},          {"batch", 1},        {"weights", "bf16"},
+            {"flash_attention", false}, {"gradient_checkpointing", false},
+            {"parallel", {{"tp", 1}, {"pp", 1}}}};
+}
+
 }  // namespace
 
 TEST_CASE("a stated cluster of 16,384 GPUs is planned, and per-GPU throughput falls as it grows", "[clusters]") {
@@ -180,10 +189,7 @@ TEST_CASE("selective recomputation drops the attention scores and recomputes the
     // 5 a s^2 b bytes of scores per layer, which selective recomputation
     // (their section 4.2; Megatron's core_attn module) does not keep:
     // 32 x 5 x 32 x 1024^2 = 5,368,709,120 bytes = 5 GiB.
-    Json r = {{"model", "llama-2-7b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"}, {"engine", "megatron"},
-              {"gpu_count", 8},        {"seq_len", 1024},          {"batch", 1},        {"weights", "bf16"},
-              {"flash_attention", false}, {"gradient_checkpointing", false},
-              {"parallel", {{"tp", 1}, {"pp", 1}}}};
+    Json r = megatronLlama2At1k();
     const Json kept = answer(r);
     r["gradient_checkpointing"] = "selective";
     const Json selective = answer(r);
@@ -207,10 +213,7 @@ TEST_CASE("recompute_modules reads Megatron-Core's module names", "[clusters]") 
     // "core_attn" is the selective recomputation above; "layernorm" frees the
     // two norm outputs of each layer (Llama-2-7B, h 4096, 32 layers, s 1024,
     // b 1: 32 x 2 x 2 x 1024 x 4096 bytes = 0.5 GiB) and says so in explain.
-    Json r = {{"model", "llama-2-7b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"}, {"engine", "megatron"},
-              {"gpu_count", 8},        {"seq_len", 1024},          {"batch", 1},        {"weights", "bf16"},
-              {"flash_attention", false}, {"gradient_checkpointing", false},
-              {"parallel", {{"tp", 1}, {"pp", 1}}}};
+    Json r = megatronLlama2At1k();
     const Json kept = answer(r);
     r["gradient_checkpointing"] = "selective";
     const Json selective = answer(r);
