@@ -22,6 +22,11 @@ constexpr double kBoardHostWPerGpu = (10200.0 - 8 * 700.0) / 8.0;
 constexpr double kServerHostW = 1000.0;
 // Desktop workstation: CPU, board, drives and power-supply losses ~250 W [E].
 constexpr double kDesktopHostW = 250.0;
+// NVL72 racks: a DGX GB200 NVL72 draws 120 kW with 72 x 1200 W GPUs
+// (ServeTheHome / The Register on the GTC 2024 rack), leaving the Grace CPUs,
+// NVSwitch trays, NICs and power shelves 467 W per GPU slot. The rack is one
+// node (its NVLink domain), so the host share counts per GPU, not per node.
+constexpr double kNvl72HostWPerGpu = (120000.0 - 72 * 1200.0) / 72.0;
 // Power usage effectiveness of the data centre [E, methodology section 9:
 // default 1.2].
 constexpr double kPue = 1.2;
@@ -43,6 +48,7 @@ bool board(const GpuSpec& gpu) { return gpu.formFactor == "sxm" || gpu.formFacto
 
 double hostWattsPerNode(const GpuSpec& gpu, int gpusInNode) {
     if (gpu.formFactor == "soc" || gpu.vendor == "apple") return 0;  // the SoC's power covers the machine
+    if (requiresLiquidCooling(gpu)) return kNvl72HostWPerGpu * gpusInNode;
     if (board(gpu)) return kBoardHostWPerGpu * gpusInNode;
     if (gpu.gpuClass == "datacenter") return kServerHostW;
     return kDesktopHostW;

@@ -135,6 +135,11 @@ TEST_CASE("liquid cooling only for the parts that require it: NVL72 racks", "[co
     gb200.tdpW = 1200;
     gb200.caveats = {"nvl72-rack"};
     CHECK(warned(estimateCost(priced(gb200), gpus(4), SpeedEstimate{}), "liquid_cooling"));
+    // A whole rack is one node (its 72-GPU NVLink domain) and draws the DGX
+    // GB200 NVL72's 120 kW (ServeTheHome, GTC 2024): the host share is per GPU.
+    const CostEstimate rack = estimateCost(priced(gb200), gpus(72), SpeedEstimate{});
+    REQUIRE(rack.powerW);
+    CHECK(*rack.powerW == Approx(120000.0));
 }
 
 TEST_CASE("unknown board power is null with a warning, never 0", "[cost][power]") {
