@@ -73,17 +73,17 @@ StageRates stageRates(const Scenario& scenario, const ServingLayout& layout, con
                   matmulPeak(scenario.engine, scenario.weights, gpu).tflops * kFlopsPerTflop;
     r.weightBytes = weightBytesPerStep(work, sequences);
     const WeightFormatInfo format = weightFormatInfo(scenario.weights);
-    if (runtimeOf(scenario.engine) == Engine::Transformers) {
-        r.kvCopyBytesPerS = decodeBandwidthFraction(scenario.engine, WeightFormat::Bf16, gpu) * gpu.bandwidthGBps * kBytesPerGB;
-    }
+    // The engine's 16-bit streaming rate: the copies below move 16-bit tensors.
+    auto rate16 = [&] { return decodeBandwidthFraction(scenario.engine, WeightFormat::Bf16, gpu) * gpu.bandwidthGBps * kBytesPerGB; };
+    if (runtimeOf(scenario.engine) == Engine::Transformers) r.kvCopyBytesPerS = rate16();
     if (eagerEngine(scenario.engine) && format.fourBit && !format.gguf && sequences > 1.0) {
         // The block linears' weights this step reads (touched experts
         // included; lm_head stays 16-bit), each copied out and read back in
         // 16 bits at the 16-bit streaming rate.
         const double firstRow = weightBytesPerStep(work, 1.0);
         const double weights = firstRow > 0 ? work.blockMatmulParams * r.weightBytes / firstRow : 0;
-        const double rate16 = decodeBandwidthFraction(scenario.engine, WeightFormat::Bf16, gpu) * gpu.bandwidthGBps * kBytesPerGB;
-        if (rate16 > 0) r.dequantCopyS = weights * kDequantCopyBytesPerWeight / rate16;
+        const double copyRate = rate16();
+        if (copyRate > 0) r.dequantCopyS = weights * kDequantCopyBytesPerWeight / copyRate;
     }
     const double ops = dequantOpsPerWeight(scenario.weights, gpu);
     if (ops > 0 && gpu.fp32Tflops && *gpu.fp32Tflops > 0) {
