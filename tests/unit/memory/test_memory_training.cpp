@@ -54,6 +54,16 @@ bool hasTerm(const MemoryEstimate& m, const std::string& term) {
     return false;
 }
 
+// Llama-3-8B pre-training in Megatron on one H100, s 4096, b 1, bf16, no
+// recomputation: the saved-activation cases below start from it.
+Scenario megatronLlama3At4k() {
+    Scenario s = finetuning("llama-3-8b", "h100-sxm5-80gb", Method::Full, Engine::Megatron);
+    s.task = Task::Pretrain;
+    s.seqLen = 4096;
+    s.gradientCheckpointing = false;
+    return s;
+}
+
 }  // namespace
 
 TEST_CASE("variable-length fine-tuning keeps one more loss working set reserved", "[memory][training]") {
@@ -175,10 +185,7 @@ TEST_CASE("Megatron's fused SwiGLU and Transformer Engine's FP8 inputs set the s
     // saves the fc1 output, fc2 its input) = 218,103,808 + 352,321,536 bytes;
     // x 32 layers + vocab-parallel loss 6 s b V = 3,151,822,848: 21,405,433,856
     // bytes = 19.9355 GiB.
-    Scenario s = finetuning("llama-3-8b", "h100-sxm5-80gb", Method::Full, Engine::Megatron);
-    s.task = Task::Pretrain;
-    s.seqLen = 4096;
-    s.gradientCheckpointing = false;
+    Scenario s = megatronLlama3At4k();
     const double bf16 = memoryOn(s, 1).activationsGiB;
     CHECK(bf16 == Approx(21405433856.0 / kBytesPerGiB).epsilon(1e-4));
     // FP8: Transformer Engine saves the QKV, fc1 and fc2 inputs as FP8 casts
@@ -201,10 +208,7 @@ TEST_CASE("Megatron's recompute_modules layernorm and moe_act free the outputs t
     // frees both norms' outputs, the QKV and fc1 inputs, 2 x 2 s b h bytes
     // per layer: 32 x 2 x 2 x 4096 x 4096 = 2,147,483,648 bytes = 2 GiB.
     // A dense model has no experts, so "moe_act" frees nothing.
-    Scenario s = finetuning("llama-3-8b", "h100-sxm5-80gb", Method::Full, Engine::Megatron);
-    s.task = Task::Pretrain;
-    s.seqLen = 4096;
-    s.gradientCheckpointing = false;
+    Scenario s = megatronLlama3At4k();
     const double kept = memoryOn(s, 1).activationsGiB;
     s.recomputeLayernorm = true;
     CHECK(kept - memoryOn(s, 1).activationsGiB == Approx(2.0).epsilon(1e-6));
