@@ -8,11 +8,13 @@
 //   build/bin/caliper_bench [--quick]
 //   valgrind --tool=callgrind build/bin/caliper_bench --profile-catalog
 //   valgrind --tool=callgrind build/bin/caliper_bench --profile-matrix
+//   perf record -g build/bin/caliper_bench --profile-matrix 50   (N passes)
 //   valgrind --tool=callgrind build/bin/caliper_bench --profile-estimate-json
 #include <time.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -154,10 +156,10 @@ double partialPass(const Catalog& catalog, const Scenario& workload, int steps) 
             const Plan plan = fit ? fit->plan : sizing::planFor(in, 1);
             total += fit ? fit->memory.totalGiB : sizing::evaluate(in, plan, sizing::Explain(), nullptr).totalGiB;
             if (steps < 4) continue;
-            const SpeedEstimate speed = estimateSpeed(s, plan, false);
+            const SpeedEstimate speed = speedFigures(s, plan);
             total += speed.decodeTokensPerS.value_or(0) + speed.trainTokensPerS.value_or(0);
             if (steps < 5) continue;
-            total += estimateCost(s, plan, speed, false).powerW.value_or(0);
+            total += costFigures(s, plan, speed).usdPerHour.value_or(0);
         }
     }
     return total;
@@ -168,8 +170,8 @@ double partialPass(const Catalog& catalog, const Scenario& workload, int steps) 
 void benchMatrixSteps(const Catalog& catalog, const Scenario& workload, int runs) {
     const double cells = static_cast<double>(catalog.models.size() * catalog.gpus.size());
     static const char* const kSteps[] = {"scenario set-up (copy model, adapt to GPU)", "prepare (counts, shape, bytes)",
-                                         "GPU-count search (with its memory)", "memory where none fits", "speed (no explain)",
-                                         "cost (no explain)"};
+                                         "GPU-count search (with its memory)", "memory where none fits", "speed (figures only)",
+                                         "cost (figures only)"};
     double previous = 0;
     for (int steps = 0; steps <= 5; ++steps) {
         const double micros = medianMicros(runs, [&] { gSink = gSink + partialPass(catalog, workload, steps); });
@@ -273,12 +275,12 @@ int main(int argc, char** argv) {
     const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
     const bool profile = argc > 1 && std::strcmp(argv[1], "--profile-matrix") == 0;
     const Catalog catalog = parseCatalog(embeddedGpusJson(), embeddedModelsJson());
-    if (profile) {  // one pass of the inference matrix, for valgrind --tool=callgrind
-        gSink = gSink + computeMatrix(inferenceScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb"), allModels(catalog),
-                                      allGpus(catalog), 8)
-                            .front()
-                            .front()
-                            .totalGiB;
+    if (profile) {  // passes of the inference matrix (one by default), for callgrind or perf
+        const int passes = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
+        const Scenario workload = inferenceScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb");
+        for (int i = 0; i < passes; ++i) {
+            gSink = gSink + computeMatrix(workload, allModels(catalog), allGpus(catalog), 8).front().front().totalGiB;
+        }
         return 0;
     }
     if (argc > 1 && std::strcmp(argv[1], "--profile-catalog") == 0) {  // 20 catalog loads

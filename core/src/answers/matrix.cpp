@@ -67,11 +67,11 @@ MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo, const si
     }
     cell.status = cell.fitsOne ? CellStatus::Fits : plan.nodes > 1 ? CellStatus::MultiNode : CellStatus::FitsMulti;
     if (slo) cell.usersAtSlo = usersAtSlo(request, choice, *slo);
-    const SpeedEstimate speed = choice.speed ? std::move(*choice.speed) : estimateSpeed(s, plan, false);
+    const SpeedEstimate speed = choice.speed ? std::move(*choice.speed) : speedFigures(s, plan);
     cell.decodeTokensPerS = speed.decodeTokensPerS;
     cell.prefillTokensPerS = speed.prefillTokensPerS;
     cell.trainTokensPerS = speed.trainTokensPerS;
-    const CostEstimate cost = estimateCost(s, plan, speed, false);
+    const CostEstimate cost = costFigures(s, plan, speed);
     cell.trainHours = cost.trainHours;
     cell.usdPerHour = cost.usdPerHour;
     cell.usdPerMillionTokens = cost.usdPerMillionTokens;

@@ -123,18 +123,19 @@ std::optional<double> unitPriceCny(const Scenario& s) {
     return std::nullopt;
 }
 
-void addPower(const Scenario& s, const Plan& plan, bool withExplain, CostEstimate& out) {
+void addPower(const Scenario& s, const Plan& plan, bool withExplain, bool withWarnings, CostEstimate& out) {
     const int gpus = std::max(1, plan.gpuCount);
     const int nodes = std::max(1, plan.nodes);
     const int perNode = (gpus + nodes - 1) / nodes;
     const double hostW = hostWattsPerNode(s.gpu, perNode);
     const double nodeW = perNode * s.gpu.tdpW + hostW;
-    if (requiresLiquidCooling(s.gpu)) {
+    if (withWarnings && requiresLiquidCooling(s.gpu)) {
         out.warnings.push_back({"liquid_cooling", "NVL72-class racks are liquid-cooled: plan for facility water, not air"});
     }
     // A plan that runs never draws 0 W: without the board power in the
     // catalog the figure is unknown (null), not a guess.
     if (s.gpu.tdpW <= 0) {
+        if (!withWarnings) return;
         out.warnings.push_back({"power_unknown", "the board power of " + s.gpu.name +
                                                      " is not in the catalog's sources: power and energy are unknown"});
         return;
@@ -143,7 +144,7 @@ void addPower(const Scenario& s, const Plan& plan, bool withExplain, CostEstimat
     if (withExplain) {
         out.explain.push_back({"power_w", "GPUs x TDP + nodes x host share (DGX H100: 10.2 kW per 8 GPUs)", *out.powerW});
     }
-    if (nodeW > kRackCircuitW) {
+    if (withWarnings && nodeW > kRackCircuitW) {
         out.warnings.push_back({"rack_power", "one node draws about " + std::to_string(int(std::round(nodeW))) +
                                                   " W, more than a standard 3 kW rack circuit"});
     }
@@ -176,9 +177,8 @@ void addTrainingRun(const Scenario& s, const Plan& plan, const SpeedEstimate& sp
     if (withExplain) out.explain.push_back({"energy_kwh", "power_w x hours / 1000 x PUE 1.2", *out.energyKwh});
 }
 
-}  // namespace
-
-CostEstimate estimateCost(const Scenario& s, const Plan& plan, const SpeedEstimate& speed, bool withExplain) {
+CostEstimate costOf(const Scenario& s, const Plan& plan, const SpeedEstimate& speed, bool withExplain,
+                    bool withWarnings) {
     CostEstimate out;
     const int gpus = std::max(1, plan.gpuCount);
     out.priceYear = s.gpu.priceYear;
@@ -195,10 +195,20 @@ CostEstimate estimateCost(const Scenario& s, const Plan& plan, const SpeedEstima
     if (withExplain && s.currency == "cny") {
         if (const auto cny = unitPriceCny(s)) out.explain.push_back({"purchase_cny", "GPUs x price per card in CNY", *cny * gpus});
     }
-    addPower(s, plan, withExplain, out);
+    addPower(s, plan, withExplain, withWarnings, out);
     addServingCost(speed, withExplain, out);
     addTrainingRun(s, plan, speed, withExplain, out);
     return out;
+}
+
+}  // namespace
+
+CostEstimate estimateCost(const Scenario& s, const Plan& plan, const SpeedEstimate& speed, bool withExplain) {
+    return costOf(s, plan, speed, withExplain, true);
+}
+
+CostEstimate costFigures(const Scenario& s, const Plan& plan, const SpeedEstimate& speed) {
+    return costOf(s, plan, speed, false, false);
 }
 
 }  // namespace caliper

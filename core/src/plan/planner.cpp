@@ -69,7 +69,7 @@ struct Candidate {
 
     double rate() {
         if (!speed) {
-            speed = estimateSpeed(*scenario, plan, false, counts);
+            speed = speedFigures(*scenario, plan, counts);
             tokensPerS = speedOf(*scenario, *speed);
         }
         return tokensPerS;
@@ -206,7 +206,7 @@ Choice chooseOffload(const Scenario& request) {
     out.fits = gpuFits(plan) && hostFits(request, out.memory, plan);
     if (out.fits) {
         out.gpusNeeded = count;
-        out.speed = estimateSpeed(request, plan, false);
+        out.speed = speedFigures(request, plan);
     }
     return out;
 }

@@ -18,6 +18,23 @@ struct ModelFigures;
 
 namespace caliper::planner {
 
+// plan.why codes: at most a few, kept in place (a vector would allocate
+// for every matrix cell).
+class WhyCodes {
+public:
+    void push_back(const char* code) {
+        if (size_ < kCapacity) codes_[size_++] = code;
+    }
+    const char*& back() { return codes_[size_ - 1]; }
+    const char* const* begin() const { return codes_; }
+    const char* const* end() const { return codes_ + size_; }
+
+private:
+    static constexpr int kCapacity = 4;
+    const char* codes_[kCapacity] = {};
+    int size_ = 0;
+};
+
 struct Choice {
     Plan plan;
     bool gradientCheckpointing = false;  // as resolved (the request's, or the planner's for "auto")
@@ -25,7 +42,7 @@ struct Choice {
     bool fits = false;
     std::optional<int> gpusNeeded;  // fewest GPUs that fit under any candidate plan
     std::optional<SpeedEstimate> speed;  // of the chosen plan, when it fits within maxGpus (no explanation)
-    std::vector<const char*> why;   // plan.why codes
+    WhyCodes why;                   // plan.why codes
 };
 
 // With gpuCountAuto the count is searched up to kMaxGpus and chosen within

@@ -70,7 +70,7 @@ namespace {
 constexpr double kHostBandwidthFraction = 0.75;
 constexpr double kPromptUbatchTokens = 512;
 
-void addHostWork(const Scenario& s, const Plan& plan, bool withExplain, SpeedEstimate& out) {
+void addHostWork(const Scenario& s, const Plan& plan, bool withExplain, bool withWarnings, SpeedEstimate& out) {
     const sizing::Inputs in = sizing::prepare(s);
     const sizing::Layout layout = sizing::layoutOf(plan);
     const double hostBytes = sizing::offloadedWeightBytes(in, layout);
@@ -119,17 +119,19 @@ void addHostWork(const Scenario& s, const Plan& plan, bool withExplain, SpeedEst
                                    copyS});
         }
     }
+    if (!withWarnings) return;
     out.warnings.push_back({"cpu_offload_slow", sizing::fmt("%.1f GiB of weights stay in host RAM and run on the CPU: "
                                                             "decode is bounded by host memory bandwidth",
                                                             hostBytes / (1024.0 * 1024 * 1024))});
 }
 
-}  // namespace
-
-SpeedEstimate estimateSpeed(const Scenario& scenario, const Plan& plan, bool withExplain, const ParamCounts* counts) {
+SpeedEstimate speedOf(const Scenario& scenario, const Plan& plan, bool withExplain, bool withWarnings,
+                      const ParamCounts* counts) {
     SpeedEstimate out;
     if (!usable(scenario)) {
-        out.warnings.push_back({"speed_unknown", "the model or GPU lacks the figures a speed estimate needs"});
+        if (withWarnings) {
+            out.warnings.push_back({"speed_unknown", "the model or GPU lacks the figures a speed estimate needs"});
+        }
         return out;
     }
     const Workload work = makeWorkload(scenario, counts);
@@ -137,15 +139,25 @@ SpeedEstimate estimateSpeed(const Scenario& scenario, const Plan& plan, bool wit
         const ServingLayout layout = servingLayout(scenario, plan);
         estimateDecode(scenario, layout, work, withExplain, out);
         estimatePrefill(scenario, layout, work, withExplain, out);
-        warnLinks(layout, scenario, out);
-        if (plan.gpuLayers >= 0 || plan.cpuMoeLayers > 0) addHostWork(scenario, plan, withExplain, out);
+        if (withWarnings) warnLinks(layout, scenario, out);
+        if (plan.gpuLayers >= 0 || plan.cpuMoeLayers > 0) addHostWork(scenario, plan, withExplain, withWarnings, out);
     } else {
-        estimateTraining(scenario, plan, work, withExplain, out);
+        estimateTraining(scenario, plan, work, withExplain, out, withWarnings);
     }
-    if (matmulPeak(scenario.engine, scenario.weights, scenario.gpu).tflops <= 0) {
+    if (withWarnings && matmulPeak(scenario.engine, scenario.weights, scenario.gpu).tflops <= 0) {
         out.warnings.push_back({"no_tensor_rate", "the GPU has no listed compute rate: compute-bound figures are missing"});
     }
     return out;
+}
+
+}  // namespace
+
+SpeedEstimate estimateSpeed(const Scenario& scenario, const Plan& plan, bool withExplain, const ParamCounts* counts) {
+    return speedOf(scenario, plan, withExplain, true, counts);
+}
+
+SpeedEstimate speedFigures(const Scenario& scenario, const Plan& plan, const ParamCounts* counts) {
+    return speedOf(scenario, plan, false, false, counts);
 }
 
 }  // namespace caliper

@@ -25,8 +25,9 @@ void estimateDecode(const Scenario& scenario, const ServingLayout& layout, const
                     SpeedEstimate& out);
 void estimatePrefill(const Scenario& scenario, const ServingLayout& layout, const Workload& work, bool withExplain,
                      SpeedEstimate& out);
+// withWarnings = false leaves `warnings` empty (speedFigures).
 void estimateTraining(const Scenario& scenario, const Plan& plan, const Workload& work, bool withExplain,
-                      SpeedEstimate& out);
+                      SpeedEstimate& out, bool withWarnings = true);
 
 // Seconds of one decode step of the whole replica at `context` tokens.
 double decodeStepS(const Scenario& scenario, const ServingLayout& layout, const Workload& work, double context);

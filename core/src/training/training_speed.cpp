@@ -281,7 +281,8 @@ std::string linksUsed(const Scenario& s, const Plan& plan, const Layout& l, doub
 
 }  // namespace
 
-void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work, bool withExplain, SpeedEstimate& out) {
+void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work, bool withExplain, SpeedEstimate& out,
+                      bool withWarnings) {
     const PeakRate peak = trainingPeak(s);
     if (peak.tflops <= 0) return;
     const TrainingFlops flops = trainingFlops(s, work);
@@ -293,7 +294,7 @@ void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work,
     const int gpus = std::max(1, plan.gpuCount);
     out.trainTokensPerS = tokensPerStep / stepS;
     out.trainTflopsPerGpu = *out.trainTokensPerS / gpus * flops.modelPerToken / kFlopsPerTflop;
-    if (t.dataParallelS > 0.25 * stepS) {
+    if (withWarnings && t.dataParallelS > 0.25 * stepS) {
         out.warnings.push_back({"communication_bound", "gradient communication takes over a quarter of each step"});
     }
     if (!withExplain) return;

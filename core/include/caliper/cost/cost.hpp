@@ -25,4 +25,7 @@ struct CostEstimate {
 CostEstimate estimateCost(const Scenario& scenario, const Plan& plan, const SpeedEstimate& speed,
                           bool withExplain = true);
 
+// The figures alone, with neither explanation nor warnings (matrix cells).
+CostEstimate costFigures(const Scenario& scenario, const Plan& plan, const SpeedEstimate& speed);
+
 }  // namespace caliper

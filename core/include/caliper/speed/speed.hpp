@@ -25,4 +25,9 @@ struct SpeedEstimate {
 SpeedEstimate estimateSpeed(const Scenario& scenario, const Plan& plan, bool withExplain = true,
                             const ParamCounts* counts = nullptr);
 
+// The figures alone, with neither explanation nor warnings: what the planner
+// weighs its candidates by and a matrix cell shows (the warnings' texts
+// cost more than the figures).
+SpeedEstimate speedFigures(const Scenario& scenario, const Plan& plan, const ParamCounts* counts = nullptr);
+
 }  // namespace caliper
