@@ -1,4 +1,5 @@
-// The engines that reuse another engine's runtime (CONTRACT `engine`).
+// Engine defaults that follow the machine (Ollama's context); runtimeOf
+// (caliper/scenario.hpp) names the engines that reuse another's runtime.
 #include <algorithm>
 
 #include "caliper/scenario.hpp"
@@ -16,26 +17,6 @@ constexpr std::int64_t kOllamaMediumCtx = 32768;
 constexpr std::int64_t kOllamaLargeCtx = 262144;
 
 }  // namespace
-
-Engine runtimeOf(Engine engine) {
-    switch (engine) {
-        // Ollama's runner is llama.cpp (ggml) with Ollama's defaults.
-        case Engine::Ollama: return Engine::LlamaCpp;
-        // MLX: Apple's Metal array framework. Published MLX-vs-llama.cpp
-        // comparisons disagree on the sign of the difference (famstack.dev
-        // "MLX vs GGUF part 2": within single digits once dtypes match), so
-        // MLX takes llama.cpp's Metal figures; mlx-lm's KV cache grows in
-        // steps of 256 tokens (mlx_lm/models/cache.py KVCache.step), as
-        // llama.cpp pads n_ctx to 256 cells.
-        case Engine::Mlx: return Engine::LlamaCpp;
-        // Unsloth patches Hugging Face transformers + PEFT models with Triton
-        // kernels (unsloth/kernels); its own mechanisms are applied on top.
-        case Engine::Unsloth: return Engine::Transformers;
-        // torchtune's distributed recipes shard with FSDP2 (fully_shard).
-        case Engine::Torchtune: return Engine::Fsdp;
-        default: return engine;
-    }
-}
 
 std::int64_t ollamaNumCtx(const Scenario& s) {
     if (s.maxModelLen) return *s.maxModelLen;

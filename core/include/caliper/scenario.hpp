@@ -15,7 +15,7 @@ namespace caliper {
 enum class Task { Inference, Finetune, Pretrain };
 enum class Method { Full, Lora, Qlora };
 // Unsloth and torchtune fine-tune; MLX (Apple) and Ollama serve. Their figures
-// follow the runtime named by runtimeOf (engines.cpp) plus their own mechanisms.
+// follow the runtime named by runtimeOf (below) plus their own mechanisms.
 enum class Engine { Transformers, Vllm, Sglang, TensorrtLlm, LlamaCpp, Deepspeed, Fsdp, Megatron, Unsloth, Torchtune, Mlx, Ollama };
 // AdamWBf16: pure bf16 training, moments in bf16 and no fp32 master copy
 // (what torch.optim.AdamW does on a model loaded in bf16 without autocast).
@@ -196,9 +196,29 @@ const char* toString(LossKernel);
 const char* toString(InterNode);
 
 // The runtime whose kernels, memory layout and efficiency constants an
-// engine's figures follow (engines.cpp): Ollama and MLX run as llama.cpp,
+// engine's figures follow: Ollama and MLX run as llama.cpp,
 // Unsloth as transformers, torchtune as FSDP; the others are their own.
-Engine runtimeOf(Engine engine);
+// Inline: the memory and speed models ask it in every matrix cell.
+inline Engine runtimeOf(Engine engine) {
+    switch (engine) {
+        // Ollama's runner is llama.cpp (ggml) with Ollama's defaults.
+        case Engine::Ollama: return Engine::LlamaCpp;
+        // MLX: Apple's Metal array framework. Published MLX-vs-llama.cpp
+        // comparisons disagree on the sign of the difference (famstack.dev
+        // "MLX vs GGUF part 2": within single digits once dtypes match), so
+        // MLX takes llama.cpp's Metal figures; mlx-lm's KV cache grows in
+        // steps of 256 tokens (mlx_lm/models/cache.py KVCache.step), as
+        // llama.cpp pads n_ctx to 256 cells.
+        case Engine::Mlx: return Engine::LlamaCpp;
+        // Unsloth patches Hugging Face transformers + PEFT models with Triton
+        // kernels (unsloth/kernels); its own mechanisms are applied on top.
+        case Engine::Unsloth: return Engine::Transformers;
+        // torchtune's distributed recipes shard with FSDP2 (fully_shard).
+        case Engine::Torchtune: return Engine::Fsdp;
+        default: return engine;
+    }
+}
+
 // Ollama's context per request (num_ctx): max_model_len where given, else
 // Ollama's default for the machine's VRAM, within the model's context.
 std::int64_t ollamaNumCtx(const Scenario& scenario);

@@ -8,7 +8,7 @@
 // Replicated strategies (single, DDP) fit on one GPU or on none.
 #include <algorithm>
 #include <bitset>
-#include <vector>
+#include <iterator>
 
 #include "caliper/plan/estimate.hpp"
 #include "caliper/memory/memory.hpp"
@@ -25,14 +25,27 @@ namespace {
 constexpr int kSmallCounts[] = {1, 2, 3, 4, 6, 8};
 constexpr int kServerGpus = 8;
 
-const std::vector<int>& candidateCounts() {
-    static const std::vector<int> counts = [] {
-        std::vector<int> c(std::begin(kSmallCounts), std::end(kSmallCounts));
-        for (int n = 2 * kServerGpus; n <= kMaxGpus; n += kServerGpus) c.push_back(n);
-        return c;
-    }();
-    return counts;
-}
+// The probed counts, built at compile time: the search reads them for
+// every matrix cell.
+struct Counts {
+    static constexpr std::size_t kSize =
+        std::size(kSmallCounts) + std::size_t((kMaxGpus - 2 * kServerGpus) / kServerGpus + 1);
+    int list[kSize] = {};
+    constexpr std::size_t size() const { return kSize; }
+    constexpr int operator[](std::size_t i) const { return list[i]; }
+    constexpr const int* begin() const { return list; }
+    constexpr const int* end() const { return list + kSize; }
+};
+
+constexpr Counts kCandidateCounts = [] {
+    Counts c;
+    std::size_t i = 0;
+    for (int n : kSmallCounts) c.list[i++] = n;
+    for (int n = 2 * kServerGpus; n <= kMaxGpus; n += kServerGpus) c.list[i++] = n;
+    return c;
+}();
+
+constexpr const Counts& candidateCounts() { return kCandidateCounts; }
 
 // Strategies whose per-GPU memory does not fall with more GPUs.
 bool replicated(const Scenario& s, Strategy strategy) {
@@ -54,7 +67,7 @@ double lowestPossibleCount(const sizing::Inputs& in, const Scenario& s) {
 
 // The first candidate count above one at or past the lower bound.
 std::size_t firstPossibleIndex(double lowest) {
-    const std::vector<int>& counts = candidateCounts();
+    const Counts& counts = candidateCounts();
     std::size_t i = 1;  // index of 2 GPUs
     while (i < counts.size() && counts[i] < lowest) ++i;
     return i;
@@ -126,7 +139,7 @@ bool fitsAt(Search& search, std::size_t i) { return fitsCount(search, candidateC
 // partial server), and gpus_needed is the fewest that fit, so check those
 // that the weights' lower bound allows.
 int fewestInGap(Search& search, int fitting, double lowest) {
-    const std::vector<int>& counts = candidateCounts();
+    const Counts& counts = candidateCounts();
     const auto at = std::lower_bound(counts.begin(), counts.end(), fitting);
     const int previous = at == counts.begin() ? 0 : *(at - 1);
     for (int n = previous + 1; n < fitting; ++n) {
@@ -163,7 +176,7 @@ Gallop gallop(Search& search, std::size_t start) {
 // first fit must be probed anyway: a plain scan from the lower bound probes
 // nothing else (a gallop would add the probes past the fit).
 std::optional<int> firstFit(Search& search, std::size_t start, bool monotoneMemory) {
-    const std::vector<int>& counts = candidateCounts();
+    const Counts& counts = candidateCounts();
     if (!monotoneMemory) {
         for (std::size_t i = start; i < counts.size(); ++i) {
             if (fitsAt(search, i)) return counts[i];

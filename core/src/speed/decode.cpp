@@ -63,14 +63,14 @@ struct StageRates {
     StageTimes fixed;              // unpackS, fixedS, commS (context-free)
 };
 
-StageRates stageRates(const Scenario& scenario, const ServingLayout& layout, const Workload& work, double sequences) {
+StageRates stageRates(const Scenario& scenario, const EngineRates& engine, const ServingLayout& layout,
+                      const Workload& work, double sequences) {
     const GpuSpec& gpu = scenario.gpu;
     StageRates r;
     r.shards = double(layout.tp) * layout.pp;
     r.sequences = sequences;
-    r.bandwidthBytesPerS = decodeBandwidthFraction(scenario.engine, scenario.weights, gpu) * gpu.bandwidthGBps * kBytesPerGB;
-    r.flopsPerS = decodeComputeFraction(scenario.engine, scenario.weights, gpu) *
-                  matmulPeak(scenario.engine, scenario.weights, gpu).tflops * kFlopsPerTflop;
+    r.bandwidthBytesPerS = engine.bandwidthFraction * gpu.bandwidthGBps * kBytesPerGB;
+    r.flopsPerS = engine.decodeComputeFraction() * engine.peak.tflops * kFlopsPerTflop;
     r.weightBytes = weightBytesPerStep(work, sequences);
     const WeightFormatInfo format = weightFormatInfo(scenario.weights);
     // The engine's 16-bit streaming rate: the copies below move 16-bit tensors.
@@ -90,8 +90,8 @@ StageRates stageRates(const Scenario& scenario, const ServingLayout& layout, con
         r.fixed.unpackS = work.weightCount * ops / r.shards / (*gpu.fp32Tflops * kFlopsPerTflop);
     }
     const double stageLayers = double(work.layers) / layout.pp;
-    r.fixed.fixedS = stageLayers * decodeLayerOverheadS(scenario.engine, scenario.weights, gpu);
-    r.fixed.hostS = stageLayers * eagerHostLayerS(scenario.engine, scenario.weights, gpu);
+    r.fixed.fixedS = stageLayers * engine.layerOverheadS;
+    r.fixed.hostS = stageLayers * engine.hostLayerS;
     if (layout.tp > 1) {
         // Two all-reduces per layer (after attention and after the MLP).
         const double message = sequences * work.hidden * kActivationBytes;
@@ -138,12 +138,12 @@ double stepFromStage(const ServingLayout& layout, const Workload& work, double s
     return layout.pp * stageS + hopS;
 }
 
-void explainStep(const Scenario& scenario, const ServingLayout& layout, const Workload& work, double context,
-                 SpeedEstimate& out) {
+void explainStep(const Scenario& scenario, const EngineRates& engine, const ServingLayout& layout, const Workload& work,
+                 double context, SpeedEstimate& out) {
     const double microSequences = layout.sequences / layout.microbatches;
-    const StageRates rates = stageRates(scenario, layout, work, microSequences);
+    const StageRates rates = stageRates(scenario, engine, layout, work, microSequences);
     const StageTimes t = stageTimes(rates, work, context);
-    const double fraction = decodeBandwidthFraction(scenario.engine, scenario.weights, scenario.gpu);
+    const double fraction = engine.bandwidthFraction;
     out.explain.push_back({"decode_weight_read_gb",
                            "weights read per step: dense + lm_head + touched experts E(1-(1-k/E)^B), in the format's "
                            "bytes, whole model",
@@ -175,17 +175,18 @@ void explainStep(const Scenario& scenario, const ServingLayout& layout, const Wo
 
 }  // namespace
 
-double decodeStepS(const Scenario& scenario, const ServingLayout& layout, const Workload& work, double context) {
-    const StageRates rates = stageRates(scenario, layout, work, layout.sequences / layout.microbatches);
+double decodeStepS(const Scenario& scenario, const EngineRates& engine, const ServingLayout& layout, const Workload& work,
+                   double context) {
+    const StageRates rates = stageRates(scenario, engine, layout, work, layout.sequences / layout.microbatches);
     return stepFromStage(layout, work, stageTimes(rates, work, context).totalS());
 }
 
-void estimateDecode(const Scenario& scenario, const ServingLayout& layout, const Workload& work, bool withExplain,
-                    SpeedEstimate& out) {
+void estimateDecode(const Scenario& scenario, const EngineRates& engine, const ServingLayout& layout,
+                    const Workload& work, bool withExplain, SpeedEstimate& out) {
     const double prompt = double(std::max<std::int64_t>(0, scenario.promptTokens));
     const double output = double(std::max<std::int64_t>(1, scenario.outputTokens));
     const int samples = int(std::min<double>(kContextSamples, output));
-    const StageRates rates = stageRates(scenario, layout, work, layout.sequences / layout.microbatches);
+    const StageRates rates = stageRates(scenario, engine, layout, work, layout.sequences / layout.microbatches);
     const double first = prompt + 0.5 * output / samples;
     const double last = prompt + (samples - 0.5) * output / samples;
     double meanStepS = 0;
@@ -202,7 +203,7 @@ void estimateDecode(const Scenario& scenario, const ServingLayout& layout, const
     if (!(meanStepS > 0) || !std::isfinite(meanStepS)) return;
     out.decodeTokensPerS = layout.replicas * layout.sequences / meanStepS;
     if (!withExplain) return;
-    explainStep(scenario, layout, work, prompt + output / 2.0, out);
+    explainStep(scenario, engine, layout, work, prompt + output / 2.0, out);
     out.explain.push_back({"decode_step_ms",
                            "average over the generation (context prompt..prompt+output) of pp x stage time + hops",
                            meanStepS * 1e3});

@@ -278,12 +278,26 @@ double prefillComputeFraction(Engine engine, WeightFormat format, const GpuSpec&
                       priorPrefillComputeFraction(engine, format, gpu));
 }
 
+namespace {
+
+// TensorRT-LLM peak-throughput rows at input/output 128/128 (GPT-J and
+// Llama-2-7B, batch 384-1024 on A100 fp16 and H100 fp8) are compute-bound
+// in decode and fit 0.8 of the prefill efficiency.
+constexpr double kDecodeGemmFactor = 0.8;
+
+}  // namespace
+
 double decodeComputeFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    // TensorRT-LLM peak-throughput rows at input/output 128/128 (GPT-J and
-    // Llama-2-7B, batch 384-1024 on A100 fp16 and H100 fp8) are compute-bound
-    // in decode and fit 0.8 of the prefill efficiency.
-    constexpr double kDecodeGemmFactor = 0.8;
     return kDecodeGemmFactor * prefillComputeFraction(engine, format, gpu);
+}
+
+double EngineRates::decodeComputeFraction() const { return kDecodeGemmFactor * prefillFraction; }
+
+EngineRates engineRates(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+    if (const HeldGpuRates::Rates* held = heldRates(engine, format, gpu)) return *held;
+    return {engine, format, matmulPeak(engine, format, gpu), decodeBandwidthFraction(engine, format, gpu),
+            decodeLayerOverheadS(engine, format, gpu), eagerHostLayerS(engine, format, gpu),
+            prefillComputeFraction(engine, format, gpu)};
 }
 
 double dequantOpsPerWeight(WeightFormat format, const GpuSpec& gpu) {

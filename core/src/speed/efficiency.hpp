@@ -75,6 +75,18 @@ double prefillComputeFraction(Engine engine, WeightFormat format, const GpuSpec&
 // GEMMs (a few hundred rows instead of thousands of prompt tokens).
 double decodeComputeFraction(Engine engine, WeightFormat format, const GpuSpec& gpu);
 
+// The rates above of one engine and weight format on one GPU, together.
+struct EngineRates {
+    Engine engine;
+    WeightFormat format;
+    PeakRate peak;  // matmulPeak
+    double bandwidthFraction, layerOverheadS, hostLayerS, prefillFraction;
+    // decodeComputeFraction, from the prefill fraction as that function makes it
+    double decodeComputeFraction() const;
+};
+// Read once per estimate (held, below, while a matrix column is worked out).
+EngineRates engineRates(Engine engine, WeightFormat format, const GpuSpec& gpu);
+
 // While alive, matmulPeak and the calibrated rates above of
 // `gpu` (that very object) are worked out once per engine and weight format
 // and read back: the matrix asks them for every model of a GPU column. The
@@ -86,12 +98,7 @@ public:
     HeldGpuRates(const HeldGpuRates&) = delete;
     HeldGpuRates& operator=(const HeldGpuRates&) = delete;
 
-    struct Rates {
-        Engine engine;
-        WeightFormat format;
-        PeakRate peak;
-        double bandwidthFraction, layerOverheadS, hostLayerS, prefillFraction;
-    };
+    using Rates = EngineRates;
     // This engine's and format's rates on `gpu`, worked out on first use;
     // null where `gpu` is not the held object or the table is full.
     const Rates* find(Engine engine, WeightFormat format, const GpuSpec& gpu);

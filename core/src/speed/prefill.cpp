@@ -38,7 +38,8 @@ struct PrefillTimes {
     double totalS() const { return std::max(computeS, weightReadS) + scoreTrafficS + fixedS + commS; }
 };
 
-PrefillTimes prefillTimes(const Scenario& scenario, const ServingLayout& layout, const Workload& work) {
+PrefillTimes prefillTimes(const Scenario& scenario, const EngineRates& engine, const ServingLayout& layout,
+                          const Workload& work) {
     const GpuSpec& gpu = scenario.gpu;
     const double prompt = double(scenario.promptTokens);
     const double tokens = layout.sequences * prompt;
@@ -48,13 +49,12 @@ PrefillTimes prefillTimes(const Scenario& scenario, const ServingLayout& layout,
     // tensor parallelism divides the work.
     const double flops = layout.sequences * (2.0 * work.blockMatmulParams * prompt +
                                              promptAttentionFlops(work, prompt, eager) + 2.0 * work.lmHeadParams);
-    const double rate = prefillComputeFraction(scenario.engine, scenario.weights, gpu) *
-                        matmulPeak(scenario.engine, scenario.weights, gpu).tflops * kFlopsPerTflop;
+    const double rate = engine.prefillFraction * engine.peak.tflops * kFlopsPerTflop;
     t.computeS = rate > 0 ? flops / layout.tp / rate : 0;
 
     const double chunk = chunkTokens(scenario.engine, tokens);
     const double chunks = std::ceil(tokens / chunk);
-    const double bandwidth = decodeBandwidthFraction(scenario.engine, scenario.weights, gpu) * gpu.bandwidthGBps * kBytesPerGB;
+    const double bandwidth = engine.bandwidthFraction * gpu.bandwidthGBps * kBytesPerGB;
     if (bandwidth > 0) {
         t.weightReadS = chunks * weightBytesPerStep(work, chunk) / layout.tp / bandwidth;
         if (eager) {
@@ -63,7 +63,7 @@ PrefillTimes prefillTimes(const Scenario& scenario, const ServingLayout& layout,
             t.scoreTrafficS = scoreBytes / layout.tp / bandwidth;
         }
     }
-    t.fixedS = chunks * work.layers * decodeLayerOverheadS(scenario.engine, scenario.weights, gpu);
+    t.fixedS = chunks * work.layers * engine.layerOverheadS;
     if (layout.tp > 1) {
         const double message = chunk * work.hidden * kActivationBytes;
         t.commS = chunks * work.layers * 2.0 * allReduceS(message, layout.tp, layout.tpLink);
@@ -74,17 +74,17 @@ PrefillTimes prefillTimes(const Scenario& scenario, const ServingLayout& layout,
 
 }  // namespace
 
-void estimatePrefill(const Scenario& scenario, const ServingLayout& layout, const Workload& work, bool withExplain,
-                     SpeedEstimate& out) {
+void estimatePrefill(const Scenario& scenario, const EngineRates& engine, const ServingLayout& layout,
+                     const Workload& work, bool withExplain, SpeedEstimate& out) {
     if (scenario.promptTokens <= 0) {
         // Pure generation from an empty context: the first token is one decode step.
-        const double stepS = decodeStepS(scenario, layout, work, 0.0);
+        const double stepS = decodeStepS(scenario, engine, layout, work, 0.0);
         if (stepS > 0 && std::isfinite(stepS)) out.timeToFirstTokenS = stepS;
         return;
     }
-    const PeakRate peak = matmulPeak(scenario.engine, scenario.weights, scenario.gpu);
+    const PeakRate peak = engine.peak;
     if (peak.tflops <= 0) return;  // no compute figure: prefill unknown (speed.cpp warns)
-    const PrefillTimes t = prefillTimes(scenario, layout, work);
+    const PrefillTimes t = prefillTimes(scenario, engine, layout, work);
     const double totalS = t.totalS();
     if (!(totalS > 0) || !std::isfinite(totalS)) return;
     const double tokens = layout.sequences * double(scenario.promptTokens);
@@ -95,7 +95,7 @@ void estimatePrefill(const Scenario& scenario, const ServingLayout& layout, cons
     out.explain.push_back({"prefill_compute_fraction",
                            std::string("achieved / peak for ") + toString(scenario.engine) + " on " +
                                toString(gpuFamily(scenario.gpu)),
-                           prefillComputeFraction(scenario.engine, scenario.weights, scenario.gpu)});
+                           engine.prefillFraction});
     out.explain.push_back({"prefill_compute_ms",
                            std::string("(2 x block params x T + ") +
                                (scenario.flashAttention ? "2 x L x T^2 x d_attn" : "4 x L x T^2 x d_attn (no FlashAttention)") +

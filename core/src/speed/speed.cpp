@@ -137,8 +137,9 @@ SpeedEstimate speedOf(const Scenario& scenario, const Plan& plan, bool withExpla
     const Workload work = makeWorkload(scenario, counts);
     if (scenario.task == Task::Inference) {
         const ServingLayout layout = servingLayout(scenario, plan);
-        estimateDecode(scenario, layout, work, withExplain, out);
-        estimatePrefill(scenario, layout, work, withExplain, out);
+        const EngineRates engine = engineRates(scenario.engine, scenario.weights, scenario.gpu);
+        estimateDecode(scenario, engine, layout, work, withExplain, out);
+        estimatePrefill(scenario, engine, layout, work, withExplain, out);
         if (withWarnings) warnLinks(layout, scenario, out);
         if (plan.gpuLayers >= 0 || plan.cpuMoeLayers > 0) addHostWork(scenario, plan, withExplain, withWarnings, out);
     } else {

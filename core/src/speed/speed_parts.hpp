@@ -4,6 +4,7 @@
 // matrix evaluates thousands of cells without reading them).
 #include "caliper/speed/speed.hpp"
 #include "speed/comm.hpp"
+#include "speed/efficiency.hpp"
 #include "plan/workload.hpp"
 
 namespace caliper {
@@ -21,15 +22,18 @@ struct ServingLayout {
 
 ServingLayout servingLayout(const Scenario& scenario, const Plan& plan);
 
-void estimateDecode(const Scenario& scenario, const ServingLayout& layout, const Workload& work, bool withExplain,
-                    SpeedEstimate& out);
-void estimatePrefill(const Scenario& scenario, const ServingLayout& layout, const Workload& work, bool withExplain,
-                     SpeedEstimate& out);
+// `engine`: engineRates(scenario.engine, scenario.weights, scenario.gpu),
+// read once per estimate.
+void estimateDecode(const Scenario& scenario, const EngineRates& engine, const ServingLayout& layout,
+                    const Workload& work, bool withExplain, SpeedEstimate& out);
+void estimatePrefill(const Scenario& scenario, const EngineRates& engine, const ServingLayout& layout,
+                     const Workload& work, bool withExplain, SpeedEstimate& out);
 // withWarnings = false leaves `warnings` empty (speedFigures).
 void estimateTraining(const Scenario& scenario, const Plan& plan, const Workload& work, bool withExplain,
                       SpeedEstimate& out, bool withWarnings = true);
 
 // Seconds of one decode step of the whole replica at `context` tokens.
-double decodeStepS(const Scenario& scenario, const ServingLayout& layout, const Workload& work, double context);
+double decodeStepS(const Scenario& scenario, const EngineRates& engine, const ServingLayout& layout, const Workload& work,
+                   double context);
 
 }  // namespace caliper
