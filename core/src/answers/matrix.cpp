@@ -46,8 +46,10 @@ std::optional<double> usersAtSlo(const Scenario& request, const planner::Choice&
     return serving::usersWithin(e, slo, serving::kMaxUsersPerReplica).perReplica;
 }
 
-// `held` (may be null) is the model row's figures, worked out once per row.
-MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo, const sizing::ModelFigures* held) {
+// `held` (may be null) is the model row's figures, worked out once per row;
+// `costs` (may be null) the GPU column's cost basis, once per column.
+MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo, const sizing::ModelFigures* held,
+                  const CostBasis* costs) {
     if (runsPipeline(request)) return pipelineCellOf(request, maxGpus);  // no serving figures
     // The planner's choice within the limit: the same plan estimate() shows
     // for this scenario with max_gpus set to the matrix's limit.
@@ -71,7 +73,7 @@ MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo, const si
     cell.decodeTokensPerS = speed.decodeTokensPerS;
     cell.prefillTokensPerS = speed.prefillTokensPerS;
     cell.trainTokensPerS = speed.trainTokensPerS;
-    const CostEstimate cost = costFigures(s, plan, speed);
+    const CostEstimate cost = costs ? costFigures(s, *costs, plan, speed) : costFigures(s, plan, speed);
     cell.trainHours = cost.trainHours;
     cell.usdPerHour = cost.usdPerHour;
     cell.usdPerMillionTokens = cost.usdPerMillionTokens;
@@ -99,7 +101,7 @@ MatrixCell evaluateCell(const Scenario& workload, const ModelSpec& model, const 
     s.gpu = gpu;
     s.gpuCountAuto = true;
     adaptToGpu(s);
-    return cellOf(s, maxGpus, slo, nullptr);
+    return cellOf(s, maxGpus, slo, nullptr, nullptr);
 }
 
 std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
@@ -130,6 +132,7 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
         s.engine = workload.engine;  // adaptToGpu may swap a serving engine for llama.cpp on Apple columns
         adaptToGpu(s);
         const HeldGpuRates rates(s.gpu);  // the column's achieved fractions, per engine and format
+        const CostBasis costs = costBasis(s);  // and its prices
         for (std::size_t m = 0; m < leanModels.size(); ++m) {
             // The row's model is moved into the scenario and back, not
             // copied: a copy per cell cost more than the cell's cost figures.
@@ -139,7 +142,7 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
                 s.weights = choice.format;
                 s.weightsWhy = choice.why;
             }
-            cells[m][g] = cellOf(s, maxGpus, slo, &figures[m]);
+            cells[m][g] = cellOf(s, maxGpus, slo, &figures[m], &costs);
             leanModels[m] = std::move(s.model);
         }
     }

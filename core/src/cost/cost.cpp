@@ -46,12 +46,18 @@ constexpr double kRackCircuitW = 3000.0;
 
 bool board(const GpuSpec& gpu) { return gpu.formFactor == "sxm" || gpu.formFactor == "oam"; }
 
-double hostWattsPerNode(const GpuSpec& gpu, int gpusInNode) {
-    if (gpu.formFactor == "soc" || gpu.vendor == "apple") return 0;  // the SoC's power covers the machine
-    if (requiresLiquidCooling(gpu)) return kNvl72HostWPerGpu * gpusInNode;
-    if (board(gpu)) return kBoardHostWPerGpu * gpusInNode;
-    if (gpu.gpuClass == "datacenter") return kServerHostW;
-    return kDesktopHostW;
+// The host's power beside the GPUs: per GPU slot on boards and racks, per
+// node otherwise.
+CostBasis::HostPower hostPower(const GpuSpec& gpu) {
+    if (gpu.formFactor == "soc" || gpu.vendor == "apple") return {0, false};  // the SoC's power covers the machine
+    if (requiresLiquidCooling(gpu)) return {kNvl72HostWPerGpu, true};
+    if (board(gpu)) return {kBoardHostWPerGpu, true};
+    if (gpu.gpuClass == "datacenter") return {kServerHostW, false};
+    return {kDesktopHostW, false};
+}
+
+double hostWattsPerNode(const CostBasis::HostPower& host, int gpusInNode) {
+    return host.perGpu ? host.watts * gpusInNode : host.watts;
 }
 
 // The price of one GPU-hour in USD and the words that say where it comes
@@ -123,13 +129,14 @@ std::optional<double> unitPriceCny(const Scenario& s) {
     return std::nullopt;
 }
 
-void addPower(const Scenario& s, const Plan& plan, bool withExplain, bool withWarnings, CostEstimate& out) {
+void addPower(const Scenario& s, const CostBasis& basis, const Plan& plan, bool withExplain, bool withWarnings,
+              CostEstimate& out) {
     const int gpus = std::max(1, plan.gpuCount);
     const int nodes = std::max(1, plan.nodes);
     const int perNode = (gpus + nodes - 1) / nodes;
-    const double hostW = hostWattsPerNode(s.gpu, perNode);
+    const double hostW = hostWattsPerNode(basis.host, perNode);
     const double nodeW = perNode * s.gpu.tdpW + hostW;
-    if (withWarnings && requiresLiquidCooling(s.gpu)) {
+    if (withWarnings && basis.liquidCooling) {
         out.warnings.push_back({"liquid_cooling", "NVL72-class racks are liquid-cooled: plan for facility water, not air"});
     }
     // A plan that runs never draws 0 W: without the board power in the
@@ -177,38 +184,56 @@ void addTrainingRun(const Scenario& s, const Plan& plan, const SpeedEstimate& sp
     if (withExplain) out.explain.push_back({"energy_kwh", "power_w x hours / 1000 x PUE 1.2", *out.energyKwh});
 }
 
-CostEstimate costOf(const Scenario& s, const Plan& plan, const SpeedEstimate& speed, bool withExplain,
-                    bool withWarnings) {
+CostEstimate costOf(const Scenario& s, const CostBasis& basis, const Plan& plan, const SpeedEstimate& speed,
+                    bool withExplain, bool withWarnings) {
     CostEstimate out;
     const int gpus = std::max(1, plan.gpuCount);
     out.priceYear = s.gpu.priceYear;
-    if (const auto hourly = gpuHourPrice(s, withExplain)) {
-        out.usdPerHour = hourly->usd * gpus;
+    if (basis.hourUsd) {
+        out.usdPerHour = *basis.hourUsd * gpus;
         if (withExplain) {
-            out.explain.push_back({"usd_per_hour", "GPUs x price per GPU-hour (" + hourly->origin + ")", *out.usdPerHour});
+            out.explain.push_back({"usd_per_hour", "GPUs x price per GPU-hour (" + basis.hourOrigin + ")", *out.usdPerHour});
         }
     }
-    if (const auto unit = unitPriceUsd(s)) {
+    if (const auto unit = basis.unitUsd) {
         out.purchaseUsd = *unit * gpus;
         if (withExplain) out.explain.push_back({"purchase_usd", "GPUs x price per card", *out.purchaseUsd});
     }
     if (withExplain && s.currency == "cny") {
         if (const auto cny = unitPriceCny(s)) out.explain.push_back({"purchase_cny", "GPUs x price per card in CNY", *cny * gpus});
     }
-    addPower(s, plan, withExplain, withWarnings, out);
+    addPower(s, basis, plan, withExplain, withWarnings, out);
     addServingCost(speed, withExplain, out);
     addTrainingRun(s, plan, speed, withExplain, out);
     return out;
 }
 
+CostBasis basisOf(const Scenario& s, bool withOrigin) {
+    CostBasis basis;
+    if (auto hourly = gpuHourPrice(s, withOrigin)) {
+        basis.hourUsd = hourly->usd;
+        basis.hourOrigin = std::move(hourly->origin);
+    }
+    basis.unitUsd = unitPriceUsd(s);
+    basis.host = hostPower(s.gpu);
+    basis.liquidCooling = requiresLiquidCooling(s.gpu);
+    return basis;
+}
+
 }  // namespace
 
 CostEstimate estimateCost(const Scenario& s, const Plan& plan, const SpeedEstimate& speed, bool withExplain) {
-    return costOf(s, plan, speed, withExplain, true);
+    return costOf(s, basisOf(s, withExplain), plan, speed, withExplain, true);
 }
 
+CostBasis costBasis(const Scenario& s) { return basisOf(s, false); }
+
 CostEstimate costFigures(const Scenario& s, const Plan& plan, const SpeedEstimate& speed) {
-    return costOf(s, plan, speed, false, false);
+    return costOf(s, costBasis(s), plan, speed, false, false);
+}
+
+CostEstimate costFigures(const Scenario& s, const CostBasis& basis, const Plan& plan, const SpeedEstimate& speed) {
+    return costOf(s, basis, plan, speed, false, false);
 }
 
 }  // namespace caliper

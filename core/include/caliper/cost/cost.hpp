@@ -1,6 +1,7 @@
 #pragma once
 // Cloud and purchase cost, power and energy of a plan.
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "caliper/speed/speed.hpp"
@@ -27,5 +28,21 @@ CostEstimate estimateCost(const Scenario& scenario, const Plan& plan, const Spee
 
 // The figures alone, with neither explanation nor warnings (matrix cells).
 CostEstimate costFigures(const Scenario& scenario, const Plan& plan, const SpeedEstimate& speed);
+
+// What a plan's cost reads of the scenario's GPU and prices, whatever the
+// plan: a matrix works it out once per GPU column.
+struct CostBasis {
+    std::optional<double> hourUsd;  // price of one GPU-hour
+    std::string hourOrigin;         // where that price comes from (estimateCost's explanation only)
+    std::optional<double> unitUsd;  // purchase price of one card
+    struct HostPower {
+        double watts = 0;
+        bool perGpu = false;  // per GPU slot (boards, racks), else per node
+    } host;
+    bool liquidCooling = false;
+};
+CostBasis costBasis(const Scenario& scenario);
+// costFigures with `basis` = costBasis(scenario), worked out by the caller.
+CostEstimate costFigures(const Scenario& scenario, const CostBasis& basis, const Plan& plan, const SpeedEstimate& speed);
 
 }  // namespace caliper
