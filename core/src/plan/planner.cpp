@@ -76,23 +76,25 @@ struct Candidate {
     }
 };
 
-// The request with checkpointing set, prepared once. Without a change the
-// request itself is used (no copy).
+// The request with checkpointing set, prepared once (in place: the
+// prepared inputs are large, and every matrix cell makes one). Without a
+// change the request itself is used (no copy).
 struct Variant {
     std::optional<Scenario> own;
-    const Scenario* scenario = nullptr;
+    const Scenario* scenario;
     sizing::Inputs in;
-    Variant(const Scenario& base, bool checkpointing, const sizing::ModelFigures* held) {
-        if (base.gradientCheckpointing == checkpointing) {
-            scenario = &base;
-        } else {
-            own.emplace(base);
-            own->gradientCheckpointing = checkpointing;
-            scenario = &*own;
-        }
-        in = sizing::prepare(*scenario, held);
-    }
+    Variant(const Scenario& base, bool checkpointing, const sizing::ModelFigures* held)
+        : own(withCheckpointing(base, checkpointing)),
+          scenario(own ? &*own : &base),
+          in(sizing::prepare(*scenario, held)) {}
     Variant(const Variant&) = delete;
+
+    static std::optional<Scenario> withCheckpointing(const Scenario& base, bool checkpointing) {
+        if (base.gradientCheckpointing == checkpointing) return std::nullopt;
+        std::optional<Scenario> s(base);
+        s->gradientCheckpointing = checkpointing;
+        return s;
+    }
 };
 
 // A known fit: the count search's answer, so it is not evaluated again.
@@ -211,19 +213,12 @@ Choice chooseOffload(const Scenario& request) {
     return out;
 }
 
-}  // namespace
-
-Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
-    if (request.parallel.offload == Offload::Layers || request.parallel.offload == Offload::MoeExperts) {
-        return chooseOffload(request);
-    }
+// The choice given the variant without checkpointing (`offPtr`, when the
+// planner decides it) and with the request's (or, deciding, with it on).
+Choice chooseWith(const Scenario& request, int maxGpus, const sizing::ModelFigures* held, const Variant* offPtr) {
     Choice out;
-    const bool autoCheckpointing = training(request) && request.gradientCheckpointingAuto;
-    // Checkpointing on is the leaner variant; off is tried first at a count.
-    std::optional<Variant> off;
-    if (autoCheckpointing) off.emplace(request, false, held);
+    const bool autoCheckpointing = offPtr != nullptr;
     const Variant on(request, autoCheckpointing || (training(request) && request.gradientCheckpointing), held);
-    const Variant* offPtr = off ? &*off : nullptr;
 
     // The fewest GPUs that fit under the leanest candidate (the default
     // strategy shards states for training; checkpointing on).
@@ -275,6 +270,22 @@ Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* 
         out.why.push_back(out.gradientCheckpointing ? "checkpointing_needed_to_fit" : "checkpointing_off_fits");
     }
     return out;
+}
+
+}  // namespace
+
+Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
+    if (request.parallel.offload == Offload::Layers || request.parallel.offload == Offload::MoeExperts) {
+        return chooseOffload(request);
+    }
+    // Checkpointing on is the leaner variant; off is tried first at a count.
+    // (Two calls rather than an optional variant: an empty std::optional of
+    // it was zero-filled, kilobytes per matrix cell.)
+    if (training(request) && request.gradientCheckpointingAuto) {
+        const Variant off(request, false, held);
+        return chooseWith(request, maxGpus, held, &off);
+    }
+    return chooseWith(request, maxGpus, held, nullptr);
 }
 
 Scenario resolved(const Scenario& request, const Choice& choice) {
