@@ -201,6 +201,9 @@ Plan planFor(const Inputs& in, int gpuCount);
 // The same with a given strategy (the planner weighs several).
 Plan planWith(const Inputs& in, int gpuCount, Strategy strategy);
 bool countUsable(const Inputs& in, const Plan& plan);
+// A count above which planFor makes no usable plan (kMaxGpus where no
+// bound is known): the GPU-count search stops there.
+int usableCountLimit(const Inputs& in);
 // The largest tensor-parallel degree the scenario's strategy may use.
 int maxTensorDegree(const Inputs& in);
 // Evaluates without explanation: does the plan fit?

@@ -174,11 +174,12 @@ Gallop gallop(Search& search, std::size_t start) {
 // gallop to a fit, then bisect. Otherwise pipeline depths round layers per
 // stage up, so memory can rise between counts and every count below the
 // first fit must be probed anyway: a plain scan from the lower bound probes
-// nothing else (a gallop would add the probes past the fit).
-std::optional<int> firstFit(Search& search, std::size_t start, bool monotoneMemory) {
+// nothing else (a gallop would add the probes past the fit), and it stops
+// past the last count the strategy can use (`limit`).
+std::optional<int> firstFit(Search& search, std::size_t start, bool monotoneMemory, int limit) {
     const Counts& counts = candidateCounts();
     if (!monotoneMemory) {
-        for (std::size_t i = start; i < counts.size(); ++i) {
+        for (std::size_t i = start; i < counts.size() && counts[i] <= limit; ++i) {
             if (fitsAt(search, i)) return counts[i];
         }
         return std::nullopt;
@@ -216,7 +217,8 @@ std::optional<CountFit> fewestGpusFit(const sizing::Inputs& in) {
     if (lowest <= 1 && fitsCount(search, 1)) return found;
     const Strategy strategy = sizing::planFor(in, 2).strategy;
     if (replicated(scenario, strategy) || activationsAloneOverflow(in, scenario, strategy)) return std::nullopt;
-    const std::optional<int> fitting = firstFit(search, firstPossibleIndex(lowest), monotone(strategy));
+    const std::optional<int> fitting =
+        firstFit(search, firstPossibleIndex(lowest), monotone(strategy), sizing::usableCountLimit(in));
     if (!fitting) return std::nullopt;
     const int fewest = fewestInGap(search, *fitting, lowest);
     if (found.count != fewest) fitsCount(search, fewest);  // the searches end on their answer; this keeps that true

@@ -200,6 +200,26 @@ bool countUsable(const Inputs& in, const Plan& plan) {
     return true;
 }
 
+int usableCountLimit(const Inputs& in) {
+    const Scenario& s = *in.scenario;
+    // The strategy planFor hands planWith above one GPU (a tensor plan of
+    // tp 1 is then named a pipeline, with the same degrees).
+    const Strategy strategy = s.parallel.strategy == Strategy::Auto ? defaultStrategy(s, 2) : s.parallel.strategy;
+    const int layers = stackLayers(s.model);
+    const int cp = in.training ? std::max(1, s.parallel.cp) : 1;
+    // planWith: pp = min(count, layers), tp = dp = 1, so a usable count
+    // (tp x pp x cp x dp = count) is at most layers x cp.
+    if (strategy == Strategy::LayerSplit) return layers * cp;
+    // Serving tensor plans without a requested pp: tp within a node (or the
+    // requested tp) and pp = count / tp, which leaves dp = 1; a usable count
+    // is tp x pp with pp <= layers.
+    if (strategy == Strategy::Tensor && !in.training && s.parallel.pp <= 0) {
+        const int tp = s.parallel.tp > 0 ? s.parallel.tp : std::max(1, s.gpu.gpusPerNode);
+        return tp * layers;
+    }
+    return kMaxGpus;
+}
+
 bool planFits(const Inputs& in, const Plan& plan) {
     return fits(*in.scenario, evaluate(in, plan, Explain(), nullptr));
 }

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "caliper/plan/estimate.hpp"
+#include "memory/sizing.hpp"
 #include "sizing_fixture.hpp"
 
 using namespace caliper;
@@ -95,13 +96,34 @@ TEST_CASE("the pruned GPU-count search answers what a scan of every count answer
     zero3.gradientCheckpointing = true;
     Scenario longZero3 = zero3;  // activations alone overflow a 24 GB card at any count
     longZero3.seqLen = 131072;
+    // Kimi K2: 61 layers of ~16.5B parameters (config.json), 33 GB each in
+    // bf16: no split fits a 24 GB or a 4 GB card (one GPU per server: no
+    // tensor parallelism), so the search ends where the plans end.
     const Scenario cases[] = {serving("llama-3.1-405b", "rtx-4090"), serving("qwen2.5-72b", "rtx-4090"),
-                              serving("llama-3.1-8b", "rtx-4090"), zero3, longZero3};
+                              serving("llama-3.1-8b", "rtx-4090"), zero3, longZero3,
+                              serving("kimi-k2", "rtx-4090", Engine::LlamaCpp), serving("kimi-k2", "gtx-1050-ti")};
     for (const Scenario& s : cases) {
         INFO(s.model.id << " " << toString(s.task) << " seq " << s.seqLen);
         const std::optional<int> n = fewestGpus(s);
         // Up to the answer every count is scanned; where there is none, every count.
         CHECK(scan(s, n ? *n : kMaxGpus) == n);
+    }
+}
+
+// The search stops at usableCountLimit: past it no plan of the strategy
+// can use its GPUs (a layer split has one GPU per layer at most; a serving
+// tensor plan tp x pp GPUs, tp within a server or as requested).
+TEST_CASE("no count past the usable limit makes a usable plan", "[plan][gpu_count]") {
+    Scenario requestedTp = serving("llama-3.1-70b", "h100-sxm5-80gb");
+    requestedTp.parallel.tp = 4;
+    const Scenario cases[] = {serving("llama-3.1-8b", "rtx-4090", Engine::LlamaCpp), serving("llama-3.1-70b", "h100-sxm5-80gb"),
+                              serving("kimi-k2", "gtx-1050-ti"), requestedTp};
+    for (const Scenario& s : cases) {
+        const sizing::Inputs in = sizing::prepare(s);
+        const int limit = sizing::usableCountLimit(in);
+        INFO(s.model.id << " on " << s.gpu.id << " " << toString(s.engine) << ": limit " << limit);
+        REQUIRE(limit < kMaxGpus);
+        for (int n = limit + 1; n <= kMaxGpus; ++n) CHECK_FALSE(sizing::countUsable(in, sizing::planFor(in, n)));
     }
 }
 
