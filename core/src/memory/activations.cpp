@@ -138,7 +138,7 @@ double inferenceActivationBytes(const Inputs& in, const Layout& layout, const St
             const bool large = s.gpu.memoryGib >= kLargeGpuGiB && s.gpu.name.find("A100") == std::string::npos;
             const double sampler =
                 stage.last ? (large ? kVllmMaxSeqsLarge : kServingMaxSeqs) * sh.vocab * kVllmSamplerBytesPerLogit : 0;
-            const double forward = tokens * perTokenLayerBytes(sh, layout.tp, kBf16);
+            const double forward = tokens * perToken;
             logits = std::max(0.0, sampler - forward);  // the peak is the larger of the two
             why = "the profile run of a chunked-prefill batch, or the sampler's on max_num_seqs rows if larger";
         }

@@ -129,8 +129,10 @@ MemoryBreakdown evaluateStage(const Inputs& in, const Layout& layout, const Stag
     const double allocatedBytes = t.allocatedBytes();
     const Overhead o = runtimeOverhead(in, layout, st, allocatedBytes, t.buffersBytes);
     const PoolResult pool = applyPool(s, allocatedBytes - t.kvCacheBytes + o.total(), t.kvCacheBytes);
-    explainPool(s, pool, t.kvCacheBytes, ex);
-    explainOverhead(o, pool.slack, ex);
+    if (ex.on()) {
+        explainPool(s, pool, t.kvCacheBytes, ex);
+        explainOverhead(o, pool.slack, ex);
+    }
     if (warnings && pool.paged && t.kvCacheBytes > pool.pool && pool.pool > 0) {
         warnings->push_back(Warning{"kv_pool_too_small",
                                     fmt("the KV cache needs %.1f GiB but the pool left after the weights holds %.1f GiB",

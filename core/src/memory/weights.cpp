@@ -84,7 +84,7 @@ double expertLayerBytes(const Inputs& in) {
 }
 
 double offloadedWeightBytes(const Inputs& in, const Layout& layout) {
-    double bytes = layout.cpuMoeLayers * expertLayerBytes(in);
+    double bytes = layout.cpuMoeLayers > 0 ? layout.cpuMoeLayers * expertLayerBytes(in) : 0.0;
     const int layers = in.shape.stackLayers;
     if (layout.gpuLayers >= 0 && layout.gpuLayers < layers) {
         bytes += (layers - layout.gpuLayers) * in.weights.layerBytes + in.weights.headBytes + in.weights.tiedHeadBytes;

@@ -52,9 +52,10 @@ ServingLayout servingLayout(const Scenario& scenario, const Plan& plan) {
     }
     layout.sequences = std::max(1.0, double(std::max<std::int64_t>(1, scenario.batch)) / layout.replicas);
     layout.microbatches = plan.strategy == Strategy::Pipeline ? int(std::min<double>(layout.pp, layout.sequences)) : 1;
+    // The links are read only where a group talks over them.
     const int perNode = std::max(1, scenario.gpu.gpusPerNode);
-    layout.tpLink = groupLink(scenario, layout.tp, layout.tp > perNode);
-    layout.stageLink = groupLink(scenario, 2, layout.tp * layout.pp > perNode);
+    if (layout.tp > 1) layout.tpLink = groupLink(scenario, layout.tp, layout.tp > perNode);
+    if (layout.pp > 1) layout.stageLink = groupLink(scenario, 2, layout.tp * layout.pp > perNode);
     return layout;
 }
 

@@ -15,8 +15,8 @@ struct ServingLayout {
     int pp = 1;           // pipeline stages (or llama.cpp layer-split devices)
     int replicas = 1;     // data-parallel copies serving separate requests
     int microbatches = 1; // batches in flight across the stages (1 = layer split)
-    Link tpLink;          // link of the tensor-parallel group
-    Link stageLink;       // link between pipeline stages
+    Link tpLink;          // link of the tensor-parallel group (set where tp > 1)
+    Link stageLink;       // link between pipeline stages (set where pp > 1)
     double sequences = 1; // concurrent sequences per replica
 };
 
