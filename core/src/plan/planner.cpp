@@ -112,8 +112,11 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
     for (Strategy strategy : strategies) {
         for (const Variant* v : {off, &on}) {
             if (!v) continue;
-            const Plan plan = strategy == Strategy::Auto ? sizing::planFor(v->in, count)
-                                                         : sizing::planWith(v->in, count, strategy);
+            // The count search's own answer is planFor of these inputs at this count.
+            const bool searched = strategy == Strategy::Auto && known.fit && known.variant == v && known.fit->count == count;
+            const Plan plan = searched                      ? known.fit->plan
+                              : strategy == Strategy::Auto ? sizing::planFor(v->in, count)
+                                                           : sizing::planWith(v->in, count, strategy);
             MemoryBreakdown memory;
             const bool same = known.fit && known.variant == v && known.fit->count == count &&
                               known.fit->plan.strategy == plan.strategy && known.fit->plan.tp == plan.tp &&
