@@ -19,7 +19,7 @@ namespace {
 // figures estimate() gives at the fewest GPUs that fit, without its text
 // (names, warnings, explanations), and with the scenario prepared once.
 MatrixCell pipelineCellOf(const Scenario& s, int maxGpus) {
-    const EstimateResult r = estimatePipeline(s, EstimateDetail{false, false, false});
+    const EstimateResult r = estimatePipeline(s, EstimateDetail{false, false, false, false});
     MatrixCell cell;
     cell.gpusNeeded = r.gpusNeeded;
     cell.fitsOne = r.gpusNeeded && *r.gpusNeeded == 1;

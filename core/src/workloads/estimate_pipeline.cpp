@@ -98,11 +98,13 @@ bool shardsAcrossGpus(const ModelSpec& model) {
 EstimateResult estimatePipeline(const Scenario& s, EstimateDetail detail) {
     EstimateResult r;
     const WorkloadInputs in = workloadInputs(s);
-    r.modelId = s.model.id;
+    if (detail.text) {
+        r.modelId = s.model.id;
+        r.gpuId = s.gpu.id;
+        r.gpuName = s.gpu.name;
+    }
     r.paramsB = pipelineParams(s.model) / 1e9;
     r.activeParamsB = r.paramsB;
-    r.gpuId = s.gpu.id;
-    r.gpuName = s.gpu.name;
     r.gpuMemoryGiB = s.gpu.memoryGib;
     r.usableMemoryGiB = usableMemoryGiB(s);
 
@@ -122,7 +124,7 @@ EstimateResult estimatePipeline(const Scenario& s, EstimateDetail detail) {
     const int splitOver = workloads::shardsAcrossGpus(s.model) ? count : 1;
     r.memory = sizeOn(s, in, splitOver).breakdown;
     r.fits = fitsMemory(s, r.memory);
-    if (!r.fits) {
+    if (!r.fits && detail.text) {
         r.warnings.push_back({"does_not_fit", "needs " + oneDecimal(r.memory.totalGiB) + " GiB per GPU; " + s.gpu.name +
                                                   " offers " + oneDecimal(r.usableMemoryGiB) + " GiB usable"});
     }
@@ -157,7 +159,7 @@ EstimateResult estimatePipeline(const Scenario& s, EstimateDetail detail) {
             r.workloadFigures.video = VideoFigures{time.seconds};
         }
     }
-    if (!(time.seconds > 0 && std::isfinite(time.seconds))) {
+    if (detail.text && !(time.seconds > 0 && std::isfinite(time.seconds))) {
         r.warnings.push_back({"unknown_compute_rate", s.gpu.name + " has no known tensor rate for this format; "
                                                       "the workload's speed is unknown"});
     }
@@ -165,7 +167,8 @@ EstimateResult estimatePipeline(const Scenario& s, EstimateDetail detail) {
         if (std::isfinite(t.value)) r.explain.push_back(t);
     }
 
-    const CostEstimate cost = estimateCost(s, r.plan, SpeedEstimate{}, detail.explain);
+    const CostEstimate cost =
+        detail.text ? estimateCost(s, r.plan, SpeedEstimate{}, detail.explain) : costFigures(s, r.plan, SpeedEstimate{});
     r.usdPerHour = cost.usdPerHour;
     r.purchaseUsd = cost.purchaseUsd;
     r.powerW = cost.powerW;

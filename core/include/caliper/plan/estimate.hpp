@@ -17,6 +17,7 @@ struct EstimateDetail {
     bool quickRules = true;   // the source documents' rules of thumb
     bool suggestions = true;  // "make it fit" changes when the scenario does not fit
     bool explain = true;      // every term's formula in words (memory, speed, cost)
+    bool text = true;         // a non-LLM workload's names and warnings (a matrix cell reads its figures only)
 };
 
 EstimateResult estimate(const Scenario& scenario, EstimateDetail detail = {});
