@@ -8,7 +8,7 @@
 //   build/bin/caliper_bench [--quick]
 //   valgrind --tool=callgrind build/bin/caliper_bench --profile-catalog
 //   valgrind --tool=callgrind build/bin/caliper_bench --profile-matrix
-//   perf record -g build/bin/caliper_bench --profile-matrix 50   (N passes)
+//   perf record -g build/bin/caliper_bench --profile-matrix 50 [lora]   (N passes)
 //   valgrind --tool=callgrind build/bin/caliper_bench --profile-estimate-json
 #include <time.h>
 
@@ -277,7 +277,9 @@ int main(int argc, char** argv) {
     const Catalog catalog = parseCatalog(embeddedGpusJson(), embeddedModelsJson());
     if (profile) {  // passes of the inference matrix (one by default), for callgrind or perf
         const int passes = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
-        const Scenario workload = inferenceScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb");
+        const bool lora = argc > 3 && std::strcmp(argv[3], "lora") == 0;
+        const Scenario workload = lora ? loraScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb")
+                                       : inferenceScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb");
         for (int i = 0; i < passes; ++i) {
             gSink = gSink + computeMatrix(workload, allModels(catalog), allGpus(catalog), 8).front().front().totalGiB;
         }

@@ -54,6 +54,7 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
         in.adapterParams = double(std::max(1, s.lora.rank)) * dims;
     }
     in.trainableParams = in.lora ? in.adapterParams : in.counts.total;
+    if (in.training) prepareOverhead(s, in);
     return in;
 }
 

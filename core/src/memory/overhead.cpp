@@ -57,6 +57,14 @@ bool usesNccl(const Inputs& in, const Layout& layout) {
 
 }  // namespace
 
+void prepareOverhead(const Scenario& s, Inputs& in) {
+    in.allocatorReserve =
+        calibrated(CalibratedConstant::TrainingAllocatorReserve, s.engine, s.weights, s.gpu,
+                   s.task == Task::Pretrain || s.packing ? kPretrainAllocatorReserve : kTrainingAllocatorReserve);
+    in.varyingLengthCopies =
+        calibrated(CalibratedConstant::VaryingLengthLossCopies, s.engine, s.weights, s.gpu, kVaryingLengthLossCopies);
+}
+
 Overhead runtimeOverhead(const Inputs& in, const Layout& layout, const Stage& stage, double allocatedBytes,
                          double bufferBytes) {
     const Engine engine = in.scenario->engine;
@@ -71,16 +79,9 @@ Overhead runtimeOverhead(const Inputs& in, const Layout& layout, const Stage& st
     // grows past the memory left free. The fragmentation reserve is not
     // capped so: blocks split inside segments in use cannot be released.
     auto leftFree = [&] { return std::max(0.0, gibToBytes(usableMemoryGiB(s)) - allocatedBytes - o.total()); };
-    if (in.training) {
-        const double reserve =
-            calibrated(CalibratedConstant::TrainingAllocatorReserve, engine, s.weights, s.gpu,
-                       s.task == Task::Pretrain || s.packing ? kPretrainAllocatorReserve : kTrainingAllocatorReserve);
-        o.allocator = reserve * (allocatedBytes + bufferBytes);
-    }
+    if (in.training) o.allocator = in.allocatorReserve * (allocatedBytes + bufferBytes);
     if (in.training && s.task == Task::Finetune && !s.packing && stage.last) {
-        const double copies =
-            calibrated(CalibratedConstant::VaryingLengthLossCopies, engine, s.weights, s.gpu, kVaryingLengthLossCopies);
-        o.varyingLengths = std::clamp(copies * lossWorkingSetBytes(in, layout), 0.0, leftFree());
+        o.varyingLengths = std::clamp(in.varyingLengthCopies * lossWorkingSetBytes(in, layout), 0.0, leftFree());
     }
     return o;
 }

@@ -115,9 +115,16 @@ struct Inputs {
     bool lora = false;       // lora or qlora
     double trainableParams = 0;  // all parameters (full) or adapter parameters
     double adapterParams = 0;
+    // Training: the caching allocator's calibrated reserve fraction and
+    // varying-length loss copies (memory/overhead.cpp), read once here
+    // rather than for every plan probed.
+    double allocatorReserve = 0;
+    double varyingLengthCopies = 0;
 };
 
 Inputs prepare(const Scenario& s);
+// Sets the training reserve scales of `in` (memory/overhead.cpp).
+void prepareOverhead(const Scenario& s, Inputs& in);
 
 // What prepare() works out from the model alone; a matrix works it out once
 // per model row instead of once per cell.
