@@ -229,6 +229,61 @@ TEST_CASE("serve: at the same price and GPUs the request's own KV format is kept
     }
 }
 
+TEST_CASE("serve: disaggregated prefill and decode where a tight TTFT meets long prompts", "[serving][serve]") {
+    // Llama-3.1-70B for 1,000 users at 4,096 + 512 tokens, TTFT <= 1 s and
+    // TPOT <= 30 ms on H100s: about 60 requests/s, 250k prompt tokens/s,
+    // 2 x 70e9 x 250e3 = 35 PFLOP/s of prefill. Aggregated replicas must keep
+    // every prompt's chunks inside 30 ms decode steps; split, the decode
+    // replicas carry no prompt and the prefill replicas no decode
+    // (DistServe, OSDI 2024), so fewer GPUs meet both targets.
+    const std::string load = R"("model":"llama-3.1-70b","gpu":["h100-sxm5-80gb"],"users":1000,"prompt_tokens":4096,)"
+                             R"("output_tokens":512,"slo":{"ttft_s":1,"tpot_ms":30},"max_gpus":256,"top":20)";
+    const PropertyJson any = answer("{" + load + R"(,"disaggregated":"auto"})");
+    REQUIRE(any["deployments"].size() > 0);
+    const PropertyJson& best = any["deployments"][0];
+    REQUIRE(best["disaggregated"].is_object());
+    const PropertyJson& split = best["disaggregated"];
+    CHECK(best["gpu_count"] == split["prefill_replicas"].get<int>() * split["prefill_gpus_per_replica"].get<int>() +
+                                   split["decode_replicas"].get<int>() * split["decode_gpus_per_replica"].get<int>());
+    CHECK(best["serving"]["ttft_s"].get<double>() <= 1.0);
+    CHECK(best["serving"]["tpot_ms"].get<double>() <= 30.0);
+    const PropertyJson together = answer("{" + load + "}");  // not tried by default
+    REQUIRE(together["deployments"].size() > 0);
+    for (const auto& d : together["deployments"]) CHECK(d["disaggregated"].is_null());
+    CHECK(best["gpu_count"].get<int>() < together["deployments"][0]["gpu_count"].get<int>());
+    const PropertyJson only = answer("{" + load + R"(,"disaggregated":true})");
+    for (const auto& d : only["deployments"]) CHECK(d["disaggregated"].is_object());
+    // The prompt's KV, 4,096 tokens x 320 KiB (80 layers x 8 KV heads x 128
+    // x 2 x 2 B in 16 bits), leaves each prefill GPU in one send: a few ms
+    // at most over NVLink or a 400 Gb/s NIC (1.34 GB / 4 GPUs / 50 GB/s = 6.7 ms).
+    for (const auto& d : any["deployments"]) {
+        if (!d["disaggregated"].is_object()) continue;
+        CHECK(d["disaggregated"]["kv_transfer_ms"].get<double>() > 0);
+        CHECK(d["disaggregated"]["kv_transfer_ms"].get<double>() < 15);
+    }
+    rejected("{" + load + R"(,"disaggregated":"maybe"})", "invalid_value", "/disaggregated");
+}
+
+TEST_CASE("serve: a disaggregated deployment's TPOT is its decode step alone", "[serving][serve]") {
+    // With no prompt chunks in its steps, a decode replica running c requests
+    // is no slower per token than an aggregated replica of the same GPUs at
+    // the same c, whose steps also carry the prompts.
+    const PropertyJson split = answer(R"({"model":"llama-3.1-8b","gpu":["h100-sxm5-80gb"],"users":300,)"
+                                      R"("prompt_tokens":2048,"output_tokens":256,"slo":{"ttft_s":2,"tpot_ms":40},)"
+                                      R"("disaggregated":true,"kv_cache":"bf16","top":1})");
+    REQUIRE(split["deployments"].size() == 1);
+    const PropertyJson& d = split["deployments"][0];
+    const double perReplica = d["concurrency_per_replica"].get<double>();
+    const int gpus = d["disaggregated"]["decode_gpus_per_replica"].get<int>();
+    PropertyJson alone = {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}, {"gpu_count", gpus},
+                          {"parallel", {{"tp", gpus}}}, {"prompt_tokens", 2048}, {"output_tokens", 256},
+                          {"kv_cache", "bf16"}, {"batch", std::max(1, int(perReplica))}};
+    const ApiResponse r = estimateJson(projectCatalog(), alone.dump());
+    REQUIRE(r.status == 0);
+    const PropertyJson together = PropertyJson::parse(r.json)["serving"];
+    CHECK(d["serving"]["tpot_ms"].get<double>() <= together["tpot_ms"].get<double>() * (1 + kRounding));
+}
+
 TEST_CASE("serve: an SLO nobody meets answers the closest deployments, not an error", "[serving][serve]") {
     const PropertyJson a = answer(R"({"model":"llama-3.1-70b","users":10,"slo":{"ttft_s":0.0001},"gpu":["h100-sxm5-80gb","rtx-4090"]})");
     CHECK(a["meets_slo"] == false);
