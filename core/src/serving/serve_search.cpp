@@ -35,6 +35,7 @@ struct Candidate {
     Plan plan;
     MemoryBreakdown memory;
     int gpus = 1;
+    bool kvChosen = false;  // the search's FP8 KV cache, not the request's format
 };
 
 std::optional<Candidate> candidate(const Scenario& base, int gpus) {
@@ -101,6 +102,7 @@ void price(Deployment& d, const Scenario& s) {
 std::optional<Deployment> deploy(const Candidate& c, int replicas, const ServeOptions& o) {
     Deployment d;
     d.gpu = c.scenario.gpu;
+    d.kvCache = c.scenario.kvCache;
     d.replicas = replicas;
     d.gpuCount = c.gpus * replicas;
     d.plan = c.plan;
@@ -125,6 +127,8 @@ std::optional<Deployment> deploy(const Candidate& c, int replicas, const ServeOp
     if (o.slo.minUserTokensPerS && f->userTokensPerS < *o.slo.minUserTokensPerS) d.why.push_back("user_speed_below_slo");
     if (f->queued) d.why.push_back("requests_queue_for_kv_pool");
     d.why.push_back(c.plan.tp > 1 ? "tensor_parallel_in_replica" : "one_gpu_per_replica");
+    d.kvChosen = c.kvChosen;
+    if (c.kvChosen) d.why.push_back("fp8_kv_cache_more_users");
     if (replicas > 1) d.why.push_back("replicas_for_load");
     if (!d.usdPerHour && !d.purchaseUsd) d.why.push_back("unpriced");
     return d;
@@ -151,6 +155,21 @@ std::vector<CurvePoint> frontier(const Candidate& c) {
     return points;
 }
 
+// The KV formats a replica is tried with: the request's, and where it left
+// the cache unset on a 16-bit KV, FP8 too on GPUs that convert FP8 in
+// hardware. vLLM, SGLang and TensorRT-LLM store FP8 KV with
+// `--kv-cache-dtype fp8`: about twice the tokens in the same pool, so more
+// users per replica (vLLM docs, features/quantization/quantized_kvcache:
+// "approximately double the amount of space for KV cache allocation";
+// native conversion on Hopper or later and MI300).
+std::vector<KvFormat> kvFormatsTried(const Scenario& s) {
+    std::vector<KvFormat> out{s.kvCache};
+    const bool sixteenBit = s.kvCache == KvFormat::Bf16 || s.kvCache == KvFormat::Fp16;
+    if (!s.kvCacheExplicit && sixteenBit && s.gpu.supportsFp8 && runtimeOf(s.engine) != Engine::LlamaCpp)
+        out.push_back(KvFormat::Fp8);
+    return out;
+}
+
 }  // namespace
 
 ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, const ServeOptions& o) {
@@ -161,37 +180,42 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
     };
     std::vector<Option> meeting, closest;
     for (const GpuSpec& gpu : gpus) {
-        Scenario s = workload;
-        s.gpu = gpu;
-        adaptToGpu(s);
-        if (!continuousBatching(s)) continue;
-        s.gpuCountAuto = true;
-        s.batch = 1;
-        const std::optional<int> fewest = fewestGpus(s);
-        if (!fewest || *fewest > o.maxGpus) continue;
-        for (int k = 0, n = *fewest; k <= kReplicaSizeDoublings && n <= o.maxGpus; ++k, n *= 2) {
-            const std::optional<Candidate> c = candidate(s, n);
-            if (!c) continue;
-            ++answer.candidates;
-            const serving::Evaluator e(c->scenario, c->plan, c->memory);
-            if (!e.runs()) continue;
-            const double cap = o.requestRatePerS ? *o.requestRatePerS : std::min(kMaxUsersPerReplica, *o.users);
-            const ReplicaCapacity capacity = o.requestRatePerS ? rateWithin(e, o.slo, cap) : usersWithin(e, o.slo, cap);
-            if (capacity.perReplica <= 0) {
-                // Nothing meets the SLO here: keep the lightest-load figures as a "closest" option.
-                if (auto d = deploy(*c, 1, ServeOptions{o.slo, o.users ? std::optional<double>(1.0) : std::nullopt,
-                                                         o.requestRatePerS ? std::optional<double>(cap * 1e-6) : std::nullopt,
-                                                         o.maxGpus, o.purchasePricing, o.top})) {
-                    closest.push_back({*d, *c});
+        Scenario base = workload;
+        base.gpu = gpu;
+        adaptToGpu(base);
+        if (!continuousBatching(base)) continue;
+        base.gpuCountAuto = true;
+        base.batch = 1;
+        for (const KvFormat kv : kvFormatsTried(base)) {
+            Scenario s = base;
+            s.kvCache = kv;
+            const std::optional<int> fewest = fewestGpus(s);
+            if (!fewest || *fewest > o.maxGpus) continue;
+            for (int k = 0, n = *fewest; k <= kReplicaSizeDoublings && n <= o.maxGpus; ++k, n *= 2) {
+                std::optional<Candidate> c = candidate(s, n);
+                if (!c) continue;
+                c->kvChosen = kv != base.kvCache;
+                ++answer.candidates;
+                const serving::Evaluator e(c->scenario, c->plan, c->memory);
+                if (!e.runs()) continue;
+                const double cap = o.requestRatePerS ? *o.requestRatePerS : std::min(kMaxUsersPerReplica, *o.users);
+                const ReplicaCapacity capacity = o.requestRatePerS ? rateWithin(e, o.slo, cap) : usersWithin(e, o.slo, cap);
+                if (capacity.perReplica <= 0) {
+                    // Nothing meets the SLO here: keep the lightest-load figures as a "closest" option.
+                    if (auto d = deploy(*c, 1, ServeOptions{o.slo, o.users ? std::optional<double>(1.0) : std::nullopt,
+                                                             o.requestRatePerS ? std::optional<double>(cap * 1e-6) : std::nullopt,
+                                                             o.maxGpus, o.purchasePricing, o.top})) {
+                        closest.push_back({*d, *c});
+                    }
+                    continue;
                 }
-                continue;
-            }
-            const double load = o.requestRatePerS ? *o.requestRatePerS : *o.users;
-            const int replicas = int(std::ceil(load / capacity.perReplica - 1e-9));
-            if (replicas < 1 || double(replicas) * n > o.maxGpus) continue;
-            if (auto d = deploy(*c, replicas, o)) {
-                if (d->meetsSlo) meeting.push_back({*d, *c});
-                else closest.push_back({*d, *c});
+                const double load = o.requestRatePerS ? *o.requestRatePerS : *o.users;
+                const int replicas = int(std::ceil(load / capacity.perReplica - 1e-9));
+                if (replicas < 1 || double(replicas) * n > o.maxGpus) continue;
+                if (auto d = deploy(*c, replicas, o)) {
+                    if (d->meetsSlo) meeting.push_back({*d, *c});
+                    else closest.push_back({*d, *c});
+                }
             }
         }
     }
@@ -204,8 +228,23 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
         const double px = rankPrice(x, o.purchasePricing), py = rankPrice(y, o.purchasePricing);
         if (px != py) return px < py;
         if (x.gpuCount != y.gpuCount) return x.gpuCount < y.gpuCount;
+        // At the same price and count the request's own KV format (no
+        // quality trade) comes first.
+        if (x.kvChosen != y.kvChosen) return !x.kvChosen;
         return x.serving.outputTokensPerSPerGpu > y.serving.outputTokensPerSPerGpu;
     });
+    // One line per GPU and layout: the better-ranked KV format.
+    auto sameLayout = [](const Deployment& x, const Deployment& y) {
+        return x.gpu.id == y.gpu.id && x.gpuCount == y.gpuCount && x.replicas == y.replicas && x.plan.tp == y.plan.tp &&
+               x.plan.pp == y.plan.pp;
+    };
+    std::vector<Option> ranked;
+    for (Option& option : pool) {
+        const bool seen = std::any_of(ranked.begin(), ranked.end(),
+                                      [&](const Option& r) { return sameLayout(r.deployment, option.deployment); });
+        if (!seen) ranked.push_back(std::move(option));
+    }
+    pool = std::move(ranked);
     for (std::size_t i = 0; i < pool.size() && int(i) < o.top; ++i) answer.deployments.push_back(pool[i].deployment);
     if (!pool.empty()) answer.curve = frontier(pool.front().candidate);
     return answer;

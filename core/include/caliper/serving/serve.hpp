@@ -35,6 +35,8 @@ struct Deployment {
     Plan plan;                 // the whole deployment (dp = replicas)
     int replicas = 1;
     double concurrencyPerReplica = 1;
+    KvFormat kvCache = KvFormat::Bf16;  // the replica's KV cache
+    bool kvChosen = false;              // FP8 KV chosen by the search, the request left it open
     ServingFigures serving;
     std::optional<double> usdPerHour;   // cloud bill of every GPU
     std::optional<double> purchaseUsd;  // all cards

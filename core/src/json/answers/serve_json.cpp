@@ -52,6 +52,7 @@ Json deploymentToJson(const Deployment& d, const Scenario& s) {
             {"plan", std::move(plan)},
             {"replicas", d.replicas},
             {"concurrency_per_replica", tidy(d.concurrencyPerReplica)},
+            {"kv_cache", toString(d.kvCache)},
             {"serving", servingToJson(d.serving)},
             {"usd_per_month", tidyOrNull(usdPerMonth)},
             {"cny_per_month", cny(usdPerMonth, s.cnyPerUsd)},
