@@ -60,6 +60,24 @@ test('catalog entries by column come back as the same entries, keys missing and 
   assert.deepEqual(splitCatalog('{"gpus":[]}\n{"models":[1]}'), { gpus: '{"gpus":[]}', models: '{"models":[1]}' });
 });
 
+test('repeated texts are kept once and a list repeating another key at its head drops the copy, both restored', () => {
+  const long = 'datasheet https://example.com/a-long-source-text-repeated-by-many-entries';
+  const entries = [
+    { id: 'a', hf_id: 'org/A', aliases: ['org/A', 'a1'], sources: [long, 'own a'], note: null },
+    { id: 'b', hf_id: 'org/B', aliases: ['org/B'], sources: [long] },
+    { id: 'c', hf_id: 'org/C', aliases: ['c1', 'org/C'], sources: [long, long], note: 'x' },
+    { id: 'd', aliases: ['d1'], sources: [] },
+    { id: 'e', hf_id: 'org/E', aliases: ['org/E'], sources: ['own e'] }];
+  const t = build.columnsOf(JSON.parse(JSON.stringify(entries)));
+  assert.deepEqual(t.shared.sources, [long, 'own a', 'own e']);
+  assert.deepEqual(t.columns.sources, [[0, 1], [0], [0, 0], [], [2]]);
+  // c keeps its list whole (its hf_id is not first); d has no hf_id.
+  assert.deepEqual(t.leads, { aliases: { from: 'hf_id', except: [2, 3] } });
+  assert.deepEqual(t.columns.aliases, [['a1'], [], ['c1', 'org/C'], ['d1'], []]);
+  const back = splitCatalog(JSON.stringify({ gpus: t }) + '\n' + JSON.stringify({ models: [] }));
+  assert.deepEqual(JSON.parse(back.gpus), { gpus: entries });
+});
+
 test('the minified engine script keeps its code and drops comments and whitespace', () => {
   const src = '// header\nvar createX = function () {\n  // note\n  return "// not a comment";\n};\n\n';
   const out = build.minifyScript(src);
