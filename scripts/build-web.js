@@ -22,6 +22,7 @@ const esbuild = require('esbuild');
 
 const ENTRY = 'src/main.js';  // under --web
 const BUNDLE = 'js/caliper.js';  // the site's page script, under --out
+const LOADER = 'src/loader.js';  // the single file's loader, under --web
 const SIZE_TARGET_BYTES = 600 * 1024;
 
 // The gzip streams the single file carries (wasm, catalog, text tables):
@@ -360,13 +361,33 @@ function buildSite(template, needsEval, hasWasmScript) {
   return template.replace('<!--CSP-->', cspMeta(csp([], [], needsEval))).replace('<!--SCRIPTS-->', tags);
 }
 
+// The engine's glue and the page's bundle as one text, packed like the data
+// (148 KB of script became ~45 KB), for the loader (web/src/loader.js) to
+// inflate and run; the engine first, as the inline scripts ran.
+function packedCode(engineMin, page) {
+  const code = engineMin + '\n;' + page;
+  const gz = gzipBest(Buffer.from(code, 'utf8'));
+  return { code, script: `window.CALIPER_CODE={b122:"${b122Encode(gz)}",length:${gz.length}};\n` };
+}
+
+// The loader as one minified classic script.
+function bundleLoader(webDir) {
+  const result = esbuild.buildSync(Object.assign({}, BUNDLE_OPTIONS, { entryPoints: [path.join(webDir, LOADER)],
+    metafile: false }));
+  return result.outputFiles[0].text;
+}
+
 function buildSingle(template, parts, needsEval) {
   const css = escapeInline(compactCss(parts.css));
-  // Inline scripts run in document order; the page waits for DOMContentLoaded.
+  // Inline scripts run in document order; the loader runs the packed engine
+  // and page once they are inflated, and the page starts when the document
+  // is parsed.
+  const packed = parts.loader ? packedCode(parts.engineMin, parts.page) : null;
+  const code = packed ? [packed.script, parts.loader] : [parts.engineMin, parts.page];
   const bodies = [parts.catalogGzip].concat(parts.wasmScript ? [parts.wasmScript] : [],
-    parts.textsScript ? [parts.textsScript] : [], [parts.engineMin, parts.page]).map(escapeInline);
+    parts.textsScript ? [parts.textsScript] : [], code).map(escapeInline);
   const scriptTags = bodies.map((b) => `<script>${b}</script>`).join('\n');
-  const policy = csp(bodies.map(sha256), [sha256(css)], needsEval);
+  const policy = csp(bodies.concat(packed ? [packed.code] : []).map(sha256), [sha256(css)], needsEval);
   // Indentation dropped from the markup (it has no <pre>, and its textareas start empty).
   return template.split('\n').map((line) => line.trim()).filter(Boolean).join('\n')
     .replace('data-build="site"', 'data-build="single"')
@@ -407,7 +428,8 @@ async function main() {
     textsScript: packedTablesScript(webDir),
     engineMin: minifyScript(engine),
     wasmScript: split.wasmScript,
-    page: (await bundlePageWithoutTexts(webDir)).code
+    page: (await bundlePageWithoutTexts(webDir)).code,
+    loader: bundleLoader(webDir)
   };
 
   fs.rmSync(outDir, { recursive: true, force: true });
@@ -431,4 +453,4 @@ if (require.main === module) {
 }
 
 module.exports = { columnsOf, escapeInline, catalogScript, compressedCatalogScript, splitEngine, b122Encode, minifyScript, csp, sha256,
-  buildSingle, buildSite, siteScripts, bundlePage, bundlePageWithoutTexts, packedTablesScript, importGraph, engineNeedsEval, ENTRY, BUNDLE };
+  buildSingle, buildSite, siteScripts, bundlePage, bundleLoader, packedCode, bundlePageWithoutTexts, packedTablesScript, importGraph, engineNeedsEval, ENTRY, BUNDLE };
