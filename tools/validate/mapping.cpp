@@ -161,6 +161,8 @@ void setTraining(const RowFacts& f, const RowSetup& s, Json& req) {
     }
     if (!s.optimizer.empty()) req["optimizer"] = s.optimizer;
     if (s.packed) req["packing"] = true;
+    // fp32 weights under torch.autocast: the engine applies it to fp32 training only.
+    if (s.autocast) req["autocast"] = true;
     // A Megatron run on several GPUs whose row states no TP or PP ran a layout
     // its authors chose for memory (NeMo's long-sequence table: "the most
     // performant model- and data-parallel configurations ... given the memory

@@ -65,6 +65,7 @@ void readTokens(const std::string& t, RowSetup& s) {
     // keeps no fp32 copy (lightning.fabric precision docs: "true" half precision).
     s.keepsCheckpointDtype = mentions(t, {"bf16-true", "bf16_true"});
     s.packed = mentions(t, {"packing", "packed sequences", "fixed-length", "fixed length"});
+    s.autocast = mentions(t, {"autocast"});
 }
 
 void readBatch(const std::string& t, RowSetup& s) {

@@ -58,6 +58,7 @@ struct RowSetup {
     bool shortText = false;             // "short prompt" / "short texts" with no count
     bool longPromptUncounted = false;   // "long prompt" with no count
     bool packed = false;  // one sequence length every step (packed or fixed-length batches)
+    bool autocast = false;  // fp32 weights trained under torch.autocast (mixed precision)
     bool keepsCheckpointDtype = false;  // Lightning "bf16-true": weights, gradients and AdamW states in bf16
     std::string optimizer;              // contract name, or empty when not stated
     std::string kvCache;                // KV-cache type the text names, or empty

@@ -345,3 +345,43 @@ TEST_CASE("fixed-length fine-tuning keeps the loss blocks the allocator cannot r
     CHECK(termValue(e, "varying_length_reserve_gib") > 0);
     CHECK(e.memory.overheadParts.allocatorReserveGiB == Approx(termValue(e, "allocator_reserve_gib")).epsilon(1e-9));
 }
+
+TEST_CASE("under autocast an fp32 model saves 16-bit activations, fp32 norms and 16-bit weight casts", "[memory][training]") {
+    // Llama-3.2-1B (h 2048, f 8192, 16 layers, 8 of 32 KV heads, V 128256,
+    // tied), fp32 weights under bf16 autocast, micro-batch 2 x 2048 without
+    // checkpointing. Per token and layer: the base s b h (12 + 4 x 0.25) +
+    // 8 s b f in 16 bits = 92,160 bytes; the RMSNorms' fp32 inputs and fp32
+    // normalized outputs, 2 x h x (2 + 4) = 24,576; k, v and up casting the
+    // normed input again, 2 x h x 3 = 12,288: 129,024 bytes x 16 layers x 4096
+    // tokens = 8,455,716,864. Each layer's linears save their bf16 weight
+    // casts, 2 x 60,821,504 parameters x 16 = 1,946,288,128; lm_head's cast
+    // 2 x V x h = 525,336,576; the loss 12 s b V = 6,303,793,152. In all
+    // 17,231,134,720 bytes = 16.048 GiB; the gradients (fp32, 4.60 GiB) are
+    // written as backward frees them. The H100 run: 30.01 GiB allocated, 16.20
+    // above the fp32 weights and AdamW states (4.60 + 9.21 GiB).
+    Scenario s = h100Run("llama-3.2-1b", Method::Full, 2, 2048, false);
+    s.optimizer = Optimizer::AdamW;
+    s.weights = WeightFormat::Fp32;
+    s.autocast = true;
+    MemoryBreakdown m = memoryOn(s, 1);
+    CHECK(m.activationsGiB + m.gradientsGiB == Approx(17231134720.0 / kBytesPerGiB).epsilon(1e-4));
+    // With checkpointing at 4 x 2048: fp32 layer inputs 4 s b h x 16 = 1 GiB,
+    // then the larger of the loss in backward with lm_head's cast (12 s b V +
+    // 525,336,576 = 13,132,922,880 bytes), the autocast cache at the end of the
+    // forward (every layer's casts 1,946,288,128 + lm_head's + the forward's
+    // 10 s b V = 12,977,946,624) and one recomputed layer (1.18e9): 14,206,664,704
+    // bytes = 13.231 GiB. The run: 27.27 GiB allocated, 13.46 above the states.
+    s.batch = 4;
+    s.gradientCheckpointing = true;
+    m = memoryOn(s, 1);
+    CHECK(m.activationsGiB + m.gradientsGiB == Approx(14206664704.0 / kBytesPerGiB).epsilon(1e-4));
+    // Without autocast the fp32 model saves fp32 activations and no casts: at
+    // 2 x 2048 without checkpointing, s b h (12 + 1) x 4 + 16 s b f + the
+    // norms' fp32 normalized outputs 2 x 4 h = 200,704 bytes per token and
+    // layer x 65,536 + 12 s b V = 19,457,130,496 bytes, more than autocast's.
+    s.autocast = false;
+    s.batch = 2;
+    s.gradientCheckpointing = false;
+    m = memoryOn(s, 1);
+    CHECK(m.activationsGiB + m.gradientsGiB == Approx(19457130496.0 / kBytesPerGiB).epsilon(1e-4));
+}
