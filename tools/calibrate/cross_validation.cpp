@@ -80,6 +80,17 @@ double quantileOf(std::vector<double> values, double fraction) {
     return values[i] + (pos - double(i)) * (values[i + 1] - values[i]);
 }
 
+double predictionQuantileOf(std::vector<double> values, double fraction) {
+    if (values.empty()) return 0;
+    std::sort(values.begin(), values.end());
+    // Hyndman & Fan type 6: the i-th smallest of n sits at i / (n + 1).
+    const double position = fraction * double(values.size() + 1);
+    if (position <= 1) return values.front();
+    if (position >= double(values.size())) return values.back();
+    const std::size_t i = std::size_t(position);  // 1-based order statistic below
+    return values[i - 1] + (position - double(i)) * (values[i] - values[i - 1]);
+}
+
 std::string bandKind(const std::string& k) {
     if (k == "decode_tps") return "decode";
     if (k == "prefill_tps") return "prefill";
@@ -122,8 +133,8 @@ std::vector<CalibrationBand> makeBands(const std::vector<CalibrationRow>& rows, 
         b.kind = std::get<0>(key);
         b.engine = std::get<1>(key);
         b.family = std::get<2>(key);
-        b.lowLog = quantileOf(values, 0.10);
-        b.highLog = quantileOf(values, 0.90);
+        b.lowLog = predictionQuantileOf(values, 0.10);
+        b.highLog = predictionQuantileOf(values, 0.90);
         b.rows = int(values.size());
         bands.push_back(b);
     }

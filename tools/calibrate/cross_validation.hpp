@@ -68,4 +68,12 @@ std::vector<CalibrationBand> makeBands(const std::vector<CalibrationRow>& rows, 
 
 double quantileOf(std::vector<double> values, double fraction);
 
+// The quantile a new value falls below with probability `fraction`: with n
+// exchangeable residuals a new one lies below the i-th smallest with
+// probability i / (n + 1), so the quantile sits at position fraction (n + 1)
+// (Hyndman & Fan 1996, type 6). Bands use it because they stand for a row
+// not yet seen; the sample quantile above (type 7) narrows small groups'
+// tails, and its 10-90% bands held 66% of the left-out decode rows.
+double predictionQuantileOf(std::vector<double> values, double fraction);
+
 }  // namespace caliper::calibrate

@@ -1,6 +1,11 @@
 // caliper_calibrate: fits the engine's calibrated constants from measured
 // rows and prints data/calibration.json.
-//   caliper_calibrate [--rows-out FILE] [--check FILE] [--check-rows FILE] [--leave-out SOURCE] ROWS.jsonl...
+//   caliper_calibrate [--rows-out FILE] [--check FILE] [--check-rows FILE] [--leave-out SOURCE]
+//                     [--residuals-out FILE] ROWS.jsonl...
+// --residuals-out writes a tab-separated line per row (id, kind, measured,
+// ln(predicted / measured) in sample, with its source left out and with its
+// engine x GPU left out; serving rows add the in-sample model's parts) for
+// reading residual patterns by concurrency, lengths, model, GPU and engine.
 // --check compares the output with a committed file byte for byte (exit 1
 // when they differ): the test that keeps the calibration reproducible.
 #include <algorithm>
@@ -44,7 +49,7 @@ bool sameAs(const std::string& path, const std::string& text, const char* what) 
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string rowsOut, check, checkRows, leaveOut;
+    std::string rowsOut, check, checkRows, leaveOut, residualsOut;
     std::vector<std::pair<std::string, std::string>> files;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -56,6 +61,7 @@ int main(int argc, char** argv) {
         else if (arg == "--check") next(check);
         else if (arg == "--check-rows") next(checkRows);
         else if (arg == "--leave-out") next(leaveOut);  // diagnosis: the fit without one source
+        else if (arg == "--residuals-out") next(residualsOut);  // diagnosis: each row's errors
         else {
             std::string text;
             if (!readFile(arg, text)) { std::fprintf(stderr, "caliper_calibrate: cannot read %s\n", arg.c_str()); return 2; }
@@ -65,7 +71,8 @@ int main(int argc, char** argv) {
         }
     }
     if (files.empty()) {
-        std::fprintf(stderr, "usage: caliper_calibrate [--rows-out FILE] [--check FILE] [--check-rows FILE] ROWS.jsonl...\n");
+        std::fprintf(stderr, "usage: caliper_calibrate [--rows-out FILE] [--check FILE] [--check-rows FILE] [--leave-out SOURCE] "
+                             "[--residuals-out FILE] ROWS.jsonl...\n");
         return 2;
     }
     const caliper::Catalog catalog = caliper::parseCatalog(caliper::embeddedGpusJson(), caliper::embeddedModelsJson());
@@ -81,6 +88,35 @@ int main(int argc, char** argv) {
     const std::string json = caliper::calibrate::calibrationJson(set, report);
     const std::string rowsJson = caliper::calibrate::calibrationRowsJson(report);
     std::fputs(caliper::calibrate::crossValidationTable(set, report).c_str(), stderr);
+    if (!residualsOut.empty()) {
+        std::ofstream out(residualsOut, std::ios::binary);
+        // Serving rows add the in-sample model's parts: requests running,
+        // TTFT's own prefill and wait, the decode step, its host part.
+        out << "id\tkind\tmeasured\tin_log\tsource_out_log\tsystem_out_log\trunning\town_prefill_s\twait_s\t"
+               "decode_step_s\thost_step_s\n";
+        const caliper::ScopedCalibration useFull(&report.full.table);
+        for (std::size_t i = 0; i < set.rows.size(); ++i) {
+            const auto& r = set.rows[i];
+            out << r.id << '\t' << r.kind << '\t' << r.measured << '\t' << report.inSampleLog[i] << '\t'
+                << report.crossLog[i] << '\t' << report.systemLog[i];
+            if (caliper::calibrate::servingFigure(r) && r.serving) {
+                auto& evaluator = *r.serving->evaluator;
+                evaluator.recalibrate();
+                const double users = double(std::max<std::int64_t>(1, r.serving->scenario.batch));
+                const auto f = evaluator.runs() ? evaluator.at(users, std::nullopt) : std::nullopt;
+                if (f) {
+                    const auto& m = evaluator.model();
+                    const double context = double(r.serving->scenario.promptTokens) +
+                                           double(r.serving->scenario.outputTokens) / 2.0;
+                    const double running = f->runningPerReplica;
+                    out << '\t' << running << '\t' << f->prefillOwnS << '\t' << f->prefillWaitS << '\t'
+                        << m.stepS(running, context, 0, 0) << '\t'
+                        << m.engine.stepOverheadS + m.engine.perSequenceOverheadS * running;
+                }
+            }
+            out << '\n';
+        }
+    }
     if (!check.empty() || !checkRows.empty()) {
         bool same = check.empty() || sameAs(check, json, "calibration.json");
         same = (checkRows.empty() || sameAs(checkRows, rowsJson, "calibration-rows.json")) && same;

@@ -58,7 +58,9 @@ std::string weightFormat(const std::string& q) {
     if (q.rfind("bf16", 0) == 0) return "bf16";
     if (q.rfind("fp16", 0) == 0 || q.rfind("f16", 0) == 0 || q == "float16" || q == "half") return "fp16";
     if (q.rfind("fp32", 0) == 0 || q.rfind("f32", 0) == 0 || q == "float32") return "fp32";
-    if (q.rfind("fp8", 0) == 0 || contains(q, "e4m3")) return "fp8";
+    // Megatron-Bridge's FP8 recipes (current scaling "fp8-cs", MXFP8 "fp8-mx"
+    // / "mxfp8" with 1x32 block scales) all train the linear layers in FP8.
+    if (q.rfind("fp8", 0) == 0 || contains(q, "e4m3") || contains(q, "mxfp8")) return "fp8";
     if (contains(q, "mxfp4")) return "mxfp4";
     if (q == "fp4" || q == "nvfp4") return "nvfp4";  // aiconfigurator's fp4 (gpt-oss: MXFP4, buildMapping)
     if (contains(q, "nf4") || contains(q, "bnb-4bit") || contains(q, "4bit") || contains(q, "4-bit")) {
@@ -381,6 +383,11 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     std::string weights = weightFormat(f.quant.empty() ? setup.precision : f.quant);
     // gpt-oss ships MXFP4 weights; aiconfigurator names every 4-bit float "fp4".
     if (weights == "nvfp4" && contains(lowerCase(f.model), "gpt-oss")) weights = "mxfp4";
+    // 4-bit training recipes (Megatron-Bridge's NVFP4) run their GEMMs at
+    // the FP4 tensor rate, which the catalog does not hold.
+    if (task != "inference" && (weights == "nvfp4" || weights == "mxfp4")) {
+        throw Unexpressible{"training in 4-bit floating point (" + f.quant + "): the catalog has no FP4 dense rate"};
+    }
     if (!weights.empty()) m.request["weights"] = weights;
     // Ollama's library tags without a quantization suffix ("llama3.2:3b")
     // pull 4-bit K-quants (the library pages list Q4_K_M for the default

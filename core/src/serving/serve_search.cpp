@@ -15,6 +15,8 @@
 #include "caliper/serving/estimate_serving.hpp"
 #include "serving/capacity.hpp"
 #include "serving/evaluator.hpp"
+#include "serving/steady_state.hpp"
+#include "speed/comm.hpp"
 
 namespace caliper {
 
@@ -26,6 +28,9 @@ namespace {
 
 // GPUs per replica tried: the fewest that fit, then doublings.
 constexpr int kReplicaSizeDoublings = 3;
+// Disaggregated prefill and decode replicas: the fewest GPUs that hold the
+// model and twice that, each side.
+constexpr int kDisaggregatedReplicaSizes = 2;
 constexpr int kRateBisections = 24;
 // Curve points: concurrency 1, 2, 4, ... up to the pool's limit.
 constexpr int kMaxCurvePoints = 14;
@@ -35,6 +40,7 @@ struct Candidate {
     Plan plan;
     MemoryBreakdown memory;
     int gpus = 1;
+    bool kvChosen = false;  // the search's FP8 KV cache, not the request's format
 };
 
 std::optional<Candidate> candidate(const Scenario& base, int gpus) {
@@ -101,6 +107,7 @@ void price(Deployment& d, const Scenario& s) {
 std::optional<Deployment> deploy(const Candidate& c, int replicas, const ServeOptions& o) {
     Deployment d;
     d.gpu = c.scenario.gpu;
+    d.kvCache = c.scenario.kvCache;
     d.replicas = replicas;
     d.gpuCount = c.gpus * replicas;
     d.plan = c.plan;
@@ -125,7 +132,135 @@ std::optional<Deployment> deploy(const Candidate& c, int replicas, const ServeOp
     if (o.slo.minUserTokensPerS && f->userTokensPerS < *o.slo.minUserTokensPerS) d.why.push_back("user_speed_below_slo");
     if (f->queued) d.why.push_back("requests_queue_for_kv_pool");
     d.why.push_back(c.plan.tp > 1 ? "tensor_parallel_in_replica" : "one_gpu_per_replica");
+    d.kvChosen = c.kvChosen;
+    if (c.kvChosen) d.why.push_back("fp8_kv_cache_more_users");
     if (replicas > 1) d.why.push_back("replicas_for_load");
+    if (!d.usdPerHour && !d.purchaseUsd) d.why.push_back("unpriced");
+    return d;
+}
+
+// Disaggregated serving: how far the sizing loop grows the replicas.
+constexpr int kDisaggregatedSizingSteps = 48;
+
+// The per-output-token time the SLO allows (TPOT or the user's speed), or
+// infinity without either.
+double tpotLimitS(const Slo& slo) {
+    double limit = HUGE_VAL;
+    if (slo.tpotMs) limit = std::min(limit, *slo.tpotMs / 1e3);
+    if (slo.minUserTokensPerS) limit = std::min(limit, 1.0 / *slo.minUserTokensPerS);
+    return limit;
+}
+
+// The most requests one decode-only replica runs within the TPOT limit (its
+// pool's limit at most; 1 when even one misses it): TPOT rises with them.
+double decodesWithin(const Scenario& s, const serving::Evaluator& decode, double limitS) {
+    double lo = 1, hi = std::max(1.0, std::min(decode.runningLimit(), decode.model().engine.maxRunningRequests));
+    if (serving::decodeOnlyTpotS(s, decode.model(), hi) <= limitS) return hi;
+    while (hi - lo > 1) {
+        const double mid = std::floor((lo + hi) / 2);
+        if (serving::decodeOnlyTpotS(s, decode.model(), mid) <= limitS) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+// One request's prompt KV sent from the prefill replica's GPUs (each its
+// shard, in parallel) to the decode replica: over NVLink inside a server,
+// else the network (NIXL/Mooncake-style transfer engines move the KV over
+// RDMA, GPU to GPU).
+double kvTransferS(const Candidate& prefill, const Candidate& decode, const serving::Evaluator& e) {
+    const Scenario& s = prefill.scenario;
+    const int gpus = prefill.gpus + decode.gpus;
+    const Link link = groupLink(s, gpus, gpus > std::max(1, s.gpu.gpusPerNode));
+    const double bytes = double(std::max<std::int64_t>(0, s.promptTokens)) * e.model().work.kvBytesPerToken;
+    return sendS(bytes / std::max(1, prefill.gpus), link);
+}
+
+// A disaggregated deployment of prefill replicas like `prefill` and decode
+// replicas like `decode`: decode replicas added until each runs no more
+// requests than meet the TPOT target, prefill replicas until the TTFT target
+// holds and they keep up with the arrivals.
+std::optional<Deployment> disaggregate(const Candidate& prefill, const Candidate& decode, const ServeOptions& o) {
+    const serving::Evaluator ep(prefill.scenario, prefill.plan, prefill.memory);
+    const serving::Evaluator ed(decode.scenario, decode.plan, decode.memory);
+    if (!ep.runs() || !ed.runs()) return std::nullopt;
+    Scenario s = decode.scenario;
+    s.serving.requestRatePerS = o.requestRatePerS;
+    const double users = o.users.value_or(1);
+    const double perDecodeReplica = decodesWithin(s, ed, tpotLimitS(o.slo));
+    serving::DisaggregatedShape shape;
+    shape.kvTransferS = kvTransferS(prefill, decode, ed);
+    shape.decodeRunningLimit = ed.runningLimit();
+    auto gpusOf = [&](const serving::DisaggregatedShape& x) {
+        return x.prefillReplicas * prefill.gpus + x.decodeReplicas * decode.gpus;
+    };
+    serving::DisaggregatedState st;
+    for (int step = 0; step < kDisaggregatedSizingSteps && gpusOf(shape) <= o.maxGpus; ++step) {
+        st = serving::disaggregatedState(s, ep.model(), ed.model(), shape, users);
+        const double decoding = st.decodingPerReplica * shape.decodeReplicas;
+        if (st.queued || st.decodingPerReplica > perDecodeReplica) {
+            shape.decodeReplicas = std::max(shape.decodeReplicas + 1, int(std::ceil(decoding / perDecodeReplica)));
+        } else if (st.saturated || (o.slo.ttftS && st.ttftS > *o.slo.ttftS && st.prefillWaitS > 0)) {
+            // The prefill replicas whose M/D/1 wait rho / (2 (1 - rho)) x
+            // service fits what the target leaves after the rest of the TTFT
+            // (at most 90% busy without a TTFT target).
+            const double restS = st.ttftS - st.prefillWaitS;
+            double rho = 0.9;
+            if (o.slo.ttftS) {
+                const double waitS = *o.slo.ttftS - restS;
+                if (waitS <= 0) break;  // more prefill replicas cannot meet it
+                rho = std::min(rho, 2 * waitS / (st.prefillServiceS + 2 * waitS));
+            }
+            const int needed = int(std::ceil(st.arrivalsPerS * st.prefillServiceS / rho));
+            shape.prefillReplicas = std::max(shape.prefillReplicas + 1, needed);
+        } else {
+            break;
+        }
+    }
+    if (gpusOf(shape) > o.maxGpus) return std::nullopt;
+    st = serving::disaggregatedState(s, ep.model(), ed.model(), shape, users);
+    if (!(st.tpotS > 0) || !std::isfinite(st.ttftS) || !(st.ttftS > 0)) return std::nullopt;
+
+    Deployment d;
+    d.gpu = s.gpu;
+    d.kvCache = s.kvCache;
+    d.kvChosen = decode.kvChosen;
+    d.replicas = shape.prefillReplicas + shape.decodeReplicas;
+    d.gpuCount = gpusOf(shape);
+    d.plan = decode.plan;
+    d.plan.gpuCount = d.gpuCount;
+    d.plan.dp = d.replicas;
+    const int perNode = std::max(1, s.gpu.gpusPerNode);
+    d.plan.nodes = (d.gpuCount + perNode - 1) / perNode;
+    d.disaggregated = DisaggregatedSplit{shape.prefillReplicas, prefill.gpus, shape.decodeReplicas, decode.gpus,
+                                         shape.kvTransferS};
+    const double output = double(std::max<std::int64_t>(1, s.outputTokens));
+    ServingFigures& f = d.serving;
+    f.concurrency = o.requestRatePerS ? st.requestsPerS * (st.ttftS + (output - 1) * st.tpotS) : users;
+    f.ttftS = st.ttftS;
+    f.tpotMs = st.tpotS * 1e3;
+    f.userTokensPerS = 1.0 / st.tpotS;
+    f.requestsPerS = st.requestsPerS;
+    f.outputTokensPerS = st.requestsPerS * output;
+    f.outputTokensPerSPerGpu = f.outputTokensPerS / d.gpuCount;
+    f.kvCacheTokens = ed.pool().tokens;
+    f.maxConcurrency = ed.pool().maxConcurrency;
+    f.kvPoolGiB = ed.pool().poolGiB;
+    f.nonTorchGiB = ed.pool().nonTorchGiB;
+    f.runningPerReplica = st.decodingPerReplica;
+    f.prefillOwnS = st.prefillOwnS;
+    f.prefillWaitS = st.prefillWaitS;
+    f.queued = st.queued;
+    f.saturated = st.saturated;
+    d.concurrencyPerReplica = st.decodingPerReplica;
+    d.meetsSlo = meetsSlo(f, o.slo, &d.sloGap);
+    price(d, s);
+    d.why.push_back(d.meetsSlo ? "meets_slo" : "closest_to_slo");
+    if (o.slo.ttftS && f.ttftS > *o.slo.ttftS) d.why.push_back("ttft_above_slo");
+    if (o.slo.tpotMs && f.tpotMs > *o.slo.tpotMs) d.why.push_back("tpot_above_slo");
+    if (o.slo.minUserTokensPerS && f.userTokensPerS < *o.slo.minUserTokensPerS) d.why.push_back("user_speed_below_slo");
+    d.why.push_back("disaggregated_prefill_decode");
+    if (decode.kvChosen) d.why.push_back("fp8_kv_cache_more_users");
     if (!d.usdPerHour && !d.purchaseUsd) d.why.push_back("unpriced");
     return d;
 }
@@ -151,47 +286,109 @@ std::vector<CurvePoint> frontier(const Candidate& c) {
     return points;
 }
 
+// A disaggregated deployment's frontier: its prefill and decode replicas as
+// sized, at 1, 2, 4, ... users up to what its decode pools hold.
+std::vector<CurvePoint> disaggregatedFrontier(const Candidate& prefill, const Candidate& decode, const Deployment& d) {
+    std::vector<CurvePoint> points;
+    const serving::Evaluator ep(prefill.scenario, prefill.plan, prefill.memory);
+    const serving::Evaluator ed(decode.scenario, decode.plan, decode.memory);
+    if (!ep.runs() || !ed.runs() || !d.disaggregated) return points;
+    Scenario s = decode.scenario;
+    s.serving.requestRatePerS.reset();
+    serving::DisaggregatedShape shape;
+    shape.prefillReplicas = d.disaggregated->prefillReplicas;
+    shape.decodeReplicas = d.disaggregated->decodeReplicas;
+    shape.kvTransferS = d.disaggregated->kvTransferS;
+    shape.decodeRunningLimit = ed.runningLimit();
+    const double output = double(std::max<std::int64_t>(1, s.outputTokens));
+    const double limit = std::min(kMaxUsersPerReplica, ed.runningLimit()) * shape.decodeReplicas;
+    for (double users = 1; users <= limit && int(points.size()) < kMaxCurvePoints; users *= 2) {
+        const serving::DisaggregatedState st = serving::disaggregatedState(s, ep.model(), ed.model(), shape, users);
+        if (!(st.tpotS > 0) || st.saturated) break;
+        const double perGpu = st.requestsPerS * output / d.gpuCount;
+        if (!points.empty() && perGpu <= points.back().outputTokensPerSPerGpu) break;
+        points.push_back({users, 1.0 / st.tpotS, perGpu, st.ttftS, st.tpotS * 1e3});
+    }
+    return points;
+}
+
+// The KV formats a replica is tried with: the request's, and where it left
+// the cache unset on a 16-bit KV, FP8 too on GPUs that convert FP8 in
+// hardware. vLLM, SGLang and TensorRT-LLM store FP8 KV with
+// `--kv-cache-dtype fp8`: about twice the tokens in the same pool, so more
+// users per replica (vLLM docs, features/quantization/quantized_kvcache:
+// "approximately double the amount of space for KV cache allocation";
+// native conversion on Hopper or later and MI300).
+std::vector<KvFormat> kvFormatsTried(const Scenario& s) {
+    std::vector<KvFormat> out{s.kvCache};
+    const bool sixteenBit = s.kvCache == KvFormat::Bf16 || s.kvCache == KvFormat::Fp16;
+    if (!s.kvCacheExplicit && sixteenBit && s.gpu.supportsFp8 && runtimeOf(s.engine) != Engine::LlamaCpp)
+        out.push_back(KvFormat::Fp8);
+    return out;
+}
+
 }  // namespace
 
 ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, const ServeOptions& o) {
     ServeAnswer answer;
     struct Option {
         Deployment deployment;
-        Candidate candidate;
+        Candidate candidate;                 // the replica (the decode replica when disaggregated)
+        std::optional<Candidate> prefill;    // the prefill replica when disaggregated
     };
     std::vector<Option> meeting, closest;
     for (const GpuSpec& gpu : gpus) {
-        Scenario s = workload;
-        s.gpu = gpu;
-        adaptToGpu(s);
-        if (!continuousBatching(s)) continue;
-        s.gpuCountAuto = true;
-        s.batch = 1;
-        const std::optional<int> fewest = fewestGpus(s);
-        if (!fewest || *fewest > o.maxGpus) continue;
-        for (int k = 0, n = *fewest; k <= kReplicaSizeDoublings && n <= o.maxGpus; ++k, n *= 2) {
-            const std::optional<Candidate> c = candidate(s, n);
-            if (!c) continue;
-            ++answer.candidates;
-            const serving::Evaluator e(c->scenario, c->plan, c->memory);
-            if (!e.runs()) continue;
-            const double cap = o.requestRatePerS ? *o.requestRatePerS : std::min(kMaxUsersPerReplica, *o.users);
-            const ReplicaCapacity capacity = o.requestRatePerS ? rateWithin(e, o.slo, cap) : usersWithin(e, o.slo, cap);
-            if (capacity.perReplica <= 0) {
-                // Nothing meets the SLO here: keep the lightest-load figures as a "closest" option.
-                if (auto d = deploy(*c, 1, ServeOptions{o.slo, o.users ? std::optional<double>(1.0) : std::nullopt,
-                                                         o.requestRatePerS ? std::optional<double>(cap * 1e-6) : std::nullopt,
-                                                         o.maxGpus, o.purchasePricing, o.top})) {
-                    closest.push_back({*d, *c});
+        Scenario base = workload;
+        base.gpu = gpu;
+        adaptToGpu(base);
+        if (!continuousBatching(base)) continue;
+        base.gpuCountAuto = true;
+        base.batch = 1;
+        for (const KvFormat kv : kvFormatsTried(base)) {
+            Scenario s = base;
+            s.kvCache = kv;
+            const std::optional<int> fewest = fewestGpus(s);
+            if (!fewest || *fewest > o.maxGpus) continue;
+            std::vector<Candidate> sizes;  // replica shapes, for the disaggregated deployments
+            for (int k = 0, n = *fewest; k <= kReplicaSizeDoublings && n <= o.maxGpus; ++k, n *= 2) {
+                std::optional<Candidate> c = candidate(s, n);
+                if (!c) continue;
+                c->kvChosen = kv != base.kvCache;
+                if (k < kDisaggregatedReplicaSizes) sizes.push_back(*c);
+                if (o.disaggregation == ServeOptions::Disaggregation::Yes) continue;
+                ++answer.candidates;
+                const serving::Evaluator e(c->scenario, c->plan, c->memory);
+                if (!e.runs()) continue;
+                const double cap = o.requestRatePerS ? *o.requestRatePerS : std::min(kMaxUsersPerReplica, *o.users);
+                const ReplicaCapacity capacity = o.requestRatePerS ? rateWithin(e, o.slo, cap) : usersWithin(e, o.slo, cap);
+                if (capacity.perReplica <= 0) {
+                    // Nothing meets the SLO here: keep the lightest-load figures as a "closest" option.
+                    if (auto d = deploy(*c, 1, ServeOptions{o.slo, o.users ? std::optional<double>(1.0) : std::nullopt,
+                                                             o.requestRatePerS ? std::optional<double>(cap * 1e-6) : std::nullopt,
+                                                             o.maxGpus, o.purchasePricing, o.top})) {
+                        closest.push_back({*d, *c});
+                    }
+                    continue;
                 }
-                continue;
+                const double load = o.requestRatePerS ? *o.requestRatePerS : *o.users;
+                const int replicas = int(std::ceil(load / capacity.perReplica - 1e-9));
+                if (replicas < 1 || double(replicas) * n > o.maxGpus) continue;
+                if (auto d = deploy(*c, replicas, o)) {
+                    if (d->meetsSlo) meeting.push_back({*d, *c});
+                    else closest.push_back({*d, *c});
+                }
             }
-            const double load = o.requestRatePerS ? *o.requestRatePerS : *o.users;
-            const int replicas = int(std::ceil(load / capacity.perReplica - 1e-9));
-            if (replicas < 1 || double(replicas) * n > o.maxGpus) continue;
-            if (auto d = deploy(*c, replicas, o)) {
-                if (d->meetsSlo) meeting.push_back({*d, *c});
-                else closest.push_back({*d, *c});
+            if (o.disaggregation == ServeOptions::Disaggregation::No || !continuousBatching(s) ||
+                runtimeOf(s.engine) == Engine::LlamaCpp)
+                continue;
+            for (const Candidate& prefill : sizes) {
+                for (const Candidate& decode : sizes) {
+                    ++answer.candidates;
+                    if (auto d = disaggregate(prefill, decode, o)) {
+                        if (d->meetsSlo) meeting.push_back({*d, decode, prefill});
+                        else closest.push_back({*d, decode, prefill});
+                    }
+                }
             }
         }
     }
@@ -204,10 +401,29 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
         const double px = rankPrice(x, o.purchasePricing), py = rankPrice(y, o.purchasePricing);
         if (px != py) return px < py;
         if (x.gpuCount != y.gpuCount) return x.gpuCount < y.gpuCount;
+        // At the same price and count the request's own KV format (no
+        // quality trade) comes first.
+        if (x.kvChosen != y.kvChosen) return !x.kvChosen;
         return x.serving.outputTokensPerSPerGpu > y.serving.outputTokensPerSPerGpu;
     });
+    // One line per GPU and layout: the better-ranked KV format.
+    auto sameLayout = [](const Deployment& x, const Deployment& y) {
+        return x.gpu.id == y.gpu.id && x.gpuCount == y.gpuCount && x.replicas == y.replicas && x.plan.tp == y.plan.tp &&
+               x.plan.pp == y.plan.pp && x.disaggregated.has_value() == y.disaggregated.has_value();
+    };
+    std::vector<Option> ranked;
+    for (Option& option : pool) {
+        const bool seen = std::any_of(ranked.begin(), ranked.end(),
+                                      [&](const Option& r) { return sameLayout(r.deployment, option.deployment); });
+        if (!seen) ranked.push_back(std::move(option));
+    }
+    pool = std::move(ranked);
     for (std::size_t i = 0; i < pool.size() && int(i) < o.top; ++i) answer.deployments.push_back(pool[i].deployment);
-    if (!pool.empty()) answer.curve = frontier(pool.front().candidate);
+    if (!pool.empty()) {
+        const Option& first = pool.front();
+        answer.curve = first.prefill ? disaggregatedFrontier(*first.prefill, first.candidate, first.deployment)
+                                     : frontier(first.candidate);
+    }
     return answer;
 }
 

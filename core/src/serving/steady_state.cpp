@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace caliper::serving {
 
@@ -34,6 +35,9 @@ namespace {
 constexpr int kIterations = 40;
 // Beyond this utilization of the prefill path an open-loop queue grows without bound.
 constexpr double kMaxUtilization = 0.98;
+// The disaggregated fixed point (damped by half): its shape is fixed, so
+// fewer turns settle it.
+constexpr int kDisaggregatedIterations = 24;
 
 struct Lengths {
     double prompt = 0;   // prompt tokens computed per request (after prefix-cache hits)
@@ -191,7 +195,60 @@ ReplicaState openLoop(const StepModel& m, const Lengths& n, double ratePerS, dou
     return r;
 }
 
+double mdOneWaitS(double rho, double serviceS) { return rho / (2.0 * (1.0 - rho)) * serviceS; }
+
 }  // namespace
+
+double decodeOnlyTpotS(const Scenario& s, const StepModel& m, double decodes) {
+    const Lengths n = lengthsOf(s);
+    return decodeStepS(m, n, std::max(1.0, decodes)) / n.accepted;
+}
+
+DisaggregatedState disaggregatedState(const Scenario& s, const StepModel& prefill, const StepModel& decode,
+                                      const DisaggregatedShape& shape, double users) {
+    const Lengths n = lengthsOf(s);
+    const double prefillReplicas = std::max(1, shape.prefillReplicas);
+    const double decodeReplicas = std::max(1, shape.decodeReplicas);
+    const double pool = std::max(1.0, std::min(shape.decodeRunningLimit, decode.engine.maxRunningRequests));
+    const std::optional<double> rate = s.serving.requestRatePerS;
+    DisaggregatedState r;
+    double ttft = 0, tpot = decodeStepS(decode, n, 1.0) / n.accepted;
+    double ratePerS = rate ? *rate : 0;
+    for (int i = 0; i < kDisaggregatedIterations; ++i) {
+        // Little's law: the closed loop's arrivals follow its latency.
+        const double cycleS = ttft + (n.output - 1.0) * tpot;
+        const double arrivals = rate ? *rate : (cycleS > 0 ? users / cycleS : 0);
+        ratePerS = i == 0 || rate ? arrivals : 0.5 * ratePerS + 0.5 * arrivals;
+        const double decoding = std::max(1.0, ratePerS * (n.output - 1.0) * tpot / decodeReplicas);
+        const double running = std::min(decoding, pool);
+        r.queued = decoding > pool * (1 + 1e-9);
+        const double decodeS = decodeStepS(decode, n, running);
+        tpot = decodeS / n.accepted;
+        double queueS = 0;
+        if (n.prompt > 0) {
+            const PrefillPath alone = prefillPath(prefill, n, 0.0, 1.0);
+            r.prefillServiceS = alone.perPromptS;
+            const double rho = std::min(kMaxUtilization, ratePerS / prefillReplicas * alone.perPromptS);
+            r.saturated = ratePerS / prefillReplicas * alone.perPromptS >= kMaxUtilization;
+            const PrefillPath p = prefillPath(prefill, n, 0.0, 1.0 + rho / (1.0 - rho));
+            r.prefillOwnS = prefill.engine.prefillTimeFactor * p.ownS;
+            r.prefillWaitS = mdOneWaitS(rho, p.perPromptS);
+        }
+        // Requests beyond the decode pools wait for a running one to finish.
+        if (r.queued) queueS = (decoding / running - 1.0) * (n.output - 1.0) * tpot;
+        ttft = decode.engine.requestOverheadS + r.prefillOwnS + r.prefillWaitS + shape.kvTransferS + decodeS / 2.0 +
+               firstTokenDelayS(decode, decodeS) + queueS;
+        r.prefillWaitS += queueS;
+        r.decodingPerReplica = running;
+    }
+    r.ttftS = ttft;
+    r.tpotS = tpot;
+    r.arrivalsPerS = ratePerS;
+    const double capacity = decodeReplicas * r.decodingPerReplica / std::max(tpot, (n.output - 1.0) * tpot);
+    r.requestsPerS = rate ? std::min(*rate, capacity) : ratePerS;
+    if (rate && *rate > capacity * (1 + 1e-9)) r.saturated = true;
+    return r;
+}
 
 ClosedLoopPrefill closedLoopPrefill(const Scenario& s, const StepModel& m) { return prefillOf(m, lengthsOf(s)); }
 

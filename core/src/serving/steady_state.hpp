@@ -31,4 +31,38 @@ ClosedLoopPrefill closedLoopPrefill(const Scenario& scenario, const StepModel& m
 ReplicaState steadyState(const Scenario& scenario, const StepModel& model, double usersPerReplica, double runningLimit,
                          const ClosedLoopPrefill* prefill = nullptr);
 
+// Disaggregated prefill and decode (DistServe, Zhong et al., OSDI 2024;
+// NVIDIA Dynamo; vLLM's and SGLang's PD disaggregation): prompts run on
+// prefill replicas, which send each request's KV cache to decode replicas
+// that only decode. No prompt rides in a decode step, so TPOT is the decode
+// step's alone; TTFT is the prompt's own prefill, its wait behind other
+// prompts on the prefill replicas, the KV transfer and the first decode step.
+struct DisaggregatedShape {
+    int prefillReplicas = 1;
+    int decodeReplicas = 1;
+    double kvTransferS = 0;         // one request's prompt KV, prefill to decode replica
+    double decodeRunningLimit = 1;  // requests one decode replica's pool runs at once
+};
+
+struct DisaggregatedState {
+    double ttftS = 0;
+    double tpotS = 0;
+    double requestsPerS = 0;        // the whole deployment
+    double decodingPerReplica = 0;  // requests decoding on one decode replica
+    double prefillOwnS = 0;
+    double prefillWaitS = 0;
+    double prefillServiceS = 0;  // prefill replica time per prompt
+    double arrivalsPerS = 0;     // requests arriving at the prefill replicas
+    bool queued = false;     // more decoding requests than the decode pools hold
+    bool saturated = false;  // the prefill replicas cannot keep up
+};
+
+// Users (closed loop) or, with serving.request_rate_per_s, arrivals per
+// second over the whole deployment.
+DisaggregatedState disaggregatedState(const Scenario& scenario, const StepModel& prefill, const StepModel& decode,
+                                      const DisaggregatedShape& shape, double users);
+
+// Per output token on a decode-only replica running `decodes` requests.
+double decodeOnlyTpotS(const Scenario& scenario, const StepModel& decode, double decodes);
+
 }  // namespace caliper::serving

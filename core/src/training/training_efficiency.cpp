@@ -31,8 +31,21 @@ constexpr double kMfuGddr = 0.40;
 constexpr double kMfuAmd = 0.35;
 constexpr double kMfuOther = 0.30;
 
-// Megatron 1.7B (hidden 2048) reached 41% against 46-49% for hidden 4096-6144.
-constexpr double kNarrowModelFactor = 0.89;
+// GEMM efficiency by reduction size K: DeepGEMM's FP8 GEMM table on H800
+// (README, M = 4096: 1358 TFLOPS at K = 16384, 1304 at K = 7168, 1025 at
+// 2048, 990 at 1536, 590 at 512, of 1979) follows eta(K) = eta_max K / (K +
+// K_half) with K_half ~ 716 (1 / eta = 1.396 + 1000 / K fits all five within
+// 3%): each output tile's epilogue takes a fixed time while its MMA time
+// grows with K. The epilogue's time does not scale with the tensor rate, so
+// K_half scales with the rate the GEMMs run at (bf16 H100: ~358; FP8 B200:
+// ~1630). The width factor is eta at the model's hidden size over eta at the
+// width where the base MFU tables plateau (Megatron's README on H100 in bf16:
+// 41% at hidden 2048, 46-49% from 4096 on; eta gives 0.93 at 2048), capped
+// at 1 as those tables are. A narrow model loses more in FP8 and on faster
+// GPUs: 0.78 at hidden 2048 in FP8 on B200.
+constexpr double kGemmHalfK = 716.0;
+constexpr double kGemmHalfKRateTflops = 1979.0;
+constexpr double kReferenceWidth = 4096.0;
 // Cluster size: Megatron GPT-3 175B 96 -> 4608 GPUs 47% -> 42%; Llama 3 405B
 // 8k -> 16k GPUs 430 -> 400 TFLOPS (arXiv 2407.21783 Table 4): ~3% per doubling
 // beyond 1024 GPUs.
@@ -52,12 +65,20 @@ constexpr double kEagerTrainerFactor = 0.85;
 // LoRA/QLoRA: many small adapter kernels; methodology section 6 brackets
 // LoRA/QLoRA at 0.25-0.35 against 0.35-0.45 for single-node full fine-tuning.
 constexpr double kAdapterFactor = 0.75;
-// FP8 training: Megatron-Bridge's performance guide (docs/performance-guide.md,
-// "Low Precision Training") expects FP8 linear layers to run 1.2-1.5x the
-// bf16 step; at the middle, 1.35 x the bf16 rate over a peak twice as high is
-// 0.675 of the bf16 fraction (llm-foundry's 3B, a narrow model, reached less:
-// 27.7% of the 1979 TFLOPS fp8 peak against ~46% of the bf16 peak).
-constexpr double kFp8Factor = 0.675;
+// FP8 training: Transformer Engine runs the linear layers' GEMMs in FP8 and
+// the attention core (DotProductAttention) in 16 bits unless
+// fp8_dot_product_attention is set, which the Megatron-Bridge performance
+// recipes do not; so only the linear share of the step speeds up. The FP8
+// GEMM's speed over the bf16 one is bounded by the peaks' ratio (2) and
+// fitted on the H100 FP8 pre-training rows (NeMo 24.07's performance summary
+// and Megatron-Bridge's DGX-H100 tables in validation/public-v2.jsonl, 58
+// TFLOP/s and 39 tokens/s rows): 1.7 (median error 6.7% / 4.4%; 1.6 gives
+// 9% / 8%, 1.8 8% / 7.7%). Megatron-Bridge's performance guide expects
+// 1.2-1.5x on the whole step, which this gives once attention and the
+// width's GEMM efficiency are counted (Llama 3 8B at seq 8192: 1.45x).
+// The Blackwell rows (validation/megatron-bridge.jsonl) were left out of
+// the fit.
+constexpr double kFp8GemmSpeedup = 1.7;
 // Unsloth README "Performance Benchmarking": QLoRA on all linear layers
 // (rank 32, batch 2, Alpaca) runs 2x Hugging Face + FA2 on Llama 3.1 8B and
 // Llama 3.3 70B (its Triton LoRA, RoPE, norm and loss kernels). Applied to
@@ -91,9 +112,32 @@ double engineFactor(Engine engine) {
     }
 }
 
-double widthFactor(double hidden) {
-    const double t = std::clamp((hidden - 2048.0) / 2048.0, 0.0, 1.0);
-    return kNarrowModelFactor + (1.0 - kNarrowModelFactor) * t;
+double gemmEfficiency(double k, double halfK) { return k / (k + halfK); }
+
+// K_half at the tensor rate the linear layers run at.
+double gemmHalfK(double rateTflops) { return kGemmHalfK * rateTflops / kGemmHalfKRateTflops; }
+
+double widthFactor(double hidden, double halfK) {
+    if (hidden <= 0) return 1.0;
+    return std::min(1.0, gemmEfficiency(hidden, halfK) / gemmEfficiency(kReferenceWidth, halfK));
+}
+
+// Routed experts' GEMMs over the dense layers' at the same hidden size:
+// forward fc1 (K = h) and fc2 (K = f), data gradients fc1 (K = f, 2f when
+// gated) and fc2 (K = h), FLOP-weighted (gated fc1 holds 2/3 of the
+// expert's FLOPs); weight gradients reduce over tokens in both and are left
+// as they are. Returns the expert GEMMs' time over a dense GEMM's of the same
+// FLOPs.
+double expertGemmTime(const ModelSpec& m, double halfK) {
+    const double h = m.hiddenSize, f = m.moe.expertIntermediateSize;
+    if (h <= 0 || f <= 0) return 1.0;
+    const bool gated = m.mlp == MlpKind::Gated;
+    const double fc1 = gated ? 2.0 / 3.0 : 0.5, fc2 = 1.0 - fc1;
+    auto t = [&](double k) { return 1.0 / gemmEfficiency(k, halfK); };
+    const double forward = fc1 * t(h) + fc2 * t(f);
+    const double dataGrad = fc1 * t(gated ? 2.0 * f : f) + fc2 * t(h);
+    const double relative = 0.5 * (forward + dataGrad) / t(h);
+    return 1.0 / 3.0 + 2.0 / 3.0 * relative;
 }
 
 double scaleFactor(int gpus) {
@@ -151,8 +195,12 @@ PeakRate trainingPeak(const Scenario& s) {
     return {0, "none"};
 }
 
-double trainingMfu(const Scenario& s, const Plan& plan, const Workload& work) {
-    double mfu = generationMfu(s.gpu) * engineFactor(s.engine) * widthFactor(work.hidden) *
+double trainingMfu(const Scenario& s, const Plan& plan, const Workload& work, double attentionShare) {
+    const bool fp8 = fp8Training(s);
+    const double bf16Tflops = s.gpu.bf16Tflops ? *s.gpu.bf16Tflops : trainingPeak(s).tflops;
+    const double peakTflops = trainingPeak(s).tflops;
+    const double halfK = gemmHalfK(fp8 ? peakTflops : bf16Tflops);
+    double mfu = generationMfu(s.gpu) * engineFactor(s.engine) * widthFactor(work.hidden, halfK) *
                  scaleFactor(std::max(1, plan.gpuCount)) * sequenceFactor(double(s.seqLen));
     const double microTokens = double(std::max<std::int64_t>(1, s.batch)) * double(std::max<std::int64_t>(1, s.seqLen));
     if (microTokens < kFullTileTokens) mfu *= 0.6 + 0.4 * microTokens / kFullTileTokens;
@@ -160,8 +208,17 @@ double trainingMfu(const Scenario& s, const Plan& plan, const Workload& work) {
         mfu *= kAdapterFactor;
         if (s.engine == Engine::Unsloth) mfu = std::min(mfu * kUnslothAdapterSpeedup, mfu / (kEagerTrainerFactor * kAdapterFactor));
     }
-    if (fp8Training(s)) mfu *= kFp8Factor;
-    return mfu;
+    // Time per hardware FLOP over the 16-bit dense rate: the attention core
+    // at that rate, the linear layers' GEMMs kFp8GemmSpeedup faster in FP8,
+    // the routed experts' GEMMs slower by their narrow K.
+    const double attention = std::clamp(attentionShare, 0.0, 1.0), linear = 1.0 - attention;
+    const double matmul = work.blockMatmulParams + work.lmHeadParams;
+    const double expertActive = work.experts > 0 ? work.expertParams * work.expertsPerToken / work.experts : 0.0;
+    const double expertShare = matmul > 0 ? std::clamp(expertActive / matmul, 0.0, 1.0) : 0.0;
+    const double gemmSpeed = fp8 ? (kFp8GemmSpeedup) : 1.0;
+    const double time = attention + linear * ((1.0 - expertShare) + expertShare * expertGemmTime(s.model, halfK)) / gemmSpeed;
+    const double peakRatio = fp8 && peakTflops > 0 ? bf16Tflops / peakTflops : 1.0;
+    return mfu * peakRatio / time;
 }
 
 std::string trainingMfuFormula(const Scenario& s, const Plan& plan) {

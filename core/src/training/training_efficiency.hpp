@@ -24,7 +24,11 @@ TrainingFlops trainingFlops(const Scenario& scenario, const Workload& work);
 // accumulate; fp8 when the weights are fp8 and the GPU has it.
 PeakRate trainingPeak(const Scenario& scenario);
 
-double trainingMfu(const Scenario& scenario, const Plan& plan, const Workload& work);
+// MFU against trainingPeak(): the base fraction of the GPU generation,
+// engine, width, cluster size and sequence, with FP8 speeding up the linear
+// layers only (attentionShare of the hardware FLOPs stays 16-bit) and routed
+// experts' narrow GEMMs slowing theirs.
+double trainingMfu(const Scenario& scenario, const Plan& plan, const Workload& work, double attentionShare);
 std::string trainingMfuFormula(const Scenario& scenario, const Plan& plan);
 
 }  // namespace caliper

@@ -285,7 +285,7 @@ void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work,
     const PeakRate peak = trainingPeak(s);
     if (peak.tflops <= 0) return;
     const TrainingFlops flops = trainingFlops(s, work);
-    const double mfu = trainingMfu(s, plan, work);
+    const double mfu = trainingMfu(s, plan, work, flops.attentionShare);
     const StepTimes t = stepTimes(s, plan, work, flops, mfu, peak.tflops * kFlopsPerTflop);
     const double stepS = t.totalS();
     if (!(stepS > 0) || !std::isfinite(stepS)) return;

@@ -219,3 +219,25 @@ TEST_CASE("accuracy goals, leave-one-source-out on the public rows", "[calibrati
     INFO("goal not met yet: fit/OOM right on " << 100.0 * fitCorrect / fitChecks << "% of rows (goal >= 97%)");
     CHECK_NOFAIL(100.0 * fitCorrect / fitChecks >= 97.0);
 }
+
+TEST_CASE("bands take the quantile a new row falls below, not the sample's", "[calibration]") {
+    using caliper::calibrate::predictionQuantileOf;
+    using caliper::calibrate::quantileOf;
+    // Nine residuals 1..9: a tenth exchangeable one falls below the smallest
+    // with probability 1/10 and above the largest with 1/10, so the 10-90%
+    // band is [1, 9]; the sample quantile (type 7) narrows it to [1.8, 8.2].
+    std::vector<double> nine;
+    for (int i = 1; i <= 9; ++i) nine.push_back(i);
+    CHECK(predictionQuantileOf(nine, 0.10) == Approx(1.0));
+    CHECK(predictionQuantileOf(nine, 0.90) == Approx(9.0));
+    CHECK(quantileOf(nine, 0.10) == Approx(1.8));
+    // Nineteen residuals 0..18 (order statistic i holds i - 1): the 10%
+    // point sits at position 0.1 x 20 = 2, the 90% point at 18.
+    std::vector<double> nineteen;
+    for (int i = 18; i >= 0; --i) nineteen.push_back(i);
+    CHECK(predictionQuantileOf(nineteen, 0.10) == Approx(1.0));
+    CHECK(predictionQuantileOf(nineteen, 0.90) == Approx(17.0));
+    // Between order statistics it interpolates: n = 4 puts 25% at position 1.25.
+    CHECK(predictionQuantileOf({0, 4, 8, 12}, 0.25) == Approx(1.0));
+    CHECK(predictionQuantileOf({}, 0.5) == 0.0);
+}

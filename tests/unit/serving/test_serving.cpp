@@ -165,6 +165,7 @@ TEST_CASE("serve: every deployment that meets the SLO meets it when estimated al
         for (const char* key : {"prompt_tokens", "output_tokens", "engine"}) {
             if (in.contains(key)) alone[key] = in[key];
         }
+        alone["kv_cache"] = d["kv_cache"];  // the deployment's, FP8 where the search chose it
         if (in.contains("users")) alone["batch"] = in["users"];
         else alone["serving"] = {{"request_rate_per_s", in["request_rate_per_s"]}};
         const ApiResponse r = estimateJson(projectCatalog(), alone.dump());
@@ -181,6 +182,106 @@ TEST_CASE("serve: every deployment that meets the SLO meets it when estimated al
         CHECK(s["output_tokens_per_s_per_gpu"] == d["serving"]["output_tokens_per_s_per_gpu"]);
     }
     CHECK(a["curve"].size() > 1);
+}
+
+TEST_CASE("serve: an FP8 KV cache is tried where the request leaves the cache open and the GPU converts FP8",
+          "[serving][serve]") {
+    // Llama-3.1-8B at 8,192 + 1,024 tokens per user: a 16-bit KV cache takes
+    // 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 128 KiB per token, FP8
+    // half that, so one 24 GB RTX 4090's pool (~7 GiB after the 15 GiB of
+    // weights) holds about 6 users' contexts in 16 bits and 12 in FP8:
+    // the KV pool, not the step time, sets the users per replica.
+    const std::string load = R"("model":"llama-3.1-8b","users":400,"prompt_tokens":8192,"output_tokens":1024,)"
+                             R"("slo":{"ttft_s":5,"min_user_tokens_per_s":15},"max_gpus":64,"top":20)";
+    const PropertyJson open = answer("{" + load + R"(,"gpu":["rtx-4090"]})");
+    REQUIRE(open["deployments"].size() > 0);
+    const PropertyJson& best = open["deployments"][0];
+    CHECK(best["kv_cache"] == "fp8");
+    bool said = false;
+    for (const auto& why : best["why"]) said = said || why == "fp8_kv_cache_more_users";
+    CHECK(said);
+    const PropertyJson sixteen = answer("{" + load + R"(,"gpu":["rtx-4090"],"kv_cache":"bf16"})");
+    REQUIRE(sixteen["deployments"].size() > 0);
+    for (const auto& d : sixteen["deployments"]) CHECK(d["kv_cache"] == "bf16");
+    // Twice the tokens in the pool: fewer GPUs carry the same 400 users.
+    CHECK(best["gpu_count"].get<int>() < sixteen["deployments"][0]["gpu_count"].get<int>());
+    // The A100 has no FP8 conversion in hardware: its deployments keep 16 bits.
+    const PropertyJson ampere = answer("{" + load + R"(,"gpu":["a100-sxm4-80gb"]})");
+    for (const auto& d : ampere["deployments"]) CHECK(d["kv_cache"] == "bf16");
+}
+
+TEST_CASE("serve: at the same price and GPUs the request's own KV format is kept", "[serving][serve]") {
+    // Qwen2.5-72B for 50 users at 2,048 + 512 tokens: 4 H100s hold the
+    // weights (~136 GiB) and 50 users' 16-bit KV (50 x 2,560 x 320 KiB =
+    // 39 GiB), so FP8 KV buys no GPU and the 16-bit deployment is listed.
+    const PropertyJson a = answer(R"({"model":"qwen2.5-72b","gpu":["h100-sxm5-80gb"],"users":50,"prompt_tokens":2048,)"
+                                  R"("output_tokens":512,"slo":{"ttft_s":2,"min_user_tokens_per_s":20}})");
+    REQUIRE(a["deployments"].size() > 0);
+    CHECK(a["deployments"][0]["gpu_count"] == 4);
+    CHECK(a["deployments"][0]["kv_cache"] == "bf16");
+    // One line per GPU and layout.
+    for (std::size_t i = 0; i < a["deployments"].size(); ++i) {
+        for (std::size_t j = i + 1; j < a["deployments"].size(); ++j) {
+            const auto &x = a["deployments"][i], &y = a["deployments"][j];
+            CHECK_FALSE((x["gpu_count"] == y["gpu_count"] && x["replicas"] == y["replicas"] &&
+                         x["plan"]["tp"] == y["plan"]["tp"] && x["plan"]["pp"] == y["plan"]["pp"]));
+        }
+    }
+}
+
+TEST_CASE("serve: disaggregated prefill and decode where a tight TTFT meets long prompts", "[serving][serve]") {
+    // Llama-3.1-70B for 1,000 users at 4,096 + 512 tokens, TTFT <= 1 s and
+    // TPOT <= 30 ms on H100s: about 60 requests/s, 250k prompt tokens/s,
+    // 2 x 70e9 x 250e3 = 35 PFLOP/s of prefill. Aggregated replicas must keep
+    // every prompt's chunks inside 30 ms decode steps; split, the decode
+    // replicas carry no prompt and the prefill replicas no decode
+    // (DistServe, OSDI 2024), so fewer GPUs meet both targets.
+    const std::string load = R"("model":"llama-3.1-70b","gpu":["h100-sxm5-80gb"],"users":1000,"prompt_tokens":4096,)"
+                             R"("output_tokens":512,"slo":{"ttft_s":1,"tpot_ms":30},"max_gpus":256,"top":20)";
+    const PropertyJson any = answer("{" + load + R"(,"disaggregated":"auto"})");
+    REQUIRE(any["deployments"].size() > 0);
+    const PropertyJson& best = any["deployments"][0];
+    REQUIRE(best["disaggregated"].is_object());
+    const PropertyJson& split = best["disaggregated"];
+    CHECK(best["gpu_count"] == split["prefill_replicas"].get<int>() * split["prefill_gpus_per_replica"].get<int>() +
+                                   split["decode_replicas"].get<int>() * split["decode_gpus_per_replica"].get<int>());
+    CHECK(best["serving"]["ttft_s"].get<double>() <= 1.0);
+    CHECK(best["serving"]["tpot_ms"].get<double>() <= 30.0);
+    const PropertyJson together = answer("{" + load + "}");  // not tried by default
+    REQUIRE(together["deployments"].size() > 0);
+    for (const auto& d : together["deployments"]) CHECK(d["disaggregated"].is_null());
+    CHECK(best["gpu_count"].get<int>() < together["deployments"][0]["gpu_count"].get<int>());
+    const PropertyJson only = answer("{" + load + R"(,"disaggregated":true})");
+    for (const auto& d : only["deployments"]) CHECK(d["disaggregated"].is_object());
+    // The prompt's KV, 4,096 tokens x 320 KiB (80 layers x 8 KV heads x 128
+    // x 2 x 2 B in 16 bits), leaves each prefill GPU in one send: a few ms
+    // at most over NVLink or a 400 Gb/s NIC (1.34 GB / 4 GPUs / 50 GB/s = 6.7 ms).
+    for (const auto& d : any["deployments"]) {
+        if (!d["disaggregated"].is_object()) continue;
+        CHECK(d["disaggregated"]["kv_transfer_ms"].get<double>() > 0);
+        CHECK(d["disaggregated"]["kv_transfer_ms"].get<double>() < 15);
+    }
+    rejected("{" + load + R"(,"disaggregated":"maybe"})", "invalid_value", "/disaggregated");
+}
+
+TEST_CASE("serve: a disaggregated deployment's TPOT is its decode step alone", "[serving][serve]") {
+    // With no prompt chunks in its steps, a decode replica running c requests
+    // is no slower per token than an aggregated replica of the same GPUs at
+    // the same c, whose steps also carry the prompts.
+    const PropertyJson split = answer(R"({"model":"llama-3.1-8b","gpu":["h100-sxm5-80gb"],"users":300,)"
+                                      R"("prompt_tokens":2048,"output_tokens":256,"slo":{"ttft_s":2,"tpot_ms":40},)"
+                                      R"("disaggregated":true,"kv_cache":"bf16","top":1})");
+    REQUIRE(split["deployments"].size() == 1);
+    const PropertyJson& d = split["deployments"][0];
+    const double perReplica = d["concurrency_per_replica"].get<double>();
+    const int gpus = d["disaggregated"]["decode_gpus_per_replica"].get<int>();
+    PropertyJson alone = {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}, {"gpu_count", gpus},
+                          {"parallel", {{"tp", gpus}}}, {"prompt_tokens", 2048}, {"output_tokens", 256},
+                          {"kv_cache", "bf16"}, {"batch", std::max(1, int(perReplica))}};
+    const ApiResponse r = estimateJson(projectCatalog(), alone.dump());
+    REQUIRE(r.status == 0);
+    const PropertyJson together = PropertyJson::parse(r.json)["serving"];
+    CHECK(d["serving"]["tpot_ms"].get<double>() <= together["tpot_ms"].get<double>() * (1 + kRounding));
 }
 
 TEST_CASE("serve: an SLO nobody meets answers the closest deployments, not an error", "[serving][serve]") {

@@ -558,3 +558,20 @@ TEST_CASE("TensorRT-LLM rows of FP8 and NVFP4 checkpoints run an FP8 KV cache, v
     CHECK(row("tensorrt-llm", "fp8").request["kv_cache"] == "fp8");
     CHECK_FALSE(row("vllm", "fp8").request.contains("kv_cache"));
 }
+
+TEST_CASE("Megatron-Bridge's FP8 recipes train in fp8; its NVFP4 runs are listed as not expressible", "[validation]") {
+    // docs/performance-summary.md names MXFP8 ("MXFP8", "FP8-MX") and FP8
+    // current scaling ("FP8-CS"): all run the linear layers' GEMMs in FP8.
+    Json row = validationRow({{"kind", "train_tflops_per_gpu"}, {"model", "LLAMA3_70B"}, {"params_b", 70}, {"method", "pretrain"},
+                              {"gpu", "GB200 NVL72"}, {"gpu_count", 64}, {"batch", 1}, {"global_batch", 256}, {"seq_len", 8192},
+                              {"tp", 1}, {"pp", 4}, {"cp", 1}, {"ep", 1}, {"engine", "nemo"}, {"value", 1937},
+                              {"source", "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md"},
+                              {"extra", "Megatron-Bridge performance summary"}});
+    for (const char* quant : {"mxfp8", "fp8-mx", "fp8-cs"}) {
+        row["quant"] = quant;
+        CHECK(caliper::test::mappedRow(row).request["weights"] == "fp8");
+    }
+    // The catalog holds no FP4 dense rate, so 4-bit training is not scored.
+    row["quant"] = "nvfp4";
+    CHECK(caliper::test::unexpressedReason(row).find("4-bit floating point") != std::string::npos);
+}

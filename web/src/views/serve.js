@@ -101,7 +101,8 @@ function rows(answer, opts) {
         String(i + 1),
         d.gpu_name || d.gpu,
         t('serve.gpus', { n: d.gpu_count }),
-        t('serve.planText', { tp: plan.tp || 1, pp: plan.pp || 1, replicas: d.replicas || 1 }),
+        t('serve.planText', { tp: plan.tp || 1, pp: plan.pp || 1, replicas: d.replicas || 1 }) +
+          (d.kv_cache === 'fp8' ? ' · FP8 KV' : ''),
         format.number(L, d.concurrency_per_replica, 0),
         format.isNum(s.user_tokens_per_s) ? format.number(L, s.user_tokens_per_s) + ' ' + t('unit.tokPerS') : '—',
         format.seconds(L, s.ttft_s, opts.units),

@@ -27,6 +27,20 @@ struct ServeOptions {
     int maxGpus = 64;
     bool purchasePricing = false;          // rank by purchase price instead of the cloud bill
     int top = 5;
+    // Disaggregated prefill/decode deployments: not tried (no, the
+    // default: a split deployment cannot yet be estimated alone), tried
+    // beside the others (auto) or the only ones (yes).
+    enum class Disaggregation { Auto, Yes, No } disaggregation = Disaggregation::No;
+};
+
+// A disaggregated deployment's split: prompts on prefill replicas, the
+// decoding on decode replicas, each request's KV cache sent between them.
+struct DisaggregatedSplit {
+    int prefillReplicas = 1;
+    int prefillGpusPerReplica = 1;
+    int decodeReplicas = 1;
+    int decodeGpusPerReplica = 1;
+    double kvTransferS = 0;  // one request's prompt KV
 };
 
 struct Deployment {
@@ -35,6 +49,9 @@ struct Deployment {
     Plan plan;                 // the whole deployment (dp = replicas)
     int replicas = 1;
     double concurrencyPerReplica = 1;
+    KvFormat kvCache = KvFormat::Bf16;  // the replica's KV cache
+    bool kvChosen = false;              // FP8 KV chosen by the search, the request left it open
+    std::optional<DisaggregatedSplit> disaggregated;  // unset: every replica prefills and decodes
     ServingFigures serving;
     std::optional<double> usdPerHour;   // cloud bill of every GPU
     std::optional<double> purchaseUsd;  // all cards

@@ -38,6 +38,15 @@ std::optional<double> perMillion(const std::optional<double>& usdPerHour, double
 // period for servers]; power and hosting are not included.
 constexpr double kWriteOffHours = 3 * 8760;
 
+Json disaggregatedToJson(const std::optional<DisaggregatedSplit>& split) {
+    if (!split) return nullptr;
+    return {{"prefill_replicas", split->prefillReplicas},
+            {"prefill_gpus_per_replica", split->prefillGpusPerReplica},
+            {"decode_replicas", split->decodeReplicas},
+            {"decode_gpus_per_replica", split->decodeGpusPerReplica},
+            {"kv_transfer_ms", tidy(split->kvTransferS * 1e3)}};
+}
+
 Json deploymentToJson(const Deployment& d, const Scenario& s) {
     const double tokensPerS = d.serving.outputTokensPerS;
     std::optional<double> purchasePerHour, usdPerMonth;
@@ -52,6 +61,8 @@ Json deploymentToJson(const Deployment& d, const Scenario& s) {
             {"plan", std::move(plan)},
             {"replicas", d.replicas},
             {"concurrency_per_replica", tidy(d.concurrencyPerReplica)},
+            {"kv_cache", toString(d.kvCache)},
+            {"disaggregated", disaggregatedToJson(d.disaggregated)},
             {"serving", servingToJson(d.serving)},
             {"usd_per_month", tidyOrNull(usdPerMonth)},
             {"cny_per_month", cny(usdPerMonth, s.cnyPerUsd)},
@@ -118,6 +129,15 @@ ServeOptions readServeOptions(ObjectReader& r) {
     o.maxGpus = static_cast<int>(r.integerOr("max_gpus", kDefaultMaxGpus, 1, 1024));
     o.purchasePricing = r.enumOr("pricing", "cloud", {"cloud", "purchase"}) == "purchase";
     o.top = static_cast<int>(r.integerOr("top", kDefaultTop, 1, 100));
+    if (const Json* v = r.raw("disaggregated"); v && !v->is_null()) {
+        if (v->is_boolean()) {
+            o.disaggregation = v->get<bool>() ? ServeOptions::Disaggregation::Yes : ServeOptions::Disaggregation::No;
+        } else if (v->is_string() && v->get<std::string>() == "auto") {
+            o.disaggregation = ServeOptions::Disaggregation::Auto;
+        } else {
+            failType("invalid_value", r.pathOf("disaggregated"), "true, false or \"auto\"", *v);
+        }
+    }
     return o;
 }
 
@@ -131,7 +151,7 @@ Json serveToJson(const Catalog& catalog, const Json& request) {
     }
     std::vector<Warning> warnings;
     const ScenarioOptions scenarioOptions{
-        false, {"slo", "users", "request_rate_per_s", "max_gpus", "pricing", "top", "gpu_filter"}};
+        false, {"slo", "users", "request_rate_per_s", "max_gpus", "pricing", "top", "gpu_filter", "disaggregated"}};
     Scenario workload = scenarioFromJson(catalog, request, warnings, scenarioOptions);
     if (workload.task != Task::Inference) fail("invalid_value", "/task", "serve sizes inference deployments");
     const Json* model = request.contains("model") ? &request["model"] : nullptr;

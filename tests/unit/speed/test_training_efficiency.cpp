@@ -1,0 +1,90 @@
+// Training efficiency mechanisms: which share of the step FP8 speeds up, and
+// how GEMM efficiency falls with the reduction size K.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "caliper/api.hpp"
+#include "catalog_fixture.hpp"
+
+using caliper::test::projectCatalog;
+using Json = nlohmann::json;
+
+namespace {
+
+Json answer(const Json& request) {
+    const caliper::ApiResponse response = caliper::estimateJson(projectCatalog(), request.dump());
+    INFO(request.dump() << " -> " << response.json.substr(0, 1500));
+    REQUIRE(response.status == 0);
+    return Json::parse(response.json);
+}
+
+double explained(const Json& result, const std::string& term) {
+    for (const Json& e : result["explain"]) {
+        if (e["term"] == term) return e["value"].get<double>();
+    }
+    return -1;
+}
+
+// Megatron-Bridge's Llama 3 8B layout on 8 B200 (performance summary,
+// 25.11: TP 1, PP 1, seq 8192, no recomputation); the width and expert cases
+// recompute to fit the 80 GB H100 too.
+Json pretrain(const std::string& model, const std::string& gpu, const std::string& weights, bool recompute = false) {
+    return {{"model", model},       {"gpu", gpu},          {"task", "pretrain"}, {"engine", "megatron"},
+            {"weights", weights},   {"gpu_count", 8},      {"batch", 1},         {"seq_len", 8192},
+            {"global_batch", 128},  {"parallel", {{"tp", 1}, {"pp", 1}}},       {"gradient_checkpointing", recompute}};
+}
+
+// Achieved dense TFLOP/s of the compute itself: MFU x the peak it is taken of.
+double computeTflops(const Json& result) { return explained(result, "train_mfu") * explained(result, "train_peak_tflops"); }
+
+}  // namespace
+
+TEST_CASE("FP8 speeds up the linear layers only; the attention core stays 16-bit", "[speed][training]") {
+    // Llama 3 8B at seq 8192: N = 32 x (4096 x 10240 + 3 x 4096 x 14336) +
+    // 128256 x 4096 = 7,504,658,432 matmul parameters, 6N = 45,027,950,592
+    // FLOPs per token; causal attention 6 L s d_attn = 6 x 32 x 8192 x 4096 =
+    // 6,442,450,944, so a = 6.442 / 51.470 = 0.12517 of the FLOPs. The linear
+    // GEMMs run 1.7x faster in FP8 (kFp8GemmSpeedup), attention at the 16-bit
+    // rate: 1 / (0.12517 + 0.87483 / 1.7) = 1.5630x. At hidden 4096 the width
+    // factor is 1 in both precisions (the base tables' plateau).
+    const Json bf16 = answer(pretrain("llama-3-8b", "b200", "bf16"));
+    const Json fp8 = answer(pretrain("llama-3-8b", "b200", "fp8"));
+    CHECK(explained(fp8, "train_model_flops_per_token") == Approx(51470401536.0).epsilon(1e-4));
+    CHECK(computeTflops(fp8) / computeTflops(bf16) == Approx(1.5630).epsilon(2e-3));
+    // A longer sequence puts more of the step in attention, which FP8 does not speed up.
+    Json bf16Long = pretrain("llama-3-8b", "b200", "bf16", true), fp8Long = pretrain("llama-3-8b", "b200", "fp8", true);
+    bf16Long["seq_len"] = fp8Long["seq_len"] = 32768;
+    bf16Long["global_batch"] = fp8Long["global_batch"] = 32;
+    CHECK(computeTflops(answer(fp8Long)) / computeTflops(answer(bf16Long)) < 1.5630);
+}
+
+TEST_CASE("a narrow model's GEMMs lose more on a faster GPU", "[speed][training]") {
+    // GEMM efficiency eta(K) = K / (K + K_half), K_half = 716 at 1979 TFLOPS
+    // (DeepGEMM's H800 FP8 table), scaled with the rate the GEMMs run at.
+    // bf16 on H100 (989.4): K_half = 357.96, eta(2048) / eta(4096) =
+    // (2048 / 2405.96) / (4096 / 4453.96) = 0.85122 / 0.91963 = 0.92561.
+    // bf16 on B200 (2250): K_half = 814.05, (2048 / 2862.05) / (4096 /
+    // 4910.05) = 0.71557 / 0.83421 = 0.85778. Both models are dense and in
+    // bf16, so nothing else in the MFU differs (same GPUs, micro-batch, sequence).
+    auto mfuRatio = [](const std::string& gpu) {
+        return explained(answer(pretrain("llama-3.2-1b", gpu, "bf16", true)), "train_mfu") /
+               explained(answer(pretrain("llama-3-8b", gpu, "bf16", true)), "train_mfu");
+    };
+    CHECK(mfuRatio("h100-sxm5-80gb") == Approx(0.92561).epsilon(2e-3));
+    CHECK(mfuRatio("b200") == Approx(0.85778).epsilon(2e-3));
+}
+
+TEST_CASE("routed experts narrower than the hidden size run their GEMMs slower", "[speed][training]") {
+    // Qwen3-30B-A3B's experts (hidden 2048, expert inner size 768) reduce over
+    // K = 768 in fc2's forward and K = 1536 in fc1's data gradient, below the
+    // K = 2048 of its dense layers: its MFU in bf16 on H100 falls below a
+    // dense model of the same hidden size (Llama 3.2 1B, hidden 2048), whose
+    // width factor is the same. gpt-oss-120b's experts (inner size 2880 =
+    // hidden) reduce over K >= hidden and lose nothing: its MFU is at least
+    // that of a dense model of its width.
+    Json qwen = pretrain("qwen3-30b-a3b", "h100-sxm5-80gb", "bf16", true);
+    qwen["parallel"] = {{"tp", 1}, {"pp", 1}, {"ep", 8}};
+    const double dense2048 = explained(answer(pretrain("llama-3.2-1b", "h100-sxm5-80gb", "bf16", true)), "train_mfu");
+    CHECK(explained(answer(qwen), "train_mfu") < dense2048);
+}
