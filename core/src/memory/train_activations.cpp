@@ -418,6 +418,14 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                    : s.selectiveRecompute ? " (eager attention, scores recomputed: selective recomputation)"
                                           : " + 5*a*s^2*b (eager attention)",
                    (adapterBytes != 0 ? fmt(" + fp32 adapter inputs %.0f bytes per token", adapterBytes) : std::string())
+                       .append(eagerNormBytesPerToken(in) > 0
+                                   ? fmt(" + eager RMSNorm copies %.0f bytes per token", eagerNormBytesPerToken(in))
+                                   : std::string())
+                       .append(autocastTraining(s)
+                                   ? fmt(" (autocast: 16-bit activations, + input casts %.0f bytes per token, + 16-bit "
+                                         "weight casts %.3f GiB per layer)",
+                                         autocastCopyBytesPerToken(in), bytesToGiB(autocastLayerCastBytes(in, layout)))
+                                   : std::string())
                        .append(discardedBytesPerToken(s, in.shape) > 0
                                    ? fmt(" - %.0f bytes per token recomputed (recompute_modules%s%s)",
                                          discardedBytesPerToken(s, in.shape), s.recomputeLayernorm ? " layernorm" : "",
