@@ -78,6 +78,11 @@ void readBatch(const std::string& t, RowSetup& s) {
     if (!s.globalBatch) s.batch = lastInteger(t, batch);
     if (!s.globalBatch && !s.batch && !s.engines.llamaCpp) s.batch = lastInteger(t, batchBs);
     s.microBatch = lastInteger(t, micro);
+    static const Patterns steps = compile({R"(gradient_accumulation_steps\s*[=:]?\s*(\d+))"});
+    static const Patterns global = compile({R"(global_batch_size\s*[=:]?\s*(\d+))",
+                                            R"(minibatch \(global\) size\s*[=:]?\s*(\d+))"});
+    s.accumulationSteps = lastInteger(t, steps);
+    s.globalBatchSize = lastInteger(t, global);
 }
 
 void readLora(const std::string& t, RowSetup& s) {

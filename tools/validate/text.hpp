@@ -38,6 +38,9 @@ struct RowSetup {
     MeasuredMemory measured = MeasuredMemory::Process;
     std::optional<std::int64_t> benchPrompt, benchGenerate;  // llama-bench ppN / tgN
     std::optional<std::int64_t> promptTokens, outputTokens, seqLen, batch, microBatch;
+    // Fine-tuning configs that accumulate gradients: HF/ms-swift
+    // gradient_accumulation_steps, LitGPT global_batch_size (sequences per step).
+    std::optional<std::int64_t> accumulationSteps, globalBatchSize;
     bool globalBatch = false;  // the row's batch counts sequences over all GPUs
     std::optional<std::int64_t> loraRank;
     std::optional<bool> loraAllLinear, gradientCheckpointing, flashAttention;
