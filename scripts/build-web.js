@@ -22,6 +22,7 @@ const esbuild = require('esbuild');
 
 const ENTRY = 'src/main.js';  // under --web
 const BUNDLE = 'js/caliper.js';  // the site's page script, under --out
+const LOADER = 'src/loader.js';  // the single file's loader, under --web
 const SIZE_TARGET_BYTES = 600 * 1024;
 
 // The gzip streams the single file carries (wasm, catalog, text tables):
@@ -196,6 +197,8 @@ function catalogScript(dataDir) {
 // together within gzip's 32 KB window (the catalog's gzip stream 88.9 →
 // 77.0 KB). `missing` lists, per key, the entries that lack it; the page
 // turns the columns back into entries (web/src/engine/engine.js, rowsOf).
+// Two lossless steps more (sharedStrings, leadingCopies) take out what
+// gzip's window cannot reach.
 function columnsOf(list) {
   const keys = [];
   list.forEach((e) => Object.keys(e).forEach((k) => { if (!keys.includes(k)) keys.push(k); }));
@@ -206,7 +209,77 @@ function columnsOf(list) {
     list.forEach((e, i) => { if (!(k in e)) gaps.push(i); });
     if (gaps.length) missing[k] = gaps;
   }
-  return { $rows: list.length, keys, columns, missing };
+  const t = { $rows: list.length, keys, columns, missing };
+  const leads = leadingCopies(t);
+  if (Object.keys(leads).length) t.leads = leads;
+  const shared = sharedStrings(t);
+  if (Object.keys(shared).length) t.shared = shared;
+  return t;
+}
+
+// The values of a column that are texts or lists of texts (null and absent
+// entries left out), or null where any other value is present.
+function textsOf(t, k) {
+  const gaps = new Set(t.missing[k] || []), texts = [];
+  for (let i = 0; i < t.$rows; i++) {
+    const v = t.columns[k][i];
+    if (gaps.has(i) || v === null) continue;
+    if (typeof v === 'string') texts.push(v);
+    else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) texts.push(...v);
+    else return null;
+  }
+  return texts;
+}
+
+// A list column whose first text repeats another column's text in most
+// entries (each model's aliases open with its hf_id: 186 of 187) drops that
+// copy: leads[list] = {from, except: entries that keep their list whole}.
+function leadingCopies(t) {
+  const leads = {};
+  const present = (k, i) => !(t.missing[k] || []).includes(i);
+  for (const a of t.keys) {
+    const col = t.columns[a];
+    if (!col.some((v) => Array.isArray(v) && v.length) || !textsOf(t, a)) continue;
+    for (const b of t.keys) {
+      if (b === a) continue;
+      const rows = [];
+      for (let i = 0; i < t.$rows; i++) {
+        if (present(a, i) && present(b, i) && Array.isArray(col[i]) && typeof t.columns[b][i] === 'string' &&
+          col[i][0] === t.columns[b][i]) rows.push(i);
+      }
+      if (rows.length * 2 <= t.$rows) continue;
+      const except = [];
+      for (let i = 0; i < t.$rows; i++) {
+        if (!present(a, i) || !Array.isArray(col[i])) continue;
+        if (rows.includes(i)) col[i] = col[i].slice(1);
+        else except.push(i);
+      }
+      leads[a] = { from: b, except };
+      break;
+    }
+  }
+  return leads;
+}
+
+// A text column in which at most half the characters are new (the GPUs'
+// sources: 92 KB of text, 26 KB of it distinct; price notes, licences,
+// architectures) keeps each text once in shared[key] and the entries'
+// indices into it: gzip sees repeats only 32 KB back.
+function sharedStrings(t) {
+  const shared = {};
+  for (const k of t.keys) {
+    const texts = textsOf(t, k);
+    if (!texts || !texts.length) continue;
+    const distinct = [...new Set(texts)];
+    const chars = (list) => list.reduce((n, s) => n + s.length, 0);
+    if (chars(distinct) * 2 > chars(texts)) continue;
+    const index = new Map(distinct.map((s, i) => [s, i]));
+    const gaps = new Set(t.missing[k] || []);
+    t.columns[k] = t.columns[k].map((v, i) => (gaps.has(i) || v === null ? v
+      : typeof v === 'string' ? index.get(v) : v.map((s) => index.get(s))));
+    shared[k] = distinct;
+  }
+  return shared;
 }
 
 function catalogByColumns(dataDir) {
@@ -288,13 +361,33 @@ function buildSite(template, needsEval, hasWasmScript) {
   return template.replace('<!--CSP-->', cspMeta(csp([], [], needsEval))).replace('<!--SCRIPTS-->', tags);
 }
 
+// The engine's glue and the page's bundle as one text, packed like the data
+// (148 KB of script became ~45 KB), for the loader (web/src/loader.js) to
+// inflate and run; the engine first, as the inline scripts ran.
+function packedCode(engineMin, page) {
+  const code = engineMin + '\n;' + page;
+  const gz = gzipBest(Buffer.from(code, 'utf8'));
+  return { code, script: `window.CALIPER_CODE={b122:"${b122Encode(gz)}",length:${gz.length}};\n` };
+}
+
+// The loader as one minified classic script.
+function bundleLoader(webDir) {
+  const result = esbuild.buildSync(Object.assign({}, BUNDLE_OPTIONS, { entryPoints: [path.join(webDir, LOADER)],
+    metafile: false }));
+  return result.outputFiles[0].text;
+}
+
 function buildSingle(template, parts, needsEval) {
   const css = escapeInline(compactCss(parts.css));
-  // Inline scripts run in document order; the page waits for DOMContentLoaded.
+  // Inline scripts run in document order; the loader runs the packed engine
+  // and page once they are inflated, and the page starts when the document
+  // is parsed.
+  const packed = parts.loader ? packedCode(parts.engineMin, parts.page) : null;
+  const code = packed ? [packed.script, parts.loader] : [parts.engineMin, parts.page];
   const bodies = [parts.catalogGzip].concat(parts.wasmScript ? [parts.wasmScript] : [],
-    parts.textsScript ? [parts.textsScript] : [], [parts.engineMin, parts.page]).map(escapeInline);
+    parts.textsScript ? [parts.textsScript] : [], code).map(escapeInline);
   const scriptTags = bodies.map((b) => `<script>${b}</script>`).join('\n');
-  const policy = csp(bodies.map(sha256), [sha256(css)], needsEval);
+  const policy = csp(bodies.concat(packed ? [packed.code] : []).map(sha256), [sha256(css)], needsEval);
   // Indentation dropped from the markup (it has no <pre>, and its textareas start empty).
   return template.split('\n').map((line) => line.trim()).filter(Boolean).join('\n')
     .replace('data-build="site"', 'data-build="single"')
@@ -335,7 +428,8 @@ async function main() {
     textsScript: packedTablesScript(webDir),
     engineMin: minifyScript(engine),
     wasmScript: split.wasmScript,
-    page: (await bundlePageWithoutTexts(webDir)).code
+    page: (await bundlePageWithoutTexts(webDir)).code,
+    loader: bundleLoader(webDir)
   };
 
   fs.rmSync(outDir, { recursive: true, force: true });
@@ -359,4 +453,4 @@ if (require.main === module) {
 }
 
 module.exports = { columnsOf, escapeInline, catalogScript, compressedCatalogScript, splitEngine, b122Encode, minifyScript, csp, sha256,
-  buildSingle, buildSite, siteScripts, bundlePage, bundlePageWithoutTexts, packedTablesScript, importGraph, engineNeedsEval, ENTRY, BUNDLE };
+  buildSingle, buildSite, siteScripts, bundlePage, bundleLoader, packedCode, bundlePageWithoutTexts, packedTablesScript, importGraph, engineNeedsEval, ENTRY, BUNDLE };

@@ -59,6 +59,27 @@ h.forEachOrigin('serve view', (env) => {
     await page.close();
   });
 
+  test('prefill and decode split on request: the URL keeps the choice, split rows read as their two sides', async (t) => {
+    // Llama-3.1-70B for 1,000 users at 4,096 + 512 tokens within 1 s and 30 ms:
+    // split deployments take fewer GPUs (tests/unit/serving, DistServe's case).
+    const q = 'view=serve&sm=llama-3.1-70b&su=1000&sttft=1&stpot=30&spi=4096&spo=512&g=256&scls=datacenter';
+    const page = await h.openPage(env.context, env.url(q));
+    if (!(await canServe(page))) { await page.close(); t.skip('this engine has no serving search yet'); return; }
+    await page.selectOption('#sv-dis', 'yes');
+    await page.waitForFunction(() => window.__caliperPage.app.state.sdis === 'yes');
+    assert.match((await h.pageState(page)).hash, /sdis=yes/);
+    const answer = await engineAnswer(page);
+    assert.ok(answer.deployments.length > 0 && answer.deployments.every((d) => d.disaggregated));
+    await page.waitForFunction((n) => document.querySelectorAll('#serve-table tbody tr').length === n, answer.deployments.length);
+    const plans = await page.$$eval('#serve-table tbody tr', (trs) => trs.map((tr) => tr.children[3].textContent));
+    answer.deployments.forEach((d, i) => {
+      const x = d.disaggregated;
+      assert.ok(plans[i].startsWith(`prefill ${x.prefill_replicas} × ${x.prefill_gpus_per_replica} GPUs + decode ` +
+        `${x.decode_replicas} × ${x.decode_gpus_per_replica} GPUs`), plans[i]);
+    });
+    await page.close();
+  });
+
   test('the frontier: one point per curve entry, the SLO line, points read by focus and hover, SVG export', async (t) => {
     const page = await h.openPage(env.context, env.url(QUESTION));
     if (!(await canServe(page))) { await page.close(); t.skip('this engine has no serving search yet'); return; }

@@ -41,6 +41,16 @@ test('one row per deployment: GPU, count, plan, per-user speed, TTFT, monthly co
   assert.equal(rows[1].cells[2], '4 GPUs');
 });
 
+test('a split deployment reads as its prefill and decode replicas; an FP8 KV cache is named', () => {
+  const split = Object.assign({}, STUB.deployments[0], { gpu_count: 12, replicas: 5, kv_cache: 'fp8',
+    disaggregated: { prefill_replicas: 2, prefill_gpus_per_replica: 2, decode_replicas: 3, decode_gpus_per_replica: 4,
+      kv_transfer_ms: 1.2 } });
+  const answer = Object.assign({}, STUB, { deployments: [split] });
+  assert.equal(serve.rows(answer, opts('en', 'usd'))[0].cells[3], 'prefill 2 × 2 GPUs + decode 3 × 4 GPUs · FP8 KV');
+  assert.match(serve.rows(answer, opts('zh', 'cny'))[0].cells[3], /^预填充 2 × 2 卡 \+ 解码 3 × 4 卡/);
+  i18n.setLang('en');
+});
+
 test('in yuan the engine\'s cny twins are used, else its rate; Chinese labels', () => {
   const rows = serve.rows(STUB, opts('zh', 'cny'));
   assert.equal(rows[0].cells[8], '¥31,536');

@@ -23,7 +23,7 @@ test('every changed key survives serialize → parse', () => {
     sg: 'rtx-4090', cell: 'llama-3.1-8b~rtx-4090', cnt: 2, rm: 'qwen2.5-72b', obj: 'fastest', pr: 'purchase', top: 5,
     cmp: ['h100-sxm5-80gb', '-', 'a800-sxm4-80gb'], inv: [{ gpu: '2080 Ti 22GB', count: 4 }, { gpu: 'A800', count: 2 }],
     cm: { name: 'Mine', params_b: 7, model: { params_b: 7 } }, cg: { name: 'Card', gpu: { memory_gib: 48 } },
-    sm: 'qwen2.5-72b', su: 200, sr: 3.5, sttft: 1.5, stpot: 40, stps: 25, spi: 1024, spo: 256, scls: ['datacenter'],
+    sm: 'qwen2.5-72b', su: 200, sr: 3.5, sttft: 1.5, stpot: 40, stps: 25, spi: 1024, spo: 256, scls: ['datacenter'], sdis: 'auto',
     interNode: 'ethernet-25g', gpusPerNode: 4, checkpointing: 'off', offload: 'moe-experts', gpuLayers: 20, cpuMoeLayers: 12, hostRamGib: 128, wiredLimitGib: 40
   });
   const hash = S.serialize(s);
@@ -176,6 +176,10 @@ test('the serve request: users or a rate, the SLO, lengths, GPU classes (docs/CO
   const rate = S.toServeRequest(Object.assign(S.defaults(), { sr: 4 }), 'm');
   assert.equal(rate.request_rate_per_s, 4);
   assert.equal('users' in rate, false);
+  // Prefill/decode split (serve's "disaggregated"): left out by default, "auto" or true when asked.
+  assert.equal('disaggregated' in req, false);
+  assert.equal(S.toServeRequest(Object.assign(S.defaults(), { sdis: 'auto' }), 'm').disaggregated, 'auto');
+  assert.equal(S.toServeRequest(Object.assign(S.defaults(), { sdis: 'yes' }), 'm').disaggregated, true);
 });
 
 test('a link with a value the page cannot read says which, and keeps the rest', () => {

@@ -47,7 +47,8 @@ void readMemoryTerms(Compared compared, CalibrationRow& r) {
     double any = 0;
     for (const ExplainTerm& t : e.explain) {
         if (t.term == "allocator_reserve_gib") r.memoryTermGib[int(CalibratedConstant::TrainingAllocatorReserve)] = t.value;
-        if (t.term == "varying_length_reserve_gib") r.memoryTermGib[int(CalibratedConstant::VaryingLengthLossCopies)] = t.value;
+        if (t.term == "varying_length_reserve_gib" || t.term == "loss_block_reserve_gib")
+            r.memoryTermGib[int(CalibratedConstant::VaryingLengthLossCopies)] += t.value;
     }
     for (double v : r.memoryTermGib) any += v;
     if (any > 0) r.figure = Figure::Memory;

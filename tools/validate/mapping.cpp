@@ -142,6 +142,17 @@ void setInferenceTokens(RowKind kind, const RowFacts& f, const RowSetup& s, Json
     else if (s.batch) req["batch"] = *s.batch;
 }
 
+// A fine-tuning config that accumulates gradients over micro-batches keeps
+// them alive through the next forward (memory/train_activations.cpp): its
+// global batch is the stated global_batch_size, or the micro-batch times
+// gradient_accumulation_steps.
+void setAccumulation(const RowSetup& s, Json& req) {
+    if (req.contains("global_batch") || req.value("task", std::string()) != "finetune") return;
+    const std::int64_t batch = req.contains("batch") && req["batch"].is_number_integer() ? req["batch"].get<std::int64_t>() : 1;
+    if (s.globalBatchSize && *s.globalBatchSize > batch) req["global_batch"] = *s.globalBatchSize;
+    else if (s.accumulationSteps && *s.accumulationSteps > 1) req["global_batch"] = batch * *s.accumulationSteps;
+}
+
 void setTraining(const RowFacts& f, const RowSetup& s, Json& req) {
     if (f.seqLen && *f.seqLen >= 1) req["seq_len"] = countOf(*f.seqLen);
     else if (s.seqLen) req["seq_len"] = *s.seqLen;
@@ -163,6 +174,8 @@ void setTraining(const RowFacts& f, const RowSetup& s, Json& req) {
     }
     if (!s.optimizer.empty()) req["optimizer"] = s.optimizer;
     if (s.packed) req["packing"] = true;
+    // fp32 weights under torch.autocast: the engine applies it to fp32 training only.
+    if (s.autocast) req["autocast"] = true;
     // A Megatron run on several GPUs whose row states no TP or PP ran a layout
     // its authors chose for memory (NeMo's long-sequence table: "the most
     // performant model- and data-parallel configurations ... given the memory
@@ -399,7 +412,10 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     if (setup.gpuMemoryUtilization) m.request["gpu_memory_utilization"] = *setup.gpuMemoryUtilization;
     if (setup.flashAttention) m.request["flash_attention"] = *setup.flashAttention;
     if (task == "inference") setInferenceTokens(kind, f, setup, m.request);
-    else setTraining(f, setup, m.request);
+    else {
+        setTraining(f, setup, m.request);
+        setAccumulation(setup, m.request);
+    }
     applyEngineConventions(setup, task, f.method, m.request);
     setParallel(setup, task != "inference", m.request);
     applyFrameworkRequest(f, setup, extra, task, m.request);

@@ -65,6 +65,7 @@ void readTokens(const std::string& t, RowSetup& s) {
     // keeps no fp32 copy (lightning.fabric precision docs: "true" half precision).
     s.keepsCheckpointDtype = mentions(t, {"bf16-true", "bf16_true"});
     s.packed = mentions(t, {"packing", "packed sequences", "fixed-length", "fixed length"});
+    s.autocast = mentions(t, {"autocast"});
 }
 
 void readBatch(const std::string& t, RowSetup& s) {
@@ -77,6 +78,11 @@ void readBatch(const std::string& t, RowSetup& s) {
     if (!s.globalBatch) s.batch = lastInteger(t, batch);
     if (!s.globalBatch && !s.batch && !s.engines.llamaCpp) s.batch = lastInteger(t, batchBs);
     s.microBatch = lastInteger(t, micro);
+    static const Patterns steps = compile({R"(gradient_accumulation_steps\s*[=:]?\s*(\d+))"});
+    static const Patterns global = compile({R"(global_batch_size\s*[=:]?\s*(\d+))",
+                                            R"(minibatch \(global\) size\s*[=:]?\s*(\d+))"});
+    s.accumulationSteps = lastInteger(t, steps);
+    s.globalBatchSize = lastInteger(t, global);
 }
 
 void readLora(const std::string& t, RowSetup& s) {

@@ -38,6 +38,9 @@ struct RowSetup {
     MeasuredMemory measured = MeasuredMemory::Process;
     std::optional<std::int64_t> benchPrompt, benchGenerate;  // llama-bench ppN / tgN
     std::optional<std::int64_t> promptTokens, outputTokens, seqLen, batch, microBatch;
+    // Fine-tuning configs that accumulate gradients: HF/ms-swift
+    // gradient_accumulation_steps, LitGPT global_batch_size (sequences per step).
+    std::optional<std::int64_t> accumulationSteps, globalBatchSize;
     bool globalBatch = false;  // the row's batch counts sequences over all GPUs
     std::optional<std::int64_t> loraRank;
     std::optional<bool> loraAllLinear, gradientCheckpointing, flashAttention;
@@ -58,6 +61,7 @@ struct RowSetup {
     bool shortText = false;             // "short prompt" / "short texts" with no count
     bool longPromptUncounted = false;   // "long prompt" with no count
     bool packed = false;  // one sequence length every step (packed or fixed-length batches)
+    bool autocast = false;  // fp32 weights trained under torch.autocast (mixed precision)
     bool keepsCheckpointDtype = false;  // Lightning "bf16-true": weights, gradients and AdamW states in bf16
     std::string optimizer;              // contract name, or empty when not stated
     std::string kvCache;                // KV-cache type the text names, or empty

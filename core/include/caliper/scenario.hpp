@@ -133,6 +133,12 @@ struct Scenario {
     // lengths (no varying-length reserve, memory/overhead.cpp). Pre-training
     // always packs.
     bool packing = false;
+    // Training: fp32 weights trained under torch.autocast (bf16 or fp16):
+    // mixed precision without a 16-bit copy of the model (Hugging Face
+    // Trainer's bf16=True on an fp32 model). The linear layers compute and
+    // save 16-bit tensors, the residual stream and the norms stay fp32
+    // (memory/train_activations.cpp). Only with fp32 weights.
+    bool autocast = false;
     InterconnectSpec interconnect;
     // Full training's gradient buffer in fp32 (Megatron's main grads,
     // grad_reduce_in_fp32) or in the weights' 16 bits; empty = "auto"

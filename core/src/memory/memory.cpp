@@ -93,7 +93,8 @@ StageBytes stageTensors(const Inputs& in, const Layout& layout, const Stage& st,
         t.adapterBytes = states.adapter;
         t.buffersBytes = states.buffers;
         t.hostBytes += states.hostBytes;
-        t.activationsBytes = trainingActivationBytes(in, layout, st, ex);
+        const double freed = gradientsFreedEachStep(in, layout) ? states.gradients : 0;
+        t.activationsBytes = trainingActivationBytes(in, layout, st, ex, freed);
         t.hostBytes += offloadedCheckpointBytes(in, layout, st);
     } else {
         t.weightsBytes = weightBytes(in, layout, st, ex);
@@ -147,7 +148,7 @@ MemoryBreakdown evaluateStage(const Inputs& in, const Layout& layout, const Stag
     m.adapterGiB = nonNegativeGib(t.adapterBytes);
     m.overheadGiB = nonNegativeGib(o.total() + pool.slack);
     m.overheadParts = {nonNegativeGib(o.cudaContext), nonNegativeGib(o.cudaGraphs),     nonNegativeGib(o.nccl),
-                       nonNegativeGib(o.buffers),     nonNegativeGib(o.allocator), nonNegativeGib(o.varyingLengths)};
+                       nonNegativeGib(o.buffers),     nonNegativeGib(o.allocator + o.lossBlocks), nonNegativeGib(o.varyingLengths)};
     m.totalGiB = nonNegativeGib(pool.total);
     m.cpuOffloadGiB = nonNegativeGib(t.hostBytes);
     if (pool.paged) m.kvPoolGib = nonNegativeGib(pool.pool);

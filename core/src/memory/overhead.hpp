@@ -21,7 +21,8 @@ struct Overhead {
     double buffers = 0;      // DDP / DeepSpeed gradient buckets
     double allocator = 0;    // caching-allocator reserve in training
     double varyingLengths = 0;  // cached blocks of earlier, differently sized fine-tuning steps
-    double total() const { return cudaContext + cudaGraphs + nccl + buffers + allocator + varyingLengths; }
+    double lossBlocks = 0;      // loss blocks a fixed-length step cannot reuse (shown in the allocator reserve)
+    double total() const { return cudaContext + cudaGraphs + nccl + buffers + allocator + varyingLengths + lossBlocks; }
 };
 
 // allocatedBytes: the tensors of the breakdown (weights, KV, activations,

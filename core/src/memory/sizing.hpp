@@ -116,10 +116,10 @@ struct Inputs {
     double trainableParams = 0;  // all parameters (full) or adapter parameters
     double adapterParams = 0;
     // Training: the caching allocator's calibrated reserve fraction and
-    // varying-length loss copies (memory/overhead.cpp), read once here
-    // rather than for every plan probed.
+    // loss-block copies (memory/overhead.cpp), read once here rather than
+    // for every plan probed.
     double allocatorReserve = 0;
-    double varyingLengthCopies = 0;
+    double lossCopies = 0;
 };
 
 Inputs prepare(const Scenario& s);
@@ -173,7 +173,14 @@ double stageParams(const Inputs& in, const Stage& stage);       // parameters of
 double weightBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
 double kvBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
 double inferenceActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
-double trainingActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
+// Saved activations at the step's peak. freedGradientBytes: the gradients
+// that backward writes while it frees the activations (gradientsFreedEachStep);
+// the result is then what the peak holds beyond those gradients.
+double trainingActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex,
+                               double freedGradientBytes = 0);
+// Whether the gradients are allocated during backward and freed after each
+// optimizer step, so that they and the saved activations never peak together.
+bool gradientsFreedEachStep(const Inputs& in, const Layout& layout);
 // Checkpointed layer inputs kept in host RAM (gradient_checkpointing "offload").
 double offloadedCheckpointBytes(const Inputs& in, const Layout& layout, const Stage& stage);
 // Peak bytes of the logits and the cross-entropy loss over the vocabulary for

@@ -6,6 +6,7 @@
 
 #include "caliper/units.hpp"
 #include "memory/sizing.hpp"
+#include "memory/training_bytes.hpp"
 
 namespace caliper::sizing {
 
@@ -105,10 +106,58 @@ constexpr double kLogitsCoeffTorchtuneChunked = 6;
 // the gate/up input and the down-projection input (the attention output
 // stays: FlashAttention saves it for its own backward).
 constexpr double kAdapterCopyBytes = 4;
+// Eager RMSNorm (transformers' LlamaRMSNorm and its copies in every RMSNorm
+// family, models/llama/modeling_llama.py; torchtune modules/rms_norm.py,
+// LitGPT's RMSNorm alike): `hidden_states.to(torch.float32)`, then `pow(2)`
+// and the multiply by rsqrt save that fp32 copy for backward, 4 bytes per
+// element where the base count has the 16-bit input (2); the final
+// `self.weight * hidden_states.to(input_dtype)` saves the normalized 16-bit
+// tensor for the weight's gradient, only where the weight trains (autograd
+// saves an operand only for an input that requires grad). Qwen3's per-head
+// q_norm/k_norm do the same on the q and k projections, whose outputs the
+// base count does not hold. Caliper's H100 runs (validation/measured-h100.jsonl)
+// agree: LoRA without checkpointing (norms frozen) at 36 + 4g bytes per s b h
+// with the fp32 adapter copies, full fine-tuning at 20 + 4g beside 8 s b f.
+constexpr double kNormNormalizedCopyElements = 1;
+
+// Mixed precision under torch.autocast with fp32 weights (Scenario::autocast).
+// PyTorch's CUDA autocast op lists (torch/csrc/autograd/autocast_mode.cpp,
+// "lower_precision_fp": linear, matmul, scaled_dot_product_attention; "fp32":
+// the norms, softmax, log_softmax, cross_entropy/nll_loss) make the linear
+// layers' and attention's outputs 16-bit, so the MLP and the attention save
+// 16-bit tensors as in bf16 training, while the residual stream (fp32
+// embedding + the linears' outputs, promoted) stays fp32: the checkpointed
+// layer inputs are fp32 and each RMSNorm saves its fp32 input and, where its
+// weight trains, its fp32 normalized output (the weight is fp32). autocast
+// casts a linear's input anew for every call (cached_cast keeps only leaf
+// tensors that require grad, the weights), so q, k and v each save their own
+// 16-bit copy of the normed input, and gate and up theirs: 2 more copies of h
+// for attention, 1 for a gated MLP, beyond the one the base count has. Each
+// linear also saves the 16-bit cast of its weight for the input's gradient:
+// 2 bytes per weight of a layer, kept with that layer's activations; with
+// checkpointing the autocast cache holds every layer's casts until the
+// forward (loss included) leaves autocast. Caliper's H100 runs of fp32
+// Llama 3.2 1B/3B, Qwen2.5 0.5B/1.5B and Qwen3 4B under bf16 autocast come to
+// within 1-2% of this count without checkpointing.
+constexpr double kAutocastElementBytes = 2;
+constexpr double kAutocastAttentionCopies = 2;  // k and v cast the normed input again
+constexpr double kAutocastGatedMlpCopies = 1;   // up casts it again beside gate
+constexpr double kAutocastWeightCastBytes = 2;
+// Hugging Face's loss in forward holds the 16-bit logits, their fp32 upcast
+// and the saved fp32 log-softmax (2 + 4 + 4 of the 12 bytes it peaks at in
+// backward, kLogitsCoeff16): what the autocast cache's peak at the end of the
+// forward sits beside.
+constexpr double kLogitsForwardShare = 10.0 / 12.0;
+
 // QLoRA dequantizes one weight matrix at a time to bf16 for its matmul.
 constexpr double kDequantBytes = 2;
 
 double elementBytes(const Scenario& s) { return s.weights == WeightFormat::Fp32 ? 4 : 2; }
+
+bool autocastTraining(const Scenario& s) { return s.autocast && s.weights == WeightFormat::Fp32; }
+
+// Bytes of the tensors the linear layers and attention save: 16-bit under autocast.
+double activationElementBytes(const Scenario& s) { return autocastTraining(s) ? kAutocastElementBytes : elementBytes(s); }
 
 // Megatron-Core builds its layers from Transformer Engine modules and fused
 // activations; other runtimes run the unfused Hugging Face modules.
@@ -160,6 +209,48 @@ double discardedBytesPerToken(const Scenario& s, const ModelShape& sh) {
     return bytes;
 }
 
+// Unsloth's fast_rms_layernorm (unsloth/kernels/rms_layernorm.py) saves its
+// 16-bit input and one fp32 r per row; Megatron's Transformer Engine norms are
+// fused into the following linear layer.
+bool eagerRmsNorm(const Scenario& s) {
+    return s.model.norm == NormKind::RmsNorm && !teLayers(s) && s.engine != Engine::Unsloth;
+}
+
+// Bytes per token of one layer that the eager RMSNorm adds to the base count
+// (see kNormNormalizedCopyElements).
+double eagerNormBytesPerToken(const Inputs& in) {
+    const Scenario& s = *in.scenario;
+    if (!eagerRmsNorm(s)) return 0;
+    const ModelShape& sh = in.shape;
+    const double eb = activationElementBytes(s);
+    const double upcast = kFp32Bytes - eb;  // fp32 copy in place of the 16-bit input (none in fp32 training)
+    // The normalized tensor is in the input's dtype: fp32 under autocast.
+    const double normalized = in.lora ? 0 : kNormNormalizedCopyElements * elementBytes(s);
+    double bytes = std::max(1, s.model.normsPerLayer) * sh.hidden * (upcast + normalized);
+    if (s.model.qkNorm) bytes += (sh.qDim + sh.kvDim) * (kFp32Bytes + normalized);
+    return bytes;
+}
+
+// Bytes per token of one layer that autocast's per-call input casts add
+// (see kAutocastAttentionCopies).
+double autocastCopyBytesPerToken(const Inputs& in) {
+    if (!autocastTraining(*in.scenario)) return 0;
+    const ModelShape& sh = in.shape;
+    return kAutocastElementBytes * sh.hidden * (kAutocastAttentionCopies + (sh.gated ? kAutocastGatedMlpCopies : 0));
+}
+
+// 16-bit weight casts one layer's linears save under autocast, bytes per GPU.
+double autocastLayerCastBytes(const Inputs& in, const Layout& layout) {
+    if (!autocastTraining(*in.scenario)) return 0;
+    return kAutocastWeightCastBytes * in.shape.layerParams / layout.tp;
+}
+
+// lm_head's 16-bit weight cast under autocast, saved until its backward.
+double autocastHeadCastBytes(const Inputs& in, const Layout& layout, const Stage& stage) {
+    if (!autocastTraining(*in.scenario) || !stage.last) return 0;
+    return kAutocastWeightCastBytes * in.shape.vocab * in.shape.hidden / layout.tp;
+}
+
 // Bytes per token of one layer that fp32 adapters add (see kAdapterCopyBytes).
 double adapterCopyBytesPerToken(const Inputs& in) {
     const Scenario& s = *in.scenario;
@@ -191,7 +282,7 @@ PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
     const double g = s.model.attention == AttentionKind::Mla ? 1.0 : double(sh.kvHeads) / sh.heads;
     // Sequence parallelism shards all of it over tp; context parallelism
     // gives each GPU 1/cp of every sequence (Megatron-Core context_parallel).
-    const double scale = elementBytes(s) / 2 / layout.tp / layout.cp;
+    const double scale = activationElementBytes(s) / 2 / layout.tp / layout.cp;
     const LayerCoeffs c = layerCoeffs(s, sh.gated);
     double full = sb * sh.hidden * (c.hidden + c.kv * g);
     full += sb * mlpWidth(sh, s.model) * c.mlp;
@@ -200,17 +291,42 @@ PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
     if (!s.flashAttention && !s.selectiveRecompute) full += kEagerScoreCoeff * sh.heads * double(s.seqLen) * sb;
     full -= sb * discardedBytesPerToken(s, sh);
     PerLayer p;
-    // The fp32 adapter copies are bytes already, not 16-bit elements.
-    p.full = full * scale + sb * adapterCopyBytesPerToken(in) / layout.tp / layout.cp;
-    p.stored = s.gradientCheckpointing ? kCheckpointCoeff * sb * sh.hidden * scale : p.full;
+    // The fp32 adapter copies and the eager norms' copies are bytes already, not 16-bit elements.
+    p.full = full * scale +
+             sb * (adapterCopyBytesPerToken(in) + eagerNormBytesPerToken(in) + autocastCopyBytesPerToken(in)) / layout.tp /
+                 layout.cp +
+             autocastLayerCastBytes(in, layout);
+    // The checkpoint is the layer's input, in the residual stream's dtype
+    // (fp32 under autocast).
+    p.stored = s.gradientCheckpointing ? kCheckpointCoeff * sb * sh.hidden * elementBytes(s) / 2 / layout.tp / layout.cp
+                                       : p.full;
     // FlashAttention's eager fallback keeps a / tp heads' scores of s/cp queries over s keys.
     return p;
+}
+
+// Tied input and output embeddings (one leaf weight): autograd holds lm_head's
+// gradient in the weight's input buffer until the embedding's arrives at the
+// end of backward, then adds the two out of place (torch/csrc/autograd/
+// input_buffer.cpp InputBuffer::add: `buffer[pos] = old_var + var` for dense
+// gradients): two vocabulary x hidden gradients beyond the one the gradients
+// count. Caliper's H100 runs of tied models at micro-batch 1 x 512 (Llama 3.2
+// 1B/3B, Qwen2.5 1.5B, Qwen3 4B; full bf16) peak 0.9-1.7 GiB above their
+// gradients, two such tensors (4.2-4.7 bytes per vocabulary x hidden
+// element); the untied 7-8B models do not. Under autocast lm_head's gradient
+// reaches the fp32 weight through the cast's backward, a fresh fp32 tensor
+// that the embedding's gradient is added to in place (InputBuffer's in-place
+// path for a buffer nothing else holds): one more fp32 tensor, which the
+// same runs in mixed precision show (4.2-4.4 bytes per element at 1B-3B).
+double tiedEmbeddingSumBytes(const Inputs& in, const Layout& layout) {
+    if (in.lora || !in.scenario->model.tiedEmbeddings) return 0;
+    const double copies = autocastTraining(*in.scenario) ? 1 : 2;
+    return copies * in.shape.vocab * in.shape.hidden * weightBytesPerParam(*in.scenario) / layout.tp;
 }
 
 }  // namespace
 
 double lossBytesPerLogit(const Scenario& s) {
-    if (elementBytes(s) == 4) return kLogitsCoeff32;
+    if (activationElementBytes(s) == 4) return kLogitsCoeff32;
     switch (lossKernelOf(s)) {
         case LossKernel::VocabParallel: return kLogitsCoeffVocabParallel;
         case LossKernel::Fused: return s.engine == Engine::Unsloth ? kLogitsCoeffUnslothFused : kLogitsCoeffFused;
@@ -231,7 +347,29 @@ double offloadedCheckpointBytes(const Inputs& in, const Layout& layout, const St
     return stage.layers * stage.inFlight * perLayerBytes(in, layout).stored;
 }
 
-double trainingActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
+// The gradients of a Hugging Face training step (Trainer, or a loop of
+// loss.backward(); optimizer.step(); optimizer.zero_grad()) are allocated by
+// autograd as backward reaches each parameter and freed by zero_grad
+// (set_to_none=True, torch.optim.Optimizer.zero_grad's default since PyTorch
+// 2.0). Backward frees each layer's saved tensors as it writes that layer's
+// gradients, so the step peaks either when the loss starts backward (every
+// saved activation, no gradient yet) or at the first layer's backward (all
+// gradients and that layer's activations). Caliper's H100 runs
+// (validation/measured-h100.jsonl, full fine-tuning in bf16 without
+// checkpointing) peak at weights + optimizer + the larger of the two, within
+// 1%. Megatron's main-grad buffers, DeepSpeed's gradient partitions and
+// accumulation over micro-batches keep the gradients alive through the next
+// forward.
+bool gradientsFreedEachStep(const Inputs& in, const Layout& layout) {
+    const Scenario& s = *in.scenario;
+    if (!in.training || runtimeOf(s.engine) != Engine::Transformers) return false;
+    if (layout.strategy != Strategy::Single && layout.strategy != Strategy::Ddp) return false;
+    if (s.parallel.offload != Offload::None) return false;
+    return s.globalBatch <= 0 || s.globalBatch <= s.batch * layout.dp;
+}
+
+double trainingActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex,
+                               double freedGradientBytes) {
     const Scenario& s = *in.scenario;
     const PerLayer layer = perLayerBytes(in, layout);
     // Offloaded checkpoints (Unsloth_Offloaded_Gradient_Checkpointer:
@@ -245,7 +383,27 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
     const bool dequant = in.lora && s.weights != WeightFormat::Bf16 && s.weights != WeightFormat::Fp16 &&
                          s.weights != WeightFormat::Fp32;
     const double workspace = dequant ? in.shape.largestLinear * kDequantBytes : 0;
-    const double bytes = held + recompute + logits + workspace;
+    // The loss's working set is freed before backward reaches the last layer,
+    // whose recomputation (with checkpointing) comes after it: the two never
+    // peak together. Caliper's H100 LoRA runs with checkpointing peak at
+    // checkpoints + the larger of the two (Mistral-7B at 32k tokens: 8 GiB of
+    // checkpoints + 12 GiB of logits, a 9 GiB layer, 20.6 GiB measured).
+    // Under autocast lm_head's weight cast stays saved through the loss; with
+    // checkpointing the autocast cache also holds every layer's casts until
+    // the forward (loss included) ends.
+    const double headCast = autocastHeadCastBytes(in, layout, stage);
+    const double cachedCasts = s.gradientCheckpointing
+                                   ? stage.layers * autocastLayerCastBytes(in, layout) + headCast +
+                                         (lossKernelOf(s) == LossKernel::Eager ? kLogitsForwardShare : 1.0) * logits
+                                   : 0;
+    const double forwardPeak = held + std::max({logits + headCast, recompute, cachedCasts});
+    // With gradients freed each step: the larger of the loss-time peak and the
+    // end of backward (all gradients + the first layer, or the tied embedding's
+    // sum), less the gradients.
+    const double backwardEnd = std::max(layer.full, tiedEmbeddingSumBytes(in, layout));
+    const double beyondGradients =
+        freedGradientBytes > 0 ? std::max(forwardPeak - freedGradientBytes, backwardEnd) : forwardPeak;
+    const double bytes = beyondGradients + workspace;
     if (ex.on()) {
         const double g = s.model.attention == AttentionKind::Mla ? 1.0 : double(in.shape.kvHeads) / in.shape.heads;
         const LayerCoeffs c = layerCoeffs(s, in.shape.gated);
@@ -260,6 +418,14 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                    : s.selectiveRecompute ? " (eager attention, scores recomputed: selective recomputation)"
                                           : " + 5*a*s^2*b (eager attention)",
                    (adapterBytes != 0 ? fmt(" + fp32 adapter inputs %.0f bytes per token", adapterBytes) : std::string())
+                       .append(eagerNormBytesPerToken(in) > 0
+                                   ? fmt(" + eager RMSNorm copies %.0f bytes per token", eagerNormBytesPerToken(in))
+                                   : std::string())
+                       .append(autocastTraining(s)
+                                   ? fmt(" (autocast: 16-bit activations, + input casts %.0f bytes per token, + 16-bit "
+                                         "weight casts %.3f GiB per layer)",
+                                         autocastCopyBytesPerToken(in), bytesToGiB(autocastLayerCastBytes(in, layout)))
+                                   : std::string())
                        .append(discardedBytesPerToken(s, in.shape) > 0
                                    ? fmt(" - %.0f bytes per token recomputed (recompute_modules%s%s)",
                                          discardedBytesPerToken(s, in.shape), s.recomputeLayernorm ? " layernorm" : "",
@@ -277,7 +443,15 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                    s.gradientCheckpointing ? fmt(" + one layer recomputed %.3f GiB", bytesToGiB(recompute)).c_str() : "",
                    logitsCoeff, in.shape.vocab, toString(lossKernelOf(s)), bytesToGiB(logits),
                    workspace > 0 ? fmt(" + dequantization buffer %.3f GiB (largest matrix in bf16)", bytesToGiB(workspace)).c_str()
-                                 : ""); },
+                                 : "")
+                       .append(s.gradientCheckpointing ? "; the recomputed layer and the logits never coexist: the larger counts"
+                                                       : "")
+                       .append(freedGradientBytes > 0
+                                   ? fmt("; backward frees activations as it writes the %.3f GiB of gradients (freed after "
+                                         "each step): the step peaks at the larger of %.3f GiB of activations and the "
+                                         "gradients + one layer, counted here beyond the gradients",
+                                         bytesToGiB(freedGradientBytes), bytesToGiB(forwardPeak))
+                                   : ""); },
                bytesToGiB(bytes));
     }
     return bytes;

@@ -3,6 +3,7 @@
 // that must hold for every model.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "caliper/model/formats.hpp"
@@ -67,24 +68,43 @@ TEST_CASE("worked example (b): Llama-2-7B full fine-tuning, s = 2048, b = 4", "[
     // engine's 12 s b V for Hugging Face heads since transformers 4.49 (fp32
     // upcast, saved fp32 log-softmax, fp32 gradient;
     // memory/train_activations.cpp) = 12 x 2048 x 4 x 32000 = 3.15 GB, where
-    // §10(b) counts 10 s b V = 2.62 GB.
+    // §10(b) counts 10 s b V = 2.62 GB. Hugging Face's eager RMSNorm keeps
+    // 8 s b h more per layer than §10(b)'s 37.5 (an fp32 copy of each norm's
+    // input and, the weights training, the normalized 16-bit tensor:
+    // 2 x (2 + 2)), so 45.5 / 37.5 x 40.3 GB. Accumulating two micro-batches
+    // keeps the gradients alive through the forward, so the activations count
+    // in full.
     Scenario s = finetuning("llama-2-7b", "h100-sxm5-80gb", Method::Full);
     s.batch = 4;
+    s.globalBatch = 8;
     const MemoryBreakdown m = memoryOn(s, 1);
     CHECK(gb(states(m)) == Approx(107.8).epsilon(0.002));
     const double logitsGb = 12.0 * 2048 * 4 * 32000 / 1e9;
-    CHECK(gb(m.activationsGiB) == Approx(40.3 + logitsGb).epsilon(0.005));
+    const double layersGb = 40.3 * 45.5 / 37.5;
+    CHECK(gb(m.activationsGiB) == Approx(layersGb + logitsGb).epsilon(0.005));
     CHECK_FALSE(fitsMemory(s, m));  // "neither fits 80 GB"
 
     s.gradientCheckpointing = true;
-    // 2.15 (checkpoints) + 37.5 s b h (one SwiGLU layer, 1.26 GB) + logits.
-    CHECK(gb(memoryOn(s, 1).activationsGiB) == Approx(2.15 + 1.26 + logitsGb).epsilon(0.01));
+    // 2.15 (checkpoints) + the larger of one layer (45.5 s b h = 1.53 GB) and
+    // the logits (3.15 GB): backward frees the loss's tensors before it
+    // recomputes the last layer.
+    CHECK(gb(memoryOn(s, 1).activationsGiB) == Approx(2.15 + std::max(1.26 * 45.5 / 37.5, logitsGb)).epsilon(0.01));
 
     // Eager attention adds 5 a s^2 b per layer (Korthikanti): 80 s b h for this model.
     s.gradientCheckpointing = false;
     s.flashAttention = false;
     const double sbh = 2048.0 * 4 * 4096;
-    CHECK(gb(memoryOn(s, 1).activationsGiB) == Approx((37.5 + 80) * sbh * 32 / 1e9 + logitsGb).epsilon(0.005));
+    CHECK(gb(memoryOn(s, 1).activationsGiB) == Approx((45.5 + 80) * sbh * 32 / 1e9 + logitsGb).epsilon(0.005));
+
+    // One micro-batch per step: the gradients (2 bytes x 6.74e9 = 13.48 GB)
+    // are written as backward frees the activations, so the step holds the
+    // activations or the gradients, and the activation term counts what the
+    // peak holds beyond the gradients (memory/train_activations.cpp).
+    s.flashAttention = true;
+    s.globalBatch = 0;
+    const MemoryBreakdown one = memoryOn(s, 1);
+    CHECK(gb(one.gradientsGiB) == Approx(2 * 6738415616.0 / 1e9).epsilon(0.001));
+    CHECK(gb(one.activationsGiB + one.gradientsGiB) == Approx(layersGb + logitsGb).epsilon(0.005));
 }
 
 TEST_CASE("worked example (b): ZeRO-3 and ZeRO-2 follow DeepSpeed's estimators", "[memory]") {
@@ -112,28 +132,43 @@ TEST_CASE("worked example (c): Llama-2-70B QLoRA r = 64 on all linear layers", "
     // recomputed layer, 4-byte copies of every adapted input less the 2-byte
     // inputs the frozen layers no longer keep: 4 (3h + h + 2h + f) -
     // 2 (h + h + f) = 221,184 bytes per token with h = 8192, f = 28672, so
-    // 0.45 GB at s = 2048.
+    // 0.45 GB at s = 2048; the eager RMSNorm's fp32 input copies 2 x 2 h =
+    // 32,768 bytes per token (the frozen norms keep no normalized copy), 0.07
+    // GB. The recomputed layer (0.68 + 0.45 + 0.07 = 1.20 GB) outweighs the
+    // logits (0.79 GB), which backward frees before it: the larger counts.
+    // Accumulating two micro-batches keeps the adapters' gradients alive.
     Scenario s = finetuning("llama-2-70b", "h100-sxm5-80gb", Method::Qlora);
     s.lora.rank = 64;
     s.lora.allLinear = true;
+    s.globalBatch = 2;
     const MemoryEstimate e = estimateMemory(s, makePlan(s, 1));
     const MemoryBreakdown& m = e.memory;
     CHECK(termValue(e, "lora_params") == Approx(828e6).epsilon(0.002));
     CHECK(gb(m.weightsGiB) == Approx(36.4).epsilon(0.005));
     CHECK(gb(m.adapterGiB + m.gradientsGiB + m.optimizerGiB) == Approx(13.3).epsilon(0.005));
-    const double logitsGb = 12.0 * 2048 * 32000 / 1e9;
     const double adapterCopiesGb = 221184.0 * 2048 / 1e9;
-    CHECK(gb(m.activationsGiB) == Approx(2.68 + 0.68 + logitsGb + 0.47 + adapterCopiesGb).epsilon(0.01));
+    const double normCopiesGb = 32768.0 * 2048 / 1e9;
+    const double layerGb = 0.68 + adapterCopiesGb + normCopiesGb;
+    CHECK(gb(m.activationsGiB) == Approx(2.68 + layerGb + 0.47).epsilon(0.01));
     const double context = termValue(e, "cuda_context_gib");
-    CHECK(gb(states(m) + m.activationsGiB + context) ==
-          Approx(54.6 - 0.66 + logitsGb + adapterCopiesGb).epsilon(0.01));
+    CHECK(gb(states(m) + m.activationsGiB + context) == Approx(54.6 - 0.66 - 0.68 + layerGb).epsilon(0.01));
     CHECK(fitsMemory(s, m));  // "fits on A100/H100 80 GB"
+    // One micro-batch per step: the adapters' fp32 gradients (828e6 x 4 =
+    // 3.31 GB) are written as backward frees the checkpoints, and the step's
+    // peak beyond them is the first layer's recomputation (1.20 GB) + the
+    // dequantization buffer (0.47 GB).
+    s.globalBatch = 0;
+    const MemoryBreakdown single = memoryOn(s, 1);
+    CHECK(gb(single.activationsGiB) == Approx(layerGb + 0.47).epsilon(0.01));
+    s.globalBatch = 2;
 
     // Adapters in the model's dtype (Unsloth, torchtune, LitGPT, PEFT before
-    // v0.12) keep no fp32 copies.
+    // v0.12) keep no fp32 copies: the recomputed layer (0.68 + 0.07 GB) then
+    // falls below the logits (12 s V = 0.79 GB), which count instead.
     s.lora.adapterDtype = AdapterDtype::Model;
+    const double logitsGb = 12.0 * 2048 * 32000 / 1e9;
     CHECK(gb(m.activationsGiB - estimateMemory(s, makePlan(s, 1)).memory.activationsGiB) ==
-          Approx(adapterCopiesGb).epsilon(0.01));
+          Approx(layerGb - std::max(0.68 + normCopiesGb, logitsGb)).epsilon(0.01));
 }
 
 TEST_CASE("GGUF weights reproduce llama.cpp file sizes", "[memory][formats]") {

@@ -156,9 +156,12 @@ TEST_CASE("the loss kernel sets the logits working set of training", "[memory][t
     // it (the shifted logits' copy), 6 for Megatron's vocab-parallel
     // fp32 copy over 16-bit logits and 4 for a fused kernel on 16-bit logits
     // (memory/train_activations.cpp cites each implementation).
+    // Two micro-batches per step keep the gradients alive, so the logits
+    // count in full (not only beyond the gradients).
     Scenario s = finetuning("llama-2-7b", "h100-sxm5-80gb", Method::Full);
     s.seqLen = 2048;
     s.batch = 1;
+    s.globalBatch = 2;
     const double logits = 2048.0 * 1 * 32000;
     auto activations = [&](LossKernel k) {
         s.lossKernel = k;
@@ -194,13 +197,17 @@ TEST_CASE("Megatron's fused SwiGLU and Transformer Engine's FP8 inputs set the s
     s.weights = WeightFormat::Fp8;
     CHECK(bf16 - memoryOn(s, 1).activationsGiB == Approx(2.25).epsilon(1e-4));
     // The Hugging Face stack keeps gate, up, act(gate) and the product: 8 s b f,
-    // 32 x 2 s b f = 3.5 GiB more than Megatron in the layers (its loss differs too).
+    // 32 x 2 s b f = 3.5 GiB more than Megatron in the layers (its loss differs
+    // too), and its eager RMSNorm an fp32 copy of each norm's input and the
+    // normalized bf16 tensor: 2 x (2 + 2) s b h, 32 x 8 s b h = 4 GiB more.
+    // Two micro-batches per step keep the gradients alive through the forward.
     Scenario hf = s;
     hf.engine = Engine::Transformers;
     hf.weights = WeightFormat::Bf16;
     hf.lossKernel = LossKernel::VocabParallel;
+    hf.globalBatch = 2;
     const double hfLayers = memoryOn(hf, 1).activationsGiB;
-    CHECK(hfLayers - bf16 == Approx(3.5).epsilon(1e-4));
+    CHECK(hfLayers - bf16 == Approx(3.5 + 4.0).epsilon(1e-4));
 }
 
 TEST_CASE("Megatron's recompute_modules layernorm and moe_act free the outputs they recompute", "[memory][training]") {
@@ -232,4 +239,149 @@ TEST_CASE("Megatron's recompute_modules layernorm and moe_act free the outputs t
     const double moeKept = memoryOn(moe, 1).activationsGiB;
     moe.recomputeMoeAct = true;
     CHECK(moeKept - memoryOn(moe, 1).activationsGiB == Approx(2.25).epsilon(1e-6));
+}
+
+namespace {
+
+// One H100 80GB, Hugging Face transformers, fixed-length sequences: the setups
+// of Caliper's H100 runs (validation/measured-h100.jsonl).
+Scenario h100Run(const std::string& model, Method method, std::int64_t batch, std::int64_t seqLen, bool checkpointing) {
+    Scenario s = finetuning(model, "h100-sxm5-80gb", method);
+    s.batch = batch;
+    s.seqLen = seqLen;
+    s.gradientCheckpointing = checkpointing;
+    s.packing = true;
+    if (method == Method::Full) s.optimizer = Optimizer::AdamWBf16;
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("Hugging Face's eager RMSNorm saves an fp32 copy of its input, and the normalized tensor where it trains",
+          "[memory][training]") {
+    // Llama-3.1-8B (h 4096, f 14336, 32 layers, 8 of 32 KV heads, V 128256),
+    // full bf16, micro-batch 2 x 2048, two micro-batches per step (the
+    // gradients stay alive, so the activations count in full): per layer
+    // s b h (12 + 4 x 0.25 + 2 norms x (2 fp32-copy + 2 normalized)) + 8 s b f
+    // = 200,704 bytes per token; x 32 layers x 4096 tokens = 26,306,674,688
+    // bytes, + 12 s b V = 6,303,793,152 bytes of logits: 30.371 GiB. The
+    // H100 run at one micro-batch per step peaks at 75.45 GiB allocated,
+    // 30.58 GiB above the weights and AdamW states (14.96 + 29.92 GiB).
+    Scenario s = h100Run("llama-3.1-8b", Method::Full, 2, 2048, false);
+    s.globalBatch = 4;
+    CHECK(memoryOn(s, 1).activationsGiB == Approx(32610467840.0 / kBytesPerGiB).epsilon(1e-4));
+    // LoRA (norm weights frozen: no normalized copy), micro-batch 1 x 1024:
+    // s b h (12 + 4 x 0.25 + 2 x 2) + 8 s b f, plus PEFT's fp32 adapter inputs
+    // 4 (3h + h + 2h + f) - 2 (h + h + f) = 20 h + 2 f: 294,912 bytes per
+    // token x 32 x 1024 + 12 x 1024 x V = 11,239,686,144 bytes = 10.468 GiB
+    // with the adapters' gradients (the run: 26.00 GiB allocated, 10.57 above
+    // the base weights and the adapters' states).
+    Scenario lora = h100Run("llama-3.1-8b", Method::Lora, 1, 1024, false);
+    const MemoryBreakdown m = memoryOn(lora, 1);
+    CHECK(m.activationsGiB + m.gradientsGiB == Approx(11239686144.0 / kBytesPerGiB).epsilon(1e-4));
+}
+
+TEST_CASE("gradients written during backward and saved activations do not peak together", "[memory][training]") {
+    // One micro-batch per step: backward frees each layer's activations as it
+    // writes that layer's gradients, so the step peaks at the larger of the
+    // two, and the activation term is what the peak holds beyond the
+    // gradients (memory/train_activations.cpp).
+    // Llama-3.1-8B full bf16 at 2 x 2048: the 30.371 GiB of activations (see
+    // the eager-RMSNorm case) outweigh the 14.96 GiB of gradients.
+    Scenario s = h100Run("llama-3.1-8b", Method::Full, 2, 2048, false);
+    MemoryBreakdown m = memoryOn(s, 1);
+    CHECK(m.gradientsGiB == Approx(2 * 8030261248.0 / kBytesPerGiB).epsilon(1e-4));
+    CHECK(m.activationsGiB + m.gradientsGiB == Approx(32610467840.0 / kBytesPerGiB).epsilon(1e-4));
+    // At 1 x 512 the gradients outweigh the activations (3.80 GiB): the peak is
+    // the first layer's backward, all gradients + one layer (200,704 bytes per
+    // token x 512 = 0.0957 GiB). The run: 59.90 GiB allocated against 59.83
+    // GiB of weights, gradients and states.
+    s = h100Run("llama-3.1-8b", Method::Full, 1, 512, false);
+    CHECK(memoryOn(s, 1).activationsGiB == Approx(200704.0 * 512 / kBytesPerGiB).epsilon(1e-4));
+    // Tied embeddings (Llama-3.2-1B: V 128256 x h 2048): at the end of backward
+    // autograd adds lm_head's gradient to the embedding's out of place, two
+    // more bf16 vocabulary x hidden tensors: 2 x 128256 x 2048 x 2 =
+    // 1,050,673,152 bytes. The run: 10.26 GiB allocated, 1.06 GiB above the
+    // weights, gradients and states (2.30 + 2.30 + 4.60 GiB).
+    s = h100Run("llama-3.2-1b", Method::Full, 1, 512, false);
+    CHECK(memoryOn(s, 1).activationsGiB == Approx(1050673152.0 / kBytesPerGiB).epsilon(1e-4));
+    // Megatron keeps its main-grad buffers allocated: its activations count
+    // in full, as when micro-batches accumulate.
+    s.engine = Engine::Megatron;
+    Scenario accumulating = s;
+    accumulating.globalBatch = 2;
+    CHECK(memoryOn(s, 1).activationsGiB == Approx(memoryOn(accumulating, 1).activationsGiB));
+}
+
+TEST_CASE("with checkpointing the loss's working set and the recomputed layer do not coexist", "[memory][training]") {
+    // Mistral-7B v0.3 (h 4096, f 14336, 32 layers, 8 of 32 KV heads, V 32768),
+    // LoRA with checkpointing at 1 x 32,768 tokens: checkpoints 2 s h x 32 =
+    // 8 GiB, logits 12 s V = 12 GiB, one recomputed layer (294,912 bytes per
+    // token, see the eager-RMSNorm case) = 9 GiB. Backward frees the loss's
+    // tensors before it recomputes the last layer: 8 + max(12, 9) = 20 GiB,
+    // where a sum would hold 29. The run: 34.55 GiB allocated, 20.58 GiB above
+    // the base weights and the adapters' states.
+    Scenario s = h100Run("mistral-7b-v0.3", Method::Lora, 1, 32768, true);
+    const MemoryBreakdown m = memoryOn(s, 1);
+    CHECK(m.activationsGiB + m.gradientsGiB == Approx(20.0).epsilon(1e-4));
+}
+
+TEST_CASE("fixed-length fine-tuning keeps the loss blocks the allocator cannot reuse", "[memory][training]") {
+    // Llama-3.1-8B LoRA at 4 x 2048 packed tokens, at the sourced priors: the
+    // 16-bit logits freed before the fp32 gradients, 2 of the loss's 12 bytes
+    // per logit: 2 x 8192 x 128256 = 2,101,346,304 bytes, in the allocator's
+    // reserve; no varying-length copies.
+    CalibrationTable priors;
+    const ScopedCalibration use(&priors);
+    Scenario s = h100Run("llama-3.1-8b", Method::Lora, 4, 2048, true);
+    MemoryEstimate e = estimateMemory(s, makePlan(s, 1), true);
+    CHECK(termValue(e, "loss_block_reserve_gib") == Approx(2101346304.0 / kBytesPerGiB).epsilon(1e-6));
+    CHECK(e.memory.overheadParts.varyingLengthReserveGiB == 0);
+    CHECK(e.memory.overheadParts.allocatorReserveGiB ==
+          Approx(termValue(e, "allocator_reserve_gib") + termValue(e, "loss_block_reserve_gib")).epsilon(1e-9));
+    // Variable-length batches: the varying-length copies take its place.
+    s.packing = false;
+    e = estimateMemory(s, makePlan(s, 1), true);
+    CHECK(termValue(e, "varying_length_reserve_gib") > 0);
+    CHECK(e.memory.overheadParts.allocatorReserveGiB == Approx(termValue(e, "allocator_reserve_gib")).epsilon(1e-9));
+}
+
+TEST_CASE("under autocast an fp32 model saves 16-bit activations, fp32 norms and 16-bit weight casts", "[memory][training]") {
+    // Llama-3.2-1B (h 2048, f 8192, 16 layers, 8 of 32 KV heads, V 128256,
+    // tied), fp32 weights under bf16 autocast, micro-batch 2 x 2048 without
+    // checkpointing. Per token and layer: the base s b h (12 + 4 x 0.25) +
+    // 8 s b f in 16 bits = 92,160 bytes; the RMSNorms' fp32 inputs and fp32
+    // normalized outputs, 2 x h x (2 + 4) = 24,576; k, v and up casting the
+    // normed input again, 2 x h x 3 = 12,288: 129,024 bytes x 16 layers x 4096
+    // tokens = 8,455,716,864. Each layer's linears save their bf16 weight
+    // casts, 2 x 60,821,504 parameters x 16 = 1,946,288,128; lm_head's cast
+    // 2 x V x h = 525,336,576; the loss 12 s b V = 6,303,793,152. In all
+    // 17,231,134,720 bytes = 16.048 GiB; the gradients (fp32, 4.60 GiB) are
+    // written as backward frees them. The H100 run: 30.01 GiB allocated, 16.20
+    // above the fp32 weights and AdamW states (4.60 + 9.21 GiB).
+    Scenario s = h100Run("llama-3.2-1b", Method::Full, 2, 2048, false);
+    s.optimizer = Optimizer::AdamW;
+    s.weights = WeightFormat::Fp32;
+    s.autocast = true;
+    MemoryBreakdown m = memoryOn(s, 1);
+    CHECK(m.activationsGiB + m.gradientsGiB == Approx(17231134720.0 / kBytesPerGiB).epsilon(1e-4));
+    // With checkpointing at 4 x 2048: fp32 layer inputs 4 s b h x 16 = 1 GiB,
+    // then the larger of the loss in backward with lm_head's cast (12 s b V +
+    // 525,336,576 = 13,132,922,880 bytes), the autocast cache at the end of the
+    // forward (every layer's casts 1,946,288,128 + lm_head's + the forward's
+    // 10 s b V = 12,977,946,624) and one recomputed layer (1.18e9): 14,206,664,704
+    // bytes = 13.231 GiB. The run: 27.27 GiB allocated, 13.46 above the states.
+    s.batch = 4;
+    s.gradientCheckpointing = true;
+    m = memoryOn(s, 1);
+    CHECK(m.activationsGiB + m.gradientsGiB == Approx(14206664704.0 / kBytesPerGiB).epsilon(1e-4));
+    // Without autocast the fp32 model saves fp32 activations and no casts: at
+    // 2 x 2048 without checkpointing, s b h (12 + 1) x 4 + 16 s b f + the
+    // norms' fp32 normalized outputs 2 x 4 h = 200,704 bytes per token and
+    // layer x 65,536 + 12 s b V = 19,457,130,496 bytes, more than autocast's.
+    s.autocast = false;
+    s.batch = 2;
+    s.gradientCheckpointing = false;
+    m = memoryOn(s, 1);
+    CHECK(m.activationsGiB + m.gradientsGiB == Approx(19457130496.0 / kBytesPerGiB).epsilon(1e-4));
 }

@@ -4,6 +4,11 @@
 // published figures, and the catalog errors of the new fields.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "caliper/model.hpp"
@@ -255,4 +260,48 @@ TEST_CASE("Granite 4.0 hybrid config.json reads its Mamba-2 layers", "[hf_config
     CHECK(warnings.empty());
     CHECK(m.linear.layers == 28);
     CHECK(kvBytesPerToken16(m) == 4096);
+}
+
+TEST_CASE("InternLM3, Hunyuan dense, Nemotron Nano 2, Granite 4.0 H 1B and GLM-4.7 match their published sizes", "[params][catalog]") {
+    // internlm/internlm3-8b-instruct: bf16 safetensors of 9.93 + 7.68 GB = 17.61 GB, 8.80B parameters.
+    CHECK(std::round(billions("internlm3-8b") * 100) == 880);
+    // Hugging Face size badges of tencent/Hunyuan-7B-Pretrain ("8B") and Hunyuan-4B-Instruct ("4B").
+    CHECK(std::round(billions("hunyuan-7b")) == 8);
+    CHECK(std::round(billions("hunyuan-4b")) == 4);
+    // nemotron-nano-9b-v2-f16.gguf is 17.8 GB: 8.9B parameters at 2 bytes each.
+    CHECK(std::round(billions("nemotron-nano-9b-v2") * 10) == 89);
+    // GLM-4.7 keeps GLM-4.5/4.6's layers (config.json: 89 MoE layers of 160 experts of 3 x 5,120 x 1,536);
+    // Z.ai names it 355B total, 32B active.
+    CHECK(countParams(model("glm-4.7")).expert == 89.0 * 160 * 3 * 5120 * 1536);
+    CHECK(billions("glm-4.7") == Approx(355).epsilon(0.01));
+    CHECK(countParams(model("glm-4.7")).active / 1e9 == Approx(32).epsilon(0.06));
+}
+
+TEST_CASE("KV bytes per token of InternLM3, Hunyuan dense, Nemotron Nano 2, Granite 4.0 H 1B and GLM-4.7 follow their configs", "[params][kv]") {
+    CHECK(kvBytesPerToken16(model("internlm3-8b")) == 49152);  // 2 x 48 x 2 x 128 x 2
+    CHECK(kvBytesPerToken16(model("hunyuan-7b")) == 131072);   // 2 x 32 x 8 x 128 x 2
+    CHECK(kvBytesPerToken16(model("hunyuan-4b")) == 147456);   // 2 x 36 x 8 x 128 x 2
+    // Granite 4.0 H 1B: 4 attention layers of 40 (layer_types), 2 x 4 x 4 x 128 x 2.
+    CHECK(kvBytesPerToken16(model("granite-4.0-h-1b")) == 8192);
+    CHECK(model("granite-4.0-h-1b").linear.layers == 36);
+    // Nemotron Nano 9B v2: 4 attention blocks of 56 (hybrid_override_pattern), 2 x 4 x 8 x 128 x 2.
+    CHECK(kvBytesPerToken16(model("nemotron-nano-9b-v2")) == 16384);
+    // GLM-4.7: the architecture gallery's 368 KiB per token = 2 x 92 x 8 x 128 x 2 bytes.
+    CHECK(kvBytesPerToken16(model("glm-4.7")) == 368 * 1024);
+}
+
+TEST_CASE("the added models resolve by the names people type", "[catalog][names]") {
+    const caliper::Catalog& catalog = caliper::test::projectCatalog();
+    const std::vector<std::pair<std::string, std::string>> names = {
+        {"internlm/internlm3-8b-instruct", "internlm3-8b"}, {"InternLM3", "internlm3-8b"},
+        {"tencent/Hunyuan-7B-Instruct", "hunyuan-7b"},      {"混元7B", "hunyuan-7b"},
+        {"Hunyuan-4B-Instruct", "hunyuan-4b"},              {"granite4:1b-h", "granite-4.0-h-1b"},
+        {"ibm-granite/granite-4.0-h-1b", "granite-4.0-h-1b"}, {"zai-org/GLM-4.7", "glm-4.7"},
+        {"GLM 4.7", "glm-4.7"},                             {"nvidia/NVIDIA-Nemotron-Nano-9B-v2", "nemotron-nano-9b-v2"},                             {"GLM-4.7-Flash", "glm-4.7-flash"}};
+    for (const auto& [name, id] : names) {
+        INFO(name);
+        const ModelSpec* m = caliper::findModel(catalog, name);
+        REQUIRE(m != nullptr);
+        CHECK(m->id == id);
+    }
 }

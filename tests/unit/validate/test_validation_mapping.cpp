@@ -575,3 +575,29 @@ TEST_CASE("Megatron-Bridge's FP8 recipes train in fp8; its NVFP4 runs are listed
     row["quant"] = "nvfp4";
     CHECK(caliper::test::unexpressedReason(row).find("4-bit floating point") != std::string::npos);
 }
+
+TEST_CASE("a fine-tuning config that accumulates gradients states its global batch", "[validation]") {
+    // ms-swift's defaults (gradient_accumulation_steps 16) at micro-batch 1:
+    // 16 sequences per optimizer step; LitGPT's global_batch_size 32 at micro
+    // batch 4. The gradients then stay alive through the next forward
+    // (memory/train_activations.cpp), which the request's global batch says.
+    auto mapped = [](const std::string& extra, int batch) {
+        return caliper::test::mappedRow(validationRow({{"kind", "finetune_memory"},
+                                                       {"model", "meta-llama/Llama-2-7b-hf"},
+                                                       {"quant", "bf16"},
+                                                       {"method", "lora"},
+                                                       {"gpu", "NVIDIA A100 80GB"},
+                                                       {"batch", batch},
+                                                       {"seq_len", 2048},
+                                                       {"extra", extra},
+                                                       {"value", 20.0},
+                                                       {"unit", "GiB"}}));
+    };
+    auto swift = mapped("ms-swift `swift sft`, gradient_accumulation_steps 16", 1);
+    CHECK(swift.request["global_batch"] == 16);
+    auto litgpt = mapped("yaml: precision bf16-true, global_batch_size 32, micro_batch_size 4", 4);
+    CHECK(litgpt.request["batch"] == 4);
+    CHECK(litgpt.request["global_batch"] == 32);
+    // Without accumulation the request has no global batch.
+    CHECK_FALSE(mapped("one micro-batch per step", 2).request.contains("global_batch"));
+}

@@ -143,23 +143,33 @@ function splitCatalog(text) {
   return { gpus: rowsOf(text.slice(0, at), 'gpus'), models: rowsOf(text.slice(at + 1), 'models') };
 }
 
-// {$rows, keys, columns, missing} (scripts/build-web.js, columnsOf) → the entries.
+// {$rows, keys, columns, missing, shared, leads} (scripts/build-web.js,
+// columnsOf) → the entries: shared[key] holds the texts a column's entries
+// index; leads[key] = {from, except}: each list opens again with the
+// `from` column's text, except in the entries listed.
 function rowsOf(text, key) {
   var doc = JSON.parse(text), t = doc[key];
   if (!t || t.$rows == null) return text;
-  var entries = [];
+  var entries = [], shared = t.shared || {}, leads = t.leads || {};
   for (var i = 0; i < t.$rows; i++) entries.push({});
   t.keys.forEach(function (k) {
-    var values = t.columns[k], gaps = t.missing[k] || [], g = 0;
+    var values = t.columns[k], gaps = t.missing[k] || [], g = 0, texts = shared[k];
     for (var j = 0; j < t.$rows; j++) {
       if (gaps[g] === j) { g++; continue; }
-      entries[j][k] = values[j];
+      var v = values[j];
+      if (texts && v !== null) v = typeof v === 'number' ? texts[v] : v.map(function (n) { return texts[n]; });
+      entries[j][k] = v;
     }
+  });
+  Object.keys(leads).forEach(function (k) {
+    var from = leads[k].from, except = leads[k].except;
+    entries.forEach(function (e, j) {
+      if (Array.isArray(e[k]) && typeof e[from] === 'string' && except.indexOf(j) < 0) e[k].unshift(e[from]);
+    });
   });
   doc[key] = entries;
   return JSON.stringify(doc);
 }
-
 
 function ready() { return !!instance; }
 function catalogInUse() { return catalogTexts; }

@@ -38,8 +38,10 @@ var DEFAULTS = {
   inv: [], cm: null, cg: null,
   // The serve view (#view=serve): model, users or request rate, the SLO
   // (time to first token s, time per output token ms, tokens/s per user),
-  // prompt and output tokens, GPU classes.
-  sm: '', su: 50, sr: null, sttft: null, stpot: null, stps: 20, spi: 2048, spo: 512, scls: []
+  // prompt and output tokens, GPU classes, prefill/decode split.
+  sm: '', su: 50, sr: null, sttft: null, stpot: null, stps: 20, spi: 2048, spo: 512, scls: [],
+  // Disaggregated prefill/decode: not tried, also tried, or the only ones (serve's "disaggregated").
+  sdis: 'no'
 };
 
 // The currency in force: the reader's own choice (kept in the URL), else

@@ -130,6 +130,8 @@ function toServeRequest(state, model) {
   req.top = state.top;
   req.currency = currencyOf(state, lang());
   if (state.scls.length) req.gpu_filter = { groups: state.scls.slice() };
+  if (state.sdis === 'auto') req.disaggregated = 'auto';
+  else if (state.sdis === 'yes') req.disaggregated = true;
   return req;
 }
 

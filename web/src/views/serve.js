@@ -30,6 +30,7 @@ function init(options) {
   ctx = options;
   $('#sv-model').addEventListener('change', function (e) { ctx.change({ sm: e.target.value }); });
   $('#sv-class').addEventListener('change', function (e) { ctx.change({ scls: e.target.value ? [e.target.value] : [] }); });
+  $('#sv-dis').addEventListener('change', function (e) { ctx.change({ sdis: e.target.value }); });
   Object.keys(FIELDS).forEach(function (id) {
     var input = $('#' + id), timer = null;
     input.addEventListener('input', function () {
@@ -89,20 +90,30 @@ function money(d, usdKey, currency, rate, locale) {
   return m.value == null ? '—' : format.money(locale, m.value, m.currency);
 }
 
+// A deployment's layout: TP x PP and replicas, or its prefill and decode
+// replicas when they are split.
+function planText(d, t) {
+  var plan = d.plan || {}, split = d.disaggregated;
+  if (split) {
+    return t('serve.disaggText', { p: split.prefill_replicas, pg: split.prefill_gpus_per_replica, d: split.decode_replicas,
+      dg: split.decode_gpus_per_replica });
+  }
+  return t('serve.planText', { tp: plan.tp || 1, pp: plan.pp || 1, replicas: d.replicas || 1 });
+}
+
 // One table row of texts per deployment. opts: {t, locale, currency, cnyPerUsd, pricing, units}
 function rows(answer, opts) {
   var t = opts.t, L = opts.locale;
   var perM = opts.pricing === 'purchase' ? 'purchase_usd_per_million_output_tokens' : 'usd_per_million_output_tokens';
   return (answer.deployments || []).map(function (d, i) {
-    var s = d.serving || {}, plan = d.plan || {};
+    var s = d.serving || {};
     return {
       rank: i + 1, gpu: d.gpu, meets: !!d.meets_slo,
       cells: [
         String(i + 1),
         d.gpu_name || d.gpu,
         t('serve.gpus', { n: d.gpu_count }),
-        t('serve.planText', { tp: plan.tp || 1, pp: plan.pp || 1, replicas: d.replicas || 1 }) +
-          (d.kv_cache === 'fp8' ? ' · FP8 KV' : ''),
+        planText(d, t) + (d.kv_cache === 'fp8' ? ' · FP8 KV' : ''),
         format.number(L, d.concurrency_per_replica, 0),
         format.isNum(s.user_tokens_per_s) ? format.number(L, s.user_tokens_per_s) + ' ' + t('unit.tokPerS') : '—',
         format.seconds(L, s.ttft_s, opts.units),
@@ -150,13 +161,14 @@ function syncFields(s) {
   });
   $('#sv-model').value = currentModel(s);
   $('#sv-class').value = s.scls[0] || '';
+  $('#sv-dis').value = s.sdis;
 }
 
 function render() {
   var t0 = performance.now();
   var s = ctx.app.state;
   syncFields(s);
-  var key = JSON.stringify([s.sm, s.su, s.sr, s.sttft, s.stpot, s.stps, s.spi, s.spo, s.scls, s.g, s.pr, s.top, s.eng, s.w,
+  var key = JSON.stringify([s.sm, s.su, s.sr, s.sttft, s.stpot, s.stps, s.spi, s.spo, s.scls, s.sdis, s.g, s.pr, s.top, s.eng, s.w,
     currencyOf(s, i18n.lang()), i18n.lang(), ctx.app.catalogGeneration, s.cm]);
   if (key === lastKey) return;
   lastKey = key;

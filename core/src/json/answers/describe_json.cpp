@@ -88,6 +88,7 @@ Json taskDefaults(const Catalog& catalog, Task task) {
                                        : s.selectiveRecompute     ? Json("selective")
                                                                   : Json(s.gradientCheckpointing)},
             {"packing", s.packing},
+            {"autocast", s.autocast},
             {"lora", {{"rank", s.lora.rank}, {"targets", s.lora.allLinear ? "all-linear" : "attention"}, {"adapter_dtype", "auto"}}},
             {"parallel",
              {{"strategy", toString(s.parallel.strategy)},

@@ -127,6 +127,9 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
     s.flashAttentionExplicit = r.has("flash_attention");
     s.flashAttention = r.boolOr("flash_attention", true);
     adaptToGpu(s);
+    // autocast only changes an fp32 model's training (the 16-bit formats
+    // compute in their own dtype already).
+    s.autocast = r.boolOr("autocast", false) && s.task != Task::Inference && s.weights == WeightFormat::Fp32;
     (void)warnings;
 }
 
