@@ -366,7 +366,7 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
                     if (auto d = deploy(*c, 1, ServeOptions{o.slo, o.users ? std::optional<double>(1.0) : std::nullopt,
                                                              o.requestRatePerS ? std::optional<double>(cap * 1e-6) : std::nullopt,
                                                              o.maxGpus, o.purchasePricing, o.top})) {
-                        closest.push_back({*d, *c});
+                        closest.push_back({*d, *c, std::nullopt});
                     }
                     continue;
                 }
@@ -374,8 +374,8 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
                 const int replicas = int(std::ceil(load / capacity.perReplica - 1e-9));
                 if (replicas < 1 || double(replicas) * n > o.maxGpus) continue;
                 if (auto d = deploy(*c, replicas, o)) {
-                    if (d->meetsSlo) meeting.push_back({*d, *c});
-                    else closest.push_back({*d, *c});
+                    if (d->meetsSlo) meeting.push_back({*d, *c, std::nullopt});
+                    else closest.push_back({*d, *c, std::nullopt});
                 }
             }
             if (o.disaggregation == ServeOptions::Disaggregation::No || !continuousBatching(s) ||
