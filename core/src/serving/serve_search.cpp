@@ -103,18 +103,46 @@ void price(Deployment& d, const Scenario& s) {
     priceServing(d.serving, d.usdPerHour, d.powerW);
 }
 
-// The deployment of `replicas` copies of the candidate carrying the load.
-std::optional<Deployment> deploy(const Candidate& c, int replicas, const ServeOptions& o) {
+// A deployment of `gpuCount` GPUs in `replicas` replicas shaped like the
+// candidate's (the decode replicas when split).
+Deployment shapedLike(const Candidate& c, int replicas, int gpuCount) {
     Deployment d;
     d.gpu = c.scenario.gpu;
     d.kvCache = c.scenario.kvCache;
+    d.kvChosen = c.kvChosen;
     d.replicas = replicas;
-    d.gpuCount = c.gpus * replicas;
+    d.gpuCount = gpuCount;
     d.plan = c.plan;
-    d.plan.gpuCount = d.gpuCount;
+    d.plan.gpuCount = gpuCount;
     d.plan.dp = replicas;
     const int perNode = std::max(1, c.scenario.gpu.gpusPerNode);
-    d.plan.nodes = (d.gpuCount + perNode - 1) / perNode;
+    d.plan.nodes = (gpuCount + perNode - 1) / perNode;
+    return d;
+}
+
+// Judges the deployment's figures against the SLO and prices it; the why
+// codes it opens with say how the figures stand against the targets.
+void judge(Deployment& d, const Scenario& s, const ServeOptions& o) {
+    const ServingFigures& f = d.serving;
+    d.meetsSlo = meetsSlo(f, o.slo, &d.sloGap);
+    price(d, s);
+    d.why.push_back(d.meetsSlo ? "meets_slo" : "closest_to_slo");
+    if (o.slo.ttftS && f.ttftS > *o.slo.ttftS) d.why.push_back("ttft_above_slo");
+    if (o.slo.tpotMs && f.tpotMs > *o.slo.tpotMs) d.why.push_back("tpot_above_slo");
+    if (o.slo.minUserTokensPerS && f.userTokensPerS < *o.slo.minUserTokensPerS) d.why.push_back("user_speed_below_slo");
+    if (f.queued) d.why.push_back("requests_queue_for_kv_pool");
+}
+
+// The why codes deployments close with.
+void closeWhy(Deployment& d) {
+    if (d.kvChosen) d.why.push_back("fp8_kv_cache_more_users");
+    if (d.replicas > 1 && !d.disaggregated) d.why.push_back("replicas_for_load");
+    if (!d.usdPerHour && !d.purchaseUsd) d.why.push_back("unpriced");
+}
+
+// The deployment of `replicas` copies of the candidate carrying the load.
+std::optional<Deployment> deploy(const Candidate& c, int replicas, const ServeOptions& o) {
+    Deployment d = shapedLike(c, replicas, c.gpus * replicas);
     Scenario s = c.scenario;
     s.gpuCount = d.gpuCount;
     const double users = o.users.value_or(1);
@@ -124,18 +152,9 @@ std::optional<Deployment> deploy(const Candidate& c, int replicas, const ServeOp
     if (!f) return std::nullopt;
     d.serving = *f;
     d.concurrencyPerReplica = f->concurrency / replicas;
-    d.meetsSlo = meetsSlo(d.serving, o.slo, &d.sloGap);
-    price(d, s);
-    d.why.push_back(d.meetsSlo ? "meets_slo" : "closest_to_slo");
-    if (o.slo.ttftS && f->ttftS > *o.slo.ttftS) d.why.push_back("ttft_above_slo");
-    if (o.slo.tpotMs && f->tpotMs > *o.slo.tpotMs) d.why.push_back("tpot_above_slo");
-    if (o.slo.minUserTokensPerS && f->userTokensPerS < *o.slo.minUserTokensPerS) d.why.push_back("user_speed_below_slo");
-    if (f->queued) d.why.push_back("requests_queue_for_kv_pool");
+    judge(d, s, o);
     d.why.push_back(c.plan.tp > 1 ? "tensor_parallel_in_replica" : "one_gpu_per_replica");
-    d.kvChosen = c.kvChosen;
-    if (c.kvChosen) d.why.push_back("fp8_kv_cache_more_users");
-    if (replicas > 1) d.why.push_back("replicas_for_load");
-    if (!d.usdPerHour && !d.purchaseUsd) d.why.push_back("unpriced");
+    closeWhy(d);
     return d;
 }
 
@@ -221,17 +240,7 @@ std::optional<Deployment> disaggregate(const Candidate& prefill, const Candidate
     st = serving::disaggregatedState(s, ep.model(), ed.model(), shape, users);
     if (!(st.tpotS > 0) || !std::isfinite(st.ttftS) || !(st.ttftS > 0)) return std::nullopt;
 
-    Deployment d;
-    d.gpu = s.gpu;
-    d.kvCache = s.kvCache;
-    d.kvChosen = decode.kvChosen;
-    d.replicas = shape.prefillReplicas + shape.decodeReplicas;
-    d.gpuCount = gpusOf(shape);
-    d.plan = decode.plan;
-    d.plan.gpuCount = d.gpuCount;
-    d.plan.dp = d.replicas;
-    const int perNode = std::max(1, s.gpu.gpusPerNode);
-    d.plan.nodes = (d.gpuCount + perNode - 1) / perNode;
+    Deployment d = shapedLike(decode, shape.prefillReplicas + shape.decodeReplicas, gpusOf(shape));
     d.disaggregated = DisaggregatedSplit{shape.prefillReplicas, prefill.gpus, shape.decodeReplicas, decode.gpus,
                                          shape.kvTransferS};
     const double output = double(std::max<std::int64_t>(1, s.outputTokens));
@@ -253,15 +262,9 @@ std::optional<Deployment> disaggregate(const Candidate& prefill, const Candidate
     f.queued = st.queued;
     f.saturated = st.saturated;
     d.concurrencyPerReplica = st.decodingPerReplica;
-    d.meetsSlo = meetsSlo(f, o.slo, &d.sloGap);
-    price(d, s);
-    d.why.push_back(d.meetsSlo ? "meets_slo" : "closest_to_slo");
-    if (o.slo.ttftS && f.ttftS > *o.slo.ttftS) d.why.push_back("ttft_above_slo");
-    if (o.slo.tpotMs && f.tpotMs > *o.slo.tpotMs) d.why.push_back("tpot_above_slo");
-    if (o.slo.minUserTokensPerS && f.userTokensPerS < *o.slo.minUserTokensPerS) d.why.push_back("user_speed_below_slo");
+    judge(d, s, o);
     d.why.push_back("disaggregated_prefill_decode");
-    if (decode.kvChosen) d.why.push_back("fp8_kv_cache_more_users");
-    if (!d.usdPerHour && !d.purchaseUsd) d.why.push_back("unpriced");
+    closeWhy(d);
     return d;
 }
 
