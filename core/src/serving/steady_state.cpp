@@ -222,6 +222,8 @@ DisaggregatedState disaggregatedState(const Scenario& s, const StepModel& prefil
         const double decoding = std::max(1.0, ratePerS * (n.output - 1.0) * tpot / decodeReplicas);
         const double running = std::min(decoding, pool);
         r.queued = decoding > pool * (1 + 1e-9);
+        r.prefillOwnS = r.prefillWaitS = 0;
+        r.saturated = false;
         const double decodeS = decodeStepS(decode, n, running);
         tpot = decodeS / n.accepted;
         double queueS = 0;
