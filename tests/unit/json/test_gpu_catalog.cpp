@@ -392,6 +392,19 @@ TEST_CASE("figures of the added accelerators match their sources", "[gpus]") {
     CHECK(gpu("h200-sxm-141gb").priceYear == 2026);
 }
 
+TEST_CASE("purchase prices load with their currency and year", "[gpus][cost]") {
+    // AMD's RX 9000 announcement: RX 9070 XT at $599, on sale March 2025.
+    CHECK(value(gpu("rx-9070-xt").priceUsd) == Approx(599));
+    CHECK(gpu("rx-9070-xt").priceYear == 2025);
+    // IT Times (2024): H20 at about CNY 110,000 per card from China distributors.
+    CHECK(value(gpu("h20-96gb").priceCny) == Approx(110000));
+    // Expert-call minutes (March 2024): L20 at about CNY 75,000; no USD price, so that stays unknown.
+    CHECK(value(gpu("l20").priceCny) == Approx(75000));
+    CHECK_FALSE(gpu("l20").priceUsd.has_value());
+    // A chip sold only inside Macs takes the cheapest Mac with it: Mac Studio M3 Ultra 60-core GPU, 96 GB, $3,999.
+    CHECK(value(gpu("apple-m3-ultra-60c-96gb").priceUsd) == Approx(3999));
+}
+
 TEST_CASE("memory-modded cards keep the stock card's compute and bandwidth", "[gpus]") {
     const std::pair<const char*, const char*> pairs[] = {
         {"rtx-4090-48gb", "rtx-4090"}, {"rtx-4090d-48gb", "rtx-4090d"}, {"rtx-3080-20gb", "rtx-3080-10gb"}};
