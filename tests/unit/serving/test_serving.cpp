@@ -250,6 +250,13 @@ TEST_CASE("serve: disaggregated prefill and decode where a tight TTFT meets long
     const PropertyJson together = answer("{" + load + "}");  // not tried by default
     REQUIRE(together["deployments"].size() > 0);
     for (const auto& d : together["deployments"]) CHECK(d["disaggregated"].is_null());
+    // Only the answer that did not try the split says so.
+    auto warns = [](const PropertyJson& a) {
+        for (const auto& w : a["warnings"]) if (w["code"] == "disaggregated_not_searched") return true;
+        return false;
+    };
+    CHECK(warns(together));
+    CHECK_FALSE(warns(any));
     CHECK(best["gpu_count"].get<int>() < together["deployments"][0]["gpu_count"].get<int>());
     const PropertyJson only = answer("{" + load + R"(,"disaggregated":true})");
     for (const auto& d : only["deployments"]) CHECK(d["disaggregated"].is_object());

@@ -188,7 +188,7 @@ var zh = {
   'error.not_available': '无法提供', 'error.unknown_caveat': '未知的注意事项 id', 'error.internal_error': '引擎内部错误',
   'error.out_of_memory': '内存不足', 'error.engine_missing': '计算引擎未加载', 'error.engine_crash': '计算引擎出错',
   'error.unsupported_browser': '浏览器版本过旧', 'error.generic': '输入有误', 'warn.slo_not_met': '没有部署方案满足 SLO；列出的是最接近的方案',
-  'warn.disaggregated_not_searched': '尚未搜索预填充/解码分离部署：每种方案都在同一组卡上完成两个阶段',
+  'warn.disaggregated_not_searched': '未尝试预填充/解码分离部署（可在“预填充与解码”中选择）：每种方案都在同一组卡上完成两个阶段',
   'error.invalid_config': '模型配置无效', 'error.unknown_function': '引擎不支持此调用', 'error.engine_error': '计算引擎出错'
 };
 var codes = { en: en, zh: zh };

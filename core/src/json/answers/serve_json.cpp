@@ -183,8 +183,11 @@ Json serveToJson(const Catalog& catalog, const Json& request) {
                                                ? "no GPU in the selection holds the model within max_gpus"
                                                : "no deployment meets the SLO; the closest ones are listed"});
     }
-    warnings.push_back({"disaggregated_not_searched",
-                        "prefill/decode disaggregation is not searched yet: every deployment runs both phases"});
+    if (options.disaggregation == ServeOptions::Disaggregation::No) {
+        warnings.push_back({"disaggregated_not_searched",
+                            "prefill/decode disaggregation was not tried (\"disaggregated\": \"auto\" tries it): every "
+                            "deployment runs both phases on the same GPUs"});
+    }
     out["warnings"] = warningsToJson(warnings);
     out["cny_per_usd"] = tidy(workload.cnyPerUsd);
     return out;
