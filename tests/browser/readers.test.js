@@ -150,6 +150,19 @@ h.forEachOrigin('readers', (env) => {
     assert.equal(await page.$eval('#inv-results thead th.current button', (b) => b.dataset.sort), 'qlora');
     const w = await pageWidth(page);
     assert.ok(w.page <= w.screen, `page ${w.page}px wide on a ${w.screen}px screen`);
+    // Every column on screen: each row a card whose task cells carry their
+    // column's name, nothing scrolled out of the table's box.
+    const box = await page.$eval('#inv-results .table-scroll', (d) => ({ scroll: d.scrollWidth, client: d.clientWidth }));
+    assert.ok(box.scroll <= box.client, `table ${box.scroll}px in a ${box.client}px box`);
+    const first = await page.$$eval('#inv-results tbody tr:first-child td[data-label]', (tds) => tds.map((td) => {
+      const r = td.getBoundingClientRect();
+      return { label: td.dataset.label, left: r.left, right: r.right, before: getComputedStyle(td, '::before').content };
+    }));
+    assert.deepEqual(first.map((c) => c.label), ['inference', 'lora', 'qlora', 'full'].map((k) => en['inv.' + k]));
+    for (const c of first) {
+      assert.ok(c.left >= 0 && c.right <= w.screen, `${c.label} on screen (${c.left}-${c.right})`);
+      assert.equal(c.before, JSON.stringify(c.label), 'the column name beside the figure');
+    }
     await h.screenshot(page, `readers-inventory-phone-${env.name}`, { fullPage: true });
     await page.click('#inv-results button.sort[data-sort="size"]');
     const sizes = await page.$$eval('#inv-results tbody tr td.num', (td) => td.map((x) => parseFloat(x.textContent.replace(/,/g, ''))));
