@@ -16,6 +16,13 @@ test('compact figures stay short in both languages', () => {
   assert.equal(F.compact('en', 142.4), '142');
   assert.equal(F.compact('en', 12345), '12.3K');
   assert.equal(F.compact('zh-CN', 12345), '1.2万');
+  // Below 1万 Chinese has no short form: whole numbers, as English's 8.1K
+  // (a cell or an inventory line never reads 8103.4).
+  assert.equal(F.compact('en', 8103.4), '8.1K');
+  assert.equal(F.compact('zh-CN', 8103.4), '8,103');
+  assert.equal(F.compact('zh-CN', 1442.1), '1,442');
+  assert.equal(F.money('zh-CN', 1499.5, 'cny', true), '¥1,500');
+  assert.equal(F.money('zh-CN', 25000, 'cny', true), '¥2.5万');
 });
 
 test('money uses the currency sign and shortens large sums', () => {

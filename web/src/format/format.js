@@ -31,7 +31,21 @@ function compact(locale, v) {
   var a = Math.abs(v);
   if (a < 10) return nf(locale, { maximumFractionDigits: 1 }).format(v);
   if (a < 1000) return nf(locale, { maximumFractionDigits: 0 }).format(v);
-  return nf(locale, { notation: 'compact', maximumFractionDigits: 1 }).format(v);
+  return shortened(locale, v, { notation: 'compact', maximumFractionDigits: 1 });
+}
+
+// Compact notation, whole numbers where the locale has no short form for
+// the size (Chinese shortens from 1万 up: 8103, never 8103.4).
+var shortensThousands = {};
+function shortened(locale, v, options) {
+  var f = nf(locale, options);
+  if (!(locale in shortensThousands)) {
+    shortensThousands[locale] = nf(locale, { notation: 'compact' }).formatToParts(1000).some(function (p) { return p.type === 'compact'; });
+  }
+  if (Math.abs(v) >= 1e4 || shortensThousands[locale]) return f.format(v);
+  var whole = Object.assign({}, options, { maximumFractionDigits: 0, minimumFractionDigits: 0 });
+  delete whole.notation;
+  return nf(locale, whole).format(v);
 }
 
 // Money with the same decimals for the same size, so prices side by side
@@ -44,9 +58,7 @@ function money(locale, v, currency, short) {
   var a = Math.abs(v);
   var options = { style: 'currency', currency: code, currencyDisplay: 'narrowSymbol' };
   if (short && a >= 1000) {
-    options.notation = 'compact';
-    options.maximumFractionDigits = 1;
-    options.minimumFractionDigits = 0;
+    return shortened(locale, v, Object.assign(options, { notation: 'compact', maximumFractionDigits: 1, minimumFractionDigits: 0 }));
   } else if (a >= 100 || (short && a >= 10)) {
     options.maximumFractionDigits = 0;
     options.minimumFractionDigits = 0;
