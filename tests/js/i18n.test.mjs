@@ -172,3 +172,15 @@ test('recommendation reasons carry the same figures in both languages', () => {
   i18n.setLang('en');
   assert.equal(i18n.t('reason.cheapestBuy', { price: '$1,499' }), 'cheapest to buy: $1,499 for the GPUs');
 });
+
+test('why a training plan is not sharded reads right for its layout', async () => {
+  const { whyCode } = await import('../../web/src/views/detail.js');
+  // The engine's code for an unsharded training plan (core/src/plan/planner.cpp).
+  assert.equal(whyCode('strategy_replicas_fit', { tp: 1, pp: 1, dp: 4 }), 'strategy_replicas_fit');
+  // Llama 3.1 405B pre-training on H100s: TP 8 x PP 14, not "a full replica on each GPU".
+  assert.equal(whyCode('strategy_replicas_fit', { tp: 8, pp: 14, dp: 1 }), 'strategy_model_split');
+  assert.equal(whyCode('strategy_replicas_fit', { tp: 1, pp: 3, dp: 1 }), 'strategy_model_split');
+  assert.equal(whyCode('count_fewest_that_fit', { tp: 8, pp: 1, dp: 1 }), 'count_fewest_that_fit');
+  for (const lang of ['en', 'zh']) assert.ok(codes[lang]['why.strategy_model_split'], `${lang} text`);
+  assert.doesNotMatch(codes.en['why.strategy_model_split'], /replica|data parallel/);
+});

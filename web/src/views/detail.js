@@ -82,8 +82,15 @@ function whyLine(r, ctx) {
   var why = r.plan && Array.isArray(r.plan.why) ? r.plan.why : [];
   if (!why.length) return null;
   return el('div', { class: 'rec-meta plan-why' }, ctx.t('detail.why') + ': ' + why.map(function (c) {
-    return i18n.code('why', c);
+    return i18n.code('why', whyCode(c, r.plan));
   }).join(ctx.t('list.sep')));
+}
+
+// The engine says strategy_replicas_fit for every training plan whose
+// states are not sharded: data parallel, but also tensor and pipeline
+// parallel plans, where "a full replica on each GPU" would be wrong.
+function whyCode(code, plan) {
+  return code === 'strategy_replicas_fit' && plan && (plan.tp > 1 || plan.pp > 1) ? 'strategy_model_split' : code;
 }
 
 function chartBlock(r, ctx) {
@@ -234,4 +241,4 @@ function renderError(body, err, ctx) {
     ctx.t('custom.errorAt', { message: i18n.code('error', err.code, err.message), path: err.path || '/' }))]);
 }
 
-export { render, renderError, FIGURES, figureText, unitTexts, termUnit };
+export { render, renderError, FIGURES, figureText, unitTexts, termUnit, whyCode };
