@@ -109,7 +109,20 @@ h.forEachOrigin('serve view', (env) => {
     assert.ok(money.some((m) => m.startsWith('¥')), `money in yuan: ${money.join(' | ')}`);
     const w = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: window.innerWidth }));
     assert.ok(w.page <= w.screen, `page ${w.page}px wide on a ${w.screen}px screen`);
+    // The answer's sentence carries the month and the cost per million
+    // output tokens (the table's columns scroll sideways on a phone).
+    const verdict = await page.textContent('#serve-verdict');
+    assert.ok(verdict.includes('每月 ¥') && verdict.includes('每百万输出 token ¥'), verdict);
     await h.screenshot(page, `serve-zh-phone-${env.name}`, { fullPage: true });
+    // The chart's title wraps inside the chart, never cut at its edge (the
+    // English one is the longer).
+    for (const lang of ['zh', 'en']) {
+      if (lang === 'en') await page.selectOption('#lang', 'en');
+      const title = await page.$$eval('#serve-results svg.frontier text.chart-title', (ts) => ts.map((t) => ({
+        right: t.getBBox().x + t.getBBox().width, width: t.ownerSVGElement.viewBox.baseVal.width })));
+      assert.ok(title.length >= (lang === 'en' ? 2 : 1), `${lang}: the title's lines`);
+      for (const line of title) assert.ok(line.right <= line.width, `${lang}: title line ends at ${line.right} of ${line.width}`);
+    }
     await page.close();
   });
 

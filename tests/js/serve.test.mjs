@@ -64,7 +64,15 @@ test('in yuan the engine\'s cny twins are used, else its rate; Chinese labels', 
 test('the answer in one sentence, and what comes closest when no deployment meets the SLO', () => {
   const o = opts('en', 'usd');
   const s = { su: 50, sr: null };
-  assert.equal(serve.verdictText(STUB, s, o.t, o.locale), 'For 50 users: 2 × H100 SXM5 80GB, 32.3 tokens/s per user.');
+  assert.equal(serve.verdictText(STUB, s, o.t, o.locale), 'For 50 users: 2 × H100 SXM5 80GB, 32.3 tokens/s per user, $4,380 a month, $1.03 per million output tokens.');
+  // In yuan: the answer's cny twins (STUB), in Chinese.
+  const z = opts('zh', 'cny');
+  assert.equal(serve.verdictText(STUB, s, z.t, z.locale, z), '50 个用户：2 × H100 SXM5 80GB，每用户 32.3 token/s，每月 ¥31,536，每百万输出 token ¥7.42。');
+  i18n.setLang('en');
+  // Bought, not rented: the cost per million tokens of the purchase.
+  assert.match(serve.verdictText(STUB, s, o.t, o.locale, Object.assign({}, o, { pricing: 'purchase' })), /\$0\.50 per million output tokens\.$/);
+  const unpriced = Object.assign({}, STUB, { deployments: [Object.assign({}, STUB.deployments[0], { usd_per_month: null, cny_per_month: null })] });
+  assert.equal(serve.verdictText(unpriced, s, o.t, o.locale, o), 'For 50 users: 2 × H100 SXM5 80GB, 32.3 tokens/s per user.');
   const missed = Object.assign({}, STUB, { meets_slo: false });
   assert.match(serve.verdictText(missed, s, o.t, o.locale), /^No deployment meets this SLO for 50 users; the closest: 2 × H100/);
   assert.match(serve.verdictText(Object.assign({}, STUB, { deployments: [] }), s, o.t, o.locale), /No GPU in the selection/);
@@ -81,4 +89,15 @@ test('the frontier: tokens/s per user across, per GPU up, the SLO as a line, eac
   assert.ok(g.points[0].y > g.points[1].y && g.points[1].y > g.points[2].y);
   assert.ok(g.sloX > g.points[2].x && g.sloX < g.points[1].x, 'the SLO line sits between the points it separates');
   for (const p of g.points) assert.ok(p.x >= 0 && p.x <= g.W && p.y >= 0 && p.y <= g.H);
+});
+
+test('the warning that the split was not tried names the page\'s control, not the request key', () => {
+  const message = 'prefill/decode disaggregation was not tried ("disaggregated": "auto" tries it): every deployment runs both phases on the same GPUs';
+  for (const lang of ['en', 'zh']) {
+    i18n.setLang(lang);
+    const text = i18n.code('warn', 'disaggregated_not_searched', message);
+    assert.doesNotMatch(text, /"disaggregated"/);
+    assert.ok(text.includes(i18n.t('serve.disLabel')), `${lang}: ${text}`);
+  }
+  i18n.setLang('en');
 });

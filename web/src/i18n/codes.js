@@ -22,6 +22,8 @@ var en = {
   'why.strategy_states_sharded_to_fit': 'training states sharded across the GPUs to fit',
   'why.strategy_replicas_fit': 'a full replica fits on each GPU, so data parallel (fastest)',
   'why.strategy_model_split': 'the model split by tensor/pipeline parallelism, its training states not sharded',
+  // The engine's message names its request key; the page names its control.
+  'warn.disaggregated_not_searched': 'prefill and decode were not tried on separate GPUs (to try them, choose “Also try them split” under Prefill and decode): every deployment runs both phases on the same GPUs',
   'why.checkpointing_needed_to_fit': 'gradient checkpointing on: needed to fit',
   'why.checkpointing_off_fits': 'gradient checkpointing off: it fits without, and runs faster',
   'why.gpu_layers_requested': 'the GPU layers you set', 'why.gpu_layers_most_that_fit': 'the most layers that fit on the GPU',

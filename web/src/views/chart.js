@@ -25,7 +25,11 @@ function node(tag, attrs, text) {
   return n;
 }
 
-function textWidth(text, size) { return String(text).length * size * GLYPH_EM; }
+// Chinese characters and full-width punctuation take a whole em.
+function textWidth(text, size) {
+  var s = String(text), wide = (s.match(/[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]/g) || []).length;
+  return ((s.length - wide) * GLYPH_EM + wide) * size;
+}
 
 // A tick step of 1, 2 or 5 × 10^k giving about five ticks.
 function tickStep(max) {
