@@ -83,6 +83,12 @@ h.forEachOrigin('plan knobs', (env) => {
   test('llama.cpp on a phone, in Chinese: MoE experts on the CPU and host RAM, with what auto chose', async () => {
     const phone = await env.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     const page = await openDetail(phone, env.url('lang=zh&eng=llama.cpp&cell=qwen3-30b-a3b~rtx-4090'));
+    // Nothing offloaded, yet llama.cpp keeps its token embeddings in host RAM:
+    // the note says what the plan uses there, not "for offload".
+    const none = cli.estimate(await detailRequest(page));
+    assert.equal(none.plan.offload, 'none');
+    assert.ok(none.memory.cpu_offload_gib > 0);
+    assert.match(await page.textContent('#detail [data-field="memory.cpu_offload_gib"]'), /^方案占用的主机内存: /);
     await page.selectOption('#detail-offload', 'moe-experts');
     await afterChange(page, 'off=moe-experts');
     const r = cli.estimate(await detailRequest(page));

@@ -154,7 +154,7 @@ var en = {
   'detail.capacity': 'capacity',
   'detail.usable': 'usable',
   'detail.total': 'Total',
-  'detail.cpuOffload': 'Host memory for offload',
+  'detail.cpuOffload': 'Host RAM the plan uses',
   'detail.figures': 'Speed and cost',
   'detail.warnings': 'Warnings',
   'detail.suggestions': 'Make it fit',

@@ -154,7 +154,7 @@ var zh = {
   'detail.capacity': '容量',
   'detail.usable': '可用',
   'detail.total': '合计',
-  'detail.cpuOffload': '卸载所需主机内存',
+  'detail.cpuOffload': '方案占用的主机内存',
   'detail.figures': '速度与成本',
   'detail.warnings': '注意事项',
   'detail.suggestions': '如何放得下',

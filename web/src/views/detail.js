@@ -105,7 +105,7 @@ function chartBlock(r, ctx) {
     ? el('p', { class: 'note', dataset: { field: 'memory.total_gib' } }, ctx.t('detail.total') + ': ' + format.gib(ctx.locale, r.memory.total_gib) +
       bandText(memBand, function (x) { return format.gib(ctx.locale, x); })) : null;
   var extra = r.memory && r.memory.cpu_offload_gib > 0
-    ? el('p', { class: 'note' }, ctx.t('detail.cpuOffload') + ': ' + format.gib(ctx.locale, r.memory.cpu_offload_gib)) : null;
+    ? el('p', { class: 'note', dataset: { field: 'memory.cpu_offload_gib' } }, ctx.t('detail.cpuOffload') + ': ' + format.gib(ctx.locale, r.memory.cpu_offload_gib)) : null;
   return section('detail.memory', ctx, [el('p', { class: 'note' }, ctx.t('detail.memoryNote')), svg, total, extra, tools]);
 }
 
