@@ -92,8 +92,20 @@ h.forEachOrigin('readers', (env) => {
       await page.press('#train-tokens', 'Tab');
       await page.waitForFunction((v) => window.__caliperPage.app.state.tt === v, Number(text.replace('T', 'e12')));
       assert.equal(await page.getAttribute('#train-tokens', 'aria-invalid'), null, text);
+      // Committed, the field keeps the text as typed (not 1000000000000).
+      assert.equal(await page.inputValue('#train-tokens'), text);
     }
     await page.close();
+    // From a link the count reads short, and the placeholder in a form the
+    // field takes; in Chinese 1万亿 is taken too.
+    const zhPage = await h.openPage(env.context, env.url(NARROW + '&task=pretrain&lang=zh&tt=2000000000000'));
+    assert.equal(await zhPage.inputValue('#train-tokens'), '2T');
+    assert.equal(await zhPage.getAttribute('#train-tokens', 'placeholder'), '1T');
+    await zhPage.fill('#train-tokens', '1万亿');
+    await zhPage.press('#train-tokens', 'Tab');
+    await zhPage.waitForFunction(() => window.__caliperPage.app.state.tt === 1e12);
+    assert.equal(await zhPage.getAttribute('#train-tokens', 'aria-invalid'), null, '1万亿');
+    await zhPage.close();
   });
 
   test('the legend reads fits / tight / no, with a how-to-read line (en and zh)', async () => {

@@ -129,14 +129,26 @@ function power(locale, watts) {
 }
 
 // Number input text → number, or null for empty; NaN marks bad text.
-// Takes 1,000 / 2.5K / 1T / 1e12 / 1亿.
+// Takes 1,000 / 2.5K / 1T / 1e12 / 1亿 / 1万亿.
 function parseInput(textValue) {
   var s = String(textValue == null ? '' : textValue).trim().replace(/[,_\s]/g, '');
   if (!s) return null;
-  var m = /^(\d+(?:\.\d+)?(?:[eE]\+?\d{1,3})?)([kKmMbBtT万亿]?)$/.exec(s);
+  var m = /^(\d+(?:\.\d+)?(?:[eE]\+?\d{1,3})?)([kKmMbBtT]|万亿|万|亿)?$/.exec(s);
   if (!m) return NaN;
-  var scale = { '': 1, k: 1e3, K: 1e3, m: 1e6, M: 1e6, b: 1e9, B: 1e9, t: 1e12, T: 1e12, '万': 1e4, '亿': 1e8 }[m[2]];
+  var scale = { '': 1, k: 1e3, K: 1e3, m: 1e6, M: 1e6, b: 1e9, B: 1e9, t: 1e12, T: 1e12, '万': 1e4, '亿': 1e8, '万亿': 1e12 }[m[2] || ''];
   return Number(m[1]) * scale;
 }
 
-export { number, compact, money, moneyField, gib, params, duration, durationShort, seconds, power, parseInput, isNum };
+// A token count as a field shows it, in the short form parseInput reads
+// back exactly: 2T, 1.5T, 100M, 300B; other counts as digits.
+function tokenCount(n) {
+  if (!isNum(n)) return '';
+  var units = [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'K']];
+  for (var i = 0; i < units.length; i++) {
+    var v = n / units[i][0];
+    if (v >= 1 && v < 1000 && Math.round(v * 100) / 100 === v && parseInput(v + units[i][1]) === n) return v + units[i][1];
+  }
+  return String(n);
+}
+
+export { number, compact, money, moneyField, gib, params, duration, durationShort, seconds, power, parseInput, tokenCount, isNum };
