@@ -153,6 +153,16 @@ h.forEachOrigin('readers', (env) => {
       assert.doesNotMatch(await page.textContent('#status'), /null/);
       await page.close();
     }
+    // A model that reads, with a 50,000-character name: kept, its name cut
+    // to 200 characters (url-codec.js), and the page says so.
+    const long = encodeURIComponent(JSON.stringify({ name: 'y'.repeat(50000), model: { params_b: 7 } }));
+    for (const [lang, dict] of [['en', en], ['zh', zh]]) {
+      const page = await h.openPage(env.context, env.url(`${NARROW}&lang=${lang}&cm=${long}`));
+      const notice = await page.textContent('#url-notice');
+      assert.equal(notice, dict['status.urlShortened'].replace('{keys}', dict['urlKey.cm']).replace('{n}', '200'));
+      assert.equal(await page.evaluate(() => window.__caliperPage.app.state.cm.name.length), 200);
+      await page.close();
+    }
   });
 
   test('My GPUs: the Task select marks its column, headers sort, a row opens its scenario; no sideways page on a phone', async () => {

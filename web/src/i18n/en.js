@@ -112,6 +112,7 @@ var en = {
   'status.copyFailed': 'Could not copy; select the text and copy it by hand.',
   'status.catalogLoaded': 'Catalog loaded: {gpus|GPU|GPUs}, {models|model|models}.',
   'status.urlRefused': 'Part of this link could not be read and was left out: {keys}.',
+  'status.urlShortened': 'The name of {keys} in this link was too long and was cut to its first {n} characters.',
   'list.sep': ', ',
   'urlKey.cm': 'your model',
   'urlKey.cg': 'your GPU',
