@@ -60,6 +60,24 @@ h.forEachOrigin('plan knobs', (env) => {
     await page.close();
   });
 
+  test('a cell above the GPU limit reads ✗ in the detail as in the matrix; a higher limit counts it', async () => {
+    const page = await openDetail(env.context, env.url('cell=llama-3.1-405b~h100-sxm5-80gb'));
+    const { matrixRequest } = await h.pageState(page);
+    const cell = cli.matrixCells(matrixRequest, ['llama-3.1-405b'], ['h100-sxm5-80gb']).get('llama-3.1-405b|h100-sxm5-80gb');
+    const r = cli.estimate(await detailRequest(page));
+    // Llama 3.1 405B in BF16 needs more than the default limit of 8 H100s.
+    assert.ok(r.fits && r.gpu_count > 8, `the planner's count: ${r.gpu_count}`);
+    assert.equal(cell.status, 'no');
+    assert.match(await page.getAttribute('#detail .verdict', 'class'), /\bst-no\b/);
+    assert.equal(await page.textContent('#detail .verdict .sym'), '✗');
+    assert.ok((await page.textContent('#detail .over-limit')).includes('8'));
+    await page.selectOption('#max-gpus', '16');
+    await afterChange(page, 'g=16');
+    assert.equal(await page.$('#detail .over-limit'), null);
+    assert.equal(await page.textContent('#detail .verdict .sym'), `${r.gpu_count}×`);
+    await page.close();
+  });
+
   test('the fabric between servers: a workload control the detail\'s multi-node plan follows', async () => {
     const page = await openDetail(env.context, env.url('task=pretrain&g=64&cell=llama-3.1-70b~h100-sxm5-80gb'));
     const ib = cli.estimate(await detailRequest(page));

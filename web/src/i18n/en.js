@@ -147,6 +147,7 @@ var en = {
   'detail.verdictFits': 'Fits on {n} × {gpu} ({strategy}).',
   'detail.verdictNo': 'Does not fit on {n} × {gpu}; the fewest that fit: {needed}.',
   'detail.verdictNever': 'Does not fit on {n} × {gpu}, nor on any count up to 1024.',
+  'detail.overLimit': 'That is more than the GPU limit of {limit} set above, so the matrix marks this cell ✗; raise the limit to count it.',
   'detail.plan': 'Plan',
   'detail.planText': 'TP {tp} × PP {pp} × DP {dp} on {nodes|server|servers}',
   'detail.why': 'Why',

@@ -147,6 +147,7 @@ var zh = {
   'detail.verdictFits': '{n} × {gpu} 可以运行（{strategy}）。',
   'detail.verdictNo': '{n} × {gpu} 放不下；最少需要 {needed} 张。',
   'detail.verdictNever': '{n} × {gpu} 放不下，1024 张以内都放不下。',
+  'detail.overLimit': '这超过了上方设置的 GPU 数上限 {limit}，因此矩阵中此格标为 ✗；提高上限即可计入。',
   'detail.plan': '并行方案',
   'detail.planText': 'TP {tp} × PP {pp} × DP {dp}，共 {nodes} 台服务器',
   'detail.why': '原因',

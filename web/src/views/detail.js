@@ -65,6 +65,11 @@ function verdict(r, ctx) {
   var key = r.fits ? 'detail.verdictFits' : r.gpus_needed != null ? 'detail.verdictNo' : 'detail.verdictNever';
   var tight = r.fits && r.fit === 'tight';
   if (tight) { cls = 'st-multi st-tight'; sym = cells.SYMBOL_TIGHT; }
+  // The planner's own count above the page's GPU limit: the matrix marks
+  // the cell ✗ (legend: does not fit within the GPU limit); so does this.
+  var s = ctx.state || {};
+  var overLimit = r.fits && s.cnt === 'auto' && typeof s.g === 'number' && r.gpu_count > s.g;
+  if (overLimit) { cls = 'st-no'; sym = cells.SYMBOL_NO; tight = false; }
   var plan = r.plan ? ctx.t('detail.planText', { tp: r.plan.tp, pp: r.plan.pp, dp: r.plan.dp, nodes: r.plan.nodes }) : '';
   if (r.plan && r.plan.nodes > 1 && r.plan.gpus_per_node) plan += ctx.t('list.sep') + ctx.t('knob.perNode', { n: r.plan.gpus_per_node });
   if (r.plan && r.plan.offload && r.plan.offload !== 'none') plan += ctx.t('list.sep') + planKnobs.offloadText(r.plan, ctx);
@@ -72,6 +77,7 @@ function verdict(r, ctx) {
   if (r.plan && r.plan.micro_batch != null) plan += ctx.t('list.sep') + ctx.t('knob.microBatchText', { n: r.plan.micro_batch });
   return el('div', { class: 'verdict ' + cls }, [el('span', { class: 'sym', 'aria-hidden': 'true' }, sym),
     el('div', null, [el('div', null, ctx.t(key, params)), tight ? el('div', { class: 'tight-note' }, ctx.t('detail.tight')) : null,
+      overLimit ? el('div', { class: 'over-limit' }, ctx.t('detail.overLimit', { n: r.gpu_count, limit: s.g })) : null,
       el('div', { class: 'rec-meta' }, ctx.t('detail.plan') + ': ' + plan),
       whyLine(r, ctx)])]);
 }
