@@ -32,6 +32,13 @@ h.forEachOrigin('readers', (env) => {
     assert.doesNotMatch((await h.pageState(page)).hash, /cur=/, 'the default is not written into the link');
     assert.match(await page.textContent('#f-price-label'), /人民币/);
     assert.equal((await h.pageState(page)).matrixRequest.currency, 'cny');
+    // The recommendation's reasons in yuan, with no dollar figure in their titles.
+    await page.click('.tabs [data-view="recommend"]');
+    await page.waitForSelector('#rec-results li[data-code="cheapest"]');
+    const reasons = await page.$$eval('#rec-results .rec-notes li', (li) => li.map((x) => [x.textContent, x.title]));
+    assert.ok(reasons.some(([text]) => text.includes('¥')), 'a price in yuan');
+    for (const [text, title] of reasons) assert.doesNotMatch(`${text} ${title}`, /\$/, `${text} | ${title}`);
+    await page.click('.tabs [data-view="matrix"]');
     await page.selectOption('#currency', 'usd');
     assert.match((await h.pageState(page)).hash, /(^#|&)cur=usd(&|$)/);
     const again = await h.openPage(context, (await h.pageState(page)).url);
