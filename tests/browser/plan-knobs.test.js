@@ -60,6 +60,23 @@ h.forEachOrigin('plan knobs', (env) => {
     await page.close();
   });
 
+  test('a count typed and a select picked right after it: both kept, the detail drawn once more without error', async () => {
+    const page = await openDetail(env.context, env.url('task=lora&cell=llama-3.1-70b~h100-sxm5-80gb'));
+    await page.click('#detail-count');
+    await page.keyboard.type('4');
+    // No blur in between: the select changes while the typed text is uncommitted.
+    await page.selectOption('#detail-ckpt', 'on');
+    await afterChange(page, 'ck=on');
+    const s = (await h.pageState(page)).state;
+    assert.equal(s.cnt, 4);
+    assert.equal(s.checkpointing, 'on');
+    assert.equal(await page.inputValue('#detail-count'), '4');
+    assert.equal(await page.$('#detail-body .status.error'), null, 'no error in the detail');
+    const r = cli.estimate(await detailRequest(page));
+    assert.ok((await page.textContent('#detail .verdict')).includes(` ${r.gpu_count} × `));
+    await page.close();
+  });
+
   test('a cell above the GPU limit reads ✗ in the detail as in the matrix; a higher limit counts it', async () => {
     const page = await openDetail(env.context, env.url('cell=llama-3.1-405b~h100-sxm5-80gb'));
     const { matrixRequest } = await h.pageState(page);
