@@ -51,6 +51,15 @@ h.forEachOrigin('readers', (env) => {
     await english.close();
   });
 
+  test('a view opened by its link does not keep saying the engine is loading', async () => {
+    for (const view of ['inventory', 'custom', 'recommend']) {
+      const page = await h.openPage(env.context, env.url(`view=${view}`));
+      await page.waitForTimeout(100);
+      assert.notEqual(await page.textContent('#status'), en['status.loading'], view);
+      await page.close();
+    }
+  });
+
   test('an unknown GPU in Chinese: the translated message names it, the English detail is the title', async () => {
     const page = await h.openPage(env.context, env.url('lang=zh&view=inventory&inv=2*H1000'));
     await page.waitForFunction(() => document.querySelector('#status').classList.contains('error'));

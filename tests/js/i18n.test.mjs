@@ -184,3 +184,16 @@ test('why a training plan is not sharded reads right for its layout', async () =
   for (const lang of ['en', 'zh']) assert.ok(codes[lang]['why.strategy_model_split'], `${lang} text`);
   assert.doesNotMatch(codes.en['why.strategy_model_split'], /replica|data parallel/);
 });
+
+test('a pasted JSON that does not parse: where it stopped, in the page\'s words (the browser\'s English is the detail)', async () => {
+  const { jsonErrorAt } = await import('../../web/src/views/custom.js');
+  const text = '{\n  nope';
+  // Chromium's JSON.parse messages name the line and column or the position.
+  assert.deepEqual(jsonErrorAt(text, 'Expected property name or \'}\' in JSON at position 4 (line 2 column 3)'), { line: 2, col: 3 });
+  assert.deepEqual(jsonErrorAt(text, 'Unexpected token n in JSON at position 4'), { line: 2, col: 3 });
+  assert.equal(jsonErrorAt(text, 'JSON.parse: unexpected character'), null);
+  for (const dict of [en, zh]) assert.doesNotMatch(dict['custom.badJsonAt'] + dict['custom.badJson'], /\{message\}/);
+  i18n.setLang('zh');
+  assert.equal(i18n.t('custom.badJsonAt', { line: 2, col: 3 }), '不是有效的 JSON：请检查第 2 行第 3 列。');
+  i18n.setLang('en');
+});

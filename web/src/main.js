@@ -132,6 +132,9 @@ function render(options) {
     matrixFlow.render(options.t0);
   } else {
     matrixFlow.leave();
+    // The views that report nothing until asked (inventory, own model)
+    // must not keep saying the engine is loading.
+    if ($('#status').textContent === t('status.loading')) setStatus('');
     views.render(app.state.view);
   }
   views.syncDetail();
