@@ -48,6 +48,8 @@ test('a split deployment reads as its prefill and decode replicas; an FP8 KV cac
   const answer = Object.assign({}, STUB, { deployments: [split] });
   assert.equal(serve.rows(answer, opts('en', 'usd'))[0].cells[3], 'prefill 2 × 2 GPUs + decode 3 × 4 GPUs · FP8 KV');
   assert.match(serve.rows(answer, opts('zh', 'cny'))[0].cells[3], /^预填充 2 × 2 卡 \+ 解码 3 × 4 卡/);
+  const one = Object.assign({}, split, { kv_cache: null, disaggregated: Object.assign({}, split.disaggregated, { prefill_gpus_per_replica: 1 }) });
+  assert.equal(serve.rows(Object.assign({}, STUB, { deployments: [one] }), opts('en', 'usd'))[0].cells[3], 'prefill 2 × 1 GPU + decode 3 × 4 GPUs');
   i18n.setLang('en');
 });
 

@@ -369,7 +369,7 @@ var en = {
   'serve.allClasses': 'All classes',
   'serve.badNumber': 'Enter a number from {min} to {max}.',
   'serve.gpus': '{n|GPU|GPUs}',
-  'serve.disaggText': 'prefill {p} × {pg} GPUs + decode {d} × {dg} GPUs',
+  'serve.disaggText': 'prefill {p} × {pg|GPU|GPUs} + decode {d} × {dg|GPU|GPUs}',
   'serve.disLabel': 'Prefill and decode',
   'serve.dis.no': 'On the same GPUs',
   'serve.dis.auto': 'Also try them split',
