@@ -88,7 +88,8 @@ h.forEachOrigin('own model and inventory', (env) => {
     assert.equal(await page.getAttribute('#cm-config', 'aria-invalid'), 'true');
     assert.deepEqual(await page.evaluate(() => window.__caliperPage.app.state.cm), before, 'the model in use is unchanged');
 
-    // Text that is not JSON at all: the parser's own message, text kept.
+    // Text that is not JSON at all: where the parser stopped (line 1, column
+    // 45: just past the trailing comma), its own message as the detail, text kept.
     const notJson = '{"model_type": "llama", "hidden_size": 4096,';
     await pasteConfig(page, notJson);
     const parserMessage = await page.evaluate((text) => {
@@ -96,7 +97,8 @@ h.forEachOrigin('own model and inventory', (env) => {
       return null;
     }, notJson);
     assert.ok(parserMessage, 'the text is not JSON');
-    assert.equal(await page.textContent('#cm-config-error'), `Not valid JSON: ${parserMessage}`);
+    assert.equal(await page.textContent('#cm-config-error'), 'Not valid JSON: check line 1, column 45.');
+    assert.equal(await page.getAttribute('#cm-config-error', 'title'), parserMessage);
     assert.equal(await page.inputValue('#cm-config'), notJson);
   });
 

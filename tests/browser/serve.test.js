@@ -74,8 +74,9 @@ h.forEachOrigin('serve view', (env) => {
     const plans = await page.$$eval('#serve-table tbody tr', (trs) => trs.map((tr) => tr.children[3].textContent));
     answer.deployments.forEach((d, i) => {
       const x = d.disaggregated;
-      assert.ok(plans[i].startsWith(`prefill ${x.prefill_replicas} × ${x.prefill_gpus_per_replica} GPUs + decode ` +
-        `${x.decode_replicas} × ${x.decode_gpus_per_replica} GPUs`), plans[i]);
+      const gpus = (n) => `${n} ${n === 1 ? 'GPU' : 'GPUs'}`;
+      assert.ok(plans[i].startsWith(`prefill ${x.prefill_replicas} × ${gpus(x.prefill_gpus_per_replica)} + decode ` +
+        `${x.decode_replicas} × ${gpus(x.decode_gpus_per_replica)}`), plans[i]);
     });
     await page.close();
   });
