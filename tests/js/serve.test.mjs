@@ -69,7 +69,7 @@ test('the answer in one sentence, and what comes closest when no deployment meet
   assert.equal(serve.verdictText(STUB, s, o.t, o.locale), 'For 50 users: 2 × H100 SXM5 80GB, 32.3 tokens/s per user, $4,380 a month, $1.03 per million output tokens.');
   // In yuan: the answer's cny twins (STUB), in Chinese.
   const z = opts('zh', 'cny');
-  assert.equal(serve.verdictText(STUB, s, z.t, z.locale, z), '50 个用户：2 × H100 SXM5 80GB，每用户 32.3 token/s，每月 ¥31,536，每百万输出 token ¥7.42。');
+  assert.equal(serve.verdictText(STUB, s, z.t, z.locale, z), '50 个用户：2 × H100 SXM5 80GB，每用户 32.3 token/秒，每月 ¥31,536，每百万输出 token ¥7.42。');
   i18n.setLang('en');
   // Bought, not rented: the cost per million tokens of the purchase.
   assert.match(serve.verdictText(STUB, s, o.t, o.locale, Object.assign({}, o, { pricing: 'purchase' })), /\$0\.50 per million output tokens\.$/);
@@ -102,4 +102,11 @@ test('the warning that the split was not tried names the page\'s control, not th
     assert.ok(text.includes(i18n.t('serve.disLabel')), `${lang}: ${text}`);
   }
   i18n.setLang('en');
+});
+
+test('Chinese serve texts name tokens per second as the rest of the page does', async () => {
+  const { zh } = await import('../../web/src/i18n/zh.js');
+  for (const [key, text] of Object.entries(zh)) {
+    if (key.startsWith('serve.')) assert.doesNotMatch(text, /token\/s\b/, `${key}: ${text} (the page's unit is ${zh['unit.tokPerS']})`);
+  }
 });

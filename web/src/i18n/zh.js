@@ -359,7 +359,7 @@ var zh = {
   'serve.title': '为多用户部署模型',
   'serve.intro': '同时服务 N 个用户、每人每秒 Y 个 token、首 token 按时返回，需要哪种显卡、几张、每月多少钱。排名来自引擎的服务模型（连续批处理）。',
   'serve.usersLabel': '同时在线用户',
-  'serve.tpsLabel': '每用户最低 token/s',
+  'serve.tpsLabel': '每用户最低 token/秒',
   'serve.ttftLabel': '首 token 时间上限（秒）',
   'serve.tpotLabel': '每 token 时间上限（毫秒）',
   'serve.rateLabel': '或每秒请求数',
@@ -389,17 +389,17 @@ var zh = {
   'serve.users': '{n} 个用户',
   'serve.rate': '每秒 {n} 个请求',
   'serve.none': '所选显卡在卡数上限内都放不下这个模型。',
-  'serve.best': '{load}：{n} × {gpu}，每用户 {user} token/s{cost}。',
-  'serve.closest': '{load} 时没有部署方案满足此 SLO；最接近的是 {n} × {gpu}，每用户 {user} token/s{cost}。',
+  'serve.best': '{load}：{n} × {gpu}，每用户 {user} token/秒{cost}。',
+  'serve.closest': '{load} 时没有部署方案满足此 SLO；最接近的是 {n} × {gpu}，每用户 {user} token/秒{cost}。',
   'serve.costs': '，每月 {month}，每百万输出 token {perM}',
   'serve.unavailable': '当前引擎尚无服务部署搜索；其他视图照常可用。',
   'serve.readoutHint': '将鼠标移到圆点上或用 Tab 键选中即可查看数值。',
   'serve.chartTitle': '吞吐与每用户速度：{n} × {gpu}',
   'serve.frontier': '吞吐与交互速度',
   'serve.frontierNote': '每个圆点代表第一种部署方案上的一个并发用户数；实心点满足 SLO。虚线左侧，用户得到的速度低于 SLO 要求。',
-  'serve.point': '同时 {users} 个用户：每人 {user} token/s，每卡 {gpu} token/s，首 token {ttft}，每 token {tpot}',
-  'serve.axisUser': '每用户 token/s',
-  'serve.axisGpu': '每卡输出 token/s',
-  'serve.sloLine': 'SLO：每用户 {n} token/s'
+  'serve.point': '同时 {users} 个用户：每人 {user} token/秒，每卡 {gpu} token/秒，首 token {ttft}，每 token {tpot}',
+  'serve.axisUser': '每用户 token/秒',
+  'serve.axisGpu': '每卡输出 token/秒',
+  'serve.sloLine': 'SLO：每用户 {n} token/秒'
 };
 export { zh };
