@@ -93,6 +93,12 @@ h.forEachOrigin('plan knobs', (env) => {
     assert.equal(await page.$('#detail .over-limit'), null);
     assert.equal(await page.textContent('#detail .verdict .sym'), `${r.gpu_count}×`);
     await page.close();
+    // The side-by-side comparison says the same.
+    const cmp = await h.openPage(env.context, env.url('view=recommend&rm=llama-3.1-405b&cmp=h100-sxm5-80gb'));
+    await cmp.waitForSelector('#cmp-results td.over-limit');
+    const text = await cmp.textContent('#cmp-results td.over-limit');
+    assert.ok(text.startsWith(`✗ ${r.gpu_count} ×`) && text.endsWith('above the GPU limit of 8'), text);
+    await cmp.close();
   });
 
   test('the fabric between servers: a workload control the detail\'s multi-node plan follows', async () => {

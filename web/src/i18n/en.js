@@ -257,6 +257,7 @@ var en = {
   'tier.mid': 'Mid-range',
   'tier.high-end': 'High-end',
   'tier.cluster': 'Cluster',
+  'cmp.overLimit': 'above the GPU limit of {limit}',
   'cmp.title': 'Compare GPUs side by side',
   'cmp.gpu': 'GPU {n}',
   'cmp.none': '(none)',

@@ -257,6 +257,7 @@ var zh = {
   'tier.mid': '中端',
   'tier.high-end': '高端',
   'tier.cluster': '集群',
+  'cmp.overLimit': '超过 GPU 数上限 {limit}',
   'cmp.title': '显卡并排对比',
   'cmp.gpu': '显卡 {n}',
   'cmp.none': '（不选）',

@@ -300,7 +300,11 @@ function compareTable(s, modelId, gpuIds) {
   row(t('detail.fits'), results.map(function (x) {
     if (x.error) return el('td', { class: 'status error', title: i18n.errorDetail(x.error) || null }, i18n.errorText(x.error));
     var r = x.r;
-    return el('td', null, (r.fits ? cells.SYMBOL_FITS + ' ' : cells.SYMBOL_NO + ' ') + r.gpu_count + ' × · ' + t('strategy.' + r.strategy));
+    // Above the GPU limit the matrix and the detail say ✗ and why; so does this.
+    var over = r.fits && r.gpu_count > s.g;
+    return el('td', { class: over ? 'over-limit' : null, title: over ? t('detail.overLimit', { n: r.gpu_count, limit: s.g }) : null },
+      (r.fits && !over ? cells.SYMBOL_FITS + ' ' : cells.SYMBOL_NO + ' ') + r.gpu_count + ' × · ' + t('strategy.' + r.strategy) +
+      (over ? ' · ' + t('cmp.overLimit', { limit: s.g }) : ''));
   }));
   row(t('detail.memory'), results.map(function (x) { return el('td', { class: 'num' }, x.r ? format.gib(L, x.r.memory.total_gib) : ''); }));
   detailView.FIGURES.forEach(function (f) {
