@@ -129,7 +129,7 @@ h.forEachOrigin('plan knobs', (env) => {
     const none = cli.estimate(await detailRequest(page));
     assert.equal(none.plan.offload, 'none');
     assert.ok(none.memory.cpu_offload_gib > 0);
-    assert.match(await page.textContent('#detail [data-field="memory.cpu_offload_gib"]'), /^方案占用的主机内存: /);
+    assert.match(await page.textContent('#detail [data-field="memory.cpu_offload_gib"]'), /^方案占用的主机内存：/);
     await page.selectOption('#detail-offload', 'moe-experts');
     await afterChange(page, 'off=moe-experts');
     const r = cli.estimate(await detailRequest(page));

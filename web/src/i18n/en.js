@@ -113,6 +113,7 @@ var en = {
   'status.catalogLoaded': 'Catalog loaded: {gpus|GPU|GPUs}, {models|model|models}.',
   'status.urlRefused': 'Part of this link could not be read and was left out: {keys}.',
   'status.urlShortened': 'The name of {keys} in this link was too long and was cut to its first {n} characters.',
+  'list.colon': ': ',
   'list.sep': ', ',
   'urlKey.cm': 'your model',
   'urlKey.cg': 'your GPU',

@@ -113,6 +113,7 @@ var zh = {
   'status.catalogLoaded': '已加载目录：{gpus} 款显卡，{models} 个模型。',
   'status.urlRefused': '链接中有部分内容无法读取，已忽略：{keys}。',
   'status.urlShortened': '链接中{keys}的名称过长，只保留了前 {n} 个字符。',
+  'list.colon': '：',
   'list.sep': '、',
   'urlKey.cm': '自定义模型',
   'urlKey.cg': '自定义显卡',

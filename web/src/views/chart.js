@@ -92,7 +92,7 @@ function bar(svg, g, parts, mem, opts) {
   parts.forEach(function (p) {
     var w = g.scale(mem[p[0]]) - PAD;
     var rect = node('rect', { x: x, y: g.barY, width: Math.max(w, 0.5), height: BAR_H, fill: p[2] });
-    rect.appendChild(node('title', null, opts.t('mem.' + p[1]) + ': ' + format.gib(opts.locale, mem[p[0]])));
+    rect.appendChild(node('title', null, opts.t('mem.' + p[1]) + opts.t('list.colon') + format.gib(opts.locale, mem[p[0]])));
     svg.appendChild(rect);
     var label = format.number(opts.locale, mem[p[0]], 1);
     if (w > textWidth(label, LABEL_SIZE) + 10) {

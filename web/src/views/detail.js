@@ -78,7 +78,7 @@ function verdict(r, ctx) {
   return el('div', { class: 'verdict ' + cls }, [el('span', { class: 'sym', 'aria-hidden': 'true' }, sym),
     el('div', null, [el('div', null, ctx.t(key, params)), tight ? el('div', { class: 'tight-note' }, ctx.t('detail.tight')) : null,
       overLimit ? el('div', { class: 'over-limit' }, ctx.t('detail.overLimit', { n: r.gpu_count, limit: s.g })) : null,
-      el('div', { class: 'rec-meta' }, ctx.t('detail.plan') + ': ' + plan),
+      el('div', { class: 'rec-meta' }, ctx.t('detail.plan') + ctx.t('list.colon') + plan),
       whyLine(r, ctx)])]);
 }
 
@@ -87,7 +87,7 @@ function verdict(r, ctx) {
 function whyLine(r, ctx) {
   var why = r.plan && Array.isArray(r.plan.why) ? r.plan.why : [];
   if (!why.length) return null;
-  return el('div', { class: 'rec-meta plan-why' }, ctx.t('detail.why') + ': ' + why.map(function (c) {
+  return el('div', { class: 'rec-meta plan-why' }, ctx.t('detail.why') + ctx.t('list.colon') + why.map(function (c) {
     return i18n.code('why', whyCode(c, r.plan));
   }).join(ctx.t('list.sep')));
 }
@@ -108,10 +108,10 @@ function chartBlock(r, ctx) {
     el('button', { type: 'button', class: 'btn small', id: 'export-png', onclick: function () { exporter.png(svg, name); } }, ctx.t('export.png'))]);
   var memBand = r.ranges && r.ranges['memory.total_gib'];
   var total = r.memory && format.isNum(r.memory.total_gib) && Array.isArray(memBand)
-    ? el('p', { class: 'note', dataset: { field: 'memory.total_gib' } }, ctx.t('detail.total') + ': ' + format.gib(ctx.locale, r.memory.total_gib) +
+    ? el('p', { class: 'note', dataset: { field: 'memory.total_gib' } }, ctx.t('detail.total') + ctx.t('list.colon') + format.gib(ctx.locale, r.memory.total_gib) +
       bandText(memBand, function (x) { return format.gib(ctx.locale, x); })) : null;
   var extra = r.memory && r.memory.cpu_offload_gib > 0
-    ? el('p', { class: 'note', dataset: { field: 'memory.cpu_offload_gib' } }, ctx.t('detail.cpuOffload') + ': ' + format.gib(ctx.locale, r.memory.cpu_offload_gib)) : null;
+    ? el('p', { class: 'note', dataset: { field: 'memory.cpu_offload_gib' } }, ctx.t('detail.cpuOffload') + ctx.t('list.colon') + format.gib(ctx.locale, r.memory.cpu_offload_gib)) : null;
   return section('detail.memory', ctx, [el('p', { class: 'note' }, ctx.t('detail.memoryNote')), svg, total, extra, tools]);
 }
 
