@@ -133,6 +133,14 @@ h.forEachOrigin('serve view', (env) => {
     const verdict = await page.textContent('#serve-verdict');
     assert.ok(verdict.startsWith(en['serve.closest'].split('{load}')[0]) || verdict === en['serve.none'], verdict);
     assert.equal(await page.$eval('#status', (s) => s.classList.contains('error')), false);
+    // The verdict says it once; the engine's slo_not_met warning is not repeated under it.
+    assert.equal(await page.$('#serve-results li[data-code="slo_not_met"]'), null);
     await page.close();
+    // Nothing holds the model (DeepSeek-V3 on one GPU): in Chinese the page
+    // says so, and nothing claims the closest ones are listed.
+    const none = await h.openPage(env.context, env.url('view=serve&sm=deepseek-v3&g=1&lang=zh'));
+    assert.equal(await none.textContent('#serve-verdict'), zh['serve.none']);
+    assert.doesNotMatch(await none.textContent('#serve-results'), /最接近/);
+    await none.close();
   });
 });

@@ -209,7 +209,8 @@ function render() {
   var tools = svg ? el('div', { class: 'chart-tools' }, [
     el('button', { type: 'button', class: 'btn small', id: 'serve-svg', onclick: function () { exporter.svg(svg, name); } }, t('export.svg')),
     el('button', { type: 'button', class: 'btn small', id: 'serve-png', onclick: function () { exporter.png(svg, name); } }, t('export.png'))]) : null;
-  var warn = (answer.warnings || []).map(function (w) {
+  // slo_not_met is the verdict's own sentence (closest ones, or none that fit).
+  var warn = (answer.warnings || []).filter(function (w) { return w.code !== 'slo_not_met'; }).map(function (w) {
     return el('li', { dataset: { code: w.code }, title: w.message }, i18n.code('warn', w.code, w.message));
   });
   dom.replace(out, [
