@@ -541,6 +541,9 @@ TEST_CASE("hyperscaler and Chinese cloud prices carry their provider, region and
     CHECK(aws->date == "2026-09");
     CHECK(value(gpu("gh200-96gb").cloudUsdPerHour) == Approx(2.29));
     CHECK(gpu("gh200-96gb").cloudProvider == "Lambda");
+    // cliffcenter.com AMD inference economics note (2026-05-18): MI300X at $1.50 per GPU-hour at TensorWave.
+    CHECK(value(gpu("mi300x").cloudUsdPerHour) == Approx(1.50));
+    CHECK(gpu("mi300x").cloudDate == "2026-05");
     // 0xPabloLI/inside-china-ai cloud-gpu-options.md (2026-08-13): Zhixingyun lists the RTX 3090 at CNY 1.10.
     const auto& r3090 = gpu("rtx-3090").cloudPrices;
     const auto zx = std::find_if(r3090.begin(), r3090.end(), [](const auto& p) { return p.perGpuHour < 1.2; });
