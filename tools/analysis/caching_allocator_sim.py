@@ -10,6 +10,9 @@ when more than 1 MiB would remain; with none it opens a segment of 20 MiB
 (kLargeBuffer) below 10 MiB (kMinLargeAlloc), else of the request rounded up
 to 2 MiB (kRoundLarge); a freed block merges with free neighbours in its
 segment; requests of 1 MiB or less use the small pool of 2 MiB segments.
+When a new segment would not fit the GPU, the cached segments that are not
+split are freed and the request retried (the allocator's answer to a failed
+cudaMalloc).
 
 The step is Hugging Face's Llama/Qwen decoder trained in bf16 as
 tools/measure/finetune_memory.py runs it: two steps of model(ids, labels=ids),
@@ -39,6 +42,7 @@ import sys
 
 MIB = 1 << 20
 GIB = 1 << 30
+CUDA_CONTEXT_GIB = 0.514  # stated in every run of validation/measured-h100.jsonl
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
 
@@ -47,7 +51,9 @@ def position(segment, block):
 
 
 class CachingAllocator:
-    def __init__(self):
+    def __init__(self, capacity=float("inf")):
+        self.capacity = capacity  # bytes cudaMalloc can hand out
+        self.out_of_memory = False
         self.segments = []  # each a list of [size, free] blocks in address order
         self.reserved = self.allocated = self.small = 0
         self.peak_reserved = self.peak_allocated = 0
@@ -66,6 +72,13 @@ class CachingAllocator:
                     best = (seg, block)
         if best is None:
             seg_size = 20 * MIB if size < 10 * MIB else (size + 2 * MIB - 1) // (2 * MIB) * (2 * MIB)
+            if self.reserved + seg_size > self.capacity:
+                # cudaMalloc fails: free the cached segments that are not split, then retry.
+                for whole in [g for g in self.segments if len(g) == 1 and g[0][1]]:
+                    self.segments.remove(whole)
+                    self.reserved -= whole[0][0]
+                if self.reserved + seg_size > self.capacity:
+                    self.out_of_memory = True
             seg = [[seg_size, True]]
             self.segments.append(seg)
             self.reserved += seg_size
@@ -138,8 +151,8 @@ def layer_forward(a, m, tokens, keep):
     return out, saved
 
 
-def run(m, batch, seq, checkpointing, steps=2):
-    a = CachingAllocator()
+def run(m, batch, seq, checkpointing, capacity=float("inf"), steps=2):
+    a = CachingAllocator(capacity)
     params = parameters(m)
     sizes = dict(params)
     for _, n in params:
@@ -201,6 +214,11 @@ def main():
     with open(os.path.join(ROOT, "data", "models.json")) as f:
         catalog = json.load(f)
     models = {m["id"]: m for m in (catalog["models"] if isinstance(catalog, dict) else catalog)}
+    with open(os.path.join(ROOT, "data", "gpus.json")) as f:
+        gpus = json.load(f)
+    h100 = next(g for g in (gpus["gpus"] if isinstance(gpus, dict) else gpus) if g["id"] == "h100-sxm5-80gb")
+    # The H100's memory less the CUDA context the runs state (0.514 GiB).
+    capacity = (h100["memory_gib"] - CUDA_CONTEXT_GIB) * GIB
     print(f"{'run':52} {'measured':>9} {'simulated':>9}  (GiB reserved above the allocated peak)")
     with open(path) as f:
         for line in f:
@@ -210,8 +228,9 @@ def main():
                 continue
             allocated = float(re.search(r'peak_allocated_gib"?: ([0-9.]+)', row["quote"]).group(1))
             model_id, ck, batch, seq = match.group(1), match.group(2) == "1", int(match.group(3)), int(match.group(4))
-            a = run(shape(models[model_id]), batch, seq, ck)
-            print(f"{row['id'][13:-7]:52} {row['value'] - allocated:9.2f} {(a.peak_reserved - a.peak_allocated) / GIB:9.2f}")
+            a = run(shape(models[model_id]), batch, seq, ck, capacity)
+            print(f"{row['id'][13:-7]:52} {row['value'] - allocated:9.2f} {(a.peak_reserved - a.peak_allocated) / GIB:9.2f}"
+                  + ("  (out of memory in the replay)" if a.out_of_memory else ""))
 
 
 if __name__ == "__main__":
