@@ -241,6 +241,7 @@ var en = {
   'rec.docRank': '{n} × {gpu}: #{rank} here, {figure}, against {best} for #1, {bestGpu}.',
   'rec.docExcluded': '{gpu}: not ranked: {why}.',
   'rec.docTooMany': 'it needs more than {n|GPU|GPUs} of this type',
+  'rec.docTooSlow': 'even {n|GPU|GPUs} of this type do not finish within {days} days',
   'rec.docAgree': 'They agree: the guide’s pick also comes first by “{objective}”.',
   'rec.docDiffer': 'They differ: the guide names classes of card by their general strengths; Caliper ranks every card by “{objective}” for this exact job (model, length, batch, GPU limit), so a card the guide does not name can come first.',
   'preset.reason.speech': 'low cost, enough compute and memory',

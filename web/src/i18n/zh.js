@@ -241,6 +241,7 @@ var zh = {
   'rec.docRank': '{n} × {gpu}：在这里排第 {rank} 名，{figure}；第 1 名 {bestGpu} 为 {best}。',
   'rec.docExcluded': '{gpu}：未排名：{why}。',
   'rec.docTooMany': '这种卡超过 {n} 张也放不下',
+  'rec.docTooSlow': '这种卡用 {n} 张也无法在 {days} 天内训完',
   'rec.docAgree': '两者一致：按“{objective}”排序，原文的推荐也排在第一。',
   'rec.docDiffer': '两者不同：原文按显卡类别的总体特点推荐；Caliper 针对这项具体任务（模型、长度、批量、显卡数上限）按“{objective}”给所有显卡排序，因此原文没点名的卡也可能排第一。',
   'preset.reason.speech': '成本低，算力和显存都够用',

@@ -190,6 +190,7 @@ function presetNote(r, s) {
   var items = picks.map(function (x) {
     if (!x.option) {
       var why = x.excluded.code === 'does_not_fit' ? t('rec.docTooMany', { n: r.max_gpus })
+        : x.excluded.code === 'too_slow' ? t('rec.docTooSlow', { n: r.max_gpus, days: r.max_train_days })
         : i18n.code('reason', x.excluded.code, x.excluded.message);
       return el('li', { dataset: { gpuId: x.id } }, t('rec.docExcluded', { gpu: gpuName(x.id), why: why }));
     }
