@@ -202,6 +202,15 @@ TEST_CASE("batch \"auto\" searches the training micro-batch: larger while it fit
     const Json eight = estimateOk(base + R"("batch":8})");
     CHECK(searched["train_tokens_per_s"].get<double>() == Approx(eight["train_tokens_per_s"].get<double>()));
     CHECK(searched["memory"]["total_gib"].get<double>() == Approx(eight["memory"]["total_gib"].get<double>()));
+    // With the count left open too, the count is the fewest that fit
+    // micro-batch 1 (the leanest), and its reason stays first.
+    std::string open = base;
+    open.replace(open.find(R"("gpu_count":1)"), 13, R"("gpu_count":"auto")");
+    const Json both = estimateOk(open + R"("batch":"auto"})");
+    CHECK(both["gpu_count"] == 1);
+    CHECK(both["gpus_needed"] == 1);
+    CHECK(both["plan"]["micro_batch"] == 8);
+    CHECK(both["plan"]["why"][1] == "count_fewest_that_fit");
 }
 
 TEST_CASE("the micro-batch search stops at memory and at the global batch", "[planner][micro-batch]") {
