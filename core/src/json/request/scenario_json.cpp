@@ -58,7 +58,15 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
     else r.ignore("kv_cache");
     s.kvCache = kv;
 
-    s.batch = integerWithin(r, "batch", "batch", 1);
+    const Json* batch = r.raw("batch");
+    if (batch && batch->is_string() && lowerText(batch->get<std::string>()) == "auto") {
+        if (!training) failType("invalid_value", r.pathOf("batch"), "a number (\"auto\" is the training micro-batch)", *batch);
+        s.batchAuto = true;
+        s.batch = 1;
+        r.ignore("batch");
+    } else {
+        s.batch = integerWithin(r, "batch", "batch", 1);
+    }
     s.promptTokens = integerWithin(r, "prompt_tokens", "prompt_tokens", training ? 0 : 2048);
     s.outputTokens = integerWithin(r, "output_tokens", "output_tokens", training ? 0 : 512);
     s.seqLen = integerWithin(r, "seq_len", "seq_len", s.task == Task::Pretrain ? 4096 : 2048);
