@@ -21,6 +21,9 @@ var en = {
   'why.count_faster_per_gpu': 'more GPUs: tensor parallelism is faster per GPU than a pipeline',
   'why.strategy_states_sharded_to_fit': 'training states sharded across the GPUs to fit',
   'why.strategy_replicas_fit': 'a full replica fits on each GPU, so data parallel (fastest)',
+  'why.strategy_model_split': 'the model split by tensor/pipeline parallelism, its training states not sharded',
+  // The engine's message names its request key; the page names its control.
+  'warn.disaggregated_not_searched': 'prefill and decode were not tried on separate GPUs (to try them, choose “Also try them split” under Prefill and decode): every deployment runs both phases on the same GPUs',
   'why.checkpointing_needed_to_fit': 'gradient checkpointing on: needed to fit',
   'why.checkpointing_off_fits': 'gradient checkpointing off: it fits without, and runs faster',
   'why.gpu_layers_requested': 'the GPU layers you set', 'why.gpu_layers_most_that_fit': 'the most layers that fit on the GPU',
@@ -95,6 +98,7 @@ var zh = {
   'why.count_faster_per_gpu': '更多显卡：张量并行的单卡速度高于流水线并行',
   'why.strategy_states_sharded_to_fit': '训练状态分片到各卡上才能放下',
   'why.strategy_replicas_fit': '每张卡都放得下完整副本，因此用数据并行（最快）',
+  'why.strategy_model_split': '模型按张量/流水线并行切分，训练状态不做分片',
   'why.checkpointing_needed_to_fit': '开启梯度检查点：不开放不下',
   'why.checkpointing_off_fits': '关闭梯度检查点：不开也放得下，而且更快',
   'why.gpu_layers_requested': '你设定的 GPU 层数', 'why.gpu_layers_most_that_fit': '显卡上能放下的最多层数',

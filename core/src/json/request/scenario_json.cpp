@@ -318,6 +318,14 @@ GpuSpec resolveGpu(const Catalog& catalog, const Json& value, const std::string&
                    {"caveats", Json::array()},  {"confidence", "low"},       {"sources", {"user input"}},
                    {"notes", "figures entered by the user"}};
     for (auto it = value.begin(); it != value.end(); ++it) filled[it.key()] = it.value();
+    // The size the user gave is checked as given: a bad memory_gib must not
+    // be reported as the memory_gb derived from it (or the other way round).
+    for (const char* key : {"memory_gib", "memory_gb"}) {
+        const auto given = value.find(key);
+        if (given != value.end() && !(given->is_number() && given->get<double>() > 0)) {
+            failType("invalid_value", path + "/" + key, "a positive number", *given);
+        }
+    }
     if (!filled.contains("memory_gib") && filled.contains("memory_gb") && filled["memory_gb"].is_number()) {
         filled["memory_gib"] = gbToGiB(filled["memory_gb"].get<double>());
     }
