@@ -6,7 +6,6 @@
 #include <array>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 #include "caliper/plan/estimate.hpp"
 #include "caliper/error.hpp"
@@ -167,12 +166,6 @@ constexpr double kHoursPerDay = 24;
 // (gradient all-reduce, pipeline bubbles), so one scaling rarely lands.
 constexpr int kTrainDaysSteps = 6;
 
-std::string formatDays(double days) {
-    std::ostringstream out;
-    out << days;
-    return out.str();
-}
-
 // A training run that ends within `days`: more GPUs of the type, in whole
 // nodes past one node, until the estimate finishes in time or reaches
 // maxGpus (then the last estimate, still too slow, is returned).
@@ -220,9 +213,10 @@ void evaluateGpu(const Catalog& catalog, const Scenario& workload, const GpuSpec
     const EstimateResult r = options.maxTrainDays ? withinTrainDays(s, fewest, *options.maxTrainDays, options.maxGpus)
                                                   : fewest;
     if (options.maxTrainDays && r.trainHours && *r.trainHours > *options.maxTrainDays * kHoursPerDay) {
+        const double days = *options.maxTrainDays;
         out.excluded.push_back({&gpu, "too_slow",
-                                "does not finish within " + formatDays(*options.maxTrainDays) + " days on " +
-                                    std::to_string(options.maxGpus) + " GPUs of this type"});
+                                "does not finish within " + groupedNumber(days, days == std::floor(days) ? 0 : 1) +
+                                    " days on " + std::to_string(options.maxGpus) + " GPUs of this type"});
         return;
     }
     out.options.push_back(makeOption(catalog, s, r));
