@@ -150,6 +150,7 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
                 s.weights = choice.format;
                 s.weightsWhy = choice.why;
             }
+            sizing::holdWeights(s, figures[m]);  // the row's weight bytes, kept while the format stays
             cells[m][g] = cellOf(s, maxGpus, slo, &figures[m], &costs);
             lean.workloadShape = std::move(s.model.workloadShape);
         }

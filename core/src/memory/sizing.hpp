@@ -131,7 +131,16 @@ void prepareOverhead(const Scenario& s, Inputs& in);
 struct ModelFigures {
     ParamCounts counts;
     ModelShape shape;
+    // The weights' bytes as last worked out for this model (a matrix row
+    // meets one or two formats and engine kinds): weightParts() reads only
+    // the model, the format and whether the engine is llama.cpp.
+    WeightParts weights;
+    WeightFormat weightsFormat = WeightFormat::Bf16;
+    bool weightsLlamaCpp = false;
+    bool weightsKnown = false;
 };
+// Sets `figures`' weights for the scenario (figures must be modelFigures(s.model)).
+void holdWeights(const Scenario& s, ModelFigures& figures);
 ModelFigures modelFigures(const ModelSpec& model);
 // prepare() with the scenario's model figures already worked out (`held`
 // must be modelFigures(s.model); null works them out).
