@@ -34,11 +34,19 @@ Inputs prepare(const Scenario& s) { return prepare(s, nullptr); }
 
 void holdWeights(const Scenario& s, ModelFigures& figures) {
     const bool llamaCpp = runtimeOf(s.engine) == Engine::LlamaCpp;
-    if (figures.weightsKnown && figures.weightsFormat == s.weights && figures.weightsLlamaCpp == llamaCpp) return;
-    figures.weights = weightParts(s, figures.shape, figures.counts);
-    figures.weightsFormat = s.weights;
-    figures.weightsLlamaCpp = llamaCpp;
-    figures.weightsKnown = true;
+    if (!figures.weightsKnown || figures.weightsFormat != s.weights || figures.weightsLlamaCpp != llamaCpp) {
+        figures.weights = weightParts(s, figures.shape, figures.counts);
+        figures.weightsFormat = s.weights;
+        figures.weightsLlamaCpp = llamaCpp;
+        figures.weightsKnown = true;
+    }
+    if (s.engine == Engine::Ollama || (figures.kvKnown && figures.kvFormat == s.kvCache && figures.kvEngine == s.engine)) {
+        return;
+    }
+    figures.kv = kvTerms(s, figures.shape);
+    figures.kvFormat = s.kvCache;
+    figures.kvEngine = s.engine;
+    figures.kvKnown = true;
 }
 
 Inputs prepare(const Scenario& s, const ModelFigures* held) {
@@ -57,7 +65,12 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
     } else {
         in.weights = weightParts(s, in.shape, in.counts);
     }
-    in.kv = kvTerms(s, in.shape);
+    if (held && held->kvKnown && held->kvFormat == s.kvCache && held->kvEngine == s.engine &&
+        s.engine != Engine::Ollama) {
+        in.kv = held->kv;
+    } else {
+        in.kv = kvTerms(s, in.shape);
+    }
     in.training = s.task != Task::Inference;
     in.lora = s.task == Task::Finetune && (s.method == Method::Lora || s.method == Method::Qlora);
     in.qlora = in.lora && s.method == Method::Qlora;

@@ -138,8 +138,17 @@ struct ModelFigures {
     WeightFormat weightsFormat = WeightFormat::Bf16;
     bool weightsLlamaCpp = false;
     bool weightsKnown = false;
+    // The KV cache's terms the same way: kvTerms() reads the model, the
+    // request's batch and tokens (one matrix's), the cache format and the
+    // engine; Ollama's context also reads the GPU, so it is never kept.
+    KvTerms kv;
+    KvFormat kvFormat = KvFormat::Bf16;
+    Engine kvEngine = Engine::Vllm;
+    bool kvKnown = false;
 };
-// Sets `figures`' weights for the scenario (figures must be modelFigures(s.model)).
+// Sets `figures`' weights and KV terms for the scenario (figures must be
+// modelFigures(s.model), and every scenario it serves must share the
+// request's batch and tokens).
 void holdWeights(const Scenario& s, ModelFigures& figures);
 ModelFigures modelFigures(const ModelSpec& model);
 // prepare() with the scenario's model figures already worked out (`held`
