@@ -250,19 +250,31 @@ std::string crossValidationTable(const RowSet& set, const CrossReport& report) {
     }
     out += "known: rows of setups the engine knows (catalog model, stated GPU variant, a contract engine); only they "
            "make and test the bands\n";
-    out += "per left-out source (rows with an error; median absolute error of the fitted kinds in and out of sample):\n";
+    out += "per left-out source (rows with an error; median absolute error of the fitted kinds in and out of sample; "
+           "its known rows inside the 80% bands made without it):\n";
     for (const auto& [source, count] : report.sources) {
         std::vector<double> in, cross;
+        int banded = 0, covered = 0;
         for (std::size_t i = 0; i < set.rows.size(); ++i) {
             const CalibrationRow& r = set.rows[i];
-            if (r.source != source || !fitted(r) || std::isnan(report.crossLog[i]) || std::isnan(report.inSampleLog[i])) continue;
+            if (r.source != source) continue;
+            if (!std::isnan(report.bandLowLog[i])) {
+                ++banded;
+                covered += report.crossLog[i] >= report.bandLowLog[i] && report.crossLog[i] <= report.bandHighLog[i];
+            }
+            if (!fitted(r) || std::isnan(report.crossLog[i]) || std::isnan(report.inSampleLog[i])) continue;
             in.push_back(std::fabs(std::exp(report.inSampleLog[i]) - 1) * 100);
             cross.push_back(std::fabs(std::exp(report.crossLog[i]) - 1) * 100);
         }
         if (in.empty()) continue;
-        std::snprintf(line, sizeof line, "  %-60.60s %4d rows  in %6.1f%%  out %6.1f%%\n", source.c_str(), int(in.size()),
+        std::snprintf(line, sizeof line, "  %-60.60s %4d rows  in %6.1f%%  out %6.1f%%", source.c_str(), int(in.size()),
                       quantileOf(in, 0.5), quantileOf(cross, 0.5));
         out += line;
+        if (banded > 0) {
+            std::snprintf(line, sizeof line, "  band holds %d/%d (%.0f%%)", covered, banded, 100.0 * covered / banded);
+            out += line;
+        }
+        out += "\n";
     }
     for (const std::string& id : set.notRefitted) out += "  not refitted (typed figure differs from validate's): " + id + "\n";
     std::snprintf(line, sizeof line, "rows: %d read, %d scored, %d not measured and %d low-trust left out, %d unscored\n",

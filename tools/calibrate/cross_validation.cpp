@@ -244,6 +244,8 @@ CrossReport crossValidate(const RowSet& set) {
         report.kinds.push_back(k);
     }
     // Band coverage: each source's rows against bands made without them.
+    report.bandLowLog.assign(rows.size(), kNaN);
+    report.bandHighLog.assign(rows.size(), kNaN);
     for (const auto& [source, count] : report.sources) {
         (void)count;
         std::vector<char> others(rows.size(), 0);
@@ -258,6 +260,8 @@ CrossReport crossValidate(const RowSet& set) {
             double lo = 0, hi = 0;
             if (!lookupBand(bands, bandKind(r.kind), int(r.engine), r.gpuStated ? gpuFamilyIndex(r.gpu) : -1, lo, hi))
                 continue;
+            report.bandLowLog[i] = lo;
+            report.bandHighLog[i] = hi;
             for (KindAccuracy& k : report.kinds) {
                 if (k.kind != r.kind) continue;
                 ++k.bandRows;

@@ -40,6 +40,9 @@ struct CrossReport {
     std::vector<double> inSampleLog;     // ln(pred / measured) per row; NaN where none
     std::vector<double> crossLog;        // the same with the row's source left out of the fit
     std::vector<double> systemLog;       // serving rows: with the row's engine x GPU left out; NaN elsewhere
+    // The band each known row was checked against (made without its source): ln(pred / measured) low and high; NaN
+    // where none.
+    std::vector<double> bandLowLog, bandHighLog;
     std::vector<CalibrationBand> bands;  // from every cross-validated residual
     std::vector<KindAccuracy> kinds;
     std::vector<std::pair<std::string, int>> sources;  // source key, rows

@@ -4,8 +4,9 @@
 //                     [--residuals-out FILE] ROWS.jsonl...
 // --residuals-out writes a tab-separated line per row (id, kind, measured,
 // ln(predicted / measured) in sample, with its source left out and with its
-// engine x GPU left out; serving rows add the in-sample model's parts) for
-// reading residual patterns by concurrency, lengths, model, GPU and engine.
+// engine x GPU left out, the left-out band it was checked against; serving
+// rows add the in-sample model's parts) for reading residual patterns by
+// concurrency, lengths, model, GPU and engine.
 // --check compares the output with a committed file byte for byte (exit 1
 // when they differ): the test that keeps the calibration reproducible.
 #include <algorithm>
@@ -92,13 +93,14 @@ int main(int argc, char** argv) {
         std::ofstream out(residualsOut, std::ios::binary);
         // Serving rows add the in-sample model's parts: requests running,
         // TTFT's own prefill and wait, the decode step, its host part.
-        out << "id\tkind\tmeasured\tin_log\tsource_out_log\tsystem_out_log\trunning\town_prefill_s\twait_s\t"
+        out << "id\tkind\tmeasured\tin_log\tsource_out_log\tsystem_out_log\tband_low_log\tband_high_log\trunning\town_prefill_s\twait_s\t"
                "decode_step_s\thost_step_s\n";
         const caliper::ScopedCalibration useFull(&report.full.table);
         for (std::size_t i = 0; i < set.rows.size(); ++i) {
             const auto& r = set.rows[i];
             out << r.id << '\t' << r.kind << '\t' << r.measured << '\t' << report.inSampleLog[i] << '\t'
-                << report.crossLog[i] << '\t' << report.systemLog[i];
+                << report.crossLog[i] << '\t' << report.systemLog[i] << '\t' << report.bandLowLog[i] << '\t'
+                << report.bandHighLog[i];
             if (caliper::calibrate::servingFigure(r) && r.serving) {
                 auto& evaluator = *r.serving->evaluator;
                 evaluator.recalibrate();

@@ -49,7 +49,10 @@ bool board(const GpuSpec& gpu) { return gpu.formFactor == "sxm" || gpu.formFacto
 // The host's power beside the GPUs: per GPU slot on boards and racks, per
 // node otherwise.
 CostBasis::HostPower hostPower(const GpuSpec& gpu) {
-    if (gpu.formFactor == "soc" || gpu.vendor == "apple") return {0, false};  // the SoC's power covers the machine
+    // Apple's catalog figure is the whole Mac at the wall (Apple's power
+    // tables), so nothing is added; other SoCs carry the package TDP, and no
+    // source gives the small boards around them a host figure.
+    if (gpu.formFactor == "soc" || gpu.vendor == "apple") return {0, false};
     if (requiresLiquidCooling(gpu)) return {kNvl72HostWPerGpu, true};
     if (board(gpu)) return {kBoardHostWPerGpu, true};
     if (gpu.gpuClass == "datacenter") return {kServerHostW, false};
@@ -149,7 +152,10 @@ void addPower(const Scenario& s, const CostBasis& basis, const Plan& plan, bool 
     }
     out.powerW = gpus * s.gpu.tdpW + nodes * hostW;
     if (withExplain) {
-        out.explain.push_back({"power_w", "GPUs x TDP + nodes x host share (DGX H100: 10.2 kW per 8 GPUs)", *out.powerW});
+        out.explain.push_back({"power_w",
+                               basis.host.watts > 0 ? "GPUs x TDP + nodes x host share (DGX H100: 10.2 kW per 8 GPUs)"
+                                                    : "machines x catalog power (a SoC machine adds no host share)",
+                               *out.powerW});
     }
     if (withWarnings && nodeW > kRackCircuitW) {
         out.warnings.push_back({"rack_power", "one node draws about " + std::to_string(int(std::round(nodeW))) +

@@ -194,6 +194,22 @@ TEST_CASE("accuracy goals, leave-one-source-out on the public rows", "[calibrati
                            {"public-v2.jsonl", readText(dir + "/public-v2.jsonl")}});
     const auto report = caliper::calibrate::crossValidate(set);
     WARN(caliper::calibrate::crossValidationTable(set, report));
+    // Each row's left-out band (the per-source coverage and --residuals-out
+    // read them) is the one the per-kind coverage counted: the same rows, the
+    // same verdicts, and a band never upside down.
+    int banded = 0, covered = 0, kindBanded = 0, kindCovered = 0;
+    for (std::size_t i = 0; i < set.rows.size(); ++i) {
+        if (std::isnan(report.bandLowLog[i])) continue;
+        ++banded;
+        CHECK(report.bandLowLog[i] <= report.bandHighLog[i]);
+        covered += report.crossLog[i] >= report.bandLowLog[i] && report.crossLog[i] <= report.bandHighLog[i];
+    }
+    for (const auto& k : report.kinds) {
+        kindBanded += k.bandRows;
+        kindCovered += k.bandCovered;
+    }
+    CHECK(banded == kindBanded);
+    CHECK(covered == kindCovered);
     struct Goal {
         const char* kind;
         double maxMedianPct;

@@ -160,6 +160,21 @@ TEST_CASE("a desktop with one or four RTX 4090 raises no cooling or rack warning
     CHECK_FALSE(warned(four, "liquid_cooling"));
 }
 
+TEST_CASE("an Apple machine draws its catalog figure, with no host share added", "[cost][power]") {
+    GpuSpec mac = h100Sxm();  // fields as a Mac Studio (2025) M3 Ultra entry
+    mac.id = "apple-m3-ultra-80c";
+    mac.vendor = "apple";
+    mac.formFactor = "soc";
+    mac.gpuClass = "workstation";
+    mac.gpusPerNode = 1;
+    mac.tdpW = 270;  // Apple support 102027: the whole machine's maximum at the wall
+    const CostEstimate one = estimateCost(priced(mac), gpus(1), SpeedEstimate{}, true);
+    CHECK(*one.powerW == Approx(270.0));  // 1 machine x 270 W + 0 W host share
+    CHECK(explained(one, "power_w") == Approx(270.0));
+    // Two Macs are two nodes: 2 x 270 W = 540 W, still with no host share.
+    CHECK(*estimateCost(priced(mac), gpus(2, 2), SpeedEstimate{}).powerW == Approx(540.0));
+}
+
 TEST_CASE("power adds one host share per node", "[cost][power]") {
     const CostEstimate oneNode = estimateCost(priced(rtx4090()), gpus(8, 1), SpeedEstimate{});
     const CostEstimate twoNodes = estimateCost(priced(rtx4090()), gpus(8, 2), SpeedEstimate{});

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -439,6 +440,33 @@ TEST_CASE("China-market accelerators carry their software-ecosystem caveat", "[g
     CHECK(value(gpu("mlu370-x8").bf16Tflops) == Approx(96));
     CHECK(gpu("mlu370-x8").bandwidthGBps == Approx(614.4));
     CHECK(gpu("mlu370-x8").tdpW == Approx(250));
+}
+
+TEST_CASE("board power comes from a source: card ratings, and Apple's whole-machine maxima", "[gpus][power]") {
+    // NVIDIA's 220 W TGP (HKEPC); the 300 W cap nvidia-smi reports for the A10G
+    // on AWS g5 and for the A800 PCIe 80GB; the top of AMD's 45-120 W cTDP.
+    CHECK(gpu("rtx-4070-super").tdpW == Approx(220));
+    CHECK(gpu("a10g").tdpW == Approx(300));
+    CHECK(gpu("a800-pcie-80gb").tdpW == Approx(300));
+    CHECK(gpu("ryzen-ai-max-395-128gb").tdpW == Approx(120));
+    // Apple's power tables (support 102027 Mac Studio, 103253 Mac mini, the
+    // iMac page for the M3): the whole machine's maximum, per chip and desktop.
+    const std::pair<const char*, double> macs[] = {
+        {"apple-m3-ultra-80c", 270}, {"apple-m4-max-40c", 145},   {"apple-m2-ultra-76c", 295},
+        {"apple-m2-max-38c", 145},   {"apple-m1-ultra-64c", 215}, {"apple-m1-max-32c", 115},
+        {"apple-m4-pro-20c", 140},   {"apple-m2-pro-19c", 100},   {"apple-m4-10c", 65},
+        {"apple-m2-10c", 50},        {"apple-m1-8c", 39},         {"apple-m3-10c", 85}};
+    for (const auto& [id, watts] : macs) {
+        INFO(id);
+        CHECK(gpu(id).tdpW == Approx(watts));
+    }
+    for (const GpuSpec& g : projectCatalog().gpus) {
+        if (g.vendor != "apple") continue;
+        INFO(g.id);
+        // A figure says it is the whole machine; no figure says why (notebook-only chips).
+        if (g.tdpW > 0) CHECK(g.notes.find("the whole") != std::string::npos);
+        else CHECK(g.notes.find("MacBook Pro") != std::string::npos);
+    }
 }
 
 TEST_CASE("Hygon DCUs carry Hygon's published figures", "[gpus]") {

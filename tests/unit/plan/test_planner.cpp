@@ -140,6 +140,23 @@ TEST_CASE("power: board power or null with a warning, never 0 for a running plan
     CHECK(no["power_w"].is_null());
 }
 
+TEST_CASE("an Apple plan draws the Mac's published maximum, with no host share", "[planner][power]") {
+    // Apple support 102027: a Mac Studio (2025) M3 Ultra (80-core GPU) draws at
+    // most 270 W at the wall; one Mac runs the plan, so 1 x 270 W + 0 W host.
+    const Json studio = estimateOk(R"({"model":"llama-3.1-8b","gpu":"apple-m3-ultra-80c"})");
+    REQUIRE(studio["fits"] == true);
+    CHECK(studio["power_w"].get<double>() == Approx(270.0));
+    CHECK_FALSE(hasCode(studio["warnings"], "power_unknown"));
+    // Apple support 103253: a Mac mini (2024) with the M4 draws at most 65 W.
+    const Json mini = estimateOk(R"({"model":"llama-3.1-8b","gpu":"apple-m4-10c-24gb"})");
+    REQUIRE(mini["fits"] == true);
+    CHECK(mini["power_w"].get<double>() == Approx(65.0));
+    // The M3 Max ships only in notebooks, for which Apple publishes no maximum.
+    const Json laptop = estimateOk(R"({"model":"llama-3.1-8b","gpu":"apple-m3-max-40c"})");
+    CHECK(laptop["power_w"].is_null());
+    CHECK(hasCode(laptop["warnings"], "power_unknown"));
+}
+
 TEST_CASE("explain holds no negative figure when a serving pool does not fit", "[planner]") {
     const Json r = estimateOk(R"({"model":"llama-3.1-70b","gpu":"h100-sxm5-80gb","gpu_count":1})");
     CHECK(r["fits"] == false);
