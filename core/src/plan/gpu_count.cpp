@@ -230,7 +230,11 @@ CountSearch searchGpuCounts(const sizing::Inputs& in) {
     const double lowest = lowestPossibleCount(in, scenario);
     out.lowest = lowest;
     if (lowest <= 1 && fitsCount(search, 1)) return out;
-    const Strategy strategy = sizing::planFor(in, 2).strategy;
+    // Serving with the default strategy splits by tensor, pipeline or layer:
+    // none replicated, none monotone, no training activations, so the plan
+    // for two GPUs need not be made to tell which.
+    const bool servingDefault = !in.training && scenario.parallel.strategy == Strategy::Auto;
+    const Strategy strategy = servingDefault ? defaultStrategy(scenario, 2) : sizing::planFor(in, 2).strategy;
     std::optional<int> fitting;
     if (!replicated(scenario, strategy) && !activationsAloneOverflow(in, scenario, strategy)) {
         fitting = firstFit(search, firstPossibleIndex(lowest), monotone(strategy), sizing::usableCountLimit(in));
