@@ -88,7 +88,8 @@ h.forEachOrigin('own model and inventory', (env) => {
     assert.equal(await page.getAttribute('#cm-config', 'aria-invalid'), 'true');
     assert.deepEqual(await page.evaluate(() => window.__caliperPage.app.state.cm), before, 'the model in use is unchanged');
 
-    // Text that is not JSON at all: the parser's own message, text kept.
+    // Text that is not JSON at all: where the parser stopped (line 1, column
+    // 45: just past the trailing comma), its own message as the detail, text kept.
     const notJson = '{"model_type": "llama", "hidden_size": 4096,';
     await pasteConfig(page, notJson);
     const parserMessage = await page.evaluate((text) => {
@@ -96,7 +97,8 @@ h.forEachOrigin('own model and inventory', (env) => {
       return null;
     }, notJson);
     assert.ok(parserMessage, 'the text is not JSON');
-    assert.equal(await page.textContent('#cm-config-error'), `Not valid JSON: ${parserMessage}`);
+    assert.equal(await page.textContent('#cm-config-error'), 'Not valid JSON: check line 1, column 45.');
+    assert.equal(await page.getAttribute('#cm-config-error', 'title'), parserMessage);
     assert.equal(await page.inputValue('#cm-config'), notJson);
   });
 
@@ -115,11 +117,26 @@ h.forEachOrigin('own model and inventory', (env) => {
       id: tr.dataset.modelId, name: tr.querySelector('th').textContent,
       tasks: [...tr.querySelectorAll('td')].slice(1).map((td) => td.className),
     })));
-    assert.deepEqual(rows.map((x) => x.id), r.rows.map((x) => x.model_id), 'the engine\'s models, in its order');
-    rows.forEach((row, i) => {
-      assert.equal(row.name, r.rows[i].model_name);
+    assert.deepEqual(rows.map((x) => x.id).sort(), r.rows.map((x) => x.model_id).sort(), 'the engine\'s models');
+    // In the matrix's landing order: current models first, i.e. each family
+    // in one run, families by their newest release (the catalog's
+    // release_date), newest first; the page's own model has none, so last.
+    const catalog = new Map(cli.listModels().map((m) => [m.id, m]));
+    const newest = new Map();
+    for (const m of rows.map((x) => catalog.get(x.id)).filter(Boolean)) {
+      if (m.release_date && !(newest.get(m.family) >= m.release_date)) newest.set(m.family, m.release_date);
+    }
+    const families = rows.map((x) => (catalog.get(x.id) || {}).family || x.id);
+    const runs = families.filter((f, i) => i === 0 || f !== families[i - 1]);
+    assert.equal(new Set(runs).size, runs.length, 'each family in one run');
+    const dates = runs.map((f) => newest.get(f) || '');
+    assert.deepEqual(dates, dates.slice().sort((a, b) => (a && b ? b.localeCompare(a) : a ? -1 : b ? 1 : 0)), 'newest families first');
+    const byId = new Map(r.rows.map((x) => [x.model_id, x]));
+    rows.forEach((row) => {
+      const engineRow = byId.get(row.id);
+      assert.equal(row.name, engineRow.model_name);
       INVENTORY_TASKS.forEach((task, k) => {
-        const result = r.rows[i].tasks[task];
+        const result = engineRow.tasks[task];
         // 'current' marks the column of the page's task (the Task select).
         assert.equal(row.tasks[k].replace(/ current$/, ''), result.fits ? 'yes' : 'no', `${row.id} ${task}`);
       });

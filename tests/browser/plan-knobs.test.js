@@ -60,6 +60,47 @@ h.forEachOrigin('plan knobs', (env) => {
     await page.close();
   });
 
+  test('a count typed and a select picked right after it: both kept, the detail drawn once more without error', async () => {
+    const page = await openDetail(env.context, env.url('task=lora&cell=llama-3.1-70b~h100-sxm5-80gb'));
+    await page.click('#detail-count');
+    await page.keyboard.type('4');
+    // No blur in between: the select changes while the typed text is uncommitted.
+    await page.selectOption('#detail-ckpt', 'on');
+    await afterChange(page, 'ck=on');
+    const s = (await h.pageState(page)).state;
+    assert.equal(s.cnt, 4);
+    assert.equal(s.checkpointing, 'on');
+    assert.equal(await page.inputValue('#detail-count'), '4');
+    assert.equal(await page.$('#detail-body .status.error'), null, 'no error in the detail');
+    const r = cli.estimate(await detailRequest(page));
+    assert.ok((await page.textContent('#detail .verdict')).includes(` ${r.gpu_count} × `));
+    await page.close();
+  });
+
+  test('a cell above the GPU limit reads ✗ in the detail as in the matrix; a higher limit counts it', async () => {
+    const page = await openDetail(env.context, env.url('cell=llama-3.1-405b~h100-sxm5-80gb'));
+    const { matrixRequest } = await h.pageState(page);
+    const cell = cli.matrixCells(matrixRequest, ['llama-3.1-405b'], ['h100-sxm5-80gb']).get('llama-3.1-405b|h100-sxm5-80gb');
+    const r = cli.estimate(await detailRequest(page));
+    // Llama 3.1 405B in BF16 needs more than the default limit of 8 H100s.
+    assert.ok(r.fits && r.gpu_count > 8, `the planner's count: ${r.gpu_count}`);
+    assert.equal(cell.status, 'no');
+    assert.match(await page.getAttribute('#detail .verdict', 'class'), /\bst-no\b/);
+    assert.equal(await page.textContent('#detail .verdict .sym'), '✗');
+    assert.ok((await page.textContent('#detail .over-limit')).includes('8'));
+    await page.selectOption('#max-gpus', '16');
+    await afterChange(page, 'g=16');
+    assert.equal(await page.$('#detail .over-limit'), null);
+    assert.equal(await page.textContent('#detail .verdict .sym'), `${r.gpu_count}×`);
+    await page.close();
+    // The side-by-side comparison says the same.
+    const cmp = await h.openPage(env.context, env.url('view=recommend&rm=llama-3.1-405b&cmp=h100-sxm5-80gb'));
+    await cmp.waitForSelector('#cmp-results td.over-limit');
+    const text = await cmp.textContent('#cmp-results td.over-limit');
+    assert.ok(text.startsWith(`✗ ${r.gpu_count} ×`) && text.endsWith('above the GPU limit of 8'), text);
+    await cmp.close();
+  });
+
   test('the fabric between servers: a workload control the detail\'s multi-node plan follows', async () => {
     const page = await openDetail(env.context, env.url('task=pretrain&g=64&cell=llama-3.1-70b~h100-sxm5-80gb'));
     const ib = cli.estimate(await detailRequest(page));
@@ -83,6 +124,12 @@ h.forEachOrigin('plan knobs', (env) => {
   test('llama.cpp on a phone, in Chinese: MoE experts on the CPU and host RAM, with what auto chose', async () => {
     const phone = await env.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     const page = await openDetail(phone, env.url('lang=zh&eng=llama.cpp&cell=qwen3-30b-a3b~rtx-4090'));
+    // Nothing offloaded, yet llama.cpp keeps its token embeddings in host RAM:
+    // the note says what the plan uses there, not "for offload".
+    const none = cli.estimate(await detailRequest(page));
+    assert.equal(none.plan.offload, 'none');
+    assert.ok(none.memory.cpu_offload_gib > 0);
+    assert.match(await page.textContent('#detail [data-field="memory.cpu_offload_gib"]'), /^方案占用的主机内存：/);
     await page.selectOption('#detail-offload', 'moe-experts');
     await afterChange(page, 'off=moe-experts');
     const r = cli.estimate(await detailRequest(page));

@@ -32,6 +32,13 @@ h.forEachOrigin('readers', (env) => {
     assert.doesNotMatch((await h.pageState(page)).hash, /cur=/, 'the default is not written into the link');
     assert.match(await page.textContent('#f-price-label'), /人民币/);
     assert.equal((await h.pageState(page)).matrixRequest.currency, 'cny');
+    // The recommendation's reasons in yuan, with no dollar figure in their titles.
+    await page.click('.tabs [data-view="recommend"]');
+    await page.waitForSelector('#rec-results li[data-code="cheapest"]');
+    const reasons = await page.$$eval('#rec-results .rec-notes li', (li) => li.map((x) => [x.textContent, x.title]));
+    assert.ok(reasons.some(([text]) => text.includes('¥')), 'a price in yuan');
+    for (const [text, title] of reasons) assert.doesNotMatch(`${text} ${title}`, /\$/, `${text} | ${title}`);
+    await page.click('.tabs [data-view="matrix"]');
     await page.selectOption('#currency', 'usd');
     assert.match((await h.pageState(page)).hash, /(^#|&)cur=usd(&|$)/);
     const again = await h.openPage(context, (await h.pageState(page)).url);
@@ -42,6 +49,15 @@ h.forEachOrigin('readers', (env) => {
     const english = await h.openPage(env.context, env.url(NARROW + '&lang=en'));
     assert.equal(await english.inputValue('#currency'), 'usd');
     await english.close();
+  });
+
+  test('a view opened by its link does not keep saying the engine is loading', async () => {
+    for (const view of ['inventory', 'custom', 'recommend']) {
+      const page = await h.openPage(env.context, env.url(`view=${view}`));
+      await page.waitForTimeout(100);
+      assert.notEqual(await page.textContent('#status'), en['status.loading'], view);
+      await page.close();
+    }
   });
 
   test('an unknown GPU in Chinese: the translated message names it, the English detail is the title', async () => {
@@ -92,8 +108,20 @@ h.forEachOrigin('readers', (env) => {
       await page.press('#train-tokens', 'Tab');
       await page.waitForFunction((v) => window.__caliperPage.app.state.tt === v, Number(text.replace('T', 'e12')));
       assert.equal(await page.getAttribute('#train-tokens', 'aria-invalid'), null, text);
+      // Committed, the field keeps the text as typed (not 1000000000000).
+      assert.equal(await page.inputValue('#train-tokens'), text);
     }
     await page.close();
+    // From a link the count reads short, and the placeholder in a form the
+    // field takes; in Chinese 1万亿 is taken too.
+    const zhPage = await h.openPage(env.context, env.url(NARROW + '&task=pretrain&lang=zh&tt=2000000000000'));
+    assert.equal(await zhPage.inputValue('#train-tokens'), '2T');
+    assert.equal(await zhPage.getAttribute('#train-tokens', 'placeholder'), '1T');
+    await zhPage.fill('#train-tokens', '1万亿');
+    await zhPage.press('#train-tokens', 'Tab');
+    await zhPage.waitForFunction(() => window.__caliperPage.app.state.tt === 1e12);
+    assert.equal(await zhPage.getAttribute('#train-tokens', 'aria-invalid'), null, '1万亿');
+    await zhPage.close();
   });
 
   test('the legend reads fits / tight / no, with a how-to-read line (en and zh)', async () => {
@@ -141,6 +169,16 @@ h.forEachOrigin('readers', (env) => {
       assert.doesNotMatch(await page.textContent('#status'), /null/);
       await page.close();
     }
+    // A model that reads, with a 50,000-character name: kept, its name cut
+    // to 200 characters (url-codec.js), and the page says so.
+    const long = encodeURIComponent(JSON.stringify({ name: 'y'.repeat(50000), model: { params_b: 7 } }));
+    for (const [lang, dict] of [['en', en], ['zh', zh]]) {
+      const page = await h.openPage(env.context, env.url(`${NARROW}&lang=${lang}&cm=${long}`));
+      const notice = await page.textContent('#url-notice');
+      assert.equal(notice, dict['status.urlShortened'].replace('{keys}', dict['urlKey.cm']).replace('{n}', '200'));
+      assert.equal(await page.evaluate(() => window.__caliperPage.app.state.cm.name.length), 200);
+      await page.close();
+    }
   });
 
   test('My GPUs: the Task select marks its column, headers sort, a row opens its scenario; no sideways page on a phone', async () => {
@@ -150,6 +188,19 @@ h.forEachOrigin('readers', (env) => {
     assert.equal(await page.$eval('#inv-results thead th.current button', (b) => b.dataset.sort), 'qlora');
     const w = await pageWidth(page);
     assert.ok(w.page <= w.screen, `page ${w.page}px wide on a ${w.screen}px screen`);
+    // Every column on screen: each row a card whose task cells carry their
+    // column's name, nothing scrolled out of the table's box.
+    const box = await page.$eval('#inv-results .table-scroll', (d) => ({ scroll: d.scrollWidth, client: d.clientWidth }));
+    assert.ok(box.scroll <= box.client, `table ${box.scroll}px in a ${box.client}px box`);
+    const first = await page.$$eval('#inv-results tbody tr:first-child td[data-label]', (tds) => tds.map((td) => {
+      const r = td.getBoundingClientRect();
+      return { label: td.dataset.label, left: r.left, right: r.right, before: getComputedStyle(td, '::before').content };
+    }));
+    assert.deepEqual(first.map((c) => c.label), ['inference', 'lora', 'qlora', 'full'].map((k) => en['inv.' + k]));
+    for (const c of first) {
+      assert.ok(c.left >= 0 && c.right <= w.screen, `${c.label} on screen (${c.left}-${c.right})`);
+      assert.equal(c.before, JSON.stringify(c.label), 'the column name beside the figure');
+    }
     await h.screenshot(page, `readers-inventory-phone-${env.name}`, { fullPage: true });
     await page.click('#inv-results button.sort[data-sort="size"]');
     const sizes = await page.$$eval('#inv-results tbody tr td.num', (td) => td.map((x) => parseFloat(x.textContent.replace(/,/g, ''))));

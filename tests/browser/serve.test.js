@@ -74,8 +74,9 @@ h.forEachOrigin('serve view', (env) => {
     const plans = await page.$$eval('#serve-table tbody tr', (trs) => trs.map((tr) => tr.children[3].textContent));
     answer.deployments.forEach((d, i) => {
       const x = d.disaggregated;
-      assert.ok(plans[i].startsWith(`prefill ${x.prefill_replicas} × ${x.prefill_gpus_per_replica} GPUs + decode ` +
-        `${x.decode_replicas} × ${x.decode_gpus_per_replica} GPUs`), plans[i]);
+      const gpus = (n) => `${n} ${n === 1 ? 'GPU' : 'GPUs'}`;
+      assert.ok(plans[i].startsWith(`prefill ${x.prefill_replicas} × ${gpus(x.prefill_gpus_per_replica)} + decode ` +
+        `${x.decode_replicas} × ${gpus(x.decode_gpus_per_replica)}`), plans[i]);
     });
     await page.close();
   });
@@ -109,7 +110,20 @@ h.forEachOrigin('serve view', (env) => {
     assert.ok(money.some((m) => m.startsWith('¥')), `money in yuan: ${money.join(' | ')}`);
     const w = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: window.innerWidth }));
     assert.ok(w.page <= w.screen, `page ${w.page}px wide on a ${w.screen}px screen`);
+    // The answer's sentence carries the month and the cost per million
+    // output tokens (the table's columns scroll sideways on a phone).
+    const verdict = await page.textContent('#serve-verdict');
+    assert.ok(verdict.includes('每月 ¥') && verdict.includes('每百万输出 token ¥'), verdict);
     await h.screenshot(page, `serve-zh-phone-${env.name}`, { fullPage: true });
+    // The chart's title wraps inside the chart, never cut at its edge (the
+    // English one is the longer).
+    for (const lang of ['zh', 'en']) {
+      if (lang === 'en') await page.selectOption('#lang', 'en');
+      const title = await page.$$eval('#serve-results svg.frontier text.chart-title', (ts) => ts.map((t) => ({
+        right: t.getBBox().x + t.getBBox().width, width: t.ownerSVGElement.viewBox.baseVal.width })));
+      assert.ok(title.length >= (lang === 'en' ? 2 : 1), `${lang}: the title's lines`);
+      for (const line of title) assert.ok(line.right <= line.width, `${lang}: title line ends at ${line.right} of ${line.width}`);
+    }
     await page.close();
   });
 
@@ -119,6 +133,14 @@ h.forEachOrigin('serve view', (env) => {
     const verdict = await page.textContent('#serve-verdict');
     assert.ok(verdict.startsWith(en['serve.closest'].split('{load}')[0]) || verdict === en['serve.none'], verdict);
     assert.equal(await page.$eval('#status', (s) => s.classList.contains('error')), false);
+    // The verdict says it once; the engine's slo_not_met warning is not repeated under it.
+    assert.equal(await page.$('#serve-results li[data-code="slo_not_met"]'), null);
     await page.close();
+    // Nothing holds the model (DeepSeek-V3 on one GPU): in Chinese the page
+    // says so, and nothing claims the closest ones are listed.
+    const none = await h.openPage(env.context, env.url('view=serve&sm=deepseek-v3&g=1&lang=zh'));
+    assert.equal(await none.textContent('#serve-verdict'), zh['serve.none']);
+    assert.doesNotMatch(await none.textContent('#serve-results'), /最接近/);
+    await none.close();
   });
 });

@@ -16,6 +16,13 @@ test('compact figures stay short in both languages', () => {
   assert.equal(F.compact('en', 142.4), '142');
   assert.equal(F.compact('en', 12345), '12.3K');
   assert.equal(F.compact('zh-CN', 12345), '1.2万');
+  // Below 1万 Chinese has no short form: whole numbers, as English's 8.1K
+  // (a cell or an inventory line never reads 8103.4).
+  assert.equal(F.compact('en', 8103.4), '8.1K');
+  assert.equal(F.compact('zh-CN', 8103.4), '8,103');
+  assert.equal(F.compact('zh-CN', 1442.1), '1,442');
+  assert.equal(F.money('zh-CN', 1499.5, 'cny', true), '¥1,500');
+  assert.equal(F.money('zh-CN', 25000, 'cny', true), '¥2.5万');
 });
 
 test('money uses the currency sign and shortens large sums', () => {
@@ -56,6 +63,12 @@ test('typed numbers accept separators and suffixes', () => {
   assert.equal(F.parseInput('100M'), 1e8);
   assert.equal(F.parseInput('1T'), 1e12);
   assert.equal(F.parseInput('1亿'), 1e8);
+  assert.equal(F.parseInput('1万亿'), 1e12, 'what the Chinese placeholder of pre-training shows');
+  assert.equal(F.parseInput('2万'), 2e4);
+  assert.ok(Number.isNaN(F.parseInput('1亿万')));
+  // A field shows a token count in a form it reads back.
+  assert.deepEqual([2e12, 1.5e12, 1e8, 3e11, 123456789, 2048].map(F.tokenCount), ['2T', '1.5T', '100M', '300B', '123456789', '2048']);
+  for (const n of [2e12, 1.5e12, 1e8, 3e11, 123456789, 2048, 7]) assert.equal(F.parseInput(F.tokenCount(n)), n);
   assert.equal(F.parseInput('4,096'), 4096);
   assert.equal(F.parseInput(''), null);
   assert.ok(Number.isNaN(F.parseInput('lots')));

@@ -172,3 +172,28 @@ test('recommendation reasons carry the same figures in both languages', () => {
   i18n.setLang('en');
   assert.equal(i18n.t('reason.cheapestBuy', { price: '$1,499' }), 'cheapest to buy: $1,499 for the GPUs');
 });
+
+test('why a training plan is not sharded reads right for its layout', async () => {
+  const { whyCode } = await import('../../web/src/views/detail.js');
+  // The engine's code for an unsharded training plan (core/src/plan/planner.cpp).
+  assert.equal(whyCode('strategy_replicas_fit', { tp: 1, pp: 1, dp: 4 }), 'strategy_replicas_fit');
+  // Llama 3.1 405B pre-training on H100s: TP 8 x PP 14, not "a full replica on each GPU".
+  assert.equal(whyCode('strategy_replicas_fit', { tp: 8, pp: 14, dp: 1 }), 'strategy_model_split');
+  assert.equal(whyCode('strategy_replicas_fit', { tp: 1, pp: 3, dp: 1 }), 'strategy_model_split');
+  assert.equal(whyCode('count_fewest_that_fit', { tp: 8, pp: 1, dp: 1 }), 'count_fewest_that_fit');
+  for (const lang of ['en', 'zh']) assert.ok(codes[lang]['why.strategy_model_split'], `${lang} text`);
+  assert.doesNotMatch(codes.en['why.strategy_model_split'], /replica|data parallel/);
+});
+
+test('a pasted JSON that does not parse: where it stopped, in the page\'s words (the browser\'s English is the detail)', async () => {
+  const { jsonErrorAt } = await import('../../web/src/views/custom.js');
+  const text = '{\n  nope';
+  // Chromium's JSON.parse messages name the line and column or the position.
+  assert.deepEqual(jsonErrorAt(text, 'Expected property name or \'}\' in JSON at position 4 (line 2 column 3)'), { line: 2, col: 3 });
+  assert.deepEqual(jsonErrorAt(text, 'Unexpected token n in JSON at position 4'), { line: 2, col: 3 });
+  assert.equal(jsonErrorAt(text, 'JSON.parse: unexpected character'), null);
+  for (const dict of [en, zh]) assert.doesNotMatch(dict['custom.badJsonAt'] + dict['custom.badJson'], /\{message\}/);
+  i18n.setLang('zh');
+  assert.equal(i18n.t('custom.badJsonAt', { line: 2, col: 3 }), '不是有效的 JSON：请检查第 2 行第 3 列。');
+  i18n.setLang('en');
+});

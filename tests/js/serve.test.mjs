@@ -48,6 +48,8 @@ test('a split deployment reads as its prefill and decode replicas; an FP8 KV cac
   const answer = Object.assign({}, STUB, { deployments: [split] });
   assert.equal(serve.rows(answer, opts('en', 'usd'))[0].cells[3], 'prefill 2 × 2 GPUs + decode 3 × 4 GPUs · FP8 KV');
   assert.match(serve.rows(answer, opts('zh', 'cny'))[0].cells[3], /^预填充 2 × 2 卡 \+ 解码 3 × 4 卡/);
+  const one = Object.assign({}, split, { kv_cache: null, disaggregated: Object.assign({}, split.disaggregated, { prefill_gpus_per_replica: 1 }) });
+  assert.equal(serve.rows(Object.assign({}, STUB, { deployments: [one] }), opts('en', 'usd'))[0].cells[3], 'prefill 2 × 1 GPU + decode 3 × 4 GPUs');
   i18n.setLang('en');
 });
 
@@ -64,7 +66,15 @@ test('in yuan the engine\'s cny twins are used, else its rate; Chinese labels', 
 test('the answer in one sentence, and what comes closest when no deployment meets the SLO', () => {
   const o = opts('en', 'usd');
   const s = { su: 50, sr: null };
-  assert.equal(serve.verdictText(STUB, s, o.t, o.locale), 'For 50 users: 2 × H100 SXM5 80GB, 32.3 tokens/s per user.');
+  assert.equal(serve.verdictText(STUB, s, o.t, o.locale), 'For 50 users: 2 × H100 SXM5 80GB, 32.3 tokens/s per user, $4,380 a month, $1.03 per million output tokens.');
+  // In yuan: the answer's cny twins (STUB), in Chinese.
+  const z = opts('zh', 'cny');
+  assert.equal(serve.verdictText(STUB, s, z.t, z.locale, z), '50 个用户：2 × H100 SXM5 80GB，每用户 32.3 token/秒，每月 ¥31,536，每百万输出 token ¥7.42。');
+  i18n.setLang('en');
+  // Bought, not rented: the cost per million tokens of the purchase.
+  assert.match(serve.verdictText(STUB, s, o.t, o.locale, Object.assign({}, o, { pricing: 'purchase' })), /\$0\.50 per million output tokens\.$/);
+  const unpriced = Object.assign({}, STUB, { deployments: [Object.assign({}, STUB.deployments[0], { usd_per_month: null, cny_per_month: null })] });
+  assert.equal(serve.verdictText(unpriced, s, o.t, o.locale, o), 'For 50 users: 2 × H100 SXM5 80GB, 32.3 tokens/s per user.');
   const missed = Object.assign({}, STUB, { meets_slo: false });
   assert.match(serve.verdictText(missed, s, o.t, o.locale), /^No deployment meets this SLO for 50 users; the closest: 2 × H100/);
   assert.match(serve.verdictText(Object.assign({}, STUB, { deployments: [] }), s, o.t, o.locale), /No GPU in the selection/);
@@ -81,4 +91,22 @@ test('the frontier: tokens/s per user across, per GPU up, the SLO as a line, eac
   assert.ok(g.points[0].y > g.points[1].y && g.points[1].y > g.points[2].y);
   assert.ok(g.sloX > g.points[2].x && g.sloX < g.points[1].x, 'the SLO line sits between the points it separates');
   for (const p of g.points) assert.ok(p.x >= 0 && p.x <= g.W && p.y >= 0 && p.y <= g.H);
+});
+
+test('the warning that the split was not tried names the page\'s control, not the request key', () => {
+  const message = 'prefill/decode disaggregation was not tried ("disaggregated": "auto" tries it): every deployment runs both phases on the same GPUs';
+  for (const lang of ['en', 'zh']) {
+    i18n.setLang(lang);
+    const text = i18n.code('warn', 'disaggregated_not_searched', message);
+    assert.doesNotMatch(text, /"disaggregated"/);
+    assert.ok(text.includes(i18n.t('serve.disLabel')), `${lang}: ${text}`);
+  }
+  i18n.setLang('en');
+});
+
+test('Chinese serve texts name tokens per second as the rest of the page does', async () => {
+  const { zh } = await import('../../web/src/i18n/zh.js');
+  for (const [key, text] of Object.entries(zh)) {
+    if (key.startsWith('serve.')) assert.doesNotMatch(text, /token\/s\b/, `${key}: ${text} (the page's unit is ${zh['unit.tokPerS']})`);
+  }
 });

@@ -12,7 +12,7 @@ import * as presets from './state/presets.js';
 import * as views from './views/views.js';
 import * as requests from './state/requests.js';
 import { matchesText } from './state/search.js';
-import { parse, refusedKeys, serialize } from './state/url-codec.js';
+import { parse, refusedKeys, serialize, shortenedKeys, TEXT_MAX } from './state/url-codec.js';
 
 var $ = dom.$;
 var timings = window.__caliperTimings;  // matrix/flow.js; the boot steps are added here
@@ -132,6 +132,9 @@ function render(options) {
     matrixFlow.render(options.t0);
   } else {
     matrixFlow.leave();
+    // The views that report nothing until asked (inventory, own model)
+    // must not keep saying the engine is loading.
+    if ($('#status').textContent === t('status.loading')) setStatus('');
     views.render(app.state.view);
   }
   views.syncDetail();
@@ -198,9 +201,13 @@ function ensureLists() {
 
 // What the link asked for that the page could not read, in one line.
 function showRefused() {
-  var keys = refusedKeys(), box = $('#url-notice');
-  box.hidden = !keys.length;
-  box.textContent = keys.length ? t('status.urlRefused', { keys: keys.map(function (k) { return i18n.has('urlKey.' + k) ? t('urlKey.' + k) : k; }).join(t('list.sep')) }) : '';
+  var keys = refusedKeys(), cut = shortenedKeys(), box = $('#url-notice');
+  var names = function (list) { return list.map(function (k) { return i18n.has('urlKey.' + k) ? t('urlKey.' + k) : k; }).join(t('list.sep')); };
+  var lines = [];
+  if (keys.length) lines.push(t('status.urlRefused', { keys: names(keys) }));
+  if (cut.length) lines.push(t('status.urlShortened', { keys: names(cut), n: TEXT_MAX }));
+  box.hidden = !lines.length;
+  box.textContent = lines.join(' ');
 }
 
 function bindGlobal() {

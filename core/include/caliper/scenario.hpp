@@ -100,6 +100,10 @@ struct Scenario {
     WeightFormat weights = WeightFormat::Bf16;
     KvFormat kvCache = KvFormat::Bf16;
     std::int64_t batch = 1;
+    // Training "batch": "auto": the planner searches the micro-batch per GPU
+    // (planner.cpp) at the fewest GPUs that fit it at 1; batch then holds the
+    // chosen one.
+    bool batchAuto = false;
     std::int64_t promptTokens = 2048;
     std::int64_t outputTokens = 512;
     std::int64_t seqLen = 2048;  // training sample length

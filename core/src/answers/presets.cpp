@@ -19,6 +19,11 @@ constexpr std::int64_t kServingOutputTokens = 512;
 // mid-size instruction set); pre-training: 1e12 tokens (Llama-2 scale was 2e12).
 constexpr double kFinetuneTokens = 1e8;
 constexpr double kPretrainTokens = 1e12;
+// A pre-training run is planned to end in about two months: Llama 3 405B's
+// run is described over "a 54-day snapshot period of pre-training" (Llama 3
+// paper, 2024, section 3.3.4). Without a length the cheapest plan per token
+// is the fewest GPUs, however many years they take.
+constexpr double kPretrainDays = 60;
 // Full fine-tuning and pre-training of 13B+ models recompute activations and
 // store only each layer's input (Korthikanti et al. 2022, §4-5): without it,
 // the activations of a 70B model at 2,048 tokens alone exceed 50 GiB per GPU.
@@ -99,6 +104,7 @@ Preset pretrainPreset() {
     p.gradientCheckpointing = true;
     p.objective = Objective::CostPerToken;
     p.maxGpus = 1024;
+    p.maxTrainDays = kPretrainDays;
     p.documentPicks = "H100 / H800";
     p.documentPickGpus = {"h100-sxm5-80gb", "h100-pcie-80gb", "h800-sxm5-80gb", "h800-pcie-80gb"};
     p.documentReason = "best for 3D parallelism, FP8 / Transformer Engine";

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
+#include <sstream>
 
 #include "caliper/plan/estimate.hpp"
 #include "caliper/error.hpp"
@@ -160,6 +162,41 @@ struct Evaluation {
     std::optional<Error> firstRejection;
 };
 
+constexpr double kHoursPerDay = 24;
+// Re-estimates with more GPUs: throughput per GPU falls as a cluster grows
+// (gradient all-reduce, pipeline bubbles), so one scaling rarely lands.
+constexpr int kTrainDaysSteps = 6;
+
+std::string formatDays(double days) {
+    std::ostringstream out;
+    out << days;
+    return out.str();
+}
+
+// A training run that ends within `days`: more GPUs of the type, in whole
+// nodes past one node, until the estimate finishes in time or reaches
+// maxGpus (then the last estimate, still too slow, is returned).
+EstimateResult withinTrainDays(Scenario& s, const EstimateResult& fewest, double days, int maxGpus) {
+    const double limitHours = days * kHoursPerDay;
+    const int perNode = std::max(1, s.gpu.gpusPerNode);
+    EstimateResult best = fewest;
+    const bool wasAuto = s.gpuCountAuto;
+    for (int step = 0; step < kTrainDaysSteps; ++step) {
+        if (!best.trainHours || *best.trainHours <= limitHours || best.plan.gpuCount >= maxGpus) break;
+        const double scaled = std::ceil(best.plan.gpuCount * *best.trainHours / limitHours);
+        int next = static_cast<int>(std::min<double>(std::max<double>(scaled, best.plan.gpuCount + 1), maxGpus));
+        if (next > perNode) next = std::min(maxGpus, (next + perNode - 1) / perNode * perNode);
+        s.gpuCountAuto = false;
+        s.gpuCount = next;
+        EstimateResult wider = estimate(s, kFiguresOnly);
+        if (!wider.fits) break;
+        best = std::move(wider);
+    }
+    s.gpuCountAuto = wasAuto && best.plan.gpuCount == fewest.plan.gpuCount;  // the scenario of the plan returned
+    s.gpuCount = best.plan.gpuCount;
+    return best;
+}
+
 void evaluateGpu(const Catalog& catalog, const Scenario& workload, const GpuSpec& gpu,
                  const RecommendOptions& options, Evaluation& out) {
     Scenario s = workload;
@@ -174,17 +211,25 @@ void evaluateGpu(const Catalog& catalog, const Scenario& workload, const GpuSpec
         if (!out.firstRejection) out.firstRejection = e.error();
         return;
     }
-    const EstimateResult r = estimate(s, kFiguresOnly);
-    if (!r.gpusNeeded || *r.gpusNeeded > options.maxGpus || !r.fits) {
+    const EstimateResult fewest = estimate(s, kFiguresOnly);
+    if (!fewest.gpusNeeded || *fewest.gpusNeeded > options.maxGpus || !fewest.fits) {
         out.excluded.push_back({&gpu, "does_not_fit",
                                 "needs more than " + std::to_string(options.maxGpus) + " GPUs of this type"});
         return;
     }
+    const EstimateResult r = options.maxTrainDays ? withinTrainDays(s, fewest, *options.maxTrainDays, options.maxGpus)
+                                                  : fewest;
+    if (options.maxTrainDays && r.trainHours && *r.trainHours > *options.maxTrainDays * kHoursPerDay) {
+        out.excluded.push_back({&gpu, "too_slow",
+                                "does not finish within " + formatDays(*options.maxTrainDays) + " days on " +
+                                    std::to_string(options.maxGpus) + " GPUs of this type"});
+        return;
+    }
     out.options.push_back(makeOption(catalog, s, r));
     out.options.back().gpu = &gpu;
-    // Speed buys more GPUs: twice the fewest count splits the work further
+    // Speed buys more GPUs: twice the count splits the work further
     // (tensor parallel for serving, data parallel for training).
-    const int doubled = 2 * *r.gpusNeeded;
+    const int doubled = 2 * r.plan.gpuCount;
     if (options.objective != Objective::Fastest || doubled > options.maxGpus) return;
     s.gpuCountAuto = false;
     s.gpuCount = doubled;

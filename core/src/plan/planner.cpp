@@ -284,18 +284,14 @@ Choice chooseWith(const Scenario& request, int maxGpus, const sizing::ModelFigur
         out.gradientCheckpointing = on.scenario->gradientCheckpointing;
     }
     out.plan.gradientCheckpointing = training(request) && out.gradientCheckpointing;
+    if (training(request)) out.plan.microBatch = static_cast<int>(std::max<std::int64_t>(1, request.batch));
     if (autoCheckpointing) {
         out.why.push_back(out.gradientCheckpointing ? "checkpointing_needed_to_fit" : "checkpointing_off_fits");
     }
     return out;
 }
 
-}  // namespace
-
-Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
-    if (request.parallel.offload == Offload::Layers || request.parallel.offload == Offload::MoeExperts) {
-        return chooseOffload(request);
-    }
+Choice chooseKnobs(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
     // Checkpointing on is the leaner variant; off is tried first at a count.
     // (Two calls rather than an optional variant: an empty std::optional of
     // it was zero-filled, kilobytes per matrix cell.)
@@ -306,9 +302,81 @@ Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* 
     return chooseWith(request, maxGpus, held, nullptr);
 }
 
+// Micro-batches the search tries, doubling from 1 (Megatron's and Hugging
+// Face's recipes use powers of two); 64 sequences is past any recipe in the
+// validation rows (llm-foundry's largest is 104 at 512 tokens, i.e. 53k
+// tokens, beyond where the GEMMs stop gaining: training_efficiency.cpp).
+constexpr std::int64_t kMaxMicroBatch = 64;
+// A larger micro-batch holds more activation memory, so it is kept only
+// when faster beyond the rounding of micro-batches per step (0.1%).
+constexpr double kMicroBatchMinGain = 1e-3;
+
+bool trainingSpeedOf(const Choice& c, double& tokensPerS) {
+    if (!c.fits || !c.speed || !c.speed->trainTokensPerS) return false;
+    tokensPerS = *c.speed->trainTokensPerS;
+    return tokensPerS > 0;
+}
+
+// Training with "batch": "auto": the fewest GPUs come from micro-batch 1
+// (the leanest); at that count larger micro-batches are weighed, each with
+// its own strategy and checkpointing, while they fit, divide a stated
+// global batch over the replicas and run faster. Activation memory grows
+// with the micro-batch, so the first that does not fit ends the search, and
+// so does the first no faster: the GEMMs' gain by tokens is concave and
+// the pipeline bubble grows as the micro-batches per step fall.
+Choice chooseMicroBatch(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
+    Scenario at = request;
+    at.batch = 1;
+    Choice best = chooseKnobs(at, maxGpus, held);
+    double bestRate = 0;
+    if (!trainingSpeedOf(best, bestRate)) return best;
+    at.gpuCountAuto = false;
+    at.gpuCount = best.plan.gpuCount;
+    const char* why = "micro_batch_search_limit";
+    for (std::int64_t micro = 2; micro <= kMaxMicroBatch; micro *= 2) {
+        if (request.globalBatch > 0 && request.globalBatch % (micro * std::max(1, best.plan.dp)) != 0) {
+            why = "micro_batch_divides_global_batch";
+            break;
+        }
+        at.batch = micro;
+        Choice larger = chooseKnobs(at, maxGpus, held);
+        double rate = 0;
+        if (!trainingSpeedOf(larger, rate)) {
+            why = "micro_batch_largest_that_fits";
+            break;
+        }
+        if (rate <= bestRate * (1 + kMicroBatchMinGain)) {
+            why = "micro_batch_fastest";
+            break;
+        }
+        // The count's reason stays the first search's (the fewest GPUs at
+        // micro-batch 1); the others are the larger micro-batch's plan's.
+        WhyCodes codes;
+        codes.push_back(*best.why.begin());
+        for (const char* const* code = larger.why.begin() + 1; code < larger.why.end(); ++code) codes.push_back(*code);
+        larger.why = codes;
+        larger.gpusNeeded = best.gpusNeeded;
+        best = std::move(larger);
+        bestRate = rate;
+    }
+    best.why.push_back(why);
+    return best;
+}
+
+}  // namespace
+
+Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
+    if (request.parallel.offload == Offload::Layers || request.parallel.offload == Offload::MoeExperts) {
+        return chooseOffload(request);
+    }
+    if (training(request) && request.batchAuto) return chooseMicroBatch(request, maxGpus, held);
+    return chooseKnobs(request, maxGpus, held);
+}
+
 Scenario resolved(const Scenario& request, const Choice& choice) {
     Scenario s = request;
     s.gradientCheckpointing = choice.gradientCheckpointing;
+    if (training(request)) s.batch = choice.plan.microBatch;
     return s;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The planner: the plan a practitioner would run for a scenario. It turns
 // the knobs the request leaves open (GPU count, data-parallel strategy,
-// gradient checkpointing, tensor vs pipeline degrees) and keeps, among the
+// gradient checkpointing, tensor vs pipeline degrees, the training
+// micro-batch when asked) and keeps, among the
 // plans that fit, the one the objective prefers: the fewest GPUs, then the
 // fastest; at a fixed count, the fastest. estimate() and every matrix cell
 // go through it, so a cell and its detail show the same plan.
@@ -50,7 +51,8 @@ struct Choice {
 // sizing::modelFigures(scenario.model), worked out once by the caller.
 Choice choose(const Scenario& scenario, int maxGpus, const sizing::ModelFigures* held = nullptr);
 
-// The request with the knobs the planner resolved (checkpointing).
+// The request with the knobs the planner resolved (checkpointing, the
+// training micro-batch).
 Scenario resolved(const Scenario& request, const Choice& choice);
 
 }  // namespace caliper::planner

@@ -70,6 +70,9 @@ bool meetsSlo(const ServingFigures& f, const Slo& slo, double* gap) {
         worst = std::max(worst, *slo.minUserTokensPerS / f.userTokensPerS);
     }
     if (f.saturated) worst = std::max(worst, 1.0 + 1e-9);
+    // Users who wait for room in the KV pool are not being served at any
+    // speed: without a first-token limit to judge the wait, a queue fails.
+    if (f.queued && !slo.ttftS) worst = std::max(worst, 1.0 + 1e-9);
     if (gap) *gap = worst;
     return worst <= 1.0;
 }

@@ -55,8 +55,27 @@ constexpr double kScaleFreeGpus = 1024;
 // Llama 3 kept 38% at 131k with context parallelism: -5% per doubling beyond 8k [E].
 constexpr double kLongSeqLossPerDoubling = 0.05;
 constexpr double kLongSeqStart = 8192;
-// Micro-steps under 2048 tokens leave GEMMs too small to fill the GPU [E].
-constexpr double kFullTileTokens = 2048;
+// GEMM efficiency by the token dimension. Each linear layer runs three
+// GEMMs a step: forward and data gradient with the tokens as M, weight
+// gradient with them as K (the reduction, eta(K) above). Along M, every
+// GEMM re-reads its whole weight matrix however few rows it has, so a small
+// M is bound by memory: eta(M) = M / (M + M_half) with M_half proportional
+// to the GPU's FLOPs per byte of weight (bytes per weight x peak / memory
+// bandwidth; NVIDIA's "Matrix Multiplication Background" guide: a GEMM is
+// memory bound while its arithmetic intensity is under the GPU's ops:byte
+// ratio). DeepGEMM's FP8 tables on H800 (README at commit 327ec92: normal
+// GEMMs at M = 64, 128, 4096 over six N x K shapes; masked grouped GEMMs
+// at M = 256, 512, 1024 against the same shapes' M = 4096) fit M_half = 200
+// at 1 byte per weight, 1979 TFLOPS and 3.35 TB/s (mean |log error| 0.11;
+// 150 gives 0.18, 250 0.14); the roofline's own bound would be 295.
+constexpr double kGemmHalfM = 200.0;
+constexpr double kGemmHalfMFlopsPerByte = 1979.0 / 3.35;  // TFLOPS per TB/s of the fit's H800 at FP8
+// Tokens per micro-batch the base MFU tables ran at: one 4096-token
+// sequence (Megatron-LM README's H100 table, seq 4096 at micro-batch 1).
+// More rows gain nothing measurable: DeepGEMM's contiguous grouped GEMMs
+// run 1346 TFLOPS at both 4096 and 8192 rows per group (same README), so
+// eta is held at its 4096-row value beyond.
+constexpr double kReferenceGemmTokens = 4096.0;
 // Engines: Megatron's tables are the reference; llm-foundry (FSDP) reached
 // 0.9-1.0 of Megatron's MFU at the same size; Hugging Face Trainer without
 // fused kernels ~0.85 [E].
@@ -117,6 +136,21 @@ double gemmEfficiency(double k, double halfK) { return k / (k + halfK); }
 // K_half at the tensor rate the linear layers run at.
 double gemmHalfK(double rateTflops) { return kGemmHalfK * rateTflops / kGemmHalfKRateTflops; }
 
+// M_half at the rate the linear layers run at, for weights of
+// bytesPerWeight read at the GPU's memory bandwidth.
+double gemmHalfM(double rateTflops, double bandwidthGBps, double bytesPerWeight) {
+    if (bandwidthGBps <= 0 || rateTflops <= 0) return kGemmHalfM;
+    return kGemmHalfM * (bytesPerWeight * rateTflops / (bandwidthGBps / 1000.0)) / kGemmHalfMFlopsPerByte;
+}
+
+// Time of a linear layer's three GEMMs per FLOP with `tokens` rows, relative
+// to the peak: forward and data gradient (2/3 of the FLOPs) along M, weight
+// gradient (1/3) along K.
+double tokenGemmTime(double tokens, double halfM, double halfK) {
+    const double m = std::clamp(tokens, 1.0, kReferenceGemmTokens);
+    return 2.0 / 3.0 / gemmEfficiency(m, halfM) + 1.0 / 3.0 / gemmEfficiency(m, halfK);
+}
+
 double widthFactor(double hidden, double halfK) {
     if (hidden <= 0) return 1.0;
     return std::min(1.0, gemmEfficiency(hidden, halfK) / gemmEfficiency(kReferenceWidth, halfK));
@@ -125,10 +159,11 @@ double widthFactor(double hidden, double halfK) {
 // Routed experts' GEMMs over the dense layers' at the same hidden size:
 // forward fc1 (K = h) and fc2 (K = f), data gradients fc1 (K = f, 2f when
 // gated) and fc2 (K = h), FLOP-weighted (gated fc1 holds 2/3 of the
-// expert's FLOPs); weight gradients reduce over tokens in both and are left
-// as they are. Returns the expert GEMMs' time over a dense GEMM's of the same
-// FLOPs.
-double expertGemmTime(const ModelSpec& m, double halfK) {
+// expert's FLOPs), each with the tokens routed to one expert as M; weight
+// gradients reduce over those tokens (K). `expertTokens` are one expert's
+// rows, `denseTokens` a dense layer's. Returns the expert GEMMs' time over
+// a dense GEMM's of the same FLOPs.
+double expertGemmTime(const ModelSpec& m, double halfK, double halfM, double expertTokens, double denseTokens) {
     const double h = m.hiddenSize, f = m.moe.expertIntermediateSize;
     if (h <= 0 || f <= 0) return 1.0;
     const bool gated = m.mlp == MlpKind::Gated;
@@ -137,7 +172,9 @@ double expertGemmTime(const ModelSpec& m, double halfK) {
     const double forward = fc1 * t(h) + fc2 * t(f);
     const double dataGrad = fc1 * t(gated ? 2.0 * f : f) + fc2 * t(h);
     const double relative = 0.5 * (forward + dataGrad) / t(h);
-    return 1.0 / 3.0 + 2.0 / 3.0 * relative;
+    const double e = std::clamp(expertTokens, 1.0, kReferenceGemmTokens);
+    const double expert = 1.0 / 3.0 / gemmEfficiency(e, halfK) + 2.0 / 3.0 * relative / gemmEfficiency(e, halfM);
+    return expert / tokenGemmTime(denseTokens, halfM, halfK);
 }
 
 double scaleFactor(int gpus) {
@@ -202,8 +239,13 @@ double trainingMfu(const Scenario& s, const Plan& plan, const Workload& work, do
     const double halfK = gemmHalfK(fp8 ? peakTflops : bf16Tflops);
     double mfu = generationMfu(s.gpu) * engineFactor(s.engine) * widthFactor(work.hidden, halfK) *
                  scaleFactor(std::max(1, plan.gpuCount)) * sequenceFactor(double(s.seqLen));
+    // Rows of the dense GEMMs: the micro-batch's tokens over the context-
+    // parallel ranks (tensor parallelism with sequence parallelism gathers
+    // the sequence back before each GEMM).
     const double microTokens = double(std::max<std::int64_t>(1, s.batch)) * double(std::max<std::int64_t>(1, s.seqLen));
-    if (microTokens < kFullTileTokens) mfu *= 0.6 + 0.4 * microTokens / kFullTileTokens;
+    const double denseTokens = microTokens / std::max(1, plan.cp);
+    const double halfM = gemmHalfM(fp8 ? peakTflops : bf16Tflops, s.gpu.bandwidthGBps, fp8 ? 1.0 : 2.0);
+    mfu *= tokenGemmTime(kReferenceGemmTokens, halfM, halfK) / tokenGemmTime(denseTokens, halfM, halfK);
     if (s.task == Task::Finetune && s.method != Method::Full) {
         mfu *= kAdapterFactor;
         if (s.engine == Engine::Unsloth) mfu = std::min(mfu * kUnslothAdapterSpeedup, mfu / (kEagerTrainerFactor * kAdapterFactor));
@@ -216,7 +258,14 @@ double trainingMfu(const Scenario& s, const Plan& plan, const Workload& work, do
     const double expertActive = work.experts > 0 ? work.expertParams * work.expertsPerToken / work.experts : 0.0;
     const double expertShare = matmul > 0 ? std::clamp(expertActive / matmul, 0.0, 1.0) : 0.0;
     const double gemmSpeed = fp8 ? (kFp8GemmSpeedup) : 1.0;
-    const double time = attention + linear * ((1.0 - expertShare) + expertShare * expertGemmTime(s.model, halfK)) / gemmSpeed;
+    // One expert's rows: the GPU's tokens (over tp x cp, as the dispatcher
+    // sends them) x experts per token, gathered from the ep ranks onto
+    // experts / ep local experts under balanced routing.
+    const double expertTokens = work.experts > 0 ? denseTokens / std::max(1, plan.tp) * std::max(1, work.expertsPerToken) *
+                                                       std::max(1, plan.ep) / work.experts
+                                                 : denseTokens;
+    const double time =
+        attention + linear * ((1.0 - expertShare) + expertShare * expertGemmTime(s.model, halfK, halfM, expertTokens, denseTokens)) / gemmSpeed;
     const double peakRatio = fp8 && peakTflops > 0 ? bf16Tflops / peakTflops : 1.0;
     return mfu * peakRatio / time;
 }

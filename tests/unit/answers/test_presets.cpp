@@ -131,12 +131,20 @@ TEST_CASE("pre-training 70B+: clusters, with FP8 only on Hopper-class cards", "[
 
 TEST_CASE("high-concurrency serving: no high-end card needed", "[presets]") {
     // Article: L4 / A10 / T4 for value and low power. At 64 concurrent
-    // requests of an 8B model the engine's lowest cost per token is an entry
-    // or mid-tier configuration too, never a high-end or cluster one; which
-    // card depends on the catalog's rental prices.
+    // requests of an 8B model an entry or mid-tier configuration is among the
+    // engine's three cheapest per token, and none of the three is a cluster.
+    // Which card ranks first depends on the catalog's rental prices: a
+    // high-end card rented cheaply (MI300X at $1.50 per GPU-hour, May 2026)
+    // can edge out four RTX 3090s.
     const Json result = recommend(R"({"preset":"serving"})");
-    const std::string tier = result["options"][0]["tier"];
-    CHECK((tier == "entry" || tier == "mid"));
+    REQUIRE(result["options"].size() >= 3);
+    bool entryOrMid = false;
+    for (int i = 0; i < 3; ++i) {
+        const std::string tier = result["options"][i]["tier"];
+        entryOrMid = entryOrMid || tier == "entry" || tier == "mid";
+        CHECK(tier != "cluster");
+    }
+    CHECK(entryOrMid);
     // The article's cards all serve it; the 16 GB T4 needs more than one.
     const Json picks = recommend(R"({"preset":"serving","gpu":["l4","a10","t4"]})");
     CHECK(picks["options"].size() == 3);

@@ -201,6 +201,39 @@ TEST_CASE("max_gpus bounds the configurations and GPUs past it are listed as exc
     CHECK(result["excluded"][0]["code"] == "does_not_fit");
 }
 
+TEST_CASE("max_train_days takes more GPUs until the run ends in time, or excludes the type", "[recommend]") {
+    // Pre-training Llama-3.1-70B on 1e11 tokens. The fewest H100s that hold
+    // it take months (6 x 70e9 x 1e11 = 4.2e22 FLOPs; even at 400 TFLOP/s per
+    // GPU, 8 GPUs need 152 days), so a 30-day limit needs several times more
+    // GPUs; in one day 64 H100s cannot finish (64 x 989e12 peak x 86,400 s
+    // = 5.5e21 FLOPs, below the run's 4.2e22 even at full peak).
+    const std::string workload =
+        R"("model":"llama-3.1-70b","task":"pretrain","seq_len":4096,"train_tokens":1e11,"gradient_checkpointing":true,)"
+        R"("gpu":["h100-sxm5-80gb","rtx-4090"],"max_gpus":64)";
+    const Json open = call("{" + workload + "}");
+    const Json timed = call("{" + workload + R"(,"max_train_days":30})");
+    CHECK(timed["max_train_days"] == 30);
+    REQUIRE(open["options"].size() >= 1);
+    REQUIRE(timed["options"].size() == 1);
+    const Json& fewest = open["options"][0];
+    const Json& inTime = timed["options"][0];
+    CHECK(inTime["gpu_id"] == "h100-sxm5-80gb");
+    CHECK(fewest["train_hours"].get<double>() > 30 * 24);
+    CHECK(inTime["train_hours"].get<double>() <= 30 * 24);
+    CHECK(inTime["gpu_count"].get<int>() > fewest["gpu_count"].get<int>());
+    CHECK(inTime["gpu_count"].get<int>() % 8 == 0);  // whole 8-GPU HGX nodes past one node
+    const Json oneDay = call("{" + workload + R"(,"max_train_days":1})");
+    CHECK(oneDay["options"].empty());
+    bool tooSlow = false;
+    for (const Json& e : oneDay["excluded"]) tooSlow = tooSlow || (e["gpu_id"] == "h100-sxm5-80gb" && e["code"] == "too_slow");
+    CHECK(tooSlow);
+    // Estimated alone at its count, the option's figures are the same.
+    const Json alone = estimateOf("llama-3.1-70b", inTime,
+                                  R"(,"task":"pretrain","seq_len":4096,"train_tokens":1e11,"gradient_checkpointing":true)");
+    CHECK(alone["fits"] == true);
+    CHECK(alone["train_hours"].get<double>() == Approx(inTime["train_hours"].get<double>()).epsilon(1e-4));
+}
+
 TEST_CASE("a GPU filter narrows the candidates as in the matrix", "[recommend]") {
     const Json result = call(R"({"model":"llama-3.1-8b","gpu_filter":{"classes":["datacenter"]},"top":100})");
     for (const Json& option : result["options"]) {
@@ -222,6 +255,7 @@ TEST_CASE("bad recommend requests name the offending key", "[recommend][errors]"
         {R"({"model":"llama-3.1-8b","pricing":"lease"})", "invalid_value", "/pricing"},
         {R"({"model":"llama-3.1-8b","max_gpus":0})", "invalid_value", "/max_gpus"},
         {R"({"model":"llama-3.1-8b","top":0})", "invalid_value", "/top"},
+        {R"({"model":"llama-3.1-8b","task":"pretrain","max_train_days":0})", "invalid_value", "/max_train_days"},
         {R"({"model":"llama-3.1-8b","gpu":["h100","H1000"]})", "unknown_gpu", "/gpu/1"},
         {R"({"model":"llama-3.1-8b","preset":"nope"})", "invalid_value", "/preset"},
         {R"({"model":"llama-3.1-8b","colour":"blue"})", "unknown_key", "/colour"},

@@ -58,6 +58,11 @@ TEST_CASE("each kind of bad request gives its own code and JSON pointer", "[api]
          "/parallel/tp"},
         {R"({"model":"llama-3.1-8b","gpu":"h100","gpu_count":2,"parallel":{"tp":2,"pp":2}})", "invalid_parallel",
          "/parallel"},
+        // A card given by its figures: the size is reported under the key the user wrote.
+        {R"({"model":"llama-3.1-8b","gpu":{"name":"X","memory_gib":-1,"bandwidth_gbps":900,"bf16_tflops":100}})",
+         "invalid_value", "/gpu/memory_gib"},
+        {R"({"model":"llama-3.1-8b","gpu":{"name":"X","memory_gb":"big","bandwidth_gbps":900,"bf16_tflops":100}})",
+         "invalid_value", "/gpu/memory_gb"},
         {R"({"model":"llama-3.1-8b","gpu":"h100")", "invalid_json", ""},
         {R"([1,2,3])", "invalid_value", ""},
     }));

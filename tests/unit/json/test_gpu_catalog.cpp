@@ -404,6 +404,12 @@ TEST_CASE("purchase prices load with their currency and year", "[gpus][cost]") {
     CHECK_FALSE(gpu("l20").priceUsd.has_value());
     // A chip sold only inside Macs takes the cheapest Mac with it: Mac Studio M3 Ultra 60-core GPU, 96 GB, $3,999.
     CHECK(value(gpu("apple-m3-ultra-60c-96gb").priceUsd) == Approx(3999));
+    // China launch prices beside the USD MSRP: RTX 3090 CNY 11,999 (dians.net, 2022 launch coverage),
+    // RTX 4060 CNY 2,399 announced by NVIDIA (2023).
+    CHECK(value(gpu("rtx-3090").priceCny) == Approx(11999));
+    CHECK(value(gpu("rtx-3090").priceUsd) == Approx(1499));
+    CHECK(value(gpu("rtx-4060").priceCny) == Approx(2399));
+    CHECK(gpu("rtx-4060").priceYear == 2023);
 }
 
 TEST_CASE("memory-modded cards keep the stock card's compute and bandwidth", "[gpus]") {
@@ -538,18 +544,40 @@ TEST_CASE("cloud prices of other providers load with their currency and date", "
     // AutoDL's price list as captured 2026-08-15 (0xPabloLI/inside-china-ai
     // docs/research/cloud-gpu-options.md): RTX 4090 CNY 1.88, A800 80GB CNY 4.98 per GPU-hour.
     const auto& prices = gpu("rtx-4090").cloudPrices;
-    REQUIRE(prices.size() == 1);
-    CHECK(prices[0].provider == "AutoDL");
-    CHECK(prices[0].currency == "cny");
-    CHECK(prices[0].perGpuHour == Approx(1.88));
-    CHECK(prices[0].date == "2026-08");
+    const auto autodl = std::find_if(prices.begin(), prices.end(), [](const auto& p) { return p.provider == "AutoDL"; });
+    REQUIRE(autodl != prices.end());
+    CHECK(autodl->currency == "cny");
+    CHECK(autodl->perGpuHour == Approx(1.88));
+    CHECK(autodl->date == "2026-08");
     CHECK(gpu("a800-sxm4-80gb").cloudPrices.at(0).perGpuHour == Approx(4.98));
     // The USD price of the same card stays where it was (RunPod).
     CHECK(value(gpu("rtx-4090").cloudUsdPerHour) == Approx(0.34));
     const Json written = caliper::io::gpuToJson(gpu("rtx-4090"));
     CHECK(written["cloud_prices"][0]["per_gpu_hour"] == 1.88);
     CHECK(caliper::io::gpuToJson(caliper::io::gpuFromJson(written, "/gpus/0")) == written);
-    CHECK_FALSE(caliper::io::gpuToJson(gpu("h100-sxm5-80gb")).contains("cloud_prices"));
+    CHECK_FALSE(caliper::io::gpuToJson(gpu("gb300")).contains("cloud_prices"));
+}
+
+TEST_CASE("hyperscaler and Chinese cloud prices carry their provider, region and month", "[gpus][cost]") {
+    // DS436/sanskrit-token RENTING_A_GPU.md, prices read 2026-09-09: AWS g6.xlarge (1x L4)
+    // $0.8048/h in us-east-1; Lambda 1x GH200 $2.29/h.
+    const auto& l4 = gpu("l4").cloudPrices;
+    const auto aws = std::find_if(l4.begin(), l4.end(), [](const auto& p) { return p.region == "us-east-1"; });
+    REQUIRE(aws != l4.end());
+    CHECK(aws->currency == "usd");
+    CHECK(aws->perGpuHour == Approx(0.8048));
+    CHECK(aws->date == "2026-09");
+    CHECK(value(gpu("gh200-96gb").cloudUsdPerHour) == Approx(2.29));
+    CHECK(gpu("gh200-96gb").cloudProvider == "Lambda");
+    // cliffcenter.com AMD inference economics note (2026-05-18): MI300X at $1.50 per GPU-hour at TensorWave.
+    CHECK(value(gpu("mi300x").cloudUsdPerHour) == Approx(1.50));
+    CHECK(gpu("mi300x").cloudDate == "2026-05");
+    // 0xPabloLI/inside-china-ai cloud-gpu-options.md (2026-08-13): Zhixingyun lists the RTX 3090 at CNY 1.10.
+    const auto& r3090 = gpu("rtx-3090").cloudPrices;
+    const auto zx = std::find_if(r3090.begin(), r3090.end(), [](const auto& p) { return p.perGpuHour < 1.2; });
+    REQUIRE(zx != r3090.end());
+    CHECK(zx->currency == "cny");
+    CHECK(zx->perGpuHour == Approx(1.10));
 }
 
 TEST_CASE("Ascend 910B2 and 950PR carry the whitepaper's cube rates", "[gpus]") {

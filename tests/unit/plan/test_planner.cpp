@@ -181,3 +181,72 @@ TEST_CASE("make it fit proposes only changes that fit when applied", "[planner]"
         CHECK(estimateOk(applied.dump())["fits"] == true);
     }
 }
+
+TEST_CASE("batch \"auto\" searches the training micro-batch: larger while it fits and runs faster", "[planner][micro-batch]") {
+    // LoRA of Llama 3.1 8B on one H100 at 512-token sequences: one sequence
+    // per micro-batch runs the GEMMs at 512 rows, 0.71 of their rate at 4096
+    // (training_efficiency.cpp, DeepGEMM's table by M); eight sequences reach
+    // 4096 rows, and sixteen gain nothing more (the rate is held beyond
+    // 4096), so the search keeps eight: faster than one, with more
+    // activation memory, and a larger one runs no faster.
+    const std::string base = R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb","gpu_count":1,"task":"finetune","method":"lora","seq_len":512,)";
+    const Json one = estimateOk(base + R"("batch":1})");
+    const Json searched = estimateOk(base + R"("batch":"auto"})");
+    CHECK(one["plan"]["micro_batch"] == 1);
+    REQUIRE(searched["fits"] == true);
+    CHECK(searched["plan"]["micro_batch"] == 8);
+    CHECK(hasCode(searched["plan"]["why"], "micro_batch_fastest"));
+    CHECK(searched["train_tokens_per_s"].get<double>() > one["train_tokens_per_s"].get<double>());
+    CHECK(searched["memory"]["activations_gib"].get<double>() > one["memory"]["activations_gib"].get<double>());
+    // The chosen micro-batch is the plan an explicit batch of 8 gives.
+    const Json eight = estimateOk(base + R"("batch":8})");
+    CHECK(searched["train_tokens_per_s"].get<double>() == Approx(eight["train_tokens_per_s"].get<double>()));
+    CHECK(searched["memory"]["total_gib"].get<double>() == Approx(eight["memory"]["total_gib"].get<double>()));
+    // With the count left open too, the count is the fewest that fit
+    // micro-batch 1 (the leanest), and its reason stays first.
+    std::string open = base;
+    open.replace(open.find(R"("gpu_count":1)"), 13, R"("gpu_count":"auto")");
+    const Json both = estimateOk(open + R"("batch":"auto"})");
+    CHECK(both["gpu_count"] == 1);
+    CHECK(both["gpus_needed"] == 1);
+    CHECK(both["plan"]["micro_batch"] == 8);
+    CHECK(both["plan"]["why"][1] == "count_fewest_that_fit");
+}
+
+TEST_CASE("the micro-batch search stops at memory and at the global batch", "[planner][micro-batch]") {
+    // QLoRA of Llama 3.1 8B on a 24 GB RTX 4090 at 1,024 tokens: activations
+    // grow with the micro-batch until the next doubling no longer fits.
+    const std::string qlora = R"({"model":"llama-3.1-8b","gpu":"4090","gpu_count":1,"task":"finetune","method":"qlora","seq_len":1024,)";
+    const Json searched = estimateOk(qlora + R"("batch":"auto"})");
+    REQUIRE(searched["fits"] == true);
+    const int micro = searched["plan"]["micro_batch"].get<int>();
+    CHECK(micro > 1);
+    CHECK(hasCode(searched["plan"]["why"], "micro_batch_largest_that_fits"));
+    CHECK(estimateOk(qlora + R"("batch":)" + std::to_string(2 * micro) + "}")["fits"] == false);
+    // A global batch of 4 sequences on one replica admits micro-batches 1, 2
+    // and 4 only (Megatron: global = micro x dp x accumulation steps).
+    const Json capped = estimateOk(qlora + R"("batch":"auto","global_batch":4})");
+    CHECK(capped["plan"]["micro_batch"] == 4);
+    CHECK(hasCode(capped["plan"]["why"], "micro_batch_divides_global_batch"));
+}
+
+TEST_CASE("a pipeline keeps one 4096-token sequence per micro-batch", "[planner][micro-batch]") {
+    // Llama 3.1 70B on 64 H100s in Megatron at TP 4 x PP 4, global batch
+    // 512: the GEMMs already run at 4096 rows with one sequence, and halving
+    // the micro-batches per step doubles the bubble (p - 1) / (v m), so the
+    // search keeps micro-batch 1.
+    const Json r = estimateOk(
+        R"({"model":"llama-3.1-70b","gpu":"h100-sxm5-80gb","gpu_count":64,"task":"pretrain","engine":"megatron","seq_len":4096,)"
+        R"("global_batch":512,"batch":"auto","parallel":{"tp":4,"pp":4}})");
+    CHECK(r["plan"]["micro_batch"] == 1);
+    CHECK(hasCode(r["plan"]["why"], "micro_batch_fastest"));
+}
+
+TEST_CASE("batch \"auto\" is for training only", "[planner][micro-batch]") {
+    const caliper::ApiResponse bad =
+        caliper::estimateJson(projectCatalog(), R"({"model":"llama-3.1-8b","gpu":"4090","task":"inference","batch":"auto"})");
+    REQUIRE(bad.status == 2);
+    const Json error = Json::parse(bad.json)["error"];
+    CHECK(error["code"] == "invalid_value");
+    CHECK(error["path"] == "/batch");
+}

@@ -8,6 +8,7 @@
 #include "caliper/api.hpp"
 #include "caliper/plan/estimate.hpp"
 #include "caliper/serving/estimate_serving.hpp"
+#include "caliper/serving/serve.hpp"
 #include "property_scenarios.hpp"
 
 using namespace caliper;
@@ -115,6 +116,33 @@ TEST_CASE("serving: beyond the KV pool requests queue and TTFT says so", "[servi
     crowded["batch"] = 64;
     const ApiResponse r = estimateJson(projectCatalog(), crowded.dump());
     CHECK(r.json.find("\"requests_queue\"") != std::string::npos);
+}
+
+TEST_CASE("serve: users waiting for room in the KV pool are not served at any speed", "[serving][serve]") {
+    // The deployment above (Llama-3.1-70B bf16, four H100s, 8k+1k tokens)
+    // runs about 49 requests at once, so 64 users queue. Their decode speed
+    // per running request says nothing of the waiting ones: with only a
+    // speed target a queued deployment fails, and every deployment serve
+    // calls meeting it runs all 64 users at once.
+    const auto queued = servingAt({{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm5-80gb"}, {"gpu_count", 4},
+                                   {"prompt_tokens", 8192}, {"output_tokens", 1024}},
+                                  64);
+    REQUIRE(queued);
+    REQUIRE(queued->queued);
+    Slo speedOnly;
+    speedOnly.minUserTokensPerS = 1;
+    CHECK(queued->userTokensPerS > 1);
+    CHECK_FALSE(meetsSlo(*queued, speedOnly));
+    Slo withWait = speedOnly;  // a first-token limit the wait meets judges the queue instead
+    withWait.ttftS = queued->ttftS * 2;
+    CHECK(meetsSlo(*queued, withWait));
+
+    const PropertyJson a = answer(R"({"model":"llama-3.1-70b","users":64,"prompt_tokens":8192,"output_tokens":1024,)"
+                                  R"("slo":{"min_user_tokens_per_s":1},"gpu":"h100-sxm5-80gb"})");
+    REQUIRE(a["deployments"].size() > 0);
+    for (const auto& d : a["deployments"]) {
+        if (d["meets_slo"] == true) CHECK(d.dump().find("requests_queue_for_kv_pool") == std::string::npos);
+    }
 }
 
 TEST_CASE("serving: the KV pool as vLLM computes it at start-up", "[serving]") {

@@ -132,11 +132,13 @@ function setFamilies(families) {
   });
 }
 
-function setIfIdle(input, value) {
+// show: the value's text where the field is (re)filled (default String);
+// text that already reads as the value stays as typed ("2T", "1e12").
+function setIfIdle(input, value, show) {
   if (pending[input.id]) return;
   if (document.activeElement === input && input.getAttribute('aria-invalid') === 'true') return;
-  var text = value == null ? '' : String(value);
-  if (input.value !== text && !(document.activeElement === input && format.parseInput(input.value) === value)) input.value = text;
+  var text = value == null ? '' : show ? show(value) : String(value);
+  if (input.value !== text && !(value != null && format.parseInput(input.value) === value)) input.value = text;
 }
 
 function sync(state) {
@@ -154,9 +156,9 @@ function sync(state) {
   $('#currency').value = currencyOf(state, i18n.lang());
   setIfIdle($('#context'), state.ctx);
   setIfIdle($('#batch'), state.b);
-  setIfIdle($('#train-tokens'), state.tt);
+  setIfIdle($('#train-tokens'), state.tt, format.tokenCount);
   $('#batch').placeholder = String(TASKS[state.task].batch);
-  $('#train-tokens').placeholder = format.compact(i18n.locale(), TASKS[state.task].trainTokens || 0);
+  $('#train-tokens').placeholder = format.tokenCount(TASKS[state.task].trainTokens || 0);
   setIfIdle($('#f-pmin'), state.pmin);
   setIfIdle($('#f-pmax'), state.pmax);
   setIfIdle($('#f-mem'), state.mem);

@@ -31,7 +31,21 @@ function compact(locale, v) {
   var a = Math.abs(v);
   if (a < 10) return nf(locale, { maximumFractionDigits: 1 }).format(v);
   if (a < 1000) return nf(locale, { maximumFractionDigits: 0 }).format(v);
-  return nf(locale, { notation: 'compact', maximumFractionDigits: 1 }).format(v);
+  return shortened(locale, v, { notation: 'compact', maximumFractionDigits: 1 });
+}
+
+// Compact notation, whole numbers where the locale has no short form for
+// the size (Chinese shortens from 1万 up: 8103, never 8103.4).
+var shortensThousands = {};
+function shortened(locale, v, options) {
+  var f = nf(locale, options);
+  if (!(locale in shortensThousands)) {
+    shortensThousands[locale] = nf(locale, { notation: 'compact' }).formatToParts(1000).some(function (p) { return p.type === 'compact'; });
+  }
+  if (Math.abs(v) >= 1e4 || shortensThousands[locale]) return f.format(v);
+  var whole = Object.assign({}, options, { maximumFractionDigits: 0, minimumFractionDigits: 0 });
+  delete whole.notation;
+  return nf(locale, whole).format(v);
 }
 
 // Money with the same decimals for the same size, so prices side by side
@@ -44,9 +58,7 @@ function money(locale, v, currency, short) {
   var a = Math.abs(v);
   var options = { style: 'currency', currency: code, currencyDisplay: 'narrowSymbol' };
   if (short && a >= 1000) {
-    options.notation = 'compact';
-    options.maximumFractionDigits = 1;
-    options.minimumFractionDigits = 0;
+    return shortened(locale, v, Object.assign(options, { notation: 'compact', maximumFractionDigits: 1, minimumFractionDigits: 0 }));
   } else if (a >= 100 || (short && a >= 10)) {
     options.maximumFractionDigits = 0;
     options.minimumFractionDigits = 0;
@@ -117,14 +129,26 @@ function power(locale, watts) {
 }
 
 // Number input text → number, or null for empty; NaN marks bad text.
-// Takes 1,000 / 2.5K / 1T / 1e12 / 1亿.
+// Takes 1,000 / 2.5K / 1T / 1e12 / 1亿 / 1万亿.
 function parseInput(textValue) {
   var s = String(textValue == null ? '' : textValue).trim().replace(/[,_\s]/g, '');
   if (!s) return null;
-  var m = /^(\d+(?:\.\d+)?(?:[eE]\+?\d{1,3})?)([kKmMbBtT万亿]?)$/.exec(s);
+  var m = /^(\d+(?:\.\d+)?(?:[eE]\+?\d{1,3})?)([kKmMbBtT]|万亿|万|亿)?$/.exec(s);
   if (!m) return NaN;
-  var scale = { '': 1, k: 1e3, K: 1e3, m: 1e6, M: 1e6, b: 1e9, B: 1e9, t: 1e12, T: 1e12, '万': 1e4, '亿': 1e8 }[m[2]];
+  var scale = { '': 1, k: 1e3, K: 1e3, m: 1e6, M: 1e6, b: 1e9, B: 1e9, t: 1e12, T: 1e12, '万': 1e4, '亿': 1e8, '万亿': 1e12 }[m[2] || ''];
   return Number(m[1]) * scale;
 }
 
-export { number, compact, money, moneyField, gib, params, duration, durationShort, seconds, power, parseInput, isNum };
+// A token count as a field shows it, in the short form parseInput reads
+// back exactly: 2T, 1.5T, 100M, 300B; other counts as digits.
+function tokenCount(n) {
+  if (!isNum(n)) return '';
+  var units = [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'K']];
+  for (var i = 0; i < units.length; i++) {
+    var v = n / units[i][0];
+    if (v >= 1 && v < 1000 && Math.round(v * 100) / 100 === v && parseInput(v + units[i][1]) === n) return v + units[i][1];
+  }
+  return String(n);
+}
+
+export { number, compact, money, moneyField, gib, params, duration, durationShort, seconds, power, parseInput, tokenCount, isNum };

@@ -42,7 +42,8 @@ function num(min, max) {
   };
 }
 function flag(s) { return s === '1' || s === 'true'; }
-function text(s) { return String(s).slice(0, 200); }
+var TEXT_MAX = 200;
+function text(s) { return String(s).slice(0, TEXT_MAX); }
 function list(s) { return s === '' ? [] : String(s).split(LIST_SEP).map(text).filter(Boolean); }
 function listOf(values) {
   return function (s) { return list(s).filter(function (v) { return values.indexOf(v) >= 0; }); };
@@ -61,7 +62,9 @@ function custom(inner) {
   return function (s) {
     var v = json(s);
     if (!v || !v[inner] || typeof v[inner] !== 'object' || Array.isArray(v[inner])) return undefined;
-    v.name = text(v.name == null ? '' : v.name);
+    var name = String(v.name == null ? '' : v.name);
+    if (name.length > TEXT_MAX) shortened.push(inner === 'model' ? 'cm' : 'cg');
+    v.name = text(name);
     return v;
   };
 }
@@ -80,6 +83,8 @@ function inventoryText(items) {
 // The keys of the last parse() whose values were refused (the page says
 // so rather than failing later on what it could not read).
 var refused = [];
+// The keys whose names were cut to TEXT_MAX characters (said beside them).
+var shortened = [];
 
 function applyParams(state, params) {
   params.forEach(function (value, urlKey) {
@@ -94,10 +99,12 @@ function applyParams(state, params) {
 }
 
 function refusedKeys() { return refused.slice(); }
+function shortenedKeys() { return shortened.slice(); }
 
 // Reads "?a=1" and "#b=2" (either may be empty); the hash wins.
 function parse(search, hash) {
   refused = [];
+  shortened = [];
   var state = defaults();
   applyParams(state, new URLSearchParams(String(search || '').replace(/^\?/, '')));
   applyParams(state, new URLSearchParams(String(hash || '').replace(/^#/, '')));
@@ -124,4 +131,4 @@ function serialize(state) {
   return params.toString();
 }
 
-export { refusedKeys, parse, serialize, inventoryText, inventory as parseInventory };
+export { refusedKeys, shortenedKeys, TEXT_MAX, parse, serialize, inventoryText, inventory as parseInventory };

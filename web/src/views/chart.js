@@ -25,7 +25,11 @@ function node(tag, attrs, text) {
   return n;
 }
 
-function textWidth(text, size) { return String(text).length * size * GLYPH_EM; }
+// Chinese characters and full-width punctuation take a whole em.
+function textWidth(text, size) {
+  var s = String(text), wide = (s.match(/[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]/g) || []).length;
+  return ((s.length - wide) * GLYPH_EM + wide) * size;
+}
 
 // A tick step of 1, 2 or 5 × 10^k giving about five ticks.
 function tickStep(max) {
@@ -88,7 +92,7 @@ function bar(svg, g, parts, mem, opts) {
   parts.forEach(function (p) {
     var w = g.scale(mem[p[0]]) - PAD;
     var rect = node('rect', { x: x, y: g.barY, width: Math.max(w, 0.5), height: BAR_H, fill: p[2] });
-    rect.appendChild(node('title', null, opts.t('mem.' + p[1]) + ': ' + format.gib(opts.locale, mem[p[0]])));
+    rect.appendChild(node('title', null, opts.t('mem.' + p[1]) + opts.t('list.colon') + format.gib(opts.locale, mem[p[0]])));
     svg.appendChild(rect);
     var label = format.number(opts.locale, mem[p[0]], 1);
     if (w > textWidth(label, LABEL_SIZE) + 10) {

@@ -62,9 +62,23 @@ function readInto(file, textarea) {
 
 function parseJsonField(field) {
   try { return { value: JSON.parse(field.value) }; } catch (e) {
-    dom.fieldError(field, ctx.t('custom.badJson', { message: e.message }));
+    var at = jsonErrorAt(field.value, e.message);
+    // The browser's own message (English whatever the page's language) is the detail.
+    dom.fieldError(field, at ? ctx.t('custom.badJsonAt', at) : ctx.t('custom.badJson'), e.message);
     return null;
   }
+}
+
+// Where JSON.parse stopped, from its message: "(line 3 column 5)" or
+// "at position 17"; null when the message says neither.
+function jsonErrorAt(text, message) {
+  var m = /line (\d+) column (\d+)/.exec(message);
+  if (m) return { line: Number(m[1]), col: Number(m[2]) };
+  m = /position (\d+)/.exec(message);
+  if (!m) return null;
+  var before = String(text).slice(0, Number(m[1]));
+  var lines = before.split('\n');
+  return { line: lines.length, col: lines[lines.length - 1].length + 1 };
 }
 
 // A probe estimate on a catalog GPU (or model) so the engine checks the object.
@@ -209,4 +223,4 @@ function render() {
   $('#cg-remove').hidden = !s.cg;
 }
 
-export { init, render, refreshLists, GPU_FIELDS };
+export { init, render, refreshLists, GPU_FIELDS, jsonErrorAt };

@@ -65,6 +65,11 @@ function verdict(r, ctx) {
   var key = r.fits ? 'detail.verdictFits' : r.gpus_needed != null ? 'detail.verdictNo' : 'detail.verdictNever';
   var tight = r.fits && r.fit === 'tight';
   if (tight) { cls = 'st-multi st-tight'; sym = cells.SYMBOL_TIGHT; }
+  // The planner's own count above the page's GPU limit: the matrix marks
+  // the cell ✗ (legend: does not fit within the GPU limit); so does this.
+  var s = ctx.state || {};
+  var overLimit = r.fits && s.cnt === 'auto' && typeof s.g === 'number' && r.gpu_count > s.g;
+  if (overLimit) { cls = 'st-no'; sym = cells.SYMBOL_NO; tight = false; }
   var plan = r.plan ? ctx.t('detail.planText', { tp: r.plan.tp, pp: r.plan.pp, dp: r.plan.dp, nodes: r.plan.nodes }) : '';
   if (r.plan && r.plan.nodes > 1 && r.plan.gpus_per_node) plan += ctx.t('list.sep') + ctx.t('knob.perNode', { n: r.plan.gpus_per_node });
   if (r.plan && r.plan.offload && r.plan.offload !== 'none') plan += ctx.t('list.sep') + planKnobs.offloadText(r.plan, ctx);
@@ -72,7 +77,8 @@ function verdict(r, ctx) {
   if (r.plan && r.plan.micro_batch != null) plan += ctx.t('list.sep') + ctx.t('knob.microBatchText', { n: r.plan.micro_batch });
   return el('div', { class: 'verdict ' + cls }, [el('span', { class: 'sym', 'aria-hidden': 'true' }, sym),
     el('div', null, [el('div', null, ctx.t(key, params)), tight ? el('div', { class: 'tight-note' }, ctx.t('detail.tight')) : null,
-      el('div', { class: 'rec-meta' }, ctx.t('detail.plan') + ': ' + plan),
+      overLimit ? el('div', { class: 'over-limit' }, ctx.t('detail.overLimit', { n: r.gpu_count, limit: s.g })) : null,
+      el('div', { class: 'rec-meta' }, ctx.t('detail.plan') + ctx.t('list.colon') + plan),
       whyLine(r, ctx)])]);
 }
 
@@ -81,9 +87,16 @@ function verdict(r, ctx) {
 function whyLine(r, ctx) {
   var why = r.plan && Array.isArray(r.plan.why) ? r.plan.why : [];
   if (!why.length) return null;
-  return el('div', { class: 'rec-meta plan-why' }, ctx.t('detail.why') + ': ' + why.map(function (c) {
-    return i18n.code('why', c);
+  return el('div', { class: 'rec-meta plan-why' }, ctx.t('detail.why') + ctx.t('list.colon') + why.map(function (c) {
+    return i18n.code('why', whyCode(c, r.plan));
   }).join(ctx.t('list.sep')));
+}
+
+// The engine says strategy_replicas_fit for every training plan whose
+// states are not sharded: data parallel, but also tensor and pipeline
+// parallel plans, where "a full replica on each GPU" would be wrong.
+function whyCode(code, plan) {
+  return code === 'strategy_replicas_fit' && plan && (plan.tp > 1 || plan.pp > 1) ? 'strategy_model_split' : code;
 }
 
 function chartBlock(r, ctx) {
@@ -95,10 +108,10 @@ function chartBlock(r, ctx) {
     el('button', { type: 'button', class: 'btn small', id: 'export-png', onclick: function () { exporter.png(svg, name); } }, ctx.t('export.png'))]);
   var memBand = r.ranges && r.ranges['memory.total_gib'];
   var total = r.memory && format.isNum(r.memory.total_gib) && Array.isArray(memBand)
-    ? el('p', { class: 'note', dataset: { field: 'memory.total_gib' } }, ctx.t('detail.total') + ': ' + format.gib(ctx.locale, r.memory.total_gib) +
+    ? el('p', { class: 'note', dataset: { field: 'memory.total_gib' } }, ctx.t('detail.total') + ctx.t('list.colon') + format.gib(ctx.locale, r.memory.total_gib) +
       bandText(memBand, function (x) { return format.gib(ctx.locale, x); })) : null;
   var extra = r.memory && r.memory.cpu_offload_gib > 0
-    ? el('p', { class: 'note' }, ctx.t('detail.cpuOffload') + ': ' + format.gib(ctx.locale, r.memory.cpu_offload_gib)) : null;
+    ? el('p', { class: 'note', dataset: { field: 'memory.cpu_offload_gib' } }, ctx.t('detail.cpuOffload') + ctx.t('list.colon') + format.gib(ctx.locale, r.memory.cpu_offload_gib)) : null;
   return section('detail.memory', ctx, [el('p', { class: 'note' }, ctx.t('detail.memoryNote')), svg, total, extra, tools]);
 }
 
@@ -234,4 +247,4 @@ function renderError(body, err, ctx) {
     ctx.t('custom.errorAt', { message: i18n.code('error', err.code, err.message), path: err.path || '/' }))]);
 }
 
-export { render, renderError, FIGURES, figureText, unitTexts, termUnit };
+export { render, renderError, FIGURES, figureText, unitTexts, termUnit, whyCode };

@@ -4,11 +4,11 @@
 // point; this file only places them. geometry() is pure (Node tests);
 // frontierChart() draws it as SVG, each point reachable by hover and focus.
 import * as format from '../format/format.js';
-import { tickStep } from './chart.js';
+import { tickStep, wrapText } from './chart.js';
 
 var NS = 'http://www.w3.org/2000/svg';
-var PAD_L = 58, PAD_R = 16, PAD_T = 34, PAD_B = 44;
-var MIN_W = 300, MAX_W = 760;
+var PAD_L = 58, PAD_R = 16, PAD_T_1 = 34, PAD_B = 44;
+var MIN_W = 300, MAX_W = 760, TITLE_SIZE = 13, TITLE_LINE_H = 16;
 
 // The per-user speed the SLO asks for: min_user_tokens_per_s, or the rate
 // a TPOT limit allows (1000 / tpot_ms), whichever is stricter; null if none.
@@ -28,9 +28,12 @@ function meets(p, slo) {
   return true;
 }
 
-// Points, scales and ticks for a chart `width` × `height` pixels.
-function geometry(curve, slo, width, height) {
-  var W = Math.max(MIN_W, Math.min(MAX_W, Math.floor(width || MAX_W))), H = height || Math.round(W * 0.55);
+// Points, scales and ticks for a chart `width` × `height` pixels; a title
+// of `titleLines` lines (1 by default) moves the plot down by the extra ones.
+function geometry(curve, slo, width, height, titleLines) {
+  var W = Math.max(MIN_W, Math.min(MAX_W, Math.floor(width || MAX_W)));
+  var extra = Math.max(0, (titleLines || 1) - 1) * TITLE_LINE_H;
+  var H = (height || Math.round(W * 0.55)) + extra, PAD_T = PAD_T_1 + extra;
   var pts = (curve || []).filter(function (p) {
     return format.isNum(p.user_tokens_per_s) && format.isNum(p.output_tokens_per_s_per_gpu);
   });
@@ -44,7 +47,7 @@ function geometry(curve, slo, width, height) {
   return {
     W: W, H: H, sx: sx, sy: sy, maxX: maxX, maxY: maxY,
     points: pts.map(function (p) { return { x: sx(p.user_tokens_per_s), y: sy(p.output_tokens_per_s_per_gpu), p: p, meets: meets(p, slo) }; }),
-    xTicks: ticks(maxX, xStep), yTicks: ticks(maxY, yStep), sloX: need == null ? null : sx(need), need: need
+    xTicks: ticks(maxX, xStep), yTicks: ticks(maxY, yStep), sloX: need == null ? null : sx(need), need: need, top: PAD_T
   };
 }
 
@@ -67,13 +70,18 @@ function pointText(p, opts) {
 
 // opts: {t, locale, units, title, id, width, onPoint(text)}
 function frontierChart(curve, slo, opts) {
-  var g = geometry(curve, slo, opts.width);
+  var width = Math.max(MIN_W, Math.min(MAX_W, Math.floor(opts.width || MAX_W)));
+  var lines = wrapText(opts.title || '', width - 16, TITLE_SIZE);
+  var g = geometry(curve, slo, width, null, lines.length);
   var id = opts.id || 'frontier';
   var svg = node('svg', { xmlns: NS, viewBox: '0 0 ' + g.W + ' ' + g.H, width: g.W, height: g.H, class: 'chart frontier',
     role: 'group', 'aria-labelledby': id + '-title', 'font-family': 'system-ui, sans-serif', 'font-size': '11' });
   svg.appendChild(node('title', { id: id + '-title' }, opts.title));
-  svg.appendChild(node('text', { x: 8, y: 16, 'font-weight': '700', 'font-size': '13', fill: 'currentColor' }, opts.title));
-  var x0 = PAD_L, x1 = g.W - PAD_R, y0 = g.H - PAD_B, y1 = PAD_T;
+  lines.forEach(function (line, i) {
+    svg.appendChild(node('text', { x: 8, y: 16 + i * TITLE_LINE_H, 'font-weight': '700', 'font-size': String(TITLE_SIZE), fill: 'currentColor',
+      class: 'chart-title' }, line));
+  });
+  var x0 = PAD_L, x1 = g.W - PAD_R, y0 = g.H - PAD_B, y1 = g.top;
   g.yTicks.forEach(function (v) {
     var y = g.sy(v);
     svg.appendChild(node('line', { x1: x0, x2: x1, y1: y, y2: y, stroke: 'currentColor', 'stroke-opacity': '0.12' }));

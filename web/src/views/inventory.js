@@ -5,6 +5,7 @@ import * as dom from '../dom/dom.js';
 import * as engine from '../engine/engine.js';
 import * as format from '../format/format.js';
 import * as i18n from '../i18n/i18n.js';
+import * as matrixView from '../matrix/view.js';
 import { toInventoryRequest } from '../state/requests.js';
 
 var $ = dom.$, el = dom.el;
@@ -83,12 +84,15 @@ function commit() {
   ctx.change({ inv: rows.filter(function (r) { return r.gpu.trim(); }).map(function (r) { return { gpu: r.gpu, count: r.count }; }) });
 }
 
+// label: the column's name, shown beside the cell where the phone layout
+// stacks a row's cells (styles.css).
 function taskCell(task, result, L, current) {
   var cls = current ? ' current' : '';
-  if (!result) return el('td', { class: cls.trim() || null }, '—');
+  var label = ctx.t('inv.' + task);
+  if (!result) return el('td', { class: cls.trim() || null, dataset: { label: label } }, '—');
   if (!result.fits) {
     var needs = result.gpus_needed ? ' ' + ctx.t('inv.needs', { n: result.gpus_needed }) : '';
-    return el('td', { class: 'no' + cls, title: result.rejection || null }, cells.SYMBOL_NO + needs);
+    return el('td', { class: 'no' + cls, title: result.rejection || null, dataset: { label: label } }, cells.SYMBOL_NO + needs);
   }
   var speed = task === 'inference' ? result.decode_tokens_per_s : result.train_tokens_per_s;
   // The GPUs it takes, beside the figure they give.
@@ -96,7 +100,7 @@ function taskCell(task, result, L, current) {
   var parts = [cells.SYMBOL_FITS + used];
   if (speed != null) parts.push(format.compact(L, speed) + ' ' + ctx.t('unit.tokPerS'));
   if (result.weights) parts.push(String(result.weights).toUpperCase());
-  return el('td', { class: 'yes' + cls }, parts.join(' · '));
+  return el('td', { class: 'yes' + cls, dataset: { label: label } }, parts.join(' · '));
 }
 
 // A task's figure for sorting: speed where it runs, nothing where it does not.
@@ -107,8 +111,24 @@ function taskValue(row, k) {
   return typeof v === 'number' ? v : 0;
 }
 
+// The landing order, as the matrix's: current families first (by their
+// newest release), each family's models by size.
+function currentFirst(rows) {
+  var byId = {};
+  (ctx.app.models || []).forEach(function (m) { byId[m.id] = m; });
+  var models = rows.map(function (r) {
+    var m = byId[r.model_id] || {};
+    return { family: m.family || r.model_name, params_b: r.params_b, release_date: m.release_date };
+  });
+  var out = [];
+  matrixView.rowGroups({ models: models }, { sort: 'family', dir: 'asc' }).forEach(function (g) {
+    g.rows.forEach(function (i) { out.push(rows[i]); });
+  });
+  return out;
+}
+
 function sortedRows(rows) {
-  if (!sortKey) return rows;
+  if (!sortKey) return currentFirst(rows);
   return rows.slice().sort(function (a, b) {
     if (sortKey === 'name') return sortDir * String(a.model_name).localeCompare(String(b.model_name));
     var x = sortKey === 'size' ? a.params_b : taskValue(a, sortKey), y = sortKey === 'size' ? b.params_b : taskValue(b, sortKey);

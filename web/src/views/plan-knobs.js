@@ -13,16 +13,46 @@ function field(id, label, control, hint) {
     hint ? el('span', { class: 'knob-auto', id: id + '-auto' }, hint) : null]);
 }
 
+// The number boxes on screen: text typed but not yet committed goes with
+// whatever knob changes next (a select picked right after typing), so a
+// redraw never drops it.
+var boxes = [];
+
+// A box's patch for its text: {} when the text is what it last committed,
+// null when the text is not a whole number in range.
+function boxPatch(box) {
+  var text = box.input.value.trim();
+  if (text === box.committed) return {};
+  var n = Number(text);
+  if (text !== '' && !(Number.isInteger(n) && n >= box.min && n <= box.max)) return null;
+  return box.toPatch(text === '' ? null : n);
+}
+
+// Every box's uncommitted text as one patch (marked committed), bad ones left out.
+function pending(except) {
+  var patch = {};
+  boxes.forEach(function (box) {
+    if (box === except || !box.input.isConnected) return;
+    var p = boxPatch(box);
+    if (p) { Object.assign(patch, p); box.committed = box.input.value.trim(); }
+  });
+  return patch;
+}
+
 // A whole-number box: empty = auto; commits on change (not per keystroke).
-function numberBox(id, value, min, max, placeholder, onValue) {
+// toPatch(n | null) → the state patch; change(patch) applies it.
+function numberBox(id, value, min, max, placeholder, toPatch, change) {
   var input = el('input', { id: id, type: 'number', inputmode: 'numeric', min: String(min), max: String(max), step: '1',
     value: value == null ? '' : String(value), placeholder: placeholder });
+  var box = { input: input, min: min, max: max, toPatch: toPatch, committed: value == null ? '' : String(value) };
+  boxes.push(box);
   input.addEventListener('change', function () {
-    var text = input.value.trim();
-    var n = Number(text);
-    if (text === '') onValue(null);
-    else if (Number.isInteger(n) && n >= min && n <= max) { input.removeAttribute('aria-invalid'); onValue(n); }
-    else input.setAttribute('aria-invalid', 'true');
+    var patch = boxPatch(box);
+    if (!patch) { input.setAttribute('aria-invalid', 'true'); return; }
+    input.removeAttribute('aria-invalid');
+    if (!Object.keys(patch).length) return;
+    box.committed = input.value.trim();
+    change(Object.assign(pending(box), patch));
   });
   return input;
 }
@@ -42,44 +72,47 @@ function chose(ctx, text) { return text == null ? null : ctx.t('knob.chose', { v
 function fields(r, s, knobs, ctx) {
   var plan = (r && r.plan) || {};
   var out = [];
+  boxes = [];
+  // A select's change takes the boxes' typed text with it.
+  var change = function (patch) { ctx.change(Object.assign(pending(null), patch)); };
   var count = s.cnt === 'auto' ? null : s.cnt;
   out.push(field('detail-count', ctx.t('detail.gpuCount'),
-    numberBox('detail-count', count, 1, 1024, ctx.t('knob.auto'), function (n) { ctx.change({ cnt: n == null ? 'auto' : n }); }),
+    numberBox('detail-count', count, 1, 1024, ctx.t('knob.auto'), function (n) { return { cnt: n == null ? 'auto' : n }; }, ctx.change),
     count == null && r ? chose(ctx, String(r.gpu_count)) : null));
   if (knobs.training) {
     out.push(field('detail-ckpt', ctx.t('knob.checkpointing'), choice('detail-ckpt', [
       { value: 'auto', label: ctx.t('knob.auto') }, { value: 'on', label: ctx.t('knob.on') }, { value: 'off', label: ctx.t('knob.off') }],
-    s.checkpointing, function (v) { ctx.change({ checkpointing: v }); }),
+    s.checkpointing, function (v) { change({ checkpointing: v }); }),
     s.checkpointing === 'auto' && plan.gradient_checkpointing != null ? chose(ctx, ctx.t(plan.gradient_checkpointing ? 'knob.on' : 'knob.off')) : null));
     out.push(field('detail-micro-batch', ctx.t('knob.microBatch'),
-      numberBox('detail-micro-batch', s.b, 1, 1e6, ctx.t('knob.default'), function (n) { ctx.change({ b: n }); }),
+      numberBox('detail-micro-batch', s.b, 1, 1e6, ctx.t('knob.default'), function (n) { return { b: n }; }, ctx.change),
       s.b == null && plan.micro_batch != null ? ctx.t('knob.defaultWas', { value: plan.micro_batch }) : null));
   }
   if (knobs.inference && LLAMA_ENGINES.indexOf(knobs.engine) >= 0) {
     out.push(field('detail-offload', ctx.t('knob.offload'), choice('detail-offload', ['auto', 'none', 'layers', 'moe-experts'].map(function (v) {
       return { value: v, label: ctx.t('knob.offload.' + v) };
-    }), s.offload, function (v) { ctx.change({ offload: v }); }),
+    }), s.offload, function (v) { change({ offload: v }); }),
     s.offload === 'auto' && plan.offload ? chose(ctx, offloadText(plan, ctx)) : null));
     if (s.offload === 'layers') {
       out.push(field('detail-gpu-layers', ctx.t('knob.gpuLayers'),
-        numberBox('detail-gpu-layers', s.gpuLayers, 0, 100000, ctx.t('knob.auto'), function (n) { ctx.change({ gpuLayers: n }); }),
+        numberBox('detail-gpu-layers', s.gpuLayers, 0, 100000, ctx.t('knob.auto'), function (n) { return { gpuLayers: n }; }, ctx.change),
         s.gpuLayers == null && plan.gpu_layers != null ? chose(ctx, String(plan.gpu_layers)) : null));
     }
     if (s.offload === 'moe-experts') {
       out.push(field('detail-cpu-moe', ctx.t('knob.cpuMoeLayers'),
-        numberBox('detail-cpu-moe', s.cpuMoeLayers, 0, 100000, ctx.t('knob.auto'), function (n) { ctx.change({ cpuMoeLayers: n }); }),
+        numberBox('detail-cpu-moe', s.cpuMoeLayers, 0, 100000, ctx.t('knob.auto'), function (n) { return { cpuMoeLayers: n }; }, ctx.change),
         s.cpuMoeLayers == null && plan.cpu_moe_layers != null ? chose(ctx, String(plan.cpu_moe_layers)) : null));
     }
   }
   if (knobs.apple || (knobs.inference && LLAMA_ENGINES.indexOf(knobs.engine) >= 0)) {
     var ram = explained(r, 'host_ram_gib');
     out.push(field('detail-host-ram', ctx.t('knob.hostRam'),
-      numberBox('detail-host-ram', s.hostRamGib, 1, 1e7, ctx.t('knob.default'), function (n) { ctx.change({ hostRamGib: n }); }),
+      numberBox('detail-host-ram', s.hostRamGib, 1, 1e7, ctx.t('knob.default'), function (n) { return { hostRamGib: n }; }, ctx.change),
       s.hostRamGib == null && ram != null ? ctx.t('knob.defaultWas', { value: format.gib(ctx.locale, ram) }) : null));
   }
   if (knobs.apple) {
     out.push(field('detail-wired', ctx.t('knob.wiredLimit'),
-      numberBox('detail-wired', s.wiredLimitGib, 1, 1e7, ctx.t('knob.default'), function (n) { ctx.change({ wiredLimitGib: n }); }),
+      numberBox('detail-wired', s.wiredLimitGib, 1, 1e7, ctx.t('knob.default'), function (n) { return { wiredLimitGib: n }; }, ctx.change),
       s.wiredLimitGib == null && r ? ctx.t('knob.defaultWas', { value: format.gib(ctx.locale, r.gpu.memory_gib) }) : null));
   }
   return out;

@@ -87,8 +87,11 @@ function optionItem(o, s, modelId, all) {
     figure(t('fig.purchase'), moneyText(o, 'purchase_usd', s)),
     figure(training ? t('fig.cost') : t('fig.perMTok'), moneyText(o, training ? 'cost_usd' : 'usd_per_million_tokens', s)),
     figure(t('fig.power'), o.power_w == null ? null : format.power(L, o.power_w))]);
-  var notes = el('div', { class: 'rec-notes' }, [notesList(t('rec.reasons'), o.reasons, function (i) { return reasonText(i, o, s, all); }, ''),
-    notesList(t('rec.watch'), o.watch, watchText, 'warn-list')]);
+  var notes = el('div', { class: 'rec-notes' }, [notesList(t('rec.reasons'), o.reasons, function (i) { return reasonText(i, o, s, all); }, '',
+    // A reason the page writes from the option's figures (in the currency
+    // in force) has no use for the engine's dollar text as its title.
+    function (i) { return reasonText(i, o, s, all) === i18n.code('reason', i.code, i.message); }),
+  notesList(t('rec.watch'), o.watch, watchText, 'warn-list')]);
   var meta = [t('strategy.' + o.strategy)];
   if (o.weights) meta.unshift(String(o.weights).toUpperCase());
   if (o.nodes > 1) meta.push(t('rec.nodes', { n: o.nodes }));
@@ -106,10 +109,11 @@ function optionItem(o, s, modelId, all) {
 
 // text(item): the item in the page's language; the engine's English
 // message stays as the title.
-function notesList(title, items, text, cls) {
+// keepTitle(item): whether the engine's message is worth a title (default yes).
+function notesList(title, items, text, cls, keepTitle) {
   if (!items || !items.length) return null;
   return el('div', null, [el('strong', null, title), el('ul', { class: 'list ' + cls }, items.map(function (i) {
-    return el('li', { title: i.message, dataset: { code: i.code } }, text(i));
+    return el('li', { title: !keepTitle || keepTitle(i) ? i.message : null, dataset: { code: i.code } }, text(i));
   }))]);
 }
 
@@ -186,6 +190,7 @@ function presetNote(r, s) {
   var items = picks.map(function (x) {
     if (!x.option) {
       var why = x.excluded.code === 'does_not_fit' ? t('rec.docTooMany', { n: r.max_gpus })
+        : x.excluded.code === 'too_slow' ? t('rec.docTooSlow', { n: r.max_gpus, days: r.max_train_days })
         : i18n.code('reason', x.excluded.code, x.excluded.message);
       return el('li', { dataset: { gpuId: x.id } }, t('rec.docExcluded', { gpu: gpuName(x.id), why: why }));
     }
@@ -296,7 +301,11 @@ function compareTable(s, modelId, gpuIds) {
   row(t('detail.fits'), results.map(function (x) {
     if (x.error) return el('td', { class: 'status error', title: i18n.errorDetail(x.error) || null }, i18n.errorText(x.error));
     var r = x.r;
-    return el('td', null, (r.fits ? cells.SYMBOL_FITS + ' ' : cells.SYMBOL_NO + ' ') + r.gpu_count + ' × · ' + t('strategy.' + r.strategy));
+    // Above the GPU limit the matrix and the detail say ✗ and why; so does this.
+    var over = r.fits && r.gpu_count > s.g;
+    return el('td', { class: over ? 'over-limit' : null, title: over ? t('detail.overLimit', { n: r.gpu_count, limit: s.g }) : null },
+      (r.fits && !over ? cells.SYMBOL_FITS + ' ' : cells.SYMBOL_NO + ' ') + r.gpu_count + ' × · ' + t('strategy.' + r.strategy) +
+      (over ? ' · ' + t('cmp.overLimit', { limit: s.g }) : ''));
   }));
   row(t('detail.memory'), results.map(function (x) { return el('td', { class: 'num' }, x.r ? format.gib(L, x.r.memory.total_gib) : ''); }));
   detailView.FIGURES.forEach(function (f) {

@@ -142,12 +142,21 @@ function table(list, opts) {
   return el('table', { class: 'plain serve-table', id: 'serve-table' }, [el('thead', null, head), el('tbody', null, body)]);
 }
 
-function verdictText(answer, s, t, L) {
+// The answer in one sentence: the first deployment, what each user gets and,
+// where it is priced, its month and its cost per million output tokens.
+// opts: {currency, cnyPerUsd, pricing}; without it, dollars at cloud prices.
+function verdictText(answer, s, t, L, opts) {
   var load = s.sr != null ? t('serve.rate', { n: format.number(L, s.sr) }) : t('serve.users', { n: format.number(L, s.su, 0) });
   var best = (answer.deployments || [])[0];
   if (!best) return t('serve.none');
   var key = answer.meets_slo === false ? 'serve.closest' : 'serve.best';
-  return t(key, { load: load, n: best.gpu_count, gpu: best.gpu_name || best.gpu,
+  var o = opts || {};
+  var currency = o.currency || 'usd';
+  var month = money(best, 'usd_per_month', currency, o.cnyPerUsd, L);
+  var perM = money(best, o.pricing === 'purchase' ? 'purchase_usd_per_million_output_tokens' : 'usd_per_million_output_tokens',
+    currency, o.cnyPerUsd, L);
+  var cost = month === '—' || perM === '—' ? '' : t('serve.costs', { month: month, perM: perM });
+  return t(key, { load: load, n: best.gpu_count, gpu: best.gpu_name || best.gpu, cost: cost,
     user: best.serving && format.isNum(best.serving.user_tokens_per_s) ? format.number(L, best.serving.user_tokens_per_s) : '—' });
 }
 
@@ -200,11 +209,12 @@ function render() {
   var tools = svg ? el('div', { class: 'chart-tools' }, [
     el('button', { type: 'button', class: 'btn small', id: 'serve-svg', onclick: function () { exporter.svg(svg, name); } }, t('export.svg')),
     el('button', { type: 'button', class: 'btn small', id: 'serve-png', onclick: function () { exporter.png(svg, name); } }, t('export.png'))]) : null;
-  var warn = (answer.warnings || []).map(function (w) {
+  // slo_not_met is the verdict's own sentence (closest ones, or none that fit).
+  var warn = (answer.warnings || []).filter(function (w) { return w.code !== 'slo_not_met'; }).map(function (w) {
     return el('li', { dataset: { code: w.code }, title: w.message }, i18n.code('warn', w.code, w.message));
   });
   dom.replace(out, [
-    el('p', { class: 'serve-verdict ' + (answer.meets_slo === false ? 'misses' : 'meets'), id: 'serve-verdict' }, verdictText(answer, s, t, L)),
+    el('p', { class: 'serve-verdict ' + (answer.meets_slo === false ? 'misses' : 'meets'), id: 'serve-verdict' }, verdictText(answer, s, t, L, opts)),
     list.length ? el('div', { class: 'panel table-scroll' }, table(list, opts)) : null,
     svg ? el('div', { class: 'panel' }, [el('h3', null, t('serve.frontier')), el('p', { class: 'note' }, t('serve.frontierNote')), svg, readout, tools]) : null,
     warn.length ? el('ul', { class: 'list warn-list' }, warn) : null]);

@@ -41,6 +41,7 @@ struct Preset {
     bool gradientCheckpointing = false;
     Objective objective = Objective::Cheapest;
     int maxGpus = 64;
+    std::optional<double> maxTrainDays;  // training: the run length the preset plans for
     std::string documentPicks;   // the article's "推荐GPU" cell
     std::string documentReason;  // the article's "理由" cell, in English
     // The catalog entries the cell's names cover, every form factor of a

@@ -33,6 +33,9 @@ struct RecommendOptions {
     Pricing pricing = Pricing::Cloud;
     int maxGpus = 64;  // largest configuration considered
     int top = 10;      // options listed (plus the best of any tier missing from them)
+    // Training: the longest run wanted; a GPU type takes more GPUs (within
+    // maxGpus) until its run finishes in time, or is excluded.
+    std::optional<double> maxTrainDays;
     // GPU ids whose best option is listed too, wherever it ranks (a preset's
     // document picks, to compare with).
     std::vector<std::string> alsoList;

@@ -173,6 +173,7 @@ Json presetRequest(const Catalog& catalog, const Preset& p) {
     if (p.gradientCheckpointing) request["gradient_checkpointing"] = true;
     request["objective"] = toString(p.objective);
     request["max_gpus"] = p.maxGpus;
+    if (p.maxTrainDays) request["max_train_days"] = *p.maxTrainDays;
     if (const ModelSpec* model = presetModel(catalog, p)) request["model"] = model->id;
     return request;
 }
@@ -185,7 +186,7 @@ Json recommendToJson(const Catalog& catalog, const Json& request) {
     Json filled = request;
     const Preset* preset = applyPreset(catalog, filled);
     std::vector<Warning> warnings;
-    const ScenarioOptions scenarioOptions{false, {"objective", "pricing", "max_gpus", "top", "gpu_filter", "preset"}};
+    const ScenarioOptions scenarioOptions{false, {"objective", "pricing", "max_gpus", "max_train_days", "top", "gpu_filter", "preset"}};
     Scenario workload = scenarioFromJson(catalog, filled, warnings, scenarioOptions);
     if (!filled.contains("model") || filled["model"].is_null()) {
         fail("missing_key", "/model", "required key 'model' is missing");
@@ -200,6 +201,8 @@ Json recommendToJson(const Catalog& catalog, const Json& request) {
                                        : (r.ignore("pricing"), Pricing::Cloud);
     options.maxGpus = static_cast<int>(r.integerOr("max_gpus", kDefaultMaxGpus, limitOf("max_gpus").minInteger(),
                                                  limitOf("max_gpus").maxInteger()));
+    options.maxTrainDays = r.optionalNumber("max_train_days", limitOf("max_train_days").min,
+                                            limitOf("max_train_days").max);
     options.top = static_cast<int>(r.integerOr("top", kDefaultTop, limitOf("top").minInteger(), limitOf("top").maxInteger()));
     if (preset) options.alsoList = preset->documentPickGpus;  // ranked beside the engine's own picks
     const std::vector<GpuSpec> gpus = selectGpus(catalog, filled);
@@ -207,6 +210,7 @@ Json recommendToJson(const Catalog& catalog, const Json& request) {
     const Recommendation rec = recommend(catalog, workload, gpus, options);
     Json out = recommendationToJson(catalog, rec, workload);
     out["max_gpus"] = options.maxGpus;
+    if (options.maxTrainDays) out["max_train_days"] = *options.maxTrainDays;
     out["preset"] = presetToJson(preset, workload.model.id);
     out["warnings"] = warningsToJson(warnings);
     return out;

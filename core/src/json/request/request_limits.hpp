@@ -43,6 +43,7 @@ constexpr RequestLimit kRequestLimits[] = {
     {"parallel.dp", 1, kMaxGpuCount},
     {"global_batch", 1, 1e9},
     {"interconnect.gpus_per_node", 1, 1024},  // NVL72/NVL576-class domains fit
+    {"max_train_days", 0.01, 36500},   // recommend: the longest training run wanted
     {"top", 1, 100},                   // recommend: options answered
     {"inventory.count", 1, kMaxGpus},  // inventory: cards of one kind
 };

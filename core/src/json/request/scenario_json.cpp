@@ -58,7 +58,15 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
     else r.ignore("kv_cache");
     s.kvCache = kv;
 
-    s.batch = integerWithin(r, "batch", "batch", 1);
+    const Json* batch = r.raw("batch");
+    if (batch && batch->is_string() && lowerText(batch->get<std::string>()) == "auto") {
+        if (!training) failType("invalid_value", r.pathOf("batch"), "a number (\"auto\" is the training micro-batch)", *batch);
+        s.batchAuto = true;
+        s.batch = 1;
+        r.ignore("batch");
+    } else {
+        s.batch = integerWithin(r, "batch", "batch", 1);
+    }
     s.promptTokens = integerWithin(r, "prompt_tokens", "prompt_tokens", training ? 0 : 2048);
     s.outputTokens = integerWithin(r, "output_tokens", "output_tokens", training ? 0 : 512);
     s.seqLen = integerWithin(r, "seq_len", "seq_len", s.task == Task::Pretrain ? 4096 : 2048);
@@ -318,6 +326,14 @@ GpuSpec resolveGpu(const Catalog& catalog, const Json& value, const std::string&
                    {"caveats", Json::array()},  {"confidence", "low"},       {"sources", {"user input"}},
                    {"notes", "figures entered by the user"}};
     for (auto it = value.begin(); it != value.end(); ++it) filled[it.key()] = it.value();
+    // The size the user gave is checked as given: a bad memory_gib must not
+    // be reported as the memory_gb derived from it (or the other way round).
+    for (const char* key : {"memory_gib", "memory_gb"}) {
+        const auto given = value.find(key);
+        if (given != value.end() && !(given->is_number() && given->get<double>() > 0)) {
+            failType("invalid_value", path + "/" + key, "a positive number", *given);
+        }
+    }
     if (!filled.contains("memory_gib") && filled.contains("memory_gb") && filled["memory_gb"].is_number()) {
         filled["memory_gib"] = gbToGiB(filled["memory_gb"].get<double>());
     }
