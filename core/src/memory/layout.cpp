@@ -40,12 +40,13 @@ void holdWeights(const Scenario& s, ModelFigures& figures) {
         figures.weightsLlamaCpp = llamaCpp;
         figures.weightsKnown = true;
     }
-    if (s.engine == Engine::Ollama || (figures.kvKnown && figures.kvFormat == s.kvCache && figures.kvEngine == s.engine)) {
-        return;
-    }
+    if (s.engine == Engine::Ollama || figures.holdsKv(s)) return;
     figures.kv = kvTerms(s, figures.shape);
     figures.kvFormat = s.kvCache;
     figures.kvEngine = s.engine;
+    figures.kvBatch = s.batch;
+    figures.kvPromptTokens = s.promptTokens;
+    figures.kvOutputTokens = s.outputTokens;
     figures.kvKnown = true;
 }
 
@@ -65,8 +66,7 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
     } else {
         in.weights = weightParts(s, in.shape, in.counts);
     }
-    if (held && held->kvKnown && held->kvFormat == s.kvCache && held->kvEngine == s.engine &&
-        s.engine != Engine::Ollama) {
+    if (held && held->holdsKv(s)) {
         in.kv = held->kv;
     } else {
         in.kv = kvTerms(s, in.shape);
