@@ -87,7 +87,8 @@ scenario keys and defaults (only "model" and "gpu" are required):
   parallel.ep, parallel.attention_dp, parallel.dp   expert parallelism, attention data parallelism, replicas
   parallel.cp         training: context parallelism (the sequence split over cp GPUs)
   serving             {"prefix_cache_hit_rate": 0..1, "speculative": {"method": "mtp" | "eagle" | "draft",
-                       "accepted_tokens_per_step": x}, "request_rate_per_s": r}; inference with vllm, sglang,
+                       "accepted_tokens_per_step": x}, "request_rate_per_s": r, "mixed_chunk": bool (SGLang
+                       --enable-mixed-chunk)}; inference with vllm, sglang,
                        tensorrt-llm or llama.cpp adds a "serving" object: continuous batching at `batch` concurrent
                        requests (ttft_s with the wait for a prefill slot, tpot_ms, tokens/s per user and per GPU,
                        requests/s, kv_cache_tokens, max_concurrency, cost and energy per output token)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 
 #include "caliper/plan/plan.hpp"
 #include "validate/engine_conventions.hpp"
@@ -333,6 +334,20 @@ std::int64_t attentionDpOf(const std::string& extra) {
     return value > 0 ? value : 1;
 }
 
+// aiconfigurator measures SGLang through the deployments its generator
+// writes, whose aggregated SGLang rule passes --enable-mixed-chunk since
+// ai-dynamo/aiconfigurator pull 257 (fa895ffb1, 2026-01-19:
+// generator/rule_plugin/sglang.rule "agg enable_mixed_chunk = true"). Its
+// SGLang data moved from 0.5.1.post1 (pull 84, 2025-11-05) to 0.5.6.post2
+// (pull 228, 2026-01-13); the 0.5.9 rows state 2026-03-25. So rows of SGLang
+// 0.5.6 on ran mixed chunks and the 0.5.1 rows SGLang's default.
+bool aiconfiguratorMixedChunk(const RowFacts& f) {
+    if (lowerCase(f.engine) != "sglang" || !contains(lowerCase(f.source), "aiconfigurator")) return false;
+    int major = 0, minor = 0, patch = 0;
+    if (std::sscanf(f.engineVersion.c_str(), "%d.%d.%d", &major, &minor, &patch) != 3) return false;
+    return major > 0 || minor > 5 || (minor == 5 && patch >= 6);
+}
+
 // Serving rows state their setup in structured keys: the engine instance's
 // parallel degrees (gpu_count = tp x pp x attention-DP ranks), the request
 // lengths and the concurrency; start-up memory rows the context limit and
@@ -422,6 +437,7 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     checkFrameworkStateFloor(catalog, f, m.request);
     if (kind == RowKind::Serving || kind == RowKind::EngineMemory) {
         applyServingSetup(kind, f, rowText(row, "extra"), m.request);
+        if (kind == RowKind::Serving && aiconfiguratorMixedChunk(f)) m.request["serving"]["mixed_chunk"] = true;
         m.expectFits.reset();  // more concurrent requests than the pool holds queue; they do not fail
     }
     setComparison(kind, f, setup, m);

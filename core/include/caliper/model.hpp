@@ -27,6 +27,9 @@ struct MoeSpec {
     int expertIntermediateSize = 0;
     int denseLayers = 0;        // leading layers with a dense MLP (DeepSeek first_k_dense_replace)
     int layerInterval = 1;      // every n-th layer is MoE (Llama 4 Maverick: 2)
+    // Inner size of each always-on expert when it differs from the routed
+    // ones (Gemma 4's dense MLP beside its experts); 0 = expertIntermediateSize.
+    int sharedExpertIntermediateSize = 0;
 };
 
 struct MlaSpec {  // DeepSeek-V2/V3 multi-head latent attention
@@ -38,11 +41,14 @@ struct MlaSpec {  // DeepSeek-V2/V3 multi-head latent attention
 };
 
 // Linear-attention or state-space layers of a hybrid model (Qwen3-Next /
-// Qwen3.5 Gated DeltaNet, Mamba-2 in Nemotron-H and Granite 4.0-H). They keep
-// a fixed recurrent state per sequence instead of a per-token KV cache.
+// Qwen3.5 Gated DeltaNet, Mamba-2 in Nemotron-H and Granite 4.0-H, LFM2's
+// gated short convolutions). They keep a fixed state per sequence instead of
+// a per-token KV cache.
 // Mamba-2 maps onto the same widths: key heads = n_groups, key head dim =
 // ssm_state_size, value heads = mamba_num_heads, value head dim = mamba_head_dim.
-enum class LinearKind { None, GatedDeltaNet, Mamba2 };
+// A short convolution (LFM2) has no heads: value heads = hidden_size channels
+// of width 1, no key heads; its state is the last conv_kernel - 1 inputs.
+enum class LinearKind { None, GatedDeltaNet, Mamba2, ShortConv };
 
 struct LinearAttentionSpec {
     LinearKind kind = LinearKind::None;
@@ -62,6 +68,16 @@ struct SparseAttentionSpec {
     int indexHeads = 0;  // 0 = dense attention
     int indexHeadDim = 0;
     int indexTopk = 0;
+};
+
+// Global (full-attention) layers of a sliding-window stack with their own
+// head width and KV heads (Gemma 4: global_head_dim, num_global_key_value_heads).
+// kEqV: keys and values come from one projection (attention_k_eq_v; no v_proj),
+// both still cached. headDim 0 = no separate global shape.
+struct GlobalAttentionSpec {
+    int headDim = 0;
+    int kvHeads = 0;
+    bool kEqV = false;
 };
 
 // The architecture fields of a model: plain values only, so that a matrix
@@ -96,6 +112,7 @@ struct ModelArchitecture {
     bool embeddingNorm = false;    // BLOOM word_embeddings_layernorm
     int slidingWindow = 0;         // tokens; 0 = none
     int slidingLayers = 0;         // layers that use the window
+    GlobalAttentionSpec global;    // the other attention layers, when shaped differently
     MoeSpec moe;
     MlaSpec mla;
     LinearAttentionSpec linear;
@@ -157,6 +174,11 @@ struct ParamCounts {
 int fullAttentionLayers(const ModelSpec& model);  // layers with a per-token KV cache
 int ffnLayers(const ModelSpec& model);            // layers with an MLP or MoE
 int moeLayerCount(const ModelSpec& model);        // of those, the MoE ones
+// Full-attention layers shaped by `global` (0 without a global shape).
+int globalAttentionLayers(const ModelSpec& model);
+// KV elements per token of one global layer relative to one sliding layer
+// (1 without a global shape).
+double globalKvScale(const ModelSpec& model);
 
 ParamCounts countParams(const ModelSpec& model);
 

@@ -66,7 +66,9 @@ double perTokenLayerBytes(const ModelShape& s, int tp, double elementBytes) {
     double mlp = s.ffn > 0 ? matrices * s.ffn / tp : 0;
     if (s.experts > 0) {
         const double routed = double(s.topK + s.sharedExperts);
-        mlp = std::max(mlp, routed * (matrices * s.expertFfn / tp + s.hidden) + s.experts * 2.0);
+        // Always-on experts wider than the routed ones (Gemma 4's dense MLP) add their surplus.
+        const double sharedSurplus = s.sharedExperts * matrices * (s.sharedExpertFfn - s.expertFfn) / tp;
+        mlp = std::max(mlp, routed * (matrices * s.expertFfn / tp + s.hidden) + s.experts * 2.0 + sharedSurplus);
     }
     return (residual + std::max(attention, mlp)) * elementBytes;
 }
@@ -83,7 +85,9 @@ double llamaCppComputeBytes(const Inputs& in, const Stage& stage, const Explain&
     const double ubatch = std::min(kLlamaCppUbatch, nCtx);
     // Per layer: f32 MLP intermediates (or top-k expert copies) and, without
     // FlashAttention, the f32 K*Q score matrix over the whole cache.
-    const double mlpWidth = sh.experts > 0 ? (sh.topK + sh.sharedExperts) * 3.0 * sh.expertFfn : 3.0 * sh.ffn;
+    const double mlpWidth =
+        sh.experts > 0 ? (sh.topK + sh.sharedExperts) * 3.0 * sh.expertFfn + sh.sharedExperts * 3.0 * (sh.sharedExpertFfn - sh.expertFfn)
+                       : 3.0 * sh.ffn;
     double layer = ubatch * kF32 * (mlpWidth + 2 * sh.hidden);
     if (!s.flashAttention) layer += ubatch * kF32 * sh.heads * nCtx;
     // Output: f32 logits for every token of the micro-batch (worst-case graph).

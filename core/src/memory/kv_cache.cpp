@@ -89,6 +89,10 @@ CacheTokens cacheTokens(const Scenario& s) {
 
 struct CacheLayers {
     double full = 0, sliding = 0, cross = 0;  // on the whole model
+    // KV width of a full layer relative to a sliding one: Gemma 4's global
+    // layers cache num_global_key_value_heads x global_head_dim.
+    double fullScale = 1;
+    double weighted() const { return full * fullScale + sliding; }  // in sliding-layer units
 };
 
 CacheLayers cacheLayers(const ModelSpec& m, const ModelShape& shape) {
@@ -101,6 +105,7 @@ CacheLayers cacheLayers(const ModelSpec& m, const ModelShape& shape) {
     const double self = std::max(0, std::min(shape.layers, fullAttentionLayers(m)) - crossInside);
     c.sliding = m.slidingWindow > 0 ? std::min<double>(std::max(0, m.slidingLayers), self) : 0;
     c.full = self - c.sliding;
+    c.fullScale = globalKvScale(m);
     c.cross = m.crossAttentionTokens > 0 ? m.crossAttentionLayers : 0;
     return c;
 }
@@ -122,7 +127,7 @@ double linearStateBytes(const Scenario& s, const Layout& layout, double stageSha
 // DSA indexer keys: one index_head_dim vector per token and attention layer,
 // not split by tensor parallelism.
 double indexerBytesPerToken(const Scenario& s, const CacheLayers& layers) {
-    return (layers.full + layers.sliding) * s.model.sparse.indexHeadDim * kvBytesPerElement(s.kvCache);
+    return (layers.full + layers.sliding) * s.model.sparse.indexHeadDim * kvBytesPerElement(s.kvCache);  // same width on every layer
 }
 
 void explainKv(const Inputs& in, const Layout& layout, double stageShare, double crossBytes, double bytes,
@@ -136,15 +141,20 @@ void explainKv(const Inputs& in, const Layout& layout, double stageShare, double
                                      ? (cache.shardable ? "MLA decompressed K and V per head" : "MLA latent + RoPE key")
                                      : fmt("2 x %d KV heads x %.0f head dim", in.shape.kvHeads, in.shape.headDim);
     ex.add("kv_bytes_per_token",
-           [&] { return fmt("%.0f elements per layer (%s) x %.4g bytes (%s) x %.0f layers%s%s", cache.elements, perLayer.c_str(),
+           [&] { return fmt("%.0f elements per layer (%s) x %.4g bytes (%s) x %.0f layers%s%s%s", cache.elements, perLayer.c_str(),
                elementBytes, toString(s.kvCache), layers.full + layers.sliding,
                layers.sliding > 0
                    ? fmt(" (%.0f of them capped at the %d-token window)", layers.sliding, s.model.slidingWindow).c_str()
                    : "",
+               layers.fullScale != 1
+                   ? fmt(", the %.0f global layers %.3g times as wide (%d KV heads x %d head dim)", layers.full,
+                         layers.fullScale, s.model.global.kvHeads > 0 ? s.model.global.kvHeads : s.model.kvHeads,
+                         s.model.global.headDim).c_str()
+                   : "",
                s.model.sparse.indexHeadDim > 0
                    ? fmt(" + a %d-wide sparse-attention indexer key per layer", s.model.sparse.indexHeadDim).c_str()
                    : ""); },
-           cache.elements * elementBytes * (layers.full + layers.sliding) + indexerBytesPerToken(s, layers));
+           cache.elements * elementBytes * layers.weighted() + indexerBytesPerToken(s, layers));
     const char* layout0 = s.engine == Engine::Ollama ? ", Ollama's num_ctx per sequence (not the prompt), padded to 256 cells"
                           : runtimeOf(s.engine) == Engine::LlamaCpp ? ", one n_ctx cache padded to 256 cells"
                           : runtimeOf(s.engine) == Engine::Vllm   ? ", whole 16-token blocks"
@@ -167,7 +177,7 @@ double kvBytesPerTokenPerGpu(const Inputs& in, const Layout& layout, const Stage
     const LayerCache cache = layerCache(s, in.shape);
     const CacheLayers layers = cacheLayers(s.model, in.shape);
     const double stageShare = stage.layers / in.shape.stackLayers;
-    return (layers.full + layers.sliding) * stageShare * cache.elements * kvBytesPerElement(s.kvCache) *
+    return layers.weighted() * stageShare * cache.elements * kvBytesPerElement(s.kvCache) *
                headShare(cache, in.shape, layout.tp) +
            stageShare * indexerBytesPerToken(s, layers);
 }
@@ -180,7 +190,7 @@ KvTerms kvTerms(const Scenario& s, const ModelShape& shape) {
     kv.elementBytes = kvBytesPerElement(s.kvCache);
     kv.layerTokenBytes = cache.elements * kv.elementBytes;
     kv.shardable = cache.shardable;
-    kv.selfTokenLayers = layers.full * tokens.full + layers.sliding * tokens.sliding;
+    kv.selfTokenLayers = layers.full * layers.fullScale * tokens.full + layers.sliding * tokens.sliding;
     kv.crossLayers = layers.cross;
     kv.indexerBytesPerToken = indexerBytesPerToken(s, layers);
     kv.fullTokens = tokens.full;

@@ -62,6 +62,7 @@ struct ModelShape {
     int heads = 1, kvHeads = 1;
     double ffn = 0;        // dense MLP inner size
     double expertFfn = 0;  // routed-expert inner size
+    double sharedExpertFfn = 0;  // always-on expert inner size (= expertFfn unless set apart)
     int experts = 0, topK = 0, sharedExperts = 0;
     bool gated = true;
     LinearGroups groups;
@@ -94,7 +95,7 @@ WeightParts weightParts(const Scenario& s, const ModelShape& shape, const ParamC
 struct KvTerms {
     double layerTokenBytes = 0;  // cached elements per layer and token x bytes per element
     bool shardable = true;       // tensor parallelism splits them (MLA's latent it does not)
-    double selfTokenLayers = 0;  // full layers x cached tokens + sliding layers x window-capped tokens
+    double selfTokenLayers = 0;  // full layers (x their KV width relative to a sliding layer) x cached tokens + sliding layers x window-capped tokens
     double crossLayers = 0;      // layers caching encoder (or image) tokens
     double elementBytes = 0;
     double indexerBytesPerToken = 0;  // sparse-attention indexer keys, all layers

@@ -189,7 +189,7 @@ double mlpWidth(const ModelShape& sh, const ModelSpec& m) {
     if (sh.experts <= 0) return sh.ffn;
     const int moe = std::max(0, (m.layers - std::max(0, m.moe.denseLayers)) / std::max(1, m.moe.layerInterval));
     const double dense = sh.layers - moe;
-    const double routed = double(sh.topK + sh.sharedExperts) * sh.expertFfn;
+    const double routed = double(sh.topK + sh.sharedExperts) * sh.expertFfn + sh.sharedExperts * (sh.sharedExpertFfn - sh.expertFfn);
     return (dense * sh.ffn + moe * routed) / sh.layers;
 }
 

@@ -59,22 +59,32 @@ Block mlaAttention(const ModelSpec& m) {
     return b;
 }
 
-// Multi-head, grouped-query or multi-query attention: q, k, v, o projections.
-Block attention(const ModelSpec& m) {
-    if (m.attention == AttentionKind::Mla) return mlaAttention(m);
+// Multi-head, grouped-query or multi-query attention: q, k, v, o projections
+// of the given head width and KV heads; without v_proj where keys and values
+// share one projection (Gemma 4 attention_k_eq_v).
+Block attention(const ModelSpec& m, double headDim, double kvHeads, bool kEqV) {
     const double hidden = m.hiddenSize;
-    const double headDim = headDimOf(m);
     const double qDim = m.heads * headDim;
-    const double kvDim = m.kvHeads * headDim;
+    const double kvDim = kvHeads * headDim;
     Block b;
     addMatrix(b, hidden, m.attnOutputGate ? 2 * qDim : qDim);  // the gate doubles q_proj's output
     addMatrix(b, hidden, kvDim);
-    addMatrix(b, hidden, kvDim);
+    if (!kEqV) addMatrix(b, hidden, kvDim);
     addMatrix(b, qDim, hidden);
-    if (m.qkvBias) b.total += qDim + 2 * kvDim;
+    if (m.qkvBias) b.total += qDim + (kEqV ? 1 : 2) * kvDim;
     if (m.attnOutBias) b.total += hidden;
     if (m.qkNorm) b.total += 2 * headDim;  // per-head q_norm and k_norm vectors
     return b;
+}
+
+Block attention(const ModelSpec& m) {
+    if (m.attention == AttentionKind::Mla) return mlaAttention(m);
+    return attention(m, headDimOf(m), m.kvHeads, false);
+}
+
+// A global layer of a stack whose global layers are shaped differently (Gemma 4).
+Block globalAttention(const ModelSpec& m) {
+    return attention(m, m.global.headDim, m.global.kvHeads > 0 ? m.global.kvHeads : m.kvHeads, m.global.kEqV);
 }
 
 // Gated MLP (SwiGLU/GeGLU: gate, up, down) or plain two-matrix MLP.
@@ -88,8 +98,9 @@ Block mlp(const ModelSpec& m, double inner) {
     return b;
 }
 
-// Gated DeltaNet (transformers Qwen3NextGatedDeltaNet) or Mamba-2
-// (NemotronHMamba2Mixer, GraniteMoeHybridMambaLayer) mixer of one layer.
+// Gated DeltaNet (transformers Qwen3NextGatedDeltaNet), Mamba-2
+// (NemotronHMamba2Mixer, GraniteMoeHybridMambaLayer) or gated short
+// convolution (Lfm2ShortConv) mixer of one layer.
 Block linearMixer(const ModelSpec& m) {
     const LinearAttentionSpec& l = m.linear;
     const double hidden = m.hiddenSize;
@@ -97,7 +108,10 @@ Block linearMixer(const ModelSpec& m) {
     const double valueDim = double(l.valueHeads) * l.valueHeadDim;
     const double convChannels = 2 * keyDim + valueDim;  // x (or v), B and C (or q and k)
     Block b;
-    if (l.kind == LinearKind::GatedDeltaNet) {
+    if (l.kind == LinearKind::ShortConv) {
+        addMatrix(b, hidden, 3 * valueDim);       // in_proj: B, C, x
+        b.total += valueDim * l.convKernel;       // depthwise conv1d (LFM2 conv_bias false)
+    } else if (l.kind == LinearKind::GatedDeltaNet) {
         addMatrix(b, hidden, 2 * keyDim + 2 * valueDim);  // in_proj_qkvz
         addMatrix(b, hidden, 2.0 * l.valueHeads);         // in_proj_ba
         b.total += convChannels * l.convKernel;           // conv1d, no bias
@@ -125,6 +139,10 @@ Block sparseIndexer(const ModelSpec& m) {
     return b;
 }
 
+double sharedExpertSize(const ModelSpec& m) {
+    return m.moe.sharedExpertIntermediateSize > 0 ? m.moe.sharedExpertIntermediateSize : m.moe.expertIntermediateSize;
+}
+
 void accumulate(ParamCounts& c, const Block& b, double times) {
     c.total += b.total * times;
     c.linear += b.linear * times;
@@ -139,9 +157,11 @@ double addLayers(ParamCounts& c, const ModelSpec& m) {
     const double norms = m.normsPerLayer * normParams(m);
     const int moeLayers = moeLayerCount(m);
     const int denseLayers = ffnLayers(m) - moeLayers;
-    const int selfAttentionLayers = fullAttentionLayers(m) + m.encoderLayers;
+    const int globalLayers = globalAttentionLayers(m);
+    const int selfAttentionLayers = fullAttentionLayers(m) + m.encoderLayers - globalLayers;
 
     accumulate(c, attn, selfAttentionLayers);
+    if (globalLayers > 0) accumulate(c, globalAttention(m), globalLayers);
     accumulate(c, sparseIndexer(m), fullAttentionLayers(m));
     if (m.linear.layers > 0) accumulate(c, linearMixer(m), m.linear.layers);
     c.total += norms * (m.layers + m.encoderLayers);
@@ -155,7 +175,7 @@ double addLayers(ParamCounts& c, const ModelSpec& m) {
     const Block expert = mlp(m, m.moe.expertIntermediateSize);
     const double router = static_cast<double>(m.hiddenSize) * m.moe.experts;
     c.total += router * moeLayers;
-    accumulate(c, expert, static_cast<double>(m.moe.sharedExperts) * moeLayers);
+    accumulate(c, mlp(m, sharedExpertSize(m)), static_cast<double>(m.moe.sharedExperts) * moeLayers);
     const double routed = static_cast<double>(m.moe.experts) * moeLayers;
     accumulate(c, expert, routed);
     c.expert = expert.linear * routed;
@@ -172,7 +192,8 @@ double mtpModuleParams(const ModelSpec& m) {
     const double hidden = m.hiddenSize;
     double p = attention(m).total + sparseIndexer(m).total + m.normsPerLayer * normParams(m);
     if (m.moe.experts > 0) {
-        p += mlp(m, m.moe.expertIntermediateSize).total * (m.moe.experts + m.moe.sharedExperts) + hidden * m.moe.experts;
+        p += mlp(m, m.moe.expertIntermediateSize).total * m.moe.experts +
+             mlp(m, sharedExpertSize(m)).total * m.moe.sharedExperts + hidden * m.moe.experts;
     } else {
         p += mlp(m, m.intermediateSize).total;
     }
@@ -183,6 +204,19 @@ double mtpModuleParams(const ModelSpec& m) {
 
 int fullAttentionLayers(const ModelSpec& m) {
     return std::max(0, m.layers - m.linear.ffnOnlyLayers - m.linear.layers);
+}
+
+int globalAttentionLayers(const ModelSpec& m) {
+    if (m.global.headDim <= 0 || m.attention == AttentionKind::Mla) return 0;
+    const int sliding = m.slidingWindow > 0 ? std::max(0, m.slidingLayers) : 0;
+    return std::max(0, fullAttentionLayers(m) - sliding);
+}
+
+double globalKvScale(const ModelSpec& m) {
+    if (globalAttentionLayers(m) <= 0) return 1.0;
+    const double base = double(std::max(1, m.kvHeads)) * headDimOf(m);
+    const double global = double(m.global.kvHeads > 0 ? m.global.kvHeads : m.kvHeads) * m.global.headDim;
+    return base > 0 ? global / base : 1.0;
 }
 
 int ffnLayers(const ModelSpec& m) { return m.linear.ffnOnlyLayers > 0 ? m.linear.ffnOnlyLayers : m.layers; }
@@ -224,17 +258,22 @@ double kvBytesPerToken16(const ModelSpec& m) {
     // Decoder-only cross-attention layers cache image tokens, not text tokens.
     const int crossOnly = m.encoderLayers == 0 ? m.crossAttentionLayers : 0;
     const double kvLayers = std::max(0.0, attentionLayers - crossOnly);
-    return 2.0 * kvLayers * m.kvHeads * headDimOf(m) * kBytes16 + indexer;  // K and V
+    // Global layers of their own shape (Gemma 4) cache their own K and V width.
+    const double globalLayers = globalAttentionLayers(m);
+    const double perLayer = 2.0 * m.kvHeads * headDimOf(m) * kBytes16;  // K and V
+    return (kvLayers - globalLayers + globalLayers * globalKvScale(m)) * perLayer + indexer;
 }
 
 // Recurrent state value_heads x key_head_dim x value_head_dim (Gated DeltaNet's
 // S; Mamba-2's nheads x head_dim x d_state) plus conv_kernel - 1 past inputs
-// of the convolution's channels (vLLM MambaStateShapeCalculator).
+// of the convolution's channels (vLLM MambaStateShapeCalculator); a short
+// convolution keeps only the past inputs (vLLM ShortConv: (L_cache - 1) x hidden).
 double linearStateElementsPerLayer(const ModelSpec& m) {
     const LinearAttentionSpec& l = m.linear;
     if (l.layers <= 0) return 0;
     const double keyDim = double(l.keyHeads) * l.keyHeadDim;
     const double valueDim = double(l.valueHeads) * l.valueHeadDim;
+    if (l.kind == LinearKind::ShortConv) return std::max(0, l.convKernel - 1) * valueDim;
     return double(l.valueHeads) * l.keyHeadDim * l.valueHeadDim + std::max(0, l.convKernel - 1) * (2 * keyDim + valueDim);
 }
 

@@ -69,6 +69,7 @@ ModelShape scalars(const ModelSpec& m) {
     s.stackLayers = s.layers + std::max(0, m.encoderLayers);
     s.ffn = std::max(0, m.intermediateSize);
     s.expertFfn = std::max(0, m.moe.expertIntermediateSize);
+    s.sharedExpertFfn = m.moe.sharedExpertIntermediateSize > 0 ? m.moe.sharedExpertIntermediateSize : s.expertFfn;
     s.experts = std::max(0, m.moe.experts);
     s.topK = std::max(0, m.moe.expertsPerToken);
     s.sharedExperts = std::max(0, m.moe.sharedExperts);
@@ -82,12 +83,34 @@ void addLinearLayers(const ModelSpec& m, ModelShape& s) {
     LinearGroups g = attn.groups;
     // Hybrid stacks: attention on the full-attention layers only; the
     // linear/SSM mixers (in_proj, out_proj) go to "other", scaled below.
-    const double attentionLayers = fullAttentionLayers(m) + std::max(0, m.encoderLayers);
+    const int globalLayers = globalAttentionLayers(m);
+    const double attentionLayers = fullAttentionLayers(m) + std::max(0, m.encoderLayers) - globalLayers;
     scaleGroups(g, attentionLayers);
     double lora = attn.loraDims * attentionLayers;
+    if (globalLayers > 0) {  // global layers of their own head width and KV heads (Gemma 4)
+        ModelShape wide = s;
+        wide.headDim = m.global.headDim;
+        wide.kvHeads = m.global.kvHeads > 0 ? m.global.kvHeads : s.kvHeads;
+        wide.qDim = wide.heads * wide.headDim;
+        wide.kvDim = wide.kvHeads * wide.headDim;
+        AttentionDims global = attentionDims(m, wide);
+        if (m.global.kEqV) {  // no v_proj
+            global.loraDims -= wide.hidden + wide.kvDim;
+            global.groups.v = 0;
+        }
+        scaleGroups(global.groups, globalLayers);
+        g.q += global.groups.q;
+        g.k += global.groups.k;
+        g.v += global.groups.v;
+        g.o += global.groups.o;
+        g.other += global.groups.other;
+        lora += global.loraDims * globalLayers;
+    }
     if (m.linear.layers > 0) {
-        const double in = double(m.linear.keyHeads) * m.linear.keyHeadDim * 2 +
-                          double(m.linear.valueHeads) * m.linear.valueHeadDim * 2;
+        const bool conv = m.linear.kind == LinearKind::ShortConv;  // in_proj yields B, C and x
+        const double in = conv ? 3.0 * m.linear.valueHeads * m.linear.valueHeadDim
+                               : double(m.linear.keyHeads) * m.linear.keyHeadDim * 2 +
+                                     double(m.linear.valueHeads) * m.linear.valueHeadDim * 2;
         const double out = double(m.linear.valueHeads) * m.linear.valueHeadDim;
         g.other += (s.hidden * in + out * s.hidden) * m.linear.layers;
         lora += (s.hidden + in + out + s.hidden) * m.linear.layers;
@@ -103,7 +126,7 @@ void addLinearLayers(const ModelSpec& m, ModelShape& s) {
         const LinearGroups before = g;
         lora += addMlp(g, s, s.expertFfn, double(s.experts) * moeLayers);
         g.expert = (g.gate - before.gate) + (g.up - before.up) + (g.down - before.down);
-        lora += addMlp(g, s, s.expertFfn, double(s.sharedExperts) * moeLayers);
+        lora += addMlp(g, s, s.sharedExpertFfn, double(s.sharedExperts) * moeLayers);
     }
     s.groups = g;
     s.loraDimsAllLinear = lora;

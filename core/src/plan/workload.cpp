@@ -55,6 +55,11 @@ Workload makeWorkload(const Scenario& scenario, const ParamCounts* counts) {
         work.slidingLayerShare = std::min(1.0, double(model.slidingLayers) / work.layers);
         work.slidingWindow = model.slidingWindow;
     }
+    if (globalAttentionLayers(model) > 0) {
+        const double headDim = model.headDim > 0 ? model.headDim : double(model.hiddenSize) / std::max(1, model.heads);
+        work.globalWidthScale = model.global.headDim / headDim;  // same query heads, wider heads
+        work.globalKvScale = globalKvScale(model);
+    }
     return work;
 }
 
@@ -72,22 +77,27 @@ double weightBytesPerStep(const Workload& work, double tokens) {
 
 namespace {
 
-// Context each layer sees: window-capped on sliding layers.
-double effectiveContext(const Workload& work, double context) {
+// Context each layer sees: window-capped on sliding layers; the global layers
+// weighted by `globalScale`, their size relative to a sliding layer.
+double effectiveContext(const Workload& work, double context, double globalScale = 1) {
     if (work.slidingLayerShare <= 0) return context;
     const double capped = std::min(context, work.slidingWindow);
-    return (1.0 - work.slidingLayerShare) * context + work.slidingLayerShare * capped;
+    return (1.0 - work.slidingLayerShare) * globalScale * context + work.slidingLayerShare * capped;
 }
 
 }  // namespace
 
 double kvBytesRead(const Workload& work, double context) {
-    return work.kvBytesPerToken * effectiveContext(work, std::max(0.0, context));
+    // kvBytesPerToken sums every layer, so the weighted context is normalised
+    // by the layers' weights (1 unless global layers are shaped apart).
+    const double s = work.slidingLayerShare;
+    const double weights = s > 0 ? (1.0 - s) * work.globalKvScale + s : 1.0;
+    return work.kvBytesPerToken / weights * effectiveContext(work, std::max(0.0, context), work.globalKvScale);
 }
 
 double attentionFlopsPerToken(const Workload& work, double context) {
     // QK^T and AV: 2 FLOPs per multiply-add, two products, per layer.
-    return 4.0 * work.layers * work.attentionWidth * effectiveContext(work, std::max(0.0, context));
+    return 4.0 * work.layers * work.attentionWidth * effectiveContext(work, std::max(0.0, context), work.globalWidthScale);
 }
 
 double promptAttentionFlops(const Workload& work, double tokens, bool fullMatrix) {
@@ -96,10 +106,12 @@ double promptAttentionFlops(const Workload& work, double tokens, bool fullMatrix
     const double perPair = 4.0 * work.layers * work.attentionWidth;
     if (fullMatrix) return perPair * tokens * tokens;
     const double causal = perPair * tokens * tokens / 2.0;
-    if (work.slidingLayerShare <= 0 || tokens <= work.slidingWindow) return causal;
+    if (work.slidingLayerShare <= 0) return causal;
+    const double global = work.globalWidthScale;  // global layers' width relative to sliding ones
     const double window = work.slidingWindow;
-    const double windowed = perPair * (tokens * window - window * window / 2.0);
-    return (1.0 - work.slidingLayerShare) * causal + work.slidingLayerShare * windowed;
+    const double windowed = tokens <= window ? causal : perPair * (tokens * window - window * window / 2.0);
+    if (global == 1 && tokens <= window) return causal;
+    return (1.0 - work.slidingLayerShare) * global * causal + work.slidingLayerShare * windowed;
 }
 
 }  // namespace caliper

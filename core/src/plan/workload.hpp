@@ -28,6 +28,10 @@ struct Workload {
     double kvBytesPerToken = 0;  // all layers, in the scenario's KV format
     double slidingLayerShare = 0;  // fraction of layers with a sliding window
     double slidingWindow = 0;      // tokens
+    // Global (non-sliding) layers shaped apart (Gemma 4): their attention width
+    // and KV bytes per token relative to a sliding layer's.
+    double globalWidthScale = 1;
+    double globalKvScale = 1;
 };
 
 // `counts`, when given, is countParams(scenario.model) worked out by the caller.

@@ -21,7 +21,12 @@ constexpr double kVllmBlockTokens = 16;
 // SGLang python/sglang/srt/server_args.py: chunked_prefill_size 2048 below
 // 35 GiB (A10, L40, 4090), 8192 below 160 GiB (H100, H200, A100, H20), 16384
 // above (B200, MI300); prefill batches run apart from decode batches unless
-// --enable-mixed-chunk (off by default). Page size 1 token.
+// --enable-mixed-chunk (enable_mixed_chunk: False). With it the scheduler
+// merges the running decodes into the prefill batch and takes their tokens
+// out of the prefill budget (managers/scheduler.py get_new_batch_prefill
+// passes running_bs as PrefillAdder's mixed_with_decode_tokens;
+// schedule_policy.py: rem_input_tokens = max_prefill_tokens - that).
+// Page size 1 token.
 constexpr double kSglangSmallGiB = 35, kSglangLargeGiB = 160;
 // SGLang max_running_requests defaults to the pool's capacity; its CUDA
 // graphs cover decode batches up to cuda_graph_max_bs (160-512).
@@ -80,13 +85,22 @@ constexpr bool kVllmOverlap = false, kSglangOverlap = true, kTrtllmOverlap = tru
 // - a fixed latency per request: HTTP server, tokenizer, scheduling and the
 //   streaming of the first token, tens of milliseconds;
 // - a factor on the request's own prefill latency, 1 = the step model's;
-// - the share of the other users' prompts a new prompt waits behind: a
-//   closed-loop benchmark with equal lengths keeps requests in step (share 1:
-//   every prompt arrives with the others), batching prompts into one step and
-//   the spread of arrivals lower it; a quarter as the prior.
+// - the share of the other users' prompts a new prompt waits behind. A
+//   closed loop of equal lengths (ignore_eos) has the synchronized state as a
+//   fixed point: requests that start together finish together and come back
+//   together (modelscope/evalscope pull 1641 measures it). An engine that
+//   runs every waiting prefill before any decode (SGLang without mixed
+//   chunks: scheduler.py get_next_batch_to_run, "Run prefill first if
+//   possible") keeps the cohort in step: share 1, each prompt waits behind
+//   half the others and the rest of their prefill lands in its decode
+//   (SGLang 0.5.1 rows on H100: TTFT and TPOT both follow it). Where prompts
+//   ride with the decodes, a prompt admitted a step earlier starts decoding
+//   a step earlier and the cohort spreads over the cycle; a quarter as the
+//   prior there. A prompt never waits behind more than all the others.
 constexpr double kRequestOverheadPriorS = 0.05;
 constexpr double kPrefillTimeFactorPrior = 1.0;
 constexpr double kSynchronizedSharePrior = 0.25;
+constexpr double kSynchronizedShareApart = 1.0;
 
 // vLLM 0.19 start-up logs on H100 (llm-d-planner accuracy/results/v0.19.0,
 // public-v2.jsonl non_torch_memory): "non-torch forward increase memory"
@@ -105,7 +119,8 @@ SchedulerDefaults schedulerDefaults(const Scenario& s) {
     if (servingEngineIndex(s.engine) >= 0) {
         d.requestOverheadS = fitted(ServingConstant::RequestOverheadS, kRequestOverheadPriorS);
         d.prefillTimeFactor = fitted(ServingConstant::PrefillTimeFactor, kPrefillTimeFactorPrior);
-        d.synchronizedShare = fitted(ServingConstant::SynchronizedShare, kSynchronizedSharePrior);
+        const double sharePrior = d.mixesPrefill ? kSynchronizedSharePrior : kSynchronizedShareApart;
+        d.synchronizedShare = std::min(1.0, fitted(ServingConstant::SynchronizedShare, sharePrior));
     }
     return d;
 }
@@ -116,8 +131,8 @@ SchedulerDefaults rawSchedulerDefaults(const Scenario& s) {
     switch (runtimeOf(s.engine)) {
         case Engine::Sglang:
             d.stepTokenBudget = memory < kSglangSmallGiB ? 2048 : memory < kSglangLargeGiB ? 8192 : 16384;
-            d.budgetCountsDecodes = false;
-            d.mixesPrefill = false;
+            d.budgetCountsDecodes = s.serving.mixedChunk;
+            d.mixesPrefill = s.serving.mixedChunk;
             d.maxRunningRequests = kSglangMaxRunning;
             d.kvBlockTokens = 1;
             d.kvOnDemand = kSglangKvOnDemand;

@@ -25,9 +25,10 @@ struct Setup {
 
 // Llama-3.1-8B in bf16 on one H100 SXM, 1024-token prompts and 8192-token
 // outputs (aiconfigurator's 1024x8192 samples), at `users` concurrency.
-Setup setupOf(const std::string& engine, int users = 1) {
-    const PropertyJson request = {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}, {"engine", engine},
-                                  {"prompt_tokens", 1024},   {"output_tokens", 8192},   {"batch", users}};
+Setup setupOf(const std::string& engine, int users = 1, bool mixedChunk = false) {
+    PropertyJson request = {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}, {"engine", engine},
+                            {"prompt_tokens", 1024},   {"output_tokens", 8192},   {"batch", users}};
+    if (mixedChunk) request["serving"] = {{"mixed_chunk", true}};
     const std::optional<Scenario> s = accepted(request);
     REQUIRE(s);
     const EstimateResult r = estimate(*s, EstimateDetail{false, false, false});
@@ -78,6 +79,34 @@ TEST_CASE("serving: where prompts ride with decodes, the prompt's step carries t
     const Setup s = setupOf("sglang", 32);
     CHECK(serving::steadyState(s.scenario, s.model, 32, 1e9).prefillOwnS ==
           Approx(serving::steadyState(s.scenario, s.model, 1, 1e9).prefillOwnS).epsilon(1e-12));
+}
+
+TEST_CASE("serving: SGLang keeps a closed loop of equal requests in step unless mixed chunks spread it",
+          "[serving][mechanism]") {
+    // By default SGLang runs every waiting prefill before any decode, so 16
+    // users whose equal requests finish together send their prompts
+    // together: a prompt waits behind half of the 15 others' prefills (share
+    // 1 before calibration; the calibration scales the shares of both regimes
+    // alike, 1 and a quarter, never past 1). With --enable-mixed-chunk the
+    // running decodes ride in the prefill batch and take their tokens out of
+    // its budget, as vLLM's do.
+    const Setup apart = setupOf("sglang", 16);
+    const Setup mixed = setupOf("sglang", 16, true);
+    CHECK_FALSE(apart.model.engine.mixesPrefill);
+    CHECK_FALSE(apart.model.engine.budgetCountsDecodes);
+    CHECK(mixed.model.engine.mixesPrefill);
+    CHECK(mixed.model.engine.budgetCountsDecodes);
+    const double share = apart.model.engine.synchronizedShare;
+    CHECK(share <= 1.0);
+    CHECK(share == Approx(std::min(1.0, 4.0 * mixed.model.engine.synchronizedShare)).epsilon(1e-12));
+    const serving::ClosedLoopPrefill prefill = serving::closedLoopPrefill(apart.scenario, apart.model);
+    const serving::ReplicaState st = serving::steadyState(apart.scenario, apart.model, 16, 1e9);
+    CHECK(st.prefillWaitS == Approx(15 * share / 2 * prefill.ownS).epsilon(1e-12));
+    // Mixed: the prompt's own step carries the 15 other decodes (the budget,
+    // 8192 - 15, holds the 1024-token prompt whole).
+    const serving::ReplicaState m = serving::steadyState(mixed.scenario, mixed.model, 16, 1e9);
+    CHECK(m.prefillOwnS ==
+          Approx(mixed.model.engine.prefillTimeFactor * mixed.model.stepS(15, kContext, 1024, 512)).epsilon(1e-9));
 }
 
 TEST_CASE("serving: an overlap scheduler hands the first token out one decode step late", "[serving][mechanism]") {

@@ -559,6 +559,26 @@ TEST_CASE("TensorRT-LLM rows of FP8 and NVFP4 checkpoints run an FP8 KV cache, v
     CHECK_FALSE(row("vllm", "fp8").request.contains("kv_cache"));
 }
 
+TEST_CASE("aiconfigurator's SGLang rows from 0.5.6 on ran mixed chunked prefill, its 0.5.1 rows SGLang's default",
+          "[validation]") {
+    // aiconfigurator's generator passes --enable-mixed-chunk to aggregated
+    // SGLang deployments since its pull 257 (2026-01-19); its SGLang data
+    // moved from 0.5.1.post1 (pull 84, 2025-11-05) to 0.5.6.post2 (pull 228).
+    auto row = [](const char* version, const char* source) {
+        return caliper::test::mappedRow(validationRow(
+            {{"kind", "serving_ttft_ms"}, {"unit", "ms"}, {"model", "Qwen/Qwen3-32B"}, {"quant", "bf16"},
+             {"gpu", "h100_sxm"}, {"gpu_count", 2}, {"tp", 2}, {"pp", 1}, {"engine", "sglang"},
+             {"engine_version", version}, {"batch", 16}, {"isl", 1024}, {"osl", 128}, {"value", 840.8},
+             {"source", source}}));
+    };
+    const char* aic = "github.com/ai-dynamo/aiconfigurator aic-core/src/aiconfigurator_core/systems/silicon_sample.csv";
+    CHECK(row("0.5.6.post2", aic).request["serving"]["mixed_chunk"] == true);
+    CHECK(row("0.5.9", aic).request["serving"]["mixed_chunk"] == true);
+    CHECK_FALSE(row("0.5.1.post1", aic).request.contains("serving"));
+    // Another source's SGLang rows keep SGLang's own default.
+    CHECK_FALSE(row("0.5.9", "github.com/sgl-project/sglang").request.contains("serving"));
+}
+
 TEST_CASE("Megatron-Bridge's FP8 recipes train in fp8; its NVFP4 runs are listed as not expressible", "[validation]") {
     // docs/performance-summary.md names MXFP8 ("MXFP8", "FP8-MX") and FP8
     // current scaling ("FP8-CS"): all run the linear layers' GEMMs in FP8.

@@ -19,6 +19,7 @@ struct ServingRequest {
     double prefixCacheHitRate = 0;  // share of each prompt found in the prefix cache (0..1)
     std::optional<SpeculativeSpec> speculative;
     std::optional<double> requestRatePerS;  // open-loop arrivals instead of `batch` users in a closed loop
+    bool mixedChunk = false;  // SGLang --enable-mixed-chunk: prefill chunks ride in decode batches
 };
 
 // The result's "serving" object.

@@ -1,5 +1,6 @@
 // The request's serving keys (CONTRACT v2): max_model_len and the "serving"
-// object (prefix-cache hit rate, speculative decoding, request rate).
+// object (prefix-cache hit rate, speculative decoding, request rate, SGLang's
+// mixed chunked prefill).
 #include "json/request/scenario_json.hpp"
 
 namespace caliper::io {
@@ -25,6 +26,7 @@ void readServing(Scenario& s, ObjectReader& r) {
     ObjectReader o(*serving, r.pathOf("serving"));
     s.serving.prefixCacheHitRate = o.numberOr("prefix_cache_hit_rate", 0.0, 0.0, 1.0);
     s.serving.requestRatePerS = o.optionalNumber("request_rate_per_s", 0.0, kMaxRequestRatePerS);
+    s.serving.mixedChunk = o.boolOr("mixed_chunk", false);
     if (s.serving.requestRatePerS && *s.serving.requestRatePerS <= 0) {
         fail("invalid_value", o.pathOf("request_rate_per_s"), "request_rate_per_s must be above 0");
     }

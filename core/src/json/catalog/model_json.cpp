@@ -181,6 +181,9 @@ void readMoe(ModelReader& in, ModelSpec& m) {
     m.moe.sharedExperts = optional("shared_experts", 0, 0);
     m.moe.denseLayers = optional("dense_layers", 0, 0);
     m.moe.layerInterval = optional("layer_interval", 1, 1);
+    // Optional everywhere: only models whose always-on MLP is sized apart carry it.
+    m.moe.sharedExpertIntermediateSize = static_cast<int>(
+        moe.optionalInteger("shared_expert_intermediate_size", 1, kMaxIntermediate).value_or(0));
     moe.finish();
 }
 
@@ -202,17 +205,38 @@ void readLinearAttention(ModelReader& in, ModelSpec& m) {
     const Json* value = in.r.raw("linear_attention");
     if (!value || value->is_null()) return;
     ObjectReader l(*value, in.r.pathOf("linear_attention"), "invalid_value");
-    const std::string kind = l.requiredEnum("kind", {"gated_deltanet", "mamba2"});
-    m.linear.kind = kind == "mamba2" ? LinearKind::Mamba2 : LinearKind::GatedDeltaNet;
+    const std::string kind = l.requiredEnum("kind", {"gated_deltanet", "mamba2", "short_conv"});
+    m.linear.kind = kind == "mamba2"       ? LinearKind::Mamba2
+                    : kind == "short_conv" ? LinearKind::ShortConv
+                                           : LinearKind::GatedDeltaNet;
     m.linear.layers = static_cast<int>(l.requiredInteger("layers", 1, kMaxLayers));
     m.linear.ffnOnlyLayers = static_cast<int>(in.catalog ? l.requiredInteger("ffn_only_layers", 0, kMaxLayers)
                                                          : l.integerOr("ffn_only_layers", 0, 0, kMaxLayers));
+    if (m.linear.kind == LinearKind::ShortConv) {
+        // One depthwise convolution over the hidden channels: no heads
+        // (widths set from hidden_size once the architecture is complete).
+        m.linear.convKernel = static_cast<int>(l.requiredInteger("conv_kernel", 2, 64));
+        l.finish();
+        return;
+    }
     m.linear.keyHeads = static_cast<int>(l.requiredInteger("key_heads", 1, kMaxHeads));
     m.linear.valueHeads = static_cast<int>(l.requiredInteger("value_heads", 1, kMaxHeads));
     m.linear.keyHeadDim = static_cast<int>(l.requiredInteger("key_head_dim", 1, kMaxHidden));
     m.linear.valueHeadDim = static_cast<int>(l.requiredInteger("value_head_dim", 1, kMaxHidden));
     m.linear.convKernel = static_cast<int>(l.requiredInteger("conv_kernel", 1, 64));
     l.finish();
+}
+
+// Global layers shaped apart from the sliding-window ones (Gemma 4); optional
+// in the catalog too, as only such models carry it.
+void readGlobalAttention(ModelReader& in, ModelSpec& m) {
+    const Json* value = in.r.raw("global_attention");
+    if (!value || value->is_null()) return;
+    ObjectReader g(*value, in.r.pathOf("global_attention"), "invalid_value");
+    m.global.headDim = static_cast<int>(g.requiredInteger("head_dim", 1, kMaxHidden));
+    m.global.kvHeads = static_cast<int>(g.requiredInteger("kv_heads", 1, kMaxHeads));
+    m.global.kEqV = g.requiredBool("k_eq_v");
+    g.finish();
 }
 
 // DeepSeek Sparse Attention indexer.
@@ -290,6 +314,10 @@ void completeArchitecture(ModelSpec& m, const std::string& attention) {
     else if (m.kvHeads == m.heads) m.attention = AttentionKind::Mha;
     else if (m.kvHeads == 1) m.attention = AttentionKind::Mqa;
     else m.attention = AttentionKind::Gqa;
+    if (m.linear.kind == LinearKind::ShortConv) {  // channels = hidden_size, width 1
+        m.linear.valueHeads = m.hiddenSize;
+        m.linear.valueHeadDim = 1;
+    }
 }
 
 void checkConsistency(const ModelReader& in, const ModelSpec& m) {
@@ -305,6 +333,13 @@ void checkConsistency(const ModelReader& in, const ModelSpec& m) {
     if (m.linear.layers + m.linear.ffnOnlyLayers > m.layers) {
         fail("invalid_value", r.pathOf("linear_attention") + "/layers",
              "linear-attention layers and ffn_only_layers exceed the " + std::to_string(m.layers) + " layers");
+    }
+    if (m.global.headDim > 0 && (m.slidingWindow <= 0 || m.attention == AttentionKind::Mla)) {
+        fail("invalid_value", r.pathOf("global_attention"),
+             "global_attention shapes the layers beside sliding-window ones: it needs sliding_window and no MLA");
+    }
+    if (m.global.kvHeads > m.heads) {
+        fail("invalid_value", r.pathOf("global_attention") + "/kv_heads", "kv_heads exceeds heads " + std::to_string(m.heads));
     }
     if (m.moe.experts > 0 && m.moe.denseLayers >= ffnLayers(m)) {
         fail("invalid_value", r.pathOf("moe") + "/dense_layers", "dense_layers must leave at least one MoE layer");
@@ -339,6 +374,7 @@ ModelSpec modelFromJson(const Json& object, const std::string& path, std::vector
     readMla(in, m);
     readLinearAttention(in, m);
     readSparseAttention(in, m);
+    readGlobalAttention(in, m);
     readEncoderAndExtras(in, m);
     readProvenance(in, m);
     readWorkload(in.r, m);

@@ -36,9 +36,11 @@ Json nullableCount(std::int64_t value) { return value > 0 ? Json(value) : Json(n
 
 Json moeJson(const MoeSpec& moe) {
     if (moe.experts <= 0) return nullptr;
-    return Json{{"experts", moe.experts}, {"experts_per_token", moe.expertsPerToken},
-                {"shared_experts", moe.sharedExperts}, {"expert_intermediate_size", moe.expertIntermediateSize},
-                {"dense_layers", moe.denseLayers}, {"layer_interval", moe.layerInterval}};
+    Json j{{"experts", moe.experts}, {"experts_per_token", moe.expertsPerToken},
+           {"shared_experts", moe.sharedExperts}, {"expert_intermediate_size", moe.expertIntermediateSize},
+           {"dense_layers", moe.denseLayers}, {"layer_interval", moe.layerInterval}};
+    if (moe.sharedExpertIntermediateSize > 0) j["shared_expert_intermediate_size"] = moe.sharedExpertIntermediateSize;
+    return j;
 }
 
 Json mlaJson(const ModelSpec& m) {
@@ -50,6 +52,10 @@ Json mlaJson(const ModelSpec& m) {
 
 Json linearJson(const LinearAttentionSpec& l) {
     if (l.layers <= 0) return nullptr;
+    if (l.kind == LinearKind::ShortConv) {
+        return Json{{"kind", "short_conv"}, {"layers", l.layers}, {"ffn_only_layers", l.ffnOnlyLayers},
+                    {"conv_kernel", l.convKernel}};
+    }
     return Json{{"kind", l.kind == LinearKind::Mamba2 ? "mamba2" : "gated_deltanet"}, {"layers", l.layers},
                 {"ffn_only_layers", l.ffnOnlyLayers}, {"key_heads", l.keyHeads}, {"value_heads", l.valueHeads},
                 {"key_head_dim", l.keyHeadDim}, {"value_head_dim", l.valueHeadDim}, {"conv_kernel", l.convKernel}};
@@ -89,6 +95,9 @@ Json modelToJson(const ModelSpec& m) {
     j["sparse_attention"] = sparseJson(m.sparse);
     j["attn_output_gate"] = m.attnOutputGate;
     j["mtp_layers"] = m.mtpLayers;
+    if (m.global.headDim > 0) {
+        j["global_attention"] = Json{{"head_dim", m.global.headDim}, {"kv_heads", m.global.kvHeads}, {"k_eq_v", m.global.kEqV}};
+    }
     if (hasPipeline(m)) {  // a pipeline's size is all its components
         j["params_b"] = billions(pipelineParams(m));
         j["active_params_b"] = j["params_b"];

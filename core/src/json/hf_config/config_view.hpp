@@ -85,6 +85,10 @@ FamilyReader familyReader(const std::string& modelType);
 // 2025-2026 families (hybrid.cpp): GLM-4.5, Qwen3-Next/3.5, Nemotron-H,
 // DeepSeek-V3.2, GLM-5, MiniMax-M2, Qwen3-VL, Kimi K2.5.
 FamilyReader hybridFamilyReader(const std::string& modelType);
+// Two-shape stacks (mixed_layers.cpp): Gemma 4 and LFM2.
+void readGemma4(ConfigView& c, ModelSpec& m);
+void readGemma4Text(ConfigView& c, ModelSpec& m);
+void readLfm2(ConfigView& c, ModelSpec& m);
 // Unknown families: true when the config has mixture-of-experts keys; the
 // reader fills m.moe from them and returns what it read, for the warning.
 bool hasMoeKeys(const ConfigView& c);

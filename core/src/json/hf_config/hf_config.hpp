@@ -20,7 +20,8 @@ bool looksLikeHfConfig(const Json& object);
 // chatglm, glm, glm4, llama4 (nested text_config), llama4_text, gptj,
 // gpt_bigcode, baichuan, t5, mt5, whisper, mllama (nested text_config),
 // glm4_moe, qwen3_next, qwen3_5(_moe)(_text), nemotron_h, deepseek_v32,
-// glm_moe_dsa, minimax_m2, qwen3_vl(_moe)(_text), kimi_k25.
+// glm_moe_dsa, minimax_m2, qwen3_vl(_moe)(_text), kimi_k25, granitemoehybrid,
+// gemma4 (nested text_config; not the E2B/E4B per-layer embeddings), gemma4_text, lfm2.
 // Another model_type with the standard keys is read as a Llama-like decoder,
 // a mixture of experts when it has expert keys (n_routed_experts,
 // num_experts, num_local_experts, moe_intermediate_size, ...), with warning

@@ -239,7 +239,8 @@ FamilyReader hybridFamilyReader(const std::string& modelType) {
         {"qwen3_5", readQwen35},          {"qwen3_5_moe", readQwen35},        {"nemotron_h", readNemotronH},
         {"minimax_m2", readMiniMaxM2},    {"qwen3_vl", readQwen3Vl},          {"qwen3_vl_moe", readQwen3Vl},
         {"qwen3_vl_text", readQwen3VlText}, {"qwen3_vl_moe_text", readQwen3VlText}, {"kimi_k25", readKimiK25},
-        {"granitemoehybrid", readGraniteHybrid},
+        {"granitemoehybrid", readGraniteHybrid}, {"gemma4", readGemma4},     {"gemma4_text", readGemma4Text},
+        {"lfm2", readLfm2},
     };
     auto it = kFamilies.find(modelType);
     return it == kFamilies.end() ? nullptr : it->second;
