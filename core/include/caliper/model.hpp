@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "caliper/weight_format.hpp"
@@ -79,17 +80,11 @@ struct GlobalAttentionSpec {
     bool kEqV = false;
 };
 
-struct ModelSpec {
-    std::string id;  // kebab-case, e.g. "llama-3.1-8b"
-    std::string name;
-    std::string hfId;
-    std::string family;
-    std::vector<std::string> aliases;
-    std::string modality = "text";  // text | vision | speech
-    int releaseYear = 0;
-    std::string releaseDate;  // YYYY-MM-DD or YYYY-MM (catalog); empty when unknown
-    std::string license;
-    std::string nativeDtype = "bf16";
+// The architecture fields of a model: plain values only, so that a matrix
+// copies a row's model into each cell's scenario in one block instead of
+// moving a dozen strings and vectors in and back (ModelSpec adds the texts
+// and the pipeline components).
+struct ModelArchitecture {
     // The format the official checkpoint ships in (catalog native_weights),
     // when it is not plain 16-bit: the default `weights` for inference.
     std::optional<WeightFormat> nativeWeights;
@@ -137,17 +132,33 @@ struct ModelSpec {
     std::int64_t extraParams = 0;
 
     // Non-LLM workloads (ASR, embeddings, diffusion): the kind and, for ASR
-    // and diffusion, the pipeline the figures are computed from.
+    // and diffusion, the pipeline the figures are computed from
+    // (ModelSpec::workloadShape).
     WorkloadKind workload = WorkloadKind::Llm;
-    WorkloadShape workloadShape;
 
     std::int64_t paramsExact = 0;  // published exact count, 0 when unknown
     bool shapeAssumed = false;     // architecture guessed from params_b alone
+};
+
+struct ModelSpec : ModelArchitecture {
+    std::string id;  // kebab-case, e.g. "llama-3.1-8b"
+    std::string name;
+    std::string hfId;
+    std::string family;
+    std::vector<std::string> aliases;
+    std::string modality = "text";  // text | vision | speech
+    int releaseYear = 0;
+    std::string releaseDate;  // YYYY-MM-DD or YYYY-MM (catalog); empty when unknown
+    std::string license;
+    std::string nativeDtype = "bf16";
+
+    WorkloadShape workloadShape;  // ASR and diffusion pipelines (workload)
 
     std::string confidence = "medium";  // high | medium | low, as in the catalog
     std::vector<std::string> sources;
     std::string notes;
 };
+static_assert(std::is_trivially_copyable_v<ModelArchitecture>, "copied per matrix cell as one block");
 
 struct ParamCounts {
     double total = 0;       // every parameter

@@ -126,6 +126,7 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
     }
     Scenario s = workload;
     s.gpuCountAuto = true;
+    s.model = ModelSpec();  // its texts stay empty; a cell sets the figures, id and family of its row
     for (std::size_t g = 0; g < gpus.size(); ++g) {
         s.gpu = withoutText(*gpus[g]);
         s.gpu.caveats.clear();
@@ -134,16 +135,24 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
         const HeldGpuRates rates(s.gpu);  // the column's achieved fractions, per engine and format
         const CostBasis costs = costBasis(s);  // and its prices
         for (std::size_t m = 0; m < leanModels.size(); ++m) {
-            // The row's model is moved into the scenario and back, not
-            // copied: a copy per cell cost more than the cell's cost figures.
-            s.model = std::move(leanModels[m]);
+            // The row's model goes into the scenario field by field: its
+            // architecture as one block, the two texts the figures read (the
+            // GGUF mix tells Falcon by id and family), and its pipeline moved
+            // in and back. Moving the whole spec, a dozen strings and
+            // vectors, each way cost a tenth of the matrix.
+            ModelSpec& lean = leanModels[m];
+            static_cast<ModelArchitecture&>(s.model) = lean;
+            s.model.id = lean.id;
+            s.model.family = lean.family;
+            s.model.workloadShape = std::move(lean.workloadShape);
             if (!s.weightsExplicit) {  // the default format is the model's own (native weights)
                 const WeightsChoice choice = defaultWeights(s);
                 s.weights = choice.format;
                 s.weightsWhy = choice.why;
             }
+            sizing::holdWeights(s, figures[m]);  // the row's weight bytes, kept while the format stays
             cells[m][g] = cellOf(s, maxGpus, slo, &figures[m], &costs);
-            leanModels[m] = std::move(s.model);
+            lean.workloadShape = std::move(s.model.workloadShape);
         }
     }
     return cells;

@@ -32,6 +32,24 @@ ModelFigures modelFigures(const ModelSpec& model) {
 
 Inputs prepare(const Scenario& s) { return prepare(s, nullptr); }
 
+void holdWeights(const Scenario& s, ModelFigures& figures) {
+    const bool llamaCpp = runtimeOf(s.engine) == Engine::LlamaCpp;
+    if (!figures.weightsKnown || figures.weightsFormat != s.weights || figures.weightsLlamaCpp != llamaCpp) {
+        figures.weights = weightParts(s, figures.shape, figures.counts);
+        figures.weightsFormat = s.weights;
+        figures.weightsLlamaCpp = llamaCpp;
+        figures.weightsKnown = true;
+    }
+    if (s.engine == Engine::Ollama || figures.holdsKv(s)) return;
+    figures.kv = kvTerms(s, figures.shape);
+    figures.kvFormat = s.kvCache;
+    figures.kvEngine = s.engine;
+    figures.kvBatch = s.batch;
+    figures.kvPromptTokens = s.promptTokens;
+    figures.kvOutputTokens = s.outputTokens;
+    figures.kvKnown = true;
+}
+
 Inputs prepare(const Scenario& s, const ModelFigures* held) {
     Inputs in;
     in.scenario = &s;
@@ -42,8 +60,17 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
         in.counts = countParams(s.model);
         in.shape = modelShape(s.model, in.counts);
     }
-    in.weights = weightParts(s, in.shape, in.counts);
-    in.kv = kvTerms(s, in.shape);
+    const bool llamaCpp = runtimeOf(s.engine) == Engine::LlamaCpp;
+    if (held && held->weightsKnown && held->weightsFormat == s.weights && held->weightsLlamaCpp == llamaCpp) {
+        in.weights = held->weights;
+    } else {
+        in.weights = weightParts(s, in.shape, in.counts);
+    }
+    if (held && held->holdsKv(s)) {
+        in.kv = held->kv;
+    } else {
+        in.kv = kvTerms(s, in.shape);
+    }
     in.training = s.task != Task::Inference;
     in.lora = s.task == Task::Finetune && (s.method == Method::Lora || s.method == Method::Qlora);
     in.qlora = in.lora && s.method == Method::Qlora;

@@ -24,6 +24,10 @@ constexpr double kFitHeadroom = 0.02;
 // the fraction can be raised, so the fit test allows all of the free memory
 // (static-batching benchmarks fill it).
 constexpr double kTrtllmFreeFraction = 0.9;
+// Far above double rounding and far below any figure shown (GiB): a floor
+// must exceed the usable memory by this much before a plan is ruled out
+// unevaluated.
+constexpr double kFloorMarginGiB = 1e-6;
 
 bool servingPool(const Scenario& s) {
     return s.task == Task::Inference && (runtimeOf(s.engine) == Engine::Vllm || runtimeOf(s.engine) == Engine::Sglang);
@@ -191,7 +195,17 @@ bool fits(const Scenario& s, const MemoryBreakdown& memory) {
 std::optional<MemoryBreakdown> evaluateIfFits(const Inputs& in, const Plan& plan) {
     const Layout layout = layoutOf(plan);
     const Explain quiet;
-    const MemoryBreakdown a = evaluateStage(in, layout, firstStage(in, layout), quiet, nullptr);
+    const Stage first = firstStage(in, layout);
+    // An inference stage holds at least its weights and the CUDA context
+    // (the KV cache, activations and other overheads only add to them, and a
+    // serving pool leaves them as they are): where those alone overflow,
+    // the rest is not worked out. The margin keeps rounding on the side of
+    // a full evaluation.
+    if (!in.training && bytesToGiB(weightBytes(in, layout, first, quiet)) + kCudaContextGiB >
+                            usableMemoryGiB(*in.scenario) + kFloorMarginGiB) {
+        return std::nullopt;
+    }
+    const MemoryBreakdown a = evaluateStage(in, layout, first, quiet, nullptr);
     // The fullest GPU holds at least what the first stage holds: where that
     // overflows, the last stage need not be evaluated.
     if (!fits(*in.scenario, a)) return std::nullopt;

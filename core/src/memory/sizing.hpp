@@ -132,7 +132,29 @@ void prepareOverhead(const Scenario& s, Inputs& in);
 struct ModelFigures {
     ParamCounts counts;
     ModelShape shape;
+    // The weights' bytes as last worked out for this model (a matrix row
+    // meets one or two formats and engine kinds): weightParts() reads only
+    // the model, the format and whether the engine is llama.cpp.
+    WeightParts weights;
+    WeightFormat weightsFormat = WeightFormat::Bf16;
+    bool weightsLlamaCpp = false;
+    bool weightsKnown = false;
+    // The KV cache's terms the same way: kvTerms() reads the model, the
+    // batch, the tokens, the cache format and the engine; Ollama's context
+    // also reads the GPU, so it is never kept.
+    KvTerms kv;
+    KvFormat kvFormat = KvFormat::Bf16;
+    Engine kvEngine = Engine::Vllm;
+    std::int64_t kvBatch = 0, kvPromptTokens = 0, kvOutputTokens = 0;
+    bool kvKnown = false;
+    bool holdsKv(const Scenario& s) const {
+        return kvKnown && s.engine != Engine::Ollama && kvFormat == s.kvCache && kvEngine == s.engine &&
+               kvBatch == s.batch && kvPromptTokens == s.promptTokens && kvOutputTokens == s.outputTokens;
+    }
 };
+// Sets `figures`' weights and KV terms for the scenario (figures must be
+// modelFigures(s.model)).
+void holdWeights(const Scenario& s, ModelFigures& figures);
 ModelFigures modelFigures(const ModelSpec& model);
 // prepare() with the scenario's model figures already worked out (`held`
 // must be modelFigures(s.model); null works them out).

@@ -114,7 +114,8 @@ bool monotone(Strategy strategy) {
 struct Search {
     const sizing::Inputs& in;
     CountFit& found;
-    std::bitset<kMaxGpus + 1> failed{};
+    std::bitset<kMaxGpus + 1>& failed;
+    std::optional<CountFit>& one;
 };
 
 // Whether the plan for `count` uses all its GPUs and fits. Plans are built
@@ -123,7 +124,14 @@ bool fitsCount(Search& search, int count) {
     if (search.failed[std::size_t(count)]) return false;
     const Plan plan = sizing::planFor(search.in, count);
     if (sizing::countUsable(search.in, plan)) {
-        if (std::optional<MemoryBreakdown> memory = sizing::evaluateIfFits(search.in, plan)) {
+        if (count == 1) {
+            // One GPU is one stage, so evaluateIfFits' breakdown is the full
+            // one: kept where it does not fit, the planner shows it when
+            // nothing fits.
+            search.found = CountFit{1, plan, sizing::evaluate(search.in, plan, sizing::Explain(), nullptr)};
+            if (sizing::fits(*search.in.scenario, search.found.memory)) return true;
+            search.one = search.found;
+        } else if (std::optional<MemoryBreakdown> memory = sizing::evaluateIfFits(search.in, plan)) {
             search.found = CountFit{count, plan, std::move(*memory)};
             return true;
         }
@@ -208,21 +216,36 @@ std::optional<int> fewestGpus(const sizing::Inputs& in) {
     return fit->count;
 }
 
-std::optional<CountFit> fewestGpusFit(const sizing::Inputs& in) {
+std::optional<CountFit> fewestGpusFit(const sizing::Inputs& in) { return searchGpuCounts(in).fit; }
+
+CountSearch searchGpuCounts(const sizing::Inputs& in) {
+    CountSearch out;
     const Scenario& scenario = *in.scenario;
-    if (usableMemoryGiB(scenario) <= sizing::kCudaContextGiB) return std::nullopt;
-    CountFit found;
-    Search search{in, found, {}};
+    if (usableMemoryGiB(scenario) <= sizing::kCudaContextGiB) {
+        out.lowest = double(kMaxGpus) + 1;
+        return out;
+    }
+    CountFit& found = out.fit.emplace();  // the last probe that fit; reset where none did
+    Search search{in, found, out.missed, out.one};
     const double lowest = lowestPossibleCount(in, scenario);
-    if (lowest <= 1 && fitsCount(search, 1)) return found;
-    const Strategy strategy = sizing::planFor(in, 2).strategy;
-    if (replicated(scenario, strategy) || activationsAloneOverflow(in, scenario, strategy)) return std::nullopt;
-    const std::optional<int> fitting =
-        firstFit(search, firstPossibleIndex(lowest), monotone(strategy), sizing::usableCountLimit(in));
-    if (!fitting) return std::nullopt;
+    out.lowest = lowest;
+    if (lowest <= 1 && fitsCount(search, 1)) return out;
+    // Serving with the default strategy splits by tensor, pipeline or layer:
+    // none replicated, none monotone, no training activations, so the plan
+    // for two GPUs need not be made to tell which.
+    const bool servingDefault = !in.training && scenario.parallel.strategy == Strategy::Auto;
+    const Strategy strategy = servingDefault ? defaultStrategy(scenario, 2) : sizing::planFor(in, 2).strategy;
+    std::optional<int> fitting;
+    if (!replicated(scenario, strategy) && !activationsAloneOverflow(in, scenario, strategy)) {
+        fitting = firstFit(search, firstPossibleIndex(lowest), monotone(strategy), sizing::usableCountLimit(in));
+    }
+    if (!fitting) {
+        out.fit.reset();
+        return out;
+    }
     const int fewest = fewestInGap(search, *fitting, lowest);
     if (found.count != fewest) fitsCount(search, fewest);  // the searches end on their answer; this keeps that true
-    return found;
+    return out;
 }
 
 }  // namespace caliper

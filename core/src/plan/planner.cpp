@@ -97,10 +97,12 @@ struct Variant {
     }
 };
 
-// A known fit: the count search's answer, so it is not evaluated again.
+// A known fit: the count search's answer, so it is not evaluated again;
+// and the search itself, whose ruled-out counts are not evaluated again.
 struct Known {
     const Variant* variant = nullptr;
     const CountFit* fit = nullptr;
+    const CountSearch* search = nullptr;
 };
 
 // The fastest fitting candidate at `count`: per strategy, checkpointing off
@@ -113,6 +115,13 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
         for (const Variant* v : {off, &on}) {
             if (!v) continue;
             // The count search's own answer is planFor of these inputs at this count.
+            // The search's plan at a count it ruled out does not fit: not
+            // evaluated again. Below the weights' bound no plan of either
+            // variant fits (checkpointing leaves the weights as they are).
+            if (strategy == Strategy::Auto && known.search &&
+                (known.variant == v ? known.search->ruledOut(count) : count < known.search->lowest)) {
+                continue;
+            }
             const bool searched = strategy == Strategy::Auto && known.fit && known.variant == v && known.fit->count == count;
             const Plan plan = searched                      ? known.fit->plan
                               : strategy == Strategy::Auto ? sizing::planFor(v->in, count)
@@ -225,12 +234,13 @@ Choice chooseWith(const Scenario& request, int maxGpus, const sizing::ModelFigur
 
     // The fewest GPUs that fit under the leanest candidate (the default
     // strategy shards states for training; checkpointing on).
-    const std::optional<CountFit> leanest = fewestGpusFit(on.in);
+    const CountSearch search = searchGpuCounts(on.in);
+    const std::optional<CountFit>& leanest = search.fit;
     if (leanest) out.gpusNeeded = leanest->count;
     int count = request.gpuCountAuto ? (leanest ? leanest->count : 1) : std::max(1, request.gpuCount);
     out.why.push_back(request.gpuCountAuto ? "count_fewest_that_fit" : "count_requested");
 
-    const Known known{&on, leanest ? &*leanest : nullptr};
+    const Known known{&on, leanest ? &*leanest : nullptr, &search};
     std::optional<Candidate> best = bestAt(offPtr, on, count, known);
     if (request.gpuCountAuto && best && !training(request) && best->plan.pp > 1 &&
         runtimeOf(request.engine) != Engine::LlamaCpp && request.parallel.strategy == Strategy::Auto) {
@@ -262,8 +272,13 @@ Choice chooseWith(const Scenario& request, int maxGpus, const sizing::ModelFigur
     } else {
         // Nothing fits at this count: show the leanest plan (what comes
         // closest), with its memory.
-        out.plan = sizing::planFor(on.in, count);
-        out.memory = sizing::evaluate(on.in, out.plan, sizing::Explain(), nullptr);
+        if (count == 1 && search.one) {  // the search evaluated it already
+            out.plan = search.one->plan;
+            out.memory = search.one->memory;
+        } else {
+            out.plan = sizing::planFor(on.in, count);
+            out.memory = sizing::evaluate(on.in, out.plan, sizing::Explain(), nullptr);
+        }
         out.fits = sizing::countUsable(on.in, out.plan) && sizing::fits(*on.scenario, out.memory) &&
                    hostFits(*on.scenario, out.memory, out.plan);
         out.gradientCheckpointing = on.scenario->gradientCheckpointing;

@@ -170,6 +170,10 @@ const HeldGpuRates::Rates* heldRates(Engine engine, WeightFormat format, const G
 
 PeakRate matmulPeak(Engine engine, WeightFormat format, const GpuSpec& gpu) {
     if (const HeldGpuRates::Rates* held = heldRates(engine, format, gpu)) return held->peak;
+    return matmulPeakDirect(engine, format, gpu);
+}
+
+PeakRate matmulPeakDirect(Engine engine, WeightFormat format, const GpuSpec& gpu) {
     if (runtimeOf(engine) == Engine::LlamaCpp) return llamaCppPeak(gpu);
     PeakRate peak;
     if (format == WeightFormat::Fp32 && gpu.fp32Tflops) return {*gpu.fp32Tflops, "fp32_tflops"};

@@ -45,6 +45,10 @@ struct PeakRate {
 
 // Peak rate the engine's GEMMs run at for this weight format on this GPU.
 PeakRate matmulPeak(Engine engine, WeightFormat format, const GpuSpec& gpu);
+// The same peak worked out directly, without taking a held GPU's table
+// entry: a pipeline workload reads only the peak, and a held entry works out
+// every calibrated rate of its engine and format.
+PeakRate matmulPeakDirect(Engine engine, WeightFormat format, const GpuSpec& gpu);
 
 // Decode: fraction of peak bandwidth reached while streaming weights and KV.
 double decodeBandwidthFraction(Engine engine, WeightFormat format, const GpuSpec& gpu);

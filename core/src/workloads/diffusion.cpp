@@ -80,9 +80,7 @@ PipelineTime diffusionTime(const Scenario& s, const WorkloadInputs& in, int gpus
     const DiffusionSize d = diffusionSize(m, in);
     // Diffusion pipelines run in eager PyTorch (diffusers, the official
     // FLUX/Wan/HunyuanVideo code) whatever serving engine the request names.
-    Scenario eager = s;
-    eager.engine = Engine::Transformers;
-    const PipelineRates r = pipelineRates(eager);
+    const PipelineRates r = pipelineRates(s, Engine::Transformers);
     const double batch = static_cast<double>(s.batch);
     const double forwards = batch * w.guidanceForwards;
     // One forward of the denoiser over its joint sequence: matmuls on every

@@ -54,9 +54,11 @@ constexpr double kElementwiseBandwidthFraction = kEagerStreamFraction;
 
 }  // namespace
 
-PipelineRates pipelineRates(const Scenario& s) {
+PipelineRates pipelineRates(const Scenario& s) { return pipelineRates(s, s.engine); }
+
+PipelineRates pipelineRates(const Scenario& s, Engine engine) {
     PipelineRates r;
-    const PeakRate peak = matmulPeak(Engine::Transformers, s.weights, s.gpu);
+    const PeakRate peak = matmulPeakDirect(Engine::Transformers, s.weights, s.gpu);
     r.peakTflops = peak.tflops;
     r.matmulFlopsPerS = kMatmulFraction * peak.tflops * 1e12;
     double attention = kAttentionFraction * peak.tflops;
@@ -64,7 +66,7 @@ PipelineRates pipelineRates(const Scenario& s) {
     if (s.gpu.vendor == "nvidia" && cc >= 9.0 && cc < 11.0) attention = std::min(attention, kHopperFa2CeilingTflops);
     r.attentionFlopsPerS = attention * 1e12;
     r.bandwidthBytesPerS = kElementwiseBandwidthFraction * s.gpu.bandwidthGBps * 1e9;
-    const bool graphs = graphEngine(s.engine);
+    const bool graphs = graphEngine(engine);
     r.layerOverheadS = graphs ? kGraphLayerOverheadS : kEagerLayerOverheadS;
     r.weightStreamBytesPerS = (graphs ? kGraphStreamFraction : kEagerStreamFraction) * s.gpu.bandwidthGBps * 1e9;
     return r;

@@ -16,6 +16,9 @@ struct PipelineRates {
 };
 
 PipelineRates pipelineRates(const Scenario& scenario);
+// The same as run by `engine` (diffusion pipelines run eager whatever the
+// request names).
+PipelineRates pipelineRates(const Scenario& scenario, Engine engine);
 
 // Bytes each token moves per layer outside the matmuls (norms, modulation,
 // RoPE, activation functions, copies), in units of hidden x 2 bytes: eager

@@ -5,6 +5,7 @@
 
 #include "caliper/plan/estimate.hpp"
 #include "memory/sizing.hpp"
+#include "plan/prepared.hpp"
 #include "sizing_fixture.hpp"
 
 using namespace caliper;
@@ -107,6 +108,35 @@ TEST_CASE("the pruned GPU-count search answers what a scan of every count answer
         const std::optional<int> n = fewestGpus(s);
         // Up to the answer every count is scanned; where there is none, every count.
         CHECK(scan(s, n ? *n : kMaxGpus) == n);
+    }
+}
+
+// The planner skips what the search ruled out (counts below the weights'
+// bound and counts it probed without a fit) and shows the one-GPU breakdown
+// the search kept; evaluateIfFits rejects an inference plan on its weights
+// alone before the rest is worked out. None of that may disagree with a
+// full evaluation of the same plan.
+TEST_CASE("what the count search rules out does not fit, and a quick rejection agrees with a full evaluation",
+          "[plan][gpu_count]") {
+    Scenario zero3 = finetuning("llama-3.1-70b", "rtx-4090", Method::Full);
+    zero3.parallel.strategy = Strategy::Zero3;
+    const Scenario cases[] = {serving("llama-3.1-405b", "rtx-4090"), serving("qwen2.5-72b", "rtx-4090"),
+                              serving("llama-3.1-70b", "h100-sxm5-80gb", Engine::TensorrtLlm),
+                              serving("kimi-k2", "rtx-4090", Engine::LlamaCpp), serving("llama-3.1-8b", "gtx-1050-ti"),
+                              zero3};
+    for (const Scenario& s : cases) {
+        INFO(s.model.id << " on " << s.gpu.id << " " << toString(s.engine));
+        const sizing::Inputs in = sizing::prepare(s);
+        const CountSearch search = searchGpuCounts(in);
+        for (int n = 1; n <= 64; ++n) {
+            INFO(n << " GPUs");
+            const Plan plan = sizing::planFor(in, n);
+            const bool usable = sizing::countUsable(in, plan);
+            const MemoryBreakdown full = sizing::evaluate(in, plan, sizing::Explain(), nullptr);
+            if (search.ruledOut(n)) CHECK_FALSE((usable && sizing::fits(s, full)));
+            if (usable) CHECK(sizing::evaluateIfFits(in, plan).has_value() == sizing::fits(s, full));
+        }
+        if (search.one) CHECK(search.one->memory.totalGiB == sizing::evaluate(in, sizing::planFor(in, 1), sizing::Explain(), nullptr).totalGiB);
     }
 }
 
