@@ -22,18 +22,6 @@ inline double termValue(const MemoryEstimate& m, const std::string& term) {
     return 0;
 }
 
-inline const ModelSpec& catalogModel(const std::string& id) {
-    const ModelSpec* model = findModel(projectCatalog(), id);
-    if (!model) throw std::runtime_error("model not in catalog: " + id);
-    return *model;
-}
-
-inline const GpuSpec& catalogGpu(const std::string& id) {
-    const GpuSpec* gpu = findGpu(projectCatalog(), id);
-    if (!gpu) throw std::runtime_error("GPU not in catalog: " + id);
-    return *gpu;
-}
-
 // Serving: one sequence of 2048 + 512 tokens unless changed (docs/CONTRACT.md defaults).
 inline Scenario serving(const std::string& model, const std::string& gpu, Engine engine = Engine::Vllm) {
     Scenario s;

@@ -16,6 +16,7 @@
 #include "caliper/error.hpp"
 #include "json/hf_config/hf_config.hpp"
 
+using caliper::test::catalogModel;
 using caliper::countParams;
 using caliper::kvBytesPerToken16;
 using caliper::linearStateBytesPerSequence16;
@@ -25,14 +26,7 @@ using caliper::test::readText;
 
 namespace {
 
-const ModelSpec& model(const std::string& id) {
-    const ModelSpec* m = caliper::findModel(caliper::test::projectCatalog(), id);
-    INFO(id);
-    REQUIRE(m != nullptr);
-    return *m;
-}
-
-double billions(const std::string& id) { return countParams(model(id)).total / 1e9; }
+double billions(const std::string& id) { return countParams(catalogModel(id)).total / 1e9; }
 
 caliper::Error fixtureError(const std::string& name) {
     const std::string gpus = readText(std::string(CALIPER_DATA_DIR) + "/gpus.json");
@@ -52,39 +46,39 @@ TEST_CASE("hybrid linear-attention models cache KV only on their full-attention 
     // Qwen/Qwen3.5-397B-A17B config.json: 60 layers, full_attention_interval 4
     // -> 15 full-attention layers with 2 KV heads of head_dim 256:
     // 2 (K, V) x 15 x 2 x 256 x 2 B = 30,720 B per token.
-    CHECK(kvBytesPerToken16(model("qwen3.5-397b-a17b")) == 30720);
+    CHECK(kvBytesPerToken16(catalogModel("qwen3.5-397b-a17b")) == 30720);
     // Qwen3.5-27B: 64 layers / 4 = 16 full layers, 4 KV heads x 256: 2 x 16 x 4 x 256 x 2 = 65,536.
-    CHECK(kvBytesPerToken16(model("qwen3.5-27b")) == 65536);
+    CHECK(kvBytesPerToken16(catalogModel("qwen3.5-27b")) == 65536);
     // The 45 Gated DeltaNet layers keep a fixed state per sequence: the recurrent
     // state 64 value heads x 128 key dim x 128 value dim = 1,048,576 elements, plus
     // the convolution's last 3 inputs (linear_conv_kernel_dim 4) over
     // 2 x 16 x 128 (q, k) + 64 x 128 (v) = 12,288 channels = 36,864 elements;
     // 45 x 1,085,440 x 2 B = 97,689,600 B.
-    CHECK(linearStateBytesPerSequence16(model("qwen3.5-397b-a17b")) == 97689600);
+    CHECK(linearStateBytesPerSequence16(catalogModel("qwen3.5-397b-a17b")) == 97689600);
 }
 
 TEST_CASE("hybrid Mamba-2 models cache KV only on their attention blocks", "[params][kv][hybrid]") {
     // nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 config.json hybrid_override_pattern
     // has 6 '*' (attention) of 52 blocks; 2 KV heads x head_dim 128:
     // 2 x 6 x 2 x 128 x 2 B = 6,144 B per token.
-    CHECK(kvBytesPerToken16(model("nemotron-3-nano-30b-a3b")) == 6144);
+    CHECK(kvBytesPerToken16(catalogModel("nemotron-3-nano-30b-a3b")) == 6144);
     // 23 'M' blocks: SSM state 64 heads x 64 head dim x 128 state = 524,288, plus
     // conv_kernel - 1 = 3 inputs of 64 x 64 + 2 x 8 groups x 128 = 6,144 channels
     // = 18,432; 23 x 542,720 x 2 B = 24,965,120 B per sequence.
-    CHECK(linearStateBytesPerSequence16(model("nemotron-3-nano-30b-a3b")) == 24965120);
+    CHECK(linearStateBytesPerSequence16(catalogModel("nemotron-3-nano-30b-a3b")) == 24965120);
     // Nemotron-H-56B: 10 attention blocks of 118, 8 KV heads x 128: 2 x 10 x 8 x 128 x 2 = 40,960.
-    CHECK(kvBytesPerToken16(model("nemotron-h-56b")) == 40960);
+    CHECK(kvBytesPerToken16(catalogModel("nemotron-h-56b")) == 40960);
 }
 
 TEST_CASE("sparse-attention models add the indexer's key to the MLA cache", "[params][kv][sparse]") {
     // deepseek-ai/DeepSeek-V3.2 config.json: 61 layers x (kv_lora_rank 512 +
     // qk_rope_head_dim 64) x 2 B = 70,272 B, plus the lightning indexer's
     // 128-wide key (index_head_dim) per layer: 61 x 128 x 2 B = 15,616 B.
-    CHECK(kvBytesPerToken16(model("deepseek-v3.2")) == 70272 + 15616);
+    CHECK(kvBytesPerToken16(catalogModel("deepseek-v3.2")) == 70272 + 15616);
     // zai-org/GLM-5 config.json: 78 layers x (512 + 64) x 2 B = 89,856 B plus 78 x 128 x 2 B = 19,968 B.
-    CHECK(kvBytesPerToken16(model("glm-5")) == 89856 + 19968);
+    CHECK(kvBytesPerToken16(catalogModel("glm-5")) == 89856 + 19968);
     // DeepSeek-V3.1 keeps dense MLA: 61 x 576 x 2 B.
-    CHECK(kvBytesPerToken16(model("deepseek-v3.1")) == 70272);
+    CHECK(kvBytesPerToken16(catalogModel("deepseek-v3.1")) == 70272);
 }
 
 TEST_CASE("new families match their published parameter counts", "[params][catalog]") {
@@ -93,15 +87,15 @@ TEST_CASE("new families match their published parameter counts", "[params][catal
     CHECK(billions("qwen3.5-397b-a17b") == Approx(397).margin(0.5));
     // Qwen3-Coder-480B-A35B-Instruct model card: 480B total, 35B activated.
     CHECK(billions("qwen3-coder-480b-a35b") == Approx(480).margin(0.5));
-    CHECK(countParams(model("qwen3-coder-480b-a35b")).active / 1e9 == Approx(35).margin(0.5));
+    CHECK(countParams(catalogModel("qwen3-coder-480b-a35b")).active / 1e9 == Approx(35).margin(0.5));
     // GLM-5 model card: 744B total parameters.
     CHECK(billions("glm-5") == Approx(744).margin(0.5));
     // NVIDIA Nemotron 3 Nano 30B-A3B: 31.6B parameters (model card of the BF16 checkpoint).
     CHECK(billions("nemotron-3-nano-30b-a3b") == Approx(31.6).margin(0.05));
     // DeepSeek-V3.2 on the hub: 685B = the 671B model + the MTP module with its
     // own copies of the embedding and output head (DeepSeek-V3 report, sec. 2.2).
-    const caliper::ParamCounts v32 = countParams(model("deepseek-v3.2"));
-    const ModelSpec& m = model("deepseek-v3.2");
+    const caliper::ParamCounts v32 = countParams(catalogModel("deepseek-v3.2"));
+    const ModelSpec& m = catalogModel("deepseek-v3.2");
     const double embedAndHead = 2.0 * m.vocabSize * m.hiddenSize;
     CHECK((v32.total + v32.mtp + embedAndHead) / 1e9 == Approx(685).margin(0.5));
 }
@@ -232,12 +226,12 @@ TEST_CASE("more 2024-2026 releases match their published sizes", "[params][catal
     // Mistral-Small-3.1-24B-Instruct-2503 model card: 24B, text model plus vision encoder.
     CHECK(billions("mistral-small-3.1-24b") == Approx(24).margin(0.5));
     // Gemma 3 270M announcement: 170M embedding parameters and 100M in the transformer blocks.
-    const caliper::ParamCounts g = countParams(model("gemma-3-270m"));
+    const caliper::ParamCounts g = countParams(catalogModel("gemma-3-270m"));
     CHECK(g.embedding / 1e6 == Approx(170).margin(5));
     CHECK((g.total - g.embedding) / 1e6 == Approx(100).margin(5));
     // Qwen2.5-Coder-7B has Qwen2.5-7B's layers (Qwen2.5-Coder report, Table 1):
     // the exact safetensors count of Qwen2.5-7B, 7,615,616,512 (its card: "7.61B").
-    CHECK(countParams(model("qwen2.5-coder-7b")).total == 7615616512.0);
+    CHECK(countParams(catalogModel("qwen2.5-coder-7b")).total == 7615616512.0);
 }
 
 TEST_CASE("expert keys at 0 leave an unknown model_type dense", "[hf_config][moe]") {
@@ -272,22 +266,22 @@ TEST_CASE("InternLM3, Hunyuan dense, Nemotron Nano 2, Granite 4.0 H 1B and GLM-4
     CHECK(std::round(billions("nemotron-nano-9b-v2") * 10) == 89);
     // GLM-4.7 keeps GLM-4.5/4.6's layers (config.json: 89 MoE layers of 160 experts of 3 x 5,120 x 1,536);
     // Z.ai names it 355B total, 32B active.
-    CHECK(countParams(model("glm-4.7")).expert == 89.0 * 160 * 3 * 5120 * 1536);
+    CHECK(countParams(catalogModel("glm-4.7")).expert == 89.0 * 160 * 3 * 5120 * 1536);
     CHECK(billions("glm-4.7") == Approx(355).epsilon(0.01));
-    CHECK(countParams(model("glm-4.7")).active / 1e9 == Approx(32).epsilon(0.06));
+    CHECK(countParams(catalogModel("glm-4.7")).active / 1e9 == Approx(32).epsilon(0.06));
 }
 
 TEST_CASE("KV bytes per token of InternLM3, Hunyuan dense, Nemotron Nano 2, Granite 4.0 H 1B and GLM-4.7 follow their configs", "[params][kv]") {
-    CHECK(kvBytesPerToken16(model("internlm3-8b")) == 49152);  // 2 x 48 x 2 x 128 x 2
-    CHECK(kvBytesPerToken16(model("hunyuan-7b")) == 131072);   // 2 x 32 x 8 x 128 x 2
-    CHECK(kvBytesPerToken16(model("hunyuan-4b")) == 147456);   // 2 x 36 x 8 x 128 x 2
+    CHECK(kvBytesPerToken16(catalogModel("internlm3-8b")) == 49152);  // 2 x 48 x 2 x 128 x 2
+    CHECK(kvBytesPerToken16(catalogModel("hunyuan-7b")) == 131072);   // 2 x 32 x 8 x 128 x 2
+    CHECK(kvBytesPerToken16(catalogModel("hunyuan-4b")) == 147456);   // 2 x 36 x 8 x 128 x 2
     // Granite 4.0 H 1B: 4 attention layers of 40 (layer_types), 2 x 4 x 4 x 128 x 2.
-    CHECK(kvBytesPerToken16(model("granite-4.0-h-1b")) == 8192);
-    CHECK(model("granite-4.0-h-1b").linear.layers == 36);
+    CHECK(kvBytesPerToken16(catalogModel("granite-4.0-h-1b")) == 8192);
+    CHECK(catalogModel("granite-4.0-h-1b").linear.layers == 36);
     // Nemotron Nano 9B v2: 4 attention blocks of 56 (hybrid_override_pattern), 2 x 4 x 8 x 128 x 2.
-    CHECK(kvBytesPerToken16(model("nemotron-nano-9b-v2")) == 16384);
+    CHECK(kvBytesPerToken16(catalogModel("nemotron-nano-9b-v2")) == 16384);
     // GLM-4.7: the architecture gallery's 368 KiB per token = 2 x 92 x 8 x 128 x 2 bytes.
-    CHECK(kvBytesPerToken16(model("glm-4.7")) == 368 * 1024);
+    CHECK(kvBytesPerToken16(catalogModel("glm-4.7")) == 368 * 1024);
 }
 
 TEST_CASE("the added models resolve by the names people type", "[catalog][names]") {

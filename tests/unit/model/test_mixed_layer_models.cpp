@@ -16,6 +16,7 @@
 #include "plan/workload.hpp"
 #include "speed_fixtures.hpp"
 
+using caliper::test::catalogModel;
 using caliper::countParams;
 using caliper::kvBytesPerToken16;
 using caliper::linearStateBytesPerSequence16;
@@ -23,13 +24,6 @@ using caliper::ModelSpec;
 using Json = nlohmann::json;
 
 namespace {
-
-const ModelSpec& model(const std::string& id) {
-    const ModelSpec* m = caliper::findModel(caliper::test::projectCatalog(), id);
-    INFO(id);
-    REQUIRE(m != nullptr);
-    return *m;
-}
 
 ModelSpec fromConfig(const std::string& name) {
     const std::string path = std::string(CALIPER_FIXTURES_DIR) + "/hf_configs/" + name + ".json";
@@ -48,21 +42,21 @@ TEST_CASE("Gemma 4 global layers cache their own KV width", "[params][kv][gemma4
     // google/gemma-4-31B-it text_config: 50 sliding layers with 16 KV heads of
     // 256 and 10 global layers with 4 KV heads of 512 (attention_k_eq_v: one
     // projection, K and V both cached): (50 x 2 x 16 x 256 + 10 x 2 x 4 x 512) x 2 B.
-    CHECK(kvBytesPerToken16(model("gemma-4-31b")) == (50 * 2 * 16 * 256 + 10 * 2 * 4 * 512) * 2);
-    CHECK(kvBytesPerToken16(model("gemma-4-31b")) == 901120);
+    CHECK(kvBytesPerToken16(catalogModel("gemma-4-31b")) == (50 * 2 * 16 * 256 + 10 * 2 * 4 * 512) * 2);
+    CHECK(kvBytesPerToken16(catalogModel("gemma-4-31b")) == 901120);
     // gemma-4-26B-A4B-it: 25 sliding layers (8 KV heads of 256), 5 global (2 of 512).
-    CHECK(kvBytesPerToken16(model("gemma-4-26b-a4b")) == (25 * 2 * 8 * 256 + 5 * 2 * 2 * 512) * 2);
+    CHECK(kvBytesPerToken16(catalogModel("gemma-4-26b-a4b")) == (25 * 2 * 8 * 256 + 5 * 2 * 2 * 512) * 2);
 }
 
 TEST_CASE("Gemma 4 counts match the published figures", "[params][gemma4]") {
     // 31B: a tally of the checkpoint's language-model tensors gives 30,696,013,824
     // matrix + 1,331,456 norm scalars = 30,697,345,280 (model card: 30.7B).
-    CHECK(countParams(model("gemma-4-31b")).total == 30697345280.0);
+    CHECK(countParams(catalogModel("gemma-4-31b")).total == 30697345280.0);
     // The global layers carry no v_proj: a layer is q 5,376 x 32 x 512, k 5,376 x
     // 4 x 512 and o, against q, k, v and o of 256-wide heads on sliding layers.
     // 26B-A4B model card: 25.2B total, 3.8B active (8 of 128 experts of 704 beside
     // the 2,112-wide dense MLP on each of the 30 layers).
-    const caliper::ParamCounts moe = countParams(model("gemma-4-26b-a4b"));
+    const caliper::ParamCounts moe = countParams(catalogModel("gemma-4-26b-a4b"));
     CHECK(moe.total / 1e9 == Approx(25.2).margin(0.05));
     CHECK(moe.active / 1e9 == Approx(3.8).margin(0.05));
     // Routed-expert weights: 30 layers x 128 experts x 3 x 2,816 x 704.
@@ -73,7 +67,7 @@ TEST_CASE("Gemma 4 config.json files read as their catalog entries", "[hf_config
     for (const char* id : {"gemma-4-31b", "gemma-4-26b-a4b"}) {
         INFO(id);
         const ModelSpec got = fromConfig(id);
-        const ModelSpec& want = model(id);
+        const ModelSpec& want = catalogModel(id);
         CHECK(got.global.headDim == want.global.headDim);
         CHECK(got.global.kvHeads == want.global.kvHeads);
         CHECK(got.global.kEqV == want.global.kEqV);
@@ -85,7 +79,7 @@ TEST_CASE("Gemma 4 config.json files read as their catalog entries", "[hf_config
 }
 
 TEST_CASE("Gemma 4 global layers weigh in attention work and KV reads", "[speed][gemma4]") {
-    const caliper::Workload work = workloadOf(model("gemma-4-31b"));
+    const caliper::Workload work = workloadOf(catalogModel("gemma-4-31b"));
     // At 4,096 tokens the 10 global layers read all of them (2 x 4 x 512 x 2 B
     // each), the 50 sliding ones their 1,024-token window (2 x 16 x 256 x 2 B).
     const double kv = 10.0 * 8192 * 4096 + 50.0 * 16384 * 1024;
@@ -97,7 +91,7 @@ TEST_CASE("Gemma 4 global layers weigh in attention work and KV reads", "[speed]
 }
 
 TEST_CASE("LFM2 short-convolution layers keep a fixed state and no KV", "[params][kv][lfm2]") {
-    const ModelSpec& m = model("lfm2-1.2b");
+    const ModelSpec& m = catalogModel("lfm2-1.2b");
     // LiquidAI/LFM2-1.2B config.json: 6 full_attention layers of 16 with 8 KV
     // heads of 2,048 / 32 = 64: 2 x 6 x 8 x 64 x 2 B.
     CHECK(kvBytesPerToken16(m) == 2 * 6 * 8 * 64 * 2);
@@ -115,8 +109,8 @@ TEST_CASE("an LFM2 config.json shrinks its MLP as Lfm2MLP does", "[hf_config][lf
     CHECK(got.linear.kind == caliper::LinearKind::ShortConv);
     CHECK(got.linear.layers == 10);
     CHECK(countParams(got).total == 1170340608.0);
-    CHECK(kvBytesPerToken16(got) == kvBytesPerToken16(model("lfm2-1.2b")));
-    CHECK(linearStateBytesPerSequence16(got) == linearStateBytesPerSequence16(model("lfm2-1.2b")));
+    CHECK(kvBytesPerToken16(got) == kvBytesPerToken16(catalogModel("lfm2-1.2b")));
+    CHECK(linearStateBytesPerSequence16(got) == linearStateBytesPerSequence16(catalogModel("lfm2-1.2b")));
 }
 
 TEST_CASE("Gemma 4 configs with per-layer embeddings are refused by name", "[hf_config][errors][gemma4]") {

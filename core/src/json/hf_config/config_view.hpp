@@ -79,6 +79,10 @@ std::string nativeDtype(const Json& config);
 std::optional<WeightFormat> nativeWeights(const Json& config);
 void setAttentionKind(ModelSpec& m);
 
+// Gemma 3 and 4 text decoders: tied embeddings, four norms and q/k norms per
+// layer, and the library's defaults where the config omits them (256-wide
+// heads, 131,072 positions, `vocabDefault` embedding rows).
+void readGemmaDecoder(ConfigView& c, ModelSpec& m, std::int64_t vocabDefault);
 // Families (json/hf_config/families.cpp). Each fills the architecture of `m`.
 using FamilyReader = void (*)(ConfigView& c, ModelSpec& m);
 FamilyReader familyReader(const std::string& modelType);

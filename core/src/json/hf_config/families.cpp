@@ -6,6 +6,17 @@
 
 namespace caliper::io {
 
+void readGemmaDecoder(ConfigView& c, ModelSpec& m, std::int64_t vocabDefault) {
+    DecoderKeys keys;
+    keys.tiedByDefault = true;
+    keys.vocabDefault = vocabDefault;
+    readDecoder(c, m, keys);
+    if (m.maxContext == 0) m.maxContext = 131072;
+    if (!c.has("head_dim")) m.headDim = 256;
+    m.normsPerLayer = 4;
+    m.qkNorm = true;
+}
+
 namespace {
 
 // A sliding window on every layer (Mistral v0.1, Phi-3), unless Qwen-style
@@ -101,14 +112,7 @@ void readGemma2(ConfigView& c, ModelSpec& m) {
 // one. Gemma3TextConfig defaults fill what the multimodal configs omit
 // (vocab_size 262,208 embedding rows, 131,072 positions).
 void readGemma3Text(ConfigView& c, ModelSpec& m) {
-    DecoderKeys keys;
-    keys.tiedByDefault = true;
-    keys.vocabDefault = 262208;
-    readDecoder(c, m, keys);
-    if (m.maxContext == 0) m.maxContext = 131072;
-    if (!c.has("head_dim")) m.headDim = 256;
-    m.normsPerLayer = 4;
-    m.qkNorm = true;
+    readGemmaDecoder(c, m, 262208);
     m.slidingWindow = c.integerOr({"sliding_window"}, 4096, 0, kHfMaxPositions);
     const int period = c.integerOr({"sliding_window_pattern"}, 6, 1, kHfMaxLayers);
     m.slidingLayers = m.slidingWindow > 0 ? slidingLayerCount(c, m.layers, period) : 0;

@@ -36,14 +36,7 @@ void readGemma4Text(ConfigView& c, ModelSpec& m) {
              "Gemma 4 per-layer embeddings and KV-sharing layers (E2B, E4B) are not modelled; the 26B-A4B and 31B "
              "configs are");
     }
-    DecoderKeys keys;
-    keys.tiedByDefault = true;
-    keys.vocabDefault = 262144;
-    readDecoder(c, m, keys);
-    if (m.maxContext == 0) m.maxContext = 131072;
-    if (!c.has("head_dim")) m.headDim = 256;
-    m.normsPerLayer = 4;
-    m.qkNorm = true;
+    readGemmaDecoder(c, m, 262144);
     m.qkvBias = m.attnOutBias = c.flag("attention_bias", false);
     m.slidingWindow = c.integerOr({"sliding_window"}, 512, 0, kHfMaxPositions);
     m.slidingLayers = m.slidingWindow > 0 ? gemma4SlidingLayers(c, m.layers) : 0;
