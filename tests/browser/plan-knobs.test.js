@@ -130,6 +130,8 @@ h.forEachOrigin('plan knobs', (env) => {
     assert.equal(none.plan.offload, 'none');
     assert.ok(none.memory.cpu_offload_gib > 0);
     assert.match(await page.textContent('#detail [data-field="memory.cpu_offload_gib"]'), /^方案占用的主机内存：/);
+    // The same knob serves Ollama, which runs llama.cpp: its label names both.
+    assert.equal(await page.textContent('label[for="detail-offload"]'), '卸载到内存（llama.cpp、Ollama）');
     await page.selectOption('#detail-offload', 'moe-experts');
     await afterChange(page, 'off=moe-experts');
     const r = cli.estimate(await detailRequest(page));

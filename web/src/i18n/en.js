@@ -130,7 +130,7 @@ var en = {
   'knob.off': 'off',
   'knob.checkpointing': 'Gradient checkpointing',
   'knob.microBatch': 'Micro-batch per GPU',
-  'knob.offload': 'Offload (llama.cpp)',
+  'knob.offload': 'Offload to host RAM (llama.cpp, Ollama)',
   'knob.offload.auto': 'Auto',
   'knob.offload.none': 'none',
   'knob.offload.layers': 'layers (-ngl)',

@@ -130,7 +130,7 @@ var zh = {
   'knob.off': '关',
   'knob.checkpointing': '梯度检查点',
   'knob.microBatch': '每卡微批量',
-  'knob.offload': '卸载（llama.cpp）',
+  'knob.offload': '卸载到内存（llama.cpp、Ollama）',
   'knob.offload.auto': '自动',
   'knob.offload.none': '不卸载',
   'knob.offload.layers': '按层（-ngl）',
