@@ -43,6 +43,26 @@ std::int64_t llama4VisionParams(ConfigView v, int textHidden) {
     return embeddings + layers * layer + adapter + outputDim * textHidden;
 }
 
+// Pixtral (Mistral Small 3.x, Ministral 3, Devstral Small 2): conv patch
+// embedding without bias, an RMSNorm before the layers, layers with q/k/v/o
+// and a gated MLP without biases and two RMSNorms (positions are 2-D RoPE, no
+// table). Mistral3MultiModalProjector: an RMSNorm over the vision width, the
+// patch merger (spatial_merge_size^2 x width -> width) and two linears to the
+// text width, biased when multimodal_projector_bias. Defaults are
+// PixtralVisionConfig's and Mistral3Config's.
+std::int64_t pixtralVisionParams(ConfigView v, int textHidden, int mergeSize, bool projectorBias) {
+    const std::int64_t w = v.integerOr({"hidden_size"}, 1024, 1, kHfMaxHidden);
+    const std::int64_t inner = v.integerOr({"intermediate_size"}, 4096, 1, kHfMaxIntermediate);
+    const std::int64_t layers = v.integerOr({"num_hidden_layers"}, 24, 1, kHfMaxLayers);
+    const std::int64_t patch = v.integerOr({"patch_size"}, 16, 1, kHfMaxHidden);
+    const std::int64_t channels = v.integerOr({"num_channels"}, 3, 1, 64);
+    const std::int64_t text = textHidden;
+    const std::int64_t tower = channels * patch * patch * w + w + layers * (4 * w * w + 3 * w * inner + 2 * w);
+    const std::int64_t merger = std::int64_t(mergeSize) * mergeSize * w * w;
+    const std::int64_t projector = w + merger + w * text + text * text + (projectorBias ? 2 * text : 0);
+    return tower + projector;
+}
+
 namespace {
 
 int mllamaPatchTokens(ConfigView& v) {  // patches of one tile plus the class token
