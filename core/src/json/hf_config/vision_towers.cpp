@@ -63,6 +63,27 @@ std::int64_t pixtralVisionParams(ConfigView v, int textHidden, int mergeSize, bo
     return tower + projector;
 }
 
+// Gemma 4 (Gemma4VisionModel + Gemma4MultimodalEmbedder): a linear patch
+// embedding without bias, a 2-D learned position table (2 x
+// position_embedding_size rows), layers of q/k/v/o and a gated MLP without
+// biases with per-head q/k norms and four RMSNorms, the standardize bias and
+// scale, and a vision x text projection. Defaults are Gemma4VisionConfig's.
+std::int64_t gemma4VisionParams(ConfigView v, int textHidden) {
+    const std::int64_t w = v.integerOr({"hidden_size"}, 768, 1, kHfMaxHidden);
+    const std::int64_t inner = v.integerOr({"intermediate_size"}, 3072, 1, kHfMaxIntermediate);
+    const std::int64_t layers = v.integerOr({"num_hidden_layers"}, 16, 1, kHfMaxLayers);
+    const std::int64_t heads = v.integerOr({"num_attention_heads"}, 12, 1, kHfMaxHeads);
+    const std::int64_t kvHeads = v.integerOr({"num_key_value_heads"}, heads, 1, kHfMaxHeads);
+    const std::int64_t headDim = v.integerOr({"head_dim"}, 64, 1, kHfMaxHidden);
+    const std::int64_t patch = v.integerOr({"patch_size"}, 16, 1, kHfMaxHidden);
+    const std::int64_t positions = v.integerOr({"position_embedding_size"}, 10240, 1, kHfMaxPositions);
+    const std::int64_t attention = w * heads * headDim * 2 + w * kvHeads * headDim * 2;
+    const std::int64_t layer = attention + 3 * w * inner + 2 * headDim + 4 * w;
+    const std::int64_t embeddings = 3 * patch * patch * w + 2 * positions * w;
+    const std::int64_t standardize = v.flag("standardize", false) ? 2 * w : 0;
+    return embeddings + layers * layer + standardize + w * textHidden;
+}
+
 namespace {
 
 int mllamaPatchTokens(ConfigView& v) {  // patches of one tile plus the class token
