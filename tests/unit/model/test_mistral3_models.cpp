@@ -104,7 +104,7 @@ TEST_CASE("mistral3 and ministral3 config.json files read their decoder and Pixt
     CHECK(devstral.maxContext == 393216);  // YaRN 48 x 8,192; the catalog keeps the cards' 256k
 }
 
-TEST_CASE("Ministral 3, Devstral Small 2 and LFM2 2.6B resolve by the names people type", "[catalog][names]") {
+TEST_CASE("Ministral 3, Devstral Small 2, LFM2 2.6B and MiniMax-M2.1 resolve by the names people type", "[catalog][names]") {
     const caliper::Catalog& catalog = caliper::test::projectCatalog();
     const std::vector<std::pair<std::string, std::string>> names = {
         {"mistralai/Ministral-3-3B-Instruct-2512", "ministral-3-3b"},
@@ -113,6 +113,7 @@ TEST_CASE("Ministral 3, Devstral Small 2 and LFM2 2.6B resolve by the names peop
         {"mistralai/Devstral-Small-2-24B-Instruct-2512", "devstral-small-2"},
         {"LiquidAI/LFM2-2.6B", "lfm2-2.6b"},
         {"ministral-8b", "ministral-8b-2410"},  // the 2024 Ministral keeps its name
+        {"MiniMaxAI/MiniMax-M2.1", "minimax-m2"},  // same config.json shape as M2
     };
     for (const auto& [name, id] : names) {
         INFO(name);
