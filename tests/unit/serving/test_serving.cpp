@@ -159,6 +159,22 @@ TEST_CASE("serving: the KV pool as vLLM computes it at start-up", "[serving]") {
     CHECK(*f->maxConcurrency == Approx(133.79).epsilon(0.03));
 }
 
+TEST_CASE("serving: llama.cpp's cache for a sliding-window model holds the context it was sized for", "[serving]") {
+    // gpt-oss-20b (24 layers, 12 of them on a 128-token window) with an 8k
+    // prompt on one RTX 4090: llama.cpp allocates n_ctx = 8448 cells on the
+    // 12 full layers and window + ubatch cells on the sliding ones, so the
+    // request fits its own cache. Counting every layer's KV per token
+    // (49,152 B) would make that cache hold ~4,600 tokens, under one request.
+    const PropertyJson request = {{"model", "gpt-oss-20b"}, {"gpu", "rtx-4090"}, {"engine", "llama.cpp"},
+                                  {"prompt_tokens", 8192}, {"output_tokens", 256}};
+    const auto f = servingAt(request, 1);
+    REQUIRE(f);
+    REQUIRE(f->kvCacheTokens);
+    CHECK(*f->kvCacheTokens >= 8192 + 256);
+    CHECK(*f->maxConcurrency >= 1);
+    CHECK(f->tpotMs > 0);
+}
+
 TEST_CASE("serving: prefix-cache hits and speculative decoding help where they should", "[serving]") {
     const PropertyJson base = {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}, {"prompt_tokens", 4096},
                                {"output_tokens", 256}};
