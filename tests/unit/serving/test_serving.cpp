@@ -273,6 +273,23 @@ TEST_CASE("serve: at the same price and GPUs the request's own KV format is kept
     }
 }
 
+TEST_CASE("serve: a deployment's plan names expert parallelism only where the estimate does", "[serving][serve]") {
+    // Qwen3-32B is dense: tensor parallelism over 2+ GPUs splits its layers,
+    // there are no experts to spread (ep 1, as `caliper estimate` answers for
+    // the same plan). A MoE model under plain tensor parallelism shards each
+    // expert over the ranks (vLLM without --enable-expert-parallel): ep 1 too.
+    for (const char* model : {"qwen3-32b", "qwen3-30b-a3b"}) {
+        const PropertyJson a = answer(std::string(R"({"model":")") + model +
+                                      R"(","gpu":["h100-sxm5-80gb"],"users":100,"prompt_tokens":2048,)"
+                                      R"("output_tokens":512,"slo":{"ttft_s":2,"min_user_tokens_per_s":20}})");
+        REQUIRE(a["deployments"].size() > 0);
+        for (const auto& d : a["deployments"]) {
+            INFO(model << " " << d["plan"].dump());
+            CHECK(d["plan"]["ep"] == 1);
+        }
+    }
+}
+
 TEST_CASE("serve: disaggregated prefill and decode where a tight TTFT meets long prompts", "[serving][serve]") {
     // Llama-3.1-70B for 1,000 users at 4,096 + 512 tokens, TTFT <= 1 s and
     // TPOT <= 30 ms on H100s: about 60 requests/s, 250k prompt tokens/s,
