@@ -273,6 +273,38 @@ TEST_CASE("serve: at the same price and GPUs the request's own KV format is kept
     }
 }
 
+TEST_CASE("serve: more users than max_gpus can carry lists the closest deployments, not 'does not fit'",
+          "[serving][serve]") {
+    // Llama-3.3-70B holds on 2 H100s (~131 GiB of bf16 weights), so 8 GPUs
+    // run it; 1,000 users at 50 ms TPOT need several 8-GPU replicas, more
+    // than max_gpus 8 allows. The answer is those 8 GPUs' figures under the
+    // whole load, marked as missing the SLO.
+    const PropertyJson a = answer(R"({"model":"llama-3.3-70b","gpu":"h100-sxm5-80gb","users":1000,"prompt_tokens":1000,)"
+                                  R"("output_tokens":1000,"slo":{"tpot_ms":50,"ttft_s":1},"max_gpus":8})");
+    CHECK(a["meets_slo"] == false);
+    REQUIRE(a["deployments"].size() > 0);
+    for (const auto& d : a["deployments"]) {
+        CHECK(d["meets_slo"] == false);
+        CHECK(d["gpu_count"].get<int>() <= 8);
+    }
+    CHECK(a.dump().find("holds the model within max_gpus") == std::string::npos);
+}
+
+TEST_CASE("serve: a replica of one 8-GPU server is tried when the fewest GPUs are not a power of two",
+          "[serving][serve]") {
+    // DeepSeek-V3 in its FP8 checkpoint is ~640 GiB: 6 H200s (141 GB) hold
+    // it as tensor 2 x pipeline 3, and its doublings are 12, 24, 48. The
+    // deployment everyone runs, one 8 x H200 server at tensor 8 (SGLang's and
+    // vLLM's DeepSeek-V3 recipes), must be among the candidates, and for a
+    // light load it is the cheapest that meets the SLO.
+    const PropertyJson a = answer(R"({"model":"deepseek-v3","gpu":"h200-sxm-141gb","users":32,"prompt_tokens":2048,)"
+                                  R"("output_tokens":512,"slo":{"ttft_s":3,"min_user_tokens_per_s":15},"max_gpus":16})");
+    REQUIRE(a["meets_slo"] == true);
+    bool server = false;
+    for (const auto& d : a["deployments"]) server = server || (d["gpu_count"] == 8 && d["plan"]["tp"] == 8);
+    CHECK(server);
+}
+
 TEST_CASE("serve: a deployment's plan names expert parallelism only where the estimate does", "[serving][serve]") {
     // Qwen3-32B is dense: tensor parallelism over 2+ GPUs splits its layers,
     // there are no experts to spread (ep 1, as `caliper estimate` answers for
