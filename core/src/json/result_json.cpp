@@ -159,7 +159,8 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
                        {"engine", toString(s.engine)},
                        {"weights", toString(r.weights)},
                        {"kv_cache", toString(s.kvCache)},
-                       {"batch", s.batch},
+                       // "auto" echoes the planner's micro-batch, as checkpointing does.
+                       {"batch", training && s.batchAuto ? std::int64_t(r.plan.microBatch) : s.batch},
                        {"prompt_tokens", s.promptTokens},
                        {"output_tokens", s.outputTokens},
                        {"seq_len", s.seqLen},
