@@ -47,7 +47,7 @@ TEST_CASE("gradient_checkpointing takes true, false and \"auto\" (the default)",
 TEST_CASE("the plan object names every knob and why", "[planner]") {
     const Json r = estimateOk(R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb","task":"finetune","method":"full","gpu_count":8})");
     for (const char* key : {"strategy", "tp", "pp", "ep", "dp", "attention_dp", "nodes", "gpus_per_node",
-                            "gradient_checkpointing", "micro_batch", "offload", "gpu_layers", "cpu_moe_layers", "why"}) {
+                            "gradient_checkpointing", "micro_batch", "offload", "gpu_layers", "cpu_moe_layers", "inter_node", "why"}) {
         INFO(key);
         CHECK(r["plan"].contains(key));
     }
