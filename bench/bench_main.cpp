@@ -86,6 +86,15 @@ Scenario loraScenario(const Catalog& catalog, const char* model, const char* gpu
     return s;
 }
 
+// The same with what a LoRA request leaves to the planner by default:
+// gradient checkpointing and the micro-batch ("auto").
+Scenario loraDefaultsScenario(const Catalog& catalog, const char* model, const char* gpu) {
+    Scenario s = loraScenario(catalog, model, gpu);
+    s.gradientCheckpointingAuto = true;
+    s.batchAuto = true;
+    return s;
+}
+
 // The pieces estimate() is made of, each timed alone: fewestGpus() is the
 // memory model without explanation text, estimateMemory() the same model
 // with it, so their difference is the cost of the explanation.
@@ -184,7 +193,8 @@ void benchMatrixSteps(const Catalog& catalog, const Scenario& workload, int runs
     }
 }
 
-void benchMatrix(const Catalog& catalog, const Scenario& workload, const char* label, int runs, const Slo* slo = nullptr) {
+void benchMatrix(const Catalog& catalog, const Scenario& workload, const char* label, int runs, const Slo* slo = nullptr,
+                 bool steps = true) {
     const double cells = static_cast<double>(catalog.models.size() * catalog.gpus.size());
     const std::vector<const ModelSpec*> models = allModels(catalog);
     const std::vector<const GpuSpec*> gpus = allGpus(catalog);
@@ -192,7 +202,7 @@ void benchMatrix(const Catalog& catalog, const Scenario& workload, const char* l
                   gSink = gSink + computeMatrix(workload, models, gpus, 8, slo).front().front().totalGiB;
               }),
               cells);
-    if (!slo) benchMatrixSteps(catalog, workload, runs);
+    if (!slo && steps) benchMatrixSteps(catalog, workload, runs);
 }
 
 void benchRequest(const char* label, int runs, const std::function<ApiResponse()>& call) {
@@ -233,6 +243,8 @@ void benchMatrices(const Catalog& catalog, int runs) {
                 "inference (vLLM, 2048+512 tokens, batch 1)", runs);
     benchMatrix(catalog, loraScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb"), "LoRA (r16, seq 2048, batch 1)",
                 runs);
+    benchMatrix(catalog, loraDefaultsScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb"),
+                "LoRA, the request's defaults (checkpointing and micro-batch searched)", runs, nullptr, false);
     Slo slo;
     slo.ttftS = 2.0;
     slo.minUserTokensPerS = 20.0;
@@ -278,8 +290,10 @@ int main(int argc, char** argv) {
     if (profile) {  // passes of the inference matrix (one by default), for callgrind or perf
         const int passes = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
         const bool lora = argc > 3 && std::strcmp(argv[3], "lora") == 0;
-        const Scenario workload = lora ? loraScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb")
-                                       : inferenceScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb");
+        const bool loraDefaults = argc > 3 && std::strcmp(argv[3], "lora-defaults") == 0;
+        const Scenario workload = lora           ? loraScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb")
+                                  : loraDefaults ? loraDefaultsScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb")
+                                                 : inferenceScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb");
         for (int i = 0; i < passes; ++i) {
             gSink = gSink + computeMatrix(workload, allModels(catalog), allGpus(catalog), 8).front().front().totalGiB;
         }

@@ -60,7 +60,8 @@ scenario keys and defaults (only "model" and "gpu" are required):
                       (fp16 on GPUs without bf16); qlora: nf4-dq
                       ({weights})
   kv_cache            bf16 (fp16 without bf16); one of {kv_cache}
-  batch               1 (inference: concurrent sequences; training: micro-batch per GPU)
+  batch               inference 1 (concurrent sequences); training "auto" (micro-batch per GPU:
+                      the fastest power of two up to 64 that fits), or a number
   prompt_tokens       inference 2048, training 0
   output_tokens       inference 512, training 0
   seq_len             finetune 2048, pretrain 4096

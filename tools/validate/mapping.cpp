@@ -165,6 +165,10 @@ void setTraining(const RowFacts& f, const RowSetup& s, Json& req) {
     else if (s.globalBatch) req["batch"] = 1;
     else if (f.batch && *f.batch >= 1) req["batch"] = countOf(*f.batch);
     else if (s.batch) req["batch"] = *s.batch;
+    // A measured run is scored at one micro-batch, not the planner's search:
+    // where the row states none, one sequence (the rows' constants were
+    // fitted so).
+    else req["batch"] = 1;
     if (f.method == "lora" || f.method == "qlora") {
         Json lora = Json::object();
         if (s.loraRank) lora["rank"] = *s.loraRank;

@@ -81,6 +81,15 @@ struct Plan {
     int cpuMoeLayers = 0;  // layers whose routed experts run on the CPU (offload "moe-experts")
 };
 
+// The fabric between the nodes of a plan that spans several (CONTRACT
+// `plan.inter_node`): the request's `interconnect.inter_node`, or the
+// default for the GPU's class.
+struct InterNodeLink {
+    std::optional<InterNode> fabric;  // as requested; empty = the GPU class's default
+    std::string name;                 // "InfiniBand NDR 400 Gb/s per GPU"
+    double busGBps = 0;               // NCCL bus bandwidth per GPU the figures use, GB/s
+};
+
 // A figure's 10th-90th percentile band: `key` is its result key path
 // ("decode_tokens_per_s", "memory.total_gib").
 struct FigureRange {
@@ -100,6 +109,7 @@ struct EstimateResult {
 
     Plan plan;
     std::vector<std::string> planWhy;  // plan.why: short codes for what the plan chose
+    std::optional<InterNodeLink> interNode;  // plan.inter_node: when the plan spans nodes
     WeightFormat weights = WeightFormat::Bf16;  // the format the figures assume (the request's or the default)
     MemoryBreakdown memory;
     bool fits = false;

@@ -153,13 +153,18 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
                    {"gpu_layers", r.plan.gpuLayers >= 0 ? Json(r.plan.gpuLayers) : Json(nullptr)},
                    {"cpu_moe_layers", s.parallel.offload == Offload::MoeExperts ? Json(r.plan.cpuMoeLayers) : Json(nullptr)},
                    {"weights", toString(r.weights)},
+                   {"inter_node", r.interNode ? Json{{"fabric", r.interNode->fabric ? Json(toString(*r.interNode->fabric)) : Json(nullptr)},
+                                                     {"name", r.interNode->name},
+                                                     {"bus_gbps", tidy(r.interNode->busGBps)}}
+                                              : Json(nullptr)},
                    {"why", r.planWhy}};
     out["scenario"] = {{"task", toString(s.task)},
                        {"method", s.task == Task::Inference ? Json(nullptr) : Json(toString(s.method))},
                        {"engine", toString(s.engine)},
                        {"weights", toString(r.weights)},
                        {"kv_cache", toString(s.kvCache)},
-                       {"batch", s.batch},
+                       // "auto" echoes the planner's micro-batch, as checkpointing does.
+                       {"batch", training && s.batchAuto ? std::int64_t(r.plan.microBatch) : s.batch},
                        {"prompt_tokens", s.promptTokens},
                        {"output_tokens", s.outputTokens},
                        {"seq_len", s.seqLen},

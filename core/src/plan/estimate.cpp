@@ -13,6 +13,7 @@
 #include "caliper/answers/quick_rules.hpp"
 #include "caliper/speed/speed.hpp"
 #include "calibration/ranges.hpp"
+#include "speed/comm.hpp"
 #include "plan/prepared.hpp"
 #include "caliper/serving/estimate_serving.hpp"
 #include "caliper/workloads/workloads.hpp"
@@ -60,6 +61,11 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
 
     r.gpusNeeded = choice.gpusNeeded;
     r.plan = choice.plan;
+    if (r.plan.nodes > 1) {
+        // Every group that crosses a node boundary talks over this link (comm.cpp).
+        const Link link = groupLink(scenario, r.plan.gpuCount, true);
+        r.interNode = InterNodeLink{scenario.interconnect.interNode, link.name, link.busGBps};
+    }
     r.weights = scenario.weights;
     r.planWhy.push_back(scenario.weightsWhy);
     for (const char* why : choice.why) r.planWhy.push_back(why);

@@ -105,15 +105,38 @@ struct Known {
     const CountSearch* search = nullptr;
 };
 
+// Candidates (strategy by position, checkpointing off or on) that did not
+// fit at a smaller micro-batch of the same count. Activation memory only
+// grows with the micro-batch (as the micro-batch search assumes), so they
+// are not evaluated again at a larger one.
+class Misses {
+public:
+    bool has(int strategyIndex, bool on) const { return (bits_ >> bit(strategyIndex, on)) & 1U; }
+    void add(int strategyIndex, bool on) { bits_ |= 1U << bit(strategyIndex, on); }
+
+private:
+    static int bit(int strategyIndex, bool on) { return 2 * strategyIndex + (on ? 1 : 0); }
+    unsigned bits_ = 0;
+};
+
 // The fastest fitting candidate at `count`: per strategy, checkpointing off
-// when it fits, else on; equal speeds keep the simpler strategy.
-std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count, const Known& known) {
+// when it fits, else on; equal speeds keep the simpler strategy. `misses`,
+// when given, skips the candidates it holds and records those that miss.
+std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count, const Known& known,
+                                Misses* misses = nullptr) {
     const Scenario& s = *on.scenario;
     const Strategies strategies = !training(s) || count == 1 ? Strategies{{Strategy::Auto}, 1} : trainingStrategies(s);
     std::optional<Candidate> best;
+    int index = -1;
     for (Strategy strategy : strategies) {
+        ++index;
         for (const Variant* v : {off, &on}) {
             if (!v) continue;
+            const bool isOn = v == &on;
+            if (misses && misses->has(index, isOn)) continue;
+            auto miss = [&] {
+                if (misses) misses->add(index, isOn);
+            };
             // The count search's own answer is planFor of these inputs at this count.
             // The search's plan at a count it ruled out does not fit: not
             // evaluated again. Below the weights' bound no plan of either
@@ -133,12 +156,21 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
             if (same) {
                 memory = known.fit->memory;
             } else {
-                if (!sizing::countUsable(v->in, plan)) continue;
+                if (!sizing::countUsable(v->in, plan)) {
+                    miss();
+                    continue;
+                }
                 std::optional<MemoryBreakdown> fitting = sizing::evaluateIfFits(v->in, plan);
-                if (!fitting) continue;
+                if (!fitting) {
+                    miss();
+                    continue;
+                }
                 memory = std::move(*fitting);
             }
-            if (!hostFits(*v->scenario, memory, plan)) continue;
+            if (!hostFits(*v->scenario, memory, plan)) {
+                miss();
+                continue;
+            }
             Candidate c{plan, memory, v->scenario, &v->in.counts, v->scenario->gradientCheckpointing, std::nullopt, 0};
             if (!best || c.rate() > best->rate() * (1 + 1e-9)) best = std::move(c);
             break;  // checkpointing on only costs speed: not tried where off fits
@@ -225,12 +257,39 @@ Choice chooseOffload(const Scenario& request) {
     return out;
 }
 
+// A fitting candidate as the choice: its plan, memory, checkpointing and
+// (within the limit: beyond it nobody reads it) its speed.
+void take(Choice& out, Candidate& best, const Scenario& request, int maxGpus) {
+    out.plan = best.plan;
+    out.memory = best.memory;
+    out.fits = true;
+    if (best.plan.gpuCount <= maxGpus) {
+        best.rate();
+        out.speed = std::move(best.speed);
+    }
+    out.gradientCheckpointing = best.checkpointing;
+    if (training(request) && best.plan.gpuCount > 1 && request.parallel.strategy == Strategy::Auto) {
+        const bool sharded = best.plan.strategy != Strategy::Ddp && best.plan.strategy != Strategy::Tensor &&
+                             best.plan.strategy != Strategy::Pipeline;
+        out.why.push_back(sharded ? "strategy_states_sharded_to_fit" : "strategy_replicas_fit");
+    }
+}
+
+// The knobs resolved on the choice's plan, and checkpointing's reason when
+// the planner decided it.
+void finish(Choice& out, const Scenario& request, bool autoCheckpointing) {
+    out.plan.gradientCheckpointing = training(request) && out.gradientCheckpointing;
+    if (training(request)) out.plan.microBatch = static_cast<int>(std::max<std::int64_t>(1, request.batch));
+    if (autoCheckpointing) {
+        out.why.push_back(out.gradientCheckpointing ? "checkpointing_needed_to_fit" : "checkpointing_off_fits");
+    }
+}
+
 // The choice given the variant without checkpointing (`offPtr`, when the
 // planner decides it) and with the request's (or, deciding, with it on).
-Choice chooseWith(const Scenario& request, int maxGpus, const sizing::ModelFigures* held, const Variant* offPtr) {
+Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, const Variant& on) {
     Choice out;
     const bool autoCheckpointing = offPtr != nullptr;
-    const Variant on(request, autoCheckpointing || (training(request) && request.gradientCheckpointing), held);
 
     // The fewest GPUs that fit under the leanest candidate (the default
     // strategy shards states for training; checkpointing on).
@@ -256,19 +315,7 @@ Choice chooseWith(const Scenario& request, int maxGpus, const sizing::ModelFigur
     }
 
     if (best) {
-        out.plan = best->plan;
-        out.memory = best->memory;
-        out.fits = true;
-        if (best->plan.gpuCount <= maxGpus) {  // beyond the limit nobody reads the speed
-            best->rate();
-            out.speed = std::move(best->speed);
-        }
-        out.gradientCheckpointing = best->checkpointing;
-        if (training(request) && best->plan.gpuCount > 1 && request.parallel.strategy == Strategy::Auto) {
-            const bool sharded = best->plan.strategy != Strategy::Ddp && best->plan.strategy != Strategy::Tensor &&
-                                 best->plan.strategy != Strategy::Pipeline;
-            out.why.push_back(sharded ? "strategy_states_sharded_to_fit" : "strategy_replicas_fit");
-        }
+        take(out, *best, request, maxGpus);
     } else {
         // Nothing fits at this count: show the leanest plan (what comes
         // closest), with its memory.
@@ -283,11 +330,7 @@ Choice chooseWith(const Scenario& request, int maxGpus, const sizing::ModelFigur
                    hostFits(*on.scenario, out.memory, out.plan);
         out.gradientCheckpointing = on.scenario->gradientCheckpointing;
     }
-    out.plan.gradientCheckpointing = training(request) && out.gradientCheckpointing;
-    if (training(request)) out.plan.microBatch = static_cast<int>(std::max<std::int64_t>(1, request.batch));
-    if (autoCheckpointing) {
-        out.why.push_back(out.gradientCheckpointing ? "checkpointing_needed_to_fit" : "checkpointing_off_fits");
-    }
+    finish(out, request, autoCheckpointing);
     return out;
 }
 
@@ -297,9 +340,11 @@ Choice chooseKnobs(const Scenario& request, int maxGpus, const sizing::ModelFigu
     // it was zero-filled, kilobytes per matrix cell.)
     if (training(request) && request.gradientCheckpointingAuto) {
         const Variant off(request, false, held);
-        return chooseWith(request, maxGpus, held, &off);
+        const Variant on(request, true, held);
+        return chooseWith(request, maxGpus, &off, on);
     }
-    return chooseWith(request, maxGpus, held, nullptr);
+    const Variant on(request, training(request) && request.gradientCheckpointing, held);
+    return chooseWith(request, maxGpus, nullptr, on);
 }
 
 // Micro-batches the search tries, doubling from 1 (Megatron's and Hugging
@@ -317,21 +362,31 @@ bool trainingSpeedOf(const Choice& c, double& tokensPerS) {
     return tokensPerS > 0;
 }
 
-// Training with "batch": "auto": the fewest GPUs come from micro-batch 1
-// (the leanest); at that count larger micro-batches are weighed, each with
-// its own strategy and checkpointing, while they fit, divide a stated
-// global batch over the replicas and run faster. Activation memory grows
-// with the micro-batch, so the first that does not fit ends the search, and
-// so does the first no faster: the GEMMs' gain by tokens is concave and
-// the pipeline bubble grows as the micro-batches per step fall.
-Choice chooseMicroBatch(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
-    Scenario at = request;
-    at.batch = 1;
-    Choice best = chooseKnobs(at, maxGpus, held);
+// The micro-batch search ("batch": "auto", the training default): the
+// fewest GPUs come from micro-batch 1 (the leanest); at that count larger
+// micro-batches are weighed, each with its own strategy and checkpointing,
+// while they fit, divide a stated global batch over the replicas and run
+// faster. Activation memory grows with the micro-batch, so the first that
+// does not fit ends the search, and so does the first no faster: the GEMMs'
+// gain by tokens is concave and the pipeline bubble grows as the
+// micro-batches per step fall. Pruned: the count is not searched again, and
+// a candidate that missed at one micro-batch is not evaluated at a larger
+// one. The variants are prepared once, on `at` and `on` (checkpointing on,
+// when the planner decides it), which the search re-batches in place: a
+// training scenario's prepared inputs read the batch and the count through
+// the scenario (prepare() works out no term of either for training).
+Choice searchMicroBatch(const Scenario& request, Scenario& at, Scenario* on, const Variant* off, const Variant& onVariant,
+                        int maxGpus) {
+    Choice best = chooseWith(at, maxGpus, off, onVariant);
     double bestRate = 0;
     if (!trainingSpeedOf(best, bestRate)) return best;
-    at.gpuCountAuto = false;
-    at.gpuCount = best.plan.gpuCount;
+    const int count = best.plan.gpuCount;
+    for (Scenario* s : {&at, on}) {
+        if (!s) continue;
+        s->gpuCountAuto = false;
+        s->gpuCount = count;
+    }
+    Misses misses;
     const char* why = "micro_batch_search_limit";
     for (std::int64_t micro = 2; micro <= kMaxMicroBatch; micro *= 2) {
         if (request.globalBatch > 0 && request.globalBatch % (micro * std::max(1, best.plan.dp)) != 0) {
@@ -339,7 +394,16 @@ Choice chooseMicroBatch(const Scenario& request, int maxGpus, const sizing::Mode
             break;
         }
         at.batch = micro;
-        Choice larger = chooseKnobs(at, maxGpus, held);
+        if (on) on->batch = micro;
+        // The count's reason stays the first search's (the fewest GPUs at
+        // micro-batch 1); the others are the larger micro-batch's plan's.
+        Choice larger;
+        larger.why.push_back(*best.why.begin());
+        std::optional<Candidate> candidate = bestAt(off, onVariant, count, Known{}, &misses);
+        if (candidate) {
+            take(larger, *candidate, at, maxGpus);
+            finish(larger, at, off != nullptr);
+        }
         double rate = 0;
         if (!trainingSpeedOf(larger, rate)) {
             why = "micro_batch_largest_that_fits";
@@ -349,18 +413,26 @@ Choice chooseMicroBatch(const Scenario& request, int maxGpus, const sizing::Mode
             why = "micro_batch_fastest";
             break;
         }
-        // The count's reason stays the first search's (the fewest GPUs at
-        // micro-batch 1); the others are the larger micro-batch's plan's.
-        WhyCodes codes;
-        codes.push_back(*best.why.begin());
-        for (const char* const* code = larger.why.begin() + 1; code < larger.why.end(); ++code) codes.push_back(*code);
-        larger.why = codes;
         larger.gpusNeeded = best.gpusNeeded;
         best = std::move(larger);
         bestRate = rate;
     }
     best.why.push_back(why);
     return best;
+}
+
+Choice chooseMicroBatch(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
+    Scenario at = request;
+    at.batch = 1;
+    if (training(request) && request.gradientCheckpointingAuto) {
+        at.gradientCheckpointing = false;
+        Scenario on = at;
+        on.gradientCheckpointing = true;
+        const Variant off(at, false, held), onVariant(on, true, held);
+        return searchMicroBatch(request, at, &on, &off, onVariant, maxGpus);
+    }
+    const Variant only(at, at.gradientCheckpointing, held);
+    return searchMicroBatch(request, at, nullptr, nullptr, only, maxGpus);
 }
 
 }  // namespace

@@ -141,6 +141,12 @@ TEST_CASE("page requests for any task are accepted; the context is shared", "[in
     CHECK(result["workload"]["training"]["seq_len"] == 4096);
     CHECK(result["workload"]["inference"]["engine"] == "vllm");
     CHECK(result["workload"]["training"]["engine"] == "transformers");
+    // The stated batch is the training micro-batch; without one, each entry
+    // searches it (the training default) and the workload says so.
+    CHECK(result["workload"]["training"]["batch"] == 1);
+    const Json unstated = call(R"({"inventory":[{"gpu":"4090","count":1}],"model":["qwen2.5-7b"]})");
+    CHECK(unstated["workload"]["training"]["batch"] == "auto");
+    CHECK(unstated["workload"]["inference"]["batch"] == 1);
 }
 
 TEST_CASE("bad inventory requests name the offending entry", "[inventory][errors]") {

@@ -104,15 +104,18 @@ TEST_CASE("matrix cells equal single estimates: LoRA and QLoRA fine-tuning", "[m
 }
 
 TEST_CASE("matrix cells equal single estimates: the planner's knobs left open", "[matrix][planner]") {
-    // gradient_checkpointing "auto" and strategy auto: the planner weighs
-    // DDP / ZeRO-1/2/3 and checkpointing per cell exactly as per estimate.
+    // gradient_checkpointing and batch "auto" (a training request's
+    // defaults) and strategy auto: the planner weighs DDP / ZeRO-1/2/3,
+    // checkpointing and the micro-batch per cell exactly as per estimate.
     for (Method method : {Method::Lora, Method::Full}) {
         Scenario w = workloadFor(Task::Finetune, method, Engine::Transformers);
         w.gradientCheckpointingAuto = true;
+        w.batchAuto = true;
         checkEveryCell(w);
     }
     Scenario pretrain = workloadFor(Task::Pretrain, Method::Full, Engine::Megatron);
     pretrain.gradientCheckpointingAuto = true;
+    pretrain.batchAuto = true;
     checkEveryCell(pretrain);
 }
 

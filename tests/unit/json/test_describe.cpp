@@ -84,19 +84,22 @@ TEST_CASE("describe's defaults are what a request without those keys resolves to
             projectCatalog(), Json{{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}, {"task", task}}.dump());
         REQUIRE(response.status == 0);
         const Json scenario = Json::parse(response.json)["scenario"];
-        for (const char* key : {"task", "engine", "batch", "prompt_tokens", "output_tokens", "seq_len", "optimizer"}) {
+        for (const char* key : {"task", "engine", "prompt_tokens", "output_tokens", "seq_len", "optimizer"}) {
             INFO(key);
             CHECK(defaults[key] == scenario[key]);
         }
         // "auto" is resolved by the planner, so the echo shows its choice: the
         // default holds when asking for it explicitly answers the same bytes.
-        if (defaults["gradient_checkpointing"] == "auto") {
-            const caliper::ApiResponse explicitAuto = caliper::estimateJson(
-                projectCatalog(), Json{{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}, {"task", task},
-                                       {"gradient_checkpointing", "auto"}}.dump());
-            CHECK(explicitAuto.json == response.json);
-        } else {
-            CHECK(defaults["gradient_checkpointing"] == scenario["gradient_checkpointing"]);
+        for (const char* key : {"batch", "gradient_checkpointing"}) {
+            INFO(key);
+            if (defaults[key] == "auto") {
+                const caliper::ApiResponse explicitAuto = caliper::estimateJson(
+                    projectCatalog(),
+                    Json{{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}, {"task", task}, {key, "auto"}}.dump());
+                CHECK(explicitAuto.json == response.json);
+            } else {
+                CHECK(defaults[key] == scenario[key]);
+            }
         }
         if (std::string(task) != "inference") CHECK(defaults["method"] == scenario["method"]);
         CHECK(defaults["gpu_count"] == Json::parse(response.json)["gpu_count"]);
@@ -104,6 +107,9 @@ TEST_CASE("describe's defaults are what a request without those keys resolves to
     // From docs/CONTRACT.md "Request": vLLM serves, Transformers fine-tunes
     // with LoRA, Megatron pre-trains at 4,096 tokens.
     CHECK(d["defaults"]["inference"]["engine"] == "vllm");
+    CHECK(d["defaults"]["inference"]["batch"] == 1);
+    CHECK(d["defaults"]["finetune"]["batch"] == "auto");
+    CHECK(d["defaults"]["pretrain"]["batch"] == "auto");
     CHECK(d["defaults"]["finetune"]["method"] == "lora");
     CHECK(d["defaults"]["pretrain"]["seq_len"] == 4096);
 }

@@ -101,6 +101,31 @@ TEST_CASE("the inter-node fabric sets the data-parallel link and its cost", "[cl
     CHECK(answer(bad, 2)["error"]["path"] == "/interconnect/inter_node");
 }
 
+TEST_CASE("a plan over several nodes names the fabric between them", "[clusters]") {
+    // 32 H100 SXM in 8-GPU servers = 4 nodes. Without `interconnect` the
+    // fabric is the SXM boards' default, one 400 Gb/s InfiniBand NIC per GPU:
+    // 50 GB/s x 0.88 NCCL efficiency = 44 GB/s (speed/comm.cpp).
+    const Json byClass = answer(pretrain70b(32));
+    REQUIRE(byClass["plan"]["nodes"] == 4);
+    const Json link = byClass["plan"]["inter_node"];
+    CHECK(link["fabric"].is_null());
+    CHECK(link["name"] == "InfiniBand 400 Gb/s");
+    CHECK(link["bus_gbps"].get<double>() == Approx(44.0));
+    // The fabric the request names, as `explain` shows it on the pipeline's
+    // cross-node link: RoCE 200 Gb/s per GPU = 25 GB/s x 0.88 = 22 GB/s.
+    Json roce = pretrain70b(32);
+    roce["interconnect"] = {{"inter_node", "roce-200g"}};
+    const Json named = answer(roce);
+    CHECK(named["plan"]["inter_node"]["fabric"] == "roce-200g");
+    CHECK(named["plan"]["inter_node"]["name"] == "RoCE 200 Gb/s per GPU");
+    CHECK(named["plan"]["inter_node"]["bus_gbps"].get<double>() == Approx(22.0));
+    CHECK_THAT(explainedText(named, "train_links_gbps"), Catch::Contains("RoCE 200 Gb/s per GPU"));
+    // One 8-GPU server has no link between nodes.
+    const Json one = answer({{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}, {"gpu_count", 8}});
+    CHECK(one["plan"]["nodes"] == 1);
+    CHECK(one["plan"]["inter_node"].is_null());
+}
+
 TEST_CASE("a pipeline pays its bubble, which interleaving divides", "[clusters]") {
     // 1F1B bubble = compute x (p - 1) / (v m) (Narayanan et al. 2104.04473 section 2.2):
     // global batch 64 over dp 4 of micro-batch 1 gives m = 16 micro-batches per step.

@@ -47,7 +47,7 @@ TEST_CASE("gradient_checkpointing takes true, false and \"auto\" (the default)",
 TEST_CASE("the plan object names every knob and why", "[planner]") {
     const Json r = estimateOk(R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb","task":"finetune","method":"full","gpu_count":8})");
     for (const char* key : {"strategy", "tp", "pp", "ep", "dp", "attention_dp", "nodes", "gpus_per_node",
-                            "gradient_checkpointing", "micro_batch", "offload", "gpu_layers", "cpu_moe_layers", "why"}) {
+                            "gradient_checkpointing", "micro_batch", "offload", "gpu_layers", "cpu_moe_layers", "inter_node", "why"}) {
         INFO(key);
         CHECK(r["plan"].contains(key));
     }
@@ -211,6 +211,28 @@ TEST_CASE("batch \"auto\" searches the training micro-batch: larger while it fit
     CHECK(both["gpus_needed"] == 1);
     CHECK(both["plan"]["micro_batch"] == 8);
     CHECK(both["plan"]["why"][1] == "count_fewest_that_fit");
+}
+
+TEST_CASE("a training request without batch searches the micro-batch; a stated batch is kept", "[planner][micro-batch]") {
+    // The same LoRA run as above (Llama 3.1 8B, one H100, 512-token
+    // sequences) with batch left out: the search is the default, so it
+    // answers exactly what "batch": "auto" answers, micro-batch 8 (8 x 512 =
+    // 4096 GEMM rows, the reference the rate is held at beyond).
+    const std::string base = R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb","gpu_count":1,"task":"finetune","method":"lora","seq_len":512)";
+    const caliper::ApiResponse unstated = caliper::estimateJson(projectCatalog(), base + "}");
+    const caliper::ApiResponse searched = caliper::estimateJson(projectCatalog(), base + R"(,"batch":"auto"})");
+    REQUIRE(unstated.status == 0);
+    CHECK(unstated.json == searched.json);
+    const Json r = Json::parse(unstated.json);
+    CHECK(r["plan"]["micro_batch"] == 8);
+    CHECK(hasCode(r["plan"]["why"], "micro_batch_fastest"));
+    // A stated number keeps its meaning: one sequence per micro-batch, and
+    // no reason for a micro-batch the planner did not choose.
+    const Json one = estimateOk(base + R"(,"batch":1})");
+    CHECK(one["plan"]["micro_batch"] == 1);
+    for (const Json& code : one["plan"]["why"]) CHECK(code.get<std::string>().rfind("micro_batch_", 0) != 0);
+    // Inference keeps one sequence by default.
+    CHECK(estimateOk(R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb"})")["scenario"]["batch"] == 1);
 }
 
 TEST_CASE("the micro-batch search stops at memory and at the global batch", "[planner][micro-batch]") {

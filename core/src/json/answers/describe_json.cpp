@@ -79,7 +79,7 @@ Json taskDefaults(const Catalog& catalog, Task task) {
             {"method", toString(s.method)},
             {"engine", toString(s.engine)},
             {"gpu_count", s.gpuCount},
-            {"batch", s.batch},
+            {"batch", s.batchAuto ? Json("auto") : Json(s.batch)},
             {"prompt_tokens", s.promptTokens},
             {"output_tokens", s.outputTokens},
             {"seq_len", s.seqLen},

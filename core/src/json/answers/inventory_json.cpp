@@ -161,7 +161,7 @@ Json workloadToJson(const InventoryWorkloads& w) {
               {"output_tokens", w.inference.outputTokens}}},
             {"training",
              {{"engine", toString(w.training.engine)},
-              {"batch", w.training.batch},
+              {"batch", w.training.batchAuto ? Json("auto") : Json(w.training.batch)},  // "auto": searched per entry
               {"seq_len", w.training.seqLen},
               {"gradient_checkpointing", w.training.gradientCheckpointing}}}};
 }

@@ -58,8 +58,12 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
     else r.ignore("kv_cache");
     s.kvCache = kv;
 
+    // Training without a batch searches the micro-batch ("auto"), as
+    // practitioners raise it until memory or speed stops them; a number is
+    // kept as given.
     const Json* batch = r.raw("batch");
-    if (batch && batch->is_string() && lowerText(batch->get<std::string>()) == "auto") {
+    const bool batchAuto = batch && batch->is_string() && lowerText(batch->get<std::string>()) == "auto";
+    if (batchAuto || (training && (!batch || batch->is_null()))) {
         if (!training) failType("invalid_value", r.pathOf("batch"), "a number (\"auto\" is the training micro-batch)", *batch);
         s.batchAuto = true;
         s.batch = 1;
