@@ -68,7 +68,9 @@ TEST_CASE("a serving group without rows takes its engine's family level", "[cali
         return f.constant == caliper::ServingConstant::RequestOverheadS;
     });
     REQUIRE(request != fit.serving.end());
-    CHECK(request->scale != 1.0);  // moved from the prior
+    // Moved from the prior: vLLM's measured request overhead on these rows
+    // sits near 33-39 ms against the 50 ms prior (data/calibration.json).
+    CHECK(request->scale < 1.0);
     // Every GPU without rows, of any generation or format, takes the family's
     // value: never the prior, never a specific other group's.
     for (int g = 0; g < caliper::kGpuGenerations; ++g)
