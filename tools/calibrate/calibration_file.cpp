@@ -67,7 +67,11 @@ std::string calibrationJson(const RowSet& set, const CrossReport& report) {
         "fitted by mechanism and group from the most general group (engine) to the most specific (engine x format x "
         "GPU group); a group without enough rows of its own keeps the scale of the group above it. Rows with "
         "measured false or trust low are never used. Bands are the 10th-90th percentiles of ln(predicted / measured) "
-        "over leave-one-source-out residuals; a band that falls back to a wider group is widened 1.25x per level.";
+        "over leave-one-source-out residuals (serving kinds: leave-one-(engine x GPU)-out); a band that falls back to a "
+        "wider group is widened per level by band_widening's factor for its kind (measured: the serving kinds' "
+        "left-out residuals' 10-90% width over their in-sample one), 1.25x for the others. Serving constants: engine "
+        "(the family level: every GPU without a fitted group of its own takes it, from one GPU system or more), then "
+        "engine x GPU generation, then x format (two GPU systems each).";
     doc["files"] = set.files;
     doc["rows"] = {{"read", set.rowsRead},
                    {"not_measured_skipped", set.notMeasured},
@@ -119,6 +123,15 @@ std::string calibrationJson(const RowSet& set, const CrossReport& report) {
                          {"rows", b.rows}});
     }
     doc["bands"] = bands;
+    // Per serving kind: the widening of a band for each level it falls back
+    // (an unseen GPU's group takes its engine's family level), measured as the
+    // leave-one-(engine x GPU)-out residuals' 10-90% width over the in-sample
+    // ones (cross_validation.hpp).
+    Json widening = Json::array();
+    for (const BandWidening& w : report.widening) {
+        widening.push_back({{"kind", w.kind}, {"factor", w.factor}, {"rows", w.rows}});
+    }
+    doc["band_widening"] = widening;
     return compactLines(doc);
 }
 
@@ -226,6 +239,20 @@ std::string crossValidationTable(const RowSet& set, const CrossReport& report) {
             if (k.systemRows == 0) continue;
             std::snprintf(line, sizeof line, "  %-26s %5d rows  median %6.1f%%  p90 %6.1f%%\n", k.kind.c_str(), k.systemRows,
                           k.systemMedianPct, k.systemP90Pct);
+            out += line;
+        }
+        for (const KindAccuracy& k : report.kinds) {
+            if (k.generationRows == 0) continue;
+            std::snprintf(line, sizeof line,
+                          "  %-26s %5d rows  median %6.1f%%  p90 %6.1f%%  (leave-one-(engine x GPU generation)-out, "
+                          "engines on two generations; %d refits)\n",
+                          k.kind.c_str(), k.generationRows, k.generationMedianPct, k.generationP90Pct,
+                          report.generationRefits);
+            out += line;
+        }
+        for (const BandWidening& w : report.widening) {
+            std::snprintf(line, sizeof line, "  %-26s band widened %.3fx per fallback level (left-out / in-sample 10-90%% width, %d rows)\n",
+                          w.kind.c_str(), w.factor, w.rows);
             out += line;
         }
         if (report.throughputRows > 0) {

@@ -69,7 +69,75 @@ void servingThroughput(const std::vector<CalibrationRow>& rows, CrossReport& rep
     report.throughputSystemP90Pct = quantileOf(out, 0.9);
 }
 
+// Leave-one-(engine x GPU generation)-out, for engines measured on two
+// generations or more (on one, it leaves the priors). A generation of one
+// system is that system's fold, already scored.
+void leaveGenerationsOut(const std::vector<CalibrationRow>& rows, CrossReport& report) {
+    report.generationLog.assign(rows.size(), kNaN);
+    std::map<int, std::set<int>> generationsOf;                       // engine -> generations
+    std::map<std::pair<int, int>, std::set<std::string>> systemsOf;  // engine x generation -> systems
+    for (const CalibrationRow& r : rows) {
+        if (!servingFigure(r) || r.system.empty()) continue;
+        const int engine = servingEngineIndex(r.scenario.engine), generation = int(gpuGeneration(r.scenario.gpu));
+        generationsOf[engine].insert(generation);
+        systemsOf[{engine, generation}].insert(r.system);
+    }
+    for (const auto& [key, systems] : systemsOf) {
+        if (generationsOf[key.first].size() < 2) continue;
+        auto inFold = [&](const CalibrationRow& r) {
+            return servingFigure(r) && systems.count(r.system) > 0;
+        };
+        if (systems.size() == 1) {
+            for (std::size_t i = 0; i < rows.size(); ++i) {
+                if (inFold(rows[i])) report.generationLog[i] = report.systemLog[i];
+            }
+            continue;
+        }
+        std::vector<int> use;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            if (!inFold(rows[i])) use.push_back(int(i));
+        }
+        ++report.generationRefits;
+        const FitResult fold = fitServingConstants(rows, use, report.full.table);
+        const ScopedCalibration useFold(&fold.table);
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            if (inFold(rows[i])) report.generationLog[i] = logError(rows[i]);
+        }
+    }
+}
+
 }  // namespace
+
+std::vector<int> rowsOutside(const std::vector<CalibrationRow>& rows, const std::string& system) {
+    std::vector<int> use;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i].system != system) use.push_back(int(i));
+    }
+    return use;
+}
+
+std::vector<BandWidening> servingBandWidening(const std::vector<CalibrationRow>& rows,
+                                              const std::vector<double>& inSampleLog,
+                                              const std::vector<double>& systemLog) {
+    std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> pools;  // kind -> in, out
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (!servingFigure(rows[i]) || !rows[i].fitUse || std::isnan(inSampleLog[i]) || std::isnan(systemLog[i]))
+            continue;
+        auto& pool = pools[bandKind(rows[i].kind)];
+        pool.first.push_back(inSampleLog[i]);
+        pool.second.push_back(systemLog[i]);
+    }
+    std::vector<BandWidening> out;
+    for (const auto& [kind, pool] : pools) {
+        if (int(pool.first.size()) < kMinBandRows) continue;
+        const double in = predictionQuantileOf(pool.first, 0.9) - predictionQuantileOf(pool.first, 0.1);
+        const double left = predictionQuantileOf(pool.second, 0.9) - predictionQuantileOf(pool.second, 0.1);
+        if (!(in > 0)) continue;
+        // Rounded to 3 digits: the file is compared byte for byte.
+        out.push_back({kind, std::max(1.0, std::round(left / in * 1000.0) / 1000.0), int(pool.first.size())});
+    }
+    return out;
+}
 
 double quantileOf(std::vector<double> values, double fraction) {
     if (values.empty()) return 0;
@@ -183,10 +251,7 @@ CrossReport crossValidate(const RowSet& set) {
         if (servingFigure(r) && !r.system.empty()) systems.insert(r.system);
     }
     for (const std::string& system : systems) {
-        std::vector<int> use;
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            if (rows[i].system != system) use.push_back(int(i));
-        }
+        const std::vector<int> use = rowsOutside(rows, system);
         ++report.systemRefits;
         const FitResult fold = fitServingConstants(rows, use, report.full.table);
         const ScopedCalibration useFold(&fold.table);
@@ -201,6 +266,8 @@ CrossReport crossValidate(const RowSet& set) {
     }
 
     servingThroughput(rows, report);
+    leaveGenerationsOut(rows, report);
+    report.widening = servingBandWidening(rows, report.inSampleLog, report.systemLog);
 
     // Bands from the honest residuals: leave-one-source-out, and for the
     // serving rows leave-one-system-out.
@@ -219,7 +286,7 @@ CrossReport crossValidate(const RowSet& set) {
     for (const std::string& kind : kinds) {
         KindAccuracy k;
         k.kind = kind;
-        std::vector<double> in, cross, known, system;
+        std::vector<double> in, cross, known, system, generation;
         for (std::size_t i = 0; i < rows.size(); ++i) {
             const CalibrationRow& r = rows[i];
             if (r.kind != kind) continue;
@@ -230,10 +297,14 @@ CrossReport crossValidate(const RowSet& set) {
             cross.push_back(pct(report.crossLog[i]));
             if (r.fitUse) known.push_back(pct(report.crossLog[i]));
             if (!std::isnan(report.systemLog[i])) system.push_back(pct(report.systemLog[i]));
+            if (!std::isnan(report.generationLog[i])) generation.push_back(pct(report.generationLog[i]));
         }
         k.systemRows = int(system.size());
         k.systemMedianPct = quantileOf(system, 0.5);
         k.systemP90Pct = quantileOf(system, 0.9);
+        k.generationRows = int(generation.size());
+        k.generationMedianPct = quantileOf(generation, 0.5);
+        k.generationP90Pct = quantileOf(generation, 0.9);
         k.knownRows = int(known.size());
         k.knownCrossMedianPct = quantileOf(known, 0.5);
         k.rows = int(in.size());

@@ -33,13 +33,38 @@ struct KindAccuracy {
     // refitted without the row's engine x system.
     int systemRows = 0;
     double systemMedianPct = 0, systemP90Pct = 0;
+    // Serving kinds of engines measured on two GPU generations or more:
+    // leave-one-(engine x GPU generation)-out.
+    int generationRows = 0;
+    double generationMedianPct = 0, generationP90Pct = 0;
 };
+
+// A serving fold's rows: the indices of every row outside `system` (an
+// engine x GPU), so the left-out system's rows enter no level of the fit,
+// its engine's family level included.
+std::vector<int> rowsOutside(const std::vector<CalibrationRow>& rows, const std::string& system);
+
+// How much wider a serving kind's errors spread when a group's own rows are
+// left out and it falls back to its engine's family level: the 10-90%
+// width of the leave-one-(engine x GPU)-out residuals over the in-sample
+// ones on the same rows (at least 1). A band that falls back a level is
+// widened by it (lookupBand), in place of kBandFallbackWidening.
+struct BandWidening {
+    std::string kind;
+    double factor = 1;
+    int rows = 0;
+};
+std::vector<BandWidening> servingBandWidening(const std::vector<CalibrationRow>& rows,
+                                              const std::vector<double>& inSampleLog,
+                                              const std::vector<double>& systemLog);
 
 struct CrossReport {
     FitResult full;                      // fitted on every row
     std::vector<double> inSampleLog;     // ln(pred / measured) per row; NaN where none
     std::vector<double> crossLog;        // the same with the row's source left out of the fit
     std::vector<double> systemLog;       // serving rows: with the row's engine x GPU left out; NaN elsewhere
+    std::vector<double> generationLog;   // serving rows: with the row's engine x GPU generation left out; NaN elsewhere
+    std::vector<BandWidening> widening;  // per serving kind
     // The band each known row was checked against (made without its source): ln(pred / measured) low and high; NaN
     // where none.
     std::vector<double> bandLowLog, bandHighLog;
@@ -48,6 +73,7 @@ struct CrossReport {
     std::vector<std::pair<std::string, int>> sources;  // source key, rows
     int refits = 0;
     int systemRefits = 0;
+    int generationRefits = 0;
     std::vector<std::pair<std::string, std::pair<double, double>>> systemMedians;  // engine x GPU: TPOT, TTFT %
     // Output tokens/s per GPU of the serving rows that give both TTFT and
     // TPOT, by Little's law at their concurrency: C x O / (TTFT + (O-1) TPOT)

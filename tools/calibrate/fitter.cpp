@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <set>
 #include <tuple>
@@ -213,11 +212,12 @@ double servingScaleAt(const CalibrationTable& table, ServingConstant c, const Ca
 }
 
 void fitServingGroup(const std::vector<const CalibrationRow*>& rows, const ServingKey& key, CalibrationTable& table,
-                     std::vector<double>& scales) {
+                     std::vector<double>& scales, const std::vector<bool>& fitted) {
     const std::vector<ServingConstant>& list = servingConstants();
     for (int sweep = 0; sweep < kServingSweeps; ++sweep) {
         for (std::size_t i = 0; i < list.size(); ++i) {
             const ServingConstant c = list[i];
+            if (!fitted[i]) continue;
             auto at = [&](double logScale) {
                 setServingScale(table, c, key, std::exp(logScale));
                 return loss(rows, table);
@@ -231,9 +231,9 @@ void fitServingGroup(const std::vector<const CalibrationRow*>& rows, const Servi
 // The serving fit, level by level, on the serving rows of `pool`; each group
 // starts from the scales of the group above it. All serving rows so far come
 // from one source, so the two-sources rule of the speed constants cannot
-// apply: every group, the engine's too, rests on two GPU systems and two
-// models instead, and leave-one-(engine x system)-out scores them
-// (cross_validation.cpp).
+// apply: a group below the engine rests on two GPU systems and two models
+// instead, the engine's family level on its rows from any GPU (fitter.hpp),
+// and leave-one-(engine x system)-out scores them (cross_validation.cpp).
 void fitServing(const std::vector<const CalibrationRow*>& pool, FitResult& out) {
     std::vector<const CalibrationRow*> rows;
     for (const CalibrationRow* r : pool) {
@@ -249,16 +249,26 @@ void fitServing(const std::vector<const CalibrationRow*>& pool, FitResult& out) 
                 continue;
             std::set<std::string> systems, models;
             for (const CalibrationRow* r : members) { systems.insert(r->system); models.insert(r->scenario.model.id); }
-            if (int(systems.size()) < kMinServingSystems || int(models.size()) < kMinServingModels) continue;
+            const int minSystems = level == ServingLevel::Engine ? kMinServingFamilySystems : kMinServingSystems;
+            if (int(systems.size()) < minSystems || int(models.size()) < kMinServingModels) continue;
             if (!seen.insert(members).second) continue;
             std::vector<double> scales;
             for (ServingConstant c : list) scales.push_back(servingScaleAt(out.table, c, *members.front()));
+            // A family level on one GPU system fits only the constants that do
+            // not depend on the GPU (host times and the request latency's
+            // factors); the GPU's own (kernel times, the KV read rate) keep the
+            // prior, since one GPU cannot tell them from its own quirks.
+            std::vector<bool> fitted(list.size(), true);
+            if (int(systems.size()) < kMinServingSystems) {
+                for (std::size_t i = 0; i < list.size(); ++i) fitted[i] = gpuIndependent(list[i]);
+            }
             const double before = medianAbsLog(members, out.table);
-            fitServingGroup(members, key, out.table, scales);
+            fitServingGroup(members, key, out.table, scales, fitted);
             const double after = medianAbsLog(members, out.table);
             std::set<std::string> ids, sources;
             for (const CalibrationRow* r : members) { ids.insert(r->id); sources.insert(r->source); }
             for (std::size_t i = 0; i < list.size(); ++i) {
+                if (!fitted[i]) continue;
                 out.serving.push_back({list[i], level, key.engine, key.generation, key.format, scales[i],
                                        {ids.begin(), ids.end()}, {sources.begin(), sources.end()}, before, after});
             }
@@ -267,6 +277,20 @@ void fitServing(const std::vector<const CalibrationRow*>& pool, FitResult& out) 
 }
 
 }  // namespace
+
+bool gpuIndependent(ServingConstant c) {
+    switch (c) {
+        case ServingConstant::StepOverheadS:
+        case ServingConstant::RequestOverheadS:
+        case ServingConstant::PrefillTimeFactor:
+        case ServingConstant::SynchronizedShare:
+        case ServingConstant::PerSequenceOverheadS: return true;
+        case ServingConstant::LayerTimeS:
+        case ServingConstant::KvReadFraction:
+        case ServingConstant::AllReduceLatencyS: return false;
+    }
+    return false;
+}
 
 const char* toString(ServingLevel level) {
     switch (level) {

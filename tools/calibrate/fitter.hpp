@@ -48,6 +48,10 @@ struct FittedServingConstant {
     double medianAbsLogAfter = 0;
 };
 
+// Host-side serving constants (per step, per request, per running request)
+// and the request latency's factors: the same on any GPU the engine runs.
+bool gpuIndependent(ServingConstant c);
+
 struct FitResult {
     std::vector<FittedConstant> constants;
     std::vector<FittedServingConstant> serving;
@@ -69,9 +73,18 @@ FitResult fitServingConstants(const std::vector<CalibrationRow>& rows, const std
 constexpr int kRowsPerParameter = 3;
 constexpr int kMinDistinctSetups = 2;
 constexpr int kMinSourcesBelowEngine = 2;
-// A serving group (the engine's too) rests on two GPU systems and two models
-// at least: one deployment's or one model's quirks are not its group's.
+// A serving group below the engine rests on two GPU systems and two models at
+// least: one deployment's or one model's quirks are not its group's. The
+// engine level is the family every group without rows of its own falls back
+// to (an unseen GPU, a left-out one): it rests on all the engine's rows, from
+// one GPU system or more, and two models. Its scales are on GPU-independent
+// forms (fractions of a peak, ratios, host times; the layer time's prior
+// carries the GPU), so they carry to any GPU; from one GPU system it fits
+// only the constants that do not depend on the GPU (gpuIndependent). The
+// band of a GPU that falls back to it is widened by the factor
+// cross_validation.hpp measures (servingBandWidening).
 constexpr int kMinServingSystems = 2;
+constexpr int kMinServingFamilySystems = 1;
 constexpr int kMinServingModels = 2;
 
 }  // namespace caliper::calibrate

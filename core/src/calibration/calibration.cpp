@@ -282,8 +282,15 @@ double calibratedServing(ServingConstant c, Engine engine, WeightFormat format, 
     return value;
 }
 
+double bandWideningOf(const CalibrationTable& table, const std::string& kind) {
+    for (const auto& [k, factor] : table.bandWidening) {
+        if (k == kind) return factor;
+    }
+    return kBandFallbackWidening;
+}
+
 bool lookupBand(const std::vector<CalibrationBand>& bands, const std::string& kind, int engine, int family,
-                double& lowLog, double& highLog) {
+                double& lowLog, double& highLog, double widening) {
     const CalibrationBand* best = nullptr;
     int bestRank = -1;
     for (const CalibrationBand& b : bands) {
@@ -306,7 +313,7 @@ bool lookupBand(const std::vector<CalibrationBand>& bands, const std::string& ki
     }
     // Levels below the kind-wide band: engine x family 0, engine 1, kind 2.
     const int fell = (bestRank == 3 ? 0 : bestRank == 2 ? 1 : 2) - (family >= 0 ? 0 : 1);
-    const double widen = std::pow(kBandFallbackWidening, std::max(0, fell));
+    const double widen = std::pow(widening, std::max(0, fell));
     const double centre = 0.5 * (best->lowLog + best->highLog);
     const double half = 0.5 * (best->highLog - best->lowLog) * widen;
     lowLog = centre - half;
@@ -315,8 +322,9 @@ bool lookupBand(const std::vector<CalibrationBand>& bands, const std::string& ki
 }
 
 bool calibrationBand(const std::string& kind, Engine engine, const GpuSpec& gpu, double& lowLog, double& highLog) {
-    return lookupBand(activeCalibration().bands, kind, int(engineClass(engine)), gpuFamilyIndex(gpuGroup(gpu)), lowLog,
-                      highLog);
+    const CalibrationTable& table = activeCalibration();
+    return lookupBand(table.bands, kind, int(engineClass(engine)), gpuFamilyIndex(gpuGroup(gpu)), lowLog, highLog,
+                      bandWideningOf(table, kind));
 }
 
 }  // namespace caliper

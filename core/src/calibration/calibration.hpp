@@ -8,6 +8,7 @@
 // cross-validated errors, which the results carry as `ranges`.
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "caliper/gpu.hpp"
@@ -97,6 +98,10 @@ struct CalibrationTable {
     std::array<double, kCalibratedConstants * kEngineClasses * kFormatClasses * kGpuGroups> scale;
     std::array<double, kServingConstants * kServingEngines * kGpuGenerations * kFormatClasses> servingScale;
     std::vector<CalibrationBand> bands;
+    // Per kind, the widening of a band for each level it falls back, where
+    // the cross-validation measured one (the serving kinds); the others take
+    // kBandFallbackWidening.
+    std::vector<std::pair<std::string, double>> bandWidening;
     CalibrationTable() { scale.fill(1.0); servingScale.fill(1.0); }
     static int index(CalibratedConstant c, EngineClass e, FormatClass f, GpuGroup g) {
         return ((int(c) * kEngineClasses + int(e)) * kFormatClasses + int(f)) * kGpuGroups + int(g);
@@ -136,15 +141,19 @@ double calibrated(CalibratedConstant c, Engine engine, WeightFormat format, cons
 double calibratedServing(ServingConstant c, Engine engine, WeightFormat format, const GpuSpec& gpu, double prior);
 
 // A band that falls back (a group without enough rows of its own takes its
-// engine's or its kind's) is widened by this factor about its centre for
-// each level it falls back: fewer rows alike, less certainty.
+// engine's or its kind's) is widened about its centre for each level it
+// falls back: fewer rows alike, less certainty. The serving kinds' factor is
+// measured (CalibrationTable::bandWidening); the others take this one.
 constexpr double kBandFallbackWidening = 1.25;
 
 // The band of ln(predicted / measured) for a kind on an engine class and GPU
-// family (-1: not known): the most specific one with rows, widened when it
-// falls back. False when the kind has none.
+// family (-1: not known): the most specific one with rows, widened by
+// `widening` per level when it falls back. False when the kind has none.
 bool lookupBand(const std::vector<CalibrationBand>& bands, const std::string& kind, int engine, int family,
-                double& lowLog, double& highLog);
+                double& lowLog, double& highLog, double widening = kBandFallbackWidening);
+// The kind's widening per fallback level in `table`: its measured one, else
+// kBandFallbackWidening.
+double bandWideningOf(const CalibrationTable& table, const std::string& kind);
 bool calibrationBand(const std::string& kind, Engine engine, const GpuSpec& gpu, double& lowLog, double& highLog);
 
 }  // namespace caliper

@@ -126,6 +126,13 @@ CalibrationTable parseCalibrationTable(std::string_view text) {
         if (!(b.lowLog <= b.highLog)) throw std::runtime_error("calibration: band of " + b.kind + " has p10 > p90");
         table.bands.push_back(b);
     }
+    if (doc.contains("band_widening")) {
+        for (const Json& j : doc.at("band_widening")) {
+            const double factor = j.at("factor").get<double>();
+            if (!(factor >= 1)) throw std::runtime_error("calibration: band widening below 1");
+            table.bandWidening.push_back({j.at("kind").get<std::string>(), factor});
+        }
+    }
     return table;
 }
 
