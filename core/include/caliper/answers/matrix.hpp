@@ -12,9 +12,16 @@ namespace caliper {
 enum class CellStatus { Fits, FitsMulti, MultiNode, No };
 const char* toString(CellStatus status);
 
+// The small fields come first: packed together they keep a cell at 176
+// bytes (184 in declaration order by meaning), and a whole-catalog matrix
+// writes 36,000 of them into fresh memory.
 struct MatrixCell {
     std::optional<int> gpusNeeded;
+    CellStatus status = CellStatus::No;
+    Strategy strategy = Strategy::Single;
+    int nodes = 1;
     bool fitsOne = false;
+    bool needsNvlink = false;  // the plan splits layers across GPUs every step (tensor parallel)
     double totalGiB = 0;  // per GPU, at gpusNeeded (or one GPU when none fits)
     std::optional<double> decodeTokensPerS;
     std::optional<double> prefillTokensPerS;
@@ -23,10 +30,6 @@ struct MatrixCell {
     std::optional<double> usdPerHour;
     std::optional<double> usdPerMillionTokens;
     std::optional<double> costUsd;
-    CellStatus status = CellStatus::No;
-    Strategy strategy = Strategy::Single;
-    int nodes = 1;
-    bool needsNvlink = false;  // the plan splits layers across GPUs every step (tensor parallel)
     // A non-LLM model's own figure (workloadCellFigure: audio seconds/s,
     // tokens/s, images/s or seconds per video); empty for LLMs.
     std::optional<double> workloadFigure;
