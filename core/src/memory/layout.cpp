@@ -40,6 +40,12 @@ void holdWeights(const Scenario& s, ModelFigures& figures) {
         figures.weightsLlamaCpp = llamaCpp;
         figures.weightsKnown = true;
     }
+    if (!figures.holdsWork(s)) {
+        figures.work = makeWorkload(s, &figures.counts);
+        figures.workWeights = s.weights;
+        figures.workKv = s.kvCache;
+        figures.workKnown = true;
+    }
     if (s.engine == Engine::Ollama || figures.holdsKv(s)) return;
     figures.kv = kvTerms(s, figures.shape);
     figures.kvFormat = s.kvCache;
@@ -71,6 +77,7 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
     } else {
         in.kv = kvTerms(s, in.shape);
     }
+    if (held && held->holdsWork(s)) in.work = &held->work;
     in.training = s.task != Task::Inference;
     in.lora = s.task == Task::Finetune && (s.method == Method::Lora || s.method == Method::Qlora);
     in.qlora = in.lora && s.method == Method::Qlora;

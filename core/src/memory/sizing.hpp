@@ -12,6 +12,7 @@
 #include "caliper/model.hpp"
 #include "caliper/result.hpp"
 #include "caliper/scenario.hpp"
+#include "plan/workload.hpp"
 
 namespace caliper::sizing {
 
@@ -121,6 +122,9 @@ struct Inputs {
     // for every plan probed.
     double allocatorReserve = 0;
     double lossCopies = 0;
+    // The speed models' workload of the scenario, when a matrix row holds it
+    // (ModelFigures); null otherwise (makeWorkload then works it out).
+    const Workload* work = nullptr;
 };
 
 Inputs prepare(const Scenario& s);
@@ -147,13 +151,20 @@ struct ModelFigures {
     Engine kvEngine = Engine::Vllm;
     std::int64_t kvBatch = 0, kvPromptTokens = 0, kvOutputTokens = 0;
     bool kvKnown = false;
+    // The speed models' workload the same way: makeWorkload() reads the
+    // model, the weight format and the KV cache format.
+    Workload work;
+    WeightFormat workWeights = WeightFormat::Bf16;
+    KvFormat workKv = KvFormat::Bf16;
+    bool workKnown = false;
+    bool holdsWork(const Scenario& s) const { return workKnown && workWeights == s.weights && workKv == s.kvCache; }
     bool holdsKv(const Scenario& s) const {
         return kvKnown && s.engine != Engine::Ollama && kvFormat == s.kvCache && kvEngine == s.engine &&
                kvBatch == s.batch && kvPromptTokens == s.promptTokens && kvOutputTokens == s.outputTokens;
     }
 };
-// Sets `figures`' weights and KV terms for the scenario (figures must be
-// modelFigures(s.model)).
+// Sets `figures`' weights, KV terms and workload for the scenario (figures
+// must be modelFigures(s.model)).
 void holdWeights(const Scenario& s, ModelFigures& figures);
 ModelFigures modelFigures(const ModelSpec& model);
 // prepare() with the scenario's model figures already worked out (`held`

@@ -12,6 +12,7 @@
 #include "caliper/plan/plan.hpp"
 #include "plan/prepared.hpp"
 #include "memory/sizing.hpp"
+#include "speed/speed_parts.hpp"
 
 namespace caliper::planner {
 
@@ -63,13 +64,14 @@ struct Candidate {
     MemoryBreakdown memory;
     const Scenario* scenario = nullptr;  // the variant the plan was made for
     const ParamCounts* counts = nullptr;  // its model's, prepared with it
+    const Workload* work = nullptr;       // its model's workload, where the matrix row holds it
     bool checkpointing = false;
     std::optional<SpeedEstimate> speed;
     double tokensPerS = 0;
 
     double rate() {
         if (!speed) {
-            speed = speedFigures(*scenario, plan, counts);
+            speed = work ? speedFigures(*scenario, plan, *work) : speedFigures(*scenario, plan, counts);
             tokensPerS = speedOf(*scenario, *speed);
         }
         return tokensPerS;
@@ -171,7 +173,8 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
                 miss();
                 continue;
             }
-            Candidate c{plan, memory, v->scenario, &v->in.counts, v->scenario->gradientCheckpointing, std::nullopt, 0};
+            Candidate c{plan, memory, v->scenario, &v->in.counts, v->in.work, v->scenario->gradientCheckpointing,
+                        std::nullopt, 0};
             if (!best || c.rate() > best->rate() * (1 + 1e-9)) best = std::move(c);
             break;  // checkpointing on only costs speed: not tried where off fits
         }

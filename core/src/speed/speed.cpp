@@ -127,7 +127,7 @@ void addHostWork(const Scenario& s, const Plan& plan, bool withExplain, bool wit
 }
 
 SpeedEstimate speedOf(const Scenario& scenario, const Plan& plan, bool withExplain, bool withWarnings,
-                      const ParamCounts* counts) {
+                      const ParamCounts* counts, const Workload* held = nullptr) {
     SpeedEstimate out;
     if (!usable(scenario)) {
         if (withWarnings) {
@@ -135,7 +135,9 @@ SpeedEstimate speedOf(const Scenario& scenario, const Plan& plan, bool withExpla
         }
         return out;
     }
-    const Workload work = makeWorkload(scenario, counts);
+    Workload own;
+    if (!held) own = makeWorkload(scenario, counts);
+    const Workload& work = held ? *held : own;
     if (scenario.task == Task::Inference) {
         const ServingLayout layout = servingLayout(scenario, plan);
         const EngineRates engine = engineRates(scenario.engine, scenario.weights, scenario.gpu);
@@ -160,6 +162,10 @@ SpeedEstimate estimateSpeed(const Scenario& scenario, const Plan& plan, bool wit
 
 SpeedEstimate speedFigures(const Scenario& scenario, const Plan& plan, const ParamCounts* counts) {
     return speedOf(scenario, plan, false, false, counts);
+}
+
+SpeedEstimate speedFigures(const Scenario& scenario, const Plan& plan, const Workload& work) {
+    return speedOf(scenario, plan, false, false, nullptr, &work);
 }
 
 }  // namespace caliper

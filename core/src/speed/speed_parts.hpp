@@ -32,6 +32,10 @@ void estimatePrefill(const Scenario& scenario, const EngineRates& engine, const 
 void estimateTraining(const Scenario& scenario, const Plan& plan, const Workload& work, bool withExplain,
                       SpeedEstimate& out, bool withWarnings = true);
 
+// speedFigures() with the scenario's workload already worked out
+// (makeWorkload(scenario)): a matrix row holds it for its cells.
+SpeedEstimate speedFigures(const Scenario& scenario, const Plan& plan, const Workload& work);
+
 // Seconds of one decode step of the whole replica at `context` tokens.
 double decodeStepS(const Scenario& scenario, const EngineRates& engine, const ServingLayout& layout, const Workload& work,
                    double context);

@@ -1,5 +1,7 @@
 #pragma once
 // One workload over many models and GPUs: the recommendation matrix.
+#include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,29 +14,55 @@ namespace caliper {
 enum class CellStatus { Fits, FitsMulti, MultiNode, No };
 const char* toString(CellStatus status);
 
+// A cell's figure that may be missing, in 8 bytes where
+// std::optional<double> takes 16: a missing figure is kept as NaN, which no
+// figure ever is (docs/CONTRACT.md: every figure is finite; the matrix's
+// JSON writes a non-finite value as null either way). It reads like
+// std::optional<double> and converts to and from it.
+class CellFigure {
+public:
+    CellFigure() = default;
+    CellFigure(std::nullopt_t) {}
+    CellFigure(double value) : value_(value) {}
+    CellFigure(const std::optional<double>& value) : value_(value ? *value : kMissing) {}
+    bool has_value() const { return !std::isnan(value_); }
+    explicit operator bool() const { return has_value(); }
+    double operator*() const { return value_; }
+    double value_or(double fallback) const { return has_value() ? value_ : fallback; }
+    operator std::optional<double>() const { return has_value() ? std::optional<double>(value_) : std::nullopt; }
+
+private:
+    static constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
+    double value_ = kMissing;
+};
+
+// The small fields come first and the figures take 8 bytes each: a cell
+// is 104 bytes (184 with std::optional figures in declaration order), and a
+// whole-catalog matrix writes 36,000 of them into fresh memory, a page
+// fault every 4 KiB.
 struct MatrixCell {
     std::optional<int> gpusNeeded;
-    bool fitsOne = false;
-    double totalGiB = 0;  // per GPU, at gpusNeeded (or one GPU when none fits)
-    std::optional<double> decodeTokensPerS;
-    std::optional<double> prefillTokensPerS;
-    std::optional<double> trainTokensPerS;
-    std::optional<double> trainHours;
-    std::optional<double> usdPerHour;
-    std::optional<double> usdPerMillionTokens;
-    std::optional<double> costUsd;
     CellStatus status = CellStatus::No;
     Strategy strategy = Strategy::Single;
     int nodes = 1;
+    bool fitsOne = false;
     bool needsNvlink = false;  // the plan splits layers across GPUs every step (tensor parallel)
+    double totalGiB = 0;  // per GPU, at gpusNeeded (or one GPU when none fits)
+    CellFigure decodeTokensPerS;
+    CellFigure prefillTokensPerS;
+    CellFigure trainTokensPerS;
+    CellFigure trainHours;
+    CellFigure usdPerHour;
+    CellFigure usdPerMillionTokens;
+    CellFigure costUsd;
     // A non-LLM model's own figure (workloadCellFigure: audio seconds/s,
     // tokens/s, images/s or seconds per video); empty for LLMs.
-    std::optional<double> workloadFigure;
+    CellFigure workloadFigure;
     // With an SLO (the matrix's users-at-SLO mode): the concurrent users one
     // replica of gpusNeeded GPUs serves within it, as `caliper serve` sizes a
     // replica (0: one user already misses it); empty without an SLO or where
     // the engine does not batch continuously or the model does not fit.
-    std::optional<double> usersAtSlo;
+    CellFigure usersAtSlo;
 };
 
 struct Slo;
