@@ -35,6 +35,9 @@ struct MatrixCell {
     // replica (0: one user already misses it); empty without an SLO or where
     // the engine does not batch continuously or the model does not fit.
     std::optional<double> usersAtSlo;
+    // Fits by the estimate but not by its 80% memory band: the estimate's
+    // fit "tight" (calibration/ranges.hpp), so the cell and the detail agree.
+    bool tight = false;
 };
 
 struct Slo;
