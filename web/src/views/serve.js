@@ -109,6 +109,8 @@ function rows(answer, opts) {
     var s = d.serving || {};
     return {
       rank: i + 1, gpu: d.gpu, meets: !!d.meets_slo,
+      // Why the search shaped it so (deployment why codes), on the plan's cell.
+      why: (Array.isArray(d.why) ? d.why : []).map(function (c) { return i18n.code('why', c); }).join(t('list.sep')),
       cells: [
         String(i + 1),
         d.gpu_name || d.gpu,
@@ -136,7 +138,8 @@ function table(list, opts) {
   }));
   var body = list.map(function (r) {
     return el('tr', { class: r.meets ? 'meets' : 'misses', dataset: { gpuId: r.gpu } }, r.cells.map(function (c, i) {
-      return el(i === 1 ? 'th' : 'td', { scope: i === 1 ? 'row' : null, class: NUMERIC.indexOf(i) >= 0 ? 'num' : i === 10 ? (r.meets ? 'yes' : 'no') : null }, c);
+      return el(i === 1 ? 'th' : 'td', { scope: i === 1 ? 'row' : null, class: NUMERIC.indexOf(i) >= 0 ? 'num' : i === 10 ? (r.meets ? 'yes' : 'no') : null,
+        title: i === 3 && r.why ? r.why : null }, c);
     }));
   });
   return el('table', { class: 'plain serve-table', id: 'serve-table' }, [el('thead', null, head), el('tbody', null, body)]);
@@ -158,6 +161,18 @@ function verdictText(answer, s, t, L, opts) {
   var cost = month === '—' || perM === '—' ? '' : t('serve.costs', { month: month, perM: perM });
   return t(key, { load: load, n: best.gpu_count, gpu: best.gpu_name || best.gpu, cost: cost,
     user: best.serving && format.isNum(best.serving.user_tokens_per_s) ? format.number(L, best.serving.user_tokens_per_s) : '—' });
+}
+
+// A warning in the page's language; the GPUs left out for want of a speed
+// are named from the answer's ids (speed_unknown), as the catalog names them.
+function warningText(w, answer, t) {
+  var ids = Array.isArray(answer.speed_unknown) ? answer.speed_unknown : [];
+  if (w.code !== 'speed_unknown' || !ids.length) return i18n.code('warn', w.code, w.message);
+  var names = ids.map(function (id) {
+    var g = (ctx.app.gpus || []).filter(function (x) { return x.id === id; })[0];
+    return g ? g.name : id;
+  });
+  return t('serve.speedUnknown', { names: names.join(t('list.sep')) });
 }
 
 function syncFields(s) {
@@ -211,7 +226,7 @@ function render() {
     el('button', { type: 'button', class: 'btn small', id: 'serve-png', onclick: function () { exporter.png(svg, name); } }, t('export.png'))]) : null;
   // slo_not_met is the verdict's own sentence (closest ones, or none that fit).
   var warn = (answer.warnings || []).filter(function (w) { return w.code !== 'slo_not_met'; }).map(function (w) {
-    return el('li', { dataset: { code: w.code }, title: w.message }, i18n.code('warn', w.code, w.message));
+    return el('li', { dataset: { code: w.code }, title: w.message }, warningText(w, answer, t));
   });
   dom.replace(out, [
     el('p', { class: 'serve-verdict ' + (answer.meets_slo === false ? 'misses' : 'meets'), id: 'serve-verdict' }, verdictText(answer, s, t, L, opts)),
