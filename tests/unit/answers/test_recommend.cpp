@@ -54,8 +54,9 @@ TEST_CASE("every recommended option fits, at the fewest GPUs of its type", "[rec
 
 TEST_CASE("cheapest ranks a cheaper fitting GPU first and unpriced GPUs last", "[recommend]") {
     const caliper::GpuSpec* unpriced = nullptr;
+    // Unpriced for renting: neither the catalog's USD price nor any provider's listed price.
     for (const auto& gpu : projectCatalog().gpus) {
-        if (!gpu.cloudUsdPerHour && gpu.memoryGib >= 40 && gpu.vendor == "nvidia") unpriced = &gpu;
+        if (!gpu.cloudUsdPerHour && gpu.cloudPrices.empty() && gpu.memoryGib >= 40 && gpu.vendor == "nvidia") unpriced = &gpu;
     }
     REQUIRE(unpriced != nullptr);
     const Json result = call(R"({"model":"llama-3.1-8b","gpu":["h100-sxm5-80gb","rtx-4090","l40s",")" +
