@@ -100,4 +100,31 @@ h.forEachOrigin('practitioners', (env) => {
     await h.screenshot(page, `practitioners-serve-phone-zh-${env.name}`, { fullPage: true });
     await page.close();
   });
+
+  test('the buyer\'s four cards by the names they use: A800, H20, 4090D, 910B compared, typed text kept', async () => {
+    const page = await h.openPage(env.context, env.url('lang=zh&view=serve&sm=qwen3-32b&su=200&stps=20'));
+    await page.waitForSelector('#serve-verdict');
+    await page.fill('#sv-gpus', 'A800、H20、4090D、910B、B999');
+    await page.press('#sv-gpus', 'Enter');
+    await page.waitForFunction(() => location.hash.includes('sgq='));
+    await page.waitForSelector('#serve-unmatched');
+    assert.equal(await page.inputValue('#sv-gpus'), 'A800、H20、4090D、910B、B999', 'the typed names stay');
+    assert.ok((await page.textContent('#serve-unmatched')).includes('B999'));
+    // The engine's answer for exactly those cards (data/gpus.json aliases A800, H20, 4090 D, 910B).
+    const answer = await page.evaluate(() => {
+      const C = window.__caliperPage, s = C.app.state;
+      return C.engine.serve(C.requests.toServeRequest(s, s.sm, ['a800-sxm4-80gb', 'h20-96gb', 'rtx-4090d', 'ascend-910b']));
+    });
+    const rows = await page.$$eval('#serve-table tbody tr', (trs) => trs.map((tr) => tr.dataset.gpuId));
+    assert.deepEqual(rows, answer.deployments.map((d) => d.gpu));
+    assert.ok(rows.every((id) => ['a800-sxm4-80gb', 'h20-96gb', 'rtx-4090d', 'ascend-910b'].includes(id)), rows.join(' '));
+    // The named cards with no row are named, with the limit that left them out.
+    const absent = [['a800-sxm4-80gb', 'NVIDIA A800 SXM4 80GB'], ['h20-96gb', 'NVIDIA H20 96GB'], ['rtx-4090d', 'NVIDIA GeForce RTX 4090 D'],
+      ['ascend-910b', 'Huawei Ascend 910B']].filter(([id]) => !rows.includes(id));
+    const note = absent.length ? await page.textContent('#serve-missing') : '';
+    for (const [, name] of absent) assert.ok(note.includes(name), note);
+    if (absent.length) assert.ok(note.includes('8 张'), note);
+    await h.screenshot(page, `practitioners-serve-compare-zh-${env.name}`, { fullPage: true });
+    await page.close();
+  });
 });
