@@ -103,6 +103,18 @@ void inferenceChanges(const Scenario& s, Collector& c) {
     } else if (halfKv && s.gpu.supportsFp8) {
         c.consider("kv_cache_fp8", "KV cache in fp8", [](Scenario& x) { x.kvCache = KvFormat::Fp8; });
     }
+    // llama.cpp keeps what the GPU cannot hold in host RAM: the routed
+    // experts of the fewest MoE layers (--n-cpu-moe, the way gpt-oss-120b
+    // runs on one 24 GB card), or the layers past -ngl. Not on a SoC, whose
+    // GPU memory already is the host's.
+    if (runtimeOf(s.engine) == Engine::LlamaCpp && s.engine != Engine::Mlx && s.parallel.offload == Offload::None &&
+        s.gpu.formFactor != "soc") {
+        if (s.model.moe.experts > 0) {
+            c.consider("offload_moe_experts", "MoE experts of some layers in host RAM (--n-cpu-moe)",
+                       [](Scenario& x) { x.parallel.offload = Offload::MoeExperts; });
+        }
+        c.consider("offload_layers", "some layers in host RAM (-ngl)", [](Scenario& x) { x.parallel.offload = Offload::Layers; });
+    }
     const FormatChoice format = bestWeightFormat(s);
     if (format.found && format.format != s.weights) {
         c.add(FitSuggestion{"quantize", std::string("weights ") + toString(format.format), format.memory.totalGiB,

@@ -34,25 +34,38 @@ std::optional<ServingFigures> Evaluator::at(double users, std::optional<double> 
     const Scenario& s = other ? *other : scenario_;
     const ReplicaState st = steadyState(s, model_, users / replicas, running_, other ? nullptr : &prefill_);
     if (!(st.tpotS > 0) || !std::isfinite(st.tpotS) || !(st.ttftS > 0) || !std::isfinite(st.ttftS)) return std::nullopt;
+    DeploymentState d;
+    d.concurrency = ratePerS ? st.running * replicas : users;
+    d.ttftS = st.ttftS;
+    d.tpotS = st.tpotS;
+    d.requestsPerS = st.requestsPerS * replicas;
+    d.gpus = double(model_.layout.gpus) * replicas;
+    d.runningPerReplica = st.running;
+    d.prefillOwnS = st.prefillOwnS;
+    d.prefillWaitS = st.prefillWaitS;
+    d.queued = st.queued;
+    d.saturated = st.saturated;
+    return servingFigures(d, pool_, double(std::max<std::int64_t>(1, s.outputTokens)));
+}
+
+ServingFigures servingFigures(const DeploymentState& d, const KvPool& pool, double outputTokens) {
     ServingFigures f;
-    const double gpus = double(model_.layout.gpus) * replicas;
-    const double output = double(std::max<std::int64_t>(1, s.outputTokens));
-    f.concurrency = ratePerS ? st.running * replicas : users;
-    f.ttftS = st.ttftS;
-    f.tpotMs = st.tpotS * 1e3;
-    f.userTokensPerS = 1.0 / st.tpotS;
-    f.requestsPerS = st.requestsPerS * replicas;
-    f.outputTokensPerS = f.requestsPerS * output;
-    f.outputTokensPerSPerGpu = f.outputTokensPerS / gpus;
-    f.kvCacheTokens = pool_.tokens;
-    f.maxConcurrency = pool_.maxConcurrency;
-    f.kvPoolGiB = pool_.poolGiB;
-    f.nonTorchGiB = pool_.nonTorchGiB;
-    f.runningPerReplica = st.running;
-    f.prefillOwnS = st.prefillOwnS;
-    f.prefillWaitS = st.prefillWaitS;
-    f.queued = st.queued;
-    f.saturated = st.saturated;
+    f.concurrency = d.concurrency;
+    f.ttftS = d.ttftS;
+    f.tpotMs = d.tpotS * 1e3;
+    f.userTokensPerS = 1.0 / d.tpotS;
+    f.requestsPerS = d.requestsPerS;
+    f.outputTokensPerS = f.requestsPerS * outputTokens;
+    f.outputTokensPerSPerGpu = f.outputTokensPerS / d.gpus;
+    f.kvCacheTokens = pool.tokens;
+    f.maxConcurrency = pool.maxConcurrency;
+    f.kvPoolGiB = pool.poolGiB;
+    f.nonTorchGiB = pool.nonTorchGiB;
+    f.runningPerReplica = d.runningPerReplica;
+    f.prefillOwnS = d.prefillOwnS;
+    f.prefillWaitS = d.prefillWaitS;
+    f.queued = d.queued;
+    f.saturated = d.saturated;
     return f;
 }
 

@@ -13,6 +13,25 @@
 
 namespace caliper::serving {
 
+// A deployment's steady state, whole deployment: what its serving figures
+// read. Evaluator::at fills it from one replica's steady state, serve's
+// disaggregated deployments from the prefill and decode replicas'.
+struct DeploymentState {
+    double concurrency = 0;   // requests in the deployment (the users, or by Little's law under a rate)
+    double ttftS = 0;
+    double tpotS = 0;
+    double requestsPerS = 0;  // completed per second by the whole deployment
+    double gpus = 1;
+    double runningPerReplica = 0;  // requests decoding on one (decode) replica
+    double prefillOwnS = 0;
+    double prefillWaitS = 0;
+    bool queued = false;
+    bool saturated = false;
+};
+
+// The serving figures of that state, with the KV pool of its (decode) replicas.
+ServingFigures servingFigures(const DeploymentState& state, const KvPool& pool, double outputTokens);
+
 class Evaluator {
 public:
     Evaluator(const Scenario& scenario, const Plan& plan, const MemoryBreakdown& memory);

@@ -11,6 +11,7 @@
 
 #include "caliper/model/formats.hpp"
 #include "caliper/units.hpp"
+#include "plan/workload.hpp"
 
 namespace caliper::serving {
 
@@ -59,13 +60,20 @@ KvPool kvPool(const Scenario& s, const StepModel& model, const MemoryBreakdown& 
             break;
     }
     p.poolGiB = std::max(0.0, p.poolGiB);
-    if (p.bytesPerToken > 0) {
-        const double block = std::max(1.0, model.engine.kvBlockTokens);
-        p.tokens = std::floor(gibToBytes(p.poolGiB) / p.bytesPerToken / block) * block;
-    }
     p.maxModelLen = s.engine == Engine::Ollama ? double(ollamaNumCtx(s))
                     : s.maxModelLen ? double(*s.maxModelLen)
                                     : double(std::max<std::int64_t>(1, s.promptTokens + s.outputTokens));
+    // llama.cpp sizes its cache for n_ctx, and on sliding-window layers
+    // (gpt-oss, Gemma) keeps only the window's cells: a token of context costs
+    // the window-weighted average of the layers, not every layer's full KV.
+    double bytesPerContextToken = p.bytesPerToken;
+    if (runtimeOf(s.engine) == Engine::LlamaCpp && model.work.slidingLayerShare > 0) {
+        bytesPerContextToken = kvBytesRead(model.work, p.maxModelLen) / p.maxModelLen * model.kvShare / l.pp;
+    }
+    if (bytesPerContextToken > 0) {
+        const double block = std::max(1.0, model.engine.kvBlockTokens);
+        p.tokens = std::floor(gibToBytes(p.poolGiB) / bytesPerContextToken / block) * block;
+    }
     p.maxConcurrency = p.maxModelLen > 0 ? p.tokens * l.attentionDp / p.maxModelLen : 0;
     return p;
 }

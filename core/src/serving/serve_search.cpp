@@ -1,6 +1,6 @@
 // The serve search: for every GPU type, replicas of the fewest GPUs that hold
 // the model and of 2x, 4x and 8x that (more tensor parallelism: faster steps,
-// a larger KV pool); for each, the most users (or the highest request rate) one
+// a larger KV pool), and the same from the next power of two; for each, the most users (or the highest request rate) one
 // replica serves within the SLO, by bisection on the replica's own figures
 // (TPOT and TTFT rise with concurrency), then as many replicas as the users
 // need. Deployments are ranked by price; when none meets the SLO the closest
@@ -28,9 +28,6 @@ namespace {
 
 // GPUs per replica tried: the fewest that fit, then doublings.
 constexpr int kReplicaSizeDoublings = 3;
-// Disaggregated prefill and decode replicas: the fewest GPUs that hold the
-// model and twice that, each side.
-constexpr int kDisaggregatedReplicaSizes = 2;
 constexpr int kRateBisections = 24;
 // Curve points: concurrency 1, 2, 4, ... up to the pool's limit.
 constexpr int kMaxCurvePoints = 14;
@@ -56,6 +53,24 @@ std::optional<Candidate> candidate(const Scenario& base, int gpus) {
     c.memory = r.memory;
     c.gpus = gpus;
     return c;
+}
+
+// Replica sizes tried: the fewest GPUs that hold the model and its
+// doublings; where that count is not a power of two (DeepSeek-V3 in FP8 on
+// H200s: 6, a tensor-2 x pipeline-3 replica), the next power of two and its
+// doublings too, the tensor-parallel widths deployments run (one 8-GPU
+// server with tp 8 for that model, SGLang's and vLLM's recipe).
+std::vector<int> replicaSizes(int fewest, int maxGpus) {
+    std::vector<int> out;
+    int pow2 = 1;
+    while (pow2 < fewest) pow2 *= 2;
+    for (const int first : {fewest, pow2}) {
+        for (int k = 0, n = first; k <= kReplicaSizeDoublings && n <= maxGpus; ++k, n *= 2) {
+            if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 double ratioAbove(double value, double limit) { return limit > 0 ? value / limit : 0; }
@@ -247,23 +262,18 @@ std::optional<Deployment> disaggregate(const Candidate& prefill, const Candidate
     d.disaggregated = DisaggregatedSplit{shape.prefillReplicas, prefill.gpus, shape.decodeReplicas, decode.gpus,
                                          shape.kvTransferS};
     const double output = double(std::max<std::int64_t>(1, s.outputTokens));
-    ServingFigures& f = d.serving;
-    f.concurrency = o.requestRatePerS ? st.requestsPerS * (st.ttftS + (output - 1) * st.tpotS) : users;
-    f.ttftS = st.ttftS;
-    f.tpotMs = st.tpotS * 1e3;
-    f.userTokensPerS = 1.0 / st.tpotS;
-    f.requestsPerS = st.requestsPerS;
-    f.outputTokensPerS = st.requestsPerS * output;
-    f.outputTokensPerSPerGpu = f.outputTokensPerS / d.gpuCount;
-    f.kvCacheTokens = ed.pool().tokens;
-    f.maxConcurrency = ed.pool().maxConcurrency;
-    f.kvPoolGiB = ed.pool().poolGiB;
-    f.nonTorchGiB = ed.pool().nonTorchGiB;
-    f.runningPerReplica = st.decodingPerReplica;
-    f.prefillOwnS = st.prefillOwnS;
-    f.prefillWaitS = st.prefillWaitS;
-    f.queued = st.queued;
-    f.saturated = st.saturated;
+    serving::DeploymentState whole;
+    whole.concurrency = o.requestRatePerS ? st.requestsPerS * (st.ttftS + (output - 1) * st.tpotS) : users;
+    whole.ttftS = st.ttftS;
+    whole.tpotS = st.tpotS;
+    whole.requestsPerS = st.requestsPerS;
+    whole.gpus = d.gpuCount;
+    whole.runningPerReplica = st.decodingPerReplica;
+    whole.prefillOwnS = st.prefillOwnS;
+    whole.prefillWaitS = st.prefillWaitS;
+    whole.queued = st.queued;
+    whole.saturated = st.saturated;
+    d.serving = serving::servingFigures(whole, ed.pool(), output);
     d.concurrencyPerReplica = st.decodingPerReplica;
     judge(d, s, o);
     d.why.push_back("disaggregated_prefill_decode");
@@ -361,11 +371,13 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
             const std::optional<int> fewest = fewestGpus(s);
             if (!fewest || *fewest > o.maxGpus) continue;
             std::vector<Candidate> sizes;  // replica shapes, for the disaggregated deployments
-            for (int k = 0, n = *fewest; k <= kReplicaSizeDoublings && n <= o.maxGpus; ++k, n *= 2) {
+            for (const int n : replicaSizes(*fewest, o.maxGpus)) {
                 std::optional<Candidate> c = candidate(s, n);
                 if (!c) continue;
                 c->kvChosen = kv != base.kvCache;
-                if (k < kDisaggregatedReplicaSizes) sizes.push_back(*c);
+                // Disaggregated prefill and decode replicas: the fewest GPUs
+                // that hold the model and twice that, each side.
+                if (n == *fewest || n == 2 * *fewest) sizes.push_back(*c);
                 if (o.disaggregation == ServeOptions::Disaggregation::Yes) continue;
                 ++answer.candidates;
                 const serving::Evaluator e(c->scenario, c->plan, c->memory);
@@ -382,8 +394,13 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
                     continue;
                 }
                 const double load = o.requestRatePerS ? *o.requestRatePerS : *o.users;
-                const int replicas = int(std::ceil(load / capacity.perReplica - 1e-9));
-                if (replicas < 1 || double(replicas) * n > o.maxGpus) continue;
+                int replicas = int(std::ceil(load / capacity.perReplica - 1e-9));
+                if (replicas < 1) continue;
+                // The load needs more replicas than max_gpus allows: the most
+                // that fit carry it all, judged as they stand (a closest
+                // option, not a silent drop that reads as "does not fit").
+                if (double(replicas) * n > o.maxGpus) replicas = o.maxGpus / n;
+                if (replicas < 1) continue;
                 if (auto d = deploy(*c, replicas, o)) {
                     if (d->meetsSlo) meeting.push_back({*d, *c, std::nullopt});
                     else closest.push_back({*d, *c, std::nullopt});

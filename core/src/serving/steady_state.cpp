@@ -38,6 +38,9 @@ constexpr double kMaxUtilization = 0.98;
 // The disaggregated fixed point (damped by half): its shape is fixed, so
 // fewer turns settle it.
 constexpr int kDisaggregatedIterations = 24;
+// Turns of the closed loop's riding-decodes fixed point (the decode share
+// moves little with the prompt's own time; three settle it well under 0.1%).
+constexpr int kRidingIterations = 3;
 
 struct Lengths {
     double prompt = 0;   // prompt tokens computed per request (after prefix-cache hits)
@@ -124,26 +127,34 @@ ReplicaState closedLoop(const StepModel& m, const Lengths& n, double users, doub
     const double decodeS = decodeStepS(m, n, c);
     double ownS = p.ownS;
     const double extraS = p.extraS;
-    if (m.engine.mixesPrefill && c > 1.0 && n.prompt > 0) {
-        // Where prompts ride with the decodes (vLLM, TensorRT-LLM in-flight
-        // batching), the prompt's steps carry the other running requests'
-        // decodes and its chunks get the budget they leave: its latency is
-        // those steps', not a lone prefill's. (What the prompt adds to the
-        // others' decodes stays the lone prefill's time.)
-        ownS = m.engine.prefillTimeFactor * prefillPath(m, n, c - 1.0, 1.0).ownS;
-    }
     // Equal-length requests of a closed loop stay in step: a prompt waits
     // behind a share of the other users' prompts (fitted, engine_defaults.cpp),
     // their prefill alone: prompts batched into one step carry the running
     // decodes once, and the prompt's own step already counts them.
     const double perOtherWaitS = m.engine.synchronizedShare / 2.0 * p.ownS;
-    const double ttft = m.engine.requestOverheadS + ownS + (c - 1.0) * perOtherWaitS + decodeS / 2.0 +
-                        firstTokenDelayS(m, decodeS);
+    const double steps = std::max(0.0, n.output - 1.0);
     // The GPU serves every user's prefill once per cycle: of the other users'
     // prefill time, what does not delay this request's first token lands in
     // its decode.
-    const double steps = std::max(0.0, n.output - 1.0);
     const double decodeTotalS = steps * decodeS / n.accepted + (c - 1.0) * std::max(0.0, extraS - perOtherWaitS);
+    const double fixedTtftS =
+        m.engine.requestOverheadS + (c - 1.0) * perOtherWaitS + decodeS / 2.0 + firstTokenDelayS(m, decodeS);
+    if (m.engine.mixesPrefill && c > 1.0 && n.prompt > 0) {
+        // Where prompts ride with the decodes (vLLM, TensorRT-LLM in-flight
+        // batching), the prompt's steps carry the decodes of the other users
+        // that are decoding then, and its chunks get the budget they leave:
+        // its latency is those steps', not a lone prefill's. The others spend
+        // the decode share of their cycle decoding (the rest waiting for or
+        // running their own prefill), so that share of them rides along
+        // (Little's law); a few turns of the fixed point settle it. (What the
+        // prompt adds to the others' decodes stays the lone prefill's time.)
+        double riding = c - 1.0;
+        for (int i = 0; i < kRidingIterations; ++i) {
+            ownS = m.engine.prefillTimeFactor * prefillPath(m, n, riding, 1.0).ownS;
+            riding = (c - 1.0) * decodeTotalS / (fixedTtftS + ownS + decodeTotalS);
+        }
+    }
+    const double ttft = fixedTtftS + ownS;
     r.ttftS = ttft;
     r.tpotS = steps > 0 ? decodeTotalS / steps : decodeS / n.accepted;
     r.prefillOwnS = ownS;

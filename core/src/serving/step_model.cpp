@@ -101,23 +101,40 @@ double StepModel::stepS(double decodes, double context, double prefillTokens, do
     // touched experts over every GPU, each attention group's own requests' KV.
     const double expertBytes = weightBytesPerStep(work, tokens) - work.denseWeightBytes;
     const double groupDecodes = decodes / l.attentionDp;
-    const double kvBytes = groupDecodes * kvBytesRead(work, context) * kvShare +
-                           (prefillTokens > 0 ? kvBytesRead(work, prefillContext) * kvShare : 0);
-    const double bytes = work.denseWeightBytes / tpGpus + std::max(0.0, expertBytes) / allGpus +
-                         kvBytes / tpGpus / std::max(0.05, kvReadFraction);
-    const double memoryS = bandwidthBytesPerS > 0 ? bytes / bandwidthBytesPerS : 0;
+    const double kvRate = std::max(0.05, kvReadFraction);
+    const double decodeKvBytes = groupDecodes * kvBytesRead(work, context) * kvShare / tpGpus / kvRate;
+    const double promptKvBytes = prefillTokens > 0 ? kvBytesRead(work, prefillContext) * kvShare / tpGpus / kvRate : 0;
+    const double weightBytes = work.denseWeightBytes / tpGpus + std::max(0.0, expertBytes) / allGpus;
     // Compute per GPU: decode-shaped and prompt-shaped work at their rates.
     const double matmul = 2.0 * work.blockMatmulParams;
-    const double decodeFlops = decodes * (matmul + 2.0 * work.lmHeadParams + attentionFlopsPerToken(work, context));
-    const double prefillFlops = prefillTokens * (matmul + attentionFlopsPerToken(work, prefillContext));
-    double computeS = 0;
-    if (decodeFlopsPerS > 0) computeS += decodeFlops / allGpus / decodeFlopsPerS;
-    if (prefillFlopsPerS > 0) computeS += prefillFlops / allGpus / prefillFlopsPerS;
-    double stepS = std::max(memoryS, computeS) + (double(work.layers) / l.pp) * layerOverheadS;
+    const double decodeGemmFlops = decodes * (matmul + 2.0 * work.lmHeadParams);
+    const double prefillGemmFlops = prefillTokens * matmul;
+    const double decodeAttentionFlops = decodes * attentionFlopsPerToken(work, context);
+    const double prefillAttentionFlops = prefillTokens * attentionFlopsPerToken(work, prefillContext);
+    auto computeS = [&](double decodeFlops, double prefillFlops) {
+        double t = 0;
+        if (decodeFlopsPerS > 0) t += decodeFlops / allGpus / decodeFlopsPerS;
+        if (prefillFlopsPerS > 0) t += prefillFlops / allGpus / prefillFlopsPerS;
+        return t;
+    };
+    auto readS = [&](double b) { return bandwidthBytesPerS > 0 ? b / bandwidthBytesPerS : 0; };
+    // The linear layers, the prompts' attention and the running requests'
+    // attention are separate kernels that run one after the other on the
+    // stream, each bound by its own roofline: the linear layers by the
+    // weights' reads or their matmuls, each attention by its KV reads or its
+    // own FLOPs. So in a step that mixes a prompt with decodes, the running
+    // requests' KV reads add to the prompt's compute-bound work instead of
+    // hiding under it (TensorRT-LLM's attention op runs a mixed batch's
+    // context and generation requests as separate kernels:
+    // cpp/tensorrt_llm/common/attentionOp.h enqueueContext, enqueueGeneration).
+    const double linearS = std::max(readS(weightBytes), computeS(decodeGemmFlops, prefillGemmFlops));
+    const double decodeAttentionS = std::max(readS(decodeKvBytes), computeS(decodeAttentionFlops, 0));
+    const double promptAttentionS = std::max(readS(promptKvBytes), computeS(0, prefillAttentionFlops));
+    const double stageLayers = double(work.layers) / l.pp;
+    double stepS = linearS + decodeAttentionS + promptAttentionS + stageLayers * layerOverheadS;
     // Communication of the step's tokens: two all-reduces per layer in the
     // attention group; expert parallelism adds a dispatch and a combine
     // (all-to-all) per layer across the replica.
-    const double stageLayers = double(work.layers) / l.pp;
     const double message = tokens / l.attentionDp * work.hidden * kActivationBytes;
     if (l.attentionTp > 1) stepS += stageLayers * 2.0 * allReduceS(message, l.attentionTp, l.tpLink);
     if (expertParallel) stepS += stageLayers * 2.0 * allGatherS(message * work.expertsPerToken, l.gpus, l.expertLink);

@@ -64,3 +64,33 @@ TEST_CASE("a long context that overflows suggests the longest that fits", "[sugg
     const FitSuggestion* kv = find(all, "kv_cache_fp8");
     if (kv) CHECK(kv->fits);
 }
+
+TEST_CASE("llama.cpp on a card too small: host RAM takes experts or layers, never on a SoC", "[suggestions]") {
+    // gpt-oss-120b in MXFP4 is ~61 GiB: one RTX 4090 (23.5 GiB usable)
+    // cannot hold it, and with 96 GiB of host RAM llama.cpp's --n-cpu-moe
+    // keeps the routed experts of some of its 36 MoE layers there (the way
+    // the model's llama.cpp guide, discussion #15396, runs it on 24 GB cards).
+    Scenario s = serving("gpt-oss-120b", "rtx-4090", Engine::LlamaCpp);
+    s.weights = WeightFormat::Mxfp4;
+    s.host = hostDefaults(s.gpu);
+    s.host.ramGib = 96;
+    s.host.ramExplicit = true;
+    const std::vector<FitSuggestion> all = fitSuggestions(s);
+    const FitSuggestion* experts = find(all, "offload_moe_experts");
+    REQUIRE(experts != nullptr);
+    CHECK(experts->gpuCount == 1);
+    CHECK(experts->totalGiB <= usableMemoryGiB(s) + 1e-9);
+    CHECK(find(all, "offload_layers") != nullptr);
+    // 32 GiB of host RAM holds neither the ~40 GiB of experts nor the layers.
+    s.host.ramGib = 32;
+    const std::vector<FitSuggestion> small = fitSuggestions(s);
+    CHECK(find(small, "offload_moe_experts") == nullptr);
+    CHECK(find(small, "offload_layers") == nullptr);
+    // A dense 70B in Q4_K_M (~40 GiB) on an M4 Pro with 24 GB: its GPU
+    // memory is the host's, so offloading to it frees nothing.
+    Scenario mac = serving("llama-3.3-70b", "apple-m4-pro-20c-24gb", Engine::LlamaCpp);
+    mac.weights = WeightFormat::Q4_K_M;
+    mac.host = hostDefaults(mac.gpu);
+    const std::vector<FitSuggestion> onMac = fitSuggestions(mac);
+    CHECK(find(onMac, "offload_layers") == nullptr);
+}

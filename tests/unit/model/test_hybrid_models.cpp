@@ -49,6 +49,11 @@ TEST_CASE("hybrid linear-attention models cache KV only on their full-attention 
     CHECK(kvBytesPerToken16(catalogModel("qwen3.5-397b-a17b")) == 30720);
     // Qwen3.5-27B: 64 layers / 4 = 16 full layers, 4 KV heads x 256: 2 x 16 x 4 x 256 x 2 = 65,536.
     CHECK(kvBytesPerToken16(catalogModel("qwen3.5-27b")) == 65536);
+    // Qwen3.5-9B: 32 layers / 4 = 8 full layers of 4 KV heads x 256: 2 x 8 x 4 x 256 x 2 = 32 KiB;
+    // its 24 Gated DeltaNet layers keep 32 value heads x 128 x 128 plus 3 inputs over
+    // 2 x 16 x 128 + 32 x 128 = 8,192 conv channels: 24 x (524,288 + 24,576) x 2 B.
+    CHECK(kvBytesPerToken16(catalogModel("qwen3.5-9b")) == 32768);
+    CHECK(linearStateBytesPerSequence16(catalogModel("qwen3.5-9b")) == 24.0 * (524288 + 24576) * 2);
     // The 45 Gated DeltaNet layers keep a fixed state per sequence: the recurrent
     // state 64 value heads x 128 key dim x 128 value dim = 1,048,576 elements, plus
     // the convolution's last 3 inputs (linear_conv_kernel_dim 4) over

@@ -48,17 +48,31 @@ TEST_CASE("Gemma 4 global layers cache their own KV width", "[params][kv][gemma4
     CHECK(kvBytesPerToken16(catalogModel("gemma-4-26b-a4b")) == (25 * 2 * 8 * 256 + 5 * 2 * 2 * 512) * 2);
 }
 
+// The Gemma 4 vision encoder (gemma4_vision of the 31B and 26B-A4B: hidden
+// 1,152, 27 layers, gated MLP 4,304, 16 heads of 72, patch 16): per layer q/k/v/o,
+// the MLP, q/k norms of 72 and four norms; a 768 x 1,152 patch projection, 2 x
+// 10,240 position rows and the standardize bias and scale. The extracted
+// tower's tensors total 569,550,384 (rnagabh/gemma4-vision-encoder, whose
+// vision_config the two Gemma 4 fixtures carry).
+constexpr double kGemma4Tower =
+    27.0 * (4 * 1152 * 1152 + 3 * 1152 * 4304 + 2 * 72 + 4 * 1152) + 768.0 * 1152 + 2 * 10240.0 * 1152 + 2 * 1152;
+
 TEST_CASE("Gemma 4 counts match the published figures", "[params][gemma4]") {
+    CHECK(kGemma4Tower == 569550384.0);
     // 31B: a tally of the checkpoint's language-model tensors gives 30,696,013,824
-    // matrix + 1,331,456 norm scalars = 30,697,345,280 (model card: 30.7B).
-    CHECK(countParams(catalogModel("gemma-4-31b")).total == 30697345280.0);
+    // matrix + 1,331,456 norm scalars = 30,697,345,280 (model card: 30.7B); the
+    // encoder and its 1,152 x 5,376 projection come on top, as other vision models count theirs.
+    const ModelSpec& dense = catalogModel("gemma-4-31b");
+    CHECK(countParams(dense).total == 30697345280.0 + kGemma4Tower + 1152.0 * 5376);
+    CHECK(dense.extraParams == kGemma4Tower + 1152.0 * 5376);
     // The global layers carry no v_proj: a layer is q 5,376 x 32 x 512, k 5,376 x
     // 4 x 512 and o, against q, k, v and o of 256-wide heads on sliding layers.
     // 26B-A4B model card: 25.2B total, 3.8B active (8 of 128 experts of 704 beside
     // the 2,112-wide dense MLP on each of the 30 layers).
     const caliper::ParamCounts moe = countParams(catalogModel("gemma-4-26b-a4b"));
-    CHECK(moe.total / 1e9 == Approx(25.2).margin(0.05));
-    CHECK(moe.active / 1e9 == Approx(3.8).margin(0.05));
+    const double vision = kGemma4Tower + 1152.0 * 2816;  // projection to the 2,816-wide text stream
+    CHECK((moe.total - vision) / 1e9 == Approx(25.2).margin(0.05));
+    CHECK((moe.active - vision) / 1e9 == Approx(3.8).margin(0.05));
     // Routed-expert weights: 30 layers x 128 experts x 3 x 2,816 x 704.
     CHECK(moe.expert == 30.0 * 128 * 3 * 2816 * 704);
 }
@@ -75,6 +89,7 @@ TEST_CASE("Gemma 4 config.json files read as their catalog entries", "[hf_config
         CHECK(countParams(got).total == countParams(want).total);
         CHECK(countParams(got).active == countParams(want).active);
         CHECK(kvBytesPerToken16(got) == kvBytesPerToken16(want));
+        CHECK(got.extraParams == want.extraParams);  // the encoder counted from vision_config
     }
 }
 

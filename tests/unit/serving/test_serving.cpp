@@ -159,6 +159,22 @@ TEST_CASE("serving: the KV pool as vLLM computes it at start-up", "[serving]") {
     CHECK(*f->maxConcurrency == Approx(133.79).epsilon(0.03));
 }
 
+TEST_CASE("serving: llama.cpp's cache for a sliding-window model holds the context it was sized for", "[serving]") {
+    // gpt-oss-20b (24 layers, 12 of them on a 128-token window) with an 8k
+    // prompt on one RTX 4090: llama.cpp allocates n_ctx = 8448 cells on the
+    // 12 full layers and window + ubatch cells on the sliding ones, so the
+    // request fits its own cache. Counting every layer's KV per token
+    // (49,152 B) would make that cache hold ~4,600 tokens, under one request.
+    const PropertyJson request = {{"model", "gpt-oss-20b"}, {"gpu", "rtx-4090"}, {"engine", "llama.cpp"},
+                                  {"prompt_tokens", 8192}, {"output_tokens", 256}};
+    const auto f = servingAt(request, 1);
+    REQUIRE(f);
+    REQUIRE(f->kvCacheTokens);
+    CHECK(*f->kvCacheTokens >= 8192 + 256);
+    CHECK(*f->maxConcurrency >= 1);
+    CHECK(f->tpotMs > 0);
+}
+
 TEST_CASE("serving: prefix-cache hits and speculative decoding help where they should", "[serving]") {
     const PropertyJson base = {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}, {"prompt_tokens", 4096},
                                {"output_tokens", 256}};
@@ -253,6 +269,55 @@ TEST_CASE("serve: at the same price and GPUs the request's own KV format is kept
             const auto &x = a["deployments"][i], &y = a["deployments"][j];
             CHECK_FALSE((x["gpu_count"] == y["gpu_count"] && x["replicas"] == y["replicas"] &&
                          x["plan"]["tp"] == y["plan"]["tp"] && x["plan"]["pp"] == y["plan"]["pp"]));
+        }
+    }
+}
+
+TEST_CASE("serve: more users than max_gpus can carry lists the closest deployments, not 'does not fit'",
+          "[serving][serve]") {
+    // Llama-3.3-70B holds on 2 H100s (~131 GiB of bf16 weights), so 8 GPUs
+    // run it; 1,000 users at 50 ms TPOT need several 8-GPU replicas, more
+    // than max_gpus 8 allows. The answer is those 8 GPUs' figures under the
+    // whole load, marked as missing the SLO.
+    const PropertyJson a = answer(R"({"model":"llama-3.3-70b","gpu":"h100-sxm5-80gb","users":1000,"prompt_tokens":1000,)"
+                                  R"("output_tokens":1000,"slo":{"tpot_ms":50,"ttft_s":1},"max_gpus":8})");
+    CHECK(a["meets_slo"] == false);
+    REQUIRE(a["deployments"].size() > 0);
+    for (const auto& d : a["deployments"]) {
+        CHECK(d["meets_slo"] == false);
+        CHECK(d["gpu_count"].get<int>() <= 8);
+    }
+    CHECK(a.dump().find("holds the model within max_gpus") == std::string::npos);
+}
+
+TEST_CASE("serve: a replica of one 8-GPU server is tried when the fewest GPUs are not a power of two",
+          "[serving][serve]") {
+    // DeepSeek-V3 in its FP8 checkpoint is ~640 GiB: 6 H200s (141 GB) hold
+    // it as tensor 2 x pipeline 3, and its doublings are 12, 24, 48. The
+    // deployment everyone runs, one 8 x H200 server at tensor 8 (SGLang's and
+    // vLLM's DeepSeek-V3 recipes), must be among the candidates, and for a
+    // light load it is the cheapest that meets the SLO.
+    const PropertyJson a = answer(R"({"model":"deepseek-v3","gpu":"h200-sxm-141gb","users":32,"prompt_tokens":2048,)"
+                                  R"("output_tokens":512,"slo":{"ttft_s":3,"min_user_tokens_per_s":15},"max_gpus":16})");
+    REQUIRE(a["meets_slo"] == true);
+    bool server = false;
+    for (const auto& d : a["deployments"]) server = server || (d["gpu_count"] == 8 && d["plan"]["tp"] == 8);
+    CHECK(server);
+}
+
+TEST_CASE("serve: a deployment's plan names expert parallelism only where the estimate does", "[serving][serve]") {
+    // Qwen3-32B is dense: tensor parallelism over 2+ GPUs splits its layers,
+    // there are no experts to spread (ep 1, as `caliper estimate` answers for
+    // the same plan). A MoE model under plain tensor parallelism shards each
+    // expert over the ranks (vLLM without --enable-expert-parallel): ep 1 too.
+    for (const char* model : {"qwen3-32b", "qwen3-30b-a3b"}) {
+        const PropertyJson a = answer(std::string(R"({"model":")") + model +
+                                      R"(","gpu":["h100-sxm5-80gb"],"users":100,"prompt_tokens":2048,)"
+                                      R"("output_tokens":512,"slo":{"ttft_s":2,"min_user_tokens_per_s":20}})");
+        REQUIRE(a["deployments"].size() > 0);
+        for (const auto& d : a["deployments"]) {
+            INFO(model << " " << d["plan"].dump());
+            CHECK(d["plan"]["ep"] == 1);
         }
     }
 }

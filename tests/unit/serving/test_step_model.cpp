@@ -75,3 +75,21 @@ TEST_CASE("serving step: the calibrated host time per request stays inside its b
         CHECK(m.engine.perSequenceOverheadS <= 29e-6 * 4 * (1 + 1e-9));
     }
 }
+
+TEST_CASE("serving step: the running requests' KV reads add to a prompt's matmuls", "[serving][step]") {
+    // The linear layers and attention are separate kernels, each bound by
+    // its own roofline: a prompt's compute-bound matmuls do not hide the
+    // running requests' KV reads, so a longer running context costs a mixed
+    // step what it costs a decode-only step.
+    serving::StepModel m = modelOf("tensorrt-llm");
+    m.engine.stepOverheadS = 0;
+    m.engine.perSequenceOverheadS = 0;
+    const double decodes = 16, prompt = 2048;
+    // 2,048 prompt tokens of Llama-3.1-8B over eight GPUs: their matmuls take
+    // longer than reading the weights once, so the linear layers are compute-bound.
+    REQUIRE(m.stepS(0, 0, prompt, prompt / 2) > 2 * m.stepS(1, 0, 0, 0));
+    const double decodeOnly = m.stepS(decodes, 8192, 0, 0) - m.stepS(decodes, 1024, 0, 0);
+    const double mixed = m.stepS(decodes, 8192, prompt, prompt / 2) - m.stepS(decodes, 1024, prompt, prompt / 2);
+    REQUIRE(decodeOnly > 0);
+    CHECK(mixed == Approx(decodeOnly).epsilon(1e-9));
+}

@@ -53,7 +53,7 @@ Json deploymentToJson(const Deployment& d, const Scenario& s) {
     if (d.purchaseUsd) purchasePerHour = *d.purchaseUsd / kWriteOffHours;
     if (d.usdPerHour) usdPerMonth = *d.usdPerHour * kHoursPerMonth;
     Json plan = {{"strategy", toString(d.plan.strategy)}, {"gpu_count", d.gpuCount}, {"tp", d.plan.tp},
-                 {"pp", d.plan.pp}, {"dp", d.replicas}, {"ep", s.parallel.ep > 0 ? s.parallel.ep : d.plan.tp},
+                 {"pp", d.plan.pp}, {"dp", d.replicas}, {"ep", s.parallel.ep > 0 ? s.parallel.ep : d.plan.ep},
                  {"attention_dp", s.parallel.attentionDp > 0 ? s.parallel.attentionDp : 1}, {"nodes", d.plan.nodes}};
     return {{"gpu", d.gpu.id},
             {"gpu_name", d.gpu.name},

@@ -141,6 +141,7 @@ std::string nativeDtype(const Json& config) {
 // The checkpoint's quantized format from quantization_config: DeepSeek-V3
 // {"quant_method": "fp8", "weight_block_size": [128, 128]} is block FP8,
 // gpt-oss "mxfp4", ModelOpt {"quant_method": "modelopt", "quant_algo": "NVFP4"}.
+// Mistral's FP8 releases write "weight_block_size": null: per-tensor scales.
 std::optional<WeightFormat> nativeWeights(const Json& config) {
     auto quant = config.find("quantization_config");
     if (quant == config.end() || !quant->is_object()) return std::nullopt;
@@ -149,7 +150,10 @@ std::optional<WeightFormat> nativeWeights(const Json& config) {
         return it != quant->end() && it->is_string() ? it->get<std::string>() : std::string();
     };
     const std::string method = text("quant_method");
-    if (method == "fp8") return quant->contains("weight_block_size") ? WeightFormat::Fp8Block : WeightFormat::Fp8;
+    if (method == "fp8") {
+        auto block = quant->find("weight_block_size");
+        return block != quant->end() && block->is_array() ? WeightFormat::Fp8Block : WeightFormat::Fp8;
+    }
     if (method == "mxfp4") return WeightFormat::Mxfp4;
     if (method == "modelopt" && (text("quant_algo") == "NVFP4" || text("quant_algo") == "nvfp4")) return WeightFormat::Nvfp4;
     auto bits = quant->find("bits");

@@ -114,6 +114,8 @@ void readWhisper(ConfigView& c, ModelSpec& m);
 std::int64_t siglipTowerParams(ConfigView vision, int textHidden);
 std::int64_t llama4VisionParams(ConfigView vision, int textHidden);
 std::int64_t mllamaVisionParams(ConfigView vision, int textHidden);
+std::int64_t pixtralVisionParams(ConfigView vision, int textHidden, int mergeSize, bool projectorBias);
+std::int64_t gemma4VisionParams(ConfigView vision, int textHidden);
 int mllamaImageTokens(ConfigView vision);  // tokens one image puts in the cross-attention cache
 
 }  // namespace caliper::io

@@ -53,6 +53,19 @@ void readLlama(ConfigView& c, ModelSpec& m) {
     slidingOnAllLayers(c, m);
 }
 
+// Mistral3ForConditionalGeneration (Mistral Small 3.1/3.2, Ministral 3,
+// Devstral Small 2): a Mistral or Ministral 3 decoder in text_config (its own
+// tie_word_embeddings: Ministral 3 3B ties) beside a Pixtral encoder.
+void readMistral3(ConfigView& c, ModelSpec& m) {
+    ConfigView text = c.nested("text_config");
+    readLlama(text, m);
+    if (!c.has("vision_config")) return;
+    const int merge = c.integerOr({"spatial_merge_size"}, 2, 1, 64);
+    m.extraParams += pixtralVisionParams(c.nested("vision_config"), m.hiddenSize, merge,
+                                         c.flag("multimodal_projector_bias", false));
+    m.modality = "vision";
+}
+
 void readMixtral(ConfigView& c, ModelSpec& m) {
     readLlama(c, m);
     readMoeCounts(c, m, {"num_local_experts"}, {"intermediate_size"});
@@ -220,6 +233,7 @@ void readGlm4(ConfigView& c, ModelSpec& m) {
 FamilyReader familyReader(const std::string& modelType) {
     static const std::map<std::string, FamilyReader> kFamilies = {
         {"llama", readLlama},          {"mistral", readLlama},         {"yi", readLlama},
+        {"ministral3", readLlama},     {"mistral3", readMistral3},
         {"mixtral", readMixtral},      {"qwen2", readQwen2},           {"qwen2_moe", readQwen2Moe},
         {"qwen3", readQwen3},          {"qwen3_moe", readQwen3Moe},    {"gemma", readGemma},
         {"gemma2", readGemma2},        {"gemma3", readGemma3},         {"gemma3_text", readGemma3Text},

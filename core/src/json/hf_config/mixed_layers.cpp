@@ -57,12 +57,15 @@ void readGemma4Text(ConfigView& c, ModelSpec& m) {
     m.extraParams += static_cast<std::int64_t>(m.layers) * (m.hiddenSize + m.moe.experts);  // router scale, per_expert_scale
 }
 
-// Gemma 4 multimodal config: the decoder in text_config. The vision tower's
-// parameters are not counted (its implementation is not modelled here).
+// Gemma 4 multimodal config: the decoder in text_config, the vision encoder
+// counted from vision_config (the audio encoder of the E models is refused
+// with them above).
 void readGemma4(ConfigView& c, ModelSpec& m) {
     ConfigView text = c.nested("text_config");
     readGemma4Text(text, m);
-    if (c.has("vision_config")) m.modality = "vision";
+    if (!c.has("vision_config")) return;
+    m.extraParams += gemma4VisionParams(c.nested("vision_config"), m.hiddenSize);
+    m.modality = "vision";
 }
 
 // LFM2 (transformers Lfm2ShortConv / Lfm2DecoderLayer): "conv" layers hold a
