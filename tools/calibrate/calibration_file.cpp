@@ -255,12 +255,19 @@ std::string crossValidationTable(const RowSet& set, const CrossReport& report) {
     for (const auto& [source, count] : report.sources) {
         std::vector<double> in, cross;
         int banded = 0, covered = 0;
+        // The same per band kind: a source's coverage of one figure's band
+        // (decode, fine-tune memory, ...) is what the kind's total sums.
+        std::map<std::string, std::pair<int, int>> byKind;  // band kind -> covered, banded
         for (std::size_t i = 0; i < set.rows.size(); ++i) {
             const CalibrationRow& r = set.rows[i];
             if (r.source != source) continue;
             if (!std::isnan(report.bandLowLog[i])) {
+                const bool inside = report.crossLog[i] >= report.bandLowLog[i] && report.crossLog[i] <= report.bandHighLog[i];
                 ++banded;
-                covered += report.crossLog[i] >= report.bandLowLog[i] && report.crossLog[i] <= report.bandHighLog[i];
+                covered += inside;
+                auto& k = byKind[bandKind(r.kind)];
+                k.first += inside;
+                ++k.second;
             }
             if (!fitted(r) || std::isnan(report.crossLog[i]) || std::isnan(report.inSampleLog[i])) continue;
             in.push_back(std::fabs(std::exp(report.inSampleLog[i]) - 1) * 100);
@@ -273,6 +280,14 @@ std::string crossValidationTable(const RowSet& set, const CrossReport& report) {
         if (banded > 0) {
             std::snprintf(line, sizeof line, "  band holds %d/%d (%.0f%%)", covered, banded, 100.0 * covered / banded);
             out += line;
+            if (byKind.size() > 1) {
+                for (const auto& [kind, k] : byKind) {
+                    std::snprintf(line, sizeof line, "; %s %d/%d", kind.c_str(), k.first, k.second);
+                    out += line;
+                }
+            } else {
+                out += " (" + byKind.begin()->first + ")";
+            }
         }
         out += "\n";
     }

@@ -57,6 +57,11 @@ struct LoraSpec {
     int rank = 16;
     bool allLinear = true;  // false = attention projections only (q,k,v,o)
     AdapterDtype adapterDtype = AdapterDtype::Auto;
+    // Dropout on each adapted layer's input (PEFT LoraConfig lora_dropout,
+    // default 0.0; torchtune's and Unsloth's defaults are 0 too; LitGPT's
+    // and ms-swift 1.x's 0.05). Above 0 every adapted module saves its own
+    // dropped-out copy of its input and the dropout mask.
+    double dropout = 0;
 };
 
 struct ParallelSpec {

@@ -106,6 +106,14 @@ constexpr double kLogitsCoeffTorchtuneChunked = 6;
 // the gate/up input and the down-projection input (the attention output
 // stays: FlashAttention saves it for its own backward).
 constexpr double kAdapterCopyBytes = 4;
+// LoRA dropout (LoraSpec::dropout > 0): each adapted module runs
+// lora_A(dropout(x)) (PEFT lora/layer.py Linear.forward; torchtune
+// modules/peft/lora.py LoRALinear; LitGPT lora.py), so lora_A saves the
+// dropped-out copy for its weight gradient, in the adapters' dtype, and
+// native_dropout saves its mask, one bool byte per element, for its own
+// backward; dropout does not keep its input, so an fp32 cast feeding it is
+// not kept either. Without dropout PEFT's nn.Identity passes x itself.
+constexpr double kDropoutMaskBytes = 1;
 // Eager RMSNorm (transformers' LlamaRMSNorm and its copies in every RMSNorm
 // family, models/llama/modeling_llama.py; torchtune modules/rms_norm.py,
 // LitGPT's RMSNorm alike): `hidden_states.to(torch.float32)`, then `pow(2)`
@@ -251,10 +259,12 @@ double autocastHeadCastBytes(const Inputs& in, const Layout& layout, const Stage
     return kAutocastWeightCastBytes * in.shape.vocab * in.shape.hidden / layout.tp;
 }
 
-// Bytes per token of one layer that fp32 adapters add (see kAdapterCopyBytes).
+// Bytes per token of one layer that fp32 adapters or LoRA dropout add (see
+// kAdapterCopyBytes and kDropoutMaskBytes).
 double adapterCopyBytesPerToken(const Inputs& in) {
     const Scenario& s = *in.scenario;
-    if (!in.lora || !fp32Adapters(s)) return 0;
+    const bool dropout = s.lora.dropout > 0;
+    if (!in.lora || (!fp32Adapters(s) && !dropout)) return 0;
     const ModelShape& sh = in.shape;
     const double h = sh.hidden;
     // q, k, v read the layer's normed input; o reads the attention output.
@@ -267,7 +277,12 @@ double adapterCopyBytesPerToken(const Inputs& in) {
         copies += passes * (sh.gated ? 2 : 1) * h + inner;
         freed += h + inner;
     }
-    return kAdapterCopyBytes * copies - 2 * freed;
+    // Each copy: the adapters' input (fp32 cast or dropout output) and, with
+    // dropout, its mask. 16-bit adapters without dropout save x itself, which
+    // the base count already holds (handled above: nothing added).
+    const double inputBytes = activationElementBytes(s);
+    const double copyBytes = (fp32Adapters(s) ? kAdapterCopyBytes : inputBytes) + (dropout ? kDropoutMaskBytes : 0);
+    return copyBytes * copies - inputBytes * freed;
 }
 
 struct PerLayer {
@@ -417,7 +432,10 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                    s.flashAttention ? " (FlashAttention)"
                    : s.selectiveRecompute ? " (eager attention, scores recomputed: selective recomputation)"
                                           : " + 5*a*s^2*b (eager attention)",
-                   (adapterBytes != 0 ? fmt(" + fp32 adapter inputs %.0f bytes per token", adapterBytes) : std::string())
+                   (adapterBytes == 0 ? std::string()
+                    : in.scenario->lora.dropout > 0
+                        ? fmt(" + adapter input copies and dropout masks %.0f bytes per token", adapterBytes)
+                        : fmt(" + fp32 adapter inputs %.0f bytes per token", adapterBytes))
                        .append(eagerNormBytesPerToken(in) > 0
                                    ? fmt(" + eager RMSNorm copies %.0f bytes per token", eagerNormBytesPerToken(in))
                                    : std::string())

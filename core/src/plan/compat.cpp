@@ -44,6 +44,19 @@ void checkEngine(const Scenario& s) {
         fail("incompatible_options", "/engine",
              name + " fine-tunes; pre-train with megatron, fsdp or deepspeed (continued pre-training: task finetune, method full)");
     }
+    // TensorRT-LLM is built on CUDA and runs on NVIDIA GPUs only
+    // (NVIDIA/TensorRT-LLM README, "Supported hardware").
+    if (e == Engine::TensorrtLlm && s.gpu.vendor != "nvidia") {
+        fail("incompatible_options", "/engine", "tensorrt-llm runs on NVIDIA GPUs only; " + s.gpu.name + " is not one");
+    }
+    // vLLM reaches an Apple GPU through the vllm-metal plugin, which runs on
+    // one Mac: "Single GPU Only", "No Distributed Inference: Tensor and
+    // pipeline parallelism not supported" (vllm-project/vllm-metal README,
+    // Limitations). Several Macs pool with llama.cpp's RPC backend instead.
+    if (e == Engine::Vllm && s.gpu.vendor == "apple" && !s.gpuCountAuto && s.gpuCount > 1) {
+        fail("incompatible_options", "/gpu_count",
+             "vllm on Apple silicon (vllm-metal) runs on one Mac; use llama.cpp to split a model across Macs");
+    }
     // MLX runs on Apple silicon's Metal GPU only (ml-explore/mlx README).
     if (e == Engine::Mlx && s.gpu.vendor != "apple") {
         fail("incompatible_options", "/engine", "mlx runs on Apple silicon only; " + s.gpu.name + " is not an Apple GPU");

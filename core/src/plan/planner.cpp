@@ -366,6 +366,17 @@ Choice chooseMicroBatch(const Scenario& request, int maxGpus, const sizing::Mode
 }  // namespace
 
 Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
+    // vLLM on Apple silicon (the vllm-metal plugin) serves from one Mac
+    // (compat.cpp): an "auto" count is that one, and no larger count helps.
+    if (request.gpuCountAuto && request.engine == Engine::Vllm && request.gpu.vendor == "apple") {
+        Scenario one = request;
+        one.gpuCountAuto = false;
+        one.gpuCount = 1;
+        Choice c = choose(one, maxGpus, held);
+        if (c.gpusNeeded && *c.gpusNeeded > 1) c.gpusNeeded.reset();
+        c.why.replace("count_requested", "count_one_device_engine");
+        return c;
+    }
     if (request.parallel.offload == Offload::Layers || request.parallel.offload == Offload::MoeExperts) {
         return chooseOffload(request);
     }

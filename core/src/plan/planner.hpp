@@ -7,6 +7,7 @@
 // fastest; at a fixed count, the fastest. estimate() and every matrix cell
 // go through it, so a cell and its detail show the same plan.
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "caliper/speed/speed.hpp"
@@ -27,6 +28,11 @@ public:
         if (size_ < kCapacity) codes_[size_++] = code;
     }
     const char*& back() { return codes_[size_ - 1]; }
+    void replace(std::string_view from, const char* to) {
+        for (int i = 0; i < size_; ++i) {
+            if (from == codes_[i]) codes_[i] = to;
+        }
+    }
     const char* const* begin() const { return codes_; }
     const char* const* end() const { return codes_ + size_; }
 

@@ -44,6 +44,8 @@ TEST_CASE("each kind of bad request gives its own code and JSON pointer", "[api]
         {R"({"model":"llama-3.1-8b","gpu":"h100","lora":{"rank":0}})", "invalid_value", "/lora/rank"},
         {R"({"model":"llama-3.1-8b","gpu":"h100","lora":{"adapter_dtype":"fp8"}})", "invalid_value",
          "/lora/adapter_dtype"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","lora":{"dropout":1.5}})", "invalid_value", "/lora/dropout"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","lora":{"dropout":"some"}})", "invalid_value", "/lora/dropout"},
         {R"({"model":"llama-3.1-8b","gpu":"h100","task":"finetune","loss_kernel":"shifted"})", "invalid_value",
          "/loss_kernel"},
         {R"({"model":"llama-3.1-8b","gpu":"h100","task":"finetune","method":"qlora","weights":"Q4_K_M"})",

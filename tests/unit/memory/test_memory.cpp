@@ -171,6 +171,42 @@ TEST_CASE("worked example (c): Llama-2-70B QLoRA r = 64 on all linear layers", "
           Approx(layerGb - std::max(0.68 + normCopiesGb, logitsGb)).epsilon(0.01));
 }
 
+TEST_CASE("LoRA dropout keeps a dropped-out copy and a mask of every adapted input", "[memory][lora]") {
+    // Llama 2 7B (h = 4096, f = 11008, q width 4096, 32 layers), LoRA on
+    // every linear layer without checkpointing, one 2,048-token sample.
+    // PEFT's lora_A(dropout(x)) saves the dropout output for lora_A's weight
+    // gradient and native_dropout its bool mask; the frozen base layers keep
+    // none of their inputs. Adapted inputs per token and layer: q, k, v (h
+    // each), o (q width), gate and up (h each), down (f) = 6 x 4096 + 11008 =
+    // 35,584; inputs no longer kept: the normed input twice and down's input,
+    // 2 x 4096 + 11008 = 19,200.
+    Scenario s = finetuning("llama-2-7b", "h100-sxm5-80gb", Method::Lora);
+    s.lora.allLinear = true;
+    s.globalBatch = 2;  // accumulation keeps every layer's activations alive
+    const double tokenLayers = 2048.0 * 32;
+    auto activationsGb = [&](double dropout) {
+        s.lora.dropout = dropout;
+        return gb(memoryOn(s, 1).activationsGiB);
+    };
+
+    // 16-bit adapters (Unsloth, torchtune, LitGPT): without dropout lora_A
+    // saves x itself, already counted; with it, (2 + 1) x 35,584 - 2 x 19,200
+    // = 68,352 bytes per token and layer, 4.48 GB.
+    s.lora.adapterDtype = AdapterDtype::Model;
+    CHECK(activationsGb(0.05) - activationsGb(0) == Approx(68352.0 * tokenLayers / 1e9).epsilon(0.001));
+
+    // fp32 adapters (PEFT's default) already save a 4-byte cast of each
+    // input; dropout adds the mask, 1 x 35,584 bytes per token and layer.
+    s.lora.adapterDtype = AdapterDtype::Fp32;
+    CHECK(activationsGb(0.1) - activationsGb(0) == Approx(35584.0 * tokenLayers / 1e9).epsilon(0.001));
+
+    // Attention only: q, k, v, o adapted (4 x 4096), the normed input no
+    // longer kept (4096): 3 x 16,384 - 2 x 4,096 = 40,960 bytes.
+    s.lora.adapterDtype = AdapterDtype::Model;
+    s.lora.allLinear = false;
+    CHECK(activationsGb(0.05) - activationsGb(0) == Approx(40960.0 * tokenLayers / 1e9).epsilon(0.001));
+}
+
 TEST_CASE("GGUF weights reproduce llama.cpp file sizes", "[memory][formats]") {
     // LLaMA-7B files listed by llama-bench in llama.cpp PR #3084 (GiB):
     // F16 12.55, Q8_0 6.67, Q6_K 5.15, Q5_K_M 4.45, Q4_K_M 3.80, Q4_0 3.56.

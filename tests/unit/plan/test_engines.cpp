@@ -170,8 +170,30 @@ TEST_CASE("engines refuse the jobs and platforms they do not run", "[engines][er
          "/parallel/strategy"},
         {R"({"model":"llama-3.1-8b","gpu":"h100","task":"finetune","engine":"transformers","gradient_checkpointing":"offload"})",
          "/gradient_checkpointing"},
+        // TensorRT-LLM is CUDA-only; vLLM reaches Apple GPUs through
+        // vllm-metal, which runs on one Mac (its README's Limitations).
+        {R"({"model":"llama-3.1-8b","gpu":"mi300x","engine":"tensorrt-llm"})", "/engine"},
+        {R"({"model":"llama-3.1-8b","gpu":"apple-m2-ultra-76c","engine":"tensorrt-llm"})", "/engine"},
+        {R"({"model":"llama-3.1-8b","gpu":"apple-m2-ultra-76c","gpu_count":2,"engine":"vllm"})", "/gpu_count"},
     }));
     const Json error = rejected(request);
     CHECK(error["code"] == "incompatible_options");
     CHECK(error["path"] == path);
+}
+
+TEST_CASE("vLLM on Apple silicon plans one Mac", "[engines]") {
+    // vllm-metal runs on a single Mac ("Single GPU Only", vllm-project/
+    // vllm-metal README): an "auto" count stays at one machine and a model
+    // one Mac cannot hold does not fit at any count, where llama.cpp (RPC
+    // across Macs) may take two. Llama-3.1-70B in bf16 is ~141 GB, above a
+    // 64 GB M2 Ultra's GPU share.
+    const std::string common = R"({"model":"llama-3.1-70b","gpu":"apple-m2-ultra-60c-64gb","gpu_count":"auto","weights":"bf16",)";
+    const Json vllm = estimate(common + R"("engine":"vllm"})");
+    CHECK(vllm["plan"]["gpu_count"] == 1);
+    CHECK(vllm["fits"] == false);
+    CHECK(vllm["gpus_needed"].is_null());
+    CHECK(vllm["plan"]["why"].dump().find("count_one_device_engine") != std::string::npos);
+    const Json small = estimate(R"({"model":"llama-3.1-8b","gpu":"apple-m2-ultra-60c-64gb","gpu_count":"auto","engine":"vllm"})");
+    CHECK(small["fits"] == true);
+    CHECK(small["gpus_needed"] == 1);
 }

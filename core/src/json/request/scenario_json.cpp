@@ -149,6 +149,7 @@ void readLora(Scenario& s, ObjectReader& r) {
     s.lora.allLinear = l.enumOr("targets", "all-linear", {"all-linear", "attention"}) == "all-linear";
     const std::string dtype = l.enumOr("adapter_dtype", "auto", {"auto", "fp32", "model"});
     s.lora.adapterDtype = dtype == "fp32" ? AdapterDtype::Fp32 : dtype == "model" ? AdapterDtype::Model : AdapterDtype::Auto;
+    s.lora.dropout = l.numberOr("dropout", 0.0, 0.0, 1.0);
     l.ignore("alpha");
     l.finish();
 }
