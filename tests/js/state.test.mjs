@@ -23,7 +23,7 @@ test('every changed key survives serialize → parse', () => {
     sg: 'rtx-4090', cell: 'llama-3.1-8b~rtx-4090', cnt: 2, rm: 'qwen2.5-72b', obj: 'fastest', pr: 'purchase', top: 5,
     cmp: ['h100-sxm5-80gb', '-', 'a800-sxm4-80gb'], inv: [{ gpu: '2080 Ti 22GB', count: 4 }, { gpu: 'A800', count: 2 }],
     cm: { name: 'Mine', params_b: 7, model: { params_b: 7 } }, cg: { name: 'Card', gpu: { memory_gib: 48 } },
-    sm: 'qwen2.5-72b', su: 200, sr: 3.5, sttft: 1.5, stpot: 40, stps: 25, spi: 1024, spo: 256, scls: ['datacenter'], sdis: 'auto',
+    sm: 'qwen2.5-72b', su: 200, sr: 3.5, sttft: 1.5, stpot: 40, stps: 25, spi: 1024, spo: 256, scls: ['datacenter'], sdis: 'auto', sgq: 'A800, H20',
     interNode: 'ethernet-25g', gpusPerNode: 4, checkpointing: 'off', offload: 'moe-experts', gpuLayers: 20, cpuMoeLayers: 12, hostRamGib: 128, wiredLimitGib: 40
   });
   const hash = S.serialize(s);
@@ -191,4 +191,21 @@ test('a link with a value the page cannot read says which, and keeps the rest', 
   const long = S.parse('', '#cm=' + encodeURIComponent(JSON.stringify({ name: 'x'.repeat(50000), params_b: 7, model: { params_b: 7 } })));
   assert.equal(long.cm.name.length, 200, 'the shown name keeps the length of the other texts');
   assert.deepEqual(S.refusedKeys(), []);
+});
+
+test('the serve view\'s GPUs to compare: names as people write them, an exact name alone, the unknown said', () => {
+  // Entries as data/gpus.json names them (ids, names, aliases).
+  const gpus = [
+    { id: 'h20-96gb', name: 'NVIDIA H20 96GB', aliases: ['H20'] }, { id: 'h200-sxm-141gb', name: 'NVIDIA H200 SXM 141GB', aliases: ['H200'] },
+    { id: 'a800-sxm4-80gb', name: 'NVIDIA A800 SXM4 80GB', aliases: ['A800'] }, { id: 'a800-pcie-80gb', name: 'NVIDIA A800 PCIe 80GB', aliases: ['A800 PCIe'] },
+    { id: 'rtx-4090d', name: 'NVIDIA GeForce RTX 4090 D', aliases: ['4090 D'] }, { id: 'ascend-910b', name: 'Huawei Ascend 910B', aliases: ['910B', '昇腾910B'] }];
+  assert.deepEqual(search.pickGpus(gpus, 'A800, H20，4090D、昇腾910B; B300'),
+    { ids: ['a800-sxm4-80gb', 'h20-96gb', 'rtx-4090d', 'ascend-910b'], unmatched: ['B300'] });
+  // No exact name: every GPU whose names contain it.
+  assert.deepEqual(search.pickGpus(gpus, 'a800 p').ids, ['a800-pcie-80gb']);
+  assert.deepEqual(search.pickGpus(gpus, 'h2').ids, ['h20-96gb', 'h200-sxm-141gb']);
+  assert.deepEqual(search.pickGpus(gpus, ' , '), { ids: [], unmatched: [] });
+  const req = requests.toServeRequest(defaults.defaults(), 'qwen3-32b', ['h20-96gb', 'ascend-910b']);
+  assert.deepEqual(req.gpu, ['h20-96gb', 'ascend-910b']);
+  assert.ok(!('gpu' in requests.toServeRequest(defaults.defaults(), 'qwen3-32b', [])), 'no names: every GPU');
 });

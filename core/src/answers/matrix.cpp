@@ -1,6 +1,8 @@
 #include "caliper/answers/matrix.hpp"
 
 #include "caliper/cost/cost.hpp"
+#include "calibration/ranges.hpp"
+#include "caliper/memory/memory.hpp"
 #include "caliper/speed/speed.hpp"
 #include "plan/prepared.hpp"
 #include "caliper/workloads/workloads.hpp"
@@ -48,8 +50,9 @@ std::optional<double> usersAtSlo(const Scenario& request, const planner::Choice&
 
 // `held` (may be null) is the model row's figures, worked out once per row;
 // `costs` (may be null) the GPU column's cost basis, once per column.
+// `bandTop` (may be null) is the column's memoryBandTopFactor, looked up once per column.
 MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo, const sizing::ModelFigures* held,
-                  const CostBasis* costs) {
+                  const CostBasis* costs, const std::optional<double>* bandTop) {
     if (runsPipeline(request)) return pipelineCellOf(request, maxGpus);  // no serving figures
     // The planner's choice within the limit: the same plan estimate() shows
     // for this scenario with max_gpus set to the matrix's limit.
@@ -68,6 +71,8 @@ MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo, const si
         return cell;
     }
     cell.status = cell.fitsOne ? CellStatus::Fits : plan.nodes > 1 ? CellStatus::MultiNode : CellStatus::FitsMulti;
+    cell.tight = tightFit(choice.memory.totalGiB, choice.memory.kvPoolGib.has_value(), usableMemoryGiB(request),
+                          bandTop ? *bandTop : memoryBandTopFactor(request));
     if (slo) cell.usersAtSlo = usersAtSlo(request, choice, *slo);
     const SpeedEstimate speed = choice.speed ? std::move(*choice.speed) : speedFigures(s, plan);
     cell.decodeTokensPerS = speed.decodeTokensPerS;
@@ -101,7 +106,7 @@ MatrixCell evaluateCell(const Scenario& workload, const ModelSpec& model, const 
     s.gpu = gpu;
     s.gpuCountAuto = true;
     adaptToGpu(s);
-    return cellOf(s, maxGpus, slo, nullptr, nullptr);
+    return cellOf(s, maxGpus, slo, nullptr, nullptr, nullptr);
 }
 
 std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
@@ -134,6 +139,7 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
         adaptToGpu(s);
         const HeldGpuRates rates(s.gpu);  // the column's achieved fractions, per engine and format
         const CostBasis costs = costBasis(s);  // and its prices
+        const std::optional<double> bandTop = memoryBandTopFactor(s);  // and its memory band
         for (std::size_t m = 0; m < leanModels.size(); ++m) {
             // The row's model goes into the scenario field by field: its
             // architecture as one block, the two texts the figures read (the
@@ -151,7 +157,7 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
                 s.weightsWhy = choice.why;
             }
             sizing::holdWeights(s, figures[m]);  // the row's weight bytes, kept while the format stays
-            cells[m][g] = cellOf(s, maxGpus, slo, &figures[m], &costs);
+            cells[m][g] = cellOf(s, maxGpus, slo, &figures[m], &costs, &bandTop);
             lean.workloadShape = std::move(s.model.workloadShape);
         }
     }

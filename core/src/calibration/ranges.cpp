@@ -64,4 +64,14 @@ void applyCalibrationBands(const Scenario& scenario, EstimateResult& r) {
     else r.fitVerdict = "fits";
 }
 
+std::optional<double> memoryBandTopFactor(const Scenario& scenario) {
+    double lowLog = 0, highLog = 0;
+    if (!calibrationBand(memoryKind(scenario), scenario.engine, scenario.gpu, lowLog, highLog)) return std::nullopt;
+    return std::exp(-lowLog);  // measuredRange's high end, per unit of the estimate
+}
+
+bool tightFit(double totalGiB, bool kvPool, double usableGiB, const std::optional<double>& topFactor) {
+    return !kvPool && topFactor && totalGiB > 0 && totalGiB * *topFactor > usableGiB;
+}
+
 }  // namespace caliper

@@ -1,7 +1,7 @@
 // Reading matrix cells off the page and checking them against the engine's
 // matrix cells (docs/CONTRACT.md "Matrix request and result"). What a cell shows
 // is the page's legend: ✓ fits one GPU, N× (⇌ with NVLink) needs N GPUs in a
-// server, N×⊞ needs several servers, ✗ does not fit; the figure under it is
+// server, N×⊞ needs several servers, ✗ does not fit, ≈ tight; the figure under it is
 // the "cells show" metric rounded for display.
 'use strict';
 const assert = require('node:assert/strict');
@@ -34,11 +34,13 @@ function sample(cells, n) {
   return [...picked.values()];
 }
 
+// ≈ where the engine's cell is tight (fits by the estimate, not by its 80% band).
 function expectedSymbol(cell) {
+  const tight = cell.tight === true ? '≈' : '';
   switch (cell.status) {
-    case 'fits': return '✓';
-    case 'fits-multi': return cell.gpus_needed + '×' + (cell.needs_nvlink ? '⇌' : '');
-    case 'multi-node': return cell.gpus_needed + '×⊞';
+    case 'fits': return tight || '✓';
+    case 'fits-multi': return cell.gpus_needed + '×' + (cell.needs_nvlink ? '⇌' : '') + tight;
+    case 'multi-node': return cell.gpus_needed + '×⊞' + tight;
     default: return '✗';
   }
 }

@@ -392,6 +392,21 @@ TEST_CASE("serve: an SLO nobody meets answers the closest deployments, not an er
     CHECK(a.dump().find("slo_not_met") != std::string::npos);
 }
 
+TEST_CASE("serve: a GPU without a memory bandwidth is left out, not given speeds", "[serving][serve]") {
+    // data/gpus.json: mlu590 has bandwidth_gbps null (no published figure), so
+    // an estimate on it has no decode speed; the H800 has one (3,350 GB/s).
+    const PropertyJson a = answer(R"({"model":"qwen3-32b","users":200,"slo":{"min_user_tokens_per_s":20},
+                                      "gpu":["mlu590","h800-sxm5-80gb"]})");
+    REQUIRE(a["deployments"].size() > 0);
+    for (const auto& d : a["deployments"]) CHECK(d["gpu"] == "h800-sxm5-80gb");
+    bool warned = false;
+    for (const auto& w : a["warnings"]) {
+        if (w["code"] == "speed_unknown") warned = w["message"].get<std::string>().find("MLU590") != std::string::npos;
+    }
+    CHECK(warned);
+    CHECK(a["speed_unknown"] == PropertyJson::array({"mlu590"}));
+}
+
 TEST_CASE("serve: bad input is rejected with its pointer", "[serving][serve]") {
     rejected(R"({"model":"llama-3.1-8b","users":-5})", "invalid_value", "/users");
     rejected(R"({"model":"llama-3.1-8b","users":1e12})", "invalid_value", "/users");

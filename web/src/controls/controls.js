@@ -5,7 +5,7 @@ import * as dom from '../dom/dom.js';
 import * as format from '../format/format.js';
 import * as i18n from '../i18n/i18n.js';
 import { GROUPS, TASKS, currencyOf, defaults, isTraining } from '../state/defaults.js';
-import { ENGINES, INTER_NODES, WEIGHT_GROUPS } from '../state/vocabulary.js';
+import { ENGINES, INTER_NODES, INTER_NODE_LABELS, WEIGHT_GROUPS } from '../state/vocabulary.js';
 
 var $ = dom.$, el = dom.el;
 var GPU_LIMITS = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 24, 32, 48, 64, 128, 256, 512, 1024];
@@ -30,8 +30,6 @@ var NUMBER_FIELDS = {
   'train-tokens': ['tt', tokens], 'f-pmin': ['pmin', numIn(0, 1e6)], 'f-pmax': ['pmax', numIn(0, 1e6)],
   'f-mem': ['mem', numIn(0, 1e6)], 'f-price': ['price', priceIn], 'gpus-per-node': ['gpusPerNode', intIn(1, 1024, true)]
 };
-var INTER_NODE_LABELS = { 'infiniband-xdr': 'InfiniBand XDR', 'infiniband-ndr': 'InfiniBand NDR', 'infiniband-hdr': 'InfiniBand HDR',
-  'roce-400g': 'RoCE 400G', 'roce-200g': 'RoCE 200G', 'ethernet-100g': 'Ethernet 100G', 'ethernet-25g': 'Ethernet 25G' };
 
 function intIn(min, max, optional) {
   return function (s) {

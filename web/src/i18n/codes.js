@@ -90,7 +90,18 @@ var en = {
   'term.train_pp_send_exposed_s': 'Exposed pipeline sends per step',
   'term.usd_per_hour': 'Cloud price per hour', 'term.usd_per_million_tokens': 'Cost per million tokens',
   'term.cost_usd': 'Cost of the run', 'term.cost_cny': 'Cost of the run (CNY)', 'term.purchase_usd': 'Purchase price',
-  'term.purchase_cny': 'Purchase price (CNY)', 'term.power_w': 'Power', 'term.energy_kwh': 'Energy for the run'
+  'term.purchase_cny': 'Purchase price (CNY)', 'term.power_w': 'Power', 'term.energy_kwh': 'Energy for the run',
+  // The weight format's why when the request names it, and the serving
+  // search's own why codes (serve deployments).
+  'why.weights_requested': 'the weight format you chose',
+  'why.meets_slo': 'meets the SLO', 'why.closest_to_slo': 'closest to the SLO (none meets it)',
+  'why.one_gpu_per_replica': 'one GPU per replica', 'why.tensor_parallel_in_replica': 'tensor parallel within each replica',
+  'term.weights_format': 'Weight format (bits per weight)', 'term.host_ram_gib': 'Host RAM',
+  'term.serving_kv_pool_gib': 'KV pool per GPU (serving)', 'term.serving_non_torch_gib': 'Memory outside PyTorch',
+  'term.serving_kv_cache_tokens': 'Tokens the KV pool holds', 'term.serving_step_token_budget': 'Tokens per step (scheduler budget)',
+  'term.serving_running_requests': 'Requests decoding together per replica', 'term.serving_ttft_s': 'Time to first token (serving)',
+  'term.serving_ttft_own_prefill_s': 'Own prompt prefill', 'term.serving_ttft_wait_s': 'Wait for prefills ahead',
+  'term.serving_tpot_ms': 'Time per output token (serving)', 'term.serving_output_tokens_per_s_per_gpu': 'Output tokens/s per GPU'
 };
 var zh = {
   'why.fits_one_gpu': '单卡即可放下', 'why.weights_native': '权重使用检查点原生格式',
@@ -215,7 +226,16 @@ var zh = {
   'error.out_of_memory': '内存不足', 'error.engine_missing': '计算引擎未加载', 'error.engine_crash': '计算引擎出错',
   'error.unsupported_browser': '浏览器版本过旧', 'error.generic': '输入有误', 'warn.slo_not_met': '没有部署方案满足 SLO；列出的是最接近的方案',
   'warn.disaggregated_not_searched': '未尝试预填充/解码分离部署（可在“预填充与解码”中选择）：每种方案都在同一组卡上完成两个阶段',
-  'error.invalid_config': '模型配置无效', 'error.unknown_function': '引擎不支持此调用', 'error.engine_error': '计算引擎出错'
+  'error.invalid_config': '模型配置无效', 'error.unknown_function': '引擎不支持此调用', 'error.engine_error': '计算引擎出错',
+  'why.weights_requested': '你选择的权重格式',
+  'why.meets_slo': '满足 SLO', 'why.closest_to_slo': '最接近 SLO（均不满足）',
+  'why.one_gpu_per_replica': '每个副本一张卡', 'why.tensor_parallel_in_replica': '副本内张量并行',
+  'term.weights_format': '权重格式（每权重位数）', 'term.host_ram_gib': '主机内存',
+  'term.serving_kv_pool_gib': '每卡 KV 缓存池（服务）', 'term.serving_non_torch_gib': 'PyTorch 之外的显存',
+  'term.serving_kv_cache_tokens': 'KV 缓存池可容纳的 token 数', 'term.serving_step_token_budget': '每步 token 数（调度预算）',
+  'term.serving_running_requests': '每副本同时解码的请求数', 'term.serving_ttft_s': '首 token 延迟（服务）',
+  'term.serving_ttft_own_prefill_s': '自身提示词预填充', 'term.serving_ttft_wait_s': '等待前面的预填充',
+  'term.serving_tpot_ms': '每输出 token 时间（服务）', 'term.serving_output_tokens_per_s_per_gpu': '每卡输出 token/秒'
 };
 var codes = { en: en, zh: zh };
 export { codes };

@@ -7,10 +7,11 @@ var SYMBOL_FITS = '✓';
 var SYMBOL_NO = '✗';
 var SYMBOL_NVLINK = '⇌';
 var SYMBOL_NODES = '⊞';
-// Fits by the estimate but not by its 80% band (the result's fit "tight").
+// Fits by the estimate but not by its 80% band (the matrix cell's tight,
+// the estimate's fit "tight").
 var SYMBOL_TIGHT = '≈';
 
-function isTight(cell) { return !!cell && cell.fit === 'tight' && cell.status !== 'no'; }
+function isTight(cell) { return !!cell && (cell.tight === true || cell.fit === 'tight') && cell.status !== 'no'; }
 
 function symbol(cell) {
   if (cell === null) return '';  // not loaded yet

@@ -121,6 +121,7 @@ function ValueCell(f, i) {
   this.prefill_tokens_per_s = orNull(f.prefill_tokens_per_s[i]);
   this.status = f.statusNames[f.status[i]];
   this.strategy = f.strategyNames[f.strategy[i]];
+  this.tight = f.tight[i] === 1;  // fits by the estimate, not by its 80% memory band
   this.total_gib = orNull(f.total_gib[i]);
   this.train_hours = orNull(f.train_hours[i]);
   this.train_tokens_per_s = orNull(f.train_tokens_per_s[i]);

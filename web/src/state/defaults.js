@@ -41,7 +41,9 @@ var DEFAULTS = {
   // prompt and output tokens, GPU classes, prefill/decode split.
   sm: '', su: 50, sr: null, sttft: null, stpot: null, stps: 20, spi: 2048, spo: 512, scls: [],
   // Disaggregated prefill/decode: not tried, also tried, or the only ones (serve's "disaggregated").
-  sdis: 'no'
+  sdis: 'no',
+  // The GPUs to compare, as people name them ("A800, H20, 4090D, 910B"); empty: every GPU.
+  sgq: ''
 };
 
 // The currency in force: the reader's own choice (kept in the URL), else

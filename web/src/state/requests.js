@@ -117,8 +117,10 @@ function toInventoryRequest(state) {
 // The serve request (docs/CONTRACT.md "Serve"): users or a request rate,
 // the SLO, the lengths, the GPU classes; the engine, weights and GPU limit
 // of the workload controls; the pricing of the recommend view.
-function toServeRequest(state, model) {
+// gpuIds: the GPUs the reader named to compare (null: every GPU).
+function toServeRequest(state, model, gpuIds) {
   var req = { model: model };
+  if (gpuIds && gpuIds.length) req.gpu = gpuIds.slice();
   if (state.eng !== 'auto') req.engine = state.eng;
   if (state.w !== 'auto') req.weights = state.w;
   if (state.sr != null) req.request_rate_per_s = state.sr; else req.users = state.su;

@@ -16,7 +16,7 @@ var READERS = {
   cell: text, cnt: countOrAuto, rm: text, obj: oneOf(OBJECTIVES), pr: oneOf(PRICING), top: int(1, 100), cmp: list,
   inv: inventory, cm: custom('model'), cg: custom('gpu'),
   sm: text, su: num(1, 1e7), sr: num(0.001, 1e6), sttft: num(0.001, 3600), stpot: num(0.01, 60000), stps: num(0.01, 1e5),
-  spi: int(1, 1e7), spo: int(1, 1e7), scls: listOf(GROUPS), sdis: oneOf(['no', 'auto', 'yes']),
+  spi: int(1, 1e7), spo: int(1, 1e7), scls: listOf(GROUPS), sdis: oneOf(['no', 'auto', 'yes']), sgq: text,
   interNode: oneOf(['auto'].concat(INTER_NODES)), gpusPerNode: int(1, 1024),
   checkpointing: oneOf(['auto', 'on', 'off']), offload: oneOf(['auto', 'none', 'layers', 'moe-experts']),
   gpuLayers: int(0, 100000), cpuMoeLayers: int(0, 100000), hostRamGib: num(0.001, 1e7), wiredLimitGib: num(0.001, 1e7)

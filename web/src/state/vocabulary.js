@@ -20,10 +20,13 @@ var PRICING = ['cloud', 'purchase'];
 var CURRENCIES = ['usd', 'cny'];
 // The fabrics between servers (interconnect.inter_node).
 var INTER_NODES = ['infiniband-xdr', 'infiniband-ndr', 'infiniband-hdr', 'roce-400g', 'roce-200g', 'ethernet-100g', 'ethernet-25g'];
+// Their names on screen (the workload control, the detail's plan).
+var INTER_NODE_LABELS = { 'infiniband-xdr': 'InfiniBand XDR', 'infiniband-ndr': 'InfiniBand NDR', 'infiniband-hdr': 'InfiniBand HDR',
+  'roce-400g': 'RoCE 400G', 'roce-200g': 'RoCE 200G', 'ethernet-100g': 'Ethernet 100G', 'ethernet-25g': 'Ethernet 25G' };
 
 // The fields of the matrix cell, which the "values" layout carries (matrix/data.js).
 var CELL_FIELDS = ['cost_usd', 'decode_tokens_per_s', 'fits_one', 'gpus_needed', 'needs_nvlink', 'nodes', 'prefill_tokens_per_s',
-  'status', 'strategy', 'total_gib', 'train_hours', 'train_tokens_per_s', 'usd_per_hour', 'usd_per_million_tokens',
+  'status', 'strategy', 'tight', 'total_gib', 'train_hours', 'train_tokens_per_s', 'usd_per_hour', 'usd_per_million_tokens',
   'users_at_slo', 'workload_figure'];
 
 function unique(list) { return list.filter(function (v, i) { return v != null && list.indexOf(v) === i; }); }
@@ -63,4 +66,4 @@ function missingFrom(description) {
   return missing;
 }
 
-export { WEIGHT_GROUPS, WEIGHTS, ENGINES, OBJECTIVES, PRICING, CURRENCIES, INTER_NODES, CELL_FIELDS, pageNames, missingFrom };
+export { WEIGHT_GROUPS, WEIGHTS, ENGINES, OBJECTIVES, PRICING, CURRENCIES, INTER_NODES, INTER_NODE_LABELS, CELL_FIELDS, pageNames, missingFrom };

@@ -8,6 +8,7 @@ import * as exporter from '../export/export.js';
 import * as format from '../format/format.js';
 import * as i18n from '../i18n/i18n.js';
 import * as planKnobs from './plan-knobs.js';
+import { INTER_NODE_LABELS } from '../state/vocabulary.js';
 
 var el = dom.el;
 
@@ -58,6 +59,7 @@ function section(titleKey, ctx, children) {
 }
 
 function verdict(r, ctx) {
+  var s = ctx.state || {};
   var status = !r.fits ? 'no' : r.gpu_count === 1 ? 'fits' : r.plan && r.plan.nodes > 1 ? 'multi-node' : 'fits-multi';
   var cls = { fits: 'st-fits', 'fits-multi': 'st-multi', 'multi-node': 'st-nodes', no: 'st-no' }[status];
   var sym = r.fits ? (r.gpu_count === 1 ? cells.SYMBOL_FITS : r.gpu_count + '×') : cells.SYMBOL_NO;
@@ -67,11 +69,11 @@ function verdict(r, ctx) {
   if (tight) { cls = 'st-multi st-tight'; sym = cells.SYMBOL_TIGHT; }
   // The planner's own count above the page's GPU limit: the matrix marks
   // the cell ✗ (legend: does not fit within the GPU limit); so does this.
-  var s = ctx.state || {};
   var overLimit = r.fits && s.cnt === 'auto' && typeof s.g === 'number' && r.gpu_count > s.g;
   if (overLimit) { cls = 'st-no'; sym = cells.SYMBOL_NO; tight = false; }
   var plan = r.plan ? ctx.t('detail.planText', { tp: r.plan.tp, pp: r.plan.pp, dp: r.plan.dp, nodes: r.plan.nodes }) : '';
   if (r.plan && r.plan.nodes > 1 && r.plan.gpus_per_node) plan += ctx.t('list.sep') + ctx.t('knob.perNode', { n: r.plan.gpus_per_node });
+  if (r.plan && r.plan.nodes > 1) plan += ctx.t('list.sep') + ctx.t('detail.interNode', { fabric: fabricText(r.plan, s, ctx.t) });
   if (r.plan && r.plan.offload && r.plan.offload !== 'none') plan += ctx.t('list.sep') + planKnobs.offloadText(r.plan, ctx);
   if (r.plan && r.plan.gradient_checkpointing) plan += ctx.t('list.sep') + ctx.t('knob.checkpointingOn');
   if (r.plan && r.plan.micro_batch != null) plan += ctx.t('list.sep') + ctx.t('knob.microBatchText', { n: r.plan.micro_batch });
@@ -80,6 +82,17 @@ function verdict(r, ctx) {
       overLimit ? el('div', { class: 'over-limit' }, ctx.t('detail.overLimit', { n: r.gpu_count, limit: s.g })) : null,
       el('div', { class: 'rec-meta' }, ctx.t('detail.plan') + ctx.t('list.colon') + plan),
       whyLine(r, ctx)])]);
+}
+
+// The fabric between the plan's servers: the engine's own (plan.inter_node,
+// an id or a name, where the result gives it), else the one chosen under
+// Workload, else the GPU class's default.
+function fabricText(plan, s, t) {
+  var v = plan.inter_node;
+  if (v && typeof v === 'object') v = v.name || v.id;
+  if (typeof v === 'string' && v) return INTER_NODE_LABELS[v] || v;
+  if (s.interNode && s.interNode !== 'auto') return INTER_NODE_LABELS[s.interNode] || s.interNode;
+  return t('detail.interNodeByClass');
 }
 
 // Why the planner chose this plan (plan.why codes, translated; the code

@@ -11,6 +11,7 @@ import * as frontier from './frontier.js';
 import * as i18n from '../i18n/i18n.js';
 import { GROUPS, currencyOf } from '../state/defaults.js';
 import { toServeRequest } from '../state/requests.js';
+import { pickGpus } from '../state/search.js';
 
 var $ = dom.$, el = dom.el;
 var ctx = null;
@@ -31,6 +32,8 @@ function init(options) {
   $('#sv-model').addEventListener('change', function (e) { ctx.change({ sm: e.target.value }); });
   $('#sv-class').addEventListener('change', function (e) { ctx.change({ scls: e.target.value ? [e.target.value] : [] }); });
   $('#sv-dis').addEventListener('change', function (e) { ctx.change({ sdis: e.target.value }); });
+  // The names to compare commit on change (Enter or leaving the box), never per keystroke.
+  $('#sv-gpus').addEventListener('change', function (e) { ctx.change({ sgq: e.target.value.trim().slice(0, 200) }); });
   Object.keys(FIELDS).forEach(function (id) {
     var input = $('#' + id), timer = null;
     input.addEventListener('input', function () {
@@ -109,6 +112,8 @@ function rows(answer, opts) {
     var s = d.serving || {};
     return {
       rank: i + 1, gpu: d.gpu, meets: !!d.meets_slo,
+      // Why the search shaped it so (deployment why codes), on the plan's cell.
+      why: (Array.isArray(d.why) ? d.why : []).map(function (c) { return i18n.code('why', c); }).join(t('list.sep')),
       cells: [
         String(i + 1),
         d.gpu_name || d.gpu,
@@ -136,7 +141,8 @@ function table(list, opts) {
   }));
   var body = list.map(function (r) {
     return el('tr', { class: r.meets ? 'meets' : 'misses', dataset: { gpuId: r.gpu } }, r.cells.map(function (c, i) {
-      return el(i === 1 ? 'th' : 'td', { scope: i === 1 ? 'row' : null, class: NUMERIC.indexOf(i) >= 0 ? 'num' : i === 10 ? (r.meets ? 'yes' : 'no') : null }, c);
+      return el(i === 1 ? 'th' : 'td', { scope: i === 1 ? 'row' : null, class: NUMERIC.indexOf(i) >= 0 ? 'num' : i === 10 ? (r.meets ? 'yes' : 'no') : null,
+        title: i === 3 && r.why ? r.why : null }, c);
     }));
   });
   return el('table', { class: 'plain serve-table', id: 'serve-table' }, [el('thead', null, head), el('tbody', null, body)]);
@@ -160,6 +166,33 @@ function verdictText(answer, s, t, L, opts) {
     user: best.serving && format.isNum(best.serving.user_tokens_per_s) ? format.number(L, best.serving.user_tokens_per_s) : '—' });
 }
 
+// The GPUs the reader named that the answer does not list (the list not
+// cut short by its length, and not left out for want of a speed): no
+// deployment of them within the GPU limit carries the load.
+function missingNote(ids, answer, s, t) {
+  var listed = (answer.deployments || []).map(function (d) { return d.gpu; });
+  if (!ids.length || listed.length >= s.top) return null;
+  var unknown = Array.isArray(answer.speed_unknown) ? answer.speed_unknown : [];
+  var names = ids.filter(function (id) { return listed.indexOf(id) < 0 && unknown.indexOf(id) < 0; }).map(function (id) {
+    var g = (ctx.app.gpus || []).filter(function (x) { return x.id === id; })[0];
+    return g ? g.name : id;
+  });
+  if (!names.length) return null;
+  return el('p', { class: 'note', id: 'serve-missing' }, t('serve.gpusMissing', { names: names.join(t('list.sep')), n: s.g }));
+}
+
+// A warning in the page's language; the GPUs left out for want of a speed
+// are named from the answer's ids (speed_unknown), as the catalog names them.
+function warningText(w, answer, t) {
+  var ids = Array.isArray(answer.speed_unknown) ? answer.speed_unknown : [];
+  if (w.code !== 'speed_unknown' || !ids.length) return i18n.code('warn', w.code, w.message);
+  var names = ids.map(function (id) {
+    var g = (ctx.app.gpus || []).filter(function (x) { return x.id === id; })[0];
+    return g ? g.name : id;
+  });
+  return t('serve.speedUnknown', { names: names.join(t('list.sep')) });
+}
+
 function syncFields(s) {
   Object.keys(FIELDS).forEach(function (id) {
     var input = $('#' + id);
@@ -171,13 +204,15 @@ function syncFields(s) {
   $('#sv-model').value = currentModel(s);
   $('#sv-class').value = s.scls[0] || '';
   $('#sv-dis').value = s.sdis;
+  var gpus = $('#sv-gpus');
+  if (document.activeElement !== gpus && gpus.value !== s.sgq) gpus.value = s.sgq;
 }
 
 function render() {
   var t0 = performance.now();
   var s = ctx.app.state;
   syncFields(s);
-  var key = JSON.stringify([s.sm, s.su, s.sr, s.sttft, s.stpot, s.stps, s.spi, s.spo, s.scls, s.sdis, s.g, s.pr, s.top, s.eng, s.w,
+  var key = JSON.stringify([s.sm, s.su, s.sr, s.sttft, s.stpot, s.stps, s.spi, s.spo, s.scls, s.sdis, s.sgq, s.g, s.pr, s.top, s.eng, s.w,
     currencyOf(s, i18n.lang()), i18n.lang(), ctx.app.catalogGeneration, s.cm]);
   if (key === lastKey) return;
   lastKey = key;
@@ -188,8 +223,16 @@ function render() {
   }
   var units = { ms: t('unit.ms'), s: t('unit.s'), min: t('unit.min'), h: t('unit.h'), d: t('unit.d'), y: t('unit.y') };
   var answer;
+  var picked = s.sgq ? pickGpus(ctx.app.gpus || [], s.sgq) : { ids: [], unmatched: [] };
+  var unmatched = picked.unmatched.length
+    ? el('p', { class: 'note', id: 'serve-unmatched' }, t('serve.gpusUnmatched', { names: picked.unmatched.join(t('list.sep')) })) : null;
+  if (s.sgq && !picked.ids.length) {
+    dom.replace(out, unmatched);
+    ctx.setStatus('');
+    return;
+  }
   try {
-    answer = engine.serve(toServeRequest(s, currentModel(s)));
+    answer = engine.serve(toServeRequest(s, currentModel(s), picked.ids));
   } catch (e) {
     dom.replace(out, el('p', { class: 'panel note error', title: i18n.errorDetail(e) || null },
       i18n.errorText(e) + (e.path ? t('error.at', { path: e.path }) : '')));
@@ -199,6 +242,7 @@ function render() {
   if (typeof answer.cny_per_usd === 'number') ctx.app.cnyPerUsd = answer.cny_per_usd;
   var opts = { t: t, locale: L, currency: currencyOf(s, i18n.lang()), cnyPerUsd: ctx.app.cnyPerUsd, pricing: s.pr, units: units };
   var list = rows(answer, opts);
+  var missing = missingNote(picked.ids, answer, s, t);
   var readout = el('p', { class: 'note readout', id: 'serve-readout', 'aria-live': 'polite' }, t('serve.readoutHint'));
   var best = (answer.deployments || [])[0];
   var title = best ? t('serve.chartTitle', { n: best.gpu_count, gpu: best.gpu_name || best.gpu, model: (answer.model && answer.model.name) || '' }) : '';
@@ -211,9 +255,10 @@ function render() {
     el('button', { type: 'button', class: 'btn small', id: 'serve-png', onclick: function () { exporter.png(svg, name); } }, t('export.png'))]) : null;
   // slo_not_met is the verdict's own sentence (closest ones, or none that fit).
   var warn = (answer.warnings || []).filter(function (w) { return w.code !== 'slo_not_met'; }).map(function (w) {
-    return el('li', { dataset: { code: w.code }, title: w.message }, i18n.code('warn', w.code, w.message));
+    return el('li', { dataset: { code: w.code }, title: w.message }, warningText(w, answer, t));
   });
   dom.replace(out, [
+    unmatched, missing,
     el('p', { class: 'serve-verdict ' + (answer.meets_slo === false ? 'misses' : 'meets'), id: 'serve-verdict' }, verdictText(answer, s, t, L, opts)),
     list.length ? el('div', { class: 'panel table-scroll' }, table(list, opts)) : null,
     svg ? el('div', { class: 'panel' }, [el('h3', null, t('serve.frontier')), el('p', { class: 'note' }, t('serve.frontierNote')), svg, readout, tools]) : null,

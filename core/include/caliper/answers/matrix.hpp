@@ -47,6 +47,9 @@ struct MatrixCell {
     int nodes = 1;
     bool fitsOne = false;
     bool needsNvlink = false;  // the plan splits layers across GPUs every step (tensor parallel)
+    // Fits by the estimate but not by its 80% memory band: the estimate's
+    // fit "tight" (calibration/ranges.hpp), so the cell and the detail agree.
+    bool tight = false;
     double totalGiB = 0;  // per GPU, at gpusNeeded (or one GPU when none fits)
     CellFigure decodeTokensPerS;
     CellFigure prefillTokensPerS;

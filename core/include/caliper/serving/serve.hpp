@@ -74,6 +74,9 @@ struct ServeAnswer {
     std::vector<CurvePoint> curve;
     bool anyMeetsSlo = false;
     int candidates = 0;  // (GPU, GPUs per replica) pairs evaluated
+    // GPUs left out because the catalog gives no memory bandwidth: no decode
+    // speed can be estimated for them (the estimate's speed_unknown).
+    std::vector<std::string> speedUnknownIds, speedUnknownNames;
 };
 
 // `workload` carries the model, engine, lengths and serving options; its GPU

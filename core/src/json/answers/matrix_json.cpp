@@ -202,6 +202,8 @@ const CellField kCellFields[] = {
      [](const MatrixCell& c) { return static_cast<double>(c.status); }},
     {"strategy", [](TextWriter& o, const MatrixCell& c) { o.quoted(toString(c.strategy)); },
      [](const MatrixCell& c) { return static_cast<double>(c.strategy); }},
+    {"tight", [](TextWriter& o, const MatrixCell& c) { o.put(c.tight ? "true" : "false"); },
+     [](const MatrixCell& c) { return valueOf(c.tight); }},
     {"total_gib", [](TextWriter& o, const MatrixCell& c) { o.number(c.totalGiB); },
      [](const MatrixCell& c) { return valueOf(std::optional<double>(c.totalGiB)); }},
     {"train_hours", [](TextWriter& o, const MatrixCell& c) { o.number(c.trainHours); },

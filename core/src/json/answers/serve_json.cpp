@@ -183,6 +183,12 @@ Json serveToJson(const Catalog& catalog, const Json& request) {
                                                ? "no GPU in the selection holds the model within max_gpus"
                                                : "no deployment meets the SLO; the closest ones are listed"});
     }
+    out["speed_unknown"] = answer.speedUnknownIds;
+    if (!answer.speedUnknownNames.empty()) {
+        std::string names;
+        for (const std::string& n : answer.speedUnknownNames) names += (names.empty() ? "" : ", ") + n;
+        warnings.push_back({"speed_unknown", "no memory bandwidth in the catalog, so no speed estimate; left out: " + names});
+    }
     if (options.disaggregation == ServeOptions::Disaggregation::No) {
         warnings.push_back({"disaggregated_not_searched",
                             "prefill/decode disaggregation was not tried (\"disaggregated\": \"auto\" tries it): every "
