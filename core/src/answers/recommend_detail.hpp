@@ -13,7 +13,8 @@ namespace caliper {
 // trained tokens/s for training.
 std::optional<double> speedOf(const RecommendOption& option);
 
-// The price the pricing mode counts: cloud $/h of the whole configuration, or
+// The price the pricing mode counts: cloud $/h of the whole configuration (the
+// whole run's cost for a training task with train_tokens), or
 // the purchase price of its cards.
 std::optional<double> priceOf(const RecommendOption& option, Pricing pricing);
 

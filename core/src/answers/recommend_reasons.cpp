@@ -58,9 +58,10 @@ void addLeadReasons(RecommendOption& o, const std::vector<RecommendOption>& all,
     const bool training = o.trainTokensPerS.has_value();
     auto price = [&](const RecommendOption& x) { return priceOf(x, pricing); };
     if (leads(o, all, price, true)) {
-        o.reasons.push_back(pricing == Pricing::Cloud
-                                ? Warning{"cheapest", "cheapest to rent: " + money(*o.usdPerHour) + "/h"}
-                                : Warning{"cheapest", "cheapest to buy: " + money(*o.purchaseUsd) + " for the GPUs"});
+        o.reasons.push_back(pricing == Pricing::Purchase
+                                ? Warning{"cheapest", "cheapest to buy: " + money(*o.purchaseUsd) + " for the GPUs"}
+                            : o.pricedByRun ? Warning{"cheapest", "cheapest run: " + money(*o.costUsd) + " in total"}
+                                            : Warning{"cheapest", "cheapest to rent: " + money(*o.usdPerHour) + "/h"});
     }
     if (leads(o, all, speedOf, false)) {
         const WorkloadFigures& f = o.workloadFigures;
