@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "caliper/answers/recommend.hpp"
+#include "text/grouped_number.hpp"
 
 namespace caliper {
 
@@ -31,7 +32,5 @@ void addReasons(std::vector<RecommendOption>& ranked, const RecommendOptions& op
 // cost), the recommendation's own checks, and the GPU's catalog caveats.
 std::vector<WatchItem> watchItems(const Catalog& catalog, const Scenario& scenario, const EstimateResult& result);
 
-// "1,234", "1,234.5": numbers for messages, with thousands separators.
-std::string groupedNumber(double value, int decimals);
 
 }  // namespace caliper
