@@ -131,8 +131,16 @@ TrainingStates adapterStates(const Inputs& in, const Layout& layout, const Share
     const bool sharded = layout.shardedStates && layout.dp > 1;
     const bool zero = layout.strategy == Strategy::Zero1 || layout.strategy == Strategy::Zero2 || sharded;
     const double n = layout.dp;
+    // ZeRO-3 shards and gathers frozen parameters module by module, as it
+    // does trainable ones (zeroStates: the largest module live; its prefetch
+    // and parameter cache are in the communication buffers), so the frozen
+    // base costs no more gathered bytes than a fully trained one would.
+    // FSDP gathers its wrapping units (decoder layers) either way.
+    const double gathered = layout.strategy == Strategy::Zero3
+                                ? in.shape.largestModule * weightBytesPerParam(s) / layout.tp
+                                : kFsdpLiveUnits * sh.layerBytes;
     TrainingStates t;
-    t.weights = sharded ? sh.baseBytes / n + kFsdpLiveUnits * sh.layerBytes : sh.baseBytes;
+    t.weights = sharded ? sh.baseBytes / n + gathered : sh.baseBytes;
     t.adapter = kFp32Bytes * sh.params / (sharded ? n : 1);
     t.gradients = kFp32Bytes * sh.params / (sharded ? n : 1);
     t.optimizer = optimizerStateBytes(in, true) * sh.params / (zero ? n : 1);
