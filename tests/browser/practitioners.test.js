@@ -70,10 +70,11 @@ h.forEachOrigin('practitioners', (env) => {
       const r = cli.estimate(await detailRequest(page));
       assert.ok(r.plan.nodes > 1, 'a plan across servers');
       const plan = await page.textContent('#detail .verdict .rec-meta');
-      // The engine's own fabric where its result names one; else the chosen one, else the class default.
-      const fabric = typeof r.plan.inter_node === 'string' && !name ? null : name || en['detail.interNodeByClass'];
-      if (fabric) assert.ok(plan.includes(en['detail.interNode'].replace('{fabric}', fabric)), plan);
-      else assert.match(plan, / between servers/);
+      // plan.inter_node (docs/CONTRACT.md): the fabric asked for, shown by
+      // its control label, or the class default by the engine's own name.
+      assert.ok(r.plan.inter_node && r.plan.inter_node.name, JSON.stringify(r.plan));
+      const fabric = name || r.plan.inter_node.name;
+      assert.ok(plan.includes(en['detail.interNode'].replace('{fabric}', fabric)), plan);
       assert.ok(plan.includes(`on ${r.plan.nodes} servers`), plan);
       await page.close();
     }

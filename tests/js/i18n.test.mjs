@@ -171,6 +171,12 @@ test('recommendation reasons carry the same figures in both languages', () => {
   assert.equal(i18n.t('reason.cheapestRent', { price: '¥1.56/小时' }), '租用最便宜：¥1.56/小时');
   i18n.setLang('en');
   assert.equal(i18n.t('reason.cheapestBuy', { price: '$1,499' }), 'cheapest to buy: $1,499 for the GPUs');
+  // A training run ranks by its total cost (core/src/answers/recommend.cpp priceOf), not per hour.
+  assert.equal(i18n.t('reason.cheapestRun', { price: '$395,000' }), 'cheapest run: $395,000 in total');
+  assert.doesNotMatch(i18n.t('obj.cheapestRun'), /hour/);
+  i18n.setLang('zh');
+  assert.equal(i18n.t('reason.cheapestRun', { price: '¥2,844,000' }), '训练总成本最低：共 ¥2,844,000');
+  i18n.setLang('en');
 });
 
 test('why a training plan is not sharded reads right for its layout', async () => {

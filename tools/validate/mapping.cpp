@@ -395,7 +395,10 @@ void applyServingSetup(RowKind kind, const RowFacts& f, const std::string& extra
 RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     const RowFacts f = readFacts(row);
     const RowKind kind = kindOf(f.kind);
-    RowSetup setup = readSetup(f.model + " \n " + rowText(row, "extra") + " \n " + rowText(row, "optimizer"));
+    // The model's name may say how it was run ("-GGUF", "-AWQ"); its
+    // uploader does not ("unsloth/Mistral-7B-v0.2" is not an Unsloth run).
+    RowSetup setup = readSetup(withoutOrganisations(f.model) + " \n " + rowText(row, "extra") + " \n " +
+                               rowText(row, "optimizer"));
     const std::string rowEngine = applyStructuredKeys(f, setup);
     const std::string extra = lowerCase(rowText(row, "extra"));
     applyFrameworkSetup(f, kind, extra, setup);

@@ -170,6 +170,11 @@ std::string withoutFileTags(std::string name) {
     return trim(name);
 }
 
+std::string withoutOrganisations(std::string_view name) {
+    static const std::regex organisation(R"((^|[\s(])[A-Za-z0-9_.-]+/)");
+    return std::regex_replace(std::string(name), organisation, "$1");
+}
+
 std::vector<std::string> modelNameCandidates(std::string_view name) {
     std::vector<std::string> notes;
     const std::string base = outsideBrackets(name, &notes);

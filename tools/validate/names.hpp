@@ -16,6 +16,11 @@ namespace caliper::io {
 // notes themselves, and the name without qualifier words (-Chat, class, -style).
 std::vector<std::string> modelNameCandidates(std::string_view name);
 
+// The name with the organisation of each Hugging Face id dropped
+// ("unsloth/Mistral-7B-v0.2" -> "Mistral-7B-v0.2"): who uploaded the weights
+// says nothing about the framework that ran them.
+std::string withoutOrganisations(std::string_view name);
+
 // The catalog model the name means, or null. When paramsB is given, a match
 // more than kParamsTolerance away from it is refused (a different model).
 const ModelSpec* findRowModel(const Catalog& catalog, std::string_view name, std::optional<double> paramsB);

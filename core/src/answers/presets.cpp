@@ -64,7 +64,7 @@ Preset loraPreset() {
     p.referenceParamsB = 13;
     p.seqLen = 2048;
     p.trainTokens = kFinetuneTokens;
-    p.objective = Objective::Cheapest;  // "显存够": the cheapest card with enough memory
+    p.objective = Objective::Cheapest;  // "显存够": the cheapest run on a card with enough memory
     p.documentPicks = "L40S / A100 40G";
     p.documentPickGpus = {"l40s", "a100-sxm4-40gb", "a100-pcie-40gb"};
     p.documentReason = "enough memory, high memory bandwidth";

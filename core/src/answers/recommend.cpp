@@ -27,7 +27,8 @@ std::optional<double> speedOf(const RecommendOption& o) {
 }
 
 std::optional<double> priceOf(const RecommendOption& o, Pricing pricing) {
-    return pricing == Pricing::Cloud ? o.usdPerHour : o.purchaseUsd;
+    if (pricing == Pricing::Purchase) return o.purchaseUsd;
+    return o.pricedByRun ? o.costUsd : o.usdPerHour;
 }
 
 std::optional<double> powerOf(const RecommendOption& o) {
@@ -101,6 +102,7 @@ RecommendOption makeOption(const Catalog& catalog, const Scenario& s, const Esti
     o.purchaseUsd = r.purchaseUsd;
     o.usdPerMillionTokens = usdPerMillionTokens(r);
     o.costUsd = r.costUsd;
+    o.pricedByRun = s.task != Task::Inference && s.trainTokens.has_value();
     if (s.task == Task::Inference && r.decodeTokensPerS) {
         o.userTokensPerS = r.serving ? r.serving->userTokensPerS : *r.decodeTokensPerS / static_cast<double>(std::max<std::int64_t>(1, s.batch));
         if (r.usdPerHour) o.usdPerMonth = *r.usdPerHour * kHoursPerMonth;

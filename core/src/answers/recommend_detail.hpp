@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "caliper/answers/recommend.hpp"
+#include "text/grouped_number.hpp"
 
 namespace caliper {
 
@@ -13,7 +14,8 @@ namespace caliper {
 // trained tokens/s for training.
 std::optional<double> speedOf(const RecommendOption& option);
 
-// The price the pricing mode counts: cloud $/h of the whole configuration, or
+// The price the pricing mode counts: cloud $/h of the whole configuration (the
+// whole run's cost for a training task with train_tokens), or
 // the purchase price of its cards.
 std::optional<double> priceOf(const RecommendOption& option, Pricing pricing);
 
@@ -30,7 +32,5 @@ void addReasons(std::vector<RecommendOption>& ranked, const RecommendOptions& op
 // cost), the recommendation's own checks, and the GPU's catalog caveats.
 std::vector<WatchItem> watchItems(const Catalog& catalog, const Scenario& scenario, const EstimateResult& result);
 
-// "1,234", "1,234.5": numbers for messages, with thousands separators.
-std::string groupedNumber(double value, int decimals);
 
 }  // namespace caliper

@@ -3,20 +3,10 @@
 // checks and the GPU's catalog caveats).
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "answers/recommend_detail.hpp"
 
 namespace caliper {
-
-std::string groupedNumber(double value, int decimals) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", decimals, std::fabs(value));
-    std::string digits = text;
-    const std::size_t point = std::min(digits.find('.'), digits.size());
-    for (std::size_t at = point; at > 3; at -= 3) digits.insert(at - 3, ",");
-    return (value < 0 ? "-" : "") + digits;
-}
 
 namespace {
 
@@ -58,9 +48,10 @@ void addLeadReasons(RecommendOption& o, const std::vector<RecommendOption>& all,
     const bool training = o.trainTokensPerS.has_value();
     auto price = [&](const RecommendOption& x) { return priceOf(x, pricing); };
     if (leads(o, all, price, true)) {
-        o.reasons.push_back(pricing == Pricing::Cloud
-                                ? Warning{"cheapest", "cheapest to rent: " + money(*o.usdPerHour) + "/h"}
-                                : Warning{"cheapest", "cheapest to buy: " + money(*o.purchaseUsd) + " for the GPUs"});
+        o.reasons.push_back(pricing == Pricing::Purchase
+                                ? Warning{"cheapest", "cheapest to buy: " + money(*o.purchaseUsd) + " for the GPUs"}
+                            : o.pricedByRun ? Warning{"cheapest", "cheapest run: " + money(*o.costUsd) + " in total"}
+                                            : Warning{"cheapest", "cheapest to rent: " + money(*o.usdPerHour) + "/h"});
     }
     if (leads(o, all, speedOf, false)) {
         const WorkloadFigures& f = o.workloadFigures;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "caliper/units.hpp"
+#include "text/grouped_number.hpp"
 
 namespace caliper {
 
@@ -158,7 +159,7 @@ void addPower(const Scenario& s, const CostBasis& basis, const Plan& plan, bool 
                                *out.powerW});
     }
     if (withWarnings && nodeW > kRackCircuitW) {
-        out.warnings.push_back({"rack_power", "one node draws about " + std::to_string(int(std::round(nodeW))) +
+        out.warnings.push_back({"rack_power", "one node draws about " + groupedNumber(nodeW, 0) +
                                                   " W, more than a standard 3 kW rack circuit"});
     }
 }

@@ -8,6 +8,7 @@
 
 #include "caliper/plan/estimate.hpp"
 #include "caliper/error.hpp"
+#include "text/grouped_number.hpp"
 
 namespace caliper {
 
@@ -238,7 +239,7 @@ std::vector<Warning> compatibilityWarnings(const Scenario& s, const Plan& plan) 
         add(out, "partial_nvlink", "NVLink joins only " + std::to_string(gpu.nvlinkMaxGpus) + " of these GPUs; the rest talk over PCIe");
     }
     if (plan.gpuCount > 1 && gpu.market == "china" && gpu.nvlinkGBps > 0 && gpu.nvlinkGBps <= 400) {
-        add(out, "limited_nvlink", gpu.name + " NVLink is limited to " + std::to_string(static_cast<int>(gpu.nvlinkGBps)) +
+        add(out, "limited_nvlink", gpu.name + " NVLink is limited to " + groupedNumber(gpu.nvlinkGBps, 0) +
                                        " GB/s (export variant)");
     }
     if (plan.nodes > 1) {
@@ -251,13 +252,14 @@ std::vector<Warning> compatibilityWarnings(const Scenario& s, const Plan& plan) 
     // "truncating input prompt"); the figures keep the request's tokens.
     if (!training && s.engine == Engine::Ollama && s.promptTokens + s.outputTokens > ollamaNumCtx(s)) {
         add(out, "ollama_context_truncated",
-            "prompt + output (" + std::to_string(s.promptTokens + s.outputTokens) + " tokens) exceed Ollama's num_ctx of " +
-                std::to_string(ollamaNumCtx(s)) + ": Ollama truncates the prompt; set num_ctx (max_model_len) or OLLAMA_CONTEXT_LENGTH");
+            "prompt + output (" + groupedNumber(static_cast<double>(s.promptTokens + s.outputTokens), 0) +
+                " tokens) exceed Ollama's num_ctx of " + groupedNumber(static_cast<double>(ollamaNumCtx(s)), 0) + ": Ollama truncates the prompt; set num_ctx (max_model_len) or OLLAMA_CONTEXT_LENGTH");
     }
     const std::int64_t context = training ? s.seqLen : s.promptTokens + s.outputTokens;
     if (s.model.maxContext > 0 && context > s.model.maxContext) {
-        add(out, "context_exceeds_model", "context of " + std::to_string(context) + " tokens exceeds the model's " +
-                                              std::to_string(s.model.maxContext));
+        add(out, "context_exceeds_model", "context of " + groupedNumber(static_cast<double>(context), 0) +
+                                              " tokens exceeds the model's " +
+                                              groupedNumber(static_cast<double>(s.model.maxContext), 0));
     }
     return out;
 }

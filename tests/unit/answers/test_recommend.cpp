@@ -90,6 +90,23 @@ TEST_CASE("each objective orders the options by its own figure", "[recommend]") 
                   options[i]["usd_per_million_tokens"].get<double>());
         }
     }
+    SECTION("a training run by its total cost, not its hourly price") {
+        // A cheaper hour on slower cards can make a dearer run (a 70B
+        // pre-training run: more cheap GPUs for years cost more than fewer
+        // fast ones for months), so cloud "cheapest" ranks by cost_usd.
+        const Json result = call(R"({"model":"llama-3.1-70b","task":"pretrain","seq_len":4096,"train_tokens":1e11,)"
+                                 R"("gradient_checkpointing":true,"max_gpus":16,"top":30})");
+        const Json& options = result["options"];
+        REQUIRE(options.size() >= 2);
+        bool hourlyOrderDiffers = false;
+        for (std::size_t i = 1; i < options.size(); ++i) {
+            if (!options[i]["priced"].get<bool>()) break;
+            CHECK(options[i - 1]["cost_usd"].get<double>() <= options[i]["cost_usd"].get<double>());
+            if (options[i - 1]["usd_per_hour"].get<double>() > options[i]["usd_per_hour"].get<double>()) hourlyOrderDiffers = true;
+        }
+        CHECK(hourlyOrderDiffers);  // the case the run's cost exists for
+        CHECK(options[0]["reasons"].dump().find("cheapest run: $") != std::string::npos);
+    }
     SECTION("fewest GPUs") {
         const Json options = call(R"({"model":"llama-3.1-70b","objective":"fewest_gpus","top":30})")["options"];
         for (std::size_t i = 1; i < options.size(); ++i) {

@@ -116,6 +116,10 @@ TEST_CASE("an 8x H100 SXM node draws the DGX H100's 10.2 kW and needs rack power
     CHECK(*c.powerW == Approx(10200.0));
     CHECK_FALSE(warned(c, "liquid_cooling"));
     CHECK(warned(c, "rack_power"));
+    // The message reads like the rest of the page's figures: 10,200 W, grouped.
+    bool grouped = false;
+    for (const auto& w : c.warnings) grouped = grouped || (w.code == "rack_power" && w.message.find("about 10,200 W") != std::string::npos);
+    CHECK(grouped);
 }
 
 TEST_CASE("four H100 SXM in one server already exceed a 3 kW rack circuit", "[cost][power]") {

@@ -131,7 +131,12 @@ TEST_CASE("ollama sizes its cache for num_ctx and loads Q4_K_M library tags", "[
     const Json longPrompt =
         estimate(R"({"model":"llama-3.1-8b","gpu":"rtx-4090","prompt_tokens":6000,"output_tokens":128,"engine":"ollama"})");
     bool warned = false;
-    for (const Json& w : longPrompt["warnings"]) warned = warned || w["code"] == "ollama_context_truncated";
+    for (const Json& w : longPrompt["warnings"]) {
+        if (w["code"] != "ollama_context_truncated") continue;
+        warned = true;
+        // 6,000 + 128 tokens against the 4,096 num_ctx above, grouped like the page's figures.
+        CHECK(w["message"].get<std::string>().find("(6,128 tokens) exceed Ollama's num_ctx of 4,096") != std::string::npos);
+    }
     CHECK(warned);
 }
 

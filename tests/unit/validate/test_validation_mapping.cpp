@@ -621,3 +621,23 @@ TEST_CASE("a fine-tuning config that accumulates gradients states its global bat
     // Without accumulation the request has no global batch.
     CHECK_FALSE(mapped("one micro-batch per step", 2).request.contains("global_batch"));
 }
+
+TEST_CASE("a Hugging Face uploader's name is not the framework that ran the row", "[validation]") {
+    // validation/public-v2.jsonl: LitGPT's LoRA/QLoRA table lists Mistral 7B
+    // v0.1 and v0.2 with the same settings; v0.2's weights come from the
+    // "unsloth" organisation, which must not make the row an Unsloth run
+    // (Unsloth always recomputes activations; LitGPT's recipe does not).
+    const Json fields = {{"kind", "finetune_memory"}, {"params_b", 7}, {"quant", "bf16"}, {"method", "lora"},
+                         {"gpu", "A10G (1xA10G)"}, {"batch", 2}, {"seq_len", 512}, {"optimizer", "torch.optim.AdamW"},
+                         {"engine", "litgpt"}, {"extra", "config_hub/finetune lora.yaml, micro_batch_size 2, lora_r 32"},
+                         {"value", 19.24}, {"unit", "GB"}};
+    Json v01 = validationRow(fields), v02 = validationRow(fields);
+    v01["model"] = "mistralai/Mistral-7B-v0.1";
+    v02["model"] = "unsloth/Mistral-7B-v0.2";
+    const auto a = caliper::test::mappedRow(v01), b = caliper::test::mappedRow(v02);
+    CHECK(b.request["model"] == "mistral-7b-v0.3");  // the release-suffix fallback: v0.2's shape, as v0.3 but 768 fewer vocabulary rows
+    CHECK(b.request.value("engine", std::string()) == a.request.value("engine", std::string()));
+    CHECK(b.request["gradient_checkpointing"] == a.request["gradient_checkpointing"]);
+    CHECK(caliper::io::withoutOrganisations("unsloth/Mistral-7B-v0.2") == "Mistral-7B-v0.2");
+    CHECK(caliper::io::withoutOrganisations("Llama 2 70B (meta-llama/Llama-2-70b-hf)") == "Llama 2 70B (Llama-2-70b-hf)");
+}

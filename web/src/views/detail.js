@@ -84,12 +84,13 @@ function verdict(r, ctx) {
       whyLine(r, ctx)])]);
 }
 
-// The fabric between the plan's servers: the engine's own (plan.inter_node,
-// an id or a name, where the result gives it), else the one chosen under
-// Workload, else the GPU class's default.
+// The fabric between the plan's servers: the engine's own (plan.inter_node:
+// the fabric asked for, by its label, or the GPU class's default by the
+// engine's name for it), else the one chosen under Workload, else the GPU
+// class's default.
 function fabricText(plan, s, t) {
   var v = plan.inter_node;
-  if (v && typeof v === 'object') v = v.name || v.id;
+  if (v && typeof v === 'object') v = v.fabric || v.name;
   if (typeof v === 'string' && v) return INTER_NODE_LABELS[v] || v;
   if (s.interNode && s.interNode !== 'auto') return INTER_NODE_LABELS[s.interNode] || s.interNode;
   return t('detail.interNodeByClass');

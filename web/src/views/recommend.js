@@ -137,10 +137,13 @@ function reasonText(reason, o, s, all) {
       key = o.needed_gib < o.total_gib ? 'reason.fitsPooled' : 'reason.fits';
       params = { n: o.gpu_count, gpu: o.gpu_name, needed: format.gib(L, o.needed_gib), usable: format.gib(L, o.usable_gib) };
       break;
-    case 'cheapest':
-      key = s.pr === 'purchase' ? 'reason.cheapestBuy' : 'reason.cheapestRent';
-      params = { price: s.pr === 'purchase' ? moneyText(o, 'purchase_usd', s) : moneyText(o, 'usd_per_hour', s, t('unit.perHour')) };
+    case 'cheapest': {
+      var how = cheapestBy(s.pr, training, o);
+      key = 'reason.cheapest' + how;
+      params = { price: how === 'Buy' ? moneyText(o, 'purchase_usd', s)
+        : how === 'Run' ? moneyText(o, 'cost_usd', s) : moneyText(o, 'usd_per_hour', s, t('unit.perHour')) };
       break;
+    }
     case 'fastest':
       key = training ? 'reason.fastestTrain' : 'reason.fastestDecode';
       params = { speed: speed(o) };
@@ -163,10 +166,18 @@ function reasonText(reason, o, s, all) {
   return complete ? t(key, params) : i18n.code('reason', reason.code, reason.message);
 }
 
-// The objective "cheapest" follows the prices in use: to rent or to buy.
+// What "cheapest" ranks by (the engine's priceOf): the cards' purchase
+// price, a training run's total cost (when the option has one), or the
+// hourly rent. Returns the suffix of its label and reason keys.
+function cheapestBy(pricing, training, o) {
+  if (pricing === 'purchase') return 'Buy';
+  return training && (!o || o.cost_usd != null) ? 'Run' : 'Rent';
+}
+
+// The objective "cheapest" follows the prices in use and the task.
 function objectiveLabels(s) {
   var option = $('#objective option[value="cheapest"]');
-  if (option) option.textContent = ctx.t(s.pr === 'purchase' ? 'obj.cheapestBuy' : 'obj.cheapestRent');
+  if (option) option.textContent = ctx.t('obj.cheapest' + cheapestBy(s.pr, isTraining(s)));
 }
 
 // With a preset: the source document's own pick beside the engine's first,
@@ -204,7 +215,7 @@ function presetNote(r, s) {
   var agree = picks.some(function (x) { return x.option && x.option.rank === 1; });
   var verdict = el('p', { class: 'preset-verdict', dataset: { agree: String(agree) } },
     t(agree ? 'rec.docAgree' : 'rec.docDiffer', { objective: r.objective === 'cheapest'
-      ? t(r.pricing === 'purchase' ? 'obj.cheapestBuy' : 'obj.cheapestRent') : t('obj.' + r.objective) }));
+      ? t('obj.cheapest' + cheapestBy(r.pricing, r.task !== 'inference', first)) : t('obj.' + r.objective) }));
   dom.replace(box, [head, items.length ? el('ul', { class: 'list' }, items) : null, verdict]);
 }
 
@@ -229,7 +240,11 @@ function objectiveFigure(o, r, s) {
     case 'cost_per_token': return moneyText(o, training ? 'cost_usd' : 'usd_per_million_tokens', s, training ? '' : perMTok());
     case 'fewest_gpus': return t('rec.config', { n: o.gpu_count, gpu: o.gpu_name });
     case 'lowest_power': return o.power_w == null ? null : format.power(L, o.power_w);
-    default: return r.pricing === 'purchase' ? moneyText(o, 'purchase_usd', s) : moneyText(o, 'usd_per_hour', s, t('unit.perHour'));
+    default: {
+      var how = cheapestBy(r.pricing, training, o);
+      return how === 'Buy' ? moneyText(o, 'purchase_usd', s)
+        : how === 'Run' ? moneyText(o, 'cost_usd', s) : moneyText(o, 'usd_per_hour', s, t('unit.perHour'));
+    }
   }
 }
 

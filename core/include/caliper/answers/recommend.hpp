@@ -68,6 +68,9 @@ struct RecommendOption {
     std::optional<double> purchaseUsd;          // cards only, no servers
     std::optional<double> usdPerMillionTokens;  // served tokens (inference) or trained tokens (training)
     std::optional<double> costUsd;              // the training run, when train_tokens is set
+    // A training task with train_tokens: "cheapest" on cloud prices ranks
+    // by the run's total cost, since a cheaper hour can make a dearer run.
+    bool pricedByRun = false;
     // Serving (inference): tokens/s each of the batch's requests gets (the
     // serving engine's continuous-batching figure where it has one, else
     // the decode rate shared by the batch) and the price of a month of it.
