@@ -39,8 +39,9 @@ MatrixCell pipelineCellOf(const Scenario& s, int maxGpus) {
 // serve search's own bisection (serving/capacity.cpp) on the same plan and
 // memory. Cells whose engine does not batch continuously carry none.
 std::optional<double> usersAtSlo(const Scenario& request, const planner::Choice& choice, const Slo& slo) {
-    if (!continuousBatching(request) || request.model.layers <= 0 || request.gpu.bandwidthGBps <= 0) return std::nullopt;
+    if (!continuousBatching(request)) return std::nullopt;
     Scenario s = planner::resolved(request, choice);
+    if (!servingFiguresKnown(s)) return std::nullopt;  // no bandwidth or tensor rate: no serving figures
     s.batch = 1;
     s.serving.requestRatePerS.reset();
     const serving::Evaluator e(s, choice.plan, choice.memory);

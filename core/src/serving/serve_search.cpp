@@ -358,7 +358,7 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
         base.gpu = gpu;
         adaptToGpu(base);
         if (!continuousBatching(base)) continue;
-        if (base.gpu.bandwidthGBps <= 0) {  // no figures to serve with, as estimate() gives none
+        if (!servingFiguresKnown(base)) {  // no figures to serve with, as estimate() gives none
             answer.speedUnknownIds.push_back(gpu.id);
             answer.speedUnknownNames.push_back(gpu.name.empty() ? gpu.id : gpu.name);
             continue;

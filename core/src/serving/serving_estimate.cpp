@@ -7,6 +7,7 @@
 
 #include "caliper/serving/estimate_serving.hpp"
 #include "serving/evaluator.hpp"
+#include "speed/efficiency.hpp"
 
 namespace caliper {
 
@@ -26,9 +27,13 @@ bool continuousBatching(const Scenario& s) {
            runtimeOf(s.engine) == Engine::LlamaCpp;
 }
 
+bool servingFiguresKnown(const Scenario& s) {
+    return s.model.layers > 0 && s.gpu.bandwidthGBps > 0 && matmulPeak(s.engine, s.weights, s.gpu).tflops > 0;
+}
+
 std::optional<ServingFigures> estimateServing(const Scenario& s, const Plan& plan, const MemoryBreakdown& memory,
                                               std::vector<ExplainTerm>* explain, std::vector<Warning>* warnings) {
-    if (!continuousBatching(s) || s.model.layers <= 0 || s.gpu.bandwidthGBps <= 0) return std::nullopt;
+    if (!continuousBatching(s) || !servingFiguresKnown(s)) return std::nullopt;
     const serving::Evaluator evaluator(s, plan, memory);
     if (!evaluator.runs()) {
         if (warnings) {

@@ -69,6 +69,19 @@ TEST_CASE("matrix users at SLO: a cell's users are what serve fits in one replic
     CHECK(compared >= 6);
 }
 
+TEST_CASE("matrix users at SLO: none on a GPU without a tensor rate", "[serving][matrix]") {
+    // data/gpus.json: ascend-910b lists bandwidth but no tensor rate, so its
+    // prompt chunks have no time and no user count can be given; the A800
+    // (312 TFLOPS BF16) has one.
+    const PropertyJson m = ok(matrixJson(
+        projectCatalog(),
+        R"({"model":"qwen3-32b","gpu":["ascend-910b","a800-sxm4-80gb"],"slo":{"min_user_tokens_per_s":20}})"));
+    REQUIRE(m["gpus"][0]["id"] == "ascend-910b");
+    CHECK(m["cells"][0][0]["status"] != "no");
+    CHECK(m["cells"][0][0]["users_at_slo"].is_null());
+    CHECK(m["cells"][0][1]["users_at_slo"].get<double>() > 0);
+}
+
 TEST_CASE("matrix users at SLO: only with an SLO, and bad SLOs are refused at their pointer", "[serving][matrix]") {
     const PropertyJson plain = ok(matrixJson(projectCatalog(), R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb"})"));
     CHECK(plain["cells"][0][0]["users_at_slo"].is_null());

@@ -407,6 +407,45 @@ TEST_CASE("serve: a GPU without a memory bandwidth is left out, not given speeds
     CHECK(a["speed_unknown"] == PropertyJson::array({"mlu590"}));
 }
 
+TEST_CASE("serve: a GPU without a tensor rate is left out, not given free prefill", "[serving][serve]") {
+    // data/gpus.json: ascend-910b has bandwidth (1,600 GB/s) but every tensor
+    // rate null (SKUs 910B1-B4 differ). Taking prompt compute as free, the
+    // search had 4 cards carry 200 users at 20 tokens/s: 8.3 requests/s x
+    // 2,048-token prompts x 2 x 32.8e9 params = 1.1e15 FLOP/s, 280 TFLOPS a
+    // card, beside their decode work, while an A800 (312 TFLOPS) needed 12.
+    const PropertyJson a = answer(R"({"model":"qwen3-32b","users":200,"slo":{"min_user_tokens_per_s":20},
+                                      "gpu":["ascend-910b","a800-sxm4-80gb"],"max_gpus":32})");
+    REQUIRE(a["deployments"].size() > 0);
+    for (const auto& d : a["deployments"]) CHECK(d["gpu"] == "a800-sxm4-80gb");
+    CHECK(a["speed_unknown"] == PropertyJson::array({"ascend-910b"}));
+    // An estimate on it gives no serving figures either (nor a TTFT).
+    const PropertyJson e = PropertyJson::parse(
+        estimateJson(projectCatalog(), R"({"model":"qwen3-32b","gpu":"ascend-910b","gpu_count":4,"batch":64})").json);
+    CHECK(e["serving"].is_null());
+}
+
+TEST_CASE("serve: deployments stay within their GPUs' compute and bandwidth", "[serving][serve]") {
+    // Qwen3-32B (32.76e9 params, 64 layers, 8 KV heads x 128, 16-bit KV:
+    // 64 x 8 x 128 x 2 x 2 B = 262,144 B a token) on A800s (312 TFLOPS BF16,
+    // 2,039 GB/s). Each request's prompt costs at least 2 x 32.76e9 x 2,048 =
+    // 1.342e14 FLOP, so requests/s x that cannot exceed gpu_count x 312e12.
+    // A decode step reads at least the weights (2 B x 32.76e9 = 65.5e9 B) and
+    // each running request's prompt KV (2,048 x 262,144 B) over the replica's
+    // GPUs, so TPOT >= that / (gpus per replica x 2,039e9 B/s).
+    const PropertyJson a = answer(R"({"model":"qwen3-32b","users":200,"slo":{"min_user_tokens_per_s":20},
+                                      "gpu":"a800-sxm4-80gb","max_gpus":32,"top":10})");
+    REQUIRE(a["meets_slo"] == true);
+    for (const auto& d : a["deployments"]) {
+        INFO(d.dump().substr(0, 300));
+        const double gpus = d["gpu_count"].get<double>();
+        const double perReplica = gpus / d["replicas"].get<double>();
+        const PropertyJson& s = d["serving"];
+        CHECK(s["requests_per_s"].get<double>() * 1.342e14 <= gpus * 312e12);
+        const double bytes = 65.5e9 + d["concurrency_per_replica"].get<double>() * 2048 * 262144.0;
+        CHECK(s["tpot_ms"].get<double>() >= 1e3 * bytes / (perReplica * 2039e9));
+    }
+}
+
 TEST_CASE("serve: bad input is rejected with its pointer", "[serving][serve]") {
     rejected(R"({"model":"llama-3.1-8b","users":-5})", "invalid_value", "/users");
     rejected(R"({"model":"llama-3.1-8b","users":1e12})", "invalid_value", "/users");

@@ -406,7 +406,7 @@ var en = {
   'serve.unavailable': 'This engine has no serving search yet; the other views work as before.',
   'serve.readoutHint': 'Point at or tab to a dot to read it.',
   'serve.chartTitle': 'Throughput against speed per user: {n} × {gpu}',
-  'serve.speedUnknown': 'Left out: the catalog has no memory bandwidth for {names}, so no speed can be estimated.',
+  'serve.speedUnknown': 'Left out: the catalog has no memory bandwidth or no tensor rate for {names}, so no serving speed can be estimated.',
   'serve.frontier': 'Throughput and interactivity',
   'serve.frontierNote': 'Each dot is a number of users at once on the first deployment; filled dots meet the SLO. Left of the dashed line users get less than the SLO asks.',
   'serve.point': '{users|user|users} at once: {user} tokens/s each, {gpu} tokens/s per GPU, first token {ttft}, {tpot} per token',

@@ -406,7 +406,7 @@ var zh = {
   'serve.unavailable': '当前引擎尚无服务部署搜索；其他视图照常可用。',
   'serve.readoutHint': '将鼠标移到圆点上或用 Tab 键选中即可查看数值。',
   'serve.chartTitle': '吞吐与每用户速度：{n} × {gpu}',
-  'serve.speedUnknown': '未列入：目录中没有 {names} 的显存带宽，无法估计速度。',
+  'serve.speedUnknown': '未列入：目录中没有 {names} 的显存带宽或张量算力，无法估计服务速度。',
   'serve.frontier': '吞吐与交互速度',
   'serve.frontierNote': '每个圆点代表第一种部署方案上的一个并发用户数；实心点满足 SLO。虚线左侧，用户得到的速度低于 SLO 要求。',
   'serve.point': '同时 {users} 个用户：每人 {user} token/秒，每卡 {gpu} token/秒，首 token {ttft}，每 token {tpot}',

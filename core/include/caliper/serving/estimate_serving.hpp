@@ -13,6 +13,12 @@ namespace caliper {
 // vLLM, SGLang, TensorRT-LLM or llama.cpp's server).
 bool continuousBatching(const Scenario& scenario);
 
+// Whether the catalog gives what the serving figures rest on: the GPU's memory
+// bandwidth (decode steps) and a tensor rate for the weights it runs (prompt
+// chunks, TTFT). Without either the step model would take that time as zero
+// and overstate every figure, so serving estimates give none.
+bool servingFiguresKnown(const Scenario& scenario);
+
 // Figures at scenario.batch concurrent requests (or serving.request_rate_per_s)
 // under `plan`, whose per-GPU memory is `memory`. Empty when the plan does not
 // run or the GPU lacks the figures. `explain`/`warnings` get the terms when given.

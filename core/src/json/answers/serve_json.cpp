@@ -187,7 +187,7 @@ Json serveToJson(const Catalog& catalog, const Json& request) {
     if (!answer.speedUnknownNames.empty()) {
         std::string names;
         for (const std::string& n : answer.speedUnknownNames) names += (names.empty() ? "" : ", ") + n;
-        warnings.push_back({"speed_unknown", "no memory bandwidth in the catalog, so no speed estimate; left out: " + names});
+        warnings.push_back({"speed_unknown", "no memory bandwidth or no tensor rate in the catalog, so no serving estimate; left out: " + names});
     }
     if (options.disaggregation == ServeOptions::Disaggregation::No) {
         warnings.push_back({"disaggregated_not_searched",
