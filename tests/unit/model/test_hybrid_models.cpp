@@ -14,7 +14,7 @@
 #include "caliper/model.hpp"
 #include "catalog_fixture.hpp"
 #include "caliper/error.hpp"
-#include "json/hf_config/hf_config.hpp"
+#include "hf_config_fixture.hpp"
 
 using caliper::test::catalogModel;
 using caliper::countParams;
@@ -152,7 +152,7 @@ TEST_CASE("the valid hybrid fixture loads", "[catalog]") {
 namespace {
 
 caliper::ModelSpec configFixture(const std::string& name, std::vector<caliper::Warning>* warnings) {
-    const Json config = Json::parse(readText(std::string(CALIPER_FIXTURES_DIR) + "/hf_configs/" + name));
+    const Json config = caliper::test::fixtureConfig(name);
     return caliper::io::modelFromHfConfig(config, "/model", warnings);
 }
 
@@ -241,7 +241,7 @@ TEST_CASE("more 2024-2026 releases match their published sizes", "[params][catal
 
 TEST_CASE("expert keys at 0 leave an unknown model_type dense", "[hf_config][moe]") {
     // Dense configs often carry "num_local_experts": 0 and "num_experts_per_tok": 0.
-    Json config = Json::parse(readText(std::string(CALIPER_FIXTURES_DIR) + "/hf_configs/custom-unknown-type.json"));
+    Json config = caliper::test::fixtureConfig("custom-unknown-type.json");
     config["num_local_experts"] = 0;
     config["num_experts_per_tok"] = 0;
     std::vector<caliper::Warning> warnings;

@@ -12,7 +12,7 @@
 
 #include "caliper/model.hpp"
 #include "catalog_fixture.hpp"
-#include "json/hf_config/hf_config.hpp"
+#include "hf_config_fixture.hpp"
 
 using caliper::test::catalogModel;
 using caliper::countParams;
@@ -24,9 +24,8 @@ using Json = nlohmann::json;
 namespace {
 
 ModelSpec fromConfig(const std::string& name) {
-    const std::string path = std::string(CALIPER_FIXTURES_DIR) + "/hf_configs/" + name + ".json";
     std::vector<caliper::Warning> warnings;
-    ModelSpec m = caliper::io::modelFromHfConfig(Json::parse(caliper::test::readText(path)), "/model", &warnings);
+    ModelSpec m = caliper::test::modelFromFixture(name, &warnings);
     CHECK(warnings.empty());
     return m;
 }

@@ -12,7 +12,7 @@
 #include "caliper/error.hpp"
 #include "caliper/model.hpp"
 #include "catalog_fixture.hpp"
-#include "json/hf_config/hf_config.hpp"
+#include "hf_config_fixture.hpp"
 #include "plan/workload.hpp"
 #include "speed_fixtures.hpp"
 
@@ -26,9 +26,8 @@ using Json = nlohmann::json;
 namespace {
 
 ModelSpec fromConfig(const std::string& name) {
-    const std::string path = std::string(CALIPER_FIXTURES_DIR) + "/hf_configs/" + name + ".json";
     std::vector<caliper::Warning> warnings;
-    return caliper::io::modelFromHfConfig(Json::parse(caliper::test::readText(path)), "/model", &warnings);
+    return caliper::test::modelFromFixture(name, &warnings);
 }
 
 caliper::Workload workloadOf(const ModelSpec& m) {
