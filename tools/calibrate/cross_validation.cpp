@@ -82,7 +82,10 @@ void leaveGenerationsOut(const std::vector<CalibrationRow>& rows, CrossReport& r
         generationsOf[engine].insert(generation);
         systemsOf[{engine, generation}].insert(r.system);
     }
-    for (const auto& [key, systems] : systemsOf) {
+    for (const auto& entry : systemsOf) {
+        // Named copies, not structured bindings: C++17 lambdas cannot capture those.
+        const auto& key = entry.first;
+        const auto& systems = entry.second;
         if (generationsOf[key.first].size() < 2) continue;
         auto inFold = [&](const CalibrationRow& r) {
             return servingFigure(r) && systems.count(r.system) > 0;
