@@ -8,6 +8,7 @@
 #include "caliper/names.hpp"
 #include "caliper/api.hpp"
 #include "caliper/model/formats.hpp"
+#include "api_fixture.hpp"
 #include "sizing_fixture.hpp"
 
 using namespace caliper;
@@ -15,13 +16,6 @@ using namespace caliper::test;
 using Json = nlohmann::json;
 
 namespace {
-
-Json estimateOk(const std::string& request) {
-    const ApiResponse response = estimateJson(projectCatalog(), request);
-    INFO(response.json);
-    REQUIRE(response.status == 0);
-    return Json::parse(response.json);
-}
 
 bool hasWarning(const Json& result, const std::string& code) {
     for (const Json& w : result["warnings"]) {

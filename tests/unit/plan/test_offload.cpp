@@ -7,19 +7,15 @@
 #include <nlohmann/json.hpp>
 
 #include "caliper/api.hpp"
+#include "api_fixture.hpp"
 #include "catalog_fixture.hpp"
 
 using caliper::test::projectCatalog;
 using Json = nlohmann::json;
 
-namespace {
+using caliper::test::estimateOk;
 
-Json estimateOk(const std::string& request) {
-    const caliper::ApiResponse response = caliper::estimateJson(projectCatalog(), request);
-    INFO(request << " -> " << response.json.substr(0, 3000));
-    REQUIRE(response.status == 0);
-    return Json::parse(response.json);
-}
+namespace {
 
 bool hasWarning(const Json& r, const std::string& code) {
     for (const Json& w : r["warnings"]) {

@@ -6,19 +6,15 @@
 #include <nlohmann/json.hpp>
 
 #include "caliper/api.hpp"
+#include "api_fixture.hpp"
 #include "catalog_fixture.hpp"
 
 using caliper::test::projectCatalog;
 using Json = nlohmann::json;
 
-namespace {
+using caliper::test::estimateOk;
 
-Json estimateOk(const std::string& request) {
-    const caliper::ApiResponse response = caliper::estimateJson(projectCatalog(), request);
-    INFO(request << " -> " << response.json.substr(0, 2000));
-    REQUIRE(response.status == 0);
-    return Json::parse(response.json);
-}
+namespace {
 
 bool hasCode(const Json& list, const std::string& code) {
     for (const Json& item : list) {
