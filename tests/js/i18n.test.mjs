@@ -20,6 +20,22 @@ test('English and Chinese have the same keys, none empty', () => {
   for (const [k, v] of Object.entries(zh)) assert.ok(v.trim(), `zh ${k} is empty`);
 });
 
+// An object literal keeps the last of two equal keys without a word, so a
+// text written twice hides one of them (term.decode_host_ms was, with two
+// meanings). Read from the source, since the loaded object has one of each.
+test('no dictionary names a key twice', () => {
+  for (const file of ['en.js', 'zh.js', 'codes.js']) {
+    const src = fs.readFileSync(path.join(__dirname, '../../web/src/i18n', file), 'utf8');
+    const blocks = [...src.matchAll(/^var (\w+) = \{\n([\s\S]*?)^\};/gm)];
+    assert.ok(blocks.length >= 1, `${file}: dictionaries found`);
+    for (const [, name, body] of blocks) {
+      const keys = [...body.matchAll(/'([\w.\-]+)':\s/g)].map((m) => m[1]);
+      assert.ok(keys.length > 100, `${file} ${name}: keys read`);
+      assert.deepEqual(keys.filter((k, i) => keys.indexOf(k) !== i), [], `${file} ${name}: keys written twice`);
+    }
+  }
+});
+
 test('placeholders match between the languages', () => {
   const names = (s) => (s.match(/\{\w+(?=[|}])/g) || []).sort().join();
   for (const k of Object.keys(en)) assert.equal(names(zh[k]), names(en[k]), k);
