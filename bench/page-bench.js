@@ -73,16 +73,17 @@ async function timeLoad(browser, url) {
 
 // Control changes on one page, each awaited until the page says every cell is
 // current. Alternates the weight format so every change asks the engine anew.
-async function timeChanges(browser, url, count) {
+// hash: the page state to start from; formats: the two weight formats alternated.
+async function timeChanges(browser, url, count, hash = '', formats = ['int8', 'bf16']) {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
-  await page.goto(url);
+  await page.goto(url + (hash ? '#' + hash : ''));
   const full = () => page.waitForFunction(() => window.__caliperTimings && window.__caliperTimings.lastFullRepaintMs !== null,
     null, { timeout: WAIT_MS, polling: 'raf' });
   await full();
   const fullMs = [], inViewMs = [], engineMs = [], splitEngineMs = [], splitPageMs = [];
   for (let i = 0; i < count; i++) {
-    await page.selectOption('#weights', i % 2 ? 'bf16' : 'int8');
+    await page.selectOption('#weights', formats[i % 2 ? 1 : 0]);
     await full();
     const t = await page.evaluate(() => window.__caliperTimings);
     fullMs.push(t.lastFullRepaintMs);
@@ -167,6 +168,12 @@ async function main() {
     }
     console.log(`control change -> cells in view repainted: median ${ms(change.inView)}`);
     console.log(`engine alone, whole matrix in one call: median ${ms(change.engine)} of 3`);
+    // A training matrix with the page's defaults (the engine searches the
+    // micro-batch and checkpointing per cell): too large for one call, it
+    // paints the cells in view first, then loads the rest.
+    const lora = await timeChanges(browser, url, Math.min(args.changes, 6), 'task=lora', ['bf16', 'fp16']);
+    console.log(`LoRA matrix (micro-batch searched), control change -> cells in view repainted: median ${ms(lora.inView)}; ` +
+      `every cell loaded: median ${ms(lora.full)} of ${lora.samples.length}; engine alone, whole matrix: median ${ms(lora.engine)}`);
 
     const serve = await timeServe(browser, url, args.changes);
     if (serve) {

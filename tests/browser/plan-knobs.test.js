@@ -35,7 +35,8 @@ h.forEachOrigin('plan knobs', (env) => {
     // The planner's picks, from the native engine: the count, checkpointing on or off, the micro-batch.
     assert.equal(await page.textContent('#detail-count-auto'), `auto: ${auto.gpu_count}`);
     assert.equal(await page.textContent('#detail-ckpt-auto'), `auto: ${auto.plan.gradient_checkpointing ? 'on' : 'off'}`);
-    assert.equal(await page.textContent('#detail-micro-batch-auto'), `default: ${auto.plan.micro_batch}`);
+    assert.equal(await page.textContent('#detail-micro-batch-auto'), `auto: ${auto.plan.micro_batch}`);
+    assert.equal('batch' in (await detailRequest(page)), false, 'the micro-batch left to the engine, as the CLI leaves it');
     const why = await page.textContent('#detail .plan-why');
     assert.match(why, auto.plan.gradient_checkpointing ? /checkpointing on: needed to fit/ : /checkpointing off/);
 
@@ -57,6 +58,46 @@ h.forEachOrigin('plan knobs', (env) => {
     assert.ok((await page.textContent('#detail .verdict')).includes(`${set.fits ? 'Fits' : 'Does not fit'} on 7 ×`));
     assert.equal(await page.$('#detail-ckpt-auto'), null, 'no auto note once set');
     await h.screenshot(page, `plan-knobs-training-${env.name}`);
+    await page.close();
+  });
+
+  test('training without a micro-batch: the matrix cell, its detail, the recommend card and the CLI give the engine\'s searched plan', async () => {
+    cli.requireCli();
+    // gpt-oss-20b LoRA on one A800 at 4,096 tokens: the engine's search picks
+    // a micro-batch above 1 there (docs/CONTRACT.md "batch": "auto" is training's default).
+    const model = 'gpt-oss-20b', gpu = 'a800-sxm4-80gb';
+    const page = await openDetail(env.context, env.url(`task=lora&cell=${model}~${gpu}`));
+    const req = await detailRequest(page);
+    assert.equal('batch' in req, false, 'the page leaves the micro-batch to the engine, as the CLI does');
+    const r = cli.estimate(req);
+    const one = cli.estimate(Object.assign({}, req, { batch: 1 }));
+    assert.ok(r.plan.micro_batch > 1 && r.train_tokens_per_s > one.train_tokens_per_s,
+      `the search chose micro-batch ${r.plan.micro_batch}: ${r.train_tokens_per_s} vs ${one.train_tokens_per_s} tok/s at 1`);
+    assert.equal(await page.textContent('#detail-micro-batch-auto'), `auto: ${r.plan.micro_batch}`);
+    assert.ok((await page.textContent('#detail .verdict')).includes(`micro-batch ${r.plan.micro_batch}`));
+    const shown = (text) => Number(/^([\d,]+)/.exec(text.trim())[1].replace(/,/g, ''));
+    assert.equal(shown(await page.textContent('#detail [data-field="train_tokens_per_s"] dd')), Math.round(r.train_tokens_per_s));
+    // The matrix cell: the page's figure is the CLI matrix's, and the detail's.
+    await page.waitForFunction(() => window.__caliperPage.app.job && window.__caliperPage.app.job.done);
+    const { matrixRequest } = await h.pageState(page);
+    const want = cli.matrixCells(matrixRequest, [model], [gpu]).get(`${model}|${gpu}`);
+    const got = await page.evaluate(([m, g]) => {
+      const x = window.__caliperPage.app.job.matrix;
+      const c = x.cells[x.models.findIndex((o) => o.id === m)][x.gpus.findIndex((o) => o.id === g)];
+      return { status: c.status, train: c.train_tokens_per_s, needed: c.gpus_needed };
+    }, [model, gpu]);
+    assert.deepEqual(got, { status: want.status, train: want.train_tokens_per_s, needed: want.gpus_needed });
+    assert.equal(Math.round(got.train), Math.round(r.train_tokens_per_s), 'the cell and the detail agree');
+    // The recommendation card for the same card and count says the same.
+    await page.click('#detail-close');
+    await page.click('.tabs [data-view="recommend"]');
+    await page.selectOption('#rec-model', model);
+    const card = `#rec-results li[data-gpu-id="${gpu}"]`;
+    await page.waitForSelector(card);
+    assert.match(await page.textContent(card + ' h3'), new RegExp(`^${r.gpu_count} × `));
+    const figs = await page.$$eval(card + ' .rec-figs span', (xs) => xs.map((x) => x.textContent));
+    const train = figs.find((x) => x.startsWith('Training throughput'));
+    assert.equal(shown(train.replace('Training throughput', '')), Math.round(r.train_tokens_per_s), train);
     await page.close();
   });
 

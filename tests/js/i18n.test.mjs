@@ -99,7 +99,8 @@ test('presets set workload and filters from the engine\'s presets (describe), th
   const start = Object.assign(S.defaults(), { q: 'leftover', cur: 'cny', lang: 'zh' });
   const lora = presets.apply(start, 'lora', models);
   assert.deepEqual([lora.task, lora.ctx, lora.g, lora.obj, lora.pmin, lora.pmax, lora.q, lora.cur, lora.b, lora.tt],
-    ['lora', 2048, 64, 'cheapest', 6.5, 13.9, '', 'cny', null, null], 'batch and tokens equal to the task\'s defaults stay unset');
+    ['lora', 2048, 64, 'cheapest', 6.5, 13.9, '', 'cny', 1, null],
+    'tokens equal to the task\'s default stay unset; the preset\'s micro-batch 1 is kept (training\'s default is the engine\'s search)');
   const mm = presets.apply(start, 'multimodal', models);
   assert.deepEqual([mm.task, mm.ctx, mm.fam], ['inference', 4096, ['Llama 3.2 Vision']]);
   const speech = presets.apply(start, 'speech', models);

@@ -111,6 +111,15 @@ test('page tasks map to the engine task, method and training length', () => {
   assert.deepEqual([serving.task, serving.batch], ['inference', 32]);
 });
 
+test('training leaves the micro-batch to the engine unless one is set (the CLI\'s default: docs/CONTRACT.md "batch")', () => {
+  for (const task of ['lora', 'qlora', 'full', 'pretrain']) {
+    const req = S.toScenario(Object.assign(S.defaults(), { task }));
+    assert.equal('batch' in req, false, `${task}: no batch, so the engine searches it`);
+    assert.equal(S.toMatrixRequest(Object.assign(S.defaults(), { task })).batch, undefined, `${task} matrix`);
+  }
+  assert.equal(S.toScenario(Object.assign(S.defaults(), { task: 'lora', b: 4 })).batch, 4, 'a micro-batch set is sent');
+});
+
 test('matrix request carries the filters the engine understands', () => {
   const s = Object.assign(S.defaults(), { fam: ['Qwen2.5'], pmin: 7, cls: ['china'], mem: 40, price: 30000, q: ' qwen ', g: 16 });
   const req = S.toMatrixRequest(s);

@@ -155,7 +155,8 @@ function sync(state) {
   setIfIdle($('#context'), state.ctx);
   setIfIdle($('#batch'), state.b);
   setIfIdle($('#train-tokens'), state.tt, format.tokenCount);
-  $('#batch').placeholder = String(TASKS[state.task].batch);
+  var batch = TASKS[state.task].batch;
+  $('#batch').placeholder = batch === 'auto' ? ctx.t('knob.auto') : String(batch);
   $('#train-tokens').placeholder = format.tokenCount(TASKS[state.task].trainTokens || 0);
   setIfIdle($('#f-pmin'), state.pmin);
   setIfIdle($('#f-pmax'), state.pmax);

@@ -4,15 +4,17 @@
 // engine's own names (weights, engines, objectives) are in vocabulary.js.
 
 // Page tasks and how each maps onto the engine's request (docs/CONTRACT.md).
-// batch: the request's default batch (inference) or micro-batch (training);
+// batch: the request's default batch (inference) or micro-batch (training:
+// 'auto', the engine's own default, which searches it: docs/CONTRACT.md
+// "batch"; the request then leaves batch out, as the CLI's does);
 // trainTokens: tokens to train on, so the engine can report time and cost.
 var TASKS = {
   inference: { task: 'inference', batch: 1 },
   serving: { task: 'inference', batch: 32 },
-  lora: { task: 'finetune', method: 'lora', batch: 1, trainTokens: 1e8 },
-  qlora: { task: 'finetune', method: 'qlora', batch: 1, trainTokens: 1e8 },
-  full: { task: 'finetune', method: 'full', batch: 1, trainTokens: 1e8 },
-  pretrain: { task: 'pretrain', batch: 1, trainTokens: 1e12 }
+  lora: { task: 'finetune', method: 'lora', batch: 'auto', trainTokens: 1e8 },
+  qlora: { task: 'finetune', method: 'qlora', batch: 'auto', trainTokens: 1e8 },
+  full: { task: 'finetune', method: 'full', batch: 'auto', trainTokens: 1e8 },
+  pretrain: { task: 'pretrain', batch: 'auto', trainTokens: 1e12 }
 };
 var VIEWS = ['matrix', 'serve', 'recommend', 'inventory', 'custom'];
 // 'users': the users one replica of the cell's GPUs serves within the serve

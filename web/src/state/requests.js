@@ -12,7 +12,8 @@ function toScenario(state) {
   if (def.method) req.method = def.method;
   if (state.eng !== 'auto') req.engine = state.eng;
   if (state.w !== 'auto') req.weights = state.w;
-  req.batch = batchOf(state);
+  var batch = batchOf(state);
+  if (batch !== 'auto') req.batch = batch;
   if (def.task === 'inference') {
     var output = Math.min(OUTPUT_TOKENS, Math.floor(state.ctx / 2));
     req.prompt_tokens = state.ctx - output;

@@ -85,8 +85,9 @@ function fields(r, s, knobs, ctx) {
     s.checkpointing, function (v) { change({ checkpointing: v }); }),
     s.checkpointing === 'auto' && plan.gradient_checkpointing != null ? chose(ctx, ctx.t(plan.gradient_checkpointing ? 'knob.on' : 'knob.off')) : null));
     out.push(field('detail-micro-batch', ctx.t('knob.microBatch'),
-      numberBox('detail-micro-batch', s.b, 1, 1e6, ctx.t('knob.default'), function (n) { return { b: n }; }, ctx.change),
-      s.b == null && plan.micro_batch != null ? ctx.t('knob.defaultWas', { value: plan.micro_batch }) : null));
+      // Left empty, the engine searches it (the CLI's default) and says what it chose.
+      numberBox('detail-micro-batch', s.b, 1, 1e6, ctx.t('knob.auto'), function (n) { return { b: n }; }, ctx.change),
+      s.b == null && plan.micro_batch != null ? chose(ctx, String(plan.micro_batch)) : null));
   }
   if (knobs.inference && LLAMA_ENGINES.indexOf(knobs.engine) >= 0) {
     out.push(field('detail-offload', ctx.t('knob.offload'), choice('detail-offload', ['auto', 'none', 'layers', 'moe-experts'].map(function (v) {

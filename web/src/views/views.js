@@ -78,6 +78,13 @@ function figureNote(s) {
   return ctx.t('matrix.figureNote', { what: ctx.t(key, { cur: cur }) });
 }
 
+// The batch as the caption says it: the micro-batch the engine searches
+// per cell where training leaves it to the engine.
+function batchText(s) {
+  var b = batchOf(s);
+  return b === 'auto' ? ctx.t('knob.auto').toLowerCase() : format.number(locale(), b, 0);
+}
+
 // opts: {partial: only the cells in view are loaded}
 function paintMatrix(matrix, opts) {
   opts = opts || {};
@@ -85,7 +92,7 @@ function paintMatrix(matrix, opts) {
   var batchKey = isTraining(s) ? 'ctl.microBatch' : s.task === 'serving' ? 'ctl.concurrency' : 'ctl.batch';
   var caption = ctx.t('matrix.caption', {
     models: matrix.models.length, gpus: matrix.gpus.length, task: ctx.t('task.' + s.task), weights: weightsLabel(s.w),
-    context: format.number(locale(), s.ctx, 0), batchLabel: ctx.t(batchKey), batch: batchOf(s), maxGpus: s.g
+    context: format.number(locale(), s.ctx, 0), batchLabel: ctx.t(batchKey), batch: batchText(s), maxGpus: s.g
   });
   if (!matrix.models.length || !matrix.gpus.length) caption += ' — ' + ctx.t('matrix.empty');
   // The caption and note first: the rows' places depend on them, and the
