@@ -135,3 +135,53 @@ h.forEachOrigin('matrix', (env) => {
     await page.close();
   });
 });
+
+// The class headers and GPU names in the head: each text's width against the
+// room its header has, and whether a name is clamped (the third line cut).
+function headFit(page) {
+  return page.evaluate(() => {
+    const room = (th) => { const cs = getComputedStyle(th); return th.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight); };
+    const groups = [...document.querySelectorAll('#matrix thead th.grp')].map((th) => {
+      const r = document.createRange();
+      r.selectNodeContents(th.firstElementChild);
+      return { text: th.textContent, full: th.dataset.full, width: r.getBoundingClientRect().width, room: room(th), lines: r.getClientRects().length };
+    });
+    const names = [...document.querySelectorAll('#matrix thead th.gcol .gname')].map((g) => ({ text: g.textContent, clamped: g.scrollHeight > g.clientHeight + 1 }));
+    return { groups, names, page: document.documentElement.scrollWidth, screen: window.innerWidth };
+  });
+}
+
+h.forEachOrigin('matrix head', (env) => {
+  const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
+
+  test('one GPU column: its class name and its card\'s name are shown whole (en and zh, desktop and phone)', async () => {
+    const phone = await env.newContext(PHONE);
+    for (const [lang, size] of [['en', 'desktop'], ['zh', 'desktop'], ['en', 'phone'], ['zh', 'phone']]) {
+      const at = `${lang} ${size}`;
+      // GH200: a single data-centre card with a long name ("GH200 Grace Hopper (HBM3)").
+      const page = await h.openPage(size === 'phone' ? phone : env.context, env.url(`lang=${lang}&gq=GH200`));
+      const fit = await headFit(page);
+      assert.deepEqual(fit.names, [{ text: 'GH200 Grace Hopper (HBM3)', clamped: false }], `${at}: one column, its name whole`);
+      assert.equal(fit.groups.length, 1);
+      const g = fit.groups[0];
+      assert.equal(g.text, g.full, `${at}: the class's full name, not its short form`);
+      assert.ok(g.lines === 1 && g.width <= g.room + 0.5, `${at}: "${g.text}" on one line, ${g.width.toFixed(1)} px in ${g.room} px`);
+      assert.ok(fit.page <= fit.screen, `${at}: no sideways page`);
+      await h.screenshot(page, `matrix-one-column-${lang}-${size}-${env.name}`);
+      await page.close();
+    }
+  });
+
+  test('every class header in view is on one line and whole, many columns or few (zh and en, phone)', async () => {
+    const phone = await env.newContext(PHONE);
+    for (const hash of ['lang=zh', 'lang=en', 'lang=zh&gq=4090']) {
+      const page = await h.openPage(phone, env.url(hash));
+      const fit = await headFit(page);
+      assert.ok(fit.groups.length >= 1);
+      for (const g of fit.groups) {
+        assert.ok(g.lines === 1 && g.width <= g.room + 0.5, `${hash}: "${g.text}" ${g.width.toFixed(1)} px in ${g.room} px, ${g.lines} line(s)`);
+      }
+      await page.close();
+    }
+  });
+});

@@ -64,6 +64,17 @@ function fakeEngine(calls, allModels = MODELS, allGpus = GPUS) {
   };
 }
 
+test('short GPU names for the column heads: no vendor, no marketed memory, brackets kept only with something in them', () => {
+  // Names as data/gpus.json spells them.
+  assert.equal(view.shortGpuName('NVIDIA GH200 Grace Hopper (96GB HBM3)'), 'GH200 Grace Hopper (HBM3)');
+  assert.equal(view.shortGpuName('NVIDIA RTX PRO 5000 Blackwell (48GB)'), 'RTX PRO 5000 Blackwell');
+  assert.equal(view.shortGpuName('Apple M4 Max (40-core GPU, 48GB)'), 'M4 Max (40-core GPU)');
+  assert.equal(view.shortGpuName('NVIDIA GeForce RTX 2080 Ti 22GB (modified)'), 'RTX 2080 Ti (modified)');
+  assert.equal(view.shortGpuName('NVIDIA H200 NVL 141GB (PCIe)'), 'H200 NVL (PCIe)');
+  assert.equal(view.shortGpuName('NVIDIA GB300 (per Blackwell Ultra GPU, NVL72)'), 'GB300', 'a long bracket is left to the title');
+  assert.equal(view.shortGpuName('NVIDIA DGX Spark (GB10)'), 'DGX Spark (GB10)');
+});
+
 test('columns follow the class groups, unknown groups last', () => {
   const gpus = [{ group: 'other' }, { group: 'consumer' }, { group: 'weird' }, { group: 'datacenter' }, { group: 'consumer' }];
   assert.deepEqual(view.columnOrder(gpus), [1, 4, 3, 0, 2]);

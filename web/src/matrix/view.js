@@ -160,13 +160,17 @@ function gpuLabel(g, ctx) {
   return { node: span, title: g.name };
 }
 
-// Vendor prefixes and the marketed memory size ("80GB") dropped to keep
-// columns narrow; the full name is the title.
+// Vendor prefixes and the marketed memory size ("80GB", also inside the
+// closing brackets: "(96GB HBM3)" → "(HBM3)") dropped to keep columns
+// narrow; the full name is the title.
 function shortGpuName(name) {
   var short = String(name).replace(/^(NVIDIA|AMD|Intel|Huawei|Apple)\s+/i, '')
     .replace(/^(GeForce|Radeon Instinct|Instinct|Tesla)\s+/i, '').replace(/\s+Generation\b/i, '')
-    .replace(/\s*\(([^)]*)\)\s*$/, function (all, inner) { return inner.length <= 14 ? ' (' + inner + ')' : ''; })
-    .replace(/\s*\b\d+(?:\.\d+)?\s*GB\b/gi, '').trim();
+    .replace(/\s*\b\d+(?:\.\d+)?\s*GB\b/gi, '')
+    .replace(/\s*\(([^)]*)\)\s*$/, function (all, inner) {
+      inner = inner.replace(/^[\s,]+|[\s,]+$/g, '');
+      return inner && inner.length <= 14 ? ' (' + inner + ')' : '';
+    }).trim();
   return short || String(name);
 }
 
@@ -198,8 +202,26 @@ function buildHead(view, matrix, cols, ctx) {
   caption.insertAdjacentElement('afterend', colgroup(cols.length));
   table.querySelector('colgroup').insertAdjacentElement('afterend', el('thead', null, [top, names]));
   table.style.width = 'calc(var(--name-w) + var(--size-w) + ' + cols.length + ' * var(--cell-w))';
+  setFewColumns(view, cols.length);
   view.head = { top: top, names: names, ctx: ctx, c0: -1, c1: -1 };
   if (view.refocus && view.refocus.split('|')[1] === '') refocusHeader(view);
+}
+
+// A matrix of a few GPU columns (a search for one card, one class) has
+// room to spare: its columns are wider (styles.css, data-cols), so the
+// class's full name and the card's full name fit over a single column.
+// The sizes the window was laid out with are read again.
+var FEW_COLUMNS = 6;
+var WIDE_CELL_PX = 90;  // from this width a class's full name fits over one column
+function setFewColumns(view, n) {
+  var table = view.table, few = n >= 1 && n <= FEW_COLUMNS ? String(n) : '';
+  if ((table.dataset.cols || '') !== few) {
+    if (few) table.dataset.cols = few; else delete table.dataset.cols;
+    view.metrics = null;
+    view.measured = false;
+  }
+  var cellW = parseFloat(getComputedStyle(table).getPropertyValue('--cell-w'));
+  view.wideColumns = isFinite(cellW) && cellW >= WIDE_CELL_PX;
 }
 
 // The class group and name headers of GPU columns c0..c1-1, with spacers
@@ -231,14 +253,14 @@ function writeHeadColumns(view, c0, c1) {
     th.className = 'gcol' + (startsGroup ? ' first' : '');
     head.names.appendChild(th);
   }
-  // A class header over a single column gets the short form of its name
-  // (the full one as its title), so it is never cut ("CONSUM").
+  // A class header over a single narrow column gets the short form of its
+  // name (the full one as its title), so it is never cut ("CONSUM").
   dom.$all('th.grp', head.top).forEach(function (th) {
     var span = th.firstChild, full = th.dataset.full || span.textContent;
     th.dataset.full = full;
     th.title = full;
     var shortKey = 'groupShort.' + th.dataset.group;
-    span.textContent = th.colSpan === 1 && i18n.has(shortKey) ? ctx.t(shortKey) : full;
+    span.textContent = th.colSpan === 1 && !view.wideColumns && i18n.has(shortKey) ? ctx.t(shortKey) : full;
   });
   if (c1 < n) {
     head.top.appendChild(padTop(n - c1));
