@@ -99,6 +99,33 @@ h.forEachOrigin('serve view', (env) => {
     await page.close();
   });
 
+  test('the GPUs to compare always show: a named card ranked below the first N gets its best deployment, at its own rank', async (t) => {
+    // Llama 3.1 8B for 50 users at 20 tokens/s, "Show 5": A800 takes the
+    // first places (1, 2, 4 and 8 cards), so an RTX 4090 D would be cut.
+    const page = await h.openPage(env.context, env.url(QUESTION + '&top=5&sgq=A800, H20, 4090D'));
+    if (!(await canServe(page))) { await page.close(); t.skip('this engine has no serving search yet'); return; }
+    await page.waitForSelector('#serve-table');
+    const named = ['a800-sxm4-80gb', 'h20-96gb', 'rtx-4090d'];
+    // The engine's whole ranking of those cards (its largest top).
+    const all = await page.evaluate((ids) => {
+      const C = window.__caliperPage, s = C.app.state;
+      return C.engine.serve(Object.assign(C.requests.toServeRequest(s, s.sm, ids), { top: 100 })).deployments.map((d) => d.gpu);
+    }, named);
+    const firstOf = (id) => all.indexOf(id);
+    assert.ok(firstOf('rtx-4090d') >= 5, `the 4090 D ranks below the first five: ${all.join(' ')}`);
+    const rows = await page.$$eval('#serve-table tbody tr', (trs) => trs.map((tr) => ({ gpu: tr.dataset.gpuId, rank: Number(tr.dataset.rank),
+      shown: tr.firstChild.textContent, named: tr.classList.contains('named') })));
+    // The first five as ranked, then each named card missing from them at its own rank.
+    assert.deepEqual(rows.slice(0, 5).map((r) => r.gpu), all.slice(0, 5));
+    const extra = named.filter((id) => firstOf(id) >= 5);
+    assert.deepEqual(rows.slice(5).map((r) => [r.gpu, r.rank, r.shown, r.named]),
+      extra.map((id) => [id, firstOf(id) + 1, String(firstOf(id) + 1), true]));
+    for (const id of named) assert.ok(rows.some((r) => r.gpu === id), `${id} shown`);
+    assert.equal(await page.textContent('#serve-named'), en['serve.namedNote'].replace('{n}', '5'));
+    await h.screenshot(page, `serve-named-${env.name}`, { fullPage: true });
+    await page.close();
+  });
+
   test('in Chinese, in yuan, on a phone: labels translated, no sideways scrolling of the page', async (t) => {
     const phone = await env.newContext(PHONE);
     const page = await h.openPage(phone, env.url(QUESTION + '&lang=zh'));

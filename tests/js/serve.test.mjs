@@ -110,3 +110,12 @@ test('Chinese serve texts name tokens per second as the rest of the page does', 
     if (key.startsWith('serve.')) assert.doesNotMatch(text, /token\/s\b/, `${key}: ${text} (the page's unit is ${zh['unit.tokPerS']})`);
   }
 });
+
+test('the named GPUs always show: the first N, then each named card\'s best deployment below them, at its rank', () => {
+  const d = (gpu, n) => ({ gpu, gpu_count: n });
+  const ranking = [d('a', 1), d('a', 2), d('b', 1), d('a', 4), d('c', 2), d('c', 4), d('d', 1)];
+  const shown = serve.shownDeployments(ranking, 2, ['a', 'c', 'e']);
+  assert.deepEqual(shown.map((x) => [x.d.gpu, x.d.gpu_count, x.rank, x.named]), [['a', 1, 1, false], ['a', 2, 2, false], ['c', 2, 5, true]]);
+  assert.equal(serve.shownDeployments(ranking, 10, []).length, 7, 'no names: the first N');
+  assert.deepEqual(serve.rows({ deployments: [STUB.deployments[1]] }, Object.assign({ ranks: [12] }, opts('en', 'usd')))[0].cells[0], '12');
+});

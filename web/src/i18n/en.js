@@ -378,6 +378,7 @@ var en = {
   'serve.gpusPlaceholder': 'all; or e.g. A800, H20, 4090D, 910B',
   'serve.gpusUnmatched': 'No GPU in the catalog is called {names}.',
   'serve.gpusMissing': 'Not listed: {names}. None of their deployments within the GPU limit ({n|GPU|GPUs}, under Workload) carries this load; raise the limit to see what they need.',
+  'serve.namedNote': 'Shaded rows: cards you named that rank below the first {n}, each with its best deployment at its own rank.',
   'serve.badNumber': 'Enter a number from {min} to {max}.',
   'serve.gpus': '{n|GPU|GPUs}',
   'serve.disaggText': 'prefill {p} × {pg|GPU|GPUs} + decode {d} × {dg|GPU|GPUs}',

@@ -378,6 +378,7 @@ var zh = {
   'serve.gpusPlaceholder': '全部；或如 A800、H20、4090D、910B',
   'serve.gpusUnmatched': '目录中没有名为 {names} 的显卡。',
   'serve.gpusMissing': '未列出：{names}。在显卡上限（{n} 张，见“工作负载”）内，它们的部署都承载不了这个负载；调高上限可查看所需卡数。',
+  'serve.namedNote': '底色标出的行：你指定的显卡排在前 {n} 名之后，列出其最佳部署，序号为其实际排名。',
   'serve.badNumber': '请输入 {min} 到 {max} 之间的数。',
   'serve.gpus': '{n} 张卡',
   'serve.disaggText': '预填充 {p} × {pg} 卡 + 解码 {d} × {dg} 卡',

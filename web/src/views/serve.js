@@ -17,6 +17,7 @@ var $ = dom.$, el = dom.el;
 var ctx = null;
 var DEFAULT_MODEL = 'llama-3.1-8b';
 var DEBOUNCE_MS = 160;
+var NAMED_TOP = 100;  // the engine's largest top (describe().limits.top)
 var pending = {};
 var lastKey = '';
 
@@ -104,18 +105,37 @@ function planText(d, t) {
   return t('serve.planText', { tp: plan.tp || 1, pp: plan.pp || 1, replicas: d.replicas || 1 });
 }
 
-// One table row of texts per deployment. opts: {t, locale, currency, cnyPerUsd, pricing, units}
+// The deployments to list: the first `top` of the ranking, then, for each
+// GPU the reader named that has none among them, its best-ranked one (the
+// cards put in "GPUs to compare" always show). [{d, rank, named}]
+function shownDeployments(deployments, top, namedIds) {
+  var list = deployments || [], out = [], seen = {};
+  list.forEach(function (d, i) {
+    if (i < top) { out.push({ d: d, rank: i + 1, named: false }); seen[d.gpu] = true; }
+  });
+  (namedIds || []).forEach(function (id) {
+    if (seen[id]) return;
+    for (var i = top; i < list.length; i++) {
+      if (list[i].gpu === id) { out.push({ d: list[i], rank: i + 1, named: true }); seen[id] = true; return; }
+    }
+  });
+  return out.sort(function (a, b) { return a.rank - b.rank; });
+}
+
+// One table row of texts per deployment. opts: {t, locale, currency, cnyPerUsd, pricing, units};
+// answer.deployments may be a selection, opts.ranks then their places in the ranking.
 function rows(answer, opts) {
   var t = opts.t, L = opts.locale;
   var perM = opts.pricing === 'purchase' ? 'purchase_usd_per_million_output_tokens' : 'usd_per_million_output_tokens';
   return (answer.deployments || []).map(function (d, i) {
     var s = d.serving || {};
+    var rank = opts.ranks ? opts.ranks[i] : i + 1;
     return {
-      rank: i + 1, gpu: d.gpu, meets: !!d.meets_slo,
+      rank: rank, gpu: d.gpu, meets: !!d.meets_slo,
       // Why the search shaped it so (deployment why codes), on the plan's cell.
       why: (Array.isArray(d.why) ? d.why : []).map(function (c) { return i18n.code('why', c); }).join(t('list.sep')),
       cells: [
-        String(i + 1),
+        String(rank),
         d.gpu_name || d.gpu,
         t('serve.gpus', { n: d.gpu_count }),
         planText(d, t) + (d.kv_cache === 'fp8' ? ' · FP8 KV' : ''),
@@ -140,7 +160,8 @@ function table(list, opts) {
     return el('th', { scope: 'col', class: NUMERIC.indexOf(i) >= 0 ? 'num' : null }, opts.t(k));
   }));
   var body = list.map(function (r) {
-    return el('tr', { class: r.meets ? 'meets' : 'misses', dataset: { gpuId: r.gpu } }, r.cells.map(function (c, i) {
+    var cls = (r.meets ? 'meets' : 'misses') + (r.named ? ' named' : '');
+    return el('tr', { class: cls, dataset: { gpuId: r.gpu, rank: r.rank } }, r.cells.map(function (c, i) {
       return el(i === 1 ? 'th' : 'td', { scope: i === 1 ? 'row' : null, class: NUMERIC.indexOf(i) >= 0 ? 'num' : i === 10 ? (r.meets ? 'yes' : 'no') : null,
         title: i === 3 && r.why ? r.why : null }, c);
     }));
@@ -169,9 +190,9 @@ function verdictText(answer, s, t, L, opts) {
 // The GPUs the reader named that the answer does not list (the list not
 // cut short by its length, and not left out for want of a speed): no
 // deployment of them within the GPU limit carries the load.
-function missingNote(ids, answer, s, t) {
+function missingNote(ids, answer, top, t, s) {
   var listed = (answer.deployments || []).map(function (d) { return d.gpu; });
-  if (!ids.length || listed.length >= s.top) return null;
+  if (!ids.length || listed.length >= top) return null;
   var unknown = Array.isArray(answer.speed_unknown) ? answer.speed_unknown : [];
   var names = ids.filter(function (id) { return listed.indexOf(id) < 0 && unknown.indexOf(id) < 0; }).map(function (id) {
     var g = (ctx.app.gpus || []).filter(function (x) { return x.id === id; })[0];
@@ -231,8 +252,12 @@ function render() {
     ctx.setStatus('');
     return;
   }
+  // With named GPUs, every deployment of theirs (the engine's largest
+  // top), so each named card shows even when it ranks below the first N.
+  var req = toServeRequest(s, currentModel(s), picked.ids);
+  if (picked.ids.length) req.top = NAMED_TOP;
   try {
-    answer = engine.serve(toServeRequest(s, currentModel(s), picked.ids));
+    answer = engine.serve(req);
   } catch (e) {
     dom.replace(out, el('p', { class: 'panel note error', title: i18n.errorDetail(e) || null },
       i18n.errorText(e) + (e.path ? t('error.at', { path: e.path }) : '')));
@@ -241,8 +266,12 @@ function render() {
   }
   if (typeof answer.cny_per_usd === 'number') ctx.app.cnyPerUsd = answer.cny_per_usd;
   var opts = { t: t, locale: L, currency: currencyOf(s, i18n.lang()), cnyPerUsd: ctx.app.cnyPerUsd, pricing: s.pr, units: units };
-  var list = rows(answer, opts);
-  var missing = missingNote(picked.ids, answer, s, t);
+  var shown = shownDeployments(answer.deployments, s.top, picked.ids);
+  var list = rows({ deployments: shown.map(function (x) { return x.d; }) }, Object.assign({ ranks: shown.map(function (x) { return x.rank; }) }, opts));
+  list.forEach(function (r, i) { r.named = shown[i].named; });
+  var named = shown.filter(function (x) { return x.named; }).length
+    ? el('p', { class: 'note', id: 'serve-named' }, t('serve.namedNote', { n: s.top })) : null;
+  var missing = missingNote(picked.ids, answer, req.top, t, s);
   var readout = el('p', { class: 'note readout', id: 'serve-readout', 'aria-live': 'polite' }, t('serve.readoutHint'));
   var best = (answer.deployments || [])[0];
   var title = best ? t('serve.chartTitle', { n: best.gpu_count, gpu: best.gpu_name || best.gpu, model: (answer.model && answer.model.name) || '' }) : '';
@@ -260,7 +289,7 @@ function render() {
   dom.replace(out, [
     unmatched, missing,
     el('p', { class: 'serve-verdict ' + (answer.meets_slo === false ? 'misses' : 'meets'), id: 'serve-verdict' }, verdictText(answer, s, t, L, opts)),
-    list.length ? el('div', { class: 'panel table-scroll' }, table(list, opts)) : null,
+    list.length ? el('div', { class: 'panel table-scroll' }, [table(list, opts), named]) : null,
     svg ? el('div', { class: 'panel' }, [el('h3', null, t('serve.frontier')), el('p', { class: 'note' }, t('serve.frontierNote')), svg, readout, tools]) : null,
     warn.length ? el('ul', { class: 'list warn-list' }, warn) : null]);
   ctx.setStatus('');
@@ -268,4 +297,4 @@ function render() {
   if (timings) timings.serveRepaintMs = Math.round((performance.now() - t0) * 10) / 10;
 }
 
-export { init, render, refreshLists, rows, verdictText };
+export { init, render, refreshLists, rows, shownDeployments, verdictText };
