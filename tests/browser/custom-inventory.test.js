@@ -118,19 +118,31 @@ h.forEachOrigin('own model and inventory', (env) => {
       tasks: [...tr.querySelectorAll('td')].slice(1).map((td) => td.className),
     })));
     assert.deepEqual(rows.map((x) => x.id).sort(), r.rows.map((x) => x.model_id).sort(), 'the engine\'s models');
-    // In the matrix's landing order: current models first, i.e. each family
+    // The models these cards run for the page's task (inference here) first,
+    // then the others; each part in the matrix's landing order: each family
     // in one run, families by their newest release (the catalog's
     // release_date), newest first; the page's own model has none, so last.
+    const byEngine = new Map(r.rows.map((x) => [x.model_id, x]));
+    const fits = rows.map((x) => byEngine.get(x.id).tasks.inference.fits);
+    const split = fits.indexOf(false) < 0 ? fits.length : fits.indexOf(false);
+    assert.ok(split > 0 && fits.slice(split).every((f) => !f), 'the models that run come first, then those that do not');
+    assert.ok((await page.textContent('#inv-order')).startsWith(`First the ${split} models with ✓ under “Inference”`));
     const catalog = new Map(cli.listModels().map((m) => [m.id, m]));
-    const newest = new Map();
-    for (const m of rows.map((x) => catalog.get(x.id)).filter(Boolean)) {
-      if (m.release_date && !(newest.get(m.family) >= m.release_date)) newest.set(m.family, m.release_date);
+    for (const part of [rows.slice(0, split), rows.slice(split)]) {
+      const newest = new Map();
+      for (const m of part.map((x) => catalog.get(x.id)).filter(Boolean)) {
+        if (m.release_date && !(newest.get(m.family) >= m.release_date)) newest.set(m.family, m.release_date);
+      }
+      const families = part.map((x) => (catalog.get(x.id) || {}).family || x.id);
+      const runs = families.filter((f, i) => i === 0 || f !== families[i - 1]);
+      assert.equal(new Set(runs).size, runs.length, 'each family in one run');
+      const dates = runs.map((f) => newest.get(f) || '');
+      assert.deepEqual(dates, dates.slice().sort((a, b) => (a && b ? b.localeCompare(a) : a ? -1 : b ? 1 : 0)), 'newest families first');
     }
-    const families = rows.map((x) => (catalog.get(x.id) || {}).family || x.id);
-    const runs = families.filter((f, i) => i === 0 || f !== families[i - 1]);
-    assert.equal(new Set(runs).size, runs.length, 'each family in one run');
-    const dates = runs.map((f) => newest.get(f) || '');
-    assert.deepEqual(dates, dates.slice().sort((a, b) => (a && b ? b.localeCompare(a) : a ? -1 : b ? 1 : 0)), 'newest families first');
+    // What a 7-14B reader owns these cards for is on the first screen of
+    // rows, not below the newest models they cannot hold.
+    const small = rows.findIndex((x) => { const m = catalog.get(x.id); return m && m.params_b >= 7 && m.params_b <= 14; });
+    assert.ok(small >= 0 && small < 15, `a 7-14B model within the first rows (row ${small + 1})`);
     const byId = new Map(r.rows.map((x) => [x.model_id, x]));
     rows.forEach((row) => {
       const engineRow = byId.get(row.id);

@@ -279,6 +279,7 @@ var en = {
   'inv.qlora': 'QLoRA',
   'inv.full': 'Full fine-tune',
   'inv.caption': 'What {list} can run',
+  'inv.orderNote': 'First the {n|model|models} with ✓ under “{task}” (newest families first), then the rest; select a column header to sort by it.',
   'inv.uses': 'on {n|GPU|GPUs}',
 
   'custom.title': 'Your own model or GPU',

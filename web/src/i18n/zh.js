@@ -279,6 +279,7 @@ var zh = {
   'inv.qlora': 'QLoRA',
   'inv.full': '全参数微调',
   'inv.caption': '{list} 能运行的模型',
+  'inv.orderNote': '先列出“{task}”一栏打 ✓ 的 {n} 个模型（较新的系列在前），再列其余的；点列标题可按该列排序。',
   'inv.uses': '用 {n} 张卡',
 
   'custom.title': '自定义模型或显卡',

@@ -127,8 +127,21 @@ function currentFirst(rows) {
   return out;
 }
 
+// Whether the row's model runs the task on these GPUs.
+function runs(row, task) { var x = row.tasks && row.tasks[task]; return !!(x && x.fits); }
+
+// The landing order: the models that run the page's task (the Task
+// select's column) on these GPUs first, then the others, each part in the
+// matrix's order (current families first, a family's models by size), so
+// the models a card holds are not lost below the newest ones it cannot.
+function defaultOrder(rows) {
+  var task = TASK_COLUMN[ctx.app.state.task];
+  return currentFirst(rows.filter(function (r) { return runs(r, task); }))
+    .concat(currentFirst(rows.filter(function (r) { return !runs(r, task); })));
+}
+
 function sortedRows(rows) {
-  if (!sortKey) return currentFirst(rows);
+  if (!sortKey) return defaultOrder(rows);
   return rows.slice().sort(function (a, b) {
     if (sortKey === 'name') return sortDir * String(a.model_name).localeCompare(String(b.model_name));
     var x = sortKey === 'size' ? a.params_b : taskValue(a, sortKey), y = sortKey === 'size' ? b.params_b : taskValue(b, sortKey);
@@ -176,7 +189,10 @@ function resultTable(r) {
       return taskCell(k, row.tasks && row.tasks[k], L, k === current);
     })));
   });
-  return el('div', { class: 'panel table-scroll' }, [el('table', { class: 'plain inv-table' }, [
+  // How the rows are ordered, until a header sorts them.
+  var running = (r.rows || []).filter(function (row) { return runs(row, current); }).length;
+  var order = sortKey ? null : el('p', { class: 'note', id: 'inv-order' }, ctx.t('inv.orderNote', { n: running, task: ctx.t('inv.' + current) }));
+  return el('div', { class: 'panel table-scroll' }, [order, el('table', { class: 'plain inv-table' }, [
     el('caption', { class: 'note' }, ctx.t('inv.caption', { list: owned })), el('thead', null, head), el('tbody', null, body)])]);
 }
 
