@@ -134,6 +134,27 @@ h.forEachOrigin('readers', (env) => {
     }
   });
 
+  test('one of a thing reads singular; the phone\'s how-to-read line is as small as the legend\'s notes; one name for the micro-batch in Chinese', async () => {
+    // One request a second: "1 request/s", not "1 requests/s".
+    const serve = await h.openPage(env.context, env.url('view=serve&sm=llama-3.1-8b&sr=1'));
+    if (await serve.evaluate(() => window.__caliperPage.engine.canServe())) {
+      assert.match(await serve.textContent('#serve-verdict'), /^For 1 request\/s: /);
+    }
+    await serve.close();
+    const phone = await env.newContext(PHONE);
+    const page = await h.openPage(phone, env.url(NARROW));
+    const sizes = await page.evaluate(() => ['#legend-howto', '#legend li', '.figure-note'].map((q) => parseFloat(getComputedStyle(document.querySelector(q)).fontSize)));
+    assert.ok(sizes[0] <= Math.max(sizes[1], sizes[2]) + 0.5, `how-to-read ${sizes[0]} px beside ${sizes[1]} and ${sizes[2]} px`);
+    await page.close();
+    // The scenario control, the detail's knob and its plan line name the micro-batch alike.
+    const zhPage = await h.openPage(env.context, env.url('lang=zh&task=lora&cell=llama-3.1-8b~h100-sxm5-80gb'));
+    await zhPage.waitForSelector('#detail[open] .verdict');
+    assert.equal(await zhPage.textContent('#batch-label'), zh['ctl.microBatch']);
+    assert.equal(await zhPage.textContent('label[for="detail-micro-batch"]'), zh['ctl.microBatch']);
+    assert.match(await zhPage.textContent('#detail .verdict'), /微批大小 \d+/);
+    await zhPage.close();
+  });
+
   test('a cell\'s detail shows the figures with their 80% band where the engine gives one', async () => {
     const page = await h.openPage(env.context, env.url(NARROW + '&cell=llama-3.1-8b~rtx-4090'));
     await page.waitForSelector('#detail[open] [data-field="decode_tokens_per_s"] dd');
