@@ -105,6 +105,8 @@ function planText(d, t) {
   return t('serve.planText', { tp: plan.tp || 1, pp: plan.pp || 1, replicas: d.replicas || 1 });
 }
 
+function hasWhy(d, code) { return Array.isArray(d.why) && d.why.indexOf(code) >= 0; }
+
 // One table row of texts per deployment. opts: {t, locale, currency, cnyPerUsd, pricing, units}
 function rows(answer, opts) {
   var t = opts.t, L = opts.locale;
@@ -119,7 +121,7 @@ function rows(answer, opts) {
         String(i + 1),
         d.gpu_name || d.gpu,
         t('serve.gpus', { n: d.gpu_count }),
-        planText(d, t) + (d.kv_cache === 'fp8' ? ' · FP8 KV' : ''),
+        planText(d, t) + (hasWhy(d, 'fp8_weights_more_users') ? ' · ' + t('serve.fp8Weights') : '') + (d.kv_cache === 'fp8' ? ' · FP8 KV' : ''),
         format.number(L, d.concurrency_per_replica, 0),
         format.isNum(s.user_tokens_per_s) ? format.number(L, s.user_tokens_per_s) + ' ' + t('unit.tokPerS') : '—',
         format.seconds(L, s.ttft_s, opts.units),
