@@ -365,3 +365,28 @@ TEST_CASE("Megatron takes the smallest model-parallel size that fits, tensor par
     CHECK(large["pp"].get<int>() >= 2);
     CHECK(large["dp"].get<int>() * large["pp"].get<int>() * 8 == 1024);
 }
+
+TEST_CASE("Llama 3 405B on 16,384 H100 at Meta's batch runs a shallow pipeline, not 64 stages", "[clusters]") {
+    // Llama 3 paper (arXiv 2407.21783) Table 4: 16,384 H100, TP 8 x CP 1 x
+    // PP 16 x DP 128, sequences of 8,192 tokens, 16M tokens per batch (2,048
+    // sequences), 400 TFLOP/s per GPU. At that batch a pipeline of 64 stages
+    // has 2,048 / 32 = 64 micro-batches per replica for 63 idle slots, so the
+    // plan that needs no recomputation only at 64 stages is the slower one:
+    // with checkpointing a pipeline of at most 16 stages fits and keeps the
+    // bubble small.
+    const Json request = {{"model", "llama-3.1-405b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"},
+                          {"engine", "megatron"},       {"gpu_count", 16384},       {"seq_len", 8192},
+                          {"batch", 1},                 {"global_batch", 2048}};
+    const Json chosen = answer(request);
+    CHECK(chosen["plan"]["tp"] == 8);
+    CHECK(chosen["plan"]["pp"].get<int>() <= 16);
+    Json deep = request;
+    deep["parallel"] = {{"tp", 8}, {"pp", 64}};
+    deep["gradient_checkpointing"] = false;
+    const Json sixtyFour = answer(deep);
+    REQUIRE(sixtyFour["fits"] == true);
+    CHECK(chosen["train_tflops_per_gpu"].get<double>() > sixtyFour["train_tflops_per_gpu"].get<double>());
+    bool saysWhy = false;
+    for (const Json& code : chosen["plan"]["why"]) saysWhy = saysWhy || code == "checkpointing_shallower_pipeline_faster";
+    CHECK(saysWhy);
+}
