@@ -90,12 +90,12 @@ Json curveToJson(const std::vector<CurvePoint>& curve) {
     return list;
 }
 
+}  // namespace
+
 Json sloToJson(const Slo& slo) {
     return {{"ttft_s", tidyOrNull(slo.ttftS)}, {"tpot_ms", tidyOrNull(slo.tpotMs)},
             {"min_user_tokens_per_s", tidyOrNull(slo.minUserTokensPerS)}};
 }
-
-}  // namespace
 
 Slo readSlo(ObjectReader& r) {
     Slo slo;
