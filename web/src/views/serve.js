@@ -123,6 +123,8 @@ function shownDeployments(deployments, top, namedIds) {
   return out.sort(function (a, b) { return a.rank - b.rank; });
 }
 
+function hasWhy(d, code) { return Array.isArray(d.why) && d.why.indexOf(code) >= 0; }
+
 // One table row of texts per deployment. opts: {t, locale, currency, cnyPerUsd, pricing, units};
 // answer.deployments may be a selection, opts.ranks then their places in the ranking.
 function rows(answer, opts) {
@@ -139,7 +141,7 @@ function rows(answer, opts) {
         String(rank),
         d.gpu_name || d.gpu,
         t('serve.gpus', { n: d.gpu_count }),
-        planText(d, t) + (d.kv_cache === 'fp8' ? ' · FP8 KV' : ''),
+        planText(d, t) + (hasWhy(d, 'fp8_weights_more_users') ? ' · ' + t('serve.fp8Weights') : '') + (d.kv_cache === 'fp8' ? ' · FP8 KV' : ''),
         format.number(L, d.concurrency_per_replica, 0),
         format.isNum(s.user_tokens_per_s) ? format.number(L, s.user_tokens_per_s) + ' ' + t('unit.tokPerS') : '—',
         format.seconds(L, s.ttft_s, opts.units),

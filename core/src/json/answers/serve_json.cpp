@@ -61,6 +61,7 @@ Json deploymentToJson(const Deployment& d, const Scenario& s) {
             {"plan", std::move(plan)},
             {"replicas", d.replicas},
             {"concurrency_per_replica", tidy(d.concurrencyPerReplica)},
+            {"weights", toString(d.weights)},
             {"kv_cache", toString(d.kvCache)},
             {"disaggregated", disaggregatedToJson(d.disaggregated)},
             {"serving", servingToJson(d.serving)},
