@@ -114,6 +114,20 @@ Slo readSlo(ObjectReader& r) {
     return slo;
 }
 
+std::optional<Slo> readPlanSlo(ObjectReader& r, Task task, bool targetRequired) {
+    if (!r.has("slo")) {
+        r.ignore("slo");
+        return std::nullopt;
+    }
+    const Slo slo = readSlo(r);
+    if (!slo.ttftS && !slo.tpotMs && !slo.minUserTokensPerS) {
+        if (!targetRequired) return std::nullopt;
+        fail("missing_key", "/slo", "slo needs ttft_s, tpot_ms or min_user_tokens_per_s");
+    }
+    if (task != Task::Inference) fail("invalid_value", "/slo", "an SLO's targets are inference figures");
+    return slo;
+}
+
 ServeOptions readServeOptions(ObjectReader& r) {
     ServeOptions o;
     o.slo = readSlo(r);

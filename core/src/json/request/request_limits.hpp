@@ -41,6 +41,7 @@ constexpr RequestLimit kRequestLimits[] = {
     {"parallel.vp", 1, 1024},
     {"parallel.attention_dp", 1, kMaxGpus},
     {"parallel.dp", 1, kMaxGpuCount},
+    {"parallel.nodes", 1, kMaxGpuCount},
     {"global_batch", 1, 1e9},
     {"interconnect.gpus_per_node", 1, 1024},  // NVL72/NVL576-class domains fit
     {"max_train_days", 0.01, 36500},   // recommend: the longest training run wanted
