@@ -110,3 +110,15 @@ TEST_CASE("the weights_format term says why the weights are in their format", "[
     const Json plain = estimateOk(R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb"})");
     CHECK(explainFormula(plain, "weights_format") == "bf16: 16-bit, the checkpoint's own precision");
 }
+
+TEST_CASE("a KV pool too small for the batch is said once", "[api][serving]") {
+    // Qwen2.5 72B in bf16 on two H100s (tp 2): 145 GB of weights leave ~0.5 GiB
+    // of each GPU's 0.9 x 80 GB pool, short of 50 requests' cache. The memory
+    // estimate names the sizes; the serving model must not add a second
+    // warning of the same code (the page shows one text per code).
+    const Json r = estimateOk(R"({"model":"qwen2.5-72b","gpu":"h100-sxm5-80gb","gpu_count":2,"batch":50,)"
+                              R"("kv_cache":"fp8","parallel":{"tp":2}})");
+    int count = 0;
+    for (const auto& w : r["warnings"]) count += w["code"] == "kv_pool_too_small";
+    CHECK(count == 1);
+}
