@@ -84,6 +84,10 @@ TEST_CASE("each kind of bad request gives its own code and JSON pointer", "[api]
         // An SLO is judged on inference only; its targets are positive.
         {R"({"model":"llama-3.1-8b","gpu":"h100","task":"finetune","slo":{"ttft_s":1}})", "invalid_value", "/slo"},
         {R"({"model":"llama-3.1-8b","gpu":"h100","slo":{"ttft_s":-1}})", "invalid_value", "/slo/ttft_s"},
+        // A request rate near zero prices each token at an idle deployment's
+        // whole cost: infinite below the double range, so it has a floor.
+        {R"({"model":"llama-3.1-8b","gpu":"h100","serving":{"request_rate_per_s":1e-320}})", "invalid_value",
+         "/serving/request_rate_per_s"},
         {R"({"model":"llama-3.1-8b","gpu":"h100")", "invalid_json", ""},
         {R"([1,2,3])", "invalid_value", ""},
     }));

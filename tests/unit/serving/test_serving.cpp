@@ -410,6 +410,18 @@ TEST_CASE("serve: a disaggregated deployment's TPOT is its decode step alone", "
     CHECK(d["serving"]["tpot_ms"].get<double>() <= together["tpot_ms"].get<double>() * (1 + kRounding));
 }
 
+TEST_CASE("serve: a request rate near zero is refused, not priced at infinity", "[serving][serve]") {
+    // 1e-320 requests/s (a subnormal double): an H100's hourly price over it
+    // overflows to infinity per token, which JSON cannot carry. The floor is
+    // about one request a day (request_limits.hpp).
+    rejected(R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb","request_rate_per_s":1e-320,"slo":{"ttft_s":1}})",
+             "invalid_value", "/request_rate_per_s");
+    const PropertyJson a = answer(R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb","request_rate_per_s":1e-5,)"
+                                  R"("slo":{"ttft_s":1}})");
+    REQUIRE(a["deployments"].size() > 0);
+    CHECK(a["deployments"][0]["usd_per_million_output_tokens"].is_number());
+}
+
 TEST_CASE("serve: an SLO nobody meets answers the closest deployments, not an error", "[serving][serve]") {
     const PropertyJson a = answer(R"({"model":"llama-3.1-70b","users":10,"slo":{"ttft_s":0.0001},"gpu":["h100-sxm5-80gb","rtx-4090"]})");
     CHECK(a["meets_slo"] == false);
