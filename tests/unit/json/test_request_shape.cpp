@@ -122,3 +122,26 @@ TEST_CASE("a KV pool too small for the batch is said once", "[api][serving]") {
     for (const auto& w : r["warnings"]) count += w["code"] == "kv_pool_too_small";
     CHECK(count == 1);
 }
+
+TEST_CASE("a gpu_filter value no GPU carries is refused at its pointer, not an empty answer", "[api][errors]") {
+    // Groups are datacenter, workstation, consumer, china and other
+    // (gpu_selection.cpp gpuGroup); "hopper" is an architecture, so the
+    // filter would have emptied the matrix and the recommendation silently.
+    for (const auto& call : {&caliper::matrixJson, &caliper::recommendJson}) {
+        const caliper::ApiResponse r =
+            call(caliper::test::projectCatalog(), R"({"model":"llama-3.1-8b","gpu_filter":{"groups":["hopper"]}})", false);
+        INFO(r.json);
+        REQUIRE(r.status == 2);
+        const Json e = Json::parse(r.json)["error"];
+        CHECK(e["code"] == "invalid_value");
+        CHECK(e["path"] == "/gpu_filter/groups/0");
+        CHECK(e["message"].get<std::string>().find("datacenter") != std::string::npos);
+    }
+    // Vendors are written as people write them: "NVIDIA" is nvidia.
+    const caliper::ApiResponse nvidia = caliper::matrixJson(
+        caliper::test::projectCatalog(), R"({"model":["llama-3.1-8b"],"gpu_filter":{"vendors":["NVIDIA"]}})", false);
+    REQUIRE(nvidia.status == 0);
+    const Json gpus = Json::parse(nvidia.json)["gpus"];
+    REQUIRE(gpus.size() > 0);
+    for (const auto& g : gpus) CHECK(g["vendor"] == "nvidia");
+}
