@@ -355,12 +355,12 @@ TEST_CASE("serve: a deployment's plan names expert parallelism only where the es
 }
 
 TEST_CASE("serve: a deployment's why names the layout of its replicas", "[serving][serve]") {
-    // Qwen3-235B-A22B in bf16 is 235.1B x 2 bytes = 438 GiB of weights
+    // Qwen3-235B-A22B held in bf16 is 235.1B x 2 bytes = 438 GiB of weights
     // (its config.json): 7 H100s (80 GB) hold it only as a pipeline of 7
     // stages (tensor parallelism must divide its 64 attention heads), and the
     // closest deployments include that replica. Its why must say so, not
     // "one GPU per replica".
-    const PropertyJson a = answer(R"({"model":"qwen3-235b-a22b","gpu":"h100-sxm5-80gb","users":500,)"
+    const PropertyJson a = answer(R"({"model":"qwen3-235b-a22b","gpu":"h100-sxm5-80gb","users":500,"weights":"bf16",)"
                                   R"("slo":{"ttft_s":2},"max_gpus":8})");
     REQUIRE(a["deployments"].size() > 0);
     bool pipeline = false;
