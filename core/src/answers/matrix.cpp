@@ -58,7 +58,11 @@ MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo, const si
     // The planner's choice within the limit: the same plan estimate() shows
     // for this scenario with max_gpus set to the matrix's limit.
     planner::Choice choice = planner::choose(request, maxGpus, held);
-    const Scenario& s = request;  // cost reads prices and the plan, not the resolved knobs
+    // Cost reads prices and the plan, not the resolved knobs; speed reads
+    // Ollama's context, which the chosen count sets.
+    std::optional<Scenario> sized;
+    if (planner::contextFollowsCount(request)) sized = planner::resolved(request, choice);
+    const Scenario& s = sized ? *sized : request;
     const Plan& plan = choice.plan;
     MatrixCell cell;
     cell.gpusNeeded = choice.gpusNeeded;

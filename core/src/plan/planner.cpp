@@ -452,9 +452,66 @@ Choice chooseMicroBatch(const Scenario& request, int maxGpus, const sizing::Mode
     return searchMicroBatch(request, at, nullptr, nullptr, only, maxGpus);
 }
 
+Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelFigures* held);
+
+// Ollama's num_ctx follows the VRAM of the machine (ollamaNumCtx: 4k, 32k
+// or 256k by total VRAM), so an "auto" count is searched band by band: each
+// band of counts with one context is searched at that context, and the
+// fewest GPUs that fit at their own context win. A count judged at another
+// count's context would fit a plan that Ollama, started on that many GPUs,
+// does not run (or miss one it does).
+Choice chooseOllamaContext(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
+    auto contextAt = [&request](int count) {
+        Scenario at = request;
+        at.gpuCount = count;
+        return ollamaNumCtx(at);
+    };
+    std::optional<Choice> first;
+    for (int lo = 1; lo <= kMaxGpus;) {
+        const std::int64_t context = contextAt(lo);
+        int hi = lo;
+        while (hi < kMaxGpus && contextAt(hi + 1) == context) ++hi;
+        Scenario band = request;
+        band.gpuCount = lo;  // ollamaNumCtx reads it; the count stays "auto"
+        Choice c = chooseUnbanded(band, maxGpus, held);
+        if (c.gpusNeeded && *c.gpusNeeded >= lo && *c.gpusNeeded <= hi) return c;
+        if (!first) first = std::move(c);
+        lo = hi + 1;
+    }
+    // No count fits at its own context: the plan the first band chose,
+    // judged at its own count's context, which does not fit either.
+    Scenario fixed = request;
+    fixed.gpuCountAuto = false;
+    fixed.gpuCount = std::max(1, first->plan.gpuCount);
+    Choice c = chooseUnbanded(fixed, maxGpus, held);
+    c.gpusNeeded.reset();
+    c.why.replace("count_requested", "count_fewest_that_fit");
+    return c;
+}
+
 }  // namespace
 
+bool contextFollowsCount(const Scenario& s) {
+    return s.gpuCountAuto && s.engine == Engine::Ollama && s.task == Task::Inference && !s.maxModelLen;
+}
+
 Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
+    if (contextFollowsCount(request)) return chooseOllamaContext(request, maxGpus, held);
+    Choice c = chooseUnbanded(request, maxGpus, held);
+    if (request.engine == Engine::Ollama && request.task == Task::Inference && !request.maxModelLen) {
+        // A stated count runs at its own context, but the fewest GPUs that
+        // fit are judged each at theirs, as an "auto" count is.
+        Scenario any = request;
+        any.gpuCountAuto = true;
+        any.gpuCount = 1;
+        c.gpusNeeded = chooseOllamaContext(any, maxGpus, held).gpusNeeded;
+    }
+    return c;
+}
+
+namespace {
+
+Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
     // vLLM on Apple silicon (the vllm-metal plugin) serves from one Mac
     // (compat.cpp): an "auto" count is that one, and no larger count helps.
     if (request.gpuCountAuto && request.engine == Engine::Vllm && request.gpu.vendor == "apple") {
@@ -473,8 +530,12 @@ Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* 
     return chooseKnobs(request, maxGpus, held);
 }
 
+}  // namespace
+
 Scenario resolved(const Scenario& request, const Choice& choice) {
     Scenario s = request;
+    // Ollama's context is that of the chosen count's VRAM (chooseOllamaContext).
+    if (contextFollowsCount(request)) s.gpuCount = std::max(1, choice.plan.gpuCount);
     s.gradientCheckpointing = choice.gradientCheckpointing;
     if (training(request)) s.batch = choice.plan.microBatch;
     return s;
