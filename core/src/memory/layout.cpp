@@ -3,6 +3,7 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "caliper/memory/memory.hpp"
 #include "memory/sizing.hpp"
 
 namespace caliper::sizing {
@@ -88,6 +89,7 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
         in.adapterParams = double(std::max(1, s.lora.rank)) * dims;
     }
     in.trainableParams = in.lora ? in.adapterParams : in.counts.total;
+    in.usableGiB = usableMemoryGiB(s);
     if (in.training) prepareOverhead(s, in);
     return in;
 }

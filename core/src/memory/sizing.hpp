@@ -125,6 +125,9 @@ struct Inputs {
     // The speed models' workload of the scenario, when a matrix row holds it
     // (ModelFigures); null otherwise (makeWorkload then works it out).
     const Workload* work = nullptr;
+    // usableMemoryGiB(*scenario), read by every fit test of a count search
+    // (it reads only the GPU, the task and the engine, which no search changes).
+    double usableGiB = 0;
 };
 
 Inputs prepare(const Scenario& s);
@@ -234,8 +237,13 @@ double kvBytesPerTokenPerGpu(const Inputs& in, const Layout& layout, const Stage
 // Evaluates a plan: the fullest GPU's breakdown. `warnings` may be null.
 MemoryBreakdown evaluate(const Inputs& in, const Plan& plan, const Explain& ex, std::vector<Warning>* warnings);
 
+// Rounding a total may exceed the usable memory by and still fit.
+constexpr double kFitToleranceGiB = 1e-9;
+
 // Whether a breakdown fits the scenario's GPU.
 bool fits(const Scenario& s, const MemoryBreakdown& memory);
+// The same for a prepared scenario.
+inline bool fits(const Inputs& in, const MemoryBreakdown& memory) { return memory.totalGiB <= in.usableGiB + kFitToleranceGiB; }
 
 // evaluate() without explanation where the plan fits, else empty; it stops
 // at the first pipeline stage when that alone overflows (searches probe
