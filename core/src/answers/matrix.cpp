@@ -100,6 +100,17 @@ Entry withoutText(const Entry& entry) {
     return lean;
 }
 
+// A GPU's price list and the texts beside its prices: read by costBasis()
+// alone. The planner copies the scenario for every training cell (twice
+// with the micro-batch and checkpointing searched), and each listed price
+// is a handful of strings to copy and free.
+void withoutPriceList(GpuSpec& gpu) {
+    gpu.cloudPrices.clear();
+    gpu.cloudProvider.clear();
+    gpu.cloudDate.clear();
+    gpu.priceNote.clear();
+}
+
 }  // namespace
 
 MatrixCell evaluateCell(const Scenario& workload, const ModelSpec& model, const GpuSpec& gpu, int maxGpus,
@@ -142,6 +153,7 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
         adaptToGpu(s);
         const HeldGpuRates rates(s.gpu);  // the column's achieved fractions, per engine and format
         const CostBasis costs = costBasis(s);  // and its prices
+        withoutPriceList(s.gpu);  // which the cells then read from `costs` alone
         const std::optional<double> bandTop = memoryBandTopFactor(s);  // and its memory band
         for (std::size_t m = 0; m < leanModels.size(); ++m) {
             // The row's model goes into the scenario field by field: its
