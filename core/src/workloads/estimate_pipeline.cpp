@@ -95,7 +95,7 @@ bool shardsAcrossGpus(const ModelSpec& model) {
 
 }  // namespace workloads
 
-EstimateResult estimatePipeline(const Scenario& s, EstimateDetail detail) {
+EstimateResult estimatePipeline(const Scenario& s, EstimateDetail detail, const CostBasis* costs) {
     EstimateResult r;
     const WorkloadInputs in = workloadInputs(s);
     if (detail.text) {
@@ -171,8 +171,9 @@ EstimateResult estimatePipeline(const Scenario& s, EstimateDetail detail) {
         if (std::isfinite(t.value)) r.explain.push_back(t);
     }
 
-    const CostEstimate cost =
-        detail.text ? estimateCost(s, r.plan, SpeedEstimate{}, detail.explain) : costFigures(s, r.plan, SpeedEstimate{});
+    const CostEstimate cost = detail.text ? estimateCost(s, r.plan, SpeedEstimate{}, detail.explain)
+                              : costs     ? costFigures(s, *costs, r.plan, SpeedEstimate{})
+                                          : costFigures(s, r.plan, SpeedEstimate{});
     r.usdPerHour = cost.usdPerHour;
     r.purchaseUsd = cost.purchaseUsd;
     r.powerW = cost.powerW;
