@@ -5,6 +5,7 @@
 #include <string>
 
 #include "calibration/calibration.hpp"
+#include "serving/cuda_graph.hpp"
 #include "speed/efficiency.hpp"
 
 namespace caliper::serving {
@@ -107,7 +108,10 @@ double StepModel::stepS(double decodes, double context, double prefillTokens, do
     const double weightBytes = work.denseWeightBytes / tpGpus + std::max(0.0, expertBytes) / allGpus;
     // Compute per GPU: decode-shaped and prompt-shaped work at their rates.
     const double matmul = 2.0 * work.blockMatmulParams;
-    const double decodeGemmFlops = decodes * (matmul + 2.0 * work.lmHeadParams);
+    // A pure decode step runs its GEMMs at the CUDA graph's padded batch (per attention group).
+    const double gemmDecodes =
+        prefillTokens > 0 ? decodes : cudaGraphBatch(engine, groupDecodes) * l.attentionDp;
+    const double decodeGemmFlops = gemmDecodes * (matmul + 2.0 * work.lmHeadParams);
     const double prefillGemmFlops = prefillTokens * matmul;
     const double decodeAttentionFlops = decodes * attentionFlopsPerToken(work, context);
     const double prefillAttentionFlops = prefillTokens * attentionFlopsPerToken(work, prefillContext);

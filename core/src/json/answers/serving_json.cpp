@@ -15,6 +15,8 @@ constexpr double kMaxAcceptedTokensPerStep = 16;
 constexpr double kMaxRequestRatePerS = 1e6;
 // Context limits beyond 16M tokens exceed every model in the catalog.
 constexpr std::int64_t kMaxModelLen = std::int64_t(1) << 24;
+// A step budget is at least one token and, like the context, below 16M.
+constexpr std::int64_t kMaxBatchedTokens = std::int64_t(1) << 24;
 
 }  // namespace
 
@@ -27,6 +29,9 @@ void readServing(Scenario& s, ObjectReader& r) {
     s.serving.prefixCacheHitRate = o.numberOr("prefix_cache_hit_rate", 0.0, 0.0, 1.0);
     s.serving.requestRatePerS = o.optionalNumber("request_rate_per_s", 0.0, kMaxRequestRatePerS);
     s.serving.mixedChunk = o.boolOr("mixed_chunk", false);
+    if (const auto tokens = o.optionalInteger("max_num_batched_tokens", 1, kMaxBatchedTokens)) {
+        s.serving.maxNumBatchedTokens = double(*tokens);
+    }
     if (s.serving.requestRatePerS && *s.serving.requestRatePerS <= 0) {
         fail("invalid_value", o.pathOf("request_rate_per_s"), "request_rate_per_s must be above 0");
     }
