@@ -96,3 +96,29 @@ TEST_CASE("serving: vLLM pads a decode batch up to its next captured CUDA graph"
     CHECK(v.model.stepS(9, context, 0, 0) >= v.model.stepS(8, context, 0, 0));
     CHECK(v.model.stepS(9, context, 0, 0) <= v.model.stepS(16, context, 0, 0));
 }
+
+TEST_CASE("serving: expert parallelism without attention DP costs the tensor-parallel all-reduce alone",
+          "[serving][mechanism]") {
+    // vLLM runs its all-to-all MoE kernels only with data parallelism
+    // (fused_moe/config.py use_all2all_kernels: dp_size > 1 and use_ep) and
+    // TensorRT-LLM only with attention DP (fused_moe_wide_ep.py
+    // select_alltoall_method_type); otherwise each rank keeps the step's
+    // tokens and the MoE output is all-reduced as a tensor-parallel MLP's.
+    // So Qwen3-235B-A22B on 4 H100s steps as fast with ep 4 as with ep 1,
+    // and attention DP 4 (each rank its own requests) adds the all-to-all.
+    auto model = [](PropertyJson parallel) {
+        PropertyJson request = {{"model", "qwen3-235b-a22b-fp8"}, {"gpu", "h100-sxm5-80gb"}, {"gpu_count", 4},
+                                {"engine", "tensorrt-llm"},     {"prompt_tokens", 1024},    {"output_tokens", 128},
+                                {"batch", 32},                  {"parallel", parallel}};
+        const std::optional<Scenario> s = accepted(request);
+        REQUIRE(s);
+        const EstimateResult r = estimate(*s, EstimateDetail{false, false, false});
+        return serving::stepModel(*s, r.plan);
+    };
+    const serving::StepModel tp = model({{"tp", 4}});
+    const serving::StepModel ep = model({{"tp", 4}, {"ep", 4}});
+    const serving::StepModel adp = model({{"tp", 4}, {"ep", 4}, {"attention_dp", 4}});
+    CHECK_FALSE(ep.expertParallel);
+    CHECK(adp.expertParallel);
+    CHECK(ep.stepS(32, 1088, 0, 0) == Approx(tp.stepS(32, 1088, 0, 0)).epsilon(1e-12));
+}
