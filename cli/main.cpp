@@ -89,7 +89,8 @@ scenario keys and defaults (only "model" and "gpu" are required):
   parallel.cp         training: context parallelism (the sequence split over cp GPUs)
   serving             {"prefix_cache_hit_rate": 0..1, "speculative": {"method": "mtp" | "eagle" | "draft",
                        "accepted_tokens_per_step": x}, "request_rate_per_s": r, "mixed_chunk": bool (SGLang
-                       --enable-mixed-chunk)}; inference with vllm, sglang,
+                       --enable-mixed-chunk), "max_num_batched_tokens": n (tokens one step carries: vLLM
+                       --max-num-batched-tokens, TensorRT-LLM max_num_tokens)}; inference with vllm, sglang,
                        tensorrt-llm or llama.cpp adds a "serving" object: continuous batching at `batch` concurrent
                        requests (ttft_s with the wait for a prefill slot, tpot_ms, tokens/s per user and per GPU,
                        requests/s, kv_cache_tokens, max_concurrency, cost and energy per output token)
