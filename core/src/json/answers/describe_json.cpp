@@ -89,7 +89,7 @@ Json taskDefaults(const Catalog& catalog, Task task) {
                                                                   : Json(s.gradientCheckpointing)},
             {"packing", s.packing},
             {"autocast", s.autocast},
-            {"lora", {{"rank", s.lora.rank}, {"targets", s.lora.allLinear ? "all-linear" : "attention"}, {"adapter_dtype", "auto"}}},
+            {"lora", {{"rank", s.lora.rank}, {"targets", toString(s.lora.targets)}, {"fused_qkv", s.lora.fusedQkv}, {"adapter_dtype", "auto"}}},
             {"parallel",
              {{"strategy", toString(s.parallel.strategy)},
               {"tp", s.parallel.tp > 0 ? Json(s.parallel.tp) : Json(nullptr)},
