@@ -222,7 +222,11 @@ function bindGlobal() {
     app.state = presets.apply(app.state, b.dataset.preset, app.models);
     change({});
   });
-  $('#preset-doc-compare').addEventListener('click', function () { change({ view: 'recommend', rm: '' }); });
+  // A serving preset is compared where services are sized: the serve view.
+  $('#preset-doc-compare').addEventListener('click', function () {
+    var p = presets.byId(presets.matching(app.state, app.models));
+    change(presets.sloOf(p) ? { view: 'serve', sgq: '' } : { view: 'recommend', rm: '' });
+  });
   $('#filters-toggle').addEventListener('click', function (e) {
     var open = $('#filters').classList.toggle('open');
     e.currentTarget.setAttribute('aria-expanded', String(open));

@@ -192,7 +192,8 @@ struct Layout {
     int cpuMoeLayers = 0;        // llama.cpp offload "moe-experts": layers whose experts stay in host RAM
 };
 
-// Stored bytes of one MoE layer's routed experts (offload "moe-experts").
+// Stored bytes of all routed experts, and of one MoE layer's (offload "moe-experts").
+double expertWeightBytes(const Inputs& in);
 double expertLayerBytes(const Inputs& in);
 // Weights a llama.cpp offload keeps in host RAM (whole model).
 double offloadedWeightBytes(const Inputs& in, const Layout& layout);

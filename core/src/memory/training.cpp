@@ -23,7 +23,11 @@ Shares sharesOf(const Inputs& in, const Layout& layout, const Stage& stage) {
     const double stageShare = stage.layers / in.shape.stackLayers;
     if (in.lora) {
         sh.params = in.adapterParams * stageShare / layout.tp;
-        sh.baseBytes = stageWeightBytes(in, stage) / layout.tp;
+        // Frozen routed experts are split over the expert-parallel ranks as
+        // trained ones are (Megatron-Bridge's PEFT keeps the model's
+        // parallel layout: each EP rank holds experts / ep of every MoE layer).
+        const double experts = layout.ep > 1 ? expertWeightBytes(in) * stageShare : 0;
+        sh.baseBytes = (stageWeightBytes(in, stage) - experts) / layout.tp + experts / layout.ep;
         sh.layerBytes = in.weights.layerBytes / layout.tp;
     } else {
         // Routed experts are split over the expert-parallel ranks, not over

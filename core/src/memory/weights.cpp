@@ -71,16 +71,21 @@ WeightParts weightParts(const Scenario& s, const ModelShape& shape, const ParamC
     return w;
 }
 
+double expertWeightBytes(const Inputs& in) {
+    if (in.scenario->model.moe.experts <= 0) return 0;
+    // gpt-oss MXFP4 stores exactly the experts at 4.25 bits; other formats
+    // at the block average.
+    const double bits = in.scenario->weights == WeightFormat::Mxfp4 ? weightFormatInfo(WeightFormat::Mxfp4).linearBits
+                                                                    : in.weights.linearBits;
+    return in.shape.groups.expert * bits / 8;
+}
+
 double expertLayerBytes(const Inputs& in) {
     const ModelSpec& m = in.scenario->model;
     if (m.moe.experts <= 0) return 0;
     const int moeLayers = std::max(0, (m.layers - std::max(0, m.moe.denseLayers)) / std::max(1, m.moe.layerInterval));
     if (moeLayers <= 0) return 0;
-    // gpt-oss MXFP4 stores exactly the experts at 4.25 bits; other formats
-    // at the block average.
-    const double bits = in.scenario->weights == WeightFormat::Mxfp4 ? weightFormatInfo(WeightFormat::Mxfp4).linearBits
-                                                                    : in.weights.linearBits;
-    return in.shape.groups.expert * bits / 8 / moeLayers;
+    return expertWeightBytes(in) / moeLayers;
 }
 
 double offloadedWeightBytes(const Inputs& in, const Layout& layout) {

@@ -69,33 +69,61 @@ int virtualStages(const Scenario& s, const Plan& plan) {
     return std::max(1, stackLayers(s.model) / plan.pp / kLayersPerVirtualStage);
 }
 
-// Training tensor parallel: tp inside the NVLink domain, then the fewest
-// pipeline stages that fit, the rest data parallel.
+// Training under Megatron: the smallest model-parallel size t x p whose
+// plan fits, data parallelism over the rest; within that size, tensor
+// parallelism first, up to the NVLink domain, then pipeline stages
+// (Narayanan et al. 2104.04473, takeaways #1 and #2: "a total model-parallel
+// size of M = t x p should be used so that the model's parameters and
+// intermediate metadata fit in GPU memory; data parallelism can be used to
+// scale up training to more GPUs"). So a model that fits one GPU trains as
+// replicas (NeMo's Llama 3 8B recipes: TP 1, PP 1 on 8 H100), and the
+// Megatron-LM README's weak-scaling table raises TP with the model (1.7B
+// TP 1, 7.1B TP 2, 16B TP 4, 32B TP 8, then PP 2-16).
 void megatronDegrees(const sizing::Inputs& in, Plan& plan) {
     const Scenario& s = *in.scenario;
     const int domain = s.gpu.nvlinkMaxGpus > 1 ? s.gpu.nvlinkMaxGpus : 1;
     const int cap = std::min({kMaxTensorParallel, domain, std::max(1, s.gpu.gpusPerNode)});
-    plan.tp = s.parallel.tp > 0 ? s.parallel.tp : largestTensorDegree(s.model, plan.gpuCount, cap);
-    const int rest = std::max(1, plan.gpuCount / (plan.tp * plan.cp));
-    if (s.parallel.pp > 0) {
-        plan.pp = s.parallel.pp;
-    } else {
-        plan.pp = 1;
-        const int maxStages = std::min(rest, stackLayers(s.model));
-        // Each stage holds at least its share of the weights: fewer stages
-        // than weights / (tp x usable memory) cannot fit.
-        const double usable = gibToBytes(usableMemoryGiB(s));
-        const double floorStages = usable > 0 ? in.weights.total(in.shape.stackLayers) / (plan.tp * usable) : 1;
-        for (int p = std::max(1, static_cast<int>(floorStages)); p <= maxStages; ++p) {
-            if (rest % p != 0) continue;
-            plan.pp = p;
-            plan.dp = rest / p;
-            plan.ep = expertDegree(s, plan);
-            plan.vp = virtualStages(s, plan);  // the fit is checked with the interleaving the plan will run
-            if (sizing::planFits(in, plan)) break;
+    const int replicaGpus = std::max(1, plan.gpuCount / plan.cp);  // what t x p x dp shares
+    // Each GPU holds at least its share of the weights: a model-parallel
+    // size below weights / usable memory cannot fit.
+    const double usable = gibToBytes(usableMemoryGiB(s));
+    const double floorSize = usable > 0 ? in.weights.total(in.shape.stackLayers) / usable : 1;
+    auto place = [&](int tp, int pp) {
+        plan.tp = tp;
+        plan.pp = pp;
+        plan.dp = std::max(1, replicaGpus / (tp * pp));
+        plan.ep = expertDegree(s, plan);
+        plan.vp = virtualStages(s, plan);  // the fit is checked with the interleaving the plan will run
+    };
+    if (s.parallel.tp > 0 || s.parallel.pp > 0) {
+        // A stated degree: the other as before (tp the largest in the domain,
+        // pp the fewest stages that fit).
+        const int tp = s.parallel.tp > 0 ? s.parallel.tp : largestTensorDegree(s.model, plan.gpuCount, cap);
+        const int rest = std::max(1, plan.gpuCount / (tp * plan.cp));
+        if (s.parallel.pp > 0) {
+            place(tp, s.parallel.pp);
+        } else {
+            place(tp, 1);
+            const int maxStages = std::min(rest, stackLayers(s.model));
+            for (int p = std::max(1, static_cast<int>(floorSize / tp)); p <= maxStages; ++p) {
+                if (rest % p != 0) continue;
+                place(tp, p);
+                if (sizing::planFits(in, plan)) break;
+            }
         }
+        plan.dp = std::max(1, rest / plan.pp);
+        return;
     }
-    plan.dp = std::max(1, rest / plan.pp);
+    place(1, 1);
+    const int layers = stackLayers(s.model);
+    for (int size = std::max(1, static_cast<int>(floorSize)); size <= replicaGpus; ++size) {
+        if (replicaGpus % size != 0) continue;
+        const int tp = largestTensorDegree(s.model, size, cap);
+        const int pp = size / tp;
+        if (pp > layers) continue;
+        place(tp, pp);
+        if (sizing::planFits(in, plan)) return;
+    }
 }
 
 // Replicas over what tensor, pipeline and context parallelism leave.

@@ -68,6 +68,7 @@ struct Candidate {
     bool checkpointing = false;
     std::optional<SpeedEstimate> speed;
     double tokensPerS = 0;
+    bool offFits = false;  // checkpointing on, although the plan without it fits too (a shallower, faster layout)
 
     double rate() {
         if (!speed) {
@@ -129,9 +130,12 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
     const Scenario& s = *on.scenario;
     const Strategies strategies = !training(s) || count == 1 ? Strategies{{Strategy::Auto}, 1} : trainingStrategies(s);
     std::optional<Candidate> best;
+    const bool layoutByMemory = training(s) && runtimeOf(s.engine) == Engine::Megatron &&
+                                (s.parallel.tp <= 0 || s.parallel.pp <= 0);
     int index = -1;
     for (Strategy strategy : strategies) {
         ++index;
+        bool offFitted = false;
         for (const Variant* v : {off, &on}) {
             if (!v) continue;
             const bool isOn = v == &on;
@@ -175,8 +179,15 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
             }
             Candidate c{plan, memory, v->scenario, &v->in.counts, v->in.work, v->scenario->gradientCheckpointing,
                         std::nullopt, 0};
+            c.offFits = isOn && offFitted;
+            offFitted = offFitted || !isOn;
             if (!best || c.rate() > best->rate() * (1 + 1e-9)) best = std::move(c);
-            break;  // checkpointing on only costs speed: not tried where off fits
+            // Checkpointing on only costs speed where the layout stays as it
+            // is: not tried where off fits. Megatron's layout follows the
+            // memory (the smallest model-parallel size that fits), so with
+            // checkpointing on it may run a shallower pipeline with a smaller
+            // bubble: there both are weighed.
+            if (!layoutByMemory) break;
         }
     }
     return best;
@@ -271,6 +282,7 @@ void take(Choice& out, Candidate& best, const Scenario& request, int maxGpus) {
         out.speed = std::move(best.speed);
     }
     out.gradientCheckpointing = best.checkpointing;
+    out.checkpointingForSpeed = best.checkpointing && best.offFits;
     if (training(request) && best.plan.gpuCount > 1 && request.parallel.strategy == Strategy::Auto) {
         const bool sharded = best.plan.strategy != Strategy::Ddp && best.plan.strategy != Strategy::Tensor &&
                              best.plan.strategy != Strategy::Pipeline;
@@ -284,7 +296,9 @@ void finish(Choice& out, const Scenario& request, bool autoCheckpointing) {
     out.plan.gradientCheckpointing = training(request) && out.gradientCheckpointing;
     if (training(request)) out.plan.microBatch = static_cast<int>(std::max<std::int64_t>(1, request.batch));
     if (autoCheckpointing) {
-        out.why.push_back(out.gradientCheckpointing ? "checkpointing_needed_to_fit" : "checkpointing_off_fits");
+        out.why.push_back(!out.gradientCheckpointing     ? "checkpointing_off_fits"
+                          : out.checkpointingForSpeed ? "checkpointing_shallower_pipeline_faster"
+                                                      : "checkpointing_needed_to_fit");
     }
 }
 

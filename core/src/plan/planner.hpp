@@ -45,6 +45,7 @@ private:
 struct Choice {
     Plan plan;
     bool gradientCheckpointing = false;  // as resolved (the request's, or the planner's for "auto")
+    bool checkpointingForSpeed = false;  // on although off fits: it lets a shallower, faster pipeline fit
     MemoryBreakdown memory;
     bool fits = false;
     std::optional<int> gpusNeeded;  // fewest GPUs that fit under any candidate plan

@@ -37,7 +37,8 @@ struct Candidate {
     Plan plan;
     MemoryBreakdown memory;
     int gpus = 1;
-    bool kvChosen = false;  // the search's FP8 KV cache, not the request's format
+    bool kvChosen = false;       // the search's FP8 KV cache, not the request's format
+    bool weightsChosen = false;  // the search's FP8 weights, not the model's own format
 };
 
 std::optional<Candidate> candidate(const Scenario& base, int gpus) {
@@ -128,6 +129,8 @@ Deployment shapedLike(const Candidate& c, int replicas, int gpuCount) {
     d.gpu = c.scenario.gpu;
     d.kvCache = c.scenario.kvCache;
     d.kvChosen = c.kvChosen;
+    d.weights = c.scenario.weights;
+    d.weightsChosen = c.weightsChosen;
     d.replicas = replicas;
     d.gpuCount = gpuCount;
     d.plan = c.plan;
@@ -153,6 +156,7 @@ void judge(Deployment& d, const Scenario& s, const ServeOptions& o) {
 
 // The why codes deployments close with.
 void closeWhy(Deployment& d) {
+    if (d.weightsChosen) d.why.push_back("fp8_weights_more_users");
     if (d.kvChosen) d.why.push_back("fp8_kv_cache_more_users");
     if (d.replicas > 1 && !d.disaggregated) d.why.push_back("replicas_for_load");
     if (!d.usdPerHour && !d.purchaseUsd) d.why.push_back("unpriced");
@@ -328,20 +332,40 @@ std::vector<CurvePoint> disaggregatedFrontier(const Candidate& prefill, const Ca
     return points;
 }
 
-// The KV formats a replica is tried with: the request's, and where it left
-// the cache unset on a 16-bit KV, FP8 too on GPUs that convert FP8 in
-// hardware. vLLM, SGLang and TensorRT-LLM store FP8 KV with
-// `--kv-cache-dtype fp8`: about twice the tokens in the same pool, so more
-// users per replica (vLLM docs, features/quantization/quantized_kvcache:
-// "approximately double the amount of space for KV cache allocation";
-// native conversion on Hopper or later and MI300).
-std::vector<KvFormat> kvFormatsTried(const Scenario& s) {
-    std::vector<KvFormat> out{s.kvCache};
-    const bool sixteenBit = s.kvCache == KvFormat::Bf16 || s.kvCache == KvFormat::Fp16;
-    if (!s.kvCacheExplicit && sixteenBit && s.gpu.supportsFp8 && runtimeOf(s.engine) != Engine::LlamaCpp)
-        out.push_back(KvFormat::Fp8);
+// The formats a replica is tried with: the request's, and where it left
+// them open, FP8 on GPUs that convert FP8 in hardware (`supports_fp8`).
+// - KV cache, on a 16-bit cache: vLLM, SGLang and TensorRT-LLM store FP8 KV
+//   with `--kv-cache-dtype fp8`: about twice the tokens in the same pool, so
+//   more users per replica (vLLM docs, features/quantization/quantized_kvcache:
+//   "approximately double the amount of space for KV cache allocation";
+//   native conversion on Hopper or later and MI300).
+// - Weights, on a 16-bit checkpoint and a GPU with FP8 tensor cores: FP8
+//   W8A8 (vLLM `--quantization fp8`, dynamic, no calibration data; vLLM docs,
+//   features/quantization/fp8: "2x reduction in model memory requirements
+//   and up to a 1.6x improvement in throughput with minimal impact on
+//   accuracy"; Ada, Hopper and later): half the weight bytes per step and
+//   room for a larger pool.
+struct Formats {
+    WeightFormat weights;
+    KvFormat kv;
+};
+
+std::vector<Formats> formatsTried(const Scenario& s) {
+    std::vector<Formats> out{{s.weights, s.kvCache}};
+    if (runtimeOf(s.engine) == Engine::LlamaCpp || !s.gpu.supportsFp8) return out;
+    const bool kv16 = s.kvCache == KvFormat::Bf16 || s.kvCache == KvFormat::Fp16;
+    const bool weights16 = s.weights == WeightFormat::Bf16 || s.weights == WeightFormat::Fp16;
+    const bool fp8Kv = !s.kvCacheExplicit && kv16;
+    const bool fp8Weights = !s.weightsExplicit && weights16 && s.gpu.fp8Tflops;
+    if (fp8Kv) out.push_back({s.weights, KvFormat::Fp8});
+    if (fp8Weights) out.push_back({WeightFormat::Fp8, s.kvCache});
+    if (fp8Kv && fp8Weights) out.push_back({WeightFormat::Fp8, KvFormat::Fp8});
     return out;
 }
+
+// How many of the request's open formats the search changed (ranks the
+// request's own first at the same price and GPU count).
+int formatsChanged(const Deployment& d) { return int(d.kvChosen) + int(d.weightsChosen); }
 
 }  // namespace
 
@@ -365,16 +389,21 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
         }
         base.gpuCountAuto = true;
         base.batch = 1;
-        for (const KvFormat kv : kvFormatsTried(base)) {
+        for (const Formats formats : formatsTried(base)) {
             Scenario s = base;
-            s.kvCache = kv;
+            s.kvCache = formats.kv;
+            if (formats.weights != base.weights) {
+                s.weights = formats.weights;
+                s.weightsWhy = "weights_fp8_serving";
+            }
             const std::optional<int> fewest = fewestGpus(s);
             if (!fewest || *fewest > o.maxGpus) continue;
             std::vector<Candidate> sizes;  // replica shapes, for the disaggregated deployments
             for (const int n : replicaSizes(*fewest, o.maxGpus)) {
                 std::optional<Candidate> c = candidate(s, n);
                 if (!c) continue;
-                c->kvChosen = kv != base.kvCache;
+                c->kvChosen = formats.kv != base.kvCache;
+                c->weightsChosen = formats.weights != base.weights;
                 // Disaggregated prefill and decode replicas: the fewest GPUs
                 // that hold the model and twice that, each side.
                 if (n == *fewest || n == 2 * *fewest) sizes.push_back(*c);
@@ -429,12 +458,12 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
         const double px = rankPrice(x, o.purchasePricing), py = rankPrice(y, o.purchasePricing);
         if (px != py) return px < py;
         if (x.gpuCount != y.gpuCount) return x.gpuCount < y.gpuCount;
-        // At the same price and count the request's own KV format (no
-        // quality trade) comes first.
-        if (x.kvChosen != y.kvChosen) return !x.kvChosen;
+        // At the same price and count the request's own formats (no
+        // quality trade) come first.
+        if (formatsChanged(x) != formatsChanged(y)) return formatsChanged(x) < formatsChanged(y);
         return x.serving.outputTokensPerSPerGpu > y.serving.outputTokensPerSPerGpu;
     });
-    // One line per GPU and layout: the better-ranked KV format.
+    // One line per GPU and layout: the better-ranked formats.
     auto sameLayout = [](const Deployment& x, const Deployment& y) {
         return x.gpu.id == y.gpu.id && x.gpuCount == y.gpuCount && x.replicas == y.replicas && x.plan.tp == y.plan.tp &&
                x.plan.pp == y.plan.pp && x.disaggregated.has_value() == y.disaggregated.has_value();

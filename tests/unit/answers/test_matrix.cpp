@@ -49,7 +49,7 @@ void checkEveryCell(const Scenario& workload) {
     for (const GpuSpec& g : catalog.gpus) gpus.push_back(&g);
     const auto cells = computeMatrix(workload, models, gpus, kMaxGpus);
     REQUIRE(cells.size() == models.size());
-    int fitting = 0;
+    int fitting = 0, tight = 0;
     for (std::size_t m = 0; m < models.size(); ++m) {
         REQUIRE(cells[m].size() == gpus.size());
         for (std::size_t g = 0; g < gpus.size(); ++g) {
@@ -78,11 +78,18 @@ void checkEveryCell(const Scenario& workload) {
             requireSame(c.usdPerHour, r.usdPerHour, where);
             requireSame(c.usdPerMillionTokens, r.usdPerMillionTokens, where);
             requireSame(c.costUsd, r.costUsd, where);
+            // The cell's ≈ and the detail's "tight" are one verdict (compared as
+            // text: fitVerdict is a C string, and literals are not one object in
+            // every build).
+            REQUIRE(c.tight == (std::string(r.fitVerdict) == "tight"));
+            tight += c.tight;
         }
     }
     // The catalog holds models from 0.1B to 671B: some cells fit, some do not.
     CHECK(fitting > 0);
     CHECK(fitting < int(models.size() * gpus.size()));
+    INFO(tight << " tight cells");
+    CHECK(tight < fitting);
 }
 
 }  // namespace

@@ -45,6 +45,26 @@ TEST_CASE("LoRA counts r (d_in + d_out) per adapted matrix", "[memory][training]
     CHECK(e.memory.optimizerGiB == Approx(bytesToGiB(8 * 32.0 * 4 * 16 * 8192)));
 }
 
+TEST_CASE("LoRA of an MoE model splits the frozen experts over the expert-parallel ranks", "[memory][training]") {
+    // Qwen3-30B-A3B (config.json): 48 layers x 128 experts x 3 matrices x
+    // 2048 x 768 = 28.99 B routed-expert weights of 30.532 B. LoRA under
+    // Megatron at TP 1, PP 1, EP 8 keeps the 1.54 B others whole and an
+    // eighth of the experts on each GPU, in bf16:
+    // 2 x (1.54 B + 28.99 B / 8) = 10.3 GB, not the whole 61.1 GB.
+    Scenario s = finetuning("qwen3-30b-a3b", "h100-sxm5-80gb", Method::Lora, Engine::Megatron);
+    s.parallel.tp = 1;
+    s.parallel.pp = 1;
+    s.parallel.ep = 8;
+    const Plan plan = makePlan(s, 8);
+    REQUIRE(plan.ep == 8);
+    const double experts = 48.0 * 128 * 3 * 2048 * 768;
+    const double others = 30.532e9 - experts;
+    CHECK(estimateMemory(s, plan).memory.weightsGiB == Approx(bytesToGiB(2 * (others + experts / 8))).epsilon(0.01));
+    // Without expert parallelism every GPU holds them all.
+    s.parallel.ep = 1;
+    CHECK(memoryOn(s, 8).weightsGiB == Approx(bytesToGiB(2 * 30.532e9)).epsilon(0.01));
+}
+
 namespace {
 
 bool hasTerm(const MemoryEstimate& m, const std::string& term) {

@@ -336,3 +336,57 @@ TEST_CASE("expert gradients are reduced among the ranks that hold the same exper
     CHECK(tflops > 1276 * 0.75);
     CHECK(tflops < 1276 * 1.35);
 }
+
+TEST_CASE("Megatron takes the smallest model-parallel size that fits, tensor parallelism first within it", "[clusters]") {
+    // Narayanan et al. 2104.04473, takeaway #2: t x p just large enough for
+    // the model to fit, data parallelism over the rest. The Megatron-LM
+    // README's weak-scaling table on H100 (seq 4096) runs 1.7B at TP 1, 7.1B
+    // (hidden 4096) at TP 2, 32B at TP 8 and 70B at TP 8 x PP 2; a 1B model
+    // therefore trains as eight replicas, and an 8B model at TP 2 x DP 4
+    // rather than one TP 8 replica.
+    auto plan = [](const std::string& model) {
+        return answer({{"model", model}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"}, {"engine", "megatron"},
+                       {"gpu_count", 8}, {"seq_len", 4096}, {"batch", 1}, {"gradient_checkpointing", false}})["plan"];
+    };
+    const Json small = plan("llama-3.2-1b");
+    CHECK(small["tp"] == 1);
+    CHECK(small["pp"] == 1);
+    CHECK(small["dp"] == 8);
+    const Json eight = plan("llama-3-8b");
+    CHECK(eight["tp"] == 2);
+    CHECK(eight["pp"] == 1);
+    CHECK(eight["dp"] == 4);
+    // Beyond one node's worth of model parallelism: TP 8 in the node, then
+    // stages (the table's 70B-462B: TP 8 x PP 2-16).
+    const Json large = answer({{"model", "llama-3.1-405b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"},
+                               {"engine", "megatron"}, {"gpu_count", 1024}, {"seq_len", 4096}, {"batch", 1},
+                               {"gradient_checkpointing", true}})["plan"];
+    CHECK(large["tp"] == 8);
+    CHECK(large["pp"].get<int>() >= 2);
+    CHECK(large["dp"].get<int>() * large["pp"].get<int>() * 8 == 1024);
+}
+
+TEST_CASE("Llama 3 405B on 16,384 H100 at Meta's batch runs a shallow pipeline, not 64 stages", "[clusters]") {
+    // Llama 3 paper (arXiv 2407.21783) Table 4: 16,384 H100, TP 8 x CP 1 x
+    // PP 16 x DP 128, sequences of 8,192 tokens, 16M tokens per batch (2,048
+    // sequences), 400 TFLOP/s per GPU. At that batch a pipeline of 64 stages
+    // has 2,048 / 32 = 64 micro-batches per replica for 63 idle slots, so the
+    // plan that needs no recomputation only at 64 stages is the slower one:
+    // with checkpointing a pipeline of at most 16 stages fits and keeps the
+    // bubble small.
+    const Json request = {{"model", "llama-3.1-405b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"},
+                          {"engine", "megatron"},       {"gpu_count", 16384},       {"seq_len", 8192},
+                          {"batch", 1},                 {"global_batch", 2048}};
+    const Json chosen = answer(request);
+    CHECK(chosen["plan"]["tp"] == 8);
+    CHECK(chosen["plan"]["pp"].get<int>() <= 16);
+    Json deep = request;
+    deep["parallel"] = {{"tp", 8}, {"pp", 64}};
+    deep["gradient_checkpointing"] = false;
+    const Json sixtyFour = answer(deep);
+    REQUIRE(sixtyFour["fits"] == true);
+    CHECK(chosen["train_tflops_per_gpu"].get<double>() > sixtyFour["train_tflops_per_gpu"].get<double>());
+    bool saysWhy = false;
+    for (const Json& code : chosen["plan"]["why"]) saysWhy = saysWhy || code == "checkpointing_shallower_pipeline_faster";
+    CHECK(saysWhy);
+}

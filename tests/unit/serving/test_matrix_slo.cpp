@@ -48,10 +48,12 @@ TEST_CASE("matrix users at SLO: a cell's users are what serve fits in one replic
             }
             const double users = cell["users_at_slo"].get<double>();
             const int gpus = cell["gpus_needed"].get<int>();
-            // The cell keeps the request's KV format (as its detail does);
-            // serve, which may also try FP8, is held to the same one.
+            // The cell keeps the request's KV and weight formats (as its
+            // detail does; these checkpoints are 16-bit); serve, which may
+            // also try FP8 for either, is held to the same ones.
             PropertyJson serve = {{"model", m["models"][i]["id"]}, {"gpu", {m["gpus"][j]["id"]}}, {"max_gpus", gpus},
-                                  {"prompt_tokens", 1024}, {"output_tokens", 256}, {"slo", slo}, {"kv_cache", "bf16"}};
+                                  {"prompt_tokens", 1024}, {"output_tokens", 256}, {"slo", slo}, {"kv_cache", "bf16"},
+                                  {"weights", "bf16"}};
             INFO(serve.dump() << " matrix users " << users);
             if (users >= 1) {
                 serve["users"] = users;

@@ -210,6 +210,7 @@ TEST_CASE("serve: every deployment that meets the SLO meets it when estimated al
             if (in.contains(key)) alone[key] = in[key];
         }
         alone["kv_cache"] = d["kv_cache"];  // the deployment's, FP8 where the search chose it
+        alone["weights"] = d["weights"];    // likewise
         if (in.contains("users")) alone["batch"] = in["users"];
         else alone["serving"] = {{"request_rate_per_s", in["request_rate_per_s"]}};
         const ApiResponse r = estimateJson(projectCatalog(), alone.dump());
@@ -254,12 +255,41 @@ TEST_CASE("serve: an FP8 KV cache is tried where the request leaves the cache op
     for (const auto& d : ampere["deployments"]) CHECK(d["kv_cache"] == "bf16");
 }
 
+TEST_CASE("serve: FP8 weights are tried where the request leaves them open on a 16-bit checkpoint and FP8 tensor cores",
+          "[serving][serve]") {
+    // Qwen2.5-72B (72.7B parameters) for 50 users at 2,048 + 512 tokens on
+    // H100s: 16-bit weights take ~136 GiB, 4 GPUs with the users' KV; FP8
+    // W8A8 (vLLM --quantization fp8) halves them to ~68 GiB, so 2 H100s hold
+    // weights and KV, and each decode step reads half the weight bytes.
+    const std::string load = R"("model":"qwen2.5-72b","users":50,"prompt_tokens":2048,"output_tokens":512,)"
+                             R"("slo":{"ttft_s":2,"min_user_tokens_per_s":20})";
+    const PropertyJson open = answer("{" + load + R"(,"gpu":["h100-sxm5-80gb"]})");
+    REQUIRE(open["deployments"].size() > 0);
+    const PropertyJson& best = open["deployments"][0];
+    CHECK(best["weights"] == "fp8");
+    CHECK(best["gpu_count"].get<int>() < 4);
+    bool said = false;
+    for (const auto& why : best["why"]) said = said || why == "fp8_weights_more_users";
+    CHECK(said);
+    // Weights the request names are kept, and GPUs without FP8 tensor cores
+    // (A100: no FP8 conversion) and checkpoints already quantized keep theirs.
+    for (const char* request : {R"(,"gpu":["h100-sxm5-80gb"],"weights":"bf16"})", R"(,"gpu":["a100-sxm4-80gb"]})"}) {
+        const PropertyJson kept = answer("{" + load + request);
+        REQUIRE(kept["deployments"].size() > 0);
+        for (const auto& d : kept["deployments"]) CHECK(d["weights"] == "bf16");
+    }
+    const PropertyJson native = answer(R"({"model":"gpt-oss-120b","users":50,"gpu":["h100-sxm5-80gb"],)"
+                                       R"("slo":{"ttft_s":2,"min_user_tokens_per_s":20}})");
+    REQUIRE(native["deployments"].size() > 0);
+    for (const auto& d : native["deployments"]) CHECK(d["weights"] == "mxfp4");
+}
+
 TEST_CASE("serve: at the same price and GPUs the request's own KV format is kept", "[serving][serve]") {
-    // Qwen2.5-72B for 50 users at 2,048 + 512 tokens: 4 H100s hold the
-    // weights (~136 GiB) and 50 users' 16-bit KV (50 x 2,560 x 320 KiB =
-    // 39 GiB), so FP8 KV buys no GPU and the 16-bit deployment is listed.
+    // Qwen2.5-72B in 16 bits for 50 users at 2,048 + 512 tokens: 4 H100s
+    // hold the weights (~136 GiB) and 50 users' 16-bit KV (50 x 2,560 x
+    // 320 KiB = 39 GiB), so FP8 KV buys no GPU and the 16-bit deployment is listed.
     const PropertyJson a = answer(R"({"model":"qwen2.5-72b","gpu":["h100-sxm5-80gb"],"users":50,"prompt_tokens":2048,)"
-                                  R"("output_tokens":512,"slo":{"ttft_s":2,"min_user_tokens_per_s":20}})");
+                                  R"("output_tokens":512,"weights":"bf16","slo":{"ttft_s":2,"min_user_tokens_per_s":20}})");
     REQUIRE(a["deployments"].size() > 0);
     CHECK(a["deployments"][0]["gpu_count"] == 4);
     CHECK(a["deployments"][0]["kv_cache"] == "bf16");
@@ -323,14 +353,14 @@ TEST_CASE("serve: a deployment's plan names expert parallelism only where the es
 }
 
 TEST_CASE("serve: disaggregated prefill and decode where a tight TTFT meets long prompts", "[serving][serve]") {
-    // Llama-3.1-70B for 1,000 users at 4,096 + 512 tokens, TTFT <= 1 s and
-    // TPOT <= 30 ms on H100s: about 60 requests/s, 250k prompt tokens/s,
-    // 2 x 70e9 x 250e3 = 35 PFLOP/s of prefill. Aggregated replicas must keep
+    // Llama-3.1-70B in 16 bits for 1,000 users at 4,096 + 512 tokens, TTFT
+    // <= 1 s and TPOT <= 30 ms on H100s: about 60 requests/s, 250k prompt
+    // tokens/s, 2 x 70e9 x 250e3 = 35 PFLOP/s of prefill. Aggregated replicas must keep
     // every prompt's chunks inside 30 ms decode steps; split, the decode
     // replicas carry no prompt and the prefill replicas no decode
     // (DistServe, OSDI 2024), so fewer GPUs meet both targets.
     const std::string load = R"("model":"llama-3.1-70b","gpu":["h100-sxm5-80gb"],"users":1000,"prompt_tokens":4096,)"
-                             R"("output_tokens":512,"slo":{"ttft_s":1,"tpot_ms":30},"max_gpus":256,"top":20)";
+                             R"("output_tokens":512,"weights":"bf16","slo":{"ttft_s":1,"tpot_ms":30},"max_gpus":256,"top":20)";
     const PropertyJson any = answer("{" + load + R"(,"disaggregated":"auto"})");
     REQUIRE(any["deployments"].size() > 0);
     const PropertyJson& best = any["deployments"][0];

@@ -9,15 +9,15 @@ import { TASKS, defaults } from './defaults.js';
 var FILTER_KEYS = ['q', 'gq', 'fam', 'pmin', 'pmax', 'cls', 'mem', 'price', 'sort', 'dir', 'sg'];
 var WORKLOAD_KEYS = ['task', 'w', 'ctx', 'b', 'g', 'eng', 'tt', 'show', 'obj'];
 
-// How the matrix shows each preset: training by its speed, serving and
-// cheap inference by cost; the multi-GPU training and serving jobs among
-// the cards built for them.
+// How the matrix shows each preset: training by its speed, cheap inference
+// by cost, serving by the users a replica serves within the preset's SLO;
+// the multi-GPU training and serving jobs among the cards built for them.
 var SHOWN = {
   speech: { show: 'cost' },
   lora: { show: 'speed' },
   sft: { show: 'speed', cls: ['datacenter', 'china'] },
   pretrain: { show: 'speed', cls: ['datacenter', 'china'] },
-  serving: { show: 'cost', cls: ['datacenter', 'china', 'workstation'] },
+  serving: { show: 'users', cls: ['datacenter', 'china', 'workstation'] },
   multimodal: { show: 'speed' }
 };
 var IDS = Object.keys(SHOWN);
@@ -53,8 +53,26 @@ function toState(p) {
   if (band.modality) out.modalities = [band.modality];
   var shown = SHOWN[p.id] || {};
   Object.keys(shown).forEach(function (k) { out[k] = shown[k]; });
+  if (r.slo) serveKeys(r, out);
   return out;
 }
+
+// A preset with a service level (serving) also fills the serve view: its
+// model, users, lengths and SLO; the matrix then shows the users one
+// replica serves within that SLO (SHOWN).
+function serveKeys(r, out) {
+  out.sm = r.model || '';
+  out.su = r.batch;
+  out.sr = null;
+  out.sttft = r.slo.ttft_s == null ? null : r.slo.ttft_s;
+  out.stpot = r.slo.tpot_ms == null ? null : r.slo.tpot_ms;
+  out.stps = r.slo.min_user_tokens_per_s == null ? null : r.slo.min_user_tokens_per_s;
+  out.spi = r.prompt_tokens;
+  out.spo = r.output_tokens;
+}
+
+// The preset's service level, if it sizes a service (its comparison lives in the serve view).
+function sloOf(p) { return p && p.request && p.request.slo ? p.request.slo : null; }
 
 // Families that hold at least one model of the wanted modalities.
 function familiesWith(models, modalities) {
@@ -91,4 +109,4 @@ function matching(state, models) {
   return null;
 }
 
-export { IDS, setEngine, list, byId, toState, apply, matching, familiesWith };
+export { IDS, setEngine, list, byId, toState, apply, matching, familiesWith, sloOf };

@@ -10,6 +10,7 @@ import * as format from '../format/format.js';
 import * as frontier from './frontier.js';
 import * as i18n from '../i18n/i18n.js';
 import { GROUPS, currencyOf } from '../state/defaults.js';
+import * as presets from '../state/presets.js';
 import { toServeRequest } from '../state/requests.js';
 import { pickGpus } from '../state/search.js';
 
@@ -104,6 +105,8 @@ function planText(d, t) {
   return t('serve.planText', { tp: plan.tp || 1, pp: plan.pp || 1, replicas: d.replicas || 1 });
 }
 
+function hasWhy(d, code) { return Array.isArray(d.why) && d.why.indexOf(code) >= 0; }
+
 // One table row of texts per deployment. opts: {t, locale, currency, cnyPerUsd, pricing, units}
 function rows(answer, opts) {
   var t = opts.t, L = opts.locale;
@@ -118,7 +121,7 @@ function rows(answer, opts) {
         String(i + 1),
         d.gpu_name || d.gpu,
         t('serve.gpus', { n: d.gpu_count }),
-        planText(d, t) + (d.kv_cache === 'fp8' ? ' · FP8 KV' : ''),
+        planText(d, t) + (hasWhy(d, 'fp8_weights_more_users') ? ' · ' + t('serve.fp8Weights') : '') + (d.kv_cache === 'fp8' ? ' · FP8 KV' : ''),
         format.number(L, d.concurrency_per_replica, 0),
         format.isNum(s.user_tokens_per_s) ? format.number(L, s.user_tokens_per_s) + ' ' + t('unit.tokPerS') : '—',
         format.seconds(L, s.ttft_s, opts.units),
@@ -164,6 +167,37 @@ function verdictText(answer, s, t, L, opts) {
   var cost = month === '—' || perM === '—' ? '' : t('serve.costs', { month: month, perM: perM });
   return t(key, { load: load, n: best.gpu_count, gpu: best.gpu_name || best.gpu, cost: cost,
     user: best.serving && format.isNum(best.serving.user_tokens_per_s) ? format.number(L, best.serving.user_tokens_per_s) : '—' });
+}
+
+// The scenario preset with a service level that the state matches (the
+// serving preset), unless the reader named GPUs to compare: its answer
+// (recommend with the preset) adds the source document's picks.
+function servingPreset(s) {
+  var p = presets.byId(presets.matching(s, ctx.app.models));
+  return presets.sloOf(p) && !s.sgq ? p : null;
+}
+
+// The source document's picks beside the search's first deployment: each
+// pick's best deployment within the SLO (or the closest), then whether the
+// two agree. opts: as rows'.
+function presetNote(answer, t, L, opts) {
+  var p = answer.preset;
+  if (!p) return null;
+  var reason = i18n.has('preset.reason.' + p.id) ? t('preset.reason.' + p.id) : p.document_reason;
+  var head = el('p', null, t('rec.documentPicks', { preset: i18n.lang() === 'zh' ? p.label_zh : p.label_en,
+    picks: p.document_picks, reason: reason }));
+  var items = (p.document_pick_deployments || []).map(function (d) {
+    return el('li', { dataset: { gpuId: d.gpu, meets: String(!!d.meets_slo) } }, t(d.meets_slo ? 'serve.docMeets' : 'serve.docMisses',
+      { n: d.gpu_count, gpu: d.gpu_name || d.gpu, month: money(d, 'usd_per_month', opts.currency, opts.cnyPerUsd, L) }));
+  });
+  var best = (answer.deployments || [])[0];
+  var verdict = null;
+  if (best && best.meets_slo) {
+    var agree = (p.document_pick_gpus || []).indexOf(best.gpu) >= 0;
+    verdict = el('p', { class: 'preset-verdict', dataset: { agree: String(agree) } },
+      t(agree ? 'serve.docAgree' : 'serve.docDiffer', { n: best.gpu_count, gpu: best.gpu_name || best.gpu }));
+  }
+  return el('div', { class: 'panel preset-note', id: 'serve-preset' }, [head, items.length ? el('ul', { class: 'list' }, items) : null, verdict]);
 }
 
 // The GPUs the reader named that the answer does not list (the list not
@@ -212,8 +246,9 @@ function render() {
   var t0 = performance.now();
   var s = ctx.app.state;
   syncFields(s);
+  var preset = servingPreset(s);
   var key = JSON.stringify([s.sm, s.su, s.sr, s.sttft, s.stpot, s.stps, s.spi, s.spo, s.scls, s.sdis, s.sgq, s.g, s.pr, s.top, s.eng, s.w,
-    currencyOf(s, i18n.lang()), i18n.lang(), ctx.app.catalogGeneration, s.cm]);
+    currencyOf(s, i18n.lang()), i18n.lang(), ctx.app.catalogGeneration, s.cm, preset && preset.id]);
   if (key === lastKey) return;
   lastKey = key;
   var out = $('#serve-results'), L = i18n.locale(), t = ctx.t;
@@ -232,7 +267,9 @@ function render() {
     return;
   }
   try {
-    answer = engine.serve(toServeRequest(s, currentModel(s), picked.ids));
+    var request = toServeRequest(s, currentModel(s), picked.ids);
+    if (preset) request.preset = preset.id;
+    answer = preset ? engine.recommend(request) : engine.serve(request);
   } catch (e) {
     dom.replace(out, el('p', { class: 'panel note error', title: i18n.errorDetail(e) || null },
       i18n.errorText(e) + (e.path ? t('error.at', { path: e.path }) : '')));
@@ -260,6 +297,7 @@ function render() {
   dom.replace(out, [
     unmatched, missing,
     el('p', { class: 'serve-verdict ' + (answer.meets_slo === false ? 'misses' : 'meets'), id: 'serve-verdict' }, verdictText(answer, s, t, L, opts)),
+    presetNote(answer, t, L, opts),
     list.length ? el('div', { class: 'panel table-scroll' }, table(list, opts)) : null,
     svg ? el('div', { class: 'panel' }, [el('h3', null, t('serve.frontier')), el('p', { class: 'note' }, t('serve.frontierNote')), svg, readout, tools]) : null,
     warn.length ? el('ul', { class: 'list warn-list' }, warn) : null]);

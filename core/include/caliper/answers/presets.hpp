@@ -13,6 +13,7 @@
 #include "caliper/catalog.hpp"
 #include "caliper/answers/recommend.hpp"
 #include "caliper/scenario.hpp"
+#include "caliper/serving/serve.hpp"
 
 namespace caliper {
 
@@ -41,6 +42,9 @@ struct Preset {
     bool gradientCheckpointing = false;
     Objective objective = Objective::Cheapest;
     int maxGpus = 64;
+    // Serving: the latency target every user gets; recommend then ranks with
+    // serve's search (users = batch), as a service is sized.
+    std::optional<Slo> slo;
     std::optional<double> maxTrainDays;  // training: the run length the preset plans for
     std::string documentPicks;   // the article's "推荐GPU" cell
     std::string documentReason;  // the article's "理由" cell, in English

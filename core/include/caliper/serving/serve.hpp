@@ -51,6 +51,8 @@ struct Deployment {
     double concurrencyPerReplica = 1;
     KvFormat kvCache = KvFormat::Bf16;  // the replica's KV cache
     bool kvChosen = false;              // FP8 KV chosen by the search, the request left it open
+    WeightFormat weights = WeightFormat::Bf16;  // the replica's weights
+    bool weightsChosen = false;         // FP8 weights chosen by the search, the request left them open
     std::optional<DisaggregatedSplit> disaggregated;  // unset: every replica prefills and decodes
     ServingFigures serving;
     std::optional<double> usdPerHour;   // cloud bill of every GPU

@@ -10,6 +10,8 @@
 // "options" holds the top N plus the best option of any tier the top N
 // misses; "tiers" maps each tier to the ranks of its listed options.
 // With an "slo" (task inference) it answers as `caliper serve` does.
+#include <algorithm>
+
 #include "caliper/answers/presets.hpp"
 #include "caliper/answers/recommend.hpp"
 #include "caliper/names.hpp"
@@ -148,13 +150,28 @@ Json recommendationToJson(const Catalog& catalog, const Recommendation& rec, con
 }  // namespace
 
 // recommend with an "slo" runs serve's search: `batch` (or "users") concurrent
-// users, or "request_rate_per_s", within the latency target.
-Json recommendWithinSlo(const Catalog& catalog, const Json& request) {
+// users, or "request_rate_per_s", within the latency target. A preset's
+// answer adds the document's picks, each GPU's best deployment wherever it
+// ranks, as the ranking answer lists them.
+Json recommendWithinSlo(const Catalog& catalog, const Json& request, const Preset* preset) {
     Json serve = request;
     if (!serve.contains("users") && !serve.contains("request_rate_per_s")) serve["users"] = serve.value("batch", Json(1));
-    for (const char* key : {"batch", "objective"}) serve.erase(key);
+    for (const char* key : {"batch", "objective", "preset"}) serve.erase(key);
     Json out = serveToJson(catalog, serve);
     out["objective"] = "slo";
+    if (!preset) return out;
+    out["preset"] = presetToJson(preset, out["model"]["id"].get<std::string>());
+    Json picks = serve;
+    picks.erase("gpu_filter");
+    picks["gpu"] = preset->documentPickGpus;
+    picks["top"] = limitOf("top").maxInteger();
+    const Json ranked = serveToJson(catalog, picks);
+    Json best = Json::array();
+    for (const Json& d : ranked["deployments"]) {
+        const bool listed = std::any_of(best.begin(), best.end(), [&d](const Json& b) { return b["gpu"] == d["gpu"]; });
+        if (!listed) best.push_back(d);
+    }
+    out["preset"]["document_pick_deployments"] = std::move(best);
     return out;
 }
 
@@ -174,17 +191,18 @@ Json presetRequest(const Catalog& catalog, const Preset& p) {
     request["objective"] = toString(p.objective);
     request["max_gpus"] = p.maxGpus;
     if (p.maxTrainDays) request["max_train_days"] = *p.maxTrainDays;
+    if (p.slo) request["slo"] = sloToJson(*p.slo);
     if (const ModelSpec* model = presetModel(catalog, p)) request["model"] = model->id;
     return request;
 }
 
 Json recommendToJson(const Catalog& catalog, const Json& request) {
     if (!request.is_object()) failType("invalid_value", "", "a JSON object", request);
-    if (const auto slo = request.find("slo"); slo != request.end() && !slo->is_null()) {
-        return recommendWithinSlo(catalog, request);
-    }
     Json filled = request;
     const Preset* preset = applyPreset(catalog, filled);
+    if (const auto slo = filled.find("slo"); slo != filled.end() && !slo->is_null()) {
+        return recommendWithinSlo(catalog, filled, preset);
+    }
     std::vector<Warning> warnings;
     const ScenarioOptions scenarioOptions{false, {"objective", "pricing", "max_gpus", "max_train_days", "top", "gpu_filter", "preset"}};
     Scenario workload = scenarioFromJson(catalog, filled, warnings, scenarioOptions);

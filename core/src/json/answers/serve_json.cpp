@@ -61,6 +61,7 @@ Json deploymentToJson(const Deployment& d, const Scenario& s) {
             {"plan", std::move(plan)},
             {"replicas", d.replicas},
             {"concurrency_per_replica", tidy(d.concurrencyPerReplica)},
+            {"weights", toString(d.weights)},
             {"kv_cache", toString(d.kvCache)},
             {"disaggregated", disaggregatedToJson(d.disaggregated)},
             {"serving", servingToJson(d.serving)},
@@ -90,12 +91,12 @@ Json curveToJson(const std::vector<CurvePoint>& curve) {
     return list;
 }
 
+}  // namespace
+
 Json sloToJson(const Slo& slo) {
     return {{"ttft_s", tidyOrNull(slo.ttftS)}, {"tpot_ms", tidyOrNull(slo.tpotMs)},
             {"min_user_tokens_per_s", tidyOrNull(slo.minUserTokensPerS)}};
 }
-
-}  // namespace
 
 Slo readSlo(ObjectReader& r) {
     Slo slo;

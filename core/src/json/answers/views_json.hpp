@@ -20,6 +20,7 @@ Json recommendToJson(const Catalog& catalog, const Json& request);
 Json inventoryToJson(const Catalog& catalog, const Json& request);
 Json limitsToJson(const Catalog& catalog, const Json& request);
 Json serveToJson(const Catalog& catalog, const Json& request);  // serve_json.cpp
+Json sloToJson(const Slo& slo);  // serve_json.cpp: every target, null where unset
 // The request's "slo" object (serve, recommend, the matrix's users-at-SLO
 // mode); empty targets when absent.
 Slo readSlo(ObjectReader& request);
