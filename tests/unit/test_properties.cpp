@@ -98,7 +98,13 @@ TEST_CASE("generated scenarios: memory grows with context, batch and sequence le
         // and the total may stay at the GPU's usable memory.
         const bool reserveGives = after.overheadParts.varyingLengthReserveGiB <
                                   before.overheadParts.varyingLengthReserveGiB;
-        if (!pool && strict && !reserveGives) CHECK(after.totalGiB > before.totalGiB);
+        // Training that frees its gradients each step peaks at the loss or at the end of backward, where a
+        // tied embedding's gradient sum (vocab x hidden, the same for any batch or length) can outweigh
+        // one layer (core/src/memory/train_activations.cpp): until the loss-time peak passes it, the
+        // activations term and the total stay put.
+        const bool tiedSumPeak =
+            !inference && base->model.tiedEmbeddings && after.activationsGiB == before.activationsGiB;
+        if (!pool && strict && !reserveGives && !tiedSumPeak) CHECK(after.totalGiB > before.totalGiB);
     }
 }
 

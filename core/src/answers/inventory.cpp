@@ -47,10 +47,13 @@ GroupFit sizeOn(Scenario s, const InventoryGroup& group) {
         r = estimate(s, kFiguresOnly);
         fit.totalGiB = r.memory.totalGiB;
         fit.strategy = r.plan.strategy;
+        fit.gradientCheckpointing = s.task != Task::Inference && r.plan.gradientCheckpointing;
         return fit;
     }
     fit.gpusUsed = *r.gpusNeeded;
     fit.strategy = r.plan.strategy;
+    // The planner's choice where the request leaves checkpointing "auto".
+    fit.gradientCheckpointing = s.task != Task::Inference && r.plan.gradientCheckpointing;
     fit.totalGiB = r.memory.totalGiB;
     fit.decodeTokensPerS = s.task == Task::Inference ? r.decodeTokensPerS : std::nullopt;
     fit.trainTokensPerS = s.task == Task::Inference ? std::nullopt : r.trainTokensPerS;

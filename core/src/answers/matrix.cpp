@@ -20,8 +20,9 @@ namespace {
 // The figures of one cell for a scenario whose model and GPU are set: the
 // figures estimate() gives at the fewest GPUs that fit, without its text
 // (names, warnings, explanations), and with the scenario prepared once.
-MatrixCell pipelineCellOf(const Scenario& s, int maxGpus) {
-    const EstimateResult r = estimatePipeline(s, EstimateDetail{false, false, false, false});
+// `costs` (may be null) is the GPU column's cost basis.
+MatrixCell pipelineCellOf(const Scenario& s, int maxGpus, const CostBasis* costs) {
+    const EstimateResult r = estimatePipeline(s, EstimateDetail{false, false, false, false}, costs);
     MatrixCell cell;
     cell.gpusNeeded = r.gpusNeeded;
     cell.fitsOne = r.gpusNeeded && *r.gpusNeeded == 1;
@@ -54,11 +55,15 @@ std::optional<double> usersAtSlo(const Scenario& request, const planner::Choice&
 // `bandTop` (may be null) is the column's memoryBandTopFactor, looked up once per column.
 MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo, const sizing::ModelFigures* held,
                   const CostBasis* costs, const std::optional<double>* bandTop) {
-    if (runsPipeline(request)) return pipelineCellOf(request, maxGpus);  // no serving figures
+    if (runsPipeline(request)) return pipelineCellOf(request, maxGpus, costs);  // no serving figures
     // The planner's choice within the limit: the same plan estimate() shows
     // for this scenario with max_gpus set to the matrix's limit.
     planner::Choice choice = planner::choose(request, maxGpus, held);
-    const Scenario& s = request;  // cost reads prices and the plan, not the resolved knobs
+    // Cost reads prices and the plan, not the resolved knobs; speed reads
+    // Ollama's context, which the chosen count sets.
+    std::optional<Scenario> sized;
+    if (planner::contextFollowsCount(request)) sized = planner::resolved(request, choice);
+    const Scenario& s = sized ? *sized : request;
     const Plan& plan = choice.plan;
     MatrixCell cell;
     cell.gpusNeeded = choice.gpusNeeded;
@@ -75,7 +80,8 @@ MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo, const si
     cell.tight = tightFit(choice.memory.totalGiB, choice.memory.kvPoolGib.has_value(), usableMemoryGiB(request),
                           bandTop ? *bandTop : memoryBandTopFactor(request));
     if (slo) cell.usersAtSlo = usersAtSlo(request, choice, *slo);
-    const SpeedEstimate speed = choice.speed ? std::move(*choice.speed) : speedFigures(s, plan);
+    std::optional<SpeedEstimate> own;  // only where the planner worked out no speed
+    const SpeedEstimate& speed = choice.speed ? *choice.speed : own.emplace(speedFigures(s, plan));
     cell.decodeTokensPerS = speed.decodeTokensPerS;
     cell.prefillTokensPerS = speed.prefillTokensPerS;
     cell.trainTokensPerS = speed.trainTokensPerS;
@@ -96,6 +102,17 @@ Entry withoutText(const Entry& entry) {
     lean.sources.clear();
     lean.notes.clear();
     return lean;
+}
+
+// A GPU's price list and the texts beside its prices: read by costBasis()
+// alone. The planner copies the scenario for every training cell (twice
+// with the micro-batch and checkpointing searched), and each listed price
+// is a handful of strings to copy and free.
+void withoutPriceList(GpuSpec& gpu) {
+    gpu.cloudPrices.clear();
+    gpu.cloudProvider.clear();
+    gpu.cloudDate.clear();
+    gpu.priceNote.clear();
 }
 
 }  // namespace
@@ -140,6 +157,7 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
         adaptToGpu(s);
         const HeldGpuRates rates(s.gpu);  // the column's achieved fractions, per engine and format
         const CostBasis costs = costBasis(s);  // and its prices
+        withoutPriceList(s.gpu);  // which the cells then read from `costs` alone
         const std::optional<double> bandTop = memoryBandTopFactor(s);  // and its memory band
         for (std::size_t m = 0; m < leanModels.size(); ++m) {
             // The row's model goes into the scenario field by field: its

@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "caliper/plan/estimate.hpp"
+#include "caliper/serving/serve.hpp"
 #include "json/catalog/gpu_json.hpp"
 #include "json/json_read.hpp"
 #include "json/catalog/model_json.hpp"
@@ -59,10 +60,17 @@ ApiResponse estimateJson(const Catalog& catalog, std::string_view requestJson, b
     return guarded(pretty, [&] {
         const Json request = parseRequest(requestJson);
         std::vector<Warning> warnings;
-        Scenario scenario = io::scenarioFromJson(catalog, request, warnings);
+        io::ScenarioOptions options;
+        options.extraKeys = {"slo"};
+        Scenario scenario = io::scenarioFromJson(catalog, request, warnings, options);
+        io::ObjectReader r(request, "");
+        const std::optional<Slo> slo = io::readPlanSlo(r, scenario.task, false);
         checkScenario(scenario);
         EstimateResult result = estimate(scenario);
         result.warnings.insert(result.warnings.begin(), warnings.begin(), warnings.end());
+        if (slo) {
+            if (const std::optional<Warning> judged = sloWarning(result, *slo)) result.warnings.push_back(*judged);
+        }
         return io::resultToJson(result, scenario);
     });
 }

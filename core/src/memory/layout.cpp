@@ -3,6 +3,7 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "caliper/memory/memory.hpp"
 #include "memory/sizing.hpp"
 
 namespace caliper::sizing {
@@ -90,63 +91,9 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
         in.adapterParams = double(std::max(1, s.lora.rank)) * dims;
     }
     in.trainableParams = in.lora ? in.adapterParams : in.counts.total;
+    in.usableGiB = usableMemoryGiB(s);
     if (in.training) prepareOverhead(s, in);
     return in;
-}
-
-Layout layoutOf(const Plan& plan) {
-    Layout l;
-    l.strategy = plan.strategy;
-    l.count = std::max(1, plan.gpuCount);
-    l.tp = std::max(1, plan.tp);
-    l.pp = std::max(1, plan.pp);
-    l.dp = std::max(1, plan.dp);
-    l.nodes = std::max(1, plan.nodes);
-    l.ep = std::max(1, plan.ep);
-    l.cp = std::max(1, plan.cp);
-    l.vp = std::max(1, plan.vp);
-    l.layerSplit = plan.strategy == Strategy::LayerSplit;
-    l.shardedStates = plan.strategy == Strategy::Zero3 || plan.strategy == Strategy::Fsdp;
-    l.gpuLayers = plan.gpuLayers;
-    l.cpuMoeLayers = std::max(0, plan.cpuMoeLayers);
-    return l;
-}
-
-// Stages get ceil(L/p) layers first and floor(L/p) at the end (llama.cpp's
-// even split of equal GPUs; Megatron's uniform split).
-// With llama.cpp's -ngl below the layer count only the last gpu_layers
-// layers sit on the GPUs; the output layer stays on the CPU with the rest.
-int gpuStackLayers(const Inputs& in, const Layout& layout) {
-    const int layers = in.shape.stackLayers;
-    return layout.gpuLayers >= 0 ? std::min(layers, layout.gpuLayers) : layers;
-}
-
-Stage firstStage(const Inputs& in, const Layout& layout) {
-    Stage st;
-    const int layers = gpuStackLayers(in, layout);
-    const bool allOnGpu = layers == in.shape.stackLayers;
-    const int perStage = (layers + layout.pp - 1) / layout.pp;
-    st.layers = layout.pp > 1 ? std::min(layers, perStage) : layers;
-    st.first = true;
-    st.last = layout.pp == 1 && allOnGpu;
-    // 1F1B: the first stage holds pp micro-batches in flight; a naive split
-    // (llama.cpp, device_map) runs one at a time. Megatron's interleaved
-    // schedule with v virtual stages holds 1 + (p - 1) / (p v) times more
-    // (Korthikanti et al. 2205.05198, section 4.2.3).
-    const double interleave = layout.vp > 1 && layout.pp > 1 ? 1.0 + double(layout.pp - 1) / (layout.pp * layout.vp) : 1.0;
-    st.inFlight = layout.layerSplit ? 1 : layout.pp * interleave;
-    return st;
-}
-
-Stage lastStage(const Inputs& in, const Layout& layout) {
-    if (layout.pp == 1) return firstStage(in, layout);
-    Stage st;
-    const int layers = gpuStackLayers(in, layout);
-    st.layers = layers / layout.pp;
-    st.first = false;
-    st.last = layers == in.shape.stackLayers;
-    st.inFlight = 1;
-    return st;
 }
 
 double stageParams(const Inputs& in, const Stage& stage) {

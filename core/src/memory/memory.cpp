@@ -189,7 +189,7 @@ MemoryBreakdown evaluate(const Inputs& in, const Plan& plan, const Explain& ex, 
 }
 
 bool fits(const Scenario& s, const MemoryBreakdown& memory) {
-    return memory.totalGiB <= usableMemoryGiB(s) + 1e-9;
+    return memory.totalGiB <= usableMemoryGiB(s) + kFitToleranceGiB;
 }
 
 std::optional<MemoryBreakdown> evaluateIfFits(const Inputs& in, const Plan& plan) {
@@ -202,17 +202,17 @@ std::optional<MemoryBreakdown> evaluateIfFits(const Inputs& in, const Plan& plan
     // the rest is not worked out. The margin keeps rounding on the side of
     // a full evaluation.
     if (!in.training && bytesToGiB(weightBytes(in, layout, first, quiet)) + kCudaContextGiB >
-                            usableMemoryGiB(*in.scenario) + kFloorMarginGiB) {
+                            in.usableGiB + kFloorMarginGiB) {
         return std::nullopt;
     }
     const MemoryBreakdown a = evaluateStage(in, layout, first, quiet, nullptr);
     // The fullest GPU holds at least what the first stage holds: where that
     // overflows, the last stage need not be evaluated.
-    if (!fits(*in.scenario, a)) return std::nullopt;
+    if (!fits(in, a)) return std::nullopt;
     if (layout.pp == 1) return a;
     const MemoryBreakdown b = evaluateStage(in, layout, lastStage(in, layout), quiet, nullptr);
     const MemoryBreakdown& fullest = lastFuller(a, b) ? b : a;
-    if (!fits(*in.scenario, fullest)) return std::nullopt;
+    if (!fits(in, fullest)) return std::nullopt;
     return fullest;
 }
 

@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include <type_traits>
 // Internal interface of the memory model. A scenario is prepared once
 // (parameter counts, tensor groups, weight bytes by placement); each plan is
@@ -126,6 +127,9 @@ struct Inputs {
     // The speed models' workload of the scenario, when a matrix row holds it
     // (ModelFigures); null otherwise (makeWorkload then works it out).
     const Workload* work = nullptr;
+    // usableMemoryGiB(*scenario), read by every fit test of a count search
+    // (it reads only the GPU, the task and the engine, which no search changes).
+    double usableGiB = 0;
 };
 
 Inputs prepare(const Scenario& s);
@@ -198,10 +202,63 @@ double expertLayerBytes(const Inputs& in);
 // Weights a llama.cpp offload keeps in host RAM (whole model).
 double offloadedWeightBytes(const Inputs& in, const Layout& layout);
 
-Layout layoutOf(const Plan& plan);
-// The first and the last stage of a layout (equal when pp = 1).
-Stage firstStage(const Inputs& in, const Layout& layout);
-Stage lastStage(const Inputs& in, const Layout& layout);
+// The layout of a plan and its first and last stage (equal when pp = 1),
+// defined here: every plan a search probes goes through them, and inlined
+// they cost a few instructions instead of a call and a full Layout.
+inline Layout layoutOf(const Plan& plan) {
+    Layout l;
+    l.strategy = plan.strategy;
+    l.count = std::max(1, plan.gpuCount);
+    l.tp = std::max(1, plan.tp);
+    l.pp = std::max(1, plan.pp);
+    l.dp = std::max(1, plan.dp);
+    l.nodes = std::max(1, plan.nodes);
+    l.ep = std::max(1, plan.ep);
+    l.cp = std::max(1, plan.cp);
+    l.vp = std::max(1, plan.vp);
+    l.layerSplit = plan.strategy == Strategy::LayerSplit;
+    l.shardedStates = plan.strategy == Strategy::Zero3 || plan.strategy == Strategy::Fsdp;
+    l.gpuLayers = plan.gpuLayers;
+    l.cpuMoeLayers = std::max(0, plan.cpuMoeLayers);
+    return l;
+}
+
+// Stages get ceil(L/p) layers first and floor(L/p) at the end (llama.cpp's
+// even split of equal GPUs; Megatron's uniform split).
+// With llama.cpp's -ngl below the layer count only the last gpu_layers
+// layers sit on the GPUs; the output layer stays on the CPU with the rest.
+inline int gpuStackLayers(const Inputs& in, const Layout& layout) {
+    const int layers = in.shape.stackLayers;
+    return layout.gpuLayers >= 0 ? std::min(layers, layout.gpuLayers) : layers;
+}
+
+inline Stage firstStage(const Inputs& in, const Layout& layout) {
+    Stage st;
+    const int layers = gpuStackLayers(in, layout);
+    const bool allOnGpu = layers == in.shape.stackLayers;
+    const int perStage = (layers + layout.pp - 1) / layout.pp;
+    st.layers = layout.pp > 1 ? std::min(layers, perStage) : layers;
+    st.first = true;
+    st.last = layout.pp == 1 && allOnGpu;
+    // 1F1B: the first stage holds pp micro-batches in flight; a naive split
+    // (llama.cpp, device_map) runs one at a time. Megatron's interleaved
+    // schedule with v virtual stages holds 1 + (p - 1) / (p v) times more
+    // (Korthikanti et al. 2205.05198, section 4.2.3).
+    const double interleave = layout.vp > 1 && layout.pp > 1 ? 1.0 + double(layout.pp - 1) / (layout.pp * layout.vp) : 1.0;
+    st.inFlight = layout.layerSplit ? 1 : layout.pp * interleave;
+    return st;
+}
+
+inline Stage lastStage(const Inputs& in, const Layout& layout) {
+    if (layout.pp == 1) return firstStage(in, layout);
+    Stage st;
+    const int layers = gpuStackLayers(in, layout);
+    st.layers = layers / layout.pp;
+    st.first = false;
+    st.last = layers == in.shape.stackLayers;
+    st.inFlight = 1;
+    return st;
+}
 
 // Per-GPU terms, in bytes.
 double stageWeightBytes(const Inputs& in, const Stage& stage);  // whole stage, before tensor parallel
@@ -236,8 +293,13 @@ double kvBytesPerTokenPerGpu(const Inputs& in, const Layout& layout, const Stage
 // Evaluates a plan: the fullest GPU's breakdown. `warnings` may be null.
 MemoryBreakdown evaluate(const Inputs& in, const Plan& plan, const Explain& ex, std::vector<Warning>* warnings);
 
+// Rounding a total may exceed the usable memory by and still fit.
+constexpr double kFitToleranceGiB = 1e-9;
+
 // Whether a breakdown fits the scenario's GPU.
 bool fits(const Scenario& s, const MemoryBreakdown& memory);
+// The same for a prepared scenario.
+inline bool fits(const Inputs& in, const MemoryBreakdown& memory) { return memory.totalGiB <= in.usableGiB + kFitToleranceGiB; }
 
 // evaluate() without explanation where the plan fits, else empty; it stops
 // at the first pipeline stage when that alone overflows (searches probe

@@ -39,6 +39,19 @@ void addWarningOnce(std::vector<Warning>& warnings, const Warning& w) {
     if (std::none_of(warnings.begin(), warnings.end(), same)) warnings.push_back(w);
 }
 
+// Why the weights are in their format, for the weights_format term: the
+// request, QLoRA's or Ollama's own default, or the checkpoint (defaultWeights).
+std::string weightsFormatReason(const Scenario& s) {
+    const std::string why = s.weightsWhy;
+    if (s.weightsExplicit) return ": as requested";
+    if (why == "weights_qlora_nf4") return ": QLoRA's 4-bit NormalFloat base with double-quantized scales (bitsandbytes)";
+    if (why == "weights_ollama_library") return ": the quantization of Ollama's library tags";
+    if (s.model.nativeWeights) {
+        return std::string(", the checkpoint ships in ") + toString(*s.model.nativeWeights) + " (" + why + ")";
+    }
+    return ": 16-bit, the checkpoint's own precision";
+}
+
 }  // namespace
 
 EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
@@ -73,12 +86,7 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
     if (detail.explain) {
         r.explain.push_back(ExplainTerm{
             "weights_format",
-            std::string(toString(scenario.weights)) +
-                (scenario.weightsExplicit ? ": as requested"
-                 : scenario.model.nativeWeights
-                     ? std::string(", the checkpoint ships in ") + toString(*scenario.model.nativeWeights) + " (" +
-                           scenario.weightsWhy + ")"
-                     : ": 16-bit, the checkpoint's own precision") +
+            std::string(toString(scenario.weights)) + weightsFormatReason(scenario) +
                 (runsWeightOnly(scenario) ? "; no tensor cores for it on this GPU: weight-only, dequantized to 16-bit in the GEMM" : ""),
             weightFormatInfo(scenario.weights).linearBits});
     }

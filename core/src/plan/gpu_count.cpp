@@ -59,8 +59,8 @@ bool replicated(const Scenario& s, Strategy strategy) {
 // GPU also holds its CUDA context: a count below weights / (usable - context)
 // cannot fit, so no probe goes below it (not even one GPU: most cells that
 // fit on none of the catalog's GPU counts are ruled out here unevaluated).
-double lowestPossibleCount(const sizing::Inputs& in, const Scenario& s) {
-    const double budget = usableMemoryGiB(s) - sizing::kCudaContextGiB;
+double lowestPossibleCount(const sizing::Inputs& in) {
+    const double budget = in.usableGiB - sizing::kCudaContextGiB;
     const double weights = bytesToGiB(in.weights.total(in.shape.stackLayers));
     return budget > 0 ? weights / budget : double(kMaxGpus) + 1;
 }
@@ -76,7 +76,7 @@ std::size_t firstPossibleIndex(double lowest) {
 // Training memory no count removes: a pipeline's first stage holds p
 // micro-batches of ceil(L/p) layers (at least L layers' worth) and only
 // tensor parallelism divides them; data parallelism never does.
-bool activationsAloneOverflow(const sizing::Inputs& in, const Scenario& s, Strategy strategy) {
+bool activationsAloneOverflow(const sizing::Inputs& in, Strategy strategy) {
     if (!in.training || strategy == Strategy::LayerSplit) return false;
     sizing::Layout layout;
     layout.strategy = strategy;
@@ -85,7 +85,7 @@ bool activationsAloneOverflow(const sizing::Inputs& in, const Scenario& s, Strat
     stage.layers = in.shape.stackLayers;
     stage.last = false;
     const double floor = sizing::trainingActivationBytes(in, layout, stage, sizing::Explain());
-    if (bytesToGiB(floor) + sizing::kCudaContextGiB > usableMemoryGiB(s)) return true;
+    if (bytesToGiB(floor) + sizing::kCudaContextGiB > in.usableGiB) return true;
     if (strategy != Strategy::Tensor) return false;
     // Megatron's best case: the widest tensor degree, one layer per stage,
     // optimizer states spread over the most data-parallel ranks. Every real
@@ -129,7 +129,7 @@ bool fitsCount(Search& search, int count) {
             // one: kept where it does not fit, the planner shows it when
             // nothing fits.
             search.found = CountFit{1, plan, sizing::evaluate(search.in, plan, sizing::Explain(), nullptr)};
-            if (sizing::fits(*search.in.scenario, search.found.memory)) return true;
+            if (sizing::fits(search.in, search.found.memory)) return true;
             search.one = search.found;
         } else if (std::optional<MemoryBreakdown> memory = sizing::evaluateIfFits(search.in, plan)) {
             search.found = CountFit{count, plan, std::move(*memory)};
@@ -221,13 +221,13 @@ std::optional<CountFit> fewestGpusFit(const sizing::Inputs& in) { return searchG
 CountSearch searchGpuCounts(const sizing::Inputs& in) {
     CountSearch out;
     const Scenario& scenario = *in.scenario;
-    if (usableMemoryGiB(scenario) <= sizing::kCudaContextGiB) {
+    if (in.usableGiB <= sizing::kCudaContextGiB) {
         out.lowest = double(kMaxGpus) + 1;
         return out;
     }
     CountFit& found = out.fit.emplace();  // the last probe that fit; reset where none did
     Search search{in, found, out.missed, out.one};
-    const double lowest = lowestPossibleCount(in, scenario);
+    const double lowest = lowestPossibleCount(in);
     out.lowest = lowest;
     if (lowest <= 1 && fitsCount(search, 1)) return out;
     // Serving with the default strategy splits by tensor, pipeline or layer:
@@ -236,7 +236,7 @@ CountSearch searchGpuCounts(const sizing::Inputs& in) {
     const bool servingDefault = !in.training && scenario.parallel.strategy == Strategy::Auto;
     const Strategy strategy = servingDefault ? defaultStrategy(scenario, 2) : sizing::planFor(in, 2).strategy;
     std::optional<int> fitting;
-    if (!replicated(scenario, strategy) && !activationsAloneOverflow(in, scenario, strategy)) {
+    if (!replicated(scenario, strategy) && !activationsAloneOverflow(in, strategy)) {
         fitting = firstFit(search, firstPossibleIndex(lowest), monotone(strategy), sizing::usableCountLimit(in));
     }
     if (!fitting) {

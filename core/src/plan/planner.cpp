@@ -7,6 +7,7 @@
 #include "plan/planner.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 #include "caliper/memory/memory.hpp"
 #include "caliper/plan/plan.hpp"
@@ -69,6 +70,12 @@ struct Candidate {
     std::optional<SpeedEstimate> speed;
     double tokensPerS = 0;
     bool offFits = false;  // checkpointing on, although the plan without it fits too (a shallower, faster layout)
+
+    // (A constructor, so that the first candidate is built in place in its
+    // std::optional: a candidate is a few hundred bytes, one per cell.)
+    Candidate(const Plan& p, const MemoryBreakdown& m, const sizing::Inputs& in)
+        : plan(p), memory(m), scenario(in.scenario), counts(&in.counts), work(in.work),
+          checkpointing(in.scenario->gradientCheckpointing) {}
 
     double rate() {
         if (!speed) {
@@ -155,33 +162,36 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
             const Plan plan = searched                      ? known.fit->plan
                               : strategy == Strategy::Auto ? sizing::planFor(v->in, count)
                                                            : sizing::planWith(v->in, count, strategy);
-            MemoryBreakdown memory;
             const bool same = known.fit && known.variant == v && known.fit->count == count &&
                               known.fit->plan.strategy == plan.strategy && known.fit->plan.tp == plan.tp &&
                               known.fit->plan.pp == plan.pp;
-            if (same) {
-                memory = known.fit->memory;
-            } else {
+            std::optional<MemoryBreakdown> fitting;  // the plan's memory where the search did not keep it
+            if (!same) {
                 if (!sizing::countUsable(v->in, plan)) {
                     miss();
                     continue;
                 }
-                std::optional<MemoryBreakdown> fitting = sizing::evaluateIfFits(v->in, plan);
+                fitting = sizing::evaluateIfFits(v->in, plan);
                 if (!fitting) {
                     miss();
                     continue;
                 }
-                memory = std::move(*fitting);
             }
+            const MemoryBreakdown& memory = same ? known.fit->memory : *fitting;
             if (!hostFits(*v->scenario, memory, plan)) {
                 miss();
                 continue;
             }
-            Candidate c{plan, memory, v->scenario, &v->in.counts, v->in.work, v->scenario->gradientCheckpointing,
-                        std::nullopt, 0};
-            c.offFits = isOn && offFitted;
+            const bool offFits = isOn && offFitted;
             offFitted = offFitted || !isOn;
-            if (!best || c.rate() > best->rate() * (1 + 1e-9)) best = std::move(c);
+            if (!best) {
+                best.emplace(plan, memory, v->in);
+                best->offFits = offFits;
+            } else {
+                Candidate c(plan, memory, v->in);
+                c.offFits = offFits;
+                if (c.rate() > best->rate() * (1 + 1e-9)) best = std::move(c);
+            }
             // Checkpointing on only costs speed where the layout stays as it
             // is: not tried where off fits. Megatron's layout follows the
             // memory (the smallest model-parallel size that fits), so with
@@ -219,7 +229,7 @@ Choice chooseOffload(const Scenario& request) {
     Plan plan = sizing::planFor(in, count);
     auto gpuFits = [&](const Plan& p) {
         return sizing::countUsable(in, p) &&
-               sizing::fits(request, sizing::evaluate(in, p, sizing::Explain(), nullptr));
+               sizing::fits(in, sizing::evaluate(in, p, sizing::Explain(), nullptr));
     };
     if (request.parallel.offload == Offload::Layers) {
         if (request.parallel.gpuLayers >= 0) {
@@ -343,7 +353,7 @@ Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, c
             out.plan = sizing::planFor(on.in, count);
             out.memory = sizing::evaluate(on.in, out.plan, sizing::Explain(), nullptr);
         }
-        out.fits = sizing::countUsable(on.in, out.plan) && sizing::fits(*on.scenario, out.memory) &&
+        out.fits = sizing::countUsable(on.in, out.plan) && sizing::fits(on.in, out.memory) &&
                    hostFits(*on.scenario, out.memory, out.plan);
         out.gradientCheckpointing = on.scenario->gradientCheckpointing;
     }
@@ -452,12 +462,71 @@ Choice chooseMicroBatch(const Scenario& request, int maxGpus, const sizing::Mode
     return searchMicroBatch(request, at, nullptr, nullptr, only, maxGpus);
 }
 
+Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelFigures* held);
+
+// Ollama's num_ctx follows the VRAM of the machine (ollamaNumCtx: 4k, 32k
+// or 256k by total VRAM), so an "auto" count is searched band by band: each
+// band of counts with one context is searched at that context, and the
+// fewest GPUs that fit at their own context win. A count judged at another
+// count's context would fit a plan that Ollama, started on that many GPUs,
+// does not run (or miss one it does).
+Choice chooseOllamaContext(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
+    auto contextAt = [&request](int count) {
+        Scenario at = request;
+        at.gpuCount = count;
+        return ollamaNumCtx(at);
+    };
+    std::optional<Choice> first;
+    for (int lo = 1; lo <= kMaxGpus;) {
+        const std::int64_t context = contextAt(lo);
+        int hi = lo;
+        while (hi < kMaxGpus && contextAt(hi + 1) == context) ++hi;
+        Scenario band = request;
+        band.gpuCount = lo;  // ollamaNumCtx reads it; the count stays "auto"
+        Choice c = chooseUnbanded(band, maxGpus, held);
+        if (c.gpusNeeded && *c.gpusNeeded >= lo && *c.gpusNeeded <= hi) return c;
+        if (!first) first = std::move(c);
+        lo = hi + 1;
+    }
+    // No count fits at its own context: the plan the first band chose,
+    // judged at its own count's context, which does not fit either.
+    Scenario fixed = request;
+    fixed.gpuCountAuto = false;
+    fixed.gpuCount = std::max(1, first->plan.gpuCount);
+    Choice c = chooseUnbanded(fixed, maxGpus, held);
+    c.gpusNeeded.reset();
+    c.why.replace("count_requested", "count_fewest_that_fit");
+    return c;
+}
+
 }  // namespace
 
+bool contextFollowsCount(const Scenario& s) {
+    return s.gpuCountAuto && s.engine == Engine::Ollama && s.task == Task::Inference && !s.maxModelLen;
+}
+
 Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
+    if (contextFollowsCount(request)) return chooseOllamaContext(request, maxGpus, held);
+    Choice c = chooseUnbanded(request, maxGpus, held);
+    if (request.engine == Engine::Ollama && request.task == Task::Inference && !request.maxModelLen) {
+        // A stated count runs at its own context, but the fewest GPUs that
+        // fit are judged each at theirs, as an "auto" count is.
+        Scenario any = request;
+        any.gpuCountAuto = true;
+        any.gpuCount = 1;
+        c.gpusNeeded = chooseOllamaContext(any, maxGpus, held).gpusNeeded;
+    }
+    return c;
+}
+
+namespace {
+
+Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
     // vLLM on Apple silicon (the vllm-metal plugin) serves from one Mac
     // (compat.cpp): an "auto" count is that one, and no larger count helps.
-    if (request.gpuCountAuto && request.engine == Engine::Vllm && request.gpu.vendor == "apple") {
+    // (Compared as a string_view: a vendor of another length is told apart
+    // without a character compare, and this runs for every matrix cell.)
+    if (request.gpuCountAuto && request.engine == Engine::Vllm && std::string_view(request.gpu.vendor) == "apple") {
         Scenario one = request;
         one.gpuCountAuto = false;
         one.gpuCount = 1;
@@ -473,8 +542,12 @@ Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* 
     return chooseKnobs(request, maxGpus, held);
 }
 
+}  // namespace
+
 Scenario resolved(const Scenario& request, const Choice& choice) {
     Scenario s = request;
+    // Ollama's context is that of the chosen count's VRAM (chooseOllamaContext).
+    if (contextFollowsCount(request)) s.gpuCount = std::max(1, choice.plan.gpuCount);
     s.gradientCheckpointing = choice.gradientCheckpointing;
     if (training(request)) s.batch = choice.plan.microBatch;
     return s;

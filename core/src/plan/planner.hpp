@@ -59,7 +59,11 @@ struct Choice {
 Choice choose(const Scenario& scenario, int maxGpus, const sizing::ModelFigures* held = nullptr);
 
 // The request with the knobs the planner resolved (checkpointing, the
-// training micro-batch).
+// training micro-batch, and Ollama's context where an "auto" count sets it).
 Scenario resolved(const Scenario& request, const Choice& choice);
+
+// Whether the request's figures depend on the count the planner chooses
+// beyond the plan itself: Ollama's default num_ctx follows the VRAM.
+bool contextFollowsCount(const Scenario& request);
 
 }  // namespace caliper::planner

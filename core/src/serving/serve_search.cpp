@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "caliper/cost/cost.hpp"
 #include "caliper/plan/estimate.hpp"
@@ -77,6 +78,38 @@ std::vector<int> replicaSizes(int fewest, int maxGpus) {
 double ratioAbove(double value, double limit) { return limit > 0 ? value / limit : 0; }
 
 }  // namespace
+
+namespace {
+
+std::string figure(double value, const char* unit) {
+    char text[48];
+    std::snprintf(text, sizeof text, value < 10 ? "%.2f %s" : "%.0f %s", value, unit);
+    return text;
+}
+
+}  // namespace
+
+std::optional<Warning> sloWarning(const EstimateResult& r, const Slo& slo) {
+    if (!r.fits) return std::nullopt;
+    if (!r.serving) {
+        return Warning{"slo_not_judged", "this plan has no continuous-batching figures to hold against the SLO "
+                                         "(caliper serve searches deployments that have them)"};
+    }
+    if (meetsSlo(*r.serving, slo)) return std::nullopt;
+    const ServingFigures& f = *r.serving;
+    std::string missed;
+    auto add = [&missed](const std::string& part) { missed += (missed.empty() ? "" : "; ") + part; };
+    if (slo.ttftS && f.ttftS > *slo.ttftS) add("TTFT " + figure(f.ttftS, "s") + " above " + figure(*slo.ttftS, "s"));
+    if (slo.tpotMs && f.tpotMs > *slo.tpotMs) add("TPOT " + figure(f.tpotMs, "ms") + " above " + figure(*slo.tpotMs, "ms"));
+    if (slo.minUserTokensPerS && f.userTokensPerS < *slo.minUserTokensPerS) {
+        add(figure(f.userTokensPerS, "tokens/s") + " per user below " + figure(*slo.minUserTokensPerS, "tokens/s"));
+    }
+    if (f.queued && !slo.ttftS) add("requests queue for room in the KV pool");
+    if (f.saturated) add("the request rate is above what the plan completes");
+    char concurrency[32];
+    std::snprintf(concurrency, sizeof concurrency, "%.0f", f.concurrency);
+    return Warning{"slo_not_met", std::string("at ") + concurrency + " concurrent requests: " + missed};
+}
 
 bool meetsSlo(const ServingFigures& f, const Slo& slo, double* gap) {
     double worst = 0;
@@ -162,6 +195,16 @@ void closeWhy(Deployment& d) {
     if (!d.usdPerHour && !d.purchaseUsd) d.why.push_back("unpriced");
 }
 
+// How one replica spreads the model over its GPUs, as a why code: tensor,
+// pipeline or expert parallel, or one GPU (nothing for other layouts).
+const char* replicaLayoutWhy(const Plan& plan, int gpusPerReplica) {
+    if (plan.tp > 1) return "tensor_parallel_in_replica";
+    if (plan.pp > 1) return "pipeline_parallel_in_replica";
+    if (plan.ep > 1) return "expert_parallel_in_replica";
+    if (gpusPerReplica <= 1) return "one_gpu_per_replica";
+    return nullptr;
+}
+
 // The deployment of `replicas` copies of the candidate carrying the load.
 std::optional<Deployment> deploy(const Candidate& c, int replicas, const ServeOptions& o) {
     Deployment d = shapedLike(c, replicas, c.gpus * replicas);
@@ -175,7 +218,7 @@ std::optional<Deployment> deploy(const Candidate& c, int replicas, const ServeOp
     d.serving = *f;
     d.concurrencyPerReplica = f->concurrency / replicas;
     judge(d, s, o);
-    d.why.push_back(c.plan.tp > 1 ? "tensor_parallel_in_replica" : "one_gpu_per_replica");
+    if (const char* layout = replicaLayoutWhy(c.plan, c.gpus)) d.why.push_back(layout);
     closeWhy(d);
     return d;
 }

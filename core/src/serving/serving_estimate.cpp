@@ -36,7 +36,10 @@ std::optional<ServingFigures> estimateServing(const Scenario& s, const Plan& pla
     if (!continuousBatching(s) || !servingFiguresKnown(s)) return std::nullopt;
     const serving::Evaluator evaluator(s, plan, memory);
     if (!evaluator.runs()) {
-        if (warnings) {
+        // The memory estimate may have said so already, with the sizes: one
+        // warning per code (the page shows each code's text once).
+        const auto said = [](const Warning& w) { return w.code == "kv_pool_too_small"; };
+        if (warnings && std::none_of(warnings->begin(), warnings->end(), said)) {
             warnings->push_back({"kv_pool_too_small", "the KV pool left after weights and activations holds no whole request"});
         }
         return std::nullopt;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <string_view>
 
 namespace caliper {
 
@@ -34,7 +35,8 @@ constexpr double kPcieLatencyS = 30e-6;
 constexpr double kNetworkLatencyS = 40e-6;
 
 bool boardFormFactor(const GpuSpec& gpu) {
-    return gpu.formFactor == "sxm" || gpu.formFactor == "oam" || gpu.formFactor == "module";
+    const std::string_view form = gpu.formFactor;  // a length that differs settles each compare at once
+    return form == "sxm" || form == "oam" || form == "module";
 }
 
 // Named fabrics (CONTRACT `interconnect.inter_node`). Port rates:
@@ -77,7 +79,7 @@ Link namedNetworkLink(InterNode n, int gpusPerNode) {
 
 Link networkLink(const GpuSpec& gpu) {
     if (boardFormFactor(gpu)) return {gbpsToGBps(kIbNdrGbps) * kIbEfficiency, kNetworkLatencyS, "InfiniBand 400 Gb/s"};
-    if (gpu.gpuClass == "datacenter")
+    if (std::string_view(gpu.gpuClass) == "datacenter")
         return {gbpsToGBps(kIbHdrGbps) * kIbEfficiency, kNetworkLatencyS, "InfiniBand 200 Gb/s"};
     return {gbpsToGBps(kWorkstationNetworkGbps) * kIbEfficiency, kNetworkLatencyS, "InfiniBand 100 Gb/s"};
 }
@@ -97,7 +99,7 @@ const char* pcieName(int gen) {
 
 Link pcieLink(const GpuSpec& gpu) {
     const int gen = gpu.pcieGen > 0 ? gpu.pcieGen : 4;
-    const double perDirection = kPcieGen4GBps * std::pow(2.0, gen - 4);
+    const double perDirection = kPcieGen4GBps * std::ldexp(1.0, gen - 4);  // 2^(gen-4), exact, without pow()
     return {perDirection * kPcieEfficiency, kPcieLatencyS, pcieName(gen)};
 }
 

@@ -124,7 +124,27 @@ PeakRate llamaCppPeak(const GpuSpec& gpu) {
 
 }  // namespace
 
-double computeCapability(const GpuSpec& gpu) { return std::atof(gpu.computeCapability.c_str()); }
+// The catalog writes a capability "major.minor" (data/README.md), and
+// every candidate plan of a training cell reads it, where atof (strtod)
+// cost a tenth of the cell. Such a text is read by hand: its digits as one
+// integer over 10^decimals is the correctly rounded double of the decimal,
+// which is what strtod returns too. Any other text goes to atof.
+double computeCapability(const GpuSpec& gpu) {
+    const std::string& text = gpu.computeCapability;
+    const std::size_t dot = text.find('.');
+    const bool simple = dot != std::string::npos && dot >= 1 && dot <= 3 && text.size() - dot - 1 >= 1 &&
+                        text.size() - dot - 1 <= 3;
+    if (!simple) return std::atof(text.c_str());
+    int digits = 0;
+    double scale = 1;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (i == dot) continue;
+        if (text[i] < '0' || text[i] > '9') return std::atof(text.c_str());
+        digits = digits * 10 + (text[i] - '0');
+        if (i > dot) scale *= 10;
+    }
+    return digits / scale;
+}
 
 GpuFamily gpuFamily(const GpuSpec& gpu) {
     const std::string& arch = gpu.architecture;

@@ -135,9 +135,9 @@ SpeedEstimate speedOf(const Scenario& scenario, const Plan& plan, bool withExpla
         }
         return out;
     }
-    Workload own;
+    std::optional<Workload> own;  // empty where the caller holds it (a matrix row): nothing to fill
     if (!held) own = makeWorkload(scenario, counts);
-    const Workload& work = held ? *held : own;
+    const Workload& work = held ? *held : *own;
     if (scenario.task == Task::Inference) {
         const ServingLayout layout = servingLayout(scenario, plan);
         const EngineRates engine = engineRates(scenario.engine, scenario.weights, scenario.gpu);

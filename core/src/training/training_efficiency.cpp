@@ -107,7 +107,7 @@ constexpr double kUnslothAdapterSpeedup = 2.0;
 
 double generationMfu(const GpuSpec& gpu) {
     const GpuFamily family = gpuFamily(gpu);
-    const double cc = std::atof(gpu.computeCapability.c_str());
+    const double cc = computeCapability(gpu);
     switch (family) {
         case GpuFamily::NvidiaHbm:
             if (cc >= 10.0) return kMfuBlackwell;
@@ -215,11 +215,15 @@ TrainingFlops trainingFlops(const Scenario& s, const Workload& work) {
     if (s.gradientCheckpointing) f.hardwarePerToken += 2.0 * matmul;
     if (recomputeAttention) f.hardwarePerToken += attention / 3.0;
     f.attentionShare = f.hardwarePerToken > 0 ? attention * (recomputeAttention ? 4.0 / 3.0 : 1.0) / f.hardwarePerToken : 0;
-    f.formula = std::string(adapters ? "4N" : "6N") + " (N = matmul params incl. lm_head) + 6 L s d_attn (causal)" +
-                (s.gradientCheckpointing ? "; hardware adds one forward (full recomputation)"
-                 : s.selectiveRecompute  ? "; hardware adds the attention core's forward (selective recomputation)"
-                                         : "");
     return f;
+}
+
+std::string trainingFlopsFormula(const Scenario& s) {
+    const bool adapters = s.task == Task::Finetune && s.method != Method::Full;
+    return std::string(adapters ? "4N" : "6N") + " (N = matmul params incl. lm_head) + 6 L s d_attn (causal)" +
+           (s.gradientCheckpointing ? "; hardware adds one forward (full recomputation)"
+            : s.selectiveRecompute  ? "; hardware adds the attention core's forward (selective recomputation)"
+                                    : "");
 }
 
 PeakRate trainingPeak(const Scenario& s) {

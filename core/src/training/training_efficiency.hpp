@@ -15,10 +15,12 @@ struct TrainingFlops {
     double modelPerToken = 0;     // 6N + causal attention (4N for LoRA/QLoRA): what MFU counts
     double hardwarePerToken = 0;  // plus the recomputed forward under gradient checkpointing
     double attentionShare = 0;    // share of the hardware FLOPs in attention scores (what ring attention hides under)
-    std::string formula;
 };
 
 TrainingFlops trainingFlops(const Scenario& scenario, const Workload& work);
+// trainingFlops' count in words, for the explanation only (a matrix
+// evaluates it for every candidate plan and reads no text).
+std::string trainingFlopsFormula(const Scenario& scenario);
 
 // Dense tensor rate training runs at: bf16 (fp16 without bf16), FP32
 // accumulate; fp8 when the weights are fp8 and the GPU has it.

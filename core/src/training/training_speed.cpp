@@ -303,7 +303,7 @@ void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work,
     }
     if (!withExplain) return;
 
-    out.explain.push_back({"train_model_flops_per_token", flops.formula, flops.modelPerToken});
+    out.explain.push_back({"train_model_flops_per_token", trainingFlopsFormula(s), flops.modelPerToken});
     out.explain.push_back({"train_mfu", trainingMfuFormula(s, plan), mfu});
     out.explain.push_back({"train_peak_tflops", std::string("dense tensor rate per GPU: ") + peak.name, peak.tflops});
     out.explain.push_back({"train_step_compute_s", "tokens per step x hardware FLOPs / (tp x pp x cp) / (MFU x peak)", t.computeS});

@@ -95,7 +95,7 @@ bool shardsAcrossGpus(const ModelSpec& model) {
 
 }  // namespace workloads
 
-EstimateResult estimatePipeline(const Scenario& s, EstimateDetail detail) {
+EstimateResult estimatePipeline(const Scenario& s, EstimateDetail detail, const CostBasis* costs) {
     EstimateResult r;
     const WorkloadInputs in = workloadInputs(s);
     if (detail.text) {
@@ -124,6 +124,10 @@ EstimateResult estimatePipeline(const Scenario& s, EstimateDetail detail) {
     const int splitOver = workloads::shardsAcrossGpus(s.model) ? count : 1;
     r.memory = sizeOn(s, in, splitOver).breakdown;
     r.fits = fitsMemory(s, r.memory);
+    // No measured memory band covers these pipelines (ranges.cpp bands come
+    // from LLM rows), so a plan that fits is never "tight": the verdict is
+    // the fit itself, as the matrix cell's status and tight flag say.
+    r.fitVerdict = r.fits ? "fits" : "no";
     if (!r.fits && detail.text) {
         r.warnings.push_back({"does_not_fit", "needs " + oneDecimal(r.memory.totalGiB) + " GiB per GPU; " + s.gpu.name +
                                                   " offers " + oneDecimal(r.usableMemoryGiB) + " GiB usable"});
@@ -167,8 +171,9 @@ EstimateResult estimatePipeline(const Scenario& s, EstimateDetail detail) {
         if (std::isfinite(t.value)) r.explain.push_back(t);
     }
 
-    const CostEstimate cost =
-        detail.text ? estimateCost(s, r.plan, SpeedEstimate{}, detail.explain) : costFigures(s, r.plan, SpeedEstimate{});
+    const CostEstimate cost = detail.text ? estimateCost(s, r.plan, SpeedEstimate{}, detail.explain)
+                              : costs     ? costFigures(s, *costs, r.plan, SpeedEstimate{})
+                                          : costFigures(s, r.plan, SpeedEstimate{});
     r.usdPerHour = cost.usdPerHour;
     r.purchaseUsd = cost.purchaseUsd;
     r.powerW = cost.powerW;

@@ -62,8 +62,10 @@ PipelineRates pipelineRates(const Scenario& s, Engine engine) {
     r.peakTflops = peak.tflops;
     r.matmulFlopsPerS = kMatmulFraction * peak.tflops * 1e12;
     double attention = kAttentionFraction * peak.tflops;
-    const double cc = computeCapability(s.gpu);
-    if (s.gpu.vendor == "nvidia" && cc >= 9.0 && cc < 11.0) attention = std::min(attention, kHopperFa2CeilingTflops);
+    if (s.gpu.vendor == "nvidia") {  // the capability is read (parsed from its text) only where it matters
+        const double cc = computeCapability(s.gpu);
+        if (cc >= 9.0 && cc < 11.0) attention = std::min(attention, kHopperFa2CeilingTflops);
+    }
     r.attentionFlopsPerS = attention * 1e12;
     r.bandwidthBytesPerS = kElementwiseBandwidthFraction * s.gpu.bandwidthGBps * 1e9;
     const bool graphs = graphEngine(engine);

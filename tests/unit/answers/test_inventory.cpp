@@ -59,6 +59,21 @@ TEST_CASE("4x 2080 Ti 22GB: QLoRA of a 32B model fits, full fine-tuning of a 7B 
     CHECK(qwen7["inference"]["decode_tokens_per_s"].get<double>() > 0);
 }
 
+TEST_CASE("an inventory entry says whether its plan checkpoints, as the estimate of it does", "[inventory]") {
+    // Training requests leave gradient_checkpointing "auto": the planner turns
+    // it on where it is needed to fit (docs/CONTRACT.md). The inventory's
+    // answer must name the plan's choice, not the request's unset knob.
+    const Json result = call(R"({"inventory":[{"gpu":"2080 Ti 22GB","count":4}],"model":["qwen2.5-32b"]})");
+    const Json& lora = rowOf(result, "qwen2.5-32b")["tasks"]["lora"];
+    const caliper::ApiResponse single = caliper::estimateJson(
+        projectCatalog(),
+        R"({"model":"qwen2.5-32b","gpu":"2080 Ti 22GB","gpu_count":4,"task":"finetune","method":"lora"})");
+    REQUIRE(single.status == 0);
+    const Json estimate = Json::parse(single.json);
+    CHECK(lora["total_gib"] == estimate["memory"]["total_gib"]);
+    CHECK(lora["gradient_checkpointing"] == estimate["plan"]["gradient_checkpointing"]);
+}
+
 TEST_CASE("inference uses the best weight format that fits the owned GPUs", "[inventory]") {
     const Json result = call(kModded2080Ti);
     // 70B in 16-bit is 141 GB, above 4 x 22 GB: the answer steps down to an

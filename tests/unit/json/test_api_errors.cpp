@@ -65,6 +65,29 @@ TEST_CASE("each kind of bad request gives its own code and JSON pointer", "[api]
          "invalid_value", "/gpu/memory_gib"},
         {R"({"model":"llama-3.1-8b","gpu":{"name":"X","memory_gb":"big","bandwidth_gbps":900,"bf16_tflops":100}})",
          "invalid_value", "/gpu/memory_gb"},
+        // A size past the range is reported under the key written, not the other unit derived from it.
+        {R"({"model":"llama-3.1-8b","gpu":{"name":"X","memory_gib":1e300,"bandwidth_gbps":900,"bf16_tflops":100}})",
+         "invalid_value", "/gpu/memory_gib"},
+        {R"({"model":"llama-3.1-8b","gpu":{"name":"X","memory_gb":1e30,"bandwidth_gbps":900,"bf16_tflops":100}})",
+         "invalid_value", "/gpu/memory_gb"},
+        // A training method on an inference request is a contradiction, not an unknown key.
+        {R"({"model":"llama-3.1-8b","gpu":"h100","method":"lora"})", "incompatible_options", "/method"},
+        // parallel.nodes divides a stated count into equal servers.
+        {R"({"model":"llama-3.1-70b","gpu":"h100","gpu_count":16,"parallel":{"nodes":3}})", "invalid_parallel",
+         "/parallel/nodes"},
+        {R"({"model":"llama-3.1-70b","gpu":"h100","gpu_count":16,"parallel":{"nodes":2},"interconnect":{"gpus_per_node":4}})",
+         "invalid_parallel", "/parallel/nodes"},
+        {R"({"model":"llama-3.1-70b","gpu":"h100","gpu_count":"auto","parallel":{"nodes":2}})", "incompatible_options",
+         "/parallel/nodes"},
+        {R"({"model":"llama-3.1-70b","gpu":"h100","gpu_count":16,"parallel":{"nodes":0}})", "invalid_value",
+         "/parallel/nodes"},
+        // An SLO is judged on inference only; its targets are positive.
+        {R"({"model":"llama-3.1-8b","gpu":"h100","task":"finetune","slo":{"ttft_s":1}})", "invalid_value", "/slo"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","slo":{"ttft_s":-1}})", "invalid_value", "/slo/ttft_s"},
+        // A request rate near zero prices each token at an idle deployment's
+        // whole cost: infinite below the double range, so it has a floor.
+        {R"({"model":"llama-3.1-8b","gpu":"h100","serving":{"request_rate_per_s":1e-320}})", "invalid_value",
+         "/serving/request_rate_per_s"},
         {R"({"model":"llama-3.1-8b","gpu":"h100")", "invalid_json", ""},
         {R"([1,2,3])", "invalid_value", ""},
     }));

@@ -54,6 +54,17 @@ TEST_CASE("hybrid linear-attention models cache KV only on their full-attention 
     // 2 x 16 x 128 + 32 x 128 = 8,192 conv channels: 24 x (524,288 + 24,576) x 2 B.
     CHECK(kvBytesPerToken16(catalogModel("qwen3.5-9b")) == 32768);
     CHECK(linearStateBytesPerSequence16(catalogModel("qwen3.5-9b")) == 24.0 * (524288 + 24576) * 2);
+    // Qwen3.5-2B (shapes read off its safetensors header): 6 full layers of 2 KV heads x 256:
+    // 2 x 6 x 2 x 256 x 2 B = 12 KiB; its 18 Gated DeltaNet layers keep 16 value heads x 128 x 128
+    // plus 3 inputs over 2 x 16 x 128 + 16 x 128 = 6,144 conv channels: 18 x (262,144 + 18,432) x 2 B.
+    CHECK(kvBytesPerToken16(catalogModel("qwen3.5-2b")) == 12288);
+    CHECK(linearStateBytesPerSequence16(catalogModel("qwen3.5-2b")) == 18.0 * (262144 + 18432) * 2);
+    // Qwen3.5-0.8B official config: the 2B's attention shape (6 full layers, 2 KV heads of 256) at width 1,024.
+    CHECK(kvBytesPerToken16(catalogModel("qwen3.5-0.8b")) == 12288);
+    // Qwen3.5-4B official config: 8 full layers of 4 KV heads x 256 = 32 KiB; 24 Gated DeltaNet layers with
+    // 32 value heads x 128 x 128 and 2 x 16 x 128 + 32 x 128 = 8,192 conv channels, as in the 9B.
+    CHECK(kvBytesPerToken16(catalogModel("qwen3.5-4b")) == 32768);
+    CHECK(linearStateBytesPerSequence16(catalogModel("qwen3.5-4b")) == 24.0 * (524288 + 24576) * 2);
     // The 45 Gated DeltaNet layers keep a fixed state per sequence: the recurrent
     // state 64 value heads x 128 key dim x 128 value dim = 1,048,576 elements, plus
     // the convolution's last 3 inputs (linear_conv_kernel_dim 4) over
@@ -90,6 +101,15 @@ TEST_CASE("new families match their published parameter counts", "[params][catal
     // Published figures are rounded; the tolerance is half of the last digit.
     // Qwen3.5-397B-A17B model card: 397B total, 17B activated.
     CHECK(billions("qwen3.5-397b-a17b") == Approx(397).margin(0.5));
+    // Qwen3.5-2B-Base safetensors header (summed tensor shapes): text tower 1,881,825,088
+    // and vision tower 331,416,576; the 60,828,160-parameter MTP block is counted apart.
+    CHECK(countParams(catalogModel("qwen3.5-2b")).total == 1881825088.0 + 331416576.0);
+    CHECK(countParams(catalogModel("qwen3.5-2b")).mtp == 60828160.0);
+    // Qwen3.5-0.8B without its vision tower is published as a 0.75B model (huggingface.co/Larxel/Qwen3.5-0.75B,
+    // "about 100 million parameters smaller"); the tower here is 100,592,896.
+    const ModelSpec& small = catalogModel("qwen3.5-0.8b");
+    CHECK((countParams(small).total - small.extraParams) / 1e9 == Approx(0.75).margin(0.005));
+    CHECK(small.extraParams == 100592896);
     // Qwen3-Coder-480B-A35B-Instruct model card: 480B total, 35B activated.
     CHECK(billions("qwen3-coder-480b-a35b") == Approx(480).margin(0.5));
     CHECK(countParams(catalogModel("qwen3-coder-480b-a35b")).active / 1e9 == Approx(35).margin(0.5));

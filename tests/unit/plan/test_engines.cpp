@@ -140,6 +140,34 @@ TEST_CASE("ollama sizes its cache for num_ctx and loads Q4_K_M library tags", "[
     CHECK(warned);
 }
 
+TEST_CASE("ollama: an auto count is sized at the context that count's VRAM gives", "[engines][ollama][planner]") {
+    // ollama docs/context-length.mdx: num_ctx is 4k under 24 GiB of VRAM,
+    // 32k from 24 to 48 GiB, 256k above (within the model's context). Qwen2.5
+    // 32B's Q4_K_M (~18.5 GiB) needs two 16 GB cards at 4k, but two cards are
+    // 32 GiB of VRAM, where Ollama caches 32k tokens: the count chosen must be
+    // one that fits at its own context, and estimating that count alone,
+    // or the matrix cell, must give the same plan and figures.
+    const std::string common = R"({"model":"qwen2.5-32b","gpu":"rtx-4070-ti-super","engine":"ollama",)";
+    const Json chosen = estimate(common + R"("gpu_count":"auto"})");
+    REQUIRE(chosen["fits"] == true);
+    const int count = chosen["gpu_count"].get<int>();
+    CHECK(count > 2);
+    const Json alone = estimate(common + R"("gpu_count":)" + std::to_string(count) + "}");
+    CHECK(alone["fits"] == true);
+    CHECK(alone["gpus_needed"] == chosen["gpus_needed"]);
+    CHECK(alone["memory"]["kv_cache_gib"] == chosen["memory"]["kv_cache_gib"]);
+    CHECK(alone["memory"]["total_gib"] == chosen["memory"]["total_gib"]);
+    // Two cards would fit at 4k (num_ctx set by hand), not at Ollama's 32k default.
+    CHECK(estimate(common + R"("gpu_count":2,"max_model_len":4096})")["fits"] == true);
+    CHECK(estimate(common + R"("gpu_count":2})")["fits"] == false);
+    const caliper::ApiResponse matrix = caliper::matrixJson(
+        projectCatalog(), R"({"model":["qwen2.5-32b"],"gpu":["rtx-4070-ti-super"],"engine":"ollama","max_gpus":8})");
+    REQUIRE(matrix.status == 0);
+    const Json cell = Json::parse(matrix.json)["cells"][0][0];
+    CHECK(cell["gpus_needed"] == chosen["gpus_needed"]);
+    CHECK(cell["total_gib"] == chosen["memory"]["total_gib"]);
+}
+
 TEST_CASE("ollama leaves flash attention off, which adds llama.cpp's K*Q score buffer", "[engines][ollama]") {
     // Without flash attention llama.cpp's compute buffer holds f32 scores of
     // n_ubatch 512 x 32 heads x n_ctx 4096 per layer = 256 MiB, above the MLP

@@ -1,6 +1,8 @@
 // Continuous-batching serving figures and the serve search: properties over
 // generated scenarios (seeded by Catch2's --rng-seed), the engine's start-up
 // KV pool against a vLLM log, and the serve request's answers and errors.
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -352,6 +354,30 @@ TEST_CASE("serve: a deployment's plan names expert parallelism only where the es
     }
 }
 
+TEST_CASE("serve: a deployment's why names the layout of its replicas", "[serving][serve]") {
+    // Qwen3-235B-A22B held in bf16 is 235.1B x 2 bytes = 438 GiB of weights
+    // (its config.json): 7 H100s (80 GB) hold it only as a pipeline of 7
+    // stages (tensor parallelism must divide its 64 attention heads), and the
+    // closest deployments include that replica. Its why must say so, not
+    // "one GPU per replica".
+    const PropertyJson a = answer(R"({"model":"qwen3-235b-a22b","gpu":"h100-sxm5-80gb","users":500,"weights":"bf16",)"
+                                  R"("slo":{"ttft_s":2},"max_gpus":8})");
+    REQUIRE(a["deployments"].size() > 0);
+    bool pipeline = false;
+    for (const auto& d : a["deployments"]) {
+        INFO(d["plan"].dump() << " " << d["why"].dump());
+        const auto& why = d["why"];
+        const auto has = [&](const char* code) { return std::find(why.begin(), why.end(), code) != why.end(); };
+        const int gpusPerReplica = d["gpu_count"].get<int>() / d["replicas"].get<int>();
+        CHECK(has("one_gpu_per_replica") == (gpusPerReplica == 1));
+        if (d["plan"]["tp"] == 1 && d["plan"]["pp"].get<int>() > 1) {
+            pipeline = true;
+            CHECK(has("pipeline_parallel_in_replica"));
+        }
+    }
+    CHECK(pipeline);
+}
+
 TEST_CASE("serve: disaggregated prefill and decode where a tight TTFT meets long prompts", "[serving][serve]") {
     // Llama-3.1-70B in 16 bits for 1,000 users at 4,096 + 512 tokens, TTFT
     // <= 1 s and TPOT <= 30 ms on H100s: about 60 requests/s, 250k prompt
@@ -412,6 +438,18 @@ TEST_CASE("serve: a disaggregated deployment's TPOT is its decode step alone", "
     REQUIRE(r.status == 0);
     const PropertyJson together = PropertyJson::parse(r.json)["serving"];
     CHECK(d["serving"]["tpot_ms"].get<double>() <= together["tpot_ms"].get<double>() * (1 + kRounding));
+}
+
+TEST_CASE("serve: a request rate near zero is refused, not priced at infinity", "[serving][serve]") {
+    // 1e-320 requests/s (a subnormal double): an H100's hourly price over it
+    // overflows to infinity per token, which JSON cannot carry. The floor is
+    // about one request a day (request_limits.hpp).
+    rejected(R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb","request_rate_per_s":1e-320,"slo":{"ttft_s":1}})",
+             "invalid_value", "/request_rate_per_s");
+    const PropertyJson a = answer(R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb","request_rate_per_s":1e-5,)"
+                                  R"("slo":{"ttft_s":1}})");
+    REQUIRE(a["deployments"].size() > 0);
+    CHECK(a["deployments"][0]["usd_per_million_output_tokens"].is_number());
 }
 
 TEST_CASE("serve: an SLO nobody meets answers the closest deployments, not an error", "[serving][serve]") {

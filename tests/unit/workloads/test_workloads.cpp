@@ -354,3 +354,15 @@ TEST_CASE("training a non-LLM model says how it is sized", "[workloads][api]") {
     CHECK(r["asr"].is_null());
     CHECK(r["train_tokens_per_s"].get<double>() > 0);
 }
+
+TEST_CASE("a speech, embedding or diffusion plan's fit verdict agrees with whether it fits", "[workloads][fit]") {
+    // docs/CONTRACT.md "Result": `fit` is "no" only when the estimate does not
+    // fit. Whisper large-v3 (1.55B parameters, ~3.1 GB in fp16) fits an L4's
+    // 24 GB many times over; FLUX.1-dev's 33 GB pipeline does not fit a 4090.
+    const Json whisper = estimate({{"model", "whisper-large-v3"}, {"gpu", "l4"}});
+    CHECK(whisper["fits"].get<bool>());
+    CHECK(whisper["fit"] == "fits");
+    const Json flux = estimate({{"model", "flux.1-dev"}, {"gpu", "rtx-4090"}});
+    CHECK_FALSE(flux["fits"].get<bool>());
+    CHECK(flux["fit"] == "no");
+}

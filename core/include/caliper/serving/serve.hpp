@@ -88,4 +88,10 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
 // Whether serving figures meet the SLO, and the worst figure/target ratio.
 bool meetsSlo(const ServingFigures& figures, const Slo& slo, double* gap = nullptr);
 
+// What one estimate says against an SLO: "slo_not_met" naming each target
+// its serving figures miss, "slo_not_judged" where it has no serving figures
+// (an engine without continuous batching, or no speed), nothing when met or
+// when the plan does not fit (does_not_fit says so).
+std::optional<Warning> sloWarning(const EstimateResult& result, const Slo& slo);
+
 }  // namespace caliper

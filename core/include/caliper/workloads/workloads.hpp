@@ -35,10 +35,14 @@ struct WorkloadInputs {
 };
 WorkloadInputs workloadInputs(const Scenario& scenario);
 
+struct CostBasis;
+
 // The whole estimate of a non-LLM scenario (hasPipeline):
 // memory of every component, fit and GPUs needed, the workload's figures,
-// cost and power. LLM-only figures stay null.
-EstimateResult estimatePipeline(const Scenario& scenario, EstimateDetail detail);
+// cost and power. LLM-only figures stay null. `costs`, when given, is
+// costBasis(scenario), worked out once per GPU column by a matrix (read
+// only without text: the explained cost works out its own).
+EstimateResult estimatePipeline(const Scenario& scenario, EstimateDetail detail, const CostBasis* costs = nullptr);
 
 // The figure a matrix cell shows for a non-LLM model, with its unit:
 // asr audio_seconds_per_s, embedding tokens_per_s, image images_per_s,

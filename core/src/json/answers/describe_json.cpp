@@ -33,7 +33,7 @@ constexpr const char* kWarningCodes[] = {
     "single_gpu",        "software_ecosystem",      "speed_unknown",         "tp_across_nodes",
     "tp_over_pcie",      "unpriced_last",
     // serve and the workloads room
-    "disaggregated_not_searched", "request_rate_above_capacity", "requests_queue", "slo_not_met",
+    "disaggregated_not_searched", "request_rate_above_capacity", "requests_queue", "slo_not_met", "slo_not_judged",
     "unknown_compute_rate", "workload_trained_as_transformer",
     // the planner's host offload and board power
     "cpu_offload_slow", "host_ram_too_small", "power_unknown"};

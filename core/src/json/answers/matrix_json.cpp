@@ -341,14 +341,9 @@ std::string matrixText(const Catalog& catalog, const Json& request, bool pretty,
     const std::string layout = r.enumOr("cells_layout", "rows", {"rows", "columns", "values"});
     // Users-at-SLO mode: each cell also says how many concurrent users one
     // replica of its GPUs serves within the latency target.
-    const bool sloMode = r.has("slo");
-    const Slo slo = readSlo(r);
-    if (sloMode) {
-        if (!slo.ttftS && !slo.tpotMs && !slo.minUserTokensPerS) {
-            fail("missing_key", "/slo", "slo needs ttft_s, tpot_ms or min_user_tokens_per_s");
-        }
-        if (workload.task != Task::Inference) fail("invalid_value", "/slo", "users at an SLO are an inference figure");
-    }
+    const std::optional<Slo> planSlo = readPlanSlo(r, workload.task, true);
+    const bool sloMode = planSlo.has_value();
+    const Slo slo = planSlo.value_or(Slo{});
     if (layout == "values" && !values) {
         fail("invalid_value", "/cells_layout",
              "\"values\" hands the cells over as numbers, read through the WebAssembly module's byte door; "

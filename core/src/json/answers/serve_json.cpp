@@ -10,6 +10,7 @@
 #include "json/result_json.hpp"
 #include "json/request/scenario_json.hpp"
 #include "json/answers/views_json.hpp"
+#include "json/request/request_limits.hpp"
 
 namespace caliper::io {
 
@@ -22,7 +23,6 @@ constexpr std::size_t kMaxServeGpus = 512;
 // More users than the largest public services report per model (tens of
 // millions) describes no deployment Caliper can size.
 constexpr double kMaxUsers = 1e7;
-constexpr double kMaxRequestRatePerS = 1e6;
 // Targets beyond an hour to the first token or a minute per token are typos.
 constexpr double kMaxTtftS = 3600, kMaxTpotMs = 60000, kMaxUserTokensPerS = 1e5;
 
@@ -115,14 +115,26 @@ Slo readSlo(ObjectReader& r) {
     return slo;
 }
 
+std::optional<Slo> readPlanSlo(ObjectReader& r, Task task, bool targetRequired) {
+    if (!r.has("slo")) {
+        r.ignore("slo");
+        return std::nullopt;
+    }
+    const Slo slo = readSlo(r);
+    if (!slo.ttftS && !slo.tpotMs && !slo.minUserTokensPerS) {
+        if (!targetRequired) return std::nullopt;
+        fail("missing_key", "/slo", "slo needs ttft_s, tpot_ms or min_user_tokens_per_s");
+    }
+    if (task != Task::Inference) fail("invalid_value", "/slo", "an SLO's targets are inference figures");
+    return slo;
+}
+
 ServeOptions readServeOptions(ObjectReader& r) {
     ServeOptions o;
     o.slo = readSlo(r);
     o.users = r.optionalNumber("users", 1, kMaxUsers);
-    o.requestRatePerS = r.optionalNumber("request_rate_per_s", 0, kMaxRequestRatePerS);
-    if (o.requestRatePerS && *o.requestRatePerS <= 0) {
-        fail("invalid_value", "/request_rate_per_s", "request_rate_per_s must be above 0");
-    }
+    o.requestRatePerS = r.optionalNumber("request_rate_per_s", limitOf("request_rate_per_s").min,
+                                         limitOf("request_rate_per_s").max);
     if (o.users && o.requestRatePerS) {
         fail("invalid_value", "/request_rate_per_s", "give either users or request_rate_per_s, not both");
     }

@@ -1,6 +1,7 @@
 // The request's serving keys (CONTRACT v2): max_model_len and the "serving"
 // object (prefix-cache hit rate, speculative decoding, request rate, SGLang's
 // mixed chunked prefill).
+#include "json/request/request_limits.hpp"
 #include "json/request/scenario_json.hpp"
 
 namespace caliper::io {
@@ -11,8 +12,6 @@ namespace {
 // MTP/EAGLE trees beyond 16 drafted tokens are not a deployed configuration
 // (vLLM num_speculative_tokens examples use 1-8).
 constexpr double kMaxAcceptedTokensPerStep = 16;
-// Request rates beyond a million per second describe no single deployment.
-constexpr double kMaxRequestRatePerS = 1e6;
 // Context limits beyond 16M tokens exceed every model in the catalog.
 constexpr std::int64_t kMaxModelLen = std::int64_t(1) << 24;
 
@@ -25,11 +24,9 @@ void readServing(Scenario& s, ObjectReader& r) {
     if (!serving->is_object()) failType("invalid_value", r.pathOf("serving"), "an object", *serving);
     ObjectReader o(*serving, r.pathOf("serving"));
     s.serving.prefixCacheHitRate = o.numberOr("prefix_cache_hit_rate", 0.0, 0.0, 1.0);
-    s.serving.requestRatePerS = o.optionalNumber("request_rate_per_s", 0.0, kMaxRequestRatePerS);
+    const RequestLimit rate = limitOf("request_rate_per_s");
+    s.serving.requestRatePerS = o.optionalNumber("request_rate_per_s", rate.min, rate.max);
     s.serving.mixedChunk = o.boolOr("mixed_chunk", false);
-    if (s.serving.requestRatePerS && *s.serving.requestRatePerS <= 0) {
-        fail("invalid_value", o.pathOf("request_rate_per_s"), "request_rate_per_s must be above 0");
-    }
     if (const Json* spec = o.raw("speculative"); spec && !spec->is_null()) {
         if (!spec->is_object()) failType("invalid_value", o.pathOf("speculative"), "an object", *spec);
         ObjectReader sp(*spec, o.pathOf("speculative"));

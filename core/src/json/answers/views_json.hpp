@@ -24,6 +24,12 @@ Json sloToJson(const Slo& slo);  // serve_json.cpp: every target, null where uns
 // The request's "slo" object (serve, recommend, the matrix's users-at-SLO
 // mode); empty targets when absent.
 Slo readSlo(ObjectReader& request);
+// The "slo" of a request that judges plans against it (the matrix's
+// users-at-SLO mode, an estimate): absent, or targets on an inference task
+// (invalid_value at /slo otherwise). Without a target: missing_key where
+// targetRequired (the matrix's mode asks for one), else as if absent (the
+// contract's scenario shape lists every target as null).
+std::optional<Slo> readPlanSlo(ObjectReader& request, Task task, bool targetRequired);
 
 // The matrix cell's fields, in the order the cells and the "values" layout write them.
 Json matrixCellFields();

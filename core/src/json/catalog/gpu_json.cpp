@@ -10,7 +10,6 @@ namespace {
 // Ranges that no real accelerator leaves; a value outside is a typo or a unit
 // mix-up (MB for GB, MHz for GHz), not a new product.
 constexpr double kPositive = 1e-12;          // "greater than zero" for ObjectReader
-constexpr double kMaxMemory = 2048;          // GiB / GB per device
 constexpr double kMaxBandwidthGBps = 100000;  // GB/s
 constexpr double kMaxRate = 100000;           // dense TFLOPS / TOPS
 constexpr double kMaxTdpW = 5000;
@@ -86,8 +85,8 @@ void readIdentity(ObjectReader& r, GpuSpec& g) {
 }
 
 void readMemory(ObjectReader& r, GpuSpec& g) {
-    g.memoryGb = r.requiredNumber("memory_gb", kPositive, kMaxMemory);
-    g.memoryGib = r.requiredNumber("memory_gib", kPositive, kMaxMemory);
+    g.memoryGb = r.requiredNumber("memory_gb", kPositive, kMaxGpuMemory);
+    g.memoryGib = r.requiredNumber("memory_gib", kPositive, kMaxGpuMemory);
     g.memoryType = r.requiredString("memory_type");
     requirePresent(r, "bandwidth_gbps");  // null where no bandwidth is published
     g.bandwidthGBps = r.optionalNumber("bandwidth_gbps", kPositive, kMaxBandwidthGBps).value_or(0);

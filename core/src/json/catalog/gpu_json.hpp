@@ -9,6 +9,8 @@
 
 namespace caliper::io {
 
+constexpr double kMaxGpuMemory = 2048;  // memory_gib / memory_gb of one device
+
 // Throws InputError naming the JSON pointer under `path` ("/gpus/3/tdp_w").
 GpuSpec gpuFromJson(const Json& object, const std::string& path);
 

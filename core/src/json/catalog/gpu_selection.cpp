@@ -1,6 +1,7 @@
 #include "json/catalog/gpu_selection.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <string>
 
@@ -29,15 +30,38 @@ bool accepts(const GpuFilter& f, const GpuSpec& gpu) {
     return true;
 }
 
-GpuFilter readFilter(const Json& request) {
+// A filter list (lower case, as every value of these vocabularies) whose
+// every value some GPU of the catalog or the request carries: a misspelt
+// vendor or group would otherwise filter every GPU out in silence.
+std::vector<std::string> knownValues(ObjectReader& r, const char* key, const std::vector<const GpuSpec*>& gpus,
+                                     std::string (*valueOf)(const GpuSpec&)) {
+    std::vector<std::string> list = r.stringList(key);
+    std::vector<std::string> known;
+    for (const GpuSpec* g : gpus) {
+        std::string v = valueOf(*g);
+        if (std::find(known.begin(), known.end(), v) == known.end()) known.push_back(std::move(v));
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        std::string& value = list[i];
+        std::transform(value.begin(), value.end(), value.begin(), [](unsigned char c) { return std::tolower(c); });
+        if (std::find(known.begin(), known.end(), value) != known.end()) continue;
+        std::string names;
+        for (const std::string& k : known) names += (names.empty() ? "" : ", ") + k;
+        fail("invalid_value", childPath(r.pathOf(key), i),
+             "no GPU has " + std::string(key) + " value '" + value.substr(0, 100) + "'; known: " + names);
+    }
+    return list;
+}
+
+GpuFilter readFilter(const Json& request, const std::vector<const GpuSpec*>& gpus) {
     GpuFilter f;
     auto it = request.find("gpu_filter");
     if (it == request.end() || it->is_null()) return f;
     ObjectReader r(*it, "/gpu_filter");
-    f.classes = r.stringList("classes");
-    f.groups = r.stringList("groups");
-    f.vendors = r.stringList("vendors");
-    f.markets = r.stringList("markets");
+    f.classes = knownValues(r, "classes", gpus, [](const GpuSpec& g) { return g.gpuClass; });
+    f.groups = knownValues(r, "groups", gpus, [](const GpuSpec& g) { return gpuGroup(g); });
+    f.vendors = knownValues(r, "vendors", gpus, [](const GpuSpec& g) { return g.vendor; });
+    f.markets = knownValues(r, "markets", gpus, [](const GpuSpec& g) { return g.market; });
     f.minMemoryGiB = r.optionalNumber("min_memory_gib", 0, 1e6);
     f.maxPriceUsd = r.optionalNumber("max_price_usd", 0, 1e9);
     r.finish();
@@ -70,8 +94,11 @@ std::string gpuGroup(const GpuSpec& gpu) {
 }
 
 std::vector<GpuSpec> selectGpus(const Catalog& catalog, const Json& request) {
-    const GpuFilter filter = readFilter(request);
     std::vector<GpuSpec> gpus = requestedGpus(catalog, request);
+    std::vector<const GpuSpec*> known;
+    for (const GpuSpec& g : catalog.gpus) known.push_back(&g);
+    for (const GpuSpec& g : gpus) known.push_back(&g);
+    const GpuFilter filter = readFilter(request, known);
     gpus.erase(std::remove_if(gpus.begin(), gpus.end(), [&](const GpuSpec& g) { return !accepts(filter, g); }),
                gpus.end());
     return gpus;

@@ -41,7 +41,13 @@ constexpr RequestLimit kRequestLimits[] = {
     {"parallel.vp", 1, 1024},
     {"parallel.attention_dp", 1, kMaxGpus},
     {"parallel.dp", 1, kMaxGpuCount},
+    {"parallel.nodes", 1, kMaxGpuCount},
     {"global_batch", 1, 1e9},
+    // serve's and serving.request_rate_per_s: below about one request a day
+    // (1e-5/s x 86,400 s = 0.86) the cost and energy per token grow without
+    // bound (an idle deployment, infinite at 0); beyond a million per second
+    // no single deployment is described.
+    {"request_rate_per_s", 1e-5, 1e6},
     {"interconnect.gpus_per_node", 1, 1024},  // NVL72/NVL576-class domains fit
     {"max_train_days", 0.01, 36500},   // recommend: the longest training run wanted
     {"top", 1, 100},                   // recommend: options answered

@@ -29,9 +29,15 @@ std::int64_t integerWithin(ObjectReader& r, const char* key, std::string_view li
 
 void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warnings) {
     const bool training = s.task != Task::Inference;
+    // Inference runs the whole model: `method` (null in the contract's
+    // example request) names a training method only.
+    if (!training && r.has("method")) {
+        fail("incompatible_options", r.pathOf("method"),
+             "method (full, lora, qlora) applies to task finetune or pretrain; inference runs the whole model");
+    }
     s.method = training ? parseEnum<Method>(r.raw("method") && !r.raw("method")->is_null() ? *r.raw("method") : Json("lora"),
                                     r.pathOf("method"))
-                        : Method::Full;
+                        : (r.ignore("method"), Method::Full);
     if (s.task == Task::Pretrain) s.method = Method::Full;
 
     // Default engine per task: vLLM serves, Hugging Face Trainer/PEFT fine-tunes,
@@ -161,9 +167,10 @@ void readLora(Scenario& s, ObjectReader& r) {
     l.finish();
 }
 
-void readParallel(Scenario& s, ObjectReader& r) {
+// Returns parallel.nodes (0 when not given), applied once the interconnect is read.
+int readParallel(Scenario& s, ObjectReader& r) {
     const Json* parallel = r.raw("parallel");
-    if (!parallel || parallel->is_null()) return;
+    if (!parallel || parallel->is_null()) return 0;
     ObjectReader p(*parallel, r.pathOf("parallel"));
     if (p.has("strategy")) s.parallel.strategy = parseEnum<Strategy>(*p.raw("strategy"), p.pathOf("strategy"));
     else p.ignore("strategy");
@@ -174,12 +181,14 @@ void readParallel(Scenario& s, ObjectReader& r) {
     s.parallel.vp = static_cast<int>(integerWithin(p, "vp", "parallel.vp", 0));
     s.parallel.attentionDp = static_cast<int>(integerWithin(p, "attention_dp", "parallel.attention_dp", 0));
     s.parallel.dp = static_cast<int>(integerWithin(p, "dp", "parallel.dp", 0));
+    const int nodes = static_cast<int>(integerWithin(p, "nodes", "parallel.nodes", 0));
     if (p.has("offload")) s.parallel.offload = parseEnum<Offload>(*p.raw("offload"), p.pathOf("offload"));
     else p.ignore("offload");
     // llama.cpp -ngl and --n-cpu-moe; null = chosen by the planner (checkScenario bounds them by the model).
     s.parallel.gpuLayers = static_cast<int>(p.optionalInteger("gpu_layers", 0, 100000).value_or(-1));
     s.parallel.cpuMoeLayers = static_cast<int>(p.optionalInteger("cpu_moe_layers", 0, 100000).value_or(-1));
     p.finish();
+    return nodes;
 }
 
 // The machine around the GPUs; defaults by platform (hostDefaults), each
@@ -232,6 +241,34 @@ void readInterconnect(Scenario& s, ObjectReader& r) {
     s.interconnect.gpusPerNode = static_cast<int>(integerWithin(i, "gpus_per_node", "interconnect.gpus_per_node", 0));
     i.finish();
     if (s.interconnect.gpusPerNode > 0) s.gpu.gpusPerNode = s.interconnect.gpusPerNode;
+}
+
+// parallel.nodes: the servers a stated count of GPUs is spread over, equally
+// (gpus per node = gpu_count / nodes), which must agree with
+// interconnect.gpus_per_node where both are given.
+void applyNodes(Scenario& s, int nodes, bool statedCount) {
+    if (nodes <= 0) return;
+    const std::string path = "/parallel/nodes";
+    if (!statedCount) {
+        fail("incompatible_options", path,
+             "parallel.nodes spreads a stated gpu_count; here the count is chosen (\"auto\", a matrix, a search)");
+    }
+    if (nodes > s.gpuCount || s.gpuCount % nodes != 0) {
+        fail("invalid_parallel", path, "parallel.nodes (" + std::to_string(nodes) + ") must divide gpu_count (" +
+                                           std::to_string(s.gpuCount) + ") into equal servers");
+    }
+    const int perNode = s.gpuCount / nodes;
+    if (perNode > limitOf("interconnect.gpus_per_node").maxInteger()) {
+        fail("invalid_parallel", path, std::to_string(perNode) + " GPUs per node is more than one server or NVLink domain holds (" +
+                                           std::to_string(limitOf("interconnect.gpus_per_node").maxInteger()) + ")");
+    }
+    if (s.interconnect.gpusPerNode > 0 && s.interconnect.gpusPerNode != perNode) {
+        fail("invalid_parallel", path, std::to_string(s.gpuCount) + " GPUs over " + std::to_string(nodes) +
+                                           " nodes are " + std::to_string(perNode) + " per node; interconnect.gpus_per_node says " +
+                                           std::to_string(s.interconnect.gpusPerNode));
+    }
+    s.interconnect.gpusPerNode = perNode;  // adaptToGpu keeps it
+    s.gpu.gpusPerNode = perNode;
 }
 
 void readGpuCount(Scenario& s, ObjectReader& r) {
@@ -341,6 +378,11 @@ GpuSpec resolveGpu(const Catalog& catalog, const Json& value, const std::string&
         if (given != value.end() && !(given->is_number() && given->get<double>() > 0)) {
             failType("invalid_value", path + "/" + key, "a positive number", *given);
         }
+        // Checked before the other unit is derived from it, so the error
+        // names the key the user wrote.
+        if (given != value.end() && given->get<double>() > kMaxGpuMemory) {
+            failType("invalid_value", path + "/" + key, "a number at most 2048", *given);
+        }
     }
     if (!filled.contains("memory_gib") && filled.contains("memory_gb") && filled["memory_gb"].is_number()) {
         filled["memory_gib"] = gbToGiB(filled["memory_gb"].get<double>());
@@ -373,10 +415,11 @@ Scenario scenarioFromJson(const Catalog& catalog, const Json& request, std::vect
                            : (r.ignore("task"), Task::Inference);
     applyTaskDefaults(s, r, warnings);
     readLora(s, r);
-    readParallel(s, r);
+    const int nodes = readParallel(s, r);
     readPrices(s, r);
     readHost(s, r);
     readInterconnect(s, r);
+    applyNodes(s, nodes, options.resolveModelAndGpu && !s.gpuCountAuto);
     s.globalBatch = integerWithin(r, "global_batch", "global_batch", 0);
     // The limit an "auto" count is chosen within (the matrix's max_gpus).
     s.maxGpus = static_cast<int>(r.integerOr("max_gpus", 1024, 1, 1024));
