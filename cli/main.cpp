@@ -72,7 +72,8 @@ scenario keys and defaults (only "model" and "gpu" are required):
   fp32_gradients      full training: fp32 gradient buffer (true), 16-bit (false) or "auto" (megatron: fp32)
   loss_kernel         training loss over the vocabulary: "auto" (megatron: vocab-parallel; others: eager)
                       or {loss_kernel}
-  lora                {"rank": 16, "targets": "all-linear" | "attention"}
+  lora                {"rank": 16, "targets": "all-linear" | "attention" | "query-value", "fused_qkv": false}
+  kv_heads_repeated   training: k and v repeated to every query head before attention (LitGPT)
   parallel            {"strategy": "auto", "tp": null, "pp": null, "offload": "none"}
                       strategy: {strategy}
                       offload: {offload}

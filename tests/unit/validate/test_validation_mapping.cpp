@@ -332,6 +332,18 @@ TEST_CASE("LitGPT rows follow LitGPT's scripts: allocated memory, chunked loss, 
     CHECK(one.request["loss_kernel"] == "chunked");
     CHECK(one.request["gradient_checkpointing"] == false);
     CHECK(one.request["seq_len"] == 1304);
+    // finetune/lora.py at 8641822: lora_dropout 0.05, lora_query and
+    // lora_value only; LitGPT's GPT has one fused qkv layer and repeats k/v
+    // to every head for training (lit_gpt/model.py).
+    CHECK(one.request["lora"]["targets"] == "query-value");
+    CHECK(one.request["lora"]["dropout"] == 0.05);
+    CHECK(one.request["lora"]["fused_qkv"] == true);
+    CHECK(one.request["kv_heads_repeated"] == true);
+    // A config hub yaml listing every layer (gemma-2b/lora.yaml: lora_query,
+    // lora_key, lora_value, lora_projection, lora_mlp, lora_head true).
+    Json every = qlora;
+    every["extra"] = "yaml (read at HEAD): precision bf16-true, lora_r 8 alpha 16 targets [query,key,value,projection,mlp,head]";
+    CHECK(caliper::test::mappedRow(every).request["lora"]["targets"] == "all-linear");
 
     Json multi = qlora;
     multi["quant"] = "bf16";
