@@ -72,7 +72,8 @@ scenario keys and defaults (only "model" and "gpu" are required):
   fp32_gradients      full training: fp32 gradient buffer (true), 16-bit (false) or "auto" (megatron: fp32)
   loss_kernel         training loss over the vocabulary: "auto" (megatron: vocab-parallel; others: eager)
                       or {loss_kernel}
-  lora                {"rank": 16, "targets": "all-linear" | "attention"}
+  lora                {"rank": 16, "targets": "all-linear" | "attention" | "query-value", "fused_qkv": false}
+  kv_heads_repeated   training: k and v repeated to every query head before attention (LitGPT)
   parallel            {"strategy": "auto", "tp": null, "pp": null, "offload": "none"}
                       strategy: {strategy}
                       offload: {offload}
@@ -89,7 +90,8 @@ scenario keys and defaults (only "model" and "gpu" are required):
   parallel.cp         training: context parallelism (the sequence split over cp GPUs)
   serving             {"prefix_cache_hit_rate": 0..1, "speculative": {"method": "mtp" | "eagle" | "draft",
                        "accepted_tokens_per_step": x}, "request_rate_per_s": r, "mixed_chunk": bool (SGLang
-                       --enable-mixed-chunk)}; inference with vllm, sglang,
+                       --enable-mixed-chunk), "max_num_batched_tokens": n (tokens one step carries: vLLM
+                       --max-num-batched-tokens, TensorRT-LLM max_num_tokens)}; inference with vllm, sglang,
                        tensorrt-llm or llama.cpp adds a "serving" object: continuous batching at `batch` concurrent
                        requests (ttft_s with the wait for a prefill slot, tpot_ms, tokens/s per user and per GPU,
                        requests/s, kv_cache_tokens, max_concurrency, cost and energy per output token)

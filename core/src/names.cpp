@@ -10,6 +10,7 @@ const char* toString(Optimizer v) { return nameOf(v); }
 const char* toString(Strategy v) { return nameOf(v); }
 const char* toString(Offload v) { return nameOf(v); }
 const char* toString(LossKernel v) { return nameOf(v); }
+const char* toString(LoraTargets v) { return nameOf(v); }
 const char* toString(InterNode v) { return nameOf(v); }
 const char* toString(WeightFormat v) { return nameOf(v); }
 const char* toString(KvFormat v) { return nameOf(v); }

@@ -146,6 +146,7 @@ Json valueFor(const std::string& key, const Catalog& catalog, Rng& rng) {
     if (key == "serving") {
         return subObject({{"prefix_cache_hit_rate", {0, 0.5, 1, -0.1, 1.5}},
                           {"request_rate_per_s", {0.5, 10, 1e6, 0, 2e6}},
+                          {"max_num_batched_tokens", {1, 512, 9700, 16777216, 0, 1.5, 16777217}},
                           {"speculative", {Json{{"method", "mtp"}, {"accepted_tokens_per_step", 2}},
                                            Json{{"method", "eagle"}, {"accepted_tokens_per_step", 16}},
                                            Json{{"method", "draft"}, {"accepted_tokens_per_step", 0.5}},

@@ -33,6 +33,26 @@ std::optional<std::int64_t> yamlDevices(const std::string& text) {
     return static_cast<std::int64_t>(n);
 }
 
+// LitGPT's LoRA scripts (finetune/lora.py at 8641822: lora_dropout = 0.05,
+// lora_query = lora_value = True, the other lora_* flags False; the config
+// hub's yaml files and litgpt/finetune/lora.py today keep those defaults).
+// Its GPT builds q, k and v as one linear layer, adapted by LoRAQKVLinear
+// with one dropout on the shared input (litgpt/lora.py).
+constexpr double kLitGptLoraDropout = 0.05;
+
+// The adapted layers a config hub yaml lists ("targets [query,value]",
+// "targets [query,key,value,projection,mlp,head]"); LitGPT's defaults where
+// the row lists none. lora_head's adapter on lm_head is left out (rank x
+// (hidden + vocabulary) parameters).
+std::string litGptTargets(const std::string& text) {
+    const std::size_t at = text.find("targets [");
+    if (at == std::string::npos) return "query-value";
+    const std::string list = text.substr(at, text.find(']', at) - at);
+    if (contains(list, "mlp")) return "all-linear";
+    if (contains(list, "key") || contains(list, "projection")) return "attention";
+    return "query-value";
+}
+
 // LitGPT's finetune/full.py under precision "bf16-true" trains the bf16
 // parameters in place with torch.optim.AdamW, whose exp_avg and exp_avg_sq
 // follow the parameter dtype: weights 2 + gradients 2 + moments 4 = 8 bytes
@@ -102,6 +122,15 @@ void applyFrameworkRequest(const RowFacts& f, const RowSetup& setup, const std::
     // LitGPT's own LoRA and adapter layers (lit_gpt/lora.py, adapter.py)
     // train in the model's dtype.
     adaptersInModelDtype(request);
+    // LitGPT repeats k and v to every query head for training (litgpt/model.py
+    // at the config hub table's commit and at 8641822).
+    if (!request.contains("kv_heads_repeated")) request["kv_heads_repeated"] = true;
+    if (f.method == "lora" || f.method == "qlora") {
+        Json& lora = request["lora"];
+        if (!lora.contains("targets")) lora["targets"] = litGptTargets(text);
+        if (!lora.contains("dropout")) lora["dropout"] = kLitGptLoraDropout;
+        lora["fused_qkv"] = true;
+    }
     // The config hub's README: "All runs are single-GPU experiments", whatever
     // the machine had.
     if (contains(text, "single-gpu experiments")) request["gpu_count"] = 1;

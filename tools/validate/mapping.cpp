@@ -352,6 +352,29 @@ bool aiconfiguratorMixedChunk(const RowFacts& f) {
     return major > 0 || minor > 5 || (minor == 5 && patch >= 6);
 }
 
+// The step token budget of the deployments aiconfigurator's generator
+// writes for aggregated serving: max_batch_size + isl + 1500 tokens, so a
+// whole prompt fits beside every running decode. TensorRT-LLM since the
+// generator's first standalone release (ai-dynamo/aiconfigurator 84ee71ebc,
+// 2025-09-30: generator/backends/trtllm.py "max_num_tokens heuristic",
+// agg_cfg["bs"] + isl + 1500; today rule_plugin/benchmark/trtllm.rule);
+// vLLM's --max-num-batched-tokens since 2cecd6596 (2026-01-08:
+// rule_plugin/vllm.rule "agg max_num_tokens = max_batch_size + isl + 1500"),
+// so the vLLM rows of releases after it (0.16 on, measured from 2026-03) and
+// not the earlier ones, which kept vLLM's default. max_batch_size is the
+// row's concurrency (the benchmark rule's agg_decode max_batch_size).
+std::optional<std::int64_t> aiconfiguratorStepBudget(const RowFacts& f) {
+    if (!contains(lowerCase(f.source), "aiconfigurator") || !f.batch || !f.isl) return std::nullopt;
+    const std::string engine = contractEngine(f.engine);
+    bool generated = engine == "tensorrt-llm";
+    if (engine == "vllm") {
+        int major = 0, minor = 0;
+        generated = std::sscanf(f.engineVersion.c_str(), "%d.%d", &major, &minor) == 2 && (major > 0 || minor >= 16);
+    }
+    if (!generated) return std::nullopt;
+    return countOf(*f.batch) + countOf(*f.isl) + 1500;
+}
+
 // Serving rows state their setup in structured keys: the engine instance's
 // parallel degrees (gpu_count = tp x pp x attention-DP ranks), the request
 // lengths and the concurrency; start-up memory rows the context limit and
@@ -445,6 +468,9 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     if (kind == RowKind::Serving || kind == RowKind::EngineMemory) {
         applyServingSetup(kind, f, rowText(row, "extra"), m.request);
         if (kind == RowKind::Serving && aiconfiguratorMixedChunk(f)) m.request["serving"]["mixed_chunk"] = true;
+        if (kind == RowKind::Serving) {
+            if (const auto budget = aiconfiguratorStepBudget(f)) m.request["serving"]["max_num_batched_tokens"] = *budget;
+        }
         m.expectFits.reset();  // more concurrent requests than the pool holds queue; they do not fail
     }
     setComparison(kind, f, setup, m);

@@ -69,6 +69,12 @@ struct Names<Offload> {
 };
 
 template <>
+struct Names<LoraTargets> {
+    static constexpr EnumName<LoraTargets> table[] = {
+        {LoraTargets::AllLinear, "all-linear"}, {LoraTargets::Attention, "attention"}, {LoraTargets::QueryValue, "query-value"}};
+};
+
+template <>
 struct Names<LossKernel> {
     static constexpr EnumName<LossKernel> table[] = {
         {LossKernel::Eager, "eager"}, {LossKernel::VocabParallel, "vocab-parallel"}, {LossKernel::Fused, "fused"},
@@ -177,7 +183,7 @@ constexpr bool inDeclarationOrder() {
     return true;
 }
 static_assert(inDeclarationOrder<Task>() && inDeclarationOrder<Method>() && inDeclarationOrder<Engine>() &&
-              inDeclarationOrder<Optimizer>() && inDeclarationOrder<Strategy>() && inDeclarationOrder<Offload>() && inDeclarationOrder<LossKernel>() && inDeclarationOrder<InterNode>() &&
+              inDeclarationOrder<Optimizer>() && inDeclarationOrder<Strategy>() && inDeclarationOrder<Offload>() && inDeclarationOrder<LossKernel>() && inDeclarationOrder<LoraTargets>() && inDeclarationOrder<InterNode>() &&
               inDeclarationOrder<WeightFormat>() && inDeclarationOrder<KvFormat>() && inDeclarationOrder<Objective>() &&
               inDeclarationOrder<Pricing>() && inDeclarationOrder<CellStatus>());
 

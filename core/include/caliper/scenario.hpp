@@ -53,9 +53,22 @@ struct InterconnectSpec {
 // PEFT-based engines (transformers, deepspeed, fsdp).
 enum class AdapterDtype { Auto, Fp32, Model };
 
+// The linear layers LoRA adapts in each block. QueryValue: q and v only
+// (PEFT's default target_modules for Llama-family models, q_proj and v_proj;
+// LitGPT's lora_query/lora_value defaults). The frozen layers keep no input
+// for a weight gradient (see train_activations.cpp).
+enum class LoraTargets { AllLinear, Attention, QueryValue };
+
 struct LoraSpec {
     int rank = 16;
-    bool allLinear = true;  // false = attention projections only (q,k,v,o)
+    LoraTargets targets = LoraTargets::AllLinear;
+    bool allLinear() const { return targets == LoraTargets::AllLinear; }
+    // q, k and v are one linear layer with one LoRA branch and one dropout on
+    // its input (LitGPT's LoRAQKVLinear, lora.py: `F.linear(self.lora_dropout(x),
+    // self.lora_A)` once for the fused qkv; PEFT on checkpoints whose attention
+    // has one qkv matrix: Qwen-1 c_attn, Baichuan W_pack, Falcon and
+    // GPT-NeoX query_key_value, Phi-3 qkv_proj).
+    bool fusedQkv = false;
     AdapterDtype adapterDtype = AdapterDtype::Auto;
     // Dropout on each adapted layer's input (PEFT LoraConfig lora_dropout,
     // default 0.0; torchtune's and Unsloth's defaults are 0 too; LitGPT's
@@ -158,6 +171,12 @@ struct Scenario {
     // fine-tuning); sets the micro-batches a pipeline runs per step.
     std::int64_t globalBatch = 0;
     bool flashAttention = true;
+    // Training: k and v repeated to every query head before attention, so
+    // attention saves them at the query heads' width (LitGPT's
+    // CausalSelfAttention: `k.expand(...)` and `v.expand(...)` then reshape,
+    // "training: flash attention requires it", litgpt/model.py). Off: the
+    // grouped k and v are saved as they are.
+    bool kvHeadsRepeated = false;
     LoraSpec lora;
     ParallelSpec parallel;
     HostSpec host;
@@ -208,6 +227,7 @@ const char* toString(Optimizer);
 const char* toString(Strategy);
 const char* toString(Offload);
 const char* toString(LossKernel);
+const char* toString(LoraTargets);
 const char* toString(InterNode);
 
 // The runtime whose kernels, memory layout and efficiency constants an

@@ -136,6 +136,9 @@ double inferenceActivationBytes(const Inputs& in, const Layout& layout, const St
     } else {
         const bool trt = runtimeOf(s.engine) == Engine::TensorrtLlm;
         tokens = trt ? kTrtllmMaxTokens : servingChunkTokens(s);
+        // A deployment that sets its step budget profiles (vLLM) or reserves
+        // (TensorRT-LLM) activations for that many tokens.
+        if (s.serving.maxNumBatchedTokens) tokens = *s.serving.maxNumBatchedTokens;
         why = trt ? "TensorRT-LLM max_num_tokens" : "the profile run of a chunked-prefill batch";
         if (stage.last) logits = kServingMaxSeqs * sh.vocab * kSamplerBytesPerLogit;
         if (runtimeOf(s.engine) == Engine::Vllm) {

@@ -85,7 +85,9 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
     if (in.lora) {
         // LoRA adds B (d_out x r) and A (r x d_in) to each adapted matrix:
         // r (d_in + d_out) parameters (LoRA §4).
-        const double dims = s.lora.allLinear ? in.shape.loraDimsAllLinear : in.shape.loraDimsAttention;
+        const double dims = s.lora.allLinear()                           ? in.shape.loraDimsAllLinear
+                            : s.lora.targets == LoraTargets::QueryValue ? in.shape.loraDimsQueryValue
+                                                                        : in.shape.loraDimsAttention;
         in.adapterParams = double(std::max(1, s.lora.rank)) * dims;
     }
     in.trainableParams = in.lora ? in.adapterParams : in.counts.total;

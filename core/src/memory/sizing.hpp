@@ -70,6 +70,7 @@ struct ModelShape {
     LinearGroups groups;
     double loraDimsAllLinear = 0;   // sum of (d_in + d_out) over every block linear layer
     double loraDimsAttention = 0;   // the same over q, k, v, o only
+    double loraDimsQueryValue = 0;  // the same over q and v only
     double layerParams = 0;         // parameters of one decoder layer (an FSDP unit)
     double largestModule = 0;       // largest single module (DeepSpeed's largest layer)
     double largestLinear = 0;

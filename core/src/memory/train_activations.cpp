@@ -259,30 +259,46 @@ double autocastHeadCastBytes(const Inputs& in, const Layout& layout, const Stage
     return kAutocastWeightCastBytes * in.shape.vocab * in.shape.hidden / layout.tp;
 }
 
-// Bytes per token of one layer that fp32 adapters or LoRA dropout add (see
-// kAdapterCopyBytes and kDropoutMaskBytes).
+// bitsandbytes' 4-bit matmul (bitsandbytes/autograd/_functions.py,
+// MatMul4Bit.forward: `if any(ctx.needs_input_grad[:2]): ctx.tensors = (A, B)`)
+// keeps its input whenever that input needs a gradient, although the frozen
+// 4-bit weight needs none: a QLoRA base over bitsandbytes keeps every linear
+// layer's input, adapted or not.
+bool frozenLinearsKeepInputs(const Scenario& s) { return s.weights == WeightFormat::Nf4 || s.weights == WeightFormat::Nf4Dq; }
+
+// Bytes per token of one layer that LoRA changes in the base count (see
+// kAdapterCopyBytes and kDropoutMaskBytes): each adapted module's lora_A
+// input (its fp32 cast, or its dropout output and mask), less the inputs
+// that only a frozen layer's weight gradient would have needed.
 double adapterCopyBytesPerToken(const Inputs& in) {
+    if (!in.lora) return 0;
     const Scenario& s = *in.scenario;
-    const bool dropout = s.lora.dropout > 0;
-    if (!in.lora || (!fp32Adapters(s) && !dropout)) return 0;
     const ModelShape& sh = in.shape;
     const double h = sh.hidden;
-    // q, k, v read the layer's normed input; o reads the attention output.
-    double copies = 3 * h + sh.qDim;
-    double freed = h;
-    if (s.lora.allLinear) {
-        // Each expert a token visits casts its own gate/up input and down input.
-        const double passes = sh.experts > 0 ? std::max(1.0, double(sh.topK + sh.sharedExperts)) : 1.0;
-        const double inner = mlpWidth(sh, s.model);
-        copies += passes * (sh.gated ? 2 : 1) * h + inner;
-        freed += h + inner;
-    }
-    // Each copy: the adapters' input (fp32 cast or dropout output) and, with
-    // dropout, its mask. 16-bit adapters without dropout save x itself, which
-    // the base count already holds (handled above: nothing added).
+    const bool dropout = s.lora.dropout > 0;
+    // Without a cast or dropout, lora_A saves x itself, which the base count holds.
+    const bool copies = fp32Adapters(s) || dropout;
     const double inputBytes = activationElementBytes(s);
     const double copyBytes = (fp32Adapters(s) ? kAdapterCopyBytes : inputBytes) + (dropout ? kDropoutMaskBytes : 0);
-    return copyBytes * copies - inputBytes * freed;
+    const bool frozenKeep = frozenLinearsKeepInputs(s);
+    // One input tensor of the block, `width` elements per token, read by
+    // `adapted` adapted modules; `keptAnyway` where another op saves it too.
+    const auto group = [&](double width, double adapted, bool keptAnyway) {
+        const bool kept = keptAnyway || frozenKeep || (adapted > 0 && !copies);
+        return (copies ? adapted * copyBytes * width : 0) - (kept ? 0 : inputBytes * width);
+    };
+    const bool allLinear = s.lora.allLinear();
+    const bool queryValue = s.lora.targets == LoraTargets::QueryValue;
+    // q, k, v (q and v only) read the layer's normed input, one module if fused.
+    const double qkvModules = s.lora.fusedQkv ? 1 : queryValue ? 2 : 3;
+    double bytes = group(h, qkvModules, false);
+    // o reads the attention output, which FlashAttention saves for its own backward.
+    bytes += group(sh.qDim, queryValue ? 0 : 1, s.flashAttention);
+    // Each expert a token visits casts its own gate/up input and down input.
+    const double passes = sh.experts > 0 ? std::max(1.0, double(sh.topK + sh.sharedExperts)) : 1.0;
+    bytes += group(h, allLinear ? passes * (sh.gated ? 2 : 1) : 0, false);
+    bytes += group(mlpWidth(sh, s.model), allLinear ? 1 : 0, false);
+    return bytes;
 }
 
 struct PerLayer {
@@ -294,7 +310,7 @@ PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
     const Scenario& s = *in.scenario;
     const ModelShape& sh = in.shape;
     const double sb = double(s.seqLen) * double(s.batch);
-    const double g = s.model.attention == AttentionKind::Mla ? 1.0 : double(sh.kvHeads) / sh.heads;
+    const double g = s.model.attention == AttentionKind::Mla || s.kvHeadsRepeated ? 1.0 : double(sh.kvHeads) / sh.heads;
     // Sequence parallelism shards all of it over tp; context parallelism
     // gives each GPU 1/cp of every sequence (Megatron-Core context_parallel).
     const double scale = activationElementBytes(s) / 2 / layout.tp / layout.cp;
@@ -420,7 +436,8 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
         freedGradientBytes > 0 ? std::max(forwardPeak - freedGradientBytes, backwardEnd) : forwardPeak;
     const double bytes = beyondGradients + workspace;
     if (ex.on()) {
-        const double g = s.model.attention == AttentionKind::Mla ? 1.0 : double(in.shape.kvHeads) / in.shape.heads;
+        const double g =
+            s.model.attention == AttentionKind::Mla || s.kvHeadsRepeated ? 1.0 : double(in.shape.kvHeads) / in.shape.heads;
         const LayerCoeffs c = layerCoeffs(s, in.shape.gated);
         ex.add("activations_gib",
                [&] {
@@ -433,9 +450,11 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                    : s.selectiveRecompute ? " (eager attention, scores recomputed: selective recomputation)"
                                           : " + 5*a*s^2*b (eager attention)",
                    (adapterBytes == 0 ? std::string()
-                    : in.scenario->lora.dropout > 0
-                        ? fmt(" + adapter input copies and dropout masks %.0f bytes per token", adapterBytes)
-                        : fmt(" + fp32 adapter inputs %.0f bytes per token", adapterBytes))
+                    : fmt(" %+.0f bytes per token of LoRA (%s, less the inputs only frozen layers' weight gradients "
+                          "needed)", adapterBytes,
+                          in.scenario->lora.dropout > 0 ? "adapter input copies and dropout masks"
+                          : fp32Adapters(s)               ? "fp32 adapter inputs"
+                                                          : "adapters read the base's inputs"))
                        .append(eagerNormBytesPerToken(in) > 0
                                    ? fmt(" + eager RMSNorm copies %.0f bytes per token", eagerNormBytesPerToken(in))
                                    : std::string())

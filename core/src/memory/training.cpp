@@ -127,9 +127,10 @@ TrainingStates replicatedStates(const Inputs& in, const Layout& layout, const Sh
     return t;
 }
 
-// LoRA/QLoRA: the frozen base keeps its stored format; fp32 adapters carry
-// gradients and optimizer states (PEFT upcasts adapters to fp32 by default,
-// autocast_adapter_dtype=True).
+// LoRA/QLoRA: the frozen base keeps its stored format; the adapters carry
+// gradients and optimizer states, in fp32 where PEFT upcasts them
+// (autocast_adapter_dtype=True, its default since v0.12), else in the
+// model's dtype (adapterBytesPerParam).
 TrainingStates adapterStates(const Inputs& in, const Layout& layout, const Shares& sh) {
     const Scenario& s = *in.scenario;
     const bool sharded = layout.shardedStates && layout.dp > 1;
@@ -145,11 +146,11 @@ TrainingStates adapterStates(const Inputs& in, const Layout& layout, const Share
                                 : kFsdpLiveUnits * sh.layerBytes;
     TrainingStates t;
     t.weights = sharded ? sh.baseBytes / n + gathered : sh.baseBytes;
-    t.adapter = kFp32Bytes * sh.params / (sharded ? n : 1);
-    t.gradients = kFp32Bytes * sh.params / (sharded ? n : 1);
+    t.adapter = adapterBytesPerParam(s) * sh.params / (sharded ? n : 1);
+    t.gradients = adapterBytesPerParam(s) * sh.params / (sharded ? n : 1);
     t.optimizer = optimizerStateBytes(in, true) * sh.params / (zero ? n : 1);
     if (s.parallel.offload == Offload::Parameters && layout.shardedStates) {
-        t.hostBytes = (sh.baseBytes + (2 * kFp32Bytes + optimizerStateBytes(in, true)) * sh.params) * layout.tp * layout.pp;
+        t.hostBytes = (sh.baseBytes + (2 * adapterBytesPerParam(s) + optimizerStateBytes(in, true)) * sh.params) * layout.tp * layout.pp;
         // ZeRO-3 gathers a whole module before its forward, however large:
         // with a big vocabulary the embedding or lm_head outweighs two layers
         // (DeepSpeed's estimators keep "largest layer" params for the same

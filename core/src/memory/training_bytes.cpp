@@ -51,6 +51,10 @@ double weightBytesPerParam(const Scenario& s) {
     }
 }
 
+double adapterBytesPerParam(const Scenario& s) {
+    return s.weights == WeightFormat::Fp32 || fp32Adapters(s) ? kFp32Bytes : 2;
+}
+
 double optimizerStateBytes(const Inputs& in, bool adapters) {
     switch (in.scenario->optimizer) {
         case Optimizer::AdamW: return kAdamWStateBytes;
@@ -77,7 +81,7 @@ double masterCopyBytes(const Inputs& in) {
 
 double communicationBuffers(const Inputs& in, const Layout& layout, double trainable) {
     const Scenario& s = *in.scenario;
-    const double gradBytes = in.lora ? kFp32Bytes : weightBytesPerParam(s);
+    const double gradBytes = in.lora ? adapterBytesPerParam(s) : weightBytesPerParam(s);
     if (layout.strategy == Strategy::Ddp && layout.dp > 1) {
         // DDP copies gradients into its buckets unless gradient_as_bucket_view
         // is set (PyTorch DistributedDataParallel docs): one more gradient copy.
@@ -110,10 +114,13 @@ void explainAdapters(const Inputs& in, double trainable, const TrainingStates& t
     const Scenario& s = *in.scenario;
     ex.add("lora_params",
            [&] { return fmt("rank %d x sum of (d_in + d_out) over %s matrices = %.0f trainable parameters (%.2f%% of %.3gB)",
-               s.lora.rank, s.lora.allLinear ? "all block linear" : "attention q/k/v/o", in.adapterParams,
+               s.lora.rank, s.lora.allLinear()                           ? "all block linear"
+               : s.lora.targets == LoraTargets::QueryValue ? "attention q/v"
+                                                           : "attention q/k/v/o", in.adapterParams,
                100 * in.adapterParams / std::max(1.0, in.counts.total), in.counts.total / 1e9); },
            in.adapterParams);
-    ex.add("adapter_gib", [&] { return fmt("%.0f adapter parameters on this GPU x 4 bytes (fp32)", trainable); }, bytesToGiB(t.adapter));
+    ex.add("adapter_gib", [&] { return fmt("%.0f adapter parameters on this GPU x %.0f bytes (%s)", trainable,
+                                                 adapterBytesPerParam(s), adapterBytesPerParam(s) == kFp32Bytes ? "fp32" : "the model's 16-bit dtype"); }, bytesToGiB(t.adapter));
 }
 
 const char* splitName(const Scenario& s, Strategy strategy) {

@@ -17,6 +17,12 @@ constexpr double kFsdpLiveUnits = 2;
 // precision, else 16-bit (FP8 training keeps bf16 parameters).
 double weightBytesPerParam(const Scenario& s);
 
+// Bytes of one LoRA adapter parameter and of its gradient (autograd makes
+// the gradient in the parameter's dtype): 4 where adapters train in fp32
+// (PEFT's upcast, an fp32 base), else the 16-bit model dtype (LitGPT's
+// bf16-true, Unsloth, torchtune, PEFT before v0.12).
+double adapterBytesPerParam(const Scenario& s);
+
 // Optimizer state bytes per trainable parameter, without the fp32 master
 // copy: AdamW 8 (m and v), bitsandbytes 8-bit AdamW 2, SGD with momentum 4,
 // Adafactor's factored second moments (rows + columns per matrix, fp32).

@@ -87,6 +87,8 @@ void addLinearLayers(const ModelSpec& m, ModelShape& s) {
     const double attentionLayers = fullAttentionLayers(m) + std::max(0, m.encoderLayers) - globalLayers;
     scaleGroups(g, attentionLayers);
     double lora = attn.loraDims * attentionLayers;
+    // q: h -> qDim, v: h -> kvDim (LoRA adds r (d_in + d_out) to each).
+    s.loraDimsQueryValue = (2 * s.hidden + s.qDim + s.kvDim) * attentionLayers;
     if (globalLayers > 0) {  // global layers of their own head width and KV heads (Gemma 4)
         ModelShape wide = s;
         wide.headDim = m.global.headDim;
@@ -105,6 +107,8 @@ void addLinearLayers(const ModelSpec& m, ModelShape& s) {
         g.o += global.groups.o;
         g.other += global.groups.other;
         lora += global.loraDims * globalLayers;
+        const double value = m.global.kEqV ? 0 : wide.hidden + wide.kvDim;
+        s.loraDimsQueryValue += (wide.hidden + wide.qDim + value) * globalLayers;
     }
     if (m.linear.layers > 0) {
         const bool conv = m.linear.kind == LinearKind::ShortConv;  // in_proj yields B, C and x

@@ -78,6 +78,12 @@ constexpr double kPerSequencePriorS = 29e-6;
 // host time, which those rows favour (TPOT median in-sample / leave-one-
 // engine-x-GPU-out: serial 13.2% / 17.7%, overlapped 14.1% / 21.5%).
 constexpr bool kVllmOverlap = false, kSglangOverlap = true, kTrtllmOverlap = true;
+// vLLM's largest CUDA graph: min(2 x max_num_seqs, 512) by default
+// (vllm/config/compilation.py max_cudagraph_capture_size); the sizes below
+// it and the padding: cuda_graph.cpp. SGLang's and TensorRT-LLM's graphs are
+// not modelled: their lists vary by release and deployment (aiconfigurator's
+// generator passes every size up to max_batch_size).
+constexpr double kVllmGraphSeqsFactor = 2, kVllmGraphMaxBatch = 512;
 
 // Time to the first token beyond the step model's own prefill. Priors [E],
 // the same for every engine; tools/calibrate fits a scale on each by engine x
@@ -163,9 +169,13 @@ SchedulerDefaults rawSchedulerDefaults(const Scenario& s) {
             d.stepOverheadS = kVllmStepS;
             d.perSequenceOverheadS = kPerSequencePriorS;
             d.hostOverlapsGpu = kVllmOverlap;
+            d.cudaGraphMaxBatch = std::min(kVllmGraphSeqsFactor * d.maxRunningRequests, kVllmGraphMaxBatch);
             break;
         }
     }
+    // The deployment's own step budget (serving.max_num_batched_tokens)
+    // replaces the engine's default; a prompt longer than it runs in chunks.
+    if (s.serving.maxNumBatchedTokens) d.stepTokenBudget = std::max(1.0, *s.serving.maxNumBatchedTokens);
     return d;
 }
 

@@ -21,6 +21,8 @@ struct SchedulerDefaults {
     double prefillTimeFactor = 1;   // a prompt's prefill latency under serving / the step model's
     double synchronizedShare = 0;   // share of the other users' prompts a new prompt waits behind
                                     // (closed-loop benchmarks keep requests of equal length in step)
+    double cudaGraphMaxBatch = 0;   // largest decode batch replayed from a CUDA graph captured at the
+                                    // engine's padded size list (cuda_graph.cpp); 0: none modelled
 };
 
 // With the calibrated serving constants (data/calibration.json).

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "calibration/calibration.hpp"
+#include "serving/cuda_graph.hpp"
 #include "speed/efficiency.hpp"
 
 namespace caliper::serving {
@@ -55,7 +56,14 @@ StepModel stepModel(const Scenario& s, const Plan& plan) {
         const double kvHeads = std::max(1, model.kvHeads > 0 ? model.kvHeads : model.heads);
         m.kvShare = std::ceil(kvHeads / m.layout.attentionTp) / kvHeads;
     }
-    m.expertParallel = m.work.experts > 0 && (s.parallel.ep > 1 || m.layout.attentionDp > 1);
+    // Experts spread over the ranks exchange tokens all-to-all only where
+    // attention data parallelism splits the tokens among them. Without it
+    // every rank holds the step's tokens after attention's all-reduce, picks
+    // those routed to its experts, and the MoE output is all-reduced like a
+    // tensor-parallel MLP's (vLLM fused_moe/config.py use_all2all_kernels:
+    // dp_size > 1 and use_ep; TensorRT-LLM fused_moe_wide_ep.py
+    // select_alltoall_method_type: NotEnabled without enable_attention_dp).
+    m.expertParallel = m.work.experts > 0 && m.layout.attentionDp > 1;
     if (s.serving.speculative) {
         m.draftCostShare = s.serving.speculative->method == "draft" ? kDraftModelShare : 1.0 / m.work.layers;
     }
@@ -107,7 +115,10 @@ double StepModel::stepS(double decodes, double context, double prefillTokens, do
     const double weightBytes = work.denseWeightBytes / tpGpus + std::max(0.0, expertBytes) / allGpus;
     // Compute per GPU: decode-shaped and prompt-shaped work at their rates.
     const double matmul = 2.0 * work.blockMatmulParams;
-    const double decodeGemmFlops = decodes * (matmul + 2.0 * work.lmHeadParams);
+    // A pure decode step runs its GEMMs at the CUDA graph's padded batch (per attention group).
+    const double gemmDecodes =
+        prefillTokens > 0 ? decodes : cudaGraphBatch(engine, groupDecodes) * l.attentionDp;
+    const double decodeGemmFlops = gemmDecodes * (matmul + 2.0 * work.lmHeadParams);
     const double prefillGemmFlops = prefillTokens * matmul;
     const double decodeAttentionFlops = decodes * attentionFlopsPerToken(work, context);
     const double prefillAttentionFlops = prefillTokens * attentionFlopsPerToken(work, prefillContext);
@@ -133,8 +144,8 @@ double StepModel::stepS(double decodes, double context, double prefillTokens, do
     const double stageLayers = double(work.layers) / l.pp;
     double stepS = linearS + decodeAttentionS + promptAttentionS + stageLayers * layerOverheadS;
     // Communication of the step's tokens: two all-reduces per layer in the
-    // attention group; expert parallelism adds a dispatch and a combine
-    // (all-to-all) per layer across the replica.
+    // attention group; expert parallelism across attention-DP groups adds a
+    // dispatch and a combine (all-to-all) per layer across the replica.
     const double message = tokens / l.attentionDp * work.hidden * kActivationBytes;
     if (l.attentionTp > 1) stepS += stageLayers * 2.0 * allReduceS(message, l.attentionTp, l.tpLink);
     if (expertParallel) stepS += stageLayers * 2.0 * allGatherS(message * work.expertsPerToken, l.gpus, l.expertLink);

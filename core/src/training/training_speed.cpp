@@ -46,6 +46,8 @@ constexpr int kMicrobatchesPerStage = 4;
 // Share of parameter streaming (ZeRO-Infinity) hidden by prefetch [E].
 constexpr double kPrefetchOverlap = 0.5;
 constexpr double kAttentionShareOfBlock = 0.33;
+// q and v of the four attention projections (MHA: 2h^2 of a Llama block's 14.5h^2 = 0.14).
+constexpr double kQueryValueShareOfBlock = kAttentionShareOfBlock / 2;
 
 // Expert-parallel all-to-all: dispatch and combine in forward and again in
 // backward (Megatron-Core token dispatcher), 16-bit hidden states of each
@@ -73,7 +75,9 @@ double trainableParams(const Scenario& s, const Workload& work) {
     // LoRA: r x (d_in + d_out) per adapted matrix, about 2r/h of its weights.
     // Attention projections alone hold ~0.3 of a Llama-style block
     // (MHA: 4h^2 of 4h^2 + 3 x 3.5h^2 = 0.28).
-    const double share = s.lora.allLinear ? 1.0 : kAttentionShareOfBlock;
+    const double share = s.lora.allLinear()                           ? 1.0
+                         : s.lora.targets == LoraTargets::QueryValue ? kQueryValueShareOfBlock
+                                                                     : kAttentionShareOfBlock;
     return work.blockMatmulParams * share * 2.0 * s.lora.rank / std::max(1.0, work.hidden);
 }
 

@@ -129,24 +129,25 @@ TEST_CASE("worked example (c): Llama-2-70B QLoRA r = 64 on all linear layers", "
     // 10 s V = 0.66 GB of logits. The engine's loss term is 12 s V
     // (memory/train_activations.cpp) = 12 x 2048 x 32000 = 0.79 GB, 0.13 GB
     // more. PEFT's fp32 adapters (the transformers default) add, in the one
-    // recomputed layer, 4-byte copies of every adapted input less the 2-byte
-    // inputs the frozen layers no longer keep: 4 (3h + h + 2h + f) -
-    // 2 (h + h + f) = 221,184 bytes per token with h = 8192, f = 28672, so
-    // 0.45 GB at s = 2048; the eager RMSNorm's fp32 input copies 2 x 2 h =
+    // recomputed layer, 4-byte copies of every adapted input; the frozen NF4
+    // layers keep their 2-byte inputs too (bitsandbytes' MatMul4Bit saves its
+    // input whenever it needs a gradient): 4 (3h + h + 2h + f) = 311,296
+    // bytes per token with h = 8192, f = 28672, so 0.64 GB at s = 2048; the
+    // eager RMSNorm's fp32 input copies 2 x 2 h =
     // 32,768 bytes per token (the frozen norms keep no normalized copy), 0.07
-    // GB. The recomputed layer (0.68 + 0.45 + 0.07 = 1.20 GB) outweighs the
+    // GB. The recomputed layer (0.68 + 0.64 + 0.07 = 1.39 GB) outweighs the
     // logits (0.79 GB), which backward frees before it: the larger counts.
     // Accumulating two micro-batches keeps the adapters' gradients alive.
     Scenario s = finetuning("llama-2-70b", "h100-sxm5-80gb", Method::Qlora);
     s.lora.rank = 64;
-    s.lora.allLinear = true;
+    s.lora.targets = LoraTargets::AllLinear;
     s.globalBatch = 2;
     const MemoryEstimate e = estimateMemory(s, makePlan(s, 1));
     const MemoryBreakdown& m = e.memory;
     CHECK(termValue(e, "lora_params") == Approx(828e6).epsilon(0.002));
     CHECK(gb(m.weightsGiB) == Approx(36.4).epsilon(0.005));
     CHECK(gb(m.adapterGiB + m.gradientsGiB + m.optimizerGiB) == Approx(13.3).epsilon(0.005));
-    const double adapterCopiesGb = 221184.0 * 2048 / 1e9;
+    const double adapterCopiesGb = 311296.0 * 2048 / 1e9;
     const double normCopiesGb = 32768.0 * 2048 / 1e9;
     const double layerGb = 0.68 + adapterCopiesGb + normCopiesGb;
     CHECK(gb(m.activationsGiB) == Approx(2.68 + layerGb + 0.47).epsilon(0.01));
@@ -155,7 +156,7 @@ TEST_CASE("worked example (c): Llama-2-70B QLoRA r = 64 on all linear layers", "
     CHECK(fitsMemory(s, m));  // "fits on A100/H100 80 GB"
     // One micro-batch per step: the adapters' fp32 gradients (828e6 x 4 =
     // 3.31 GB) are written as backward frees the checkpoints, and the step's
-    // peak beyond them is the first layer's recomputation (1.20 GB) + the
+    // peak beyond them is the first layer's recomputation (1.39 GB) + the
     // dequantization buffer (0.47 GB).
     s.globalBatch = 0;
     const MemoryBreakdown single = memoryOn(s, 1);
@@ -181,7 +182,7 @@ TEST_CASE("LoRA dropout keeps a dropped-out copy and a mask of every adapted inp
     // 35,584; inputs no longer kept: the normed input twice and down's input,
     // 2 x 4096 + 11008 = 19,200.
     Scenario s = finetuning("llama-2-7b", "h100-sxm5-80gb", Method::Lora);
-    s.lora.allLinear = true;
+    s.lora.targets = LoraTargets::AllLinear;
     s.globalBatch = 2;  // accumulation keeps every layer's activations alive
     const double tokenLayers = 2048.0 * 32;
     auto activationsGb = [&](double dropout) {
@@ -203,7 +204,7 @@ TEST_CASE("LoRA dropout keeps a dropped-out copy and a mask of every adapted inp
     // Attention only: q, k, v, o adapted (4 x 4096), the normed input no
     // longer kept (4096): 3 x 16,384 - 2 x 4,096 = 40,960 bytes.
     s.lora.adapterDtype = AdapterDtype::Model;
-    s.lora.allLinear = false;
+    s.lora.targets = LoraTargets::Attention;
     CHECK(activationsGb(0.05) - activationsGb(0) == Approx(40960.0 * tokenLayers / 1e9).epsilon(0.001));
 }
 

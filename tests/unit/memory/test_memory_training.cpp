@@ -37,7 +37,7 @@ TEST_CASE("training states by optimizer and offload", "[memory][training]") {
 TEST_CASE("LoRA counts r (d_in + d_out) per adapted matrix", "[memory][training]") {
     // Llama-2-7B, rank 16, attention only: 32 layers x 4 matrices x 16 x (4096 + 4096).
     Scenario s = finetuning("llama-2-7b", "h100-sxm5-80gb", Method::Lora);
-    s.lora.allLinear = false;
+    s.lora.targets = LoraTargets::Attention;
     const MemoryEstimate e = estimateMemory(s, makePlan(s, 1));
     CHECK(termValue(e, "lora_params") == Approx(32.0 * 4 * 16 * 8192));
     // fp32 adapters, fp32 gradients, AdamW moments: 4 + 4 + 8 bytes each.

@@ -332,6 +332,18 @@ TEST_CASE("LitGPT rows follow LitGPT's scripts: allocated memory, chunked loss, 
     CHECK(one.request["loss_kernel"] == "chunked");
     CHECK(one.request["gradient_checkpointing"] == false);
     CHECK(one.request["seq_len"] == 1304);
+    // finetune/lora.py at 8641822: lora_dropout 0.05, lora_query and
+    // lora_value only; LitGPT's GPT has one fused qkv layer and repeats k/v
+    // to every head for training (lit_gpt/model.py).
+    CHECK(one.request["lora"]["targets"] == "query-value");
+    CHECK(one.request["lora"]["dropout"] == 0.05);
+    CHECK(one.request["lora"]["fused_qkv"] == true);
+    CHECK(one.request["kv_heads_repeated"] == true);
+    // A config hub yaml listing every layer (gemma-2b/lora.yaml: lora_query,
+    // lora_key, lora_value, lora_projection, lora_mlp, lora_head true).
+    Json every = qlora;
+    every["extra"] = "yaml (read at HEAD): precision bf16-true, lora_r 8 alpha 16 targets [query,key,value,projection,mlp,head]";
+    CHECK(caliper::test::mappedRow(every).request["lora"]["targets"] == "all-linear");
 
     Json multi = qlora;
     multi["quant"] = "bf16";
@@ -640,4 +652,26 @@ TEST_CASE("a Hugging Face uploader's name is not the framework that ran the row"
     CHECK(b.request["gradient_checkpointing"] == a.request["gradient_checkpointing"]);
     CHECK(caliper::io::withoutOrganisations("unsloth/Mistral-7B-v0.2") == "Mistral-7B-v0.2");
     CHECK(caliper::io::withoutOrganisations("Llama 2 70B (meta-llama/Llama-2-70b-hf)") == "Llama 2 70B (Llama-2-70b-hf)");
+}
+
+TEST_CASE("aiconfigurator's TensorRT-LLM rows and its vLLM rows from 0.16 on ran a step budget of batch + isl + 1500",
+          "[validation]") {
+    // The generator writes max_num_tokens = max_batch_size + isl + 1500 for
+    // aggregated TensorRT-LLM (generator/backends/trtllm.py, 84ee71ebc,
+    // 2025-09-30) and vLLM's --max-num-batched-tokens the same since
+    // 2cecd6596 (2026-01-08, rule_plugin/vllm.rule): 32 + 4096 + 1500 = 5628.
+    auto row = [](const char* engine, const char* version, const char* source) {
+        return caliper::test::mappedRow(validationRow(
+            {{"kind", "serving_ttft_ms"}, {"unit", "ms"}, {"model", "Qwen/Qwen3-32B"}, {"quant", "fp8"},
+             {"gpu", "h100_sxm"}, {"gpu_count", 1}, {"tp", 1}, {"pp", 1}, {"engine", engine},
+             {"engine_version", version}, {"batch", 32}, {"isl", 4096}, {"osl", 128}, {"value", 1337.0},
+             {"source", source}}));
+    };
+    const char* aic = "github.com/ai-dynamo/aiconfigurator aic-core/src/aiconfigurator_core/systems/silicon_sample.csv";
+    CHECK(row("tensorrt-llm", "1.0.0rc3", aic).request["serving"]["max_num_batched_tokens"] == 5628);
+    CHECK(row("vllm", "0.18.0", aic).request["serving"]["max_num_batched_tokens"] == 5628);
+    // vLLM rows before the generator set it keep vLLM's default.
+    CHECK_FALSE(row("vllm", "0.12.0", aic).request.contains("serving"));
+    // Another source's rows keep the engine's default.
+    CHECK_FALSE(row("tensorrt-llm", "1.0.0rc3", "github.com/NVIDIA/TensorRT-LLM").request.contains("serving"));
 }

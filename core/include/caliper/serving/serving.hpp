@@ -20,6 +20,10 @@ struct ServingRequest {
     std::optional<SpeculativeSpec> speculative;
     std::optional<double> requestRatePerS;  // open-loop arrivals instead of `batch` users in a closed loop
     bool mixedChunk = false;  // SGLang --enable-mixed-chunk: prefill chunks ride in decode batches
+    // Tokens one engine step may carry, where the deployment sets it (vLLM
+    // --max-num-batched-tokens, TensorRT-LLM max_num_tokens, SGLang
+    // --chunked-prefill-size); unset: the engine's default.
+    std::optional<double> maxNumBatchedTokens;
 };
 
 // The result's "serving" object.

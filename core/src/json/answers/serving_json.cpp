@@ -14,6 +14,8 @@ namespace {
 constexpr double kMaxAcceptedTokensPerStep = 16;
 // Context limits beyond 16M tokens exceed every model in the catalog.
 constexpr std::int64_t kMaxModelLen = std::int64_t(1) << 24;
+// A step budget is at least one token and, like the context, below 16M.
+constexpr std::int64_t kMaxBatchedTokens = std::int64_t(1) << 24;
 
 }  // namespace
 
@@ -27,6 +29,9 @@ void readServing(Scenario& s, ObjectReader& r) {
     const RequestLimit rate = limitOf("request_rate_per_s");
     s.serving.requestRatePerS = o.optionalNumber("request_rate_per_s", rate.min, rate.max);
     s.serving.mixedChunk = o.boolOr("mixed_chunk", false);
+    if (const auto tokens = o.optionalInteger("max_num_batched_tokens", 1, kMaxBatchedTokens)) {
+        s.serving.maxNumBatchedTokens = double(*tokens);
+    }
     if (const Json* spec = o.raw("speculative"); spec && !spec->is_null()) {
         if (!spec->is_object()) failType("invalid_value", o.pathOf("speculative"), "an object", *spec);
         ObjectReader sp(*spec, o.pathOf("speculative"));

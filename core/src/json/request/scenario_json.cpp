@@ -144,6 +144,7 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
     s.packing = r.boolOr("packing", false);
     s.flashAttentionExplicit = r.has("flash_attention");
     s.flashAttention = r.boolOr("flash_attention", true);
+    s.kvHeadsRepeated = r.boolOr("kv_heads_repeated", false);
     adaptToGpu(s);
     // autocast only changes an fp32 model's training (the 16-bit formats
     // compute in their own dtype already).
@@ -156,7 +157,9 @@ void readLora(Scenario& s, ObjectReader& r) {
     if (!lora || lora->is_null()) return;
     ObjectReader l(*lora, r.pathOf("lora"));
     s.lora.rank = static_cast<int>(integerWithin(l, "rank", "lora.rank", 16));
-    s.lora.allLinear = l.enumOr("targets", "all-linear", {"all-linear", "attention"}) == "all-linear";
+    if (l.has("targets")) s.lora.targets = parseEnum<LoraTargets>(*l.raw("targets"), l.pathOf("targets"));
+    else l.ignore("targets");
+    s.lora.fusedQkv = l.boolOr("fused_qkv", false);
     const std::string dtype = l.enumOr("adapter_dtype", "auto", {"auto", "fp32", "model"});
     s.lora.adapterDtype = dtype == "fp32" ? AdapterDtype::Fp32 : dtype == "model" ? AdapterDtype::Model : AdapterDtype::Auto;
     s.lora.dropout = l.numberOr("dropout", 0.0, 0.0, 1.0);

@@ -1,0 +1,105 @@
+// LoRA's saved tensors by the modules it adapts and the framework's layers:
+// targets, fused qkv, bitsandbytes' 4-bit matmul, repeated k/v heads.
+#include <catch2/catch.hpp>
+
+#include "sizing_fixture.hpp"
+
+namespace caliper::test {
+
+namespace {
+
+// Activations in GB of one estimate on one GPU.
+double activationsGb(const Scenario& s) { return gb(memoryOn(s, 1).activationsGiB); }
+
+// A LoRA step whose activations all stay alive (accumulation over two
+// micro-batches), without checkpointing, adapters in the model's dtype.
+Scenario loraStep(const std::string& model, Method method = Method::Lora) {
+    Scenario s = finetuning(model, "h100-sxm5-80gb", method);
+    s.gradientCheckpointing = false;
+    s.globalBatch = 2;
+    s.lora.adapterDtype = AdapterDtype::Model;
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("Frozen linear layers keep no input for a weight gradient", "[memory][lora]") {
+    // Llama 2 7B (h = 4096, f = 11008, 32 layers), one 2,048-token sample.
+    // PyTorch's mm saves its input only for the weight's gradient
+    // (derivatives.yaml mm: `mat2: mm_mat2_backward(grad, self, ...)`, the
+    // saved `self` guarded by should_compute_output), so with the MLP frozen
+    // the gate/up input (h) and down's input (f) leave the count: 2 (h + f)
+    // = 30,208 bytes per token and layer.
+    Scenario s = loraStep("llama-2-7b");
+    s.lora.targets = LoraTargets::AllLinear;
+    const double all = activationsGb(s);
+    s.lora.targets = LoraTargets::Attention;
+    CHECK(all - activationsGb(s) == Approx(30208.0 * 2048 * 32 / 1e9).epsilon(0.001));
+}
+
+TEST_CASE("bitsandbytes 4-bit layers keep their inputs although their weights are frozen", "[memory][lora]") {
+    // bitsandbytes/autograd/_functions.py MatMul4Bit.forward:
+    // `if any(ctx.needs_input_grad[:2]): ctx.tensors = (A, B)`. Llama 2 7B,
+    // LoRA on every linear layer: PEFT's fp32 adapters save a 4-byte cast of
+    // each adapted input, 4 (3h + q width + 2h + f) = 142,336 bytes per token
+    // and layer; over a 16-bit base the frozen layers' 2-byte inputs (the
+    // normed input twice and down's, 2 x (2 x 4096 + 11008) = 38,400) leave,
+    // over an NF4 base they stay.
+    const double tokenLayers = 2048.0 * 32;
+    for (const Method method : {Method::Lora, Method::Qlora}) {
+        Scenario s = loraStep("llama-2-7b", method);
+        s.gradientCheckpointing = false;
+        s.lora.targets = LoraTargets::AllLinear;
+        const double model = activationsGb(s);
+        s.lora.adapterDtype = AdapterDtype::Fp32;
+        const double expected = method == Method::Qlora ? 142336.0 : 142336.0 - 38400.0;
+        INFO(toString(method));
+        CHECK(activationsGb(s) - model == Approx(expected * tokenLayers / 1e9).epsilon(0.001));
+    }
+}
+
+TEST_CASE("LitGPT's LoRA on q and v: one fused qkv layer, repeated k/v heads", "[memory][lora]") {
+    // Mistral 7B (h = 4096, f = 14336, 8 of 32 KV heads, 32 layers,
+    // vocabulary 32,768), LitGPT's config hub LoRA (lora_r 32, lora_query and
+    // lora_value, lora_dropout 0.05, bf16-true, micro-batch 2 x 512 tokens,
+    // chunked loss). Saved per token and layer (litgpt/model.py, lora.py):
+    // RMSNorm's fp32 input twice (2 x 4h), LoRAQKVLinear's one dropout output
+    // and mask on the shared input (3h), q and k, v repeated to all 32 heads
+    // (3 x 2h), the attention output (2h), SiLU's input, its output and up's
+    // output (6f): 19h + 6f = 163,840 bytes. The frozen o, gate, up and down
+    // keep nothing; the chunked loss keeps 4 bytes per logit.
+    Scenario s = loraStep("mistral-7b-v0.3");
+    s.batch = 2;
+    s.globalBatch = 4;  // accumulation, as the config's global_batch_size 8
+    s.seqLen = 512;
+    s.lossKernel = LossKernel::Chunked;
+    s.lora.rank = 32;
+    s.lora.targets = LoraTargets::QueryValue;
+    s.lora.fusedQkv = true;
+    s.lora.dropout = 0.05;
+    s.kvHeadsRepeated = true;
+    const double tokens = 1024;
+    CHECK(activationsGb(s) == Approx(tokens * (163840.0 * 32 + 4.0 * 32768) / 1e9).epsilon(0.001));
+
+    // Adapters on q (4096 -> 4096) and v (4096 -> 1024): 32 x 32 x 13,312 =
+    // 13,631,488 parameters, 2 bytes each in bf16, and their gradients alike.
+    const MemoryEstimate e = estimateMemory(s, makePlan(s, 1));
+    CHECK(termValue(e, "lora_params") == Approx(13631488.0));
+    CHECK(gb(e.memory.adapterGiB) == Approx(2 * 13631488.0 / 1e9).epsilon(0.001));
+    CHECK(gb(e.memory.gradientsGiB) == Approx(2 * 13631488.0 / 1e9).epsilon(0.001));
+
+    // Grouped k and v as they are (8 of 32 heads): 4h x (1 - 8/32) = 12,288
+    // bytes per token and layer less.
+    const double repeated = activationsGb(s);
+    s.kvHeadsRepeated = false;
+    CHECK(repeated - activationsGb(s) == Approx(12288.0 * tokens * 32 / 1e9).epsilon(0.001));
+
+    // PEFT's separate q and v modules each keep their own dropout output and
+    // mask: one more 3h.
+    s.lora.fusedQkv = false;
+    const double separate = activationsGb(s);
+    s.lora.fusedQkv = true;
+    CHECK(separate - activationsGb(s) == Approx(3.0 * 4096 * tokens * 32 / 1e9).epsilon(0.001));
+}
+
+}  // namespace caliper::test
