@@ -7,6 +7,7 @@
 
 #include "caliper/plan/estimate.hpp"
 #include "property_scenarios.hpp"
+#include "step_model_fixture.hpp"
 #include "serving/engine_defaults.hpp"
 #include "serving/kv_pool.hpp"
 #include "serving/steady_state.hpp"
@@ -18,10 +19,7 @@ using caliper::test::PropertyJson;
 
 namespace {
 
-struct Setup {
-    Scenario scenario;
-    serving::StepModel model;
-};
+using Setup = caliper::test::StepSetup;
 
 // Llama-3.1-8B in bf16 on one H100 SXM, 1024-token prompts and 8192-token
 // outputs (aiconfigurator's 1024x8192 samples), at `users` concurrency.
@@ -29,10 +27,7 @@ Setup setupOf(const std::string& engine, int users = 1, bool mixedChunk = false)
     PropertyJson request = {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}, {"engine", engine},
                             {"prompt_tokens", 1024},   {"output_tokens", 8192},   {"batch", users}};
     if (mixedChunk) request["serving"] = {{"mixed_chunk", true}};
-    const std::optional<Scenario> s = accepted(request);
-    REQUIRE(s);
-    const EstimateResult r = estimate(*s, EstimateDetail{false, false, false});
-    return {*s, serving::stepModel(*s, r.plan)};
+    return caliper::test::stepSetupOf(request);
 }
 
 // The mean context while decoding: the prompt and half the output.

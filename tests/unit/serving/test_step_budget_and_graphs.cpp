@@ -4,6 +4,7 @@
 
 #include "caliper/plan/estimate.hpp"
 #include "property_scenarios.hpp"
+#include "step_model_fixture.hpp"
 #include "serving/cuda_graph.hpp"
 #include "serving/engine_defaults.hpp"
 #include "serving/steady_state.hpp"
@@ -15,10 +16,7 @@ using caliper::test::PropertyJson;
 
 namespace {
 
-struct Setup {
-    Scenario scenario;
-    serving::StepModel model;
-};
+using Setup = caliper::test::StepSetup;
 
 // Llama-3.1-8B in bf16 on one H100 SXM serving 8192-token prompts
 // (aiconfigurator's 8192x1024 samples) at `users` concurrency.
@@ -26,10 +24,7 @@ Setup setupOf(const std::string& engine, int users, std::optional<int> budget = 
     PropertyJson request = {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}, {"engine", engine},
                             {"prompt_tokens", 8192},   {"output_tokens", 1024},   {"batch", users}};
     if (budget) request["serving"] = {{"max_num_batched_tokens", *budget}};
-    const std::optional<Scenario> s = accepted(request);
-    REQUIRE(s);
-    const EstimateResult r = estimate(*s, EstimateDetail{false, false, false});
-    return {*s, serving::stepModel(*s, r.plan)};
+    return caliper::test::stepSetupOf(request);
 }
 
 }  // namespace
@@ -110,10 +105,7 @@ TEST_CASE("serving: expert parallelism without attention DP costs the tensor-par
         PropertyJson request = {{"model", "qwen3-235b-a22b-fp8"}, {"gpu", "h100-sxm5-80gb"}, {"gpu_count", 4},
                                 {"engine", "tensorrt-llm"},     {"prompt_tokens", 1024},    {"output_tokens", 128},
                                 {"batch", 32},                  {"parallel", parallel}};
-        const std::optional<Scenario> s = accepted(request);
-        REQUIRE(s);
-        const EstimateResult r = estimate(*s, EstimateDetail{false, false, false});
-        return serving::stepModel(*s, r.plan);
+        return caliper::test::stepSetupOf(request).model;
     };
     const serving::StepModel tp = model({{"tp", 4}});
     const serving::StepModel ep = model({{"tp", 4}, {"ep", 4}});
