@@ -131,7 +131,16 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
                                                    const std::vector<const ModelSpec*>& models,
                                                    const std::vector<const GpuSpec*>& gpus, int maxGpus,
                                                    const Slo* slo) {
-    std::vector<std::vector<MatrixCell>> cells(models.size(), std::vector<MatrixCell>(gpus.size()));
+    std::vector<std::vector<MatrixCell>> cells;
+    computeMatrix(workload, models, gpus, maxGpus, slo, cells);
+    return cells;
+}
+
+void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>& models,
+                   const std::vector<const GpuSpec*>& gpus, int maxGpus, const Slo* slo,
+                   std::vector<std::vector<MatrixCell>>& cells) {
+    cells.resize(models.size());
+    for (std::vector<MatrixCell>& row : cells) row.resize(gpus.size());  // every cell is written below
     std::vector<ModelSpec> leanModels;
     std::vector<sizing::ModelFigures> figures;  // per row: counts and shape, the same in every column
     leanModels.reserve(models.size());
@@ -180,7 +189,6 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
             lean.workloadShape = std::move(s.model.workloadShape);
         }
     }
-    return cells;
 }
 
 }  // namespace caliper
