@@ -10,9 +10,11 @@
 // moe_ep_size 8 (..._tp8_0_ep8_0_1252: TPOT 8.6 ms, TTFT 494.0 ms at 4
 // requests), and gpt-oss-120b "tp16" (..._tp4_ep4) measures as the 4-GPU
 // rows (TPOT 4.9 / 6.0 / 7.2 / 9.2 ms at 4-32 requests; 4-GPU TP 5.0 / 6.1 /
-// 7.5 / 9.2, 16 GPUs would be faster still). TensorRT-LLM's own mapping
-// requires moe_tp_size x moe_ep_size = tp_size over one instance's ranks, so
-// the id's X GPUs with expert degree Y is the deployment that ran.
+// 7.5 / 9.2, 16 GPUs would be faster still). aiconfigurator's generator
+// writes tensor_parallel_size = moe_tp x moe_ep for TensorRT-LLM
+// (generator/rule_plugin/benchmark/trtllm.rule, "Enforce TensorRT-LLM MoE
+// parallelism: moe_tp x moe_ep = tp"), the product the columns hold; the
+// id's X GPUs with expert degree Y is the deployment that ran.
 #include "validate/serving_instance.hpp"
 
 #include <algorithm>
@@ -49,8 +51,9 @@ std::pair<std::int64_t, std::int64_t> idDegrees(const std::string& extra) {
 }
 
 // GPUs of one node of aiconfigurator's measured systems (h100_sxm, h200_sxm,
-// b200_sxm: systems/*.yaml node num_gpus_per_node 8); an aggregated sample
-// of "single GPU type" runs one instance on one node.
+// b200_sxm: aic-core/src/aiconfigurator_core/systems/*.yaml num_gpus_per_node
+// 8 at commit 095f58a5); an aggregated sample of "single GPU type" runs one
+// instance on one node.
 constexpr std::int64_t kNodeGpus = 8;
 
 }  // namespace
