@@ -134,7 +134,7 @@ function flatten(groups) {
 function windowFor(view, matrix, state) {
   var groups = rowGroups(matrix, state), cols = columnOrder(matrix.gpus), order = flatten(groups);
   var fill = matrixFill, lay = matrixWindow.layout(groups, fill.metrics(view));
-  var win = matrixWindow.visible(lay, cols.length, fill.scrollBox(view), fill.metrics(view), fill.OVERSCAN);
+  var win = matrixWindow.visible(lay, cols.length, fill.windowBox(view), fill.metrics(view), fill.OVERSCAN);
   var rows = [];
   for (var i = win.i0; i < win.i1; i++) if (lay.items[i].row !== undefined) rows.push(order[lay.items[i].row]);
   return { rows: rows, cols: cols.slice(win.c0, win.c1) };
@@ -220,7 +220,9 @@ function setFewColumns(view, n) {
     view.metrics = null;
     view.measured = false;
   }
-  var cellW = parseFloat(getComputedStyle(table).getPropertyValue('--cell-w'));
+  // Read only where the columns are few: reading a style here makes the
+  // browser compute the page's styles in the middle of the matrix's build.
+  var cellW = few ? parseFloat(getComputedStyle(table).getPropertyValue('--cell-w')) : NaN;
   view.wideColumns = isFinite(cellW) && cellW >= WIDE_CELL_PX;
 }
 
