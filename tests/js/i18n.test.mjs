@@ -146,6 +146,19 @@ test('matrix CSV has one line per model × GPU', () => {
   assert.ok(lines[1].startsWith('m,M,F,7,g1,G1,consumer,24,1,fits'));
 });
 
+test('matrix CSV money columns follow the currency: yuan at the engine\'s rate, dollars without one', () => {
+  // 7.1: the engine's default cny_per_usd (describe().defaults); $0.5/h → ¥3.55/h.
+  const matrix = { models: [{ id: 'm', name: 'M', family: 'F', params_b: 7 }], gpus: [{ id: 'g', name: 'G', group: 'consumer', memory_gib: 24 }],
+    cells: [[{ status: 'fits', gpus_needed: 1, usd_per_hour: 0.5, usd_per_million_tokens: 2, cost_usd: null }]] };
+  const [head, row] = exporter.matrixToCsv(matrix, 'cny', 7.1).trim().split('\r\n').map((l) => l.split(','));
+  assert.deepEqual(head.filter((k) => /usd|cny/.test(k)), ['cny_per_hour', 'cny_per_million_tokens', 'cost_cny']);
+  assert.equal(row[head.indexOf('cny_per_hour')], '3.55');
+  assert.equal(row[head.indexOf('cny_per_million_tokens')], '14.2');
+  assert.equal(row[head.indexOf('cost_cny')], '');
+  const usd = exporter.matrixToCsv(matrix, 'cny', null).split('\r\n')[0].split(',');
+  assert.deepEqual(usd.filter((k) => /usd|cny/.test(k)), ['usd_per_hour', 'usd_per_million_tokens', 'cost_usd'], 'no rate: dollars, named so');
+});
+
 test('embed snippet escapes the URL for an attribute', () => {
   const s = exporter.embedSnippet('file:///x.html#a=1&b="2"', 'Caliper');
   assert.ok(s.includes('src="file:///x.html#a=1&amp;b=&quot;2&quot;"'));
