@@ -64,11 +64,10 @@ function readBox(view) {
 
 function scrollBox(view) { return view.box || readBox(view); }
 
-// The box a window is chosen for: the scroll box as tall as it grows (its
+// The box a window is written for: the scroll box as tall as it grows (its
 // max-height). An empty table (the first paint) leaves the box at its least
 // height; a window for that would miss the rows the filled box shows, and
-// the next frame would write the window again with them, their cells not
-// yet loaded.
+// the next frame would build the window again with them.
 function windowBox(view) {
   var box = scrollBox(view);
   if (view.boxMaxH === undefined) {

@@ -131,10 +131,14 @@ function flatten(groups) {
 
 // The model and GPU indices the reader would see for this matrix and state
 // (the window the next repaint writes).
+// The cells to load first are those of the box as it is now: at the first
+// paint the empty box's, since the engine's first calls run before the
+// browser has optimised its code and each cell costs several times more
+// (the rows the grown box adds are written pending and load with the rest).
 function windowFor(view, matrix, state) {
   var groups = rowGroups(matrix, state), cols = columnOrder(matrix.gpus), order = flatten(groups);
   var fill = matrixFill, lay = matrixWindow.layout(groups, fill.metrics(view));
-  var win = matrixWindow.visible(lay, cols.length, fill.windowBox(view), fill.metrics(view), fill.OVERSCAN);
+  var win = matrixWindow.visible(lay, cols.length, fill.scrollBox(view), fill.metrics(view), fill.OVERSCAN);
   var rows = [];
   for (var i = win.i0; i < win.i1; i++) if (lay.items[i].row !== undefined) rows.push(order[lay.items[i].row]);
   return { rows: rows, cols: cols.slice(win.c0, win.c1) };
