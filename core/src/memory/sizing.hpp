@@ -87,6 +87,7 @@ struct WeightParts {
     double tiedHeadBytes = 0;  // copy of a tied table the last stage needs when split
     double extraBytes = 0;     // towers and encoders outside the blocks: the first stage
     double hostBytes = 0;      // kept in host RAM by the engine (llama.cpp token_embd)
+    double mmprojBytes = 0;    // llama.cpp: a VLM's vision tower, in a file loaded only with --mmproj
     double linearBits = 16;    // effective bits of the block linear layers (explain)
     double total(int layers) const { return layers * layerBytes + embedBytes + headBytes + extraBytes; }
 };
