@@ -126,3 +126,26 @@ TEST_CASE("Apple: llama.cpp by default and the GPU's share of unified memory as 
         projectCatalog(), R"({"model":"llama-3.1-8b","gpu":"apple-m4-max-40c","host":{"gpu_wired_limit_gib":200}})");
     CHECK(tooMuch.status == 2);
 }
+
+TEST_CASE("a plan with layers or experts on the CPU has no GPU-only serving figures", "[offload][serving]") {
+    // The serving step model runs every layer on the GPUs. With 24 layers'
+    // experts of gpt-oss-120b on the CPU (as above) it answered ~180 tok/s and
+    // a 0.13 s first token beside the estimate's own ~43 tok/s and 5 s, which
+    // carry the host's share; with -ngl it warned that the pool (the GPU
+    // layers' cache only) held no request although the plan fits.
+    const Json experts = estimateOk(R"({"model":"gpt-oss-120b","gpu":"4090","engine":"llama.cpp",
+        "parallel":{"offload":"moe-experts"}})");
+    CHECK(experts["fits"] == true);
+    CHECK(experts["serving"].is_null());
+    CHECK(experts["decode_tokens_per_s"].get<double>() > 0);
+    const Json layers = estimateOk(R"({"model":"llama-3.1-70b","gpu":"4090","engine":"llama.cpp","weights":"Q4_K_M",
+        "parallel":{"offload":"layers"}})");
+    CHECK(layers["fits"] == true);
+    CHECK(layers["serving"].is_null());
+    CHECK_FALSE(hasWarning(layers, "kv_pool_too_small"));
+    // Every layer on the GPU (an 8B model fits the card): serving figures as before.
+    const Json whole = estimateOk(R"({"model":"llama-3.1-8b","gpu":"4090","engine":"llama.cpp",
+        "parallel":{"offload":"layers"}})");
+    CHECK(whole["plan"]["gpu_layers"] == 32);
+    CHECK(whole["serving"].is_object());
+}
