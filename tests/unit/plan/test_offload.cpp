@@ -149,3 +149,22 @@ TEST_CASE("a plan with layers or experts on the CPU has no GPU-only serving figu
     CHECK(whole["plan"]["gpu_layers"] == 32);
     CHECK(whole["serving"].is_object());
 }
+
+TEST_CASE("-ngl keeps the CPU layers' KV cache in host RAM", "[offload]") {
+    // llama.cpp allocates each layer's cache on its layer's device: with 40 of
+    // Llama-3.1-70B's 80 layers on the GPU, a longer context grows host RAM by
+    // exactly what it adds to the GPU's cache (8 KV heads x 128 x 2 x 2 bytes
+    // = 4 KiB per token and layer on either side).
+    auto at = [](int prompt) {
+        Json request = Json::parse(R"({"model":"llama-3.1-70b","gpu":"4090","engine":"llama.cpp","weights":"Q4_K_M",
+            "output_tokens":128,"parallel":{"offload":"layers","gpu_layers":40}})");
+        request["prompt_tokens"] = prompt;
+        return estimateOk(request.dump());
+    };
+    const Json shortContext = at(512), longContext = at(8192);
+    const double gpuGrowth = longContext["memory"]["kv_cache_gib"].get<double>() - shortContext["memory"]["kv_cache_gib"].get<double>();
+    const double hostGrowth =
+        longContext["memory"]["cpu_offload_gib"].get<double>() - shortContext["memory"]["cpu_offload_gib"].get<double>();
+    CHECK(gpuGrowth > 1.0);  // 40 layers x 4 KiB x ~7,700 tokens = 1.17 GiB
+    CHECK(hostGrowth == Approx(gpuGrowth).epsilon(1e-4));  // the JSON figures carry 6 significant digits
+}
