@@ -310,7 +310,7 @@ void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work,
     out.explain.push_back({"train_model_flops_per_token", trainingFlopsFormula(s), flops.modelPerToken});
     out.explain.push_back({"train_mfu", trainingMfuFormula(s, plan), mfu});
     out.explain.push_back({"train_peak_tflops", std::string("dense tensor rate per GPU: ") + peak.name, peak.tflops});
-    out.explain.push_back({"train_model_flops_utilization",
+    out.explain.push_back({"train_model_flops_fraction",
                            "train_tflops_per_gpu / train_peak_tflops: the result's train_mfu (PaLM's MFU: model FLOPs, "
                            "recomputation not counted; communication, bubbles and dequantization included)",
                            *out.trainMfu});

@@ -150,7 +150,7 @@ TEST_CASE("a plan with layers or experts on the CPU has no GPU-only serving figu
     CHECK(whole["serving"].is_object());
 }
 
-TEST_CASE("-ngl keeps the CPU layers' KV cache in host RAM", "[offload]") {
+TEST_CASE("llama.cpp -ngl keeps the CPU layers' KV cache in host RAM", "[offload]") {
     // llama.cpp allocates each layer's cache on its layer's device: with 40 of
     // Llama-3.1-70B's 80 layers on the GPU, a longer context grows host RAM by
     // exactly what it adds to the GPU's cache (8 KV heads x 128 x 2 x 2 bytes

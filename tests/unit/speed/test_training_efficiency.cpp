@@ -120,7 +120,7 @@ TEST_CASE("train_mfu is model FLOPs over the dense peak; recomputation is not co
     REQUIRE(off["train_mfu"].is_number());
     CHECK(off["train_mfu"].get<double>() ==
           Approx(off["train_tflops_per_gpu"].get<double>() / explained(off, "train_peak_tflops")).epsilon(1e-4));
-    CHECK(explained(off, "train_model_flops_utilization") == Approx(off["train_mfu"].get<double>()).epsilon(1e-4));
+    CHECK(explained(off, "train_model_flops_fraction") == Approx(off["train_mfu"].get<double>()).epsilon(1e-4));
     // Full recomputation runs one more forward (8N instead of 6N of hardware
     // FLOPs), which MFU does not credit: it falls below the efficiency the
     // step applies to the hardware FLOPs (the explain term train_mfu).
