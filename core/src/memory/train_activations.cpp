@@ -324,8 +324,7 @@ PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
     PerLayer p;
     // The fp32 adapter copies and the eager norms' copies are bytes already, not 16-bit elements.
     p.full = full * scale +
-             sb * (adapterCopyBytesPerToken(in) + eagerNormBytesPerToken(in) + autocastCopyBytesPerToken(in)) / layout.tp /
-                 layout.cp +
+             sb * in.layerCopyBytesPerToken / layout.tp / layout.cp +
              autocastLayerCastBytes(in, layout);
     // The checkpoint is the layer's input, in the residual stream's dtype
     // (fp32 under autocast).
@@ -355,6 +354,10 @@ double tiedEmbeddingSumBytes(const Inputs& in, const Layout& layout) {
 }
 
 }  // namespace
+
+double layerCopyBytesPerToken(const Inputs& in) {
+    return adapterCopyBytesPerToken(in) + eagerNormBytesPerToken(in) + autocastCopyBytesPerToken(in);
+}
 
 double lossBytesPerLogit(const Scenario& s) {
     if (activationElementBytes(s) == 4) return kLogitsCoeff32;
