@@ -13,6 +13,7 @@
 #include "validate/benchmark_models.hpp"
 #include "validate/names.hpp"
 #include "validate/row.hpp"
+#include "validate/serving_instance.hpp"
 #include "validate/text.hpp"
 
 namespace caliper::io {
@@ -385,9 +386,14 @@ void applyServingSetup(RowKind kind, const RowFacts& f, const std::string& extra
     Json parallel = Json::object();
     if (kind == RowKind::Serving) {
         if (!f.isl || !f.osl || !f.batch) throw Unexpressible{"a serving row needs isl, osl and batch"};
-        const std::int64_t adp = attentionDpOf(extra);
-        const std::int64_t gpus = tp * pp * adp;
-        if (f.gpuCount && countOf(*f.gpuCount) != gpus) {
+        const std::int64_t statedEp = f.ep ? std::max<std::int64_t>(1, countOf(*f.ep)) : 1;
+        const ServingInstance instance = contains(lowerCase(f.source), "aiconfigurator")
+                                             ? servingInstanceOf(tp, statedEp, extra)
+                                             : ServingInstance{tp, attentionDpOf(extra), statedEp, false};
+        const std::int64_t adp = instance.attentionDp;
+        const std::int64_t gpus = instance.tp * pp * adp;
+        // A restated instance's gpu_count repeats the columns' product.
+        if (f.gpuCount && !instance.restated && countOf(*f.gpuCount) != gpus) {
             throw Unexpressible{"gpu_count " + std::to_string(countOf(*f.gpuCount)) + " is not tp x pp x attention-DP " +
                                 std::to_string(gpus)};
         }
@@ -397,9 +403,9 @@ void applyServingSetup(RowKind kind, const RowFacts& f, const std::string& extra
         req["batch"] = countOf(*f.batch);
         // Attention-DP ranks run the expert layers with the tensor-parallel
         // ones: the replica spans tp x adp GPUs.
-        parallel["tp"] = tp * adp;
+        parallel["tp"] = instance.tp * adp;
         if (adp > 1) parallel["attention_dp"] = adp;
-        if (f.ep && *f.ep > 1) parallel["ep"] = countOf(*f.ep);
+        if (instance.ep > 1) parallel["ep"] = instance.ep;
     } else {
         if (!f.maxModelLen) throw Unexpressible{"a start-up memory row needs max_model_len"};
         const std::int64_t length = std::max<std::int64_t>(2, countOf(*f.maxModelLen));

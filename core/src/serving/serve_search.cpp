@@ -77,9 +77,19 @@ std::vector<int> replicaSizes(int fewest, int maxGpus) {
 
 double ratioAbove(double value, double limit) { return limit > 0 ? value / limit : 0; }
 
-}  // namespace
+// The SLO targets the figures miss: the first token's wait, the time per
+// output token and the speed each user sees.
+struct MissedTargets {
+    bool ttft = false, tpot = false, userSpeed = false;
+};
 
-namespace {
+MissedTargets missedTargets(const ServingFigures& f, const Slo& slo) {
+    MissedTargets m;
+    m.ttft = slo.ttftS && f.ttftS > *slo.ttftS;
+    m.tpot = slo.tpotMs && f.tpotMs > *slo.tpotMs;
+    m.userSpeed = slo.minUserTokensPerS && f.userTokensPerS < *slo.minUserTokensPerS;
+    return m;
+}
 
 std::string figure(double value, const char* unit) {
     char text[48];
@@ -99,9 +109,10 @@ std::optional<Warning> sloWarning(const EstimateResult& r, const Slo& slo) {
     const ServingFigures& f = *r.serving;
     std::string missed;
     auto add = [&missed](const std::string& part) { missed += (missed.empty() ? "" : "; ") + part; };
-    if (slo.ttftS && f.ttftS > *slo.ttftS) add("TTFT " + figure(f.ttftS, "s") + " above " + figure(*slo.ttftS, "s"));
-    if (slo.tpotMs && f.tpotMs > *slo.tpotMs) add("TPOT " + figure(f.tpotMs, "ms") + " above " + figure(*slo.tpotMs, "ms"));
-    if (slo.minUserTokensPerS && f.userTokensPerS < *slo.minUserTokensPerS) {
+    const MissedTargets targets = missedTargets(f, slo);
+    if (targets.ttft) add("TTFT " + figure(f.ttftS, "s") + " above " + figure(*slo.ttftS, "s"));
+    if (targets.tpot) add("TPOT " + figure(f.tpotMs, "ms") + " above " + figure(*slo.tpotMs, "ms"));
+    if (targets.userSpeed) {
         add(figure(f.userTokensPerS, "tokens/s") + " per user below " + figure(*slo.minUserTokensPerS, "tokens/s"));
     }
     if (f.queued && !slo.ttftS) add("requests queue for room in the KV pool");
@@ -181,9 +192,10 @@ void judge(Deployment& d, const Scenario& s, const ServeOptions& o) {
     d.meetsSlo = meetsSlo(f, o.slo, &d.sloGap);
     price(d, s);
     d.why.push_back(d.meetsSlo ? "meets_slo" : "closest_to_slo");
-    if (o.slo.ttftS && f.ttftS > *o.slo.ttftS) d.why.push_back("ttft_above_slo");
-    if (o.slo.tpotMs && f.tpotMs > *o.slo.tpotMs) d.why.push_back("tpot_above_slo");
-    if (o.slo.minUserTokensPerS && f.userTokensPerS < *o.slo.minUserTokensPerS) d.why.push_back("user_speed_below_slo");
+    const MissedTargets missed = missedTargets(f, o.slo);
+    if (missed.ttft) d.why.push_back("ttft_above_slo");
+    if (missed.tpot) d.why.push_back("tpot_above_slo");
+    if (missed.userSpeed) d.why.push_back("user_speed_below_slo");
     if (f.queued) d.why.push_back("requests_queue_for_kv_pool");
 }
 

@@ -7,6 +7,7 @@
 #include "calibration/calibration.hpp"
 #include "serving/cuda_graph.hpp"
 #include "speed/efficiency.hpp"
+#include "speed/gemm_rows.hpp"
 
 namespace caliper::serving {
 
@@ -100,6 +101,27 @@ void calibrateStepModel(StepModel& m, const Scenario& s) {
     }
 }
 
+double StepModel::routedExpertSlowdown(double stepTokens) const {
+    if (work.experts <= 0 || work.expertsPerToken <= 0 || work.expertParams <= 0 || work.blockMatmulParams <= 0) {
+        return 1.0;
+    }
+    // A prompt's routed experts run grouped GEMMs whose rows are the tokens
+    // one expert receives, k / E of the step's tokens (DeepSeek-V3: 8 of
+    // 256, so a 1,024-token prompt gives each expert 32 rows), far below
+    // the dense layers' rows: they run at eta(M) = M / (M + M_half) against
+    // the dense layers' eta (speed/gemm_rows.hpp, DeepGEMM's grouped-GEMM
+    // tables), M_half at this step model's achieved FLOPs per byte of expert
+    // weight. The same form as the training model's routed experts.
+    const double active = work.expertParams * work.expertsPerToken / work.experts;
+    const double share = std::clamp(active / work.blockMatmulParams, 0.0, 1.0);
+    const double bytesPerWeight = work.expertWeightBytes / work.expertParams;
+    const double halfM = gemmHalfM(prefillFlopsPerS / 1e12, bandwidthBytesPerS / 1e9, bytesPerWeight);
+    const double rows = std::max(1.0, stepTokens);
+    const double expertRows = rows * work.expertsPerToken / work.experts;
+    const double slowdown = gemmRowsEfficiency(rows, halfM) / gemmRowsEfficiency(expertRows, halfM);
+    return (1.0 - share) + share * slowdown;
+}
+
 double StepModel::stepS(double decodes, double context, double prefillTokens, double prefillContext) const {
     const ReplicaLayout& l = layout;
     const double tokens = std::max(1.0, decodes + prefillTokens);
@@ -119,7 +141,7 @@ double StepModel::stepS(double decodes, double context, double prefillTokens, do
     const double gemmDecodes =
         prefillTokens > 0 ? decodes : cudaGraphBatch(engine, groupDecodes) * l.attentionDp;
     const double decodeGemmFlops = gemmDecodes * (matmul + 2.0 * work.lmHeadParams);
-    const double prefillGemmFlops = prefillTokens * matmul;
+    const double prefillGemmFlops = prefillTokens * matmul * routedExpertSlowdown(decodes + prefillTokens);
     const double decodeAttentionFlops = decodes * attentionFlopsPerToken(work, context);
     const double prefillAttentionFlops = prefillTokens * attentionFlopsPerToken(work, prefillContext);
     auto computeS = [&](double decodeFlops, double prefillFlops) {

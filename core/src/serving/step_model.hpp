@@ -41,6 +41,9 @@ struct StepModel {
     double tpLatencyPriorS = 0;      // the tensor-parallel link's latency before calibration
 
     double stepS(double decodes, double context, double prefillTokens, double prefillContext) const;
+    // Time of a prompt step's linear layers over a dense layer's at the same
+    // FLOPs: routed experts' grouped GEMMs at the few rows each expert gets.
+    double routedExpertSlowdown(double stepTokens) const;
 };
 
 StepModel stepModel(const Scenario& scenario, const Plan& plan);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "speed/gemm_rows.hpp"
+
 namespace caliper {
 
 namespace {
@@ -56,26 +58,11 @@ constexpr double kScaleFreeGpus = 1024;
 constexpr double kLongSeqLossPerDoubling = 0.05;
 constexpr double kLongSeqStart = 8192;
 // GEMM efficiency by the token dimension. Each linear layer runs three
-// GEMMs a step: forward and data gradient with the tokens as M, weight
-// gradient with them as K (the reduction, eta(K) above). Along M, every
-// GEMM re-reads its whole weight matrix however few rows it has, so a small
-// M is bound by memory: eta(M) = M / (M + M_half) with M_half proportional
-// to the GPU's FLOPs per byte of weight (bytes per weight x peak / memory
-// bandwidth; NVIDIA's "Matrix Multiplication Background" guide: a GEMM is
-// memory bound while its arithmetic intensity is under the GPU's ops:byte
-// ratio). DeepGEMM's FP8 tables on H800 (README at commit 327ec92: normal
-// GEMMs at M = 64, 128, 4096 over six N x K shapes; masked grouped GEMMs
-// at M = 256, 512, 1024 against the same shapes' M = 4096) fit M_half = 200
-// at 1 byte per weight, 1979 TFLOPS and 3.35 TB/s (mean |log error| 0.11;
-// 150 gives 0.18, 250 0.14); the roofline's own bound would be 295.
-constexpr double kGemmHalfM = 200.0;
-constexpr double kGemmHalfMFlopsPerByte = 1979.0 / 3.35;  // TFLOPS per TB/s of the fit's H800 at FP8
-// Tokens per micro-batch the base MFU tables ran at: one 4096-token
-// sequence (Megatron-LM README's H100 table, seq 4096 at micro-batch 1).
-// More rows gain nothing measurable: DeepGEMM's contiguous grouped GEMMs
-// run 1346 TFLOPS at both 4096 and 8192 rows per group (same README), so
-// eta is held at its 4096-row value beyond.
-constexpr double kReferenceGemmTokens = 4096.0;
+// GEMMs a step: forward and data gradient with the tokens as M (eta(M),
+// speed/gemm_rows.hpp), weight gradient with them as K (the reduction,
+// eta(K) above). The base MFU tables ran at kReferenceGemmTokens per
+// micro-batch: one 4096-token sequence (Megatron-LM README's H100 table, seq
+// 4096 at micro-batch 1).
 // Engines: Megatron's tables are the reference; llm-foundry (FSDP) reached
 // 0.9-1.0 of Megatron's MFU at the same size; Hugging Face Trainer without
 // fused kernels ~0.85 [E].
@@ -135,13 +122,6 @@ double gemmEfficiency(double k, double halfK) { return k / (k + halfK); }
 
 // K_half at the tensor rate the linear layers run at.
 double gemmHalfK(double rateTflops) { return kGemmHalfK * rateTflops / kGemmHalfKRateTflops; }
-
-// M_half at the rate the linear layers run at, for weights of
-// bytesPerWeight read at the GPU's memory bandwidth.
-double gemmHalfM(double rateTflops, double bandwidthGBps, double bytesPerWeight) {
-    if (bandwidthGBps <= 0 || rateTflops <= 0) return kGemmHalfM;
-    return kGemmHalfM * (bytesPerWeight * rateTflops / (bandwidthGBps / 1000.0)) / kGemmHalfMFlopsPerByte;
-}
 
 // Time of a linear layer's three GEMMs per FLOP with `tokens` rows, relative
 // to the peak: forward and data gradient (2/3 of the FLOPs) along M, weight

@@ -449,6 +449,59 @@ TEST_CASE("a serving row maps to the engine instance at its concurrency", "[vali
     CHECK(m.request["output_tokens"] == 1024);
 }
 
+TEST_CASE("an aiconfigurator row whose degrees were multiplied by its expert degree maps to the instance that ran",
+          "[validation]") {
+    // public-v2.jsonl rows as written: the parallelism columns hold the
+    // instance times its expert degree (tp_size 64 on an 8-GPU h200_sxm
+    // node), the source row id the deployment ("_tp8_ep8_": 8 GPUs, EP 8).
+    // The DeepSeek-R1 "tp64" rows repeat to the digit the rows stated as
+    // tp_size 8, moe_ep_size 8 (TPOT 8.6 ms, TTFT 494.0 ms at 4 requests).
+    const char* aic = "github.com/ai-dynamo/aiconfigurator aic-core/src/aiconfigurator_core/systems/silicon_sample.csv";
+    auto mapped = [aic](const char* model, const char* quant, int gpuCount, int tp, int ep, const char* engine,
+                        const std::string& extra) {
+        return caliper::test::mappedRow(validationRow(
+            {{"kind", "serving_tpot_ms"}, {"unit", "ms"}, {"model", model}, {"quant", quant}, {"gpu", "h200_sxm"},
+             {"gpu_count", gpuCount}, {"tp", tp}, {"pp", 1}, {"ep", ep}, {"engine", engine}, {"batch", 4},
+             {"isl", 1024}, {"osl", 1024}, {"value", 8.6}, {"source", aic}, {"extra", extra}}));
+    };
+    const auto r1 = mapped("deepseek-ai/DeepSeek-R1", "fp8", 64, 64, 8, "tensorrt-llm",
+                           "parallelism: tp_size=64, pp_size=1, attention_dp_size=1, moe_tp_size=8, moe_ep_size=8; "
+                           "source row id=2026_04_06_deepseek_r1_h200_sxm_trtllm_fp8_agg_1024x1024_c4_tp8_ep8_954 (CSV line 1)");
+    CHECK(r1.request["gpu_count"] == 8);
+    CHECK(r1.request["parallel"]["tp"] == 8);
+    CHECK(r1.request["parallel"]["ep"] == 8);
+    CHECK_FALSE(r1.request["parallel"].contains("attention_dp"));
+    // The same deployment stated right (tp_size 8, moe_tp 1, moe_ep 8): unchanged.
+    const auto right = mapped("deepseek-ai/DeepSeek-R1", "fp8", 8, 8, 8, "tensorrt-llm",
+                              "parallelism: tp_size=8, pp_size=1, attention_dp_size=1, moe_tp_size=1, moe_ep_size=8; "
+                              "source row id=x_fp8_agg_1024x1024_c4_tp8_0_ep8_0_1252 (CSV line 2)");
+    CHECK(right.request["gpu_count"] == 8);
+    CHECK(right.request["parallel"]["ep"] == 8);
+    // gpt-oss-120b "tp16" with id tp4_ep4: the 4-GPU instance.
+    const auto oss = mapped("openai/gpt-oss-120b", "fp4", 16, 16, 4, "tensorrt-llm",
+                            "parallelism: tp_size=16, pp_size=1, attention_dp_size=1, moe_tp_size=4, moe_ep_size=4; "
+                            "source row id=x_trtllm_fp4_agg_1024x1024_c4_tp4_ep4_987 (CSV line 3)");
+    CHECK(oss.request["gpu_count"] == 4);
+    CHECK(oss.request["parallel"]["tp"] == 4);
+    CHECK(oss.request["parallel"]["ep"] == 4);
+    // vLLM with attention DP: attention_dp_size 4 x tp_size 4 and moe_ep_size
+    // 16 stated, id tp4_ep4: four attention-DP ranks of one GPU, EP 4.
+    const auto dp = mapped("MiniMaxAI/MiniMax-M2.5", "fp8", 16, 4, 16, "vllm",
+                           "parallelism: tp_size=4, pp_size=1, attention_dp_size=4, moe_tp_size=1, moe_ep_size=16; "
+                           "source row id=x_vllm_fp8_agg_8192x1024_c32_tp4_ep4_1322 (CSV line 4)");
+    CHECK(dp.request["gpu_count"] == 4);
+    CHECK(dp.request["parallel"]["attention_dp"] == 4);
+    CHECK(dp.request["parallel"]["tp"] == 4);  // the replica: tp 1 x 4 attention-DP ranks
+    CHECK(dp.request["parallel"]["ep"] == 4);
+    // No degrees in the id: more GPUs than the node's 8 with moe_tp x moe_ep =
+    // tp_size is the product's signature (DeepSeek-V3 config 181).
+    const auto noId = mapped("deepseek-ai/DeepSeek-V3", "fp8", 64, 64, 8, "tensorrt-llm",
+                             "parallelism: tp_size=64, pp_size=1, attention_dp_size=1, moe_tp_size=8, moe_ep_size=8; "
+                             "source row id=dsr1_h200_trtllm_fp8_agg_1024x1024_c4_cfg181 (CSV line 720)");
+    CHECK(noId.request["gpu_count"] == 8);
+    CHECK(noId.request["parallel"]["ep"] == 8);
+}
+
 TEST_CASE("a vLLM start-up row maps to its context limit and pool fraction", "[validation]") {
     const auto m = caliper::test::mappedRow(validationRow(
         {{"kind", "kv_cache_tokens"}, {"unit", "tokens"}, {"model", "Qwen/Qwen2.5-7B-Instruct"}, {"quant", "bf16"},
