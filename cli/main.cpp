@@ -70,7 +70,8 @@ scenario keys and defaults (only "model" and "gpu" are required):
   gradient_checkpointing   false (qlora: true)
   flash_attention     true where the GPU supports FlashAttention-2
   fp32_gradients      full training: fp32 gradient buffer (true), 16-bit (false) or "auto" (megatron: fp32)
-  loss_kernel         training loss over the vocabulary: "auto" (megatron: vocab-parallel; others: eager)
+  loss_kernel         training loss over the vocabulary: "auto" (megatron: vocab-parallel; unsloth: fused;
+                      torchtune: chunked; others: eager, or fused-linear where eager does not fit)
                       or {loss_kernel}
   lora                {"rank": 16, "targets": "all-linear" | "attention" | "query-value", "fused_qkv": false}
   kv_heads_repeated   training: k and v repeated to every query head before attention (LitGPT)

@@ -84,10 +84,16 @@ void adaptersInModelDtype(Json& request) {
 
 void applyTransformersEra(const RowFacts& f, const std::string& task, Json& request) {
     if (task != "finetune" && task != "train") return;
-    if (currentTransformers(f)) return;
     // Only the engines whose default loss is the Hugging Face head's.
     const std::string engine = request.value("engine", "transformers");
     if (engine != "transformers" && engine != "deepspeed" && engine != "fsdp") return;
+    // A measured run used the head's own loss: the rows name no Liger
+    // kernel, which the planner would otherwise weigh where the eager loss
+    // does not fit (loss_kernel "auto").
+    if (currentTransformers(f)) {
+        if (!request.contains("loss_kernel")) request["loss_kernel"] = "eager";
+        return;
+    }
     if (!request.contains("loss_kernel")) request["loss_kernel"] = "eager-shifted";
     adaptersInModelDtype(request);
 }

@@ -78,7 +78,8 @@ template <>
 struct Names<LossKernel> {
     static constexpr EnumName<LossKernel> table[] = {
         {LossKernel::Eager, "eager"}, {LossKernel::VocabParallel, "vocab-parallel"}, {LossKernel::Fused, "fused"},
-        {LossKernel::Chunked, "chunked"}, {LossKernel::EagerShifted, "eager-shifted"}};
+        {LossKernel::Chunked, "chunked"}, {LossKernel::EagerShifted, "eager-shifted"},
+        {LossKernel::FusedLinear, "fused-linear"}};
 };
 
 template <>

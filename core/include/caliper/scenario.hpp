@@ -31,8 +31,11 @@ enum class Offload { None, Optimizer, Parameters, Layers, MoeExperts };
 // before transformers 4.49, which also copied the shifted logits, VocabParallel = Megatron's vocab-parallel cross
 // entropy (fp32 copy), Fused = a fused cross-entropy kernel on 16-bit logits
 // (flash-attn's, as llm-foundry's MPT uses by default), Chunked = cross
-// entropy in chunks on the 16-bit logits (LitGPT's fine-tuning scripts).
-enum class LossKernel { Eager, VocabParallel, Fused, Chunked, EagerShifted };
+// entropy in chunks on the 16-bit logits (LitGPT's fine-tuning scripts),
+// FusedLinear = the head's matmul and the loss fused over chunks of tokens,
+// the logits never whole (Liger Kernel's LigerFusedLinearCrossEntropy, Hugging
+// Face Trainer / TRL `use_liger_kernel=True`).
+enum class LossKernel { Eager, VocabParallel, Fused, Chunked, EagerShifted, FusedLinear };
 // The fabric between servers (CONTRACT `interconnect.inter_node`).
 enum class InterNode { InfinibandXdr, InfinibandNdr, InfinibandHdr, Roce400g, Roce200g, Ethernet100g, Ethernet25g };
 

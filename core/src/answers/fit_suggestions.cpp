@@ -65,6 +65,14 @@ void trainingChanges(const Scenario& s, const Plan& plan, Collector& c) {
         c.consider("gradient_checkpointing", "gradient checkpointing on",
                    [](Scenario& x) { x.gradientCheckpointing = true; });
     }
+    // The loss over the vocabulary the request fixed as eager: Liger's fused
+    // linear cross entropy keeps no logits whole (an "auto" loss the planner
+    // already weighs).
+    const bool eagerLoss = s.lossKernel && (*s.lossKernel == LossKernel::Eager || *s.lossKernel == LossKernel::EagerShifted);
+    if (eagerLoss && planner::fusedLinearLossRuns(s)) {
+        c.consider("fused_linear_loss", "fused linear cross-entropy (Liger Kernel, use_liger_kernel=True)",
+                   [](Scenario& x) { x.lossKernel = LossKernel::FusedLinear; });
+    }
     if (s.optimizer == Optimizer::AdamW) {
         c.consider("optimizer_8bit", "8-bit AdamW (bitsandbytes)", [](Scenario& x) { x.optimizer = Optimizer::AdamW8bit; });
     }

@@ -299,6 +299,8 @@ double offloadedCheckpointBytes(const Inputs& in, const Layout& layout, const St
 // Peak bytes of the logits and the cross-entropy loss over the vocabulary for
 // one micro-batch on the GPU that holds lm_head (memory/train_activations.cpp).
 double lossWorkingSetBytes(const Inputs& in, const Layout& layout);
+// Tokens per chunk of Liger's fused linear cross entropy over `tokens` tokens.
+std::int64_t fusedLinearChunkTokens(std::int64_t tokens, double vocab, double hidden);
 
 struct TrainingStates {  // per GPU, bytes
     double weights = 0, gradients = 0, optimizer = 0, adapter = 0;

@@ -3,6 +3,7 @@
 // full recomputation, tensor/sequence parallelism, pipeline micro-batches in
 // flight, the logits of the loss, and the QLoRA dequantization buffer.
 #include <algorithm>
+#include <cmath>
 
 #include "caliper/units.hpp"
 #include "memory/sizing.hpp"
@@ -384,12 +385,46 @@ double tiedEmbeddingSumBytes(const Inputs& in, const Layout& layout) {
 
 }  // namespace
 
+// Liger Kernel's fused linear cross entropy (src/liger_kernel/ops/
+// fused_linear_cross_entropy.py, fused_linear_cross_entropy_forward): the
+// head's matmul runs over chunks of C tokens, C = next_power_of_2(ceil(BT /
+// ceil(V / H))) (at most BT), so one chunk's logits (C x V, the input's
+// dtype) stay near BT x H elements whatever the vocabulary; the loss kernel
+// writes each chunk's gradient over its logits in place and the input's
+// gradient (BT x H, the input's dtype, grad_input) is made in forward and
+// kept for backward, beside an fp32 loss per token. With LoRA the head is
+// frozen (no grad_weight); a trained head's gradient is made in forward too
+// and is the one the gradients already count.
+std::int64_t fusedLinearChunkTokens(std::int64_t tokens, double vocab, double hidden) {
+    if (tokens <= 0 || vocab <= 0 || hidden <= 0) return 0;
+    const std::int64_t inc = static_cast<std::int64_t>(std::ceil(vocab / hidden));
+    const std::int64_t perChunk = (tokens + inc - 1) / inc;
+    std::int64_t chunk = 1;
+    while (chunk < perChunk) chunk *= 2;
+    return std::min(chunk, tokens);
+}
+
+namespace {
+
+constexpr double kFusedLinearLossBytesPerToken = 4;  // loss_1d, fp32
+
+double fusedLinearLossBytes(const Inputs& in, const Layout& layout) {
+    const Scenario& s = *in.scenario;
+    const std::int64_t tokens = std::max<std::int64_t>(1, s.seqLen * s.batch / std::max(1, layout.cp));
+    const double chunk = double(fusedLinearChunkTokens(tokens, in.shape.vocab, in.shape.hidden));
+    return elementBytes(s) * (double(tokens) * in.shape.hidden + chunk * in.shape.vocab) +
+           kFusedLinearLossBytesPerToken * double(tokens);
+}
+
+}  // namespace
+
 double layerCopyBytesPerToken(const Inputs& in) {
     return adapterCopyBytesPerToken(in) + eagerNormBytesPerToken(in) + autocastCopyBytesPerToken(in) +
            fusedQkvBytesPerToken(in);
 }
 
 double lossBytesPerLogit(const Scenario& s) {
+    if (lossKernelOf(s) == LossKernel::FusedLinear) return 0;  // no logits kept (fusedLinearLossBytes)
     if (activationElementBytes(s) == 4) return kLogitsCoeff32;
     switch (lossKernelOf(s)) {
         case LossKernel::VocabParallel: return kLogitsCoeffVocabParallel;
@@ -402,6 +437,7 @@ double lossBytesPerLogit(const Scenario& s) {
 
 double lossWorkingSetBytes(const Inputs& in, const Layout& layout) {
     const Scenario& s = *in.scenario;
+    if (lossKernelOf(s) == LossKernel::FusedLinear) return fusedLinearLossBytes(in, layout);
     return lossBytesPerLogit(s) * double(s.seqLen) * double(s.batch) * in.shape.vocab / layout.tp / layout.cp;
 }
 
@@ -476,7 +512,7 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                [&] {
                    const double adapterBytes = adapterCopyBytesPerToken(in);
                    return fmt("per layer s*b*h*(%.0f + %.0f*%.3g) + %.0f*s*b*f%s%s%s with s=%lld, b=%lld, h=%.0f, f=%.0f%s = %.3f GiB; "
-                   "%s x %.1f layers x %.2g micro-batch(es) in flight = %.3f GiB%s + logits %.0f*s*b*V (V=%.0f, %s loss) %.3f GiB%s",
+                   "%s x %.1f layers x %.2g micro-batch(es) in flight = %.3f GiB%s + %s %.3f GiB%s",
                    c.hidden, c.kv, g, c.mlp,
                    fp8Linears(s) ? " (Transformer Engine: linear inputs saved in FP8)" : "",
                    s.flashAttention ? " (FlashAttention)"
@@ -515,7 +551,17 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                    : s.gradientCheckpointing ? "checkpointed layer inputs 2*s*b*h" : "all layers stored",
                    stage.layers, stage.inFlight, bytesToGiB(held),
                    s.gradientCheckpointing ? fmt(" + one layer recomputed %.3f GiB", bytesToGiB(recompute)).c_str() : "",
-                   logitsCoeff, in.shape.vocab, toString(lossKernelOf(s)), bytesToGiB(logits),
+                   (lossKernelOf(s) == LossKernel::FusedLinear
+                        ? fmt("fused linear cross entropy (Liger: input gradient s*b*h + one chunk of %lld tokens' "
+                              "logits, V=%.0f, none kept whole)",
+                              static_cast<long long>(fusedLinearChunkTokens(
+                                  std::max<std::int64_t>(1, s.seqLen * s.batch / std::max(1, layout.cp)),
+                                  in.shape.vocab, in.shape.hidden)),
+                              in.shape.vocab)
+                        : fmt("logits %.0f*s*b*V (V=%.0f, %s loss)", logitsCoeff, in.shape.vocab,
+                              toString(lossKernelOf(s))))
+                       .c_str(),
+                   bytesToGiB(logits),
                    workspace > 0 ? fmt(" + dequantization buffer %.3f GiB (largest matrix in bf16)", bytesToGiB(workspace)).c_str()
                                  : "")
                        .append(s.gradientCheckpointing ? "; the recomputed layer and the logits never coexist: the larger counts"

@@ -74,6 +74,7 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
 
     r.gpusNeeded = choice.gpusNeeded;
     r.plan = choice.plan;
+    if (scenario.task != Task::Inference) r.plan.lossKernel = lossKernelOf(scenario);
     if (r.plan.nodes > 1) {
         // Every group that crosses a node boundary talks over this link (comm.cpp).
         const Link link = groupLink(scenario, r.plan.gpuCount, true);

@@ -147,6 +147,13 @@ Strategy defaultStrategy(const Scenario& s, int gpuCount) {
     if (runtimeOf(s.engine) == Engine::Fsdp) return Strategy::Fsdp;
     if (runtimeOf(s.engine) == Engine::Megatron) return Strategy::Tensor;
     if (s.engine == Engine::Unsloth) return Strategy::Ddp;  // replicas only (planner.cpp)
+    // Liger's fused linear cross entropy reads lm_head.weight by attribute,
+    // never through the module, so DeepSpeed ZeRO-3's gather hook does not
+    // fire: the kernel sees an empty shard (TRL PRs #5891 and #6372 gather it
+    // by hand for their own Liger losses; Liger-Kernel issue #1048: SFT with
+    // ZeRO-3 fails in backward unless lm_head is kept whole). ZeRO-2 is the
+    // leanest that runs it.
+    if (lossKernelOf(s) == LossKernel::FusedLinear) return Strategy::Zero2;
     return Strategy::Zero3;
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "caliper/memory/memory.hpp"
+#include "caliper/units.hpp"
 #include "caliper/plan/plan.hpp"
 #include "plan/prepared.hpp"
 #include "memory/sizing.hpp"
@@ -43,6 +44,10 @@ Strategies trainingStrategies(const Scenario& s) {
     if (s.engine == Engine::Unsloth) return {{Strategy::Ddp}, 1};
     if (s.engine == Engine::Torchtune) return {{Strategy::Fsdp}, 1};
     if (runtimeOf(s.engine) == Engine::Fsdp) return {{Strategy::Ddp, Strategy::Fsdp}, 2};
+    // Liger's fused linear loss reads lm_head's weight without calling the
+    // module, so ZeRO-3's gather hooks never fire (defaultStrategy): not
+    // weighed with it.
+    if (lossKernelOf(s) == LossKernel::FusedLinear) return {{Strategy::Ddp, Strategy::Zero1, Strategy::Zero2}, 3};
     return {{Strategy::Ddp, Strategy::Zero1, Strategy::Zero2, Strategy::Zero3}, 4};
 }
 
@@ -464,6 +469,66 @@ Choice chooseMicroBatch(const Scenario& request, int maxGpus, const sizing::Mode
 
 Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelFigures* held);
 
+Choice chooseTraining(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
+    return request.batchAuto ? chooseMicroBatch(request, maxGpus, held) : chooseKnobs(request, maxGpus, held);
+}
+
+// Whether the planner weighs Liger Kernel's fused linear cross entropy
+// against the engine's eager loss: where the request leaves the loss "auto".
+bool fusedLossWeighed(const Scenario& s) { return !s.lossKernel && fusedLinearLossRuns(s); }
+
+// Every strategy weighed with the fused linear loss but FSDP keeps the
+// whole model and a whole micro-batch's activations on each GPU (DDP,
+// ZeRO-1/2: trainingStrategies; Hugging Face stacks run no tensor or
+// pipeline parallelism), and only the gradients and optimizer states shrink
+// with more GPUs. So where one GPU's weights and activations (checkpointing
+// on where the planner decides it, the smallest micro-batch), the allocator's share of them and the CUDA
+// context already exceed it, no count fits: not searched (most matrix cells
+// that need several GPUs).
+bool unsharded(const Scenario& s) {
+    return runtimeOf(s.engine) != Engine::Fsdp && s.parallel.strategy != Strategy::Fsdp && s.parallel.tp <= 1 &&
+           s.parallel.pp <= 1;
+}
+
+// The weights and the fewest activations any plan keeps (with
+// checkpointing, each layer's 16-bit input for one sequence: 2 s h bytes,
+// memory/train_activations.cpp; none when they go to host RAM), where the
+// matrix row holds the weights already (no copy of the request, no
+// preparation): most cells that need several GPUs stop here.
+bool weightsMayFit(const Scenario& s, const sizing::ModelFigures* held) {
+    if (!unsharded(s) || !held || !held->weightsKnown || held->weightsFormat != s.weights || held->weightsLlamaCpp) {
+        return true;
+    }
+    const std::int64_t sequences = s.batchAuto ? 1 : std::max<std::int64_t>(1, s.batch);
+    const bool checkpointsOnGpu = !(s.gradientCheckpointing && s.checkpointOffload);
+    const double checkpoints = checkpointsOnGpu ? 2.0 * double(s.seqLen) * double(sequences) * held->shape.hidden *
+                                                      held->shape.stackLayers
+                                                : 0.0;
+    return held->weights.total(held->shape.stackLayers) + checkpoints <= gibToBytes(usableMemoryGiB(s));
+}
+
+bool fusedMayFit(Scenario& fused, const sizing::ModelFigures* held) {
+    if (!unsharded(fused)) return true;
+    const bool checkpointing = fused.gradientCheckpointing;
+    const std::int64_t batch = fused.batch;
+    const int count = fused.gpuCount;
+    const bool countAuto = fused.gpuCountAuto;
+    if (fused.gradientCheckpointingAuto) fused.gradientCheckpointing = true;
+    if (fused.batchAuto) fused.batch = 1;
+    fused.gpuCount = 1;
+    fused.gpuCountAuto = false;
+    const sizing::Inputs in = sizing::prepare(fused, held);
+    const MemoryBreakdown m = sizing::evaluate(in, sizing::planFor(in, 1), sizing::Explain(), nullptr);
+    fused.gradientCheckpointing = checkpointing;
+    fused.batch = batch;
+    fused.gpuCount = count;
+    fused.gpuCountAuto = countAuto;
+    // The caching allocator's reserve is a share of what is allocated, and
+    // every GPU holds a CUDA context (memory/overhead.cpp).
+    const double floorGiB = (m.weightsGiB + m.activationsGiB) * (1 + in.allocatorReserve) + m.overheadParts.cudaContextGiB;
+    return floorGiB <= in.usableGiB + sizing::kFitToleranceGiB;
+}
+
 // Ollama's num_ctx follows the VRAM of the machine (ollamaNumCtx: 4k, 32k
 // or 256k by total VRAM), so an "auto" count is searched band by band: each
 // band of counts with one context is searched at that context, and the
@@ -500,6 +565,18 @@ Choice chooseOllamaContext(const Scenario& request, int maxGpus, const sizing::M
 }
 
 }  // namespace
+
+// A Hugging Face Trainer / TRL stack (transformers, deepspeed, fsdp), where
+// `use_liger_kernel=True` (TrainingArguments, since transformers 4.45)
+// patches the model's causal-LM forward with LigerForCausalLMLoss. Unsloth,
+// torchtune and Megatron run their own kernels already (lossKernelOf). Not
+// under a ZeRO-3 the request fixes (offloaded parameters are ZeRO-3's):
+// the kernel reads lm_head's weight unsharded (plan.cpp defaultStrategy).
+bool fusedLinearLossRuns(const Scenario& s) {
+    if (s.task == Task::Inference || s.model.workload != WorkloadKind::Llm) return false;
+    if (s.parallel.strategy == Strategy::Zero3 || s.parallel.offload == Offload::Parameters) return false;
+    return s.engine == Engine::Transformers || s.engine == Engine::Deepspeed || s.engine == Engine::Fsdp;
+}
 
 bool contextFollowsCount(const Scenario& s) {
     return s.gpuCountAuto && s.engine == Engine::Ollama && s.task == Task::Inference && !s.maxModelLen;
@@ -538,8 +615,23 @@ Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelF
     if (request.parallel.offload == Offload::Layers || request.parallel.offload == Offload::MoeExperts) {
         return chooseOffload(request);
     }
-    if (training(request) && request.batchAuto) return chooseMicroBatch(request, maxGpus, held);
-    return chooseKnobs(request, maxGpus, held);
+    if (!training(request)) return chooseKnobs(request, maxGpus, held);
+    Choice c = chooseTraining(request, maxGpus, held);
+    if (!fusedLossWeighed(request)) return c;
+    // The fused linear loss only matters where the engine's eager loss
+    // needs more than one GPU or does not fit: weighed only there.
+    const bool eagerShort = request.gpuCountAuto ? !c.gpusNeeded || *c.gpusNeeded > 1 : !c.fits;
+    if (!eagerShort || !weightsMayFit(request, held)) return c;
+    Scenario fused = request;
+    fused.lossKernel = LossKernel::FusedLinear;
+    if (!fusedMayFit(fused, held)) return c;
+    Choice f = chooseTraining(fused, maxGpus, held);
+    const bool better = request.gpuCountAuto ? f.gpusNeeded && (!c.gpusNeeded || *f.gpusNeeded < *c.gpusNeeded)
+                                             : f.fits;
+    if (!better) return c;
+    f.lossKernel = LossKernel::FusedLinear;
+    f.why.push_back("loss_fused_linear_to_fit");
+    return f;
 }
 
 }  // namespace
@@ -550,6 +642,7 @@ Scenario resolved(const Scenario& request, const Choice& choice) {
     if (contextFollowsCount(request)) s.gpuCount = std::max(1, choice.plan.gpuCount);
     s.gradientCheckpointing = choice.gradientCheckpointing;
     if (training(request)) s.batch = choice.plan.microBatch;
+    if (choice.lossKernel) s.lossKernel = choice.lossKernel;
     return s;
 }
 

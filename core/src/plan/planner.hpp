@@ -37,7 +37,7 @@ public:
     const char* const* end() const { return codes_ + size_; }
 
 private:
-    static constexpr int kCapacity = 4;
+    static constexpr int kCapacity = 5;
     const char* codes_[kCapacity] = {};
     int size_ = 0;
 };
@@ -51,6 +51,7 @@ struct Choice {
     std::optional<int> gpusNeeded;  // fewest GPUs that fit under any candidate plan
     std::optional<SpeedEstimate> speed;  // of the chosen plan, when it fits within maxGpus (no explanation)
     WhyCodes why;                   // plan.why codes
+    std::optional<LossKernel> lossKernel;  // the loss the planner chose where the request left it "auto"
 };
 
 // With gpuCountAuto the count is searched up to kMaxGpus and chosen within
@@ -59,8 +60,13 @@ struct Choice {
 Choice choose(const Scenario& scenario, int maxGpus, const sizing::ModelFigures* held = nullptr);
 
 // The request with the knobs the planner resolved (checkpointing, the
-// training micro-batch, and Ollama's context where an "auto" count sets it).
+// training micro-batch, the loss kernel, and Ollama's context where an
+// "auto" count sets it).
 Scenario resolved(const Scenario& request, const Choice& choice);
+
+// Whether Liger Kernel's fused linear cross entropy (loss_kernel
+// "fused-linear") runs on the request's engine and strategy.
+bool fusedLinearLossRuns(const Scenario& scenario);
 
 // Whether the request's figures depend on the count the planner chooses
 // beyond the plan itself: Ollama's default num_ctx follows the VRAM.

@@ -233,8 +233,11 @@ TEST_CASE("a training request without batch searches the micro-batch; a stated b
 
 TEST_CASE("the micro-batch search stops at memory and at the global batch", "[planner][micro-batch]") {
     // QLoRA of Llama 3.1 8B on a 24 GB RTX 4090 at 1,024 tokens: activations
-    // grow with the micro-batch until the next doubling no longer fits.
-    const std::string qlora = R"({"model":"llama-3.1-8b","gpu":"4090","gpu_count":1,"task":"finetune","method":"qlora","seq_len":1024,)";
+    // grow with the micro-batch until the next doubling no longer fits (with
+    // the eager loss; left "auto", a stated micro-batch that does not fit
+    // would take the fused linear one).
+    const std::string qlora =
+        R"({"model":"llama-3.1-8b","gpu":"4090","gpu_count":1,"task":"finetune","method":"qlora","seq_len":1024,"loss_kernel":"eager",)";
     const Json searched = estimateOk(qlora + R"("batch":"auto"})");
     REQUIRE(searched["fits"] == true);
     const int micro = searched["plan"]["micro_batch"].get<int>();

@@ -573,7 +573,9 @@ TEST_CASE("a Megatron training row keeps its expert, context and virtual-pipelin
 TEST_CASE("Hugging Face rows run the code paths of their transformers version", "[validation]") {
     // transformers 4.49 dropped the shifted-logits copy (PR #35646) and PEFT
     // keeps adapters in fp32 since v0.12 (July 2024): a row stating
-    // transformers 5.17 keeps the engine's defaults; a row stating no version
+    // transformers 5.17 keeps the engine's defaults, with the head's eager
+    // loss it ran pinned (left "auto", the planner would weigh Liger's fused
+    // linear loss where the eager one does not fit); a row stating no version
     // (every public Hugging Face row predates 2025) runs the older heads and
     // adapters in the model's dtype.
     const Json current = validationRow({{"kind", "finetune_memory"},
@@ -590,7 +592,7 @@ TEST_CASE("Hugging Face rows run the code paths of their transformers version", 
                                         {"value", 27.0},
                                         {"unit", "GiB"}});
     const auto now = caliper::test::mappedRow(current);
-    CHECK_FALSE(now.request.contains("loss_kernel"));
+    CHECK(now.request["loss_kernel"] == "eager");
     CHECK_FALSE(now.request["lora"].contains("adapter_dtype"));
 
     Json older = current;
