@@ -496,7 +496,8 @@ bool unsharded(const Scenario& s) {
 // matrix row holds the weights already (no copy of the request, no
 // preparation): most cells that need several GPUs stop here.
 bool weightsMayFit(const Scenario& s, const sizing::ModelFigures* held) {
-    if (!unsharded(s) || !held || !held->weightsKnown || held->weightsFormat != s.weights || held->weightsLlamaCpp) {
+    if (!unsharded(s) || !held || !held->weightsKnown || held->weightsFormat != s.weights ||
+        held->weightsEngineKind != sizing::weightsEngineKind(s.engine)) {
         return true;
     }
     const std::int64_t sequences = s.batchAuto ? 1 : std::max<std::int64_t>(1, s.batch);
