@@ -126,7 +126,7 @@ struct Inputs {
     double lossCopies = 0;
     // Training: the adapters' bytes per parameter (adapterBytesPerParam) and
     // the bytes per token of one layer that the adapters' input copies, eager
-    // norms and autocast casts add (layerCopyBytesPerToken). They read the
+    // norms, autocast casts and a fused qkv output add (layerCopyBytesPerToken). They read the
     // format, the engine and the adapters, which no search changes, and every
     // plan probed reads them.
     double adapterBytesPerParam = 2;
