@@ -86,7 +86,10 @@ struct StageBytes {
     }
 };
 
-StageBytes stageTensors(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex) {
+// `knownWeightBytes` (may be null): the stage's inference weight bytes,
+// where the caller has worked them out already.
+StageBytes stageTensors(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex,
+                        const double* knownWeightBytes) {
     StageBytes t;
     t.hostBytes = in.weights.hostBytes + offloadedWeightBytes(in, layout);
     if (in.training) {
@@ -101,7 +104,7 @@ StageBytes stageTensors(const Inputs& in, const Layout& layout, const Stage& st,
         t.activationsBytes = trainingActivationBytes(in, layout, st, ex, freed);
         t.hostBytes += offloadedCheckpointBytes(in, layout, st);
     } else {
-        t.weightsBytes = weightBytes(in, layout, st, ex);
+        t.weightsBytes = knownWeightBytes ? *knownWeightBytes : weightBytes(in, layout, st, ex);
         t.kvCacheBytes = kvBytes(in, layout, st, ex);
         t.activationsBytes = inferenceActivationBytes(in, layout, st, ex);
         // llama.cpp keeps the KV cache of the layers -ngl leaves on the CPU in
@@ -136,9 +139,9 @@ void explainPool(const Scenario& s, const PoolResult& pool, double kvCacheBytes,
 double nonNegativeGib(double bytes) { return std::max(0.0, bytesToGiB(bytes)); }
 
 MemoryBreakdown evaluateStage(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex,
-                              std::vector<Warning>* warnings) {
+                              std::vector<Warning>* warnings, const double* knownWeightBytes = nullptr) {
     const Scenario& s = *in.scenario;
-    const StageBytes t = stageTensors(in, layout, st, ex);
+    const StageBytes t = stageTensors(in, layout, st, ex, knownWeightBytes);
     const double allocatedBytes = t.allocatedBytes();
     const Overhead o = runtimeOverhead(in, layout, st, allocatedBytes, t.buffersBytes);
     const PoolResult pool = applyPool(s, allocatedBytes - t.kvCacheBytes + o.total(), t.kvCacheBytes);
@@ -209,11 +212,12 @@ std::optional<MemoryBreakdown> evaluateIfFits(const Inputs& in, const Plan& plan
     // serving pool leaves them as they are): where those alone overflow,
     // the rest is not worked out. The margin keeps rounding on the side of
     // a full evaluation.
-    if (!in.training && bytesToGiB(weightBytes(in, layout, first, quiet)) + kCudaContextGiB >
-                            in.usableGiB + kFloorMarginGiB) {
+    // (The stage's weight bytes are then passed on, not worked out again.)
+    const double firstWeightBytes = in.training ? 0 : weightBytes(in, layout, first, quiet);
+    if (!in.training && bytesToGiB(firstWeightBytes) + kCudaContextGiB > in.usableGiB + kFloorMarginGiB) {
         return std::nullopt;
     }
-    const MemoryBreakdown a = evaluateStage(in, layout, first, quiet, nullptr);
+    const MemoryBreakdown a = evaluateStage(in, layout, first, quiet, nullptr, in.training ? nullptr : &firstWeightBytes);
     // The fullest GPU holds at least what the first stage holds: where that
     // overflows, the last stage need not be evaluated.
     if (!fits(in, a)) return std::nullopt;

@@ -91,24 +91,40 @@ struct Candidate {
     }
 };
 
-// The request with checkpointing set, prepared once (in place: the
-// prepared inputs are large, and every matrix cell makes one). Without a
-// change the request itself is used (no copy).
+// The request with checkpointing (and, for the micro-batch search, the
+// batch) set, prepared once (in place: the prepared inputs are large, and
+// every matrix cell makes one). Without a change the request itself is used
+// (no copy) until the variant is to be changed in place (own()).
 struct Variant {
-    std::optional<Scenario> own;
+    std::optional<Scenario> own_;
     const Scenario* scenario;
     sizing::Inputs in;
     Variant(const Scenario& base, bool checkpointing, const sizing::ModelFigures* held)
-        : own(withCheckpointing(base, checkpointing)),
-          scenario(own ? &*own : &base),
-          in(sizing::prepare(*scenario, held)) {}
+        : Variant(base, checkpointing, base.batch, held) {}
+    Variant(const Scenario& base, bool checkpointing, std::int64_t batch, const sizing::ModelFigures* held)
+        : scenario(adopt(base, checkpointing, batch)), in(sizing::prepare(*scenario, held)) {}
     Variant(const Variant&) = delete;
 
-    static std::optional<Scenario> withCheckpointing(const Scenario& base, bool checkpointing) {
-        if (base.gradientCheckpointing == checkpointing) return std::nullopt;
-        std::optional<Scenario> s(base);
-        s->gradientCheckpointing = checkpointing;
-        return s;
+    // The variant's own scenario, copied from the request on first use, for
+    // the caller to change in place (the prepared inputs read it through
+    // their pointer, as they read the request's).
+    Scenario& own() {
+        if (!own_) {
+            own_.emplace(*scenario);
+            scenario = &*own_;
+            in.scenario = scenario;
+        }
+        return *own_;
+    }
+
+    // The request, or a copy made in place with the knobs set (a copy
+    // returned in an optional was then moved, strings and lists one by one).
+    const Scenario* adopt(const Scenario& base, bool checkpointing, std::int64_t batch) {
+        if (base.gradientCheckpointing == checkpointing && base.batch == batch) return &base;
+        own_.emplace(base);
+        own_->gradientCheckpointing = checkpointing;
+        own_->batch = batch;
+        return &*own_;
     }
 };
 
@@ -407,11 +423,17 @@ bool trainingSpeedOf(const Choice& c, double& tokensPerS) {
 // when the planner decides it), which the search re-batches in place: a
 // training scenario's prepared inputs read the batch and the count through
 // the scenario (prepare() works out no term of either for training).
-Choice searchMicroBatch(const Scenario& request, Scenario& at, Scenario* on, const Variant* off, const Variant& onVariant,
-                        int maxGpus) {
-    Choice best = chooseWith(at, maxGpus, off, onVariant);
+//
+// `off` is null where the request states checkpointing; `at` is then
+// `onVariant`. The variants use the request itself where it already has
+// their knobs, and copy it only when the search goes on to a larger
+// micro-batch (most cells that do not fit stop at micro-batch 1).
+Choice searchMicroBatch(const Scenario& request, Variant* off, Variant& onVariant, int maxGpus) {
+    Choice best = chooseWith(*(off ? off : &onVariant)->scenario, maxGpus, off, onVariant);
     double bestRate = 0;
     if (!trainingSpeedOf(best, bestRate)) return best;
+    Scenario& at = (off ? off : &onVariant)->own();
+    Scenario* on = off ? &onVariant.own() : nullptr;
     const int count = best.plan.gpuCount;
     for (Scenario* s : {&at, on}) {
         if (!s) continue;
@@ -454,17 +476,12 @@ Choice searchMicroBatch(const Scenario& request, Scenario& at, Scenario* on, con
 }
 
 Choice chooseMicroBatch(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
-    Scenario at = request;
-    at.batch = 1;
     if (training(request) && request.gradientCheckpointingAuto) {
-        at.gradientCheckpointing = false;
-        Scenario on = at;
-        on.gradientCheckpointing = true;
-        const Variant off(at, false, held), onVariant(on, true, held);
-        return searchMicroBatch(request, at, &on, &off, onVariant, maxGpus);
+        Variant off(request, false, 1, held), onVariant(request, true, 1, held);
+        return searchMicroBatch(request, &off, onVariant, maxGpus);
     }
-    const Variant only(at, at.gradientCheckpointing, held);
-    return searchMicroBatch(request, at, nullptr, nullptr, only, maxGpus);
+    Variant only(request, request.gradientCheckpointing, 1, held);
+    return searchMicroBatch(request, nullptr, only, maxGpus);
 }
 
 Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelFigures* held);
