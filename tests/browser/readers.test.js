@@ -51,6 +51,22 @@ h.forEachOrigin('readers', (env) => {
     await english.close();
   });
 
+  test('the price filter is in yuan from the start, whichever view a link opens, and back in dollars with USD', async () => {
+    // price=1000: the state keeps dollars (the engine's max_price_usd); the
+    // field shows them at the engine's own rate (describe's cny_per_usd).
+    const page = await h.openPage(env.context, env.url('lang=zh&view=inventory&price=1000'));
+    const rate = await page.evaluate(() => window.__caliperPage.app.cnyPerUsd);
+    assert.ok(rate > 1, `the engine's rate at start: ${rate}`);
+    await page.click('.tabs [data-view="matrix"]');
+    await page.waitForSelector('#matrix tbody tr[data-model-id]');
+    assert.match(await page.textContent('#f-price-label'), /人民币/);
+    assert.equal(await page.inputValue('#f-price'), String(Math.round(1000 * rate)));
+    await page.selectOption('#currency', 'usd');
+    assert.match(await page.textContent('#f-price-label'), /美元/);
+    assert.equal(await page.inputValue('#f-price'), '1000');
+    await page.close();
+  });
+
   test('a view opened by its link does not keep saying the engine is loading', async () => {
     for (const view of ['inventory', 'custom', 'recommend']) {
       const page = await h.openPage(env.context, env.url(`view=${view}`));

@@ -126,6 +126,36 @@ h.forEachOrigin('serve view', (env) => {
     await page.close();
   });
 
+  test('the SLO label never covers a point or the curve: the default question on a phone in Chinese, and on a desktop', async (t) => {
+    // The page's default serve question (1 × RTX 4090): its first point lies
+    // on the SLO line at the top of the plot, where the label used to be.
+    const phone = await env.newContext(PHONE);
+    for (const [context, lang] of [[phone, 'zh'], [env.context, 'en']]) {
+      const page = await h.openPage(context, env.url('view=serve&lang=' + lang));
+      if (!(await canServe(page))) { await page.close(); t.skip('this engine has no serving search yet'); return; }
+      await page.waitForSelector('svg.frontier text.slo-label');
+      const boxes = await page.evaluate(() => {
+        const box = (n) => { const b = n.getBBox(); return { x0: b.x, x1: b.x + b.width, y0: b.y, y1: b.y + b.height }; };
+        const svg = document.querySelector('svg.frontier');
+        const line = svg.querySelector('polyline');
+        const pts = line ? line.getAttribute('points').trim().split(/\s+/).map((p) => p.split(',').map(Number)) : [];
+        return { label: box(svg.querySelector('text.slo-label')), dots: [...svg.querySelectorAll('circle.pt')].map(box), pts,
+          plot: box(svg.querySelector('g.slo rect')) };
+      });
+      const meets = (a, b) => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+      const L = boxes.label;
+      boxes.dots.forEach((d, i) => assert.ok(!meets(L, d), `${lang}: the SLO label ${JSON.stringify(L)} covers point ${i} ${JSON.stringify(d)}`));
+      for (let i = 1; i < boxes.pts.length; i++) {
+        const [ax, ay] = boxes.pts[i - 1], [bx, by] = boxes.pts[i];
+        for (let k = 0; k <= 50; k++) {
+          const x = ax + (bx - ax) * k / 50, y = ay + (by - ay) * k / 50;
+          assert.ok(!(x > L.x0 && x < L.x1 && y > L.y0 && y < L.y1), `${lang}: the SLO label covers the curve at (${x.toFixed(0)}, ${y.toFixed(0)})`);
+        }
+      }
+      await page.close();
+    }
+  });
+
   test('in Chinese, in yuan, on a phone: labels translated, no sideways scrolling of the page', async (t) => {
     const phone = await env.newContext(PHONE);
     const page = await h.openPage(phone, env.url(QUESTION + '&lang=zh'));

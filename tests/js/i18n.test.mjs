@@ -79,7 +79,22 @@ test('engine codes are translated, with the engine message as fallback', () => {
   assert.equal(i18n.errorDetail(unknown), unknown.message);
   assert.doesNotMatch(i18n.errorText({ code: 'invalid_config', message: 'expected hidden_size > 0' }), /[A-Za-z]{3}/);
   i18n.setLang('en');
-  assert.equal(i18n.code('warn', 'no_nvlink', 'x has no NVLink'), 'x has no NVLink');
+  assert.equal(i18n.code('warn', 'no_nvlink', 'x has no NVLink'), 'X has no NVLink');
+  // A warning, a note or an error stands alone: it starts as a sentence,
+  // though the engine writes its messages in small letters (recommend's
+  // no_gpus note, core/src/answers/recommend.cpp); a first word that is a
+  // name in small letters stays. The why texts follow a colon and stay.
+  assert.equal(i18n.code('warn', 'brand_new_code', "no GPU matches the request's GPU list and filter"),
+    "No GPU matches the request's GPU list and filter");
+  assert.equal(i18n.code('warn', 'brand_new_code', 'llama.cpp keeps the cache in host RAM'), 'llama.cpp keeps the cache in host RAM');
+  assert.equal(i18n.code('warn', 'brand_new_code', 'vLLM needs CUDA'), 'vLLM needs CUDA');
+  assert.equal(i18n.code('warn', 'brand_new_code', 'rtx-4090: no NVLink'), 'rtx-4090: no NVLink');
+  assert.equal(i18n.code('why', 'fits_one_gpu'), codes.en['why.fits_one_gpu']);
+  assert.equal(i18n.errorText({ code: 'x', message: 'expected hidden_size > 0' }), 'Expected hidden_size > 0');
+  Object.keys(codes.en).filter((k) => /^(warn|sugg|rule|error)\./.test(k)).forEach((k) => {
+    assert.doesNotMatch(codes.en[k], /^[a-z][a-z]+\s/, `${k} starts as a sentence`);
+    assert.ok(codes.zh[k], `${k} has a Chinese text`);
+  });
   assert.equal(i18n.code('sugg', 'gradient_checkpointing'), 'Gradient checkpointing');
   assert.equal(i18n.code('sugg', 'new_idea'), 'New idea');
 });
@@ -129,6 +144,19 @@ test('matrix CSV has one line per model × GPU', () => {
   assert.equal(lines.length, 3);
   assert.ok(lines[0].startsWith('model_id,model_name,family,params_b,gpu_id'));
   assert.ok(lines[1].startsWith('m,M,F,7,g1,G1,consumer,24,1,fits'));
+});
+
+test('matrix CSV money columns follow the currency: yuan at the engine\'s rate, dollars without one', () => {
+  // 7.1: the engine's default cny_per_usd (describe().defaults); $0.5/h → ¥3.55/h.
+  const matrix = { models: [{ id: 'm', name: 'M', family: 'F', params_b: 7 }], gpus: [{ id: 'g', name: 'G', group: 'consumer', memory_gib: 24 }],
+    cells: [[{ status: 'fits', gpus_needed: 1, usd_per_hour: 0.5, usd_per_million_tokens: 2, cost_usd: null }]] };
+  const [head, row] = exporter.matrixToCsv(matrix, 'cny', 7.1).trim().split('\r\n').map((l) => l.split(','));
+  assert.deepEqual(head.filter((k) => /usd|cny/.test(k)), ['cny_per_hour', 'cny_per_million_tokens', 'cost_cny']);
+  assert.equal(row[head.indexOf('cny_per_hour')], '3.55');
+  assert.equal(row[head.indexOf('cny_per_million_tokens')], '14.2');
+  assert.equal(row[head.indexOf('cost_cny')], '');
+  const usd = exporter.matrixToCsv(matrix, 'cny', null).split('\r\n')[0].split(',');
+  assert.deepEqual(usd.filter((k) => /usd|cny/.test(k)), ['usd_per_hour', 'usd_per_million_tokens', 'cost_usd'], 'no rate: dollars, named so');
 });
 
 test('embed snippet escapes the URL for an attribute', () => {
@@ -187,9 +215,9 @@ test('recommendation reasons carry the same figures in both languages', () => {
   i18n.setLang('zh');
   assert.equal(i18n.t('reason.cheapestRent', { price: '¥1.56/小时' }), '租用最便宜：¥1.56/小时');
   i18n.setLang('en');
-  assert.equal(i18n.t('reason.cheapestBuy', { price: '$1,499' }), 'cheapest to buy: $1,499 for the GPUs');
+  assert.equal(i18n.t('reason.cheapestBuy', { price: '$1,499' }), 'Cheapest to buy: $1,499 for the GPUs');
   // A training run ranks by its total cost (core/src/answers/recommend.cpp priceOf), not per hour.
-  assert.equal(i18n.t('reason.cheapestRun', { price: '$395,000' }), 'cheapest run: $395,000 in total');
+  assert.equal(i18n.t('reason.cheapestRun', { price: '$395,000' }), 'Cheapest run: $395,000 in total');
   assert.doesNotMatch(i18n.t('obj.cheapestRun'), /hour/);
   i18n.setLang('zh');
   assert.equal(i18n.t('reason.cheapestRun', { price: '¥2,844,000' }), '训练总成本最低：共 ¥2,844,000');

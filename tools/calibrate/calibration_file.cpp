@@ -193,6 +193,12 @@ std::string calibrationRowsJson(const CrossReport& report) {
         a["fit_correct"] = k.fitCorrect;
         a["band_rows"] = k.bandRows;
         a["band_covered"] = k.bandCovered;
+        if (k.bandRows > 0) {
+            a["band_sources"] = int(k.bandBySource.size());
+            a["band_covered_source_mean_pct"] = r4(k.bandSourceMeanPct);
+            a["row_band_rows"] = k.rowBandRows;
+            a["row_band_covered"] = k.rowBandCovered;
+        }
         if (k.systemRows > 0) {
             a["leave_one_engine_system_out_median_pct"] = r4(k.systemMedianPct);
             a["leave_one_engine_system_out_p90_pct"] = r4(k.systemP90Pct);
@@ -208,7 +214,7 @@ std::string calibrationRowsJson(const CrossReport& report) {
 
 std::string crossValidationTable(const RowSet& set, const CrossReport& report) {
     std::string out;
-    char line[256];
+    char line[320];
     std::snprintf(line, sizeof line,
                   "accuracy per kind: in-sample (constants fitted on every row) beside leave-one-source-out "
                   "(fitted without the row's source); %d sources, %d refits\n",
@@ -218,10 +224,12 @@ std::string crossValidationTable(const RowSet& set, const CrossReport& report) {
                   "in median", "in p90", "LOSO med", "LOSO p90", "known: rows med", "fit/OOM", "80% band holds");
     out += line;
     for (const KindAccuracy& k : report.kinds) {
-        char fit[32] = "-", band[48] = "-";
+        char fit[32] = "-", band[128] = "-";
         if (k.fitChecks) std::snprintf(fit, sizeof fit, "%d/%d (%.0f%%)", k.fitCorrect, k.fitChecks, 100.0 * k.fitCorrect / k.fitChecks);
         if (k.bandRows)
-            std::snprintf(band, sizeof band, "%d/%d (%.0f%%)", k.bandCovered, k.bandRows, 100.0 * k.bandCovered / k.bandRows);
+            std::snprintf(band, sizeof band, "%d/%d (%.0f%%; %d sources' mean %.0f%%; row out %d/%d)", k.bandCovered,
+                          k.bandRows, 100.0 * k.bandCovered / k.bandRows, int(k.bandBySource.size()),
+                          k.bandSourceMeanPct, k.rowBandCovered, k.rowBandRows);
         std::snprintf(line, sizeof line, "%-28s %5d %8s %9.1f%% %9.1f%% %9.1f%% %9.1f%% %8d %6.1f%%  %-15s %s\n",
                       k.kind.c_str(), k.rows, k.refitted ? "yes" : "no", k.inMedianPct, k.inP90Pct, k.crossMedianPct,
                       k.crossP90Pct, k.knownRows, k.knownCrossMedianPct, fit, band);

@@ -339,9 +339,34 @@ CrossReport crossValidate(const RowSet& set) {
             for (KindAccuracy& k : report.kinds) {
                 if (k.kind != r.kind) continue;
                 ++k.bandRows;
-                if (report.crossLog[i] >= lo && report.crossLog[i] <= hi) ++k.bandCovered;
+                const bool inside = report.crossLog[i] >= lo && report.crossLog[i] <= hi;
+                if (inside) ++k.bandCovered;
+                auto& tally = k.bandBySource[source];
+                ++tally.second;
+                if (inside) ++tally.first;
             }
         }
+    }
+    // Band coverage with only the row itself left out of its band.
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const CalibrationRow& r = rows[i];
+        if (std::isnan(report.bandLowLog[i]) || servingFigure(r)) continue;
+        std::vector<char> others(rows.size(), 1);
+        others[i] = 0;
+        const std::vector<CalibrationBand> bands = makeBands(rows, report.crossLog, others);
+        double lo = 0, hi = 0;
+        if (!lookupBand(bands, bandKind(r.kind), int(r.engine), r.gpuStated ? gpuFamilyIndex(r.gpu) : -1, lo, hi))
+            continue;
+        for (KindAccuracy& k : report.kinds) {
+            if (k.kind != r.kind) continue;
+            ++k.rowBandRows;
+            if (report.crossLog[i] >= lo && report.crossLog[i] <= hi) ++k.rowBandCovered;
+        }
+    }
+    for (KindAccuracy& k : report.kinds) {
+        double sum = 0;
+        for (const auto& entry : k.bandBySource) sum += double(entry.second.first) / entry.second.second;
+        if (!k.bandBySource.empty()) k.bandSourceMeanPct = 100.0 * sum / double(k.bandBySource.size());
     }
     return report;
 }

@@ -4,7 +4,9 @@
 // source's rows are scored; the bands (10th-90th percentile of those
 // left-out errors per kind and group) are checked the same way, each
 // source's rows against bands made without them.
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "calibration_rows.hpp"
@@ -29,6 +31,15 @@ struct KindAccuracy {
     double knownCrossMedianPct = 0;  // their leave-one-source-out median
     int fitChecks = 0, fitCorrect = 0;
     int bandRows = 0, bandCovered = 0;  // left-out rows with a band, and inside it
+    // The same per left-out source (covered, banded), and the mean of the
+    // sources' shares: the pooled share leans on the sources with most rows.
+    std::map<std::string, std::pair<int, int>> bandBySource;
+    double bandSourceMeanPct = 0;
+    // The same rows against bands made from every other row, their own
+    // source's included (each residual still from the fit without its
+    // source): what the bands hold when sources are alike, beside the
+    // figure above for a source none of the band's rows came from.
+    int rowBandRows = 0, rowBandCovered = 0;
     // Serving kinds: leave-one-(engine x GPU)-out, the serving constants
     // refitted without the row's engine x system.
     int systemRows = 0;

@@ -239,8 +239,15 @@ function bindGlobal() {
   });
   window.addEventListener('hashchange', function () {
     if (location.hash.replace(/^#/, '') === serialize(app.state)) return;
+    var before = app.state;
     app.state = parse(location.search, location.hash);
     showRefused();
+    // A link to another language (lang=zh) turns the page's texts too.
+    if (app.state.lang !== before.lang) {
+      setLang(i18n.pick(app.state.lang, navigator.languages || [navigator.language]));
+      controls.translate(app.state);
+      if (app.ready) presetButtons();
+    }
     if (app.ready) { ensureLists(); views.refreshLists(); }
     render({});
   });
@@ -278,7 +285,13 @@ function start(engineReady) {
     engine.pageCatalog().then(function (texts) { timings.boot.catalogUnpacked = round(performance.now()); return texts; })
   ]).then(function (done) {
     engine.loadCatalog(done[1].gpus, done[1].models);
-    presets.setEngine((engine.describe() || {}).presets);
+    var described = engine.describe() || {};
+    presets.setEngine(described.presets);
+    // The engine's USD → CNY rate from the start, so the price filter is
+    // in the currency in force whichever view opens first (its answers
+    // carry the same rate later).
+    var rate = ((described.defaults || {}).inference || {}).cny_per_usd;
+    if (app.cnyPerUsd === null && typeof rate === 'number' && rate > 0) app.cnyPerUsd = rate;
     presetButtons();
     // The serve tab where the engine has the serving search.
     $('.tabs [data-view="serve"]').hidden = !engine.canServe();

@@ -50,20 +50,12 @@ std::optional<double> usersAtSlo(const Scenario& request, const planner::Choice&
     return serving::usersWithin(e, slo, serving::kMaxUsersPerReplica).perReplica;
 }
 
-// `held` (may be null) is the model row's figures, worked out once per row;
-// `costs` (may be null) the GPU column's cost basis, once per column.
-// `bandTop` (may be null) is the column's memoryBandTopFactor, looked up once per column.
-MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo, const sizing::ModelFigures* held,
-                  const CostBasis* costs, const std::optional<double>* bandTop) {
-    if (runsPipeline(request)) return pipelineCellOf(request, maxGpus, costs);  // no serving figures
-    // The planner's choice within the limit: the same plan estimate() shows
-    // for this scenario with max_gpus set to the matrix's limit.
-    planner::Choice choice = planner::choose(request, maxGpus, held);
-    // Cost reads prices and the plan, not the resolved knobs; speed reads
-    // Ollama's context, which the chosen count sets.
-    std::optional<Scenario> sized;
-    if (planner::contextFollowsCount(request)) sized = planner::resolved(request, choice);
-    const Scenario& s = sized ? *sized : request;
+// A cell's figures from the planner's choice: `request` as the matrix
+// asked it, `s` the same with the knobs the choice resolved where speed
+// reads them (Ollama's context). Where the planner worked out no speed,
+// the choice takes it here. `costs` and `bandTop` as in cellOf.
+MatrixCell figuresOf(const Scenario& request, const Scenario& s, planner::Choice& choice, int maxGpus, const Slo* slo,
+                     const CostBasis* costs, const std::optional<double>* bandTop) {
     const Plan& plan = choice.plan;
     MatrixCell cell;
     cell.gpusNeeded = choice.gpusNeeded;
@@ -80,8 +72,8 @@ MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo, const si
     cell.tight = tightFit(choice.memory.totalGiB, choice.memory.kvPoolGib.has_value(), usableMemoryGiB(request),
                           bandTop ? *bandTop : memoryBandTopFactor(request));
     if (slo) cell.usersAtSlo = usersAtSlo(request, choice, *slo);
-    std::optional<SpeedEstimate> own;  // only where the planner worked out no speed
-    const SpeedEstimate& speed = choice.speed ? *choice.speed : own.emplace(speedFigures(s, plan));
+    if (!choice.speed) choice.speed = speedFigures(s, plan);
+    const SpeedEstimate& speed = *choice.speed;
     cell.decodeTokensPerS = speed.decodeTokensPerS;
     cell.prefillTokensPerS = speed.prefillTokensPerS;
     cell.trainTokensPerS = speed.trainTokensPerS;
@@ -91,6 +83,25 @@ MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo, const si
     cell.usdPerMillionTokens = cost.usdPerMillionTokens;
     cell.costUsd = cost.costUsd;
     return cell;
+}
+
+// `held` (may be null) is the model row's figures, worked out once per row;
+// `costs` (may be null) the GPU column's cost basis, once per column.
+// `bandTop` (may be null) is the column's memoryBandTopFactor, looked up once per column.
+MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo, const sizing::ModelFigures* held,
+                  const CostBasis* costs, const std::optional<double>* bandTop) {
+    if (runsPipeline(request)) return pipelineCellOf(request, maxGpus, costs);  // no serving figures
+    // The planner's choice within the limit: the same plan estimate() shows
+    // for this scenario with max_gpus set to the matrix's limit.
+    planner::Choice choice = planner::choose(request, maxGpus, held);
+    // Cost reads prices and the plan, not the resolved knobs; speed reads
+    // Ollama's context, which the chosen count sets. (Two calls rather than
+    // an optional scenario: an empty std::optional<Scenario> is zero-filled,
+    // two kilobytes per cell.)
+    if (planner::contextFollowsCount(request)) {
+        return figuresOf(request, planner::resolved(request, choice), choice, maxGpus, slo, costs, bandTop);
+    }
+    return figuresOf(request, request, choice, maxGpus, slo, costs, bandTop);
 }
 
 // The engine reads figures only; names, aliases, sources and notes would
@@ -131,7 +142,16 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
                                                    const std::vector<const ModelSpec*>& models,
                                                    const std::vector<const GpuSpec*>& gpus, int maxGpus,
                                                    const Slo* slo) {
-    std::vector<std::vector<MatrixCell>> cells(models.size(), std::vector<MatrixCell>(gpus.size()));
+    std::vector<std::vector<MatrixCell>> cells;
+    computeMatrix(workload, models, gpus, maxGpus, slo, cells);
+    return cells;
+}
+
+void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>& models,
+                   const std::vector<const GpuSpec*>& gpus, int maxGpus, const Slo* slo,
+                   std::vector<std::vector<MatrixCell>>& cells) {
+    cells.resize(models.size());
+    for (std::vector<MatrixCell>& row : cells) row.resize(gpus.size());  // every cell is written below
     std::vector<ModelSpec> leanModels;
     std::vector<sizing::ModelFigures> figures;  // per row: counts and shape, the same in every column
     leanModels.reserve(models.size());
@@ -180,7 +200,6 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
             lean.workloadShape = std::move(s.model.workloadShape);
         }
     }
-    return cells;
 }
 
 }  // namespace caliper

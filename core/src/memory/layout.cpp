@@ -5,6 +5,7 @@
 
 #include "caliper/memory/memory.hpp"
 #include "memory/sizing.hpp"
+#include "memory/training_bytes.hpp"
 
 namespace caliper::sizing {
 
@@ -92,7 +93,11 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
     }
     in.trainableParams = in.lora ? in.adapterParams : in.counts.total;
     in.usableGiB = usableMemoryGiB(s);
-    if (in.training) prepareOverhead(s, in);
+    if (in.training) {
+        prepareOverhead(s, in);
+        in.adapterBytesPerParam = adapterBytesPerParam(s);
+        in.layerCopyBytesPerToken = layerCopyBytesPerToken(in);
+    }
     return in;
 }
 

@@ -124,6 +124,13 @@ struct Inputs {
     // for every plan probed.
     double allocatorReserve = 0;
     double lossCopies = 0;
+    // Training: the adapters' bytes per parameter (adapterBytesPerParam) and
+    // the bytes per token of one layer that the adapters' input copies, eager
+    // norms, autocast casts and a fused qkv output add (layerCopyBytesPerToken). They read the
+    // format, the engine and the adapters, which no search changes, and every
+    // plan probed reads them.
+    double adapterBytesPerParam = 2;
+    double layerCopyBytesPerToken = 0;
     // The speed models' workload of the scenario, when a matrix row holds it
     // (ModelFigures); null otherwise (makeWorkload then works it out).
     const Workload* work = nullptr;
@@ -266,6 +273,10 @@ double stageParams(const Inputs& in, const Stage& stage);       // parameters of
 double weightBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
 double kvBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
 double inferenceActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
+// Bytes per token of one layer that a training scenario's adapter input
+// copies, eager norms and autocast casts add to the saved activations
+// (train_activations.cpp); prepare() keeps it in Inputs.
+double layerCopyBytesPerToken(const Inputs& in);
 // Saved activations at the step's peak. freedGradientBytes: the gradients
 // that backward writes while it frees the activations (gradientsFreedEachStep);
 // the result is then what the peak holds beyond those gradients.

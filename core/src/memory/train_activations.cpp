@@ -301,6 +301,35 @@ double adapterCopyBytesPerToken(const Inputs& in) {
     return bytes;
 }
 
+// LitGPT's attention (kv_heads_repeated; lit_gpt/model.py
+// CausalSelfAttention at commit 8641822, litgpt/model.py today) takes q, k
+// and v as views of one qkv output. With as many kv heads as query heads
+// nothing repeats k and v, so the v that scaled_dot_product_attention saves
+// for its backward is still a view and keeps the whole q|k|v output alive:
+// its q and k parts stay saved beside the copies rope makes of them (16-bit
+// elements). With GQA the repeat copies v (repeat_interleave today, expand
+// and reshape at 8641822), which the count already has at every head.
+// A fused LoRA qkv layer (lora.fused_qkv) on some of q, k and v only (LitGPT's
+// q/v default) pads the adapters' output into the fused width with
+// index_copy (LoRAQKVLinear.zero_pad), and
+// PyTorch's derivative of index_copy for `source` (tools/autograd/
+// derivatives.yaml: grad.index_select(dim, index).expand_as(source)) saves
+// it: the adapted widths per token, in the adapters' dtype. A replay of one
+// LitGPT 8641822 block under autograd's saved-tensor hooks shows both (Llama
+// 2 7B, LoRA on q and v: a 6h-byte qkv storage behind the saved v, and a
+// 4h-byte index_copy source).
+double fusedQkvBytesPerToken(const Inputs& in) {
+    const Scenario& s = *in.scenario;
+    const ModelShape& sh = in.shape;
+    if (s.model.attention == AttentionKind::Mla) return 0;
+    double bytes = 0;
+    if (s.kvHeadsRepeated && sh.kvHeads == sh.heads) bytes += activationElementBytes(s) * (sh.qDim + sh.kvDim);
+    if (in.lora && s.lora.fusedQkv && s.lora.targets == LoraTargets::QueryValue) {
+        bytes += (fp32Adapters(s) ? kAdapterCopyBytes : activationElementBytes(s)) * (sh.qDim + sh.kvDim);
+    }
+    return bytes;
+}
+
 struct PerLayer {
     double full = 0;    // every saved activation of one layer
     double stored = 0;  // what stays saved per layer (the checkpoint with recomputation)
@@ -324,8 +353,7 @@ PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
     PerLayer p;
     // The fp32 adapter copies and the eager norms' copies are bytes already, not 16-bit elements.
     p.full = full * scale +
-             sb * (adapterCopyBytesPerToken(in) + eagerNormBytesPerToken(in) + autocastCopyBytesPerToken(in)) / layout.tp /
-                 layout.cp +
+             sb * in.layerCopyBytesPerToken / layout.tp / layout.cp +
              autocastLayerCastBytes(in, layout);
     // The checkpoint is the layer's input, in the residual stream's dtype
     // (fp32 under autocast).
@@ -355,6 +383,11 @@ double tiedEmbeddingSumBytes(const Inputs& in, const Layout& layout) {
 }
 
 }  // namespace
+
+double layerCopyBytesPerToken(const Inputs& in) {
+    return adapterCopyBytesPerToken(in) + eagerNormBytesPerToken(in) + autocastCopyBytesPerToken(in) +
+           fusedQkvBytesPerToken(in);
+}
 
 double lossBytesPerLogit(const Scenario& s) {
     if (activationElementBytes(s) == 4) return kLogitsCoeff32;
@@ -457,6 +490,10 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                                                           : "adapters read the base's inputs"))
                        .append(eagerNormBytesPerToken(in) > 0
                                    ? fmt(" + eager RMSNorm copies %.0f bytes per token", eagerNormBytesPerToken(in))
+                                   : std::string())
+                       .append(fusedQkvBytesPerToken(in) > 0
+                                   ? fmt(" + fused qkv kept by its saved views and LoRA's padding %.0f bytes per token",
+                                         fusedQkvBytesPerToken(in))
                                    : std::string())
                        .append(autocastTraining(s)
                                    ? fmt(" (autocast: 16-bit activations, + input casts %.0f bytes per token, + 16-bit "

@@ -146,11 +146,11 @@ TrainingStates adapterStates(const Inputs& in, const Layout& layout, const Share
                                 : kFsdpLiveUnits * sh.layerBytes;
     TrainingStates t;
     t.weights = sharded ? sh.baseBytes / n + gathered : sh.baseBytes;
-    t.adapter = adapterBytesPerParam(s) * sh.params / (sharded ? n : 1);
-    t.gradients = adapterBytesPerParam(s) * sh.params / (sharded ? n : 1);
+    t.adapter = in.adapterBytesPerParam * sh.params / (sharded ? n : 1);
+    t.gradients = in.adapterBytesPerParam * sh.params / (sharded ? n : 1);
     t.optimizer = optimizerStateBytes(in, true) * sh.params / (zero ? n : 1);
     if (s.parallel.offload == Offload::Parameters && layout.shardedStates) {
-        t.hostBytes = (sh.baseBytes + (2 * adapterBytesPerParam(s) + optimizerStateBytes(in, true)) * sh.params) * layout.tp * layout.pp;
+        t.hostBytes = (sh.baseBytes + (2 * in.adapterBytesPerParam + optimizerStateBytes(in, true)) * sh.params) * layout.tp * layout.pp;
         // ZeRO-3 gathers a whole module before its forward, however large:
         // with a big vocabulary the embedding or lm_head outweighs two layers
         // (DeepSpeed's estimators keep "largest layer" params for the same

@@ -81,7 +81,7 @@ double masterCopyBytes(const Inputs& in) {
 
 double communicationBuffers(const Inputs& in, const Layout& layout, double trainable) {
     const Scenario& s = *in.scenario;
-    const double gradBytes = in.lora ? adapterBytesPerParam(s) : weightBytesPerParam(s);
+    const double gradBytes = in.lora ? in.adapterBytesPerParam : weightBytesPerParam(s);
     if (layout.strategy == Strategy::Ddp && layout.dp > 1) {
         // DDP copies gradients into its buckets unless gradient_as_bucket_view
         // is set (PyTorch DistributedDataParallel docs): one more gradient copy.

@@ -210,6 +210,23 @@ TEST_CASE("accuracy goals, leave-one-source-out on the public rows", "[calibrati
     }
     CHECK(banded == kindBanded);
     CHECK(covered == kindCovered);
+    // The per-source tallies add up to the kind's, their mean share is a
+    // share, and the row-out check (bands from every other row) scores the
+    // same rows wherever a band exists for them.
+    for (const auto& k : report.kinds) {
+        int sourceRows = 0, sourceCovered = 0;
+        for (const auto& entry : k.bandBySource) {
+            CHECK(entry.second.first <= entry.second.second);
+            sourceCovered += entry.second.first;
+            sourceRows += entry.second.second;
+        }
+        CHECK(sourceRows == k.bandRows);
+        CHECK(sourceCovered == k.bandCovered);
+        CHECK(k.bandSourceMeanPct >= 0);
+        CHECK(k.bandSourceMeanPct <= 100);
+        CHECK(k.rowBandRows <= k.bandRows);
+        CHECK(k.rowBandCovered <= k.rowBandRows);
+    }
     struct Goal {
         const char* kind;
         double maxMedianPct;

@@ -66,8 +66,12 @@ TEST_CASE("LitGPT's LoRA on q and v: one fused qkv layer, repeated k/v heads", "
     // RMSNorm's fp32 input twice (2 x 4h), LoRAQKVLinear's one dropout output
     // and mask on the shared input (3h), q and k, v repeated to all 32 heads
     // (3 x 2h), the attention output (2h), SiLU's input, its output and up's
-    // output (6f): 19h + 6f = 163,840 bytes. The frozen o, gate, up and down
-    // keep nothing; the chunked loss keeps 4 bytes per logit.
+    // output (6f): 19h + 6f = 163,840 bytes; and the adapters' q and v output
+    // that LoRAQKVLinear.zero_pad's index_copy saves as its `source`
+    // (PyTorch derivatives.yaml index_copy: `...expand_as(source)`), 2 x
+    // (4096 + 1024) = 10,240 bytes: 174,080. The frozen o, gate, up and down
+    // keep nothing; the chunked loss keeps 4 bytes per logit. With GQA the
+    // repeat copies v, so no view keeps the fused qkv output.
     Scenario s = loraStep("mistral-7b-v0.3");
     s.batch = 2;
     s.globalBatch = 4;  // accumulation, as the config's global_batch_size 8
@@ -79,7 +83,7 @@ TEST_CASE("LitGPT's LoRA on q and v: one fused qkv layer, repeated k/v heads", "
     s.lora.dropout = 0.05;
     s.kvHeadsRepeated = true;
     const double tokens = 1024;
-    CHECK(activationsGb(s) == Approx(tokens * (163840.0 * 32 + 4.0 * 32768) / 1e9).epsilon(0.001));
+    CHECK(activationsGb(s) == Approx(tokens * (174080.0 * 32 + 4.0 * 32768) / 1e9).epsilon(0.001));
 
     // Adapters on q (4096 -> 4096) and v (4096 -> 1024): 32 x 32 x 13,312 =
     // 13,631,488 parameters, 2 bytes each in bf16, and their gradients alike.
@@ -95,11 +99,42 @@ TEST_CASE("LitGPT's LoRA on q and v: one fused qkv layer, repeated k/v heads", "
     CHECK(repeated - activationsGb(s) == Approx(12288.0 * tokens * 32 / 1e9).epsilon(0.001));
 
     // PEFT's separate q and v modules each keep their own dropout output and
-    // mask: one more 3h.
+    // mask (one more 3h) and pad nothing (no index_copy source, 10,240 less).
     s.lora.fusedQkv = false;
     const double separate = activationsGb(s);
     s.lora.fusedQkv = true;
-    CHECK(separate - activationsGb(s) == Approx(3.0 * 4096 * tokens * 32 / 1e9).epsilon(0.001));
+    CHECK(separate - activationsGb(s) == Approx((3.0 * 4096 - 10240.0) * tokens * 32 / 1e9).epsilon(0.001));
+}
+
+TEST_CASE("LitGPT's multi-head attention keeps the fused qkv output behind the saved v", "[memory][lora]") {
+    // Llama 2 7B (32 query and 32 KV heads, h = 4096), LitGPT's LoRA on q and
+    // v. lit_gpt/model.py (8641822) and litgpt/model.py take q, k, v as views
+    // of one qkv output and repeat k and v only when there are fewer KV heads,
+    // so with MHA the v that scaled_dot_product_attention saves is a view that
+    // keeps the q and k parts alive: 2 x (4096 + 4096) = 16,384 bytes per
+    // token and layer (a replay of one 8641822 block under autograd's
+    // saved-tensor hooks: a 6h-byte storage behind v). The LoRA padding adds
+    // its q and v output, 16,384 more (the previous case).
+    Scenario s = loraStep("llama-2-7b");
+    s.seqLen = 1024;
+    s.lossKernel = LossKernel::Chunked;
+    s.lora.targets = LoraTargets::QueryValue;
+    s.lora.fusedQkv = true;
+    s.lora.dropout = 0.05;
+    s.kvHeadsRepeated = true;
+    const double tokenLayers = 1024.0 * 32;
+    const double litgpt = activationsGb(s);
+    s.kvHeadsRepeated = false;
+    CHECK(litgpt - activationsGb(s) == Approx(16384.0 * tokenLayers / 1e9).epsilon(0.001));
+    // LoRA on all of q, k and v pads nothing (zero_pad returns its input).
+    s.kvHeadsRepeated = true;
+    const double queryValue = activationsGb(s);
+    s.lora.targets = LoraTargets::Attention;
+    s.lora.fusedQkv = true;
+    const double attention = activationsGb(s);
+    // Attention targets add o's adapter (its dropout copy and mask, 3 x 4096)
+    // and drop the index_copy source (16,384).
+    CHECK(attention - queryValue == Approx((3.0 * 4096 - 16384.0) * tokenLayers / 1e9).epsilon(0.001));
 }
 
 }  // namespace caliper::test

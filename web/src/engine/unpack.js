@@ -7,21 +7,24 @@
 // U+0100) followed by seven more bits (none from U+0400).
 var B122_ILLEGAL = [0, 10, 13, 34, 60, 92];
 function b122Decode(text, length) {
-  var out = new Uint8Array(length), o = 0, acc = 0, bits = 0;
-  for (var i = 0; i < text.length && o < length; i++) {
-    var c = text.charCodeAt(i), second = -1;
+  var out = new Uint8Array(length), o = 0, acc = 0, bits = 0, n = text.length;
+  // One flat loop with the bits kept below 15 (the page's start waits on
+  // it: ~400 000 characters, run once, before the engine can start).
+  for (var i = 0; i < n && o < length; i++) {
+    var c = text.charCodeAt(i);
     if (c >= 0x100) {
       c -= 0x100;
       if (c >= 6 * 128) c = B122_ILLEGAL[c - 6 * 128];
-      else { second = c & 127; c = B122_ILLEGAL[c >> 7]; }
+      else {
+        acc = ((acc << 7) | B122_ILLEGAL[c >> 7]) & 0x3fff;
+        bits += 7;
+        if (bits >= 8) { bits -= 8; out[o++] = acc >> bits; if (o >= length) break; }
+        c &= 127;
+      }
     }
-    for (;;) {
-      acc = ((acc << 7) | c) & 0x3fff;
-      bits += 7;
-      if (bits >= 8) { bits -= 8; out[o++] = (acc >> bits) & 255; }
-      if (second < 0 || o >= length) break;
-      c = second; second = -1;
-    }
+    acc = ((acc << 7) | c) & 0x3fff;
+    bits += 7;
+    if (bits >= 8) { bits -= 8; out[o++] = acc >> bits; }
   }
   return out;
 }

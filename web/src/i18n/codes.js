@@ -28,7 +28,7 @@ var en = {
   'why.strategy_replicas_fit': 'a full replica fits on each GPU, so data parallel (fastest)',
   'why.strategy_model_split': 'the model split by tensor/pipeline parallelism, its training states not sharded',
   // The engine's message names its request key; the page names its control.
-  'warn.disaggregated_not_searched': 'prefill and decode were not tried on separate GPUs (to try them, choose “Also try them split” under Prefill and decode): every deployment runs both phases on the same GPUs',
+  'warn.disaggregated_not_searched': 'Prefill and decode were not tried on separate GPUs (to try them, choose “Also try them split” under Prefill and decode): every deployment runs both phases on the same GPUs',
   'why.checkpointing_needed_to_fit': 'gradient checkpointing on: needed to fit',
   'why.checkpointing_off_fits': 'gradient checkpointing off: it fits without, and runs faster',
   'why.checkpointing_shallower_pipeline_faster': 'gradient checkpointing on: it lets fewer pipeline stages fit, which runs faster',
@@ -103,7 +103,7 @@ var en = {
   'why.one_gpu_per_replica': 'one GPU per replica', 'why.tensor_parallel_in_replica': 'tensor parallel within each replica',
   'why.pipeline_parallel_in_replica': 'layers split in a pipeline within each replica',
   'why.expert_parallel_in_replica': 'experts spread over the GPUs of each replica',
-  'warn.slo_not_judged': 'no serving figures for this engine to hold against the SLO (it does not batch continuously)',
+  'warn.slo_not_judged': 'No serving figures for this engine to hold against the SLO (it does not batch continuously)',
   'term.weights_format': 'Weight format (bits per weight)', 'term.host_ram_gib': 'Host RAM',
   'term.serving_kv_pool_gib': 'KV pool per GPU (serving)', 'term.serving_non_torch_gib': 'Memory outside PyTorch',
   'term.serving_kv_cache_tokens': 'Tokens the KV pool holds', 'term.serving_step_token_budget': 'Tokens per step (scheduler budget)',

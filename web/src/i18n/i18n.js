@@ -73,8 +73,27 @@ function has(key) {
   return !!(d[current] && d[current][key]);
 }
 
-// Engine codes: kind is 'warn' | 'sugg' | 'rule' | 'reason' | 'term' | 'error'.
+// A text shown on its own (a warning, a note, an error) as a sentence: the
+// engine writes its messages to follow a colon or a code ("no GPU matches
+// …"), so its first letter is raised. A first word that is a name written
+// in small letters (llama.cpp, vLLM, an id such as rtx-4090) stays as it is.
+function sentence(text) {
+  var s = String(text);
+  var first = /^[^\s:;,]*/.exec(s)[0];
+  if (!/^[a-z]/.test(first) || /[A-Z0-9._\-\/]/.test(first.slice(1))) return s;
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+// Engine codes: kind is 'warn' | 'sugg' | 'rule' | 'reason' | 'term' | 'error'
+// | 'why'. The why texts follow a colon in a list, so they stay as written;
+// the others stand alone and read as sentences.
+var FRAGMENT_KINDS = ['why', 'term'];
 function code(kind, value, fallback) {
+  var text = codeText(kind, value, fallback);
+  return FRAGMENT_KINDS.indexOf(kind) < 0 ? sentence(text) : text;
+}
+
+function codeText(kind, value, fallback) {
   var tables = codes;
   var key = kind + '.' + value;
   var text = (tables[current] || {})[key];
@@ -93,7 +112,7 @@ function code(kind, value, fallback) {
 // (errorDetail, shown as the element's title).
 function errorText(err) {
   var message = (err && (err.message || err.code)) || '';
-  if (current === 'en') return message;
+  if (current === 'en') return sentence(message);
   var summary = code('error', err && err.code, '') || code('error', 'generic', '');
   var quoted = /['"\u201c]([^'"\u201d]{1,80})['"\u201d]/.exec(message);
   var mean = /did you mean ['"\u201c]([^'"\u201d]{1,80})['"\u201d]/.exec(message);
@@ -132,4 +151,4 @@ function apply(rootEl) {
 
 function lang() { return current; }
 
-export { LANGS, normalize, pick, fill, t, has, code, errorText, errorDetail, setLang, lang, locale, apply, dictionaries, ready };
+export { LANGS, normalize, pick, fill, t, has, code, sentence, errorText, errorDetail, setLang, lang, locale, apply, dictionaries, ready };

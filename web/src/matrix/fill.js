@@ -64,10 +64,23 @@ function readBox(view) {
 
 function scrollBox(view) { return view.box || readBox(view); }
 
+// The box a window is written for: the scroll box as tall as it grows (its
+// max-height). An empty table (the first paint) leaves the box at its least
+// height; a window for that would miss the rows the filled box shows, and
+// the next frame would build the window again with them.
+function windowBox(view) {
+  var box = scrollBox(view);
+  if (view.boxMaxH === undefined) {
+    var max = parseFloat(getComputedStyle(view.wrap).maxHeight);
+    view.boxMaxH = isFinite(max) ? max : 0;
+  }
+  return box.height >= view.boxMaxH ? box : { top: box.top, left: box.left, height: view.boxMaxH, width: box.width };
+}
+
 // The window to write for the current scroll position.
 function windowNow(view) {
   if (view.printing) return { i0: 0, i1: view.lay.items.length, c0: 0, c1: view.cols.length };
-  return W.visible(view.lay, view.cols.length, scrollBox(view), metrics(view), OVERSCAN);
+  return W.visible(view.lay, view.cols.length, windowBox(view), metrics(view), OVERSCAN);
 }
 
 function cellClass(cell, first) {
@@ -285,7 +298,7 @@ function fill(view, ctx) {
 // Scrolling and resizing: a new window once the view nears the edge of
 // the one written (once a frame at most).
 function follow(view, resized) {
-  if (resized) view.measured = false;
+  if (resized) { view.measured = false; view.boxMaxH = undefined; }
   if (view.following) return;
   view.following = true;
   requestAnimationFrame(function () {
@@ -309,4 +322,4 @@ function setPrinting(view, printing) {
   if (view.lay && view.win) writeWindow(view, windowNow(view));
 }
 
-export { fill, follow, afterPaint, metrics, scrollBox, measure, cellAt, ensureWritten, readBox, setPrinting, OVERSCAN };
+export { fill, follow, afterPaint, metrics, scrollBox, windowBox, measure, cellAt, ensureWritten, readBox, setPrinting, OVERSCAN };

@@ -131,6 +131,10 @@ function flatten(groups) {
 
 // The model and GPU indices the reader would see for this matrix and state
 // (the window the next repaint writes).
+// The cells to load first are those of the box as it is now: at the first
+// paint the empty box's, since the engine's first calls run before the
+// browser has optimised its code and each cell costs several times more
+// (the rows the grown box adds are written pending and load with the rest).
 function windowFor(view, matrix, state) {
   var groups = rowGroups(matrix, state), cols = columnOrder(matrix.gpus), order = flatten(groups);
   var fill = matrixFill, lay = matrixWindow.layout(groups, fill.metrics(view));
@@ -220,7 +224,9 @@ function setFewColumns(view, n) {
     view.metrics = null;
     view.measured = false;
   }
-  var cellW = parseFloat(getComputedStyle(table).getPropertyValue('--cell-w'));
+  // Read only where the columns are few: reading a style here makes the
+  // browser compute the page's styles in the middle of the matrix's build.
+  var cellW = few ? parseFloat(getComputedStyle(table).getPropertyValue('--cell-w')) : NaN;
   view.wideColumns = isFinite(cellW) && cellW >= WIDE_CELL_PX;
 }
 

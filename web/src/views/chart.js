@@ -138,4 +138,4 @@ function legend(svg, g, parts, mem, opts, top, cols) {
   });
 }
 
-export { memoryChart, PARTS, tickStep, wrapText, fitWidth };
+export { memoryChart, PARTS, tickStep, wrapText, fitWidth, textWidth };

@@ -4,11 +4,11 @@
 // point; this file only places them. geometry() is pure (Node tests);
 // frontierChart() draws it as SVG, each point reachable by hover and focus.
 import * as format from '../format/format.js';
-import { tickStep, wrapText } from './chart.js';
+import { textWidth, tickStep, wrapText } from './chart.js';
 
 var NS = 'http://www.w3.org/2000/svg';
 var PAD_L = 58, PAD_R = 16, PAD_T_1 = 34, PAD_B = 44;
-var MIN_W = 300, MAX_W = 760, TITLE_SIZE = 13, TITLE_LINE_H = 16;
+var MIN_W = 300, MAX_W = 760, TITLE_SIZE = 13, TITLE_LINE_H = 16, LABEL_SIZE = 11;
 
 // The per-user speed the SLO asks for: min_user_tokens_per_s, or the rate
 // a TPOT limit allows (1000 / tpot_ms), whichever is stricter; null if none.
@@ -49,6 +49,46 @@ function geometry(curve, slo, width, height, titleLines) {
     points: pts.map(function (p) { return { x: sx(p.user_tokens_per_s), y: sy(p.output_tokens_per_s_per_gpu), p: p, meets: meets(p, slo) }; }),
     xTicks: ticks(maxX, xStep), yTicks: ticks(maxY, yStep), sloX: need == null ? null : sx(need), need: need, top: PAD_T
   };
+}
+
+// Where the SLO line's label goes: beside the line (on the side with more
+// room first), at the highest line of the plot where its box meets no
+// point and no stretch of the curve; above the plot where every line
+// inside is taken. labelW: the label's width in px. Returns {x, y (the
+// text's baseline), anchor, box: {x0, x1, y0, y1}}.
+var POINT_CLEAR = 8;  // a point's radius (5) and stroke, and a gap
+function sloLabelSpot(g, labelW) {
+  var x0 = PAD_L, x1 = g.W - PAD_R, y0 = g.H - PAD_B, y1 = g.top;
+  var sides = g.sloX > (x0 + x1) / 2 ? ['end', 'start'] : ['start', 'end'];
+  var boxAt = function (anchor, y) {
+    var left = anchor === 'end' ? g.sloX - 4 - labelW : g.sloX + 4;
+    return { x0: left, x1: left + labelW, y0: y - LABEL_SIZE, y1: y + 3 };
+  };
+  for (var y = y1 + 12; y <= y0 - 4; y += 6) {
+    for (var s = 0; s < sides.length; s++) {
+      var box = boxAt(sides[s], y);
+      if (box.x0 >= x0 && box.x1 <= x1 && !hitsCurve(g.points, box)) {
+        return { x: sides[s] === 'end' ? box.x1 : box.x0, y: y, anchor: sides[s], box: box };
+      }
+    }
+  }
+  var above = boxAt(sides[0], y1 - 3);
+  return { x: sides[0] === 'end' ? above.x1 : above.x0, y: y1 - 3, anchor: sides[0], box: above };
+}
+
+// Whether a box meets a point (with POINT_CLEAR around it) or the line
+// between two points (sampled every 2 px).
+function hitsCurve(points, box) {
+  var near = function (x, y, r) { return x >= box.x0 - r && x <= box.x1 + r && y >= box.y0 - r && y <= box.y1 + r; };
+  for (var i = 0; i < points.length; i++) {
+    if (near(points[i].x, points[i].y, POINT_CLEAR)) return true;
+    if (i === 0) continue;
+    var a = points[i - 1], b = points[i], steps = Math.ceil(Math.hypot(b.x - a.x, b.y - a.y) / 2);
+    for (var k = 1; k < steps; k++) {
+      if (near(a.x + (b.x - a.x) * k / steps, a.y + (b.y - a.y) * k / steps, 2)) return true;
+    }
+  }
+  return false;
 }
 
 function node(tag, attrs, text) {
@@ -102,9 +142,9 @@ function frontierChart(curve, slo, opts) {
     var slo = node('g', { class: 'slo' });
     slo.appendChild(node('rect', { x: x0, y: y1, width: Math.max(0, g.sloX - x0), height: y0 - y1, fill: '#ef4444', 'fill-opacity': '0.07' }));
     slo.appendChild(node('line', { x1: g.sloX, x2: g.sloX, y1: y1, y2: y0, stroke: '#dc2626', 'stroke-width': '1.5', 'stroke-dasharray': '5 3' }));
-    var right = g.sloX > (x0 + x1) / 2;
-    slo.appendChild(node('text', { x: g.sloX + (right ? -4 : 4), y: y1 + 12, 'text-anchor': right ? 'end' : 'start', fill: '#dc2626' },
-      opts.t('serve.sloLine', { n: format.number(opts.locale, g.need) })));
+    var label = opts.t('serve.sloLine', { n: format.number(opts.locale, g.need) });
+    var spot = sloLabelSpot(g, textWidth(label, LABEL_SIZE));
+    slo.appendChild(node('text', { x: spot.x, y: spot.y, 'text-anchor': spot.anchor, fill: '#dc2626', class: 'slo-label' }, label));
     svg.appendChild(slo);
   }
   if (g.points.length > 1) {
@@ -124,4 +164,4 @@ function frontierChart(curve, slo, opts) {
   return svg;
 }
 
-export { geometry, meets, sloUserTokensPerS, frontierChart, pointText };
+export { geometry, meets, sloUserTokensPerS, sloLabelSpot, frontierChart, pointText };

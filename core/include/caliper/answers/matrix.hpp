@@ -83,4 +83,12 @@ std::vector<std::vector<MatrixCell>> computeMatrix(const Scenario& workload,
                                                    const std::vector<const GpuSpec*>& gpus, int maxGpus,
                                                    const Slo* slo = nullptr);
 
+// The same into `cells`, whose rows' memory is reused: a caller that works
+// out matrix after matrix (a server, the bench) keeps one buffer, where
+// fresh memory for tens of thousands of cells costs a page fault every 4 KiB
+// (a tenth of a whole-catalog pass natively).
+void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>& models,
+                   const std::vector<const GpuSpec*>& gpus, int maxGpus, const Slo* slo,
+                   std::vector<std::vector<MatrixCell>>& cells);
+
 }  // namespace caliper
