@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -189,7 +190,53 @@ const GpuSpec* findGpu(const Catalog& catalog, std::string_view query) {
 std::vector<std::string> nearestGpuNames(const Catalog& catalog, std::string_view query, std::size_t count) {
     return nearestNames(catalog.gpus, query, count);
 }
-const ModelSpec* findModel(const Catalog& catalog, std::string_view query) { return findEntry(catalog.models, query); }
+namespace {
+
+// Chinese names of model families, as their makers write them (Alibaba's
+// 通义千问 / 千问 for Qwen, DeepSeek's company name 深度求索): "千问3-32B" is
+// "qwen3-32b". The longer name first, so 通义千问 is not left with 通义.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 3> kModelFamilyWords = {
+    {{"通义千问", "qwen"}, {"千问", "qwen"}, {"深度求索", "deepseek"}}};
+
+std::string latinFamilyNames(std::string key) {
+    for (const auto& [word, latin] : kModelFamilyWords) {
+        for (std::size_t at = key.find(word); at != std::string::npos; at = key.find(word, at + latin.size())) {
+            key.replace(at, word.size(), latin);
+        }
+    }
+    return key;
+}
+
+// "DeepSeek-R1-671B", "deepseek-r1:671b": a catalog name followed by the
+// parameter count in billions (Ollama's tags, ModelScope's names). The count
+// must be the entry's within 10%, so "llama-3.1-8b-70b" stays unknown.
+const ModelSpec* findModelBySizeSuffix(const Catalog& catalog, std::string_view query) {
+    std::size_t end = query.size();
+    while (end > 0 && std::isspace(static_cast<unsigned char>(query[end - 1]))) --end;
+    if (end == 0 || (query[end - 1] != 'b' && query[end - 1] != 'B')) return nullptr;
+    std::size_t start = --end;
+    while (start > 0 && (std::isdigit(static_cast<unsigned char>(query[start - 1])) || query[start - 1] == '.')) --start;
+    if (start == end || start == 0 || !std::isdigit(static_cast<unsigned char>(query[start]))) return nullptr;
+    const char separator = query[start - 1];
+    if (separator != '-' && separator != '_' && separator != ':' && separator != ' ') return nullptr;
+    const double billions = std::atof(std::string(query.substr(start, end - start)).c_str());
+    const std::string base = latinFamilyNames(normalizeName(query.substr(0, start - 1)));
+    const ModelSpec* named = base.empty() ? nullptr : findEntry(catalog.models, base);
+    if (!named || !(billions > 0)) return nullptr;
+    const double params = countParams(*named).total / 1e9;
+    return std::abs(params - billions) <= 0.1 * billions ? named : nullptr;
+}
+
+}  // namespace
+
+const ModelSpec* findModel(const Catalog& catalog, std::string_view query) {
+    if (const ModelSpec* model = findEntry(catalog.models, query)) return model;
+    const std::string latin = latinFamilyNames(normalizeName(query));
+    if (latin != normalizeName(query)) {
+        if (const ModelSpec* model = findEntry(catalog.models, latin)) return model;
+    }
+    return findModelBySizeSuffix(catalog, query);
+}
 
 const Caveat* findCaveat(const Catalog& catalog, std::string_view id) {
     for (const auto& caveat : catalog.caveats) {
@@ -200,7 +247,7 @@ const Caveat* findCaveat(const Catalog& catalog, std::string_view id) {
 
 std::string nearestGpuId(const Catalog& catalog, std::string_view query) { return nearestId(catalog.gpus, query); }
 std::string nearestModelId(const Catalog& catalog, std::string_view query) {
-    return nearestId(catalog.models, query);
+    return nearestId(catalog.models, latinFamilyNames(normalizeName(query.substr(0, 200))));
 }
 
 }  // namespace caliper

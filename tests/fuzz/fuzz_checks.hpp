@@ -81,7 +81,8 @@ inline std::string checkFigures(const EstimateResult& r) {
     const std::pair<const char*, const std::optional<double>*> optional[] = {
         {"decode_tokens_per_s", &r.decodeTokensPerS}, {"prefill_tokens_per_s", &r.prefillTokensPerS},
         {"time_to_first_token_s", &r.timeToFirstTokenS}, {"train_tokens_per_s", &r.trainTokensPerS},
-        {"train_tflops_per_gpu", &r.trainTflopsPerGpu}, {"train_hours", &r.trainHours},
+        {"train_tflops_per_gpu", &r.trainTflopsPerGpu}, {"train_mfu", &r.trainMfu},
+        {"train_hours", &r.trainHours},
         {"gpu_hours", &r.gpuHours}, {"cost_usd", &r.costUsd}, {"usd_per_hour", &r.usdPerHour},
         {"usd_per_million_tokens", &r.usdPerMillionTokens}, {"purchase_usd", &r.purchaseUsd},
         {"energy_kwh", &r.energyKwh}, {"power_w", &r.powerW}};

@@ -120,6 +120,7 @@ struct EstimateResult {
     std::optional<double> timeToFirstTokenS;
     std::optional<double> trainTokensPerS;
     std::optional<double> trainTflopsPerGpu;  // achieved model TFLOP/s per GPU
+    std::optional<double> trainMfu;           // trainTflopsPerGpu / the dense peak it runs at
     std::optional<double> trainHours;
     std::optional<double> gpuHours;
     std::optional<double> costUsd;              // cloud cost of the run

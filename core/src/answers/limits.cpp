@@ -27,6 +27,16 @@ struct Probe {
 };
 
 Probe probe(const Scenario& s, int count) {
+    if (s.parallel.offload == Offload::Layers || s.parallel.offload == Offload::MoeExperts) {
+        // llama.cpp's -ngl / --n-cpu-moe: the planner chooses how many layers
+        // stay on the GPUs, as the estimate does; a plain plan keeps them all
+        // there and would call nothing fitting.
+        Scenario at = s;
+        at.gpuCountAuto = false;
+        at.gpuCount = count;
+        const EstimateResult r = estimate(at, EstimateDetail{false, false, false, false});
+        return {r.fits, r.memory};
+    }
     const sizing::Inputs in = sizing::prepare(s);
     const Plan plan = sizing::planFor(in, count);
     Probe p;

@@ -181,14 +181,16 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
         const std::optional<double> bandTop = memoryBandTopFactor(s);  // and its memory band
         for (std::size_t m = 0; m < leanModels.size(); ++m) {
             // The row's model goes into the scenario field by field: its
-            // architecture as one block, the two texts the figures read (the
-            // GGUF mix tells Falcon by id and family), and its pipeline moved
-            // in and back. Moving the whole spec, a dozen strings and
-            // vectors, each way cost a tenth of the matrix.
+            // architecture as one block, the three texts the figures read (the
+            // GGUF mix tells Falcon by id and family; llama.cpp leaves a vision
+            // model's tower in its mmproj file), and its pipeline moved in and
+            // back. Moving the whole spec, a dozen strings and vectors, each
+            // way cost a tenth of the matrix.
             ModelSpec& lean = leanModels[m];
             static_cast<ModelArchitecture&>(s.model) = lean;
             s.model.id = lean.id;
             s.model.family = lean.family;
+            s.model.modality = lean.modality;
             s.model.workloadShape = std::move(lean.workloadShape);
             if (!s.weightsExplicit) {  // the default format is the model's own (native weights)
                 const WeightsChoice choice = defaultWeights(s);

@@ -18,6 +18,12 @@ namespace {
 // (NVIDIA DGX H100 datasheet) with 8 x 700 W GPUs, leaving 4.6 kW for CPUs,
 // NICs, NVSwitches, fans and power conversion: 575 W per GPU slot.
 constexpr double kBoardHostWPerGpu = (10200.0 - 8 * 700.0) / 8.0;
+// Earlier NVIDIA boards carry less around each GPU (fewer, slower NVSwitches
+// and NICs): a DGX A100 draws 6.5 kW max with 8 x 400 W A100 SXM4 (NVIDIA DGX
+// A100 datasheet), 412.5 W per slot; a DGX-1 draws 3.5 kW max with 8 x 300 W
+// V100 SXM2 (NVIDIA DGX-1 datasheet), 137.5 W per slot.
+constexpr double kAmpereBoardHostWPerGpu = (6500.0 - 8 * 400.0) / 8.0;
+constexpr double kVoltaBoardHostWPerGpu = (3500.0 - 8 * 300.0) / 8.0;
 // PCIe data-center server without GPUs: dual-socket CPUs, memory, NICs and
 // fans, ~1 kW per node [E].
 constexpr double kServerHostW = 1000.0;
@@ -55,6 +61,8 @@ CostBasis::HostPower hostPower(const GpuSpec& gpu) {
     // source gives the small boards around them a host figure.
     if (gpu.formFactor == "soc" || gpu.vendor == "apple") return {0, false};
     if (requiresLiquidCooling(gpu)) return {kNvl72HostWPerGpu, true};
+    if (board(gpu) && gpu.vendor == "nvidia" && gpu.architecture.rfind("Ampere", 0) == 0) return {kAmpereBoardHostWPerGpu, true};
+    if (board(gpu) && gpu.vendor == "nvidia" && gpu.architecture.rfind("Volta", 0) == 0) return {kVoltaBoardHostWPerGpu, true};
     if (board(gpu)) return {kBoardHostWPerGpu, true};
     if (gpu.gpuClass == "datacenter") return {kServerHostW, false};
     return {kDesktopHostW, false};
@@ -154,7 +162,7 @@ void addPower(const Scenario& s, const CostBasis& basis, const Plan& plan, bool 
     out.powerW = gpus * s.gpu.tdpW + nodes * hostW;
     if (withExplain) {
         out.explain.push_back({"power_w",
-                               basis.host.watts > 0 ? "GPUs x TDP + nodes x host share (DGX H100: 10.2 kW per 8 GPUs)"
+                               basis.host.watts > 0 ? "GPUs x TDP + nodes x host share (board slots as their DGX: DGX-1 3.5 kW, DGX A100 6.5 kW, DGX H100 10.2 kW per 8 GPUs)"
                                                     : "machines x catalog power (a SoC machine adds no host share)",
                                *out.powerW});
     }

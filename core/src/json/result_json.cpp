@@ -194,6 +194,7 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
     out["time_to_first_token_s"] = tidyOrNull(r.timeToFirstTokenS);
     out["train_tokens_per_s"] = tidyOrNull(r.trainTokensPerS);
     out["train_tflops_per_gpu"] = tidyOrNull(r.trainTflopsPerGpu);
+    out["train_mfu"] = tidyOrNull(r.trainMfu);
     out["train_hours"] = tidyOrNull(r.trainHours);
     out["gpu_hours"] = tidyOrNull(r.gpuHours);
     out["cost_usd"] = tidyOrNull(r.costUsd);

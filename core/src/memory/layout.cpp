@@ -35,11 +35,11 @@ ModelFigures modelFigures(const ModelSpec& model) {
 Inputs prepare(const Scenario& s) { return prepare(s, nullptr); }
 
 void holdWeights(const Scenario& s, ModelFigures& figures) {
-    const bool llamaCpp = runtimeOf(s.engine) == Engine::LlamaCpp;
-    if (!figures.weightsKnown || figures.weightsFormat != s.weights || figures.weightsLlamaCpp != llamaCpp) {
+    const int engineKind = weightsEngineKind(s.engine);
+    if (!figures.weightsKnown || figures.weightsFormat != s.weights || figures.weightsEngineKind != engineKind) {
         figures.weights = weightParts(s, figures.shape, figures.counts);
         figures.weightsFormat = s.weights;
-        figures.weightsLlamaCpp = llamaCpp;
+        figures.weightsEngineKind = engineKind;
         figures.weightsKnown = true;
     }
     if (!figures.holdsWork(s)) {
@@ -68,8 +68,8 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
         in.counts = countParams(s.model);
         in.shape = modelShape(s.model, in.counts);
     }
-    const bool llamaCpp = runtimeOf(s.engine) == Engine::LlamaCpp;
-    if (held && held->weightsKnown && held->weightsFormat == s.weights && held->weightsLlamaCpp == llamaCpp) {
+    if (held && held->weightsKnown && held->weightsFormat == s.weights &&
+        held->weightsEngineKind == weightsEngineKind(s.engine)) {
         in.weights = held->weights;
     } else {
         in.weights = weightParts(s, in.shape, in.counts);

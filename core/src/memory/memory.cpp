@@ -104,6 +104,14 @@ StageBytes stageTensors(const Inputs& in, const Layout& layout, const Stage& st,
         t.weightsBytes = weightBytes(in, layout, st, ex);
         t.kvCacheBytes = kvBytes(in, layout, st, ex);
         t.activationsBytes = inferenceActivationBytes(in, layout, st, ex);
+        // llama.cpp keeps the KV cache of the layers -ngl leaves on the CPU in
+        // host RAM beside their weights (llama-kv-cache.cpp: each layer's
+        // cache on its layer's device).
+        if (layout.gpuLayers >= 0 && layout.gpuLayers < in.shape.stackLayers) {
+            Stage cpu = st;
+            cpu.layers = in.shape.stackLayers - layout.gpuLayers;
+            t.hostBytes += kvBytes(in, layout, cpu, Explain());
+        }
     }
     return t;
 }

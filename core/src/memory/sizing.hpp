@@ -87,11 +87,20 @@ struct WeightParts {
     double tiedHeadBytes = 0;  // copy of a tied table the last stage needs when split
     double extraBytes = 0;     // towers and encoders outside the blocks: the first stage
     double hostBytes = 0;      // kept in host RAM by the engine (llama.cpp token_embd)
+    double mmprojBytes = 0;    // llama.cpp: a VLM's vision tower, in a file loaded only with --mmproj
     double linearBits = 16;    // effective bits of the block linear layers (explain)
     double total(int layers) const { return layers * layerBytes + embedBytes + headBytes + extraBytes; }
 };
 
 WeightParts weightParts(const Scenario& s, const ModelShape& shape, const ParamCounts& counts);
+
+// What weightParts() reads of the engine: 0 = not llama.cpp's runtime, 1 = it
+// runs as llama.cpp (Ollama, MLX), 2 = llama.cpp itself, which also leaves a
+// vision model's tower in the mmproj file.
+inline int weightsEngineKind(Engine engine) {
+    if (engine == Engine::LlamaCpp) return 2;
+    return runtimeOf(engine) == Engine::LlamaCpp ? 1 : 0;
+}
 
 // The KV cache's terms that no plan changes (kv_cache.cpp), worked out once
 // per scenario: the GPU-count search evaluates many plans of one scenario.
@@ -150,10 +159,10 @@ struct ModelFigures {
     ModelShape shape;
     // The weights' bytes as last worked out for this model (a matrix row
     // meets one or two formats and engine kinds): weightParts() reads only
-    // the model, the format and whether the engine is llama.cpp.
+    // the model, the format and weightsEngineKind(engine).
     WeightParts weights;
     WeightFormat weightsFormat = WeightFormat::Bf16;
-    bool weightsLlamaCpp = false;
+    int weightsEngineKind = 0;
     bool weightsKnown = false;
     // The KV cache's terms the same way: kvTerms() reads the model, the
     // batch, the tokens, the cache format and the engine; Ollama's context

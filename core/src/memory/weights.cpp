@@ -55,6 +55,15 @@ WeightParts weightParts(const Scenario& s, const ModelShape& shape, const ParamC
 
     w.layerBytes = (linear + blockOther * side.other / 8) / shape.stackLayers;
     w.extraBytes = extraParams * side.extra / 8;
+    if (s.engine == Engine::LlamaCpp && s.model.modality == "vision") {
+        // A VLM's GGUF holds the language model only: convert_hf_to_gguf.py
+        // writes the vision tower and projector to a separate mmproj file,
+        // which llama-server and llama-mtmd-cli load only when given --mmproj
+        // (tools/mtmd). Ollama loads its projector with the model
+        // (llm/memory.go EstimateGPULayers adds projectorWeights) and keeps it.
+        w.mmprojBytes = w.extraBytes;
+        w.extraBytes = 0;
+    }
     const double positionBytes = positions * side.extra / 8;  // learned positions are not quantized
     if (runtimeOf(s.engine) == Engine::LlamaCpp) {
         // llama.cpp keeps token_embd in host memory (the input layer always
@@ -124,7 +133,11 @@ double weightBytes(const Inputs& in, const Layout& layout, const Stage& stage, c
                    stage.layers,
                    in.weights.hostBytes > 0
                        ? fmt("; token_embd %.3f GiB stays in host RAM", bytesToGiB(in.weights.hostBytes)).c_str()
-                       : ""); },
+                       : "") +
+                   (in.weights.mmprojBytes > 0
+                        ? fmt("; vision tower %.3f GiB is in the separate mmproj file, loaded only with --mmproj "
+                              "(not counted)", bytesToGiB(in.weights.mmprojBytes))
+                        : std::string()); },
                bytesToGiB(bytes));
     }
     return bytes;

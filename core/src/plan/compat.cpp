@@ -238,7 +238,10 @@ std::vector<Warning> compatibilityWarnings(const Scenario& s, const Plan& plan) 
         plan.nodes == 1) {
         add(out, "partial_nvlink", "NVLink joins only " + std::to_string(gpu.nvlinkMaxGpus) + " of these GPUs; the rest talk over PCIe");
     }
-    if (plan.gpuCount > 1 && gpu.market == "china" && gpu.nvlinkGBps > 0 && gpu.nvlinkGBps <= 400) {
+    // NVIDIA's China-market boards cap NVLink (A800/H800: 400 GB/s against the
+    // A100's and H100's 600/900). Other vendors' links (Huawei HCCS) run at
+    // their own full rate: no export variant to warn about.
+    if (plan.gpuCount > 1 && nvidia && gpu.market == "china" && gpu.nvlinkGBps > 0 && gpu.nvlinkGBps <= 400) {
         add(out, "limited_nvlink", gpu.name + " NVLink is limited to " + groupedNumber(gpu.nvlinkGBps, 0) +
                                        " GB/s (export variant)");
     }

@@ -126,6 +126,7 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
         r.timeToFirstTokenS = speed.timeToFirstTokenS;
         r.trainTokensPerS = speed.trainTokensPerS;
         r.trainTflopsPerGpu = speed.trainTflopsPerGpu;
+        r.trainMfu = speed.trainMfu;
         append(r.explain, speed.explain);
         append(warnings, speed.warnings);
 

@@ -34,6 +34,14 @@ bool servingFiguresKnown(const Scenario& s) {
 std::optional<ServingFigures> estimateServing(const Scenario& s, const Plan& plan, const MemoryBreakdown& memory,
                                               std::vector<ExplainTerm>* explain, std::vector<Warning>* warnings) {
     if (!continuousBatching(s) || !servingFiguresKnown(s)) return std::nullopt;
+    // Layers or experts on the CPU (llama.cpp -ngl, --n-cpu-moe): the step
+    // model runs every layer on the GPUs, and its KV pool counts only the GPU
+    // layers' cache, so it would answer a GPU-only speed and a pool that holds
+    // no request. The estimate's own decode and TTFT carry the host's share.
+    const bool layersOnCpu = s.parallel.offload == Offload::Layers && plan.gpuLayers >= 0 &&
+                             plan.gpuLayers < s.model.layers + std::max(0, s.model.encoderLayers);
+    const bool expertsOnCpu = s.parallel.offload == Offload::MoeExperts && plan.cpuMoeLayers > 0;
+    if (layersOnCpu || expertsOnCpu) return std::nullopt;
     const serving::Evaluator evaluator(s, plan, memory);
     if (!evaluator.runs()) {
         // The memory estimate may have said so already, with the sizes: one

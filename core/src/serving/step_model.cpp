@@ -95,6 +95,13 @@ void calibrateStepModel(StepModel& m, const Scenario& s) {
                            ? fitted(ServingConstant::LayerTimeS, decodeLayerOverheadPriorS(s.engine, gpu))
                            : decodeLayerOverheadS(s.engine, s.weights, gpu);
     m.kvReadFraction = fitted(ServingConstant::KvReadFraction, 1.0);
+    // llama.cpp's 2-3 bit K-quants unpack on the ALUs at a cost that can bind
+    // a step before the weights' reads do (efficiency.cpp dequantOpsPerWeight):
+    // the same term the single-stream decode takes, so both agree at batch 1.
+    const double ops = dequantOpsPerWeight(s.weights, gpu);
+    if (ops > 0 && gpu.fp32Tflops && *gpu.fp32Tflops > 0) {
+        m.unpackS = m.work.weightCount * ops / double(m.layout.gpus) / (*gpu.fp32Tflops * 1e12);
+    }
     // Within an NVLink domain the serving engines all-reduce with custom
     // one-shot kernels fused with the residual add and RMSNorm (TensorRT-LLM
     // cpp/tensorrt_llm/thop/allreduceOp.cpp ONESHOT/TWOSHOT; vLLM
@@ -178,7 +185,7 @@ double StepModel::stepS(double decodes, double context, double prefillTokens, do
     // hiding under it (TensorRT-LLM's attention op runs a mixed batch's
     // context and generation requests as separate kernels:
     // cpp/tensorrt_llm/common/attentionOp.h enqueueContext, enqueueGeneration).
-    const double linearS = std::max(readS(weightBytes), computeS(decodeGemmFlops, prefillGemmFlops));
+    const double linearS = std::max({readS(weightBytes), computeS(decodeGemmFlops, prefillGemmFlops), unpackS});
     const double decodeAttentionS = std::max(readS(decodeKvBytes), computeS(decodeAttentionFlops, 0));
     const double promptAttentionS = std::max(readS(promptKvBytes), computeS(0, prefillAttentionFlops));
     const double stageLayers = double(work.layers) / l.pp;

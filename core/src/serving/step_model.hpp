@@ -34,6 +34,7 @@ struct StepModel {
     double decodeFlopsPerS = 0;      // achieved per GPU on decode-shaped GEMMs
     double prefillFlopsPerS = 0;     // achieved per GPU on prompt-shaped GEMMs
     double layerOverheadS = 0;       // per layer per step (CUDA-graph replayed kernels)
+    double unpackS = 0;              // per GPU per step: ALU time unpacking GGUF K-quant blocks (decode.cpp's term)
     double kvReadFraction = 1;       // paged KV reads' achieved bandwidth / the weights'
     double kvShare = 1;              // share of a token's KV one attention rank reads
     bool expertParallel = false;

@@ -298,6 +298,10 @@ void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work,
     const int gpus = std::max(1, plan.gpuCount);
     out.trainTokensPerS = tokensPerStep / stepS;
     out.trainTflopsPerGpu = *out.trainTokensPerS / gpus * flops.modelPerToken / kFlopsPerTflop;
+    // MFU as PaLM defines it (Chowdhery et al. 2022, appendix B): model FLOPs
+    // achieved over the peak, recomputation not counted. The explain term
+    // train_mfu is the efficiency on the hardware FLOPs (recomputation in).
+    out.trainMfu = *out.trainTflopsPerGpu / peak.tflops;
     if (withWarnings && t.dataParallelS > 0.25 * stepS) {
         out.warnings.push_back({"communication_bound", "gradient communication takes over a quarter of each step"});
     }
@@ -306,6 +310,10 @@ void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work,
     out.explain.push_back({"train_model_flops_per_token", trainingFlopsFormula(s), flops.modelPerToken});
     out.explain.push_back({"train_mfu", trainingMfuFormula(s, plan), mfu});
     out.explain.push_back({"train_peak_tflops", std::string("dense tensor rate per GPU: ") + peak.name, peak.tflops});
+    out.explain.push_back({"train_model_flops_fraction",
+                           "train_tflops_per_gpu / train_peak_tflops: the result's train_mfu (PaLM's MFU: model FLOPs, "
+                           "recomputation not counted; communication, bubbles and dequantization included)",
+                           *out.trainMfu});
     out.explain.push_back({"train_step_compute_s", "tokens per step x hardware FLOPs / (tp x pp x cp) / (MFU x peak)", t.computeS});
     const Layout l = layoutOf(s, plan);
     double slowestGBps = 0;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "caliper/answers/limits.hpp"
+#include "caliper/plan/estimate.hpp"
 #include "sizing_fixture.hpp"
 
 using namespace caliper;
@@ -101,4 +102,27 @@ TEST_CASE("format ladder respects the engine and the GPU", "[limits]") {
     vllm.gpu = catalogGpu("h100-sxm5-80gb");
     const auto hopper = weightFormatLadder(vllm);
     CHECK(hopper[1] == WeightFormat::Fp8);
+}
+
+TEST_CASE("limits with -ngl offload agree with the estimate that fits", "[limits][offload]") {
+    // Llama-3.1-70B Q4_K_M (~40 GiB) on a 24 GB card: the estimate keeps about
+    // half the layers on the GPU and fits; limits answered that no context,
+    // batch or format fits because its probes kept every layer on the GPU.
+    Scenario s = serving("llama-3.1-70b", "rtx-4090", Engine::LlamaCpp);
+    s.weights = WeightFormat::Q4_K_M;
+    s.weightsExplicit = true;
+    s.promptTokens = 512;
+    s.outputTokens = 128;
+    s.parallel.offload = Offload::Layers;
+    s.host.ramGib = 64;  // a desktop's RAM, stated: the host's RAM bounds the CPU layers
+    s.host.ramExplicit = true;
+    s.host.explicitAny = true;
+    REQUIRE(estimate(s, EstimateDetail{false, false, false, false}).fits);
+    const ContextLimit context = longestContext(s);
+    REQUIRE(context.fits);
+    CHECK(context.tokens >= 640);
+    const BatchLimit batch = largestBatch(s);
+    REQUIRE(batch.fits);
+    CHECK(batch.batch >= 1);
+    CHECK_FALSE(batch.capped);  // the CPU layers' KV in 64 GiB of RAM bounds it
 }

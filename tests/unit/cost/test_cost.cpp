@@ -122,6 +122,26 @@ TEST_CASE("an 8x H100 SXM node draws the DGX H100's 10.2 kW and needs rack power
     CHECK(grouped);
 }
 
+TEST_CASE("older NVIDIA boards draw their own DGX's power, not the DGX H100's", "[cost][power]") {
+    // NVIDIA DGX A100 datasheet: 6.5 kW max for 8 x 400 W A100 SXM4; the
+    // DGX H100's 575 W per slot would give 7.8 kW, above what the system
+    // is rated for. DGX-1 (V100 SXM2, 8 x 300 W): 3.5 kW max.
+    GpuSpec a100 = h100Sxm();
+    a100.id = "a100-sxm4-80gb";
+    a100.architecture = "Ampere";
+    a100.tdpW = 400;
+    const CostEstimate dgxA100 = estimateCost(priced(a100), gpus(8), SpeedEstimate{});
+    REQUIRE(dgxA100.powerW);
+    CHECK(*dgxA100.powerW == Approx(6500.0));
+    // Eight nodes of them (64 GPUs, as a pre-training run over RoCE): 52 kW.
+    const CostEstimate cluster = estimateCost(priced(a100), gpus(64, 8), SpeedEstimate{});
+    CHECK(*cluster.powerW == Approx(8 * 6500.0));
+    GpuSpec v100 = a100;
+    v100.architecture = "Volta";
+    v100.tdpW = 300;
+    CHECK(*estimateCost(priced(v100), gpus(8), SpeedEstimate{}).powerW == Approx(3500.0));
+}
+
 TEST_CASE("four H100 SXM in one server already exceed a 3 kW rack circuit", "[cost][power]") {
     // Source articles: a server with up to 4 H100 needs a 3 kW+ rack.
     const CostEstimate c = estimateCost(priced(h100Sxm()), gpus(4), SpeedEstimate{});

@@ -150,3 +150,24 @@ TEST_CASE("a valid request answers ok:true with every contract key", "[api]") {
     CHECK(result["train_tokens_per_s"].is_null());
     CHECK(result["decode_tokens_per_s"].is_number());
 }
+
+TEST_CASE("a request longer than max_model_len is refused where the engine refuses it", "[api][errors]") {
+    // vLLM: "The decoder prompt (length ...) is longer than the maximum model
+    // length"; llama-server: "the request exceeds the available context size".
+    // The default request is 2,048 prompt + 512 output tokens.
+    for (const char* request : {R"({"model":"qwen3-32b","gpu":"h100","max_model_len":100})",
+                                R"({"model":"qwen3-32b","gpu":"h100","engine":"llama.cpp","max_model_len":2559})",
+                                R"({"model":"qwen3-32b","gpu":"h100","engine":"sglang","max_model_len":2048})"}) {
+        INFO(request);
+        const Json r = estimate(request, 2);
+        CHECK(r["error"]["code"] == "incompatible_options");
+        CHECK(r["error"]["path"] == "/max_model_len");
+        CHECK(r["error"]["message"].get<std::string>().find("2560") != std::string::npos);
+    }
+    // Exactly the request's length serves; Ollama truncates the prompt (a warning).
+    CHECK(estimate(R"({"model":"qwen3-32b","gpu":"h100","max_model_len":2560})", 0)["ok"] == true);
+    const Json ollama = estimate(R"({"model":"qwen3-32b","gpu":"h100","engine":"ollama","max_model_len":100})", 0);
+    bool truncated = false;
+    for (const Json& w : ollama["warnings"]) truncated = truncated || w["code"] == "ollama_context_truncated";
+    CHECK(truncated);
+}

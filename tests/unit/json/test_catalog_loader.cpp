@@ -92,3 +92,24 @@ TEST_CASE("lookups ignore case, spaces, punctuation and vendor words", "[catalog
     REQUIRE(llama);
     CHECK(llama->id == "llama-3.1-8b");
 }
+
+TEST_CASE("model names as Chinese users and Ollama tags write them resolve", "[catalog]") {
+    const caliper::Catalog& catalog = caliper::test::projectCatalog();
+    auto idOf = [&](const char* query) {
+        const caliper::ModelSpec* model = caliper::findModel(catalog, query);
+        return model ? model->id : std::string("(none)");
+    };
+    // 通义千问 / 千问 is Alibaba's Chinese name for Qwen, 深度求索 DeepSeek's
+    // company name.
+    CHECK(idOf("千问3-32B") == "qwen3-32b");
+    CHECK(idOf("通义千问2.5-14B") == "qwen2.5-14b");
+    CHECK(idOf("深度求索R1") == "deepseek-r1");
+    // The parameter count after the name, as Ollama tags it (deepseek-r1:671b)
+    // and as DeepSeek-R1 is commonly written: the catalog entry counts 671B.
+    CHECK(idOf("DeepSeek-R1-671B") == "deepseek-r1");
+    CHECK(idOf("deepseek-r1:671b") == "deepseek-r1");
+    // A count that is not the entry's (8B is not 70B's) names no model, and
+    // the nearest name is offered instead of a silent pick.
+    CHECK(idOf("llama-3.1-70b-8b") == "(none)");
+    CHECK(caliper::nearestModelId(catalog, "千问3-32B-Instruct-XYZ").rfind("qwen3-32b", 0) == 0);
+}

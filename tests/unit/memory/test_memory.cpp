@@ -271,6 +271,29 @@ TEST_CASE("llama.cpp allocates its whole n_ctx cache and keeps token_embd on the
     CHECK(m.cpuOffloadGiB == Approx(bytesToGiB(128256.0 * 4096 * 4.5 / 8)));
 }
 
+TEST_CASE("llama.cpp leaves a VLM's vision tower in the mmproj file; Ollama loads it", "[memory][formats]") {
+    // convert_hf_to_gguf.py writes Gemma 3's SigLIP tower and projector to a
+    // separate mmproj GGUF that llama-server loads only with --mmproj; Ollama
+    // adds the projector's weights to the first GPU (llm/memory.go). The
+    // tower is the catalog's extra_params (423,060,336 for gemma-3-27b), kept
+    // at 16 bits.
+    Scenario s = serving("gemma-3-27b", "h100-sxm5-80gb", Engine::LlamaCpp);
+    s.weights = WeightFormat::Q4_K_M;
+    REQUIRE(s.model.modality == "vision");
+    const double towerGiB = bytesToGiB(double(s.model.extraParams) * 2);
+    const MemoryBreakdown llama = memoryOn(s, 1);
+    s.engine = Engine::Ollama;
+    const MemoryBreakdown ollama = memoryOn(s, 1);
+    CHECK(ollama.weightsGiB - llama.weightsGiB == Approx(towerGiB).epsilon(1e-9));
+    CHECK(llama.cpuOffloadGiB == Approx(ollama.cpuOffloadGiB));  // not moved to the host either
+
+    // The extra tensors of a text model (gpt-oss's attention sinks, routers'
+    // biases) are in the main file: the same shape as text counts them.
+    s.engine = Engine::LlamaCpp;
+    s.model.modality = "text";
+    CHECK(memoryOn(s, 1).weightsGiB - llama.weightsGiB == Approx(towerGiB).epsilon(1e-9));
+}
+
 TEST_CASE("memory grows with context, batch and sequence length", "[memory][property]") {
     for (Engine engine : {Engine::Vllm, Engine::Transformers, Engine::LlamaCpp}) {
         Scenario s = serving("llama-3.1-8b", "h100-sxm5-80gb", engine);

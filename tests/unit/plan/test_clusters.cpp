@@ -390,3 +390,16 @@ TEST_CASE("Llama 3 405B on 16,384 H100 at Meta's batch runs a shallow pipeline, 
     for (const Json& code : chosen["plan"]["why"]) saysWhy = saysWhy || code == "checkpointing_shallower_pipeline_faster";
     CHECK(saysWhy);
 }
+
+TEST_CASE("only NVIDIA's China-market boards carry the capped-NVLink note", "[clusters][warnings]") {
+    auto warns = [](const Json& result, const std::string& code) {
+        for (const Json& w : result["warnings"]) {
+            if (w["code"] == code) return true;
+        }
+        return false;
+    };
+    // A800: NVLink 400 GB/s against the A100's 600 (NVIDIA, November 2022).
+    CHECK(warns(answer({{"model", "qwen3-32b"}, {"gpu", "a800-sxm4-80gb"}, {"gpu_count", 2}}), "limited_nvlink"));
+    // Ascend 910B2: HCCS at its own 392 GB/s, no export variant of anything.
+    CHECK_FALSE(warns(answer({{"model", "qwen3-32b"}, {"gpu", "ascend-910b2"}, {"gpu_count", 2}}), "limited_nvlink"));
+}

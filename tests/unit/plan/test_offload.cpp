@@ -126,3 +126,45 @@ TEST_CASE("Apple: llama.cpp by default and the GPU's share of unified memory as 
         projectCatalog(), R"({"model":"llama-3.1-8b","gpu":"apple-m4-max-40c","host":{"gpu_wired_limit_gib":200}})");
     CHECK(tooMuch.status == 2);
 }
+
+TEST_CASE("a plan with layers or experts on the CPU has no GPU-only serving figures", "[offload][serving]") {
+    // The serving step model runs every layer on the GPUs. With 24 layers'
+    // experts of gpt-oss-120b on the CPU (as above) it answered ~180 tok/s and
+    // a 0.13 s first token beside the estimate's own ~43 tok/s and 5 s, which
+    // carry the host's share; with -ngl it warned that the pool (the GPU
+    // layers' cache only) held no request although the plan fits.
+    const Json experts = estimateOk(R"({"model":"gpt-oss-120b","gpu":"4090","engine":"llama.cpp",
+        "parallel":{"offload":"moe-experts"}})");
+    CHECK(experts["fits"] == true);
+    CHECK(experts["serving"].is_null());
+    CHECK(experts["decode_tokens_per_s"].get<double>() > 0);
+    const Json layers = estimateOk(R"({"model":"llama-3.1-70b","gpu":"4090","engine":"llama.cpp","weights":"Q4_K_M",
+        "parallel":{"offload":"layers"}})");
+    CHECK(layers["fits"] == true);
+    CHECK(layers["serving"].is_null());
+    CHECK_FALSE(hasWarning(layers, "kv_pool_too_small"));
+    // Every layer on the GPU (an 8B model fits the card): serving figures as before.
+    const Json whole = estimateOk(R"({"model":"llama-3.1-8b","gpu":"4090","engine":"llama.cpp",
+        "parallel":{"offload":"layers"}})");
+    CHECK(whole["plan"]["gpu_layers"] == 32);
+    CHECK(whole["serving"].is_object());
+}
+
+TEST_CASE("llama.cpp -ngl keeps the CPU layers' KV cache in host RAM", "[offload]") {
+    // llama.cpp allocates each layer's cache on its layer's device: with 40 of
+    // Llama-3.1-70B's 80 layers on the GPU, a longer context grows host RAM by
+    // exactly what it adds to the GPU's cache (8 KV heads x 128 x 2 x 2 bytes
+    // = 4 KiB per token and layer on either side).
+    auto at = [](int prompt) {
+        Json request = Json::parse(R"({"model":"llama-3.1-70b","gpu":"4090","engine":"llama.cpp","weights":"Q4_K_M",
+            "output_tokens":128,"parallel":{"offload":"layers","gpu_layers":40}})");
+        request["prompt_tokens"] = prompt;
+        return estimateOk(request.dump());
+    };
+    const Json shortContext = at(512), longContext = at(8192);
+    const double gpuGrowth = longContext["memory"]["kv_cache_gib"].get<double>() - shortContext["memory"]["kv_cache_gib"].get<double>();
+    const double hostGrowth =
+        longContext["memory"]["cpu_offload_gib"].get<double>() - shortContext["memory"]["cpu_offload_gib"].get<double>();
+    CHECK(gpuGrowth > 1.0);  // 40 layers x 4 KiB x ~7,700 tokens = 1.17 GiB
+    CHECK(hostGrowth == Approx(gpuGrowth).epsilon(1e-4));  // the JSON figures carry 6 significant digits
+}

@@ -93,3 +93,29 @@ TEST_CASE("serving step: the running requests' KV reads add to a prompt's matmul
     REQUIRE(decodeOnly > 0);
     CHECK(mixed == Approx(decodeOnly).epsilon(1e-9));
 }
+
+TEST_CASE("serving step: llama.cpp's 2-bit K-quants unpack as the single-stream decode does", "[serving][step]") {
+    // llama.cpp PR #4766: Llama-2-7B Q2_K decodes on an RTX 3090 in
+    // 10.8-11.5 ms per token, slower than Q4_0 although smaller, because the
+    // K-quant blocks unpack on the ALUs (efficiency.cpp dequantOpsPerWeight).
+    // The serving figures at one user take the same step as the estimate's
+    // decode, so the two agree; before, the serving step left the unpacking
+    // out (DeepSeek-R1 Q2_K on an M3 Ultra: 33 tok/s served beside 12 decoded).
+    const PropertyJson request = {{"model", "llama-2-7b"}, {"gpu", "rtx-3090"}, {"engine", "llama.cpp"},
+                                  {"weights", "Q2_K"},     {"prompt_tokens", 0}, {"output_tokens", 128}};
+    const std::optional<Scenario> s = accepted(request);
+    REQUIRE(s);
+    const EstimateResult r = estimate(*s, EstimateDetail{false, false, false});
+    REQUIRE(r.decodeTokensPerS);
+    REQUIRE(r.serving);
+    CHECK(1000.0 / *r.decodeTokensPerS == Approx(11.15).margin(0.4));
+    CHECK(r.serving->userTokensPerS == Approx(*r.decodeTokensPerS).epsilon(0.02));
+    const serving::StepModel m = serving::stepModel(*s, r.plan);
+    CHECK(m.unpackS > 0);
+    // Q4_0 blocks stay memory-bound ([SB]/[PR]): no unpacking term.
+    PropertyJson q4 = request;
+    q4["weights"] = "Q4_0";
+    const std::optional<Scenario> s4 = accepted(q4);
+    REQUIRE(s4);
+    CHECK(serving::stepModel(*s4, estimate(*s4, EstimateDetail{false, false, false}).plan).unpackS == 0);
+}

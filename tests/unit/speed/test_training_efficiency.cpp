@@ -109,3 +109,25 @@ TEST_CASE("a micro-batch of few tokens runs its GEMMs below the peak, up to 4096
     // rate at 4096 and 8192 rows per group).
     CHECK(explained(answer(sixteen), "train_mfu") == Approx(mfuEight).epsilon(1e-9));
 }
+
+TEST_CASE("train_mfu is model FLOPs over the dense peak; recomputation is not counted", "[speed][training]") {
+    // PaLM's MFU (Chowdhery et al. 2022, appendix B): achieved model FLOP/s
+    // (6N plus attention per token) over the peak. Without recomputation the
+    // hardware FLOPs are the model FLOPs, so it is train_tflops_per_gpu over
+    // the B200's dense BF16 peak (Megatron-Bridge's layout above fits it
+    // without recomputation).
+    const Json off = answer(pretrain("llama-3-8b", "b200", "bf16", false));
+    REQUIRE(off["train_mfu"].is_number());
+    CHECK(off["train_mfu"].get<double>() ==
+          Approx(off["train_tflops_per_gpu"].get<double>() / explained(off, "train_peak_tflops")).epsilon(1e-4));
+    CHECK(explained(off, "train_model_flops_fraction") == Approx(off["train_mfu"].get<double>()).epsilon(1e-4));
+    // Full recomputation runs one more forward (8N instead of 6N of hardware
+    // FLOPs), which MFU does not credit: it falls below the efficiency the
+    // step applies to the hardware FLOPs (the explain term train_mfu).
+    const Json on = answer(pretrain("llama-3-8b", "b200", "bf16", true));
+    CHECK(on["train_mfu"].get<double>() < explained(on, "train_mfu"));
+    CHECK(on["train_mfu"].get<double>() < off["train_mfu"].get<double>());
+    // Inference has no training figures.
+    const Json serve = answer({{"model", "llama-3-8b"}, {"gpu", "b200"}});
+    CHECK(serve["train_mfu"].is_null());
+}

@@ -15,6 +15,7 @@ struct SpeedEstimate {
     std::optional<double> timeToFirstTokenS;
     std::optional<double> trainTokensPerS;
     std::optional<double> trainTflopsPerGpu;
+    std::optional<double> trainMfu;  // model FLOPs achieved / dense peak (train_mfu)
     std::vector<ExplainTerm> explain;
     std::vector<Warning> warnings;
 };

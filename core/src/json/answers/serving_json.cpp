@@ -21,6 +21,21 @@ constexpr std::int64_t kMaxBatchedTokens = std::int64_t(1) << 24;
 
 void readServing(Scenario& s, ObjectReader& r) {
     s.maxModelLen = r.optionalInteger("max_model_len", 1, kMaxModelLen);
+    // A request longer than the engine's context limit is refused, not served:
+    // vLLM's input processor raises "The decoder prompt (length ...) is longer
+    // than the maximum model length" and its OpenAI server "This model's
+    // maximum context length is ... tokens"; llama-server answers "the request
+    // exceeds the available context size". Ollama truncates instead (a
+    // warning, plan/compat.cpp).
+    const Engine runtime = runtimeOf(s.engine);
+    const bool limited = runtime == Engine::Vllm || runtime == Engine::Sglang || runtime == Engine::TensorrtLlm ||
+                         (runtime == Engine::LlamaCpp && s.engine != Engine::Ollama);
+    if (s.maxModelLen && s.task == Task::Inference && limited && s.promptTokens + s.outputTokens > *s.maxModelLen) {
+        fail("incompatible_options", r.pathOf("max_model_len"),
+             "max_model_len " + std::to_string(*s.maxModelLen) + " is shorter than prompt_tokens + output_tokens (" +
+                 std::to_string(s.promptTokens + s.outputTokens) + "): " + toString(s.engine) +
+                 " refuses such a request; raise max_model_len or shorten the request");
+    }
     const Json* serving = r.raw("serving");
     if (!serving || serving->is_null()) return;
     if (!serving->is_object()) failType("invalid_value", r.pathOf("serving"), "an object", *serving);
