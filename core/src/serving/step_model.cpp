@@ -65,6 +65,11 @@ StepModel stepModel(const Scenario& s, const Plan& plan) {
     // dp_size > 1 and use_ep; TensorRT-LLM fused_moe_wide_ep.py
     // select_alltoall_method_type: NotEnabled without enable_attention_dp).
     m.expertParallel = m.work.experts > 0 && m.layout.attentionDp > 1;
+    // Experts not spread by expert parallelism are split by tensor
+    // parallelism over the replica's ranks (TensorRT-LLM's mapping:
+    // moe_tp x moe_ep = tp; vLLM and SGLang without --enable-expert-parallel).
+    const int moeTp = std::max(1, plan.tp / std::max(1, plan.ep));
+    m.expertReadFactor = expertSplitReadFactor(model.moe.expertIntermediateSize, moeTp);
     if (s.serving.speculative) {
         m.draftCostShare = s.serving.speculative->method == "draft" ? kDraftModelShare : 1.0 / m.work.layers;
     }
@@ -108,6 +113,18 @@ void calibrateStepModel(StepModel& m, const Scenario& s) {
     }
 }
 
+double expertSplitReadFactor(double intermediate, int moeTp) {
+    if (intermediate <= 0 || moeTp <= 1) return 1.0;
+    // Tensor parallelism splits each expert's intermediate size: a rank's
+    // gate and up projections keep K = hidden, its down projection (a third
+    // of a SwiGLU expert's weights) reduces over intermediate / moeTp only,
+    // and a decode-shaped GEMM streams its weights at eta(K) = K / (K + 100)
+    // of the bandwidth (speed/gemm_rows.hpp, DeepGEMM's M = 64 and 128 rows).
+    // DeepSeek-V3 at MoE TP 8: K = 2048 / 8 = 256, eta 0.719 against 0.953.
+    const double slowdown = gemmStreamEfficiency(intermediate) / gemmStreamEfficiency(intermediate / moeTp);
+    return 2.0 / 3.0 + slowdown / 3.0;
+}
+
 double StepModel::routedExpertSlowdown(double stepTokens) const {
     if (work.experts <= 0 || work.expertsPerToken <= 0 || work.expertParams <= 0 || work.blockMatmulParams <= 0) {
         return 1.0;
@@ -141,7 +158,8 @@ double StepModel::stepS(double decodes, double context, double prefillTokens, do
     const double kvRate = std::max(0.05, kvReadFraction);
     const double decodeKvBytes = groupDecodes * kvBytesRead(work, context) * kvShare / tpGpus / kvRate;
     const double promptKvBytes = prefillTokens > 0 ? kvBytesRead(work, prefillContext) * kvShare / tpGpus / kvRate : 0;
-    const double weightBytes = work.denseWeightBytes / tpGpus + std::max(0.0, expertBytes) / allGpus;
+    const double weightBytes =
+        work.denseWeightBytes / tpGpus + std::max(0.0, expertBytes) * expertReadFactor / allGpus;
     // Compute per GPU: decode-shaped and prompt-shaped work at their rates.
     const double matmul = 2.0 * work.blockMatmulParams;
     // A pure decode step runs its GEMMs at the CUDA graph's padded batch (per attention group).

@@ -40,6 +40,7 @@ struct StepModel {
     bool expertParallel = false;
     double draftCostShare = 0;       // speculative drafting cost per drafted token, share of a target step
     double tpLatencyPriorS = 0;      // the tensor-parallel link's latency before calibration
+    double expertReadFactor = 1;     // routed experts' read time over whole experts' (split by MoE TP)
 
     double stepS(double decodes, double context, double prefillTokens, double prefillContext) const;
     // Time of a prompt step's linear layers over a dense layer's at the same
@@ -48,6 +49,9 @@ struct StepModel {
 };
 
 StepModel stepModel(const Scenario& scenario, const Plan& plan);
+// Read time of a routed expert split over `moeTp` ranks (each holds
+// intermediate / moeTp of it) over the whole expert's, per byte.
+double expertSplitReadFactor(double intermediate, int moeTp);
 // Sets the step model's calibrated figures (achieved rates, per-layer and
 // all-reduce times, the engine's calibrated defaults) from the active
 // calibration: stepModel calls it, and a fit re-applies it per trial.

@@ -17,4 +17,9 @@ double gemmHalfM(double rateTflops, double bandwidthGBps, double bytesPerWeight)
 // eta(M) = M / (M + M_half), M clamped to [1, kReferenceGemmTokens].
 double gemmRowsEfficiency(double rows, double halfM);
 
+// Share of the streaming bandwidth a few-row (decode-shaped) GEMM reaches
+// with reduction size K: eta(K) = K / (K + K_half), each output tile's K
+// loop too short to hide its loads when K is small.
+double gemmStreamEfficiency(double reductionK);
+
 }  // namespace caliper
