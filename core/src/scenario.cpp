@@ -141,6 +141,8 @@ HostSpec hostDefaults(const GpuSpec& gpu) {
         h.ramGib = gpu.memoryGb;
         h.memoryBandwidthGBps = gpu.bandwidthGBps;
         h.basis = "unified memory: RAM and bandwidth are the SoC's";
+        // No sourced sustained CPU vector rate per Apple SoC in the catalog.
+        h.cpuBasis = "unknown for this SoC";
         return h;
     }
     h.pcieGBps = pcie > 0 ? pcie : 31.5;
@@ -150,11 +152,21 @@ HostSpec hostDefaults(const GpuSpec& gpu) {
         h.ramGib = 2048;
         h.memoryBandwidthGBps = 307.2;
         h.basis = "server: 8-channel DDR5-4800 (307.2 GB/s), 2 TiB RAM (DGX H100)";
+        // One socket, like the bandwidth: Xeon Platinum 8480+/8480C (DGX
+        // H100), 56 cores x 2 AVX-512 FMA units (Intel ARK) x 16 FP32 lanes
+        // x 2 FLOPs x 2.0 GHz base = 7.168 TFLOPS.
+        h.cpuTflops = 7.168;
+        h.cpuBasis = "one Xeon Platinum 8480+ socket: 56 cores x 2 AVX-512 FMA x 16 FP32 lanes x 2 x 2.0 GHz";
     } else {
         // Desktop: two channels of DDR5-5600 x 8 B = 89.6 GB/s, 64 GiB.
         h.ramGib = 64;
         h.memoryBandwidthGBps = 89.6;
         h.basis = "desktop: dual-channel DDR5-5600 (89.6 GB/s), 64 GiB RAM";
+        // Ryzen 9 9950X (AMD: 16 cores, 4.3 GHz base, DDR5-5600 dual
+        // channel); Zen 5 runs AVX-512 on a full 512-bit datapath with two
+        // FMA pipes: 16 x 2 x 16 FP32 lanes x 2 FLOPs x 4.3 GHz = 4.403 TFLOPS.
+        h.cpuTflops = 4.403;
+        h.cpuBasis = "Ryzen 9 9950X: 16 cores x 2 AVX-512 FMA x 16 FP32 lanes x 2 x 4.3 GHz";
     }
     return h;
 }

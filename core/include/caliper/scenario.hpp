@@ -100,9 +100,11 @@ struct HostSpec {
     double ramGib = 0;
     double memoryBandwidthGBps = 0;  // GB/s, peak
     double pcieGBps = 0;             // GB/s per direction per GPU
+    double cpuTflops = 0;            // peak FP32 vector FMA rate of the CPU(s) beside the GPUs; 0 = unknown
     bool ramExplicit = false;        // the request gave ram_gib: offload beyond it does not fit
     bool explicitAny = false;        // the request gave a host object (defaults do not follow the GPU)
     const char* basis = "";          // how the defaults were made (explain)
+    const char* cpuBasis = "";       // where cpuTflops comes from (explain)
 };
 
 // Defaults by platform, stated in explain: Apple unified memory, desktop

@@ -64,66 +64,124 @@ namespace {
 // llama.cpp offload: weights kept in host RAM are read by the CPU at host
 // bandwidth every token. llama.cpp reaches about 3/4 of the peak there
 // (llama.cpp PR #1642: M1 CPU 53.3 of 68.2 GB/s; issue #11744: dual EPYC
-// Turin, Llama-3.1-70B f16 at 4.31 t/s = 608 of 819 GB/s). Prompt batches
-// run the host-resident matmuls on the GPU, copying those weights over PCIe
-// once per 512-token micro-batch (ggml offloads large-batch ops; llama.cpp
-// n_ubatch default 512).
+// Turin, Llama-3.1-70B f16 at 4.31 t/s = 608 of 819 GB/s).
 constexpr double kHostBandwidthFraction = 0.75;
-constexpr double kPromptUbatchTokens = 512;
+// ggml-cuda's offload_op: a matmul of a host-resident weight over at least
+// 32 tokens (min_batch_size = 32; ne[1] of MUL_MAT, ne[2] of MUL_MAT_ID)
+// runs on the GPU after the weight is copied over PCIe; smaller ones run
+// on the CPU. The copy happens once per micro-batch (llama.cpp n_ubatch
+// default 512).
+constexpr double kGpuOffloadMinTokens = 32;
+constexpr double kUbatchTokens = 512;
+
+// What the host-resident part costs for a step of `tokens` tokens.
+struct HostStep {
+    double seconds = 0;
+    double gpuShare = 1;  // share of the GPU's own step time still spent (the rest is on the CPU)
+    bool copied = false;  // weights copied to the GPU over PCIe (batches of 32+ tokens)
+    double copies = 0, readBytes = 0, readS = 0, flops = 0, computeS = 0;
+};
+
+struct HostPart {
+    const Scenario& s;
+    const sizing::Inputs in;
+    const sizing::Layout layout;
+    double hostBytes = 0;
+
+    HostPart(const Scenario& scenario, const Plan& plan)
+        : s(scenario), in(sizing::prepare(scenario)), layout(sizing::layoutOf(plan)) {
+        hostBytes = sizing::offloadedWeightBytes(in, layout);
+    }
+    int cpuLayers() const { return layout.gpuLayers >= 0 ? std::max(0, in.shape.stackLayers - layout.gpuLayers) : 0; }
+    // Host-resident bytes a step touches where a share `active` of each MoE
+    // layer's experts is used, and the same over the whole model.
+    std::pair<double, double> touched(double active) const {
+        const sizing::ModelShape& sh = in.shape;
+        const double expertBytes = sizing::expertLayerBytes(in);
+        const int moeLayers = s.model.moe.experts > 0 ? std::max(0, (s.model.layers - std::max(0, s.model.moe.denseLayers)) /
+                                                                          std::max(1, s.model.moe.layerInterval))
+                                                      : 0;
+        const double untouchedPerLayer = expertBytes * moeLayers / std::max(1, sh.stackLayers) * (1 - active);
+        const double perLayer = std::max(0.0, in.weights.layerBytes - untouchedPerLayer);
+        const double head = in.weights.headBytes + in.weights.tiedHeadBytes;
+        const int cpu = cpuLayers();
+        const double host = cpu * perLayer + (cpu > 0 ? head : 0) + layout.cpuMoeLayers * expertBytes * active;
+        return {host, sh.stackLayers * perLayer + head};
+    }
+    // tokens: tokens in the step; context: mean attended positions per token.
+    HostStep step(double tokens, double context) const {
+        HostStep h;
+        const sizing::ModelShape& sh = in.shape;
+        if (tokens >= kGpuOffloadMinTokens && s.host.pcieGBps > 0) {
+            h.copied = true;
+            h.copies = std::ceil(tokens / kUbatchTokens);
+            h.seconds = h.copies * hostBytes / (s.host.pcieGBps * 1e9);
+            return h;
+        }
+        const double perToken = sh.experts > 0 ? std::min(1.0, double(sh.topK) / sh.experts) : 1.0;
+        const auto [read, total] = touched(sh.experts > 0 ? std::min(1.0, tokens * perToken) : 1.0);
+        h.readBytes = read;
+        h.gpuShare = total > 0 ? std::clamp(1 - read / total, 0.0, 1.0) : 1.0;
+        h.readS = read / (kHostBandwidthFraction * s.host.memoryBandwidthGBps * 1e9);
+        // 2 FLOPs per active host-resident weight per token (bytes back to
+        // weights at the linear layers' bits), plus attention QK^T and PV
+        // (2 x 2 x context x q width) in the layers on the CPU.
+        const double activeParams = touched(perToken).first * 8 / std::max(1.0, in.weights.linearBits);
+        h.flops = tokens * (2 * activeParams + cpuLayers() * 4 * context * sh.qDim);
+        h.computeS = s.host.cpuTflops > 0 ? h.flops / (s.host.cpuTflops * 1e12) : 0;
+        h.seconds = std::max(h.readS, h.computeS);
+        return h;
+    }
+    std::string describe(const HostStep& h) const {
+        if (h.copied) {
+            return sizing::fmt("%.0f micro-batch(es) of up to 512 tokens copy %.3f GB of host-resident weights over PCIe at "
+                               "%.1f GB/s (ggml runs matmuls of 32+ tokens on the GPU)",
+                               h.copies, hostBytes / 1e9, s.host.pcieGBps);
+        }
+        std::string cpu = s.host.cpuTflops > 0
+                              ? sizing::fmt("; CPU compute %.1f GFLOP at %.3f TFLOPS peak FP32 (%s) takes %.3f ms", h.flops / 1e9,
+                                            s.host.cpuTflops, s.host.cpuBasis, h.computeS * 1e3)
+                              : std::string("; CPU compute rate unknown (") + s.host.cpuBasis + "): not counted";
+        return sizing::fmt("%.3f GB of host-resident weights read per step at 0.75 x %.1f GB/s host bandwidth "
+                           "(%.3f ms)",
+                           h.readBytes / 1e9, s.host.memoryBandwidthGBps, h.readS * 1e3) +
+               cpu + sizing::fmt("; the slower counts; the GPUs do the other %.0f%%", h.gpuShare * 100);
+    }
+};
 
 void addHostWork(const Scenario& s, const Plan& plan, bool withExplain, bool withWarnings, SpeedEstimate& out) {
-    const sizing::Inputs in = sizing::prepare(s);
-    const sizing::Layout layout = sizing::layoutOf(plan);
-    const double hostBytes = sizing::offloadedWeightBytes(in, layout);
-    if (hostBytes <= 0) return;
+    const HostPart host(s, plan);
+    if (host.hostBytes <= 0) return;
     const double batch = double(std::max<std::int64_t>(1, s.batch));
-    const sizing::ModelShape& sh = in.shape;
-    // Share of each MoE layer's experts a step touches (top-k of E per token).
-    const double active = sh.experts > 0 ? std::min(1.0, batch * sh.topK / sh.experts) : 1.0;
-    const double expertBytes = sizing::expertLayerBytes(in);
-    const int moeLayers = s.model.moe.experts > 0
-                              ? std::max(0, (s.model.layers - std::max(0, s.model.moe.denseLayers)) /
-                                                std::max(1, s.model.moe.layerInterval))
-                              : 0;
-    const double untouchedPerLayer = expertBytes * moeLayers / std::max(1, sh.stackLayers) * (1 - active);
-    const double readPerLayer = std::max(0.0, in.weights.layerBytes - untouchedPerLayer);
-    const int cpuLayers = layout.gpuLayers >= 0 ? std::max(0, sh.stackLayers - layout.gpuLayers) : 0;
-    const double head = in.weights.headBytes + in.weights.tiedHeadBytes;
-    const double hostRead = cpuLayers * readPerLayer + (cpuLayers > 0 ? head : 0) + layout.cpuMoeLayers * expertBytes * active;
-    const double totalRead = sh.stackLayers * readPerLayer + head;
-    const double gpuShare = totalRead > 0 ? std::clamp(1 - hostRead / totalRead, 0.0, 1.0) : 1.0;
-    const double hostBps = kHostBandwidthFraction * s.host.memoryBandwidthGBps * 1e9;
-    if (out.decodeTokensPerS && *out.decodeTokensPerS > 0 && hostBps > 0) {
+    bool computeBound = false;
+    if (out.decodeTokensPerS && *out.decodeTokensPerS > 0 && s.host.memoryBandwidthGBps > 0) {
         const double stepS = batch / *out.decodeTokensPerS;
-        const double hostS = hostRead / hostBps;
-        out.decodeTokensPerS = batch / (stepS * gpuShare + hostS);
-        if (withExplain) {
-            out.explain.push_back({"decode_host_ms",
-                                   sizing::fmt("%.3f GB of host-resident weights read per step at 0.75 x %.1f GB/s host "
-                                               "bandwidth; the GPUs read the other %.0f%%",
-                                               hostRead / 1e9, s.host.memoryBandwidthGBps, gpuShare * 100),
-                                   hostS * 1e3});
-        }
+        const double context = double(s.promptTokens) + double(s.outputTokens) / 2;
+        const HostStep h = host.step(batch, context);
+        computeBound = computeBound || h.computeS > h.readS;
+        out.decodeTokensPerS = batch / (stepS * h.gpuShare + h.seconds);
+        if (withExplain) out.explain.push_back({"decode_host_ms", host.describe(h), h.seconds * 1e3});
     }
     const double prompt = double(s.promptTokens) * batch;
-    if (out.prefillTokensPerS && *out.prefillTokensPerS > 0 && prompt > 0 && s.host.pcieGBps > 0) {
-        const double copies = std::ceil(prompt / kPromptUbatchTokens);
-        const double copyS = copies * hostBytes / (s.host.pcieGBps * 1e9);
-        const double prefillS = prompt / *out.prefillTokensPerS + copyS;
+    if (out.prefillTokensPerS && *out.prefillTokensPerS > 0 && prompt > 0 && s.host.memoryBandwidthGBps > 0) {
+        const double gpuS = prompt / *out.prefillTokensPerS;
+        const HostStep h = host.step(prompt, double(s.promptTokens) / 2);
+        computeBound = computeBound || h.computeS > h.readS;
+        const double prefillS = gpuS * h.gpuShare + h.seconds;
         out.prefillTokensPerS = prompt / prefillS;
-        if (out.timeToFirstTokenS) *out.timeToFirstTokenS += copyS;
-        if (withExplain) {
-            out.explain.push_back({"prefill_host_copy_s",
-                                   sizing::fmt("%.0f prompt micro-batch(es) of 512 copy %.3f GB of host-resident weights "
-                                               "over PCIe at %.1f GB/s",
-                                               copies, hostBytes / 1e9, s.host.pcieGBps),
-                                   copyS});
-        }
+        if (out.timeToFirstTokenS) *out.timeToFirstTokenS += prefillS - gpuS;
+        if (withExplain) out.explain.push_back({h.copied ? "prefill_host_copy_s" : "prefill_host_cpu_s", host.describe(h), h.seconds});
     }
     if (!withWarnings) return;
     out.warnings.push_back({"cpu_offload_slow", sizing::fmt("%.1f GiB of weights stay in host RAM and run on the CPU: "
                                                             "decode is bounded by host memory bandwidth",
-                                                            hostBytes / (1024.0 * 1024 * 1024))});
+                                                            host.hostBytes / (1024.0 * 1024 * 1024))});
+    if (computeBound) {
+        out.warnings.push_back({"cpu_offload_compute_bound",
+                                sizing::fmt("the CPU's compute bounds the host-resident layers at this batch: assumed "
+                                            "%.3f TFLOPS peak FP32 (%s; host.cpu_tflops sets it)",
+                                            s.host.cpuTflops, s.host.cpuBasis)});
+    }
 }
 
 SpeedEstimate speedOf(const Scenario& scenario, const Plan& plan, bool withExplain, bool withWarnings,

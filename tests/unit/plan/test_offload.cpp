@@ -17,6 +17,19 @@ using caliper::test::estimateOk;
 
 namespace {
 
+double term(const Json& r, const std::string& name) {
+    for (const Json& e : r["explain"]) {
+        if (e["term"] == name) return e["value"].get<double>();
+    }
+    return -1;
+}
+
+Json allOnCpu(int batch, int promptTokens, const char* host = "") {
+    return estimateOk(std::string(R"({"model":"llama-3.1-8b","gpu":"4090","engine":"llama.cpp","weights":"Q4_K_M",
+        "parallel":{"offload":"layers","gpu_layers":0},"output_tokens":256,"batch":)") + std::to_string(batch) +
+                      R"(,"prompt_tokens":)" + std::to_string(promptTokens) + host + "}");
+}
+
 bool hasWarning(const Json& r, const std::string& code) {
     for (const Json& w : r["warnings"]) {
         if (w["code"] == code) return true;
@@ -84,6 +97,7 @@ TEST_CASE("offload input errors name their JSON pointer", "[offload][errors]") {
          "incompatible_options", "/parallel/cpu_moe_layers"},
         {R"({"model":"llama-3.1-8b","gpu":"4090","host":{"ram_gib":0}})", "invalid_value", "/host/ram_gib"},
         {R"({"model":"llama-3.1-8b","gpu":"4090","host":{"ram_gib":-4}})", "invalid_value", "/host/ram_gib"},
+        {R"({"model":"llama-3.1-8b","gpu":"4090","host":{"cpu_tflops":0}})", "invalid_value", "/host/cpu_tflops"},
         {R"({"model":"llama-3.1-8b","gpu":"4090","engine":"vllm","parallel":{"offload":"layers"}})",
          "incompatible_options", "/parallel/offload"},
         {R"({"model":"llama-3.1-8b","gpu":"4090","host":{"gpu_wired_limit_gib":20}})", "incompatible_options",
@@ -167,4 +181,60 @@ TEST_CASE("llama.cpp -ngl keeps the CPU layers' KV cache in host RAM", "[offload
         longContext["memory"]["cpu_offload_gib"].get<double>() - shortContext["memory"]["cpu_offload_gib"].get<double>();
     CHECK(gpuGrowth > 1.0);  // 40 layers x 4 KiB x ~7,700 tokens = 1.17 GiB
     CHECK(hostGrowth == Approx(gpuGrowth).epsilon(1e-4));  // the JSON figures carry 6 significant digits
+}
+
+TEST_CASE("llama.cpp -ngl 0: one token per step is bound by host bandwidth, not CPU compute", "[offload][cpu]") {
+    // Batch 1: the desktop default CPU (Ryzen 9 9950X, 4.403 TFLOPS FP32)
+    // does ~16 GFLOP per token of an 8B model in ~4 ms, far below the
+    // ~69 ms of reading ~4.6 GB at 0.75 x 89.6 GB/s: the host term is the read.
+    const Json r = allOnCpu(1, 2048);
+    const double readS = term(r, "decode_host_ms") / 1e3;
+    REQUIRE(readS > 0);
+    CHECK(r["decode_tokens_per_s"].get<double>() == Approx(1 / readS).epsilon(1e-3));
+    CHECK_FALSE(hasWarning(r, "cpu_offload_compute_bound"));
+    // A 2048-token prompt is 4 micro-batches of 512 (>= 32 tokens: ggml copies
+    // the host weights to the GPU each time): 4 x the bytes read per decode step
+    // (dense model: every host weight) over 31.5 GB/s PCIe 4.0 x16.
+    const double hostBytes = readS * 0.75 * 89.6e9;
+    CHECK(term(r, "prefill_host_copy_s") == Approx(4 * hostBytes / 31.5e9).epsilon(1e-6));
+}
+
+TEST_CASE("llama.cpp -ngl 0 below 32 tokens per step is bound by the CPU's compute", "[offload][cpu]") {
+    // host.cpu_tflops 1: 24 tokens per step x ~16.2 GFLOP per token (2 x ~7.5B
+    // host weights of Llama-3.1-8B without its input table, recovered from
+    // bytes at the linear layers' Q4_K_M bits, plus attention 32 layers x 4 x
+    // (2048 + 128) positions x 4096 = 1.14 GFLOP) = ~0.39 TFLOP: ~0.39 s per step
+    // against ~0.07 s of reading, so ~62 tokens/s (1e12 / 16.2e9) whatever the batch.
+    const char* cpu = R"(,"host":{"cpu_tflops":1})";
+    const Json one = allOnCpu(1, 2048, cpu);
+    const Json many = allOnCpu(24, 2048, cpu);
+    CHECK(many["decode_tokens_per_s"].get<double>() == Approx(1e12 / 16.2e9).epsilon(0.05));
+    CHECK(term(many, "decode_host_ms") > 5 * term(one, "decode_host_ms"));
+    CHECK(hasWarning(many, "cpu_offload_compute_bound"));
+    // Without the compute term the step would be the read alone: 24 / 0.069 s = ~350 tokens/s.
+    CHECK(many["decode_tokens_per_s"].get<double>() < 0.25 * 24 * one["decode_tokens_per_s"].get<double>());
+}
+
+TEST_CASE("llama.cpp -ngl 0 at a huge batch pays the PCIe copy per micro-batch", "[offload][cpu]") {
+    // 100,000 sequences: 196 micro-batches of up to 512 tokens, each copying
+    // the ~4.6 GB of host weights over 31.5 GB/s (~0.147 s): ~28.7 s per step,
+    // so at most 100,000 / 28.7 = ~3,500 tokens/s (not the host read alone).
+    const Json r = allOnCpu(100000, 128);
+    const double readS = term(allOnCpu(1, 128), "decode_host_ms") / 1e3;
+    const double copyS = 196 * readS * 0.75 * 89.6e9 / 31.5e9;
+    CHECK(term(r, "decode_host_ms") / 1e3 == Approx(copyS).epsilon(1e-6));
+    CHECK(r["decode_tokens_per_s"].get<double>() <= 100000 / copyS);
+}
+
+TEST_CASE("a prompt under 32 tokens runs the host layers on the CPU; 32 pays the PCIe copy", "[offload][cpu]") {
+    // 16 tokens: no copy (ggml keeps matmuls under 32 rows on the CPU); the
+    // host term is the slower of the read and the compute.
+    const Json shortPrompt = allOnCpu(1, 16);
+    CHECK(term(shortPrompt, "prefill_host_copy_s") < 0);
+    CHECK(term(shortPrompt, "prefill_host_cpu_s") > 0);
+    // 32 tokens: one copy of the host weights, the bytes one decode step reads.
+    const Json copied = allOnCpu(1, 32);
+    const double hostBytes = term(copied, "decode_host_ms") / 1e3 * 0.75 * 89.6e9;
+    CHECK(term(copied, "prefill_host_cpu_s") < 0);
+    CHECK(term(copied, "prefill_host_copy_s") == Approx(hostBytes / 31.5e9).epsilon(1e-6));
 }

@@ -213,6 +213,10 @@ void readHost(Scenario& s, ObjectReader& r) {
     }
     if (const auto bandwidth = positive("memory_bandwidth_gbps", 1e5)) s.host.memoryBandwidthGBps = *bandwidth;
     if (const auto pcie = positive("pcie_gbps", 1e4)) s.host.pcieGBps = *pcie;
+    if (const auto cpu = positive("cpu_tflops", 1e4)) {
+        s.host.cpuTflops = *cpu;
+        s.host.cpuBasis = "as given";
+    }
     // Apple: the GPU's share of unified memory is macOS's wired limit
     // (default ~2/3 of RAM up to 36 GB, 3/4 above; raised with
     // `sudo sysctl iogpu.wired_limit_mb`).
