@@ -83,7 +83,9 @@ h.forEachOrigin('own model and inventory', (env) => {
     assert.equal(rejected.status, 2, 'the engine rejects it');
     const { message, path: pointer } = rejected.out.error;
     assert.match(pointer, /^\/model\//, 'the pointer goes into the model');
-    assert.equal(await page.textContent('#cm-config-error'), `${message} (at ${pointer})`);
+    // The page shows the engine's message as a sentence (i18n.js sentence(): first letter raised).
+    const shown = message.charAt(0).toUpperCase() + message.slice(1);
+    assert.equal(await page.textContent('#cm-config-error'), `${shown} (at ${pointer})`);
     assert.equal(await page.inputValue('#cm-config'), BAD_CONFIG, 'the typed text is kept');
     assert.equal(await page.getAttribute('#cm-config', 'aria-invalid'), 'true');
     assert.deepEqual(await page.evaluate(() => window.__caliperPage.app.state.cm), before, 'the model in use is unchanged');
