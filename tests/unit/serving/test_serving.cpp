@@ -567,3 +567,18 @@ TEST_CASE("serving: a pipeline-parallel vLLM deployment's KV pool is the smaller
     CHECK(few->kvPoolGiB == Approx(many->kvPoolGiB));
     CHECK(notBelow(many->tpotMs, few->tpotMs));
 }
+
+TEST_CASE("serve: a context past the model's is warned about, as the estimate warns", "[serving][serve]") {
+    // Llama 3 8B's config.json: max_position_embeddings 8192. A prompt of
+    // 8192 tokens and 256 out needs 8448; vLLM refuses a max_model_len above
+    // the model's (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN), and the estimate
+    // warns context_exceeds_model: serve's answer says so too.
+    const PropertyJson a = answer(R"({"model":"llama-3-8b","users":5,"prompt_tokens":8192,"output_tokens":256,)"
+                                  R"("slo":{"ttft_s":30},"gpu":["h100-sxm5-80gb"]})");
+    bool warned = false;
+    for (const PropertyJson& w : a["warnings"]) warned = warned || w["code"] == "context_exceeds_model";
+    CHECK(warned);
+    const PropertyJson within = answer(R"({"model":"llama-3-8b","users":5,"prompt_tokens":4096,"output_tokens":256,)"
+                                       R"("slo":{"ttft_s":30},"gpu":["h100-sxm5-80gb"]})");
+    for (const PropertyJson& w : within["warnings"]) CHECK(w["code"] != "context_exceeds_model");
+}

@@ -191,6 +191,7 @@ Json serveToJson(const Catalog& catalog, const Json& request) {
     out["deployments"] = std::move(list);
     out["curve"] = curveToJson(answer.curve);
     out["candidates"] = answer.candidates;
+    warnings.insert(warnings.end(), answer.warnings.begin(), answer.warnings.end());
     if (!answer.anyMeetsSlo) {
         warnings.push_back({"slo_not_met", answer.deployments.empty()
                                                ? "no GPU in the selection holds the model within max_gpus"
