@@ -76,7 +76,9 @@ Json taskDefaults(const Catalog& catalog, Task task) {
     options.resolveModelAndGpu = false;
     const Scenario s = scenarioFromJson(catalog, Json{{"task", toString(task)}}, warnings, options);
     return {{"task", toString(s.task)},
-            {"method", toString(s.method)},
+            // Inference runs the whole model: no method (CONTRACT `method`),
+            // as the estimate's scenario echo says.
+            {"method", task == Task::Inference ? Json(nullptr) : Json(toString(s.method))},
             {"engine", toString(s.engine)},
             {"gpu_count", s.gpuCount},
             {"batch", s.batchAuto ? Json("auto") : Json(s.batch)},
