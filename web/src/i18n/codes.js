@@ -153,6 +153,7 @@ var zh = {
   'warn.fp4_weight_only': 'Blackwell 之前的显卡没有 FP4 张量核心：MXFP4/NVFP4 权重在矩阵乘法中反量化为 16 位运行（仅权重量化）：显存按 4 位计，预填充按 16 位算力。',
   'warn.power_unknown': '目录中没有这款显卡有来源的板卡功耗：功耗和能耗未知。',
   'warn.host_ram_too_small': '主机内存不足以容纳卸载到 CPU 的权重或优化器状态。',
+  'warn.host_ram_assumed': '卸载到主机内存的部分超过了按机型假定的内存容量；请用 host.ram_gib 填写实际内存以判断能否放下。',
   'warn.cpu_offload_slow': '部分权重留在主机内存并由 CPU 计算：生成速度受主机内存带宽限制。',
   'warn.cpu_offload_compute_bound': '在这个批次下，留在主机的层受 CPU 算力限制（按假定的 CPU 峰值 FP32 算力计；可用 host.cpu_tflops 设定）。',
   'warn.software_ecosystem': '这不是 CUDA 显卡：请确认所用框架支持它（ROCm、CANN、Gaudi 或 Metal 版本）。',
