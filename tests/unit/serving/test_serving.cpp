@@ -626,3 +626,15 @@ TEST_CASE("serving: vLLM on Apple silicon pads no decode batch to a CUDA graph s
     CHECK(at17->tpotMs < at16->tpotMs * (1 + 1.0 / 16));
     CHECK(at17->outputTokensPerSPerGpu >= at16->outputTokensPerSPerGpu);
 }
+
+TEST_CASE("serve: a speech, embedding or diffusion model is refused, not served tokens", "[serving][serve]") {
+    // FLUX.1-dev makes images and Whisper transcribes: the estimate gives
+    // them their own figures and no serving object (CONTRACT "Workloads"),
+    // so serve has no TTFT or TPOT to hold against an SLO. It listed FLUX
+    // deployments at 70 output tokens/s per user.
+    rejected(R"({"model":"flux.1-dev","users":10,"slo":{"ttft_s":2}})", "incompatible_options", "/model");
+    rejected(R"({"model":"whisper-large-v3","users":10,"slo":{"ttft_s":2}})", "incompatible_options", "/model");
+    rejected(R"({"model":"bge-m3","request_rate_per_s":5,"slo":{"ttft_s":1}})", "incompatible_options", "/model");
+    const ApiResponse r = recommendJson(projectCatalog(), R"({"model":"flux.1-dev","batch":4,"slo":{"ttft_s":2}})");
+    CHECK(r.status == 2);
+}
