@@ -522,8 +522,12 @@ TEST_CASE("Kunlunxin, MetaX, Cambricon MLU590 and Enflame carry only their sourc
     // FlagOpen/FlagPerf base/benchmarks/main_memory-bandwidth/metax/C550/README.md: calibrated 1.8 TB/s
     // (1,390.5 GB/s measured); the tensor rates stay unpublished, so decode speed only.
     CHECK(gpu("metax-c550").bandwidthGBps == Approx(1800));
-    // No vendor publishes the bandwidth of these three: unknown (0), flagged by a caveat.
-    for (const char* id : {"kunlunxin-p800", "metax-c500", "mlu590"}) {
+    // FlagOpen/FlagPerf base/benchmarks/main_memory-bandwidth/metax/README.md: C500 64G calibrated
+    // 1.8 TB/s (1,376 GB/s measured); Epoch AI's 'MetaX MXC500 (OAM)' row: 450 W.
+    CHECK(gpu("metax-c500").bandwidthGBps == Approx(1800));
+    CHECK(gpu("metax-c500").tdpW == Approx(450));
+    // No vendor publishes the bandwidth of these two: unknown (0), flagged by a caveat.
+    for (const char* id : {"kunlunxin-p800", "mlu590"}) {
         INFO(id);
         CHECK(gpu(id).bandwidthGBps == 0);
         const auto& caveats = gpu(id).caveats;
@@ -534,11 +538,11 @@ TEST_CASE("Kunlunxin, MetaX, Cambricon MLU590 and Enflame carry only their sourc
     CHECK_FALSE(gpu("metax-c550").bf16Tflops.has_value());
     CHECK_FALSE(gpu("mlu590").fp16Tflops.has_value());
     CHECK_FALSE(gpu("enflame-t20").bf16Tflops.has_value());
-    CHECK(gpu("metax-c500").tdpW == 0);
+    CHECK(gpu("mlu590").tdpW == 0);
 }
 
 TEST_CASE("a GPU without a published bandwidth writes null and reads back", "[gpus][json]") {
-    const Json written = caliper::io::gpuToJson(gpu("metax-c500"));
+    const Json written = caliper::io::gpuToJson(gpu("mlu590"));
     CHECK(written["bandwidth_gbps"].is_null());
     CHECK(caliper::io::gpuToJson(caliper::io::gpuFromJson(written, "/gpus/0")) == written);
 }
@@ -581,6 +585,14 @@ TEST_CASE("hyperscaler and Chinese cloud prices carry their provider, region and
     REQUIRE(zx != r3090.end());
     CHECK(zx->currency == "cny");
     CHECK(zx->perGpuHour == Approx(1.10));
+    // datareceipts/data-receipts 109-gpu-pricing/hyperscalers.json (retrieved 2026-11-09): AWS p5.48xlarge,
+    // 8 x H100 SXM at $55.04/h = $6.88 per GPU-hour in us-east-1.
+    const auto& h100 = gpu("h100-sxm5-80gb").cloudPrices;
+    const auto p5 = std::find_if(h100.begin(), h100.end(), [](const auto& p) { return p.provider.rfind("AWS", 0) == 0; });
+    REQUIRE(p5 != h100.end());
+    CHECK(p5->perGpuHour == Approx(55.04 / 8));
+    CHECK(p5->region == "us-east-1");
+    CHECK(p5->date == "2026-11");
 }
 
 TEST_CASE("Ascend 910B2 and 950PR carry the whitepaper's cube rates", "[gpus]") {
