@@ -593,6 +593,13 @@ TEST_CASE("hyperscaler and Chinese cloud prices carry their provider, region and
     CHECK(p5->perGpuHour == Approx(55.04 / 8));
     CHECK(p5->region == "us-east-1");
     CHECK(p5->date == "2026-11");
+    // Alibaba ECS DescribePrice quote of 2026-09-24 (public 'Cloud GPU live-capacity screen' note):
+    // ecs.gn8is.2xlarge, one L20, CNY 14.63 per hour pay-as-you-go.
+    const auto& l20 = gpu("l20").cloudPrices;
+    REQUIRE(l20.size() == 1);
+    CHECK(l20[0].currency == "cny");
+    CHECK(l20[0].perGpuHour == Approx(14.63));
+    CHECK(l20[0].date == "2026-09");
 }
 
 TEST_CASE("Ascend 910B2 and 950PR carry the whitepaper's cube rates", "[gpus]") {
