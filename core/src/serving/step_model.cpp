@@ -43,9 +43,11 @@ ReplicaLayout replicaLayout(const Scenario& s, const Plan& plan) {
     return l;
 }
 
-StepModel stepModel(const Scenario& s, const Plan& plan) {
+StepModel stepModel(const Scenario& s, const Plan& plan) { return stepModel(s, plan, makeWorkload(s)); }
+
+StepModel stepModel(const Scenario& s, const Plan& plan, const Workload& work) {
     StepModel m;
-    m.work = makeWorkload(s);
+    m.work = work;
     m.layout = replicaLayout(s, plan);
     m.tpLatencyPriorS = m.layout.tpLink.latencyS;
     // KV heads split over the attention ranks and are replicated once the

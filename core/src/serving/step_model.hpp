@@ -49,6 +49,8 @@ struct StepModel {
 };
 
 StepModel stepModel(const Scenario& scenario, const Plan& plan);
+// The same with the scenario's workload already worked out (a matrix row's).
+StepModel stepModel(const Scenario& scenario, const Plan& plan, const Workload& work);
 // Read time of a routed expert split over `moeTp` ranks (each holds
 // intermediate / moeTp of it) over the whole expert's, per byte.
 double expertSplitReadFactor(double intermediate, int moeTp);

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "memory/sizing.hpp"
+#include "serving/step_model.hpp"
 #include "speed/efficiency.hpp"
 #include "speed/speed_parts.hpp"
 
@@ -184,6 +185,56 @@ void addHostWork(const Scenario& s, const Plan& plan, bool withExplain, bool wit
     }
 }
 
+// vLLM and SGLang decode with the serving step model. The public decode
+// rows hold no vLLM or SGLang measurement (llama.cpp and TensorRT-LLM only),
+// while the serving rows (public-v2.jsonl, aiconfigurator) measure both
+// engines' decode steps at concurrency 1-512: the same step, CUDA graphs,
+// per-layer kernel time and the host's scheduling and sampling between steps
+// (vLLM's V1 engine core runs them the same way offline as behind its HTTP
+// server; the server's request latency is in TTFT only). So both figures
+// come from one step model and agree at one user; TensorRT-LLM keeps the
+// decode path its own decode rows calibrate (within 2% of its serving step).
+bool decodesWithStepModel(const Scenario& s, const Plan& plan) {
+    const Engine e = runtimeOf(s.engine);
+    if (e != Engine::Vllm && e != Engine::Sglang) return false;
+    if (plan.gpuLayers >= 0 || plan.cpuMoeLayers > 0) return false;
+    return s.model.layers > 0 && s.gpu.bandwidthGBps > 0 && matmulPeak(s.engine, s.weights, s.gpu).tflops > 0;
+}
+
+void decodeWithStepModel(const Scenario& s, const Plan& plan, const Workload& work, bool withExplain,
+                         SpeedEstimate& out) {
+    const serving::StepModel m = serving::stepModel(s, plan, work);
+    const double batch = double(std::max<std::int64_t>(1, s.batch));
+    const double replicas = std::max(1, m.layout.replicas);
+    const double decodes = std::max(1.0, batch / replicas);
+    const double context = double(std::max<std::int64_t>(0, s.promptTokens)) +
+                           double(std::max<std::int64_t>(1, s.outputTokens)) / 2.0;
+    // Speculative decoding verifies `accepted` tokens per request in one
+    // pass and pays the draft per drafted token (steady_state.cpp decodeStepS).
+    const double accepted = s.serving.speculative ? std::max(1.0, s.serving.speculative->acceptedTokensPerStep) : 1.0;
+    const double stepS = accepted > 1.0 ? m.stepS(decodes * accepted, context, 0, 0) * (1.0 + m.draftCostShare * accepted)
+                                        : m.stepS(decodes, context, 0, 0);
+    if (!(stepS > 0) || !std::isfinite(stepS)) return;
+    out.decodeTokensPerS = replicas * decodes * accepted / stepS;
+    if (!withExplain) return;
+    auto& ex = out.explain;
+    const auto replaced = [](const ExplainTerm& t) {
+        return t.term == "decode_step_ms" || t.term == "decode_fixed_ms" || t.term == "decode_tokens_per_s";
+    };
+    ex.erase(std::remove_if(ex.begin(), ex.end(), replaced), ex.end());
+    ex.push_back({"decode_fixed_ms", "layers per stage x per-layer kernel time of the CUDA-graph step (serving step model)",
+                  double(work.layers) / m.layout.pp * m.layerOverheadS * 1e3});
+    ex.push_back({"decode_host_step_ms",
+                  "engine host work per step: scheduling, input preparation, sampling (+ per running request); the "
+                  "serving step model's, fitted on the serving rows",
+                  (m.engine.stepOverheadS + m.engine.perSequenceOverheadS * decodes) * 1e3});
+    ex.push_back({"decode_step_ms",
+                  "the serving step model's decode step at the batch per replica and the mean context (the figure "
+                  "serving's TPOT takes at one user)",
+                  stepS * 1e3});
+    ex.push_back({"decode_tokens_per_s", "replicas x sequences / step time", *out.decodeTokensPerS});
+}
+
 SpeedEstimate speedOf(const Scenario& scenario, const Plan& plan, bool withExplain, bool withWarnings,
                       const ParamCounts* counts, const Workload* held = nullptr) {
     SpeedEstimate out;
@@ -199,7 +250,11 @@ SpeedEstimate speedOf(const Scenario& scenario, const Plan& plan, bool withExpla
     if (scenario.task == Task::Inference) {
         const ServingLayout layout = servingLayout(scenario, plan);
         const EngineRates engine = engineRates(scenario.engine, scenario.weights, scenario.gpu);
-        estimateDecode(scenario, engine, layout, work, withExplain, out);
+        // The step model replaces the decode figure; the decode path still
+        // writes its terms (bytes read, achieved rates) where explained.
+        const bool stepModelDecode = decodesWithStepModel(scenario, plan);
+        if (!stepModelDecode || withExplain) estimateDecode(scenario, engine, layout, work, withExplain, out);
+        if (stepModelDecode) decodeWithStepModel(scenario, plan, work, withExplain, out);
         estimatePrefill(scenario, engine, layout, work, withExplain, out);
         if (withWarnings) warnLinks(layout, scenario, out);
         if (plan.gpuLayers >= 0 || plan.cpuMoeLayers > 0) addHostWork(scenario, plan, withExplain, withWarnings, out);
