@@ -182,9 +182,11 @@ HostSpec hostDefaults(const GpuSpec& gpu) {
 
 void adaptToGpu(Scenario& s) {
     const bool bf16 = s.gpu.supportsBf16;
-    // Apple: llama.cpp (Metal) by default, never vLLM.
+    // Unified-memory machines (Apple, DGX Spark, Ryzen AI Max): llama.cpp
+    // (Metal, CUDA, ROCm/Vulkan) by default, as those machines' owners run
+    // them; vLLM and the other serving engines only where asked.
     const bool servingEngine = s.engine == Engine::Vllm || s.engine == Engine::Sglang || s.engine == Engine::TensorrtLlm;
-    if (!s.engineExplicit && s.task == Task::Inference && s.gpu.vendor == "apple" && servingEngine) s.engine = Engine::LlamaCpp;
+    if (!s.engineExplicit && s.task == Task::Inference && unifiedMemory(s.gpu) && servingEngine) s.engine = Engine::LlamaCpp;
     if (!s.host.explicitAny) s.host = hostDefaults(s.gpu);
     if (s.interconnect.gpusPerNode > 0) s.gpu.gpusPerNode = s.interconnect.gpusPerNode;  // the user's servers
     if (!s.weightsExplicit) {

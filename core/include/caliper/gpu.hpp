@@ -72,6 +72,11 @@ struct GpuSpec {
     std::string notes;
 };
 
+// CPU and GPU share one memory (Apple silicon; LPDDR SoCs such as DGX Spark
+// and Ryzen AI Max): the catalog's memory_type says "unified", or the GPU
+// carries the apple-unified / unified-lpddr caveat.
+bool unifiedMemory(const GpuSpec& gpu);
+
 // Best available dense 16-bit tensor rate (bf16, else fp16, else fp32).
 double denseTensorTflops16(const GpuSpec& gpu);
 

@@ -230,3 +230,20 @@ TEST_CASE("vLLM on Apple silicon plans one Mac", "[engines]") {
     CHECK(small["fits"] == true);
     CHECK(small["gpus_needed"] == 1);
 }
+
+TEST_CASE("unified-memory machines serve with llama.cpp by default, vLLM where asked", "[engines][unified]") {
+    // docs/CONTRACT.md `engine`: Apple and other unified-memory machines
+    // (the catalog's memory_type "LPDDR5X unified": DGX Spark, Ryzen AI Max+
+    // 395) default to llama.cpp, as their owners run them; gpt-oss-120b in
+    // its MXFP4 GGUF (about 61 GiB of weights) then fits 128 GB.
+    for (const std::string gpu : {"ryzen-ai-max-395-128gb", "dgx-spark-gb10", "apple-m2-ultra-76c"}) {
+        const Json r = estimate(R"({"model":"gpt-oss-120b","gpu":")" + gpu + R"("})");
+        INFO(gpu);
+        CHECK(r["scenario"]["engine"] == "llama.cpp");
+        CHECK(r["fits"] == true);
+        const Json asked = estimate(R"({"model":"gpt-oss-120b","gpu":")" + gpu + R"(","engine":"vllm"})");
+        CHECK(asked["scenario"]["engine"] == "vllm");
+    }
+    // A discrete card keeps vLLM.
+    CHECK(estimate(R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb"})")["scenario"]["engine"] == "vllm");
+}

@@ -43,8 +43,8 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
     // Default engine per task: vLLM serves, Hugging Face Trainer/PEFT fine-tunes,
     // Megatron pre-trains (docs/CONTRACT.md: defaults depend on the task).
     // Apple and other unified-memory machines run llama.cpp (Metal), not vLLM.
-    const bool apple = s.gpu.vendor == "apple";
-    Engine engine = s.task == Task::Inference ? (apple ? Engine::LlamaCpp : Engine::Vllm)
+    const bool unified = unifiedMemory(s.gpu);
+    Engine engine = s.task == Task::Inference ? (unified ? Engine::LlamaCpp : Engine::Vllm)
                     : s.task == Task::Finetune ? Engine::Transformers
                                                : Engine::Megatron;
     s.engineExplicit = r.has("engine");
