@@ -248,8 +248,8 @@ struct CountCheck {
     int needed = 0;
 };
 
-std::optional<CountCheck> neededFor(std::uint32_t seed) {
-    const PropertyJson request = with(acceptedRequest(seed), "gpu_count", "auto");
+std::optional<CountCheck> neededFor(std::uint32_t seed, const std::string& task = "") {
+    const PropertyJson request = with(acceptedRequest(seed, task), "gpu_count", "auto");
     const EstimateResult automatic = run(request);
     if (!automatic.gpusNeeded) return std::nullopt;  // nothing fits within kMaxGpus
     CHECK(automatic.fits);
@@ -286,9 +286,16 @@ void checkCountBelow(const CountCheck& check, int below) {
 
 }  // namespace
 
+// The count checks draw fixed seeds, not Catch2's random generator: ctest
+// runs each test case in its own process, where that generator's state
+// differs from a run of the whole binary, so a failure one run found must be
+// found by the other too. Every other draw is a pre-training run, whose
+// Megatron layouts make fitting non-monotone in the count.
+std::uint32_t fixedSeed(std::uint32_t i) { return i * 2654435761u % (1u << 30) + 1u; }
+
 TEST_CASE("generated scenarios: gpus_needed fits and the searched count below it does not", "[properties]") {
-    const auto seed = GENERATE(take(120, random(1u, 1u << 30)));
-    const std::optional<CountCheck> check = neededFor(seed);
+    const auto i = GENERATE(range(0u, 120u));
+    const std::optional<CountCheck> check = neededFor(fixedSeed(i), i % 2 ? "pretrain" : "");
     if (!check) return;
     INFO(check->request.dump() << ": gpus_needed " << check->needed);
     checkCountBelow(*check, previousSearchedCount(check->needed));
@@ -296,8 +303,8 @@ TEST_CASE("generated scenarios: gpus_needed fits and the searched count below it
 
 TEST_CASE("generated scenarios: gpus_needed GPUs fit and one fewer does not", "[properties][contract]") {
     // docs/CONTRACT.md: gpus_needed is "the fewest GPUs of this type that fit".
-    const auto seed = GENERATE(take(120, random(1u, 1u << 30)));
-    const std::optional<CountCheck> check = neededFor(seed);
+    const auto i = GENERATE(range(0u, 120u));
+    const std::optional<CountCheck> check = neededFor(fixedSeed(i), i % 2 ? "pretrain" : "");
     if (!check) return;
     INFO(check->request.dump() << ": gpus_needed " << check->needed);
     checkCountBelow(*check, check->needed - 1);

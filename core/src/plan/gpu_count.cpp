@@ -1,6 +1,7 @@
 // The fewest GPUs of the scenario's type that fit. Counts probed: 1, 2, 3,
 // 4, 6, 8, then multiples of 8 (whole 8-GPU servers) up to kMaxGpus, and the
-// counts just below the first that fits; a count the strategy cannot use is
+// counts below the first that fits (for plans whose memory is not monotone
+// in the count, every one from the lower bound); a count the strategy cannot use is
 // skipped. The search starts at a lower bound (the
 // weights spread evenly); ZeRO and FSDP memory falls monotonically with the
 // count, so it gallops to a count that fits and a bisection finishes, while
@@ -146,10 +147,18 @@ bool fitsAt(Search& search, std::size_t i) { return fitsCount(search, candidateC
 // candidate that failed and the first that fits may fit too (5, 7, or a
 // partial server), and gpus_needed is the fewest that fit, so check those
 // that the weights' lower bound allows.
-int fewestInGap(Search& search, int fitting, double lowest) {
+// Monotone memory: every count below a candidate that failed fails too, so
+// only the counts since the last candidate are left. Otherwise (pipeline
+// layouts: Megatron's tp x pp x dp, whose stages round layers up and whose
+// expert-parallel degree must divide a stage's GPUs) a count between two
+// candidates that failed can fit: GLM-5's pre-training on MI250X fits 84
+// and 92 GPUs (tp 1 x pp 21 or 23 x dp 4) but not 88 or 96, where the
+// layouts those counts allow hold more per GPU. Then every count from the
+// lower bound is probed; the counts the scan already tried are skipped.
+int fewestInGap(Search& search, int fitting, double lowest, bool monotoneMemory) {
     const Counts& counts = candidateCounts();
     const auto at = std::lower_bound(counts.begin(), counts.end(), fitting);
-    const int previous = at == counts.begin() ? 0 : *(at - 1);
+    const int previous = monotoneMemory ? (at == counts.begin() ? 0 : *(at - 1)) : 1;
     for (int n = previous + 1; n < fitting; ++n) {
         if (n < lowest) continue;
         if (fitsCount(search, n)) return n;
@@ -243,7 +252,7 @@ CountSearch searchGpuCounts(const sizing::Inputs& in) {
         out.fit.reset();
         return out;
     }
-    const int fewest = fewestInGap(search, *fitting, lowest);
+    const int fewest = fewestInGap(search, *fitting, lowest, monotone(strategy));
     if (found.count != fewest) fitsCount(search, fewest);  // the searches end on their answer; this keeps that true
     return out;
 }
