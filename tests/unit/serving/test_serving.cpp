@@ -638,3 +638,16 @@ TEST_CASE("serve: a speech, embedding or diffusion model is refused, not served 
     const ApiResponse r = recommendJson(projectCatalog(), R"({"model":"flux.1-dev","batch":4,"slo":{"ttft_s":2}})");
     CHECK(r.status == 2);
 }
+
+TEST_CASE("serve: an slo without a target is missing_key at /slo; no slo ranks by cost", "[serving][serve]") {
+    // docs/CONTRACT.md "Serve": as the matrix's users-at-SLO mode, an slo
+    // object with no target is a mistake; without one every deployment that
+    // runs the users meets it.
+    const std::string base = R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb","users":4)";
+    rejected(base + R"(,"slo":{}})", "missing_key", "/slo");
+    rejected(base + R"(,"slo":{"ttft_s":null,"tpot_ms":null}})", "missing_key", "/slo");
+    const PropertyJson open = answer(base + "}");
+    REQUIRE_FALSE(open["deployments"].empty());
+    CHECK(open["deployments"][0]["meets_slo"] == true);
+    CHECK(answer(base + R"(,"slo":null})")["deployments"].size() == open["deployments"].size());
+}

@@ -125,7 +125,8 @@ function toServeRequest(state, model, gpuIds) {
   if (state.eng !== 'auto') req.engine = state.eng;
   if (state.w !== 'auto') req.weights = state.w;
   if (state.sr != null) req.request_rate_per_s = state.sr; else req.users = state.su;
-  req.slo = sloOf(state);
+  var slo = sloOf(state);
+  if (Object.keys(slo).length) req.slo = slo;  // no target: rank by cost (an empty slo is refused)
   req.prompt_tokens = state.spi;
   req.output_tokens = state.spo;
   req.max_gpus = state.g;

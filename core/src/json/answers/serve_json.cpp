@@ -133,6 +133,13 @@ std::optional<Slo> readPlanSlo(ObjectReader& r, Task task, bool targetRequired) 
 ServeOptions readServeOptions(ObjectReader& r) {
     ServeOptions o;
     o.slo = readSlo(r);
+    // No "slo" (or null) ranks by cost with no latency target; an "slo"
+    // object without a target is a mistake, refused as the matrix's
+    // users-at-SLO mode refuses it (docs/CONTRACT.md "Serve").
+    if (const Json* slo = r.raw("slo"); slo && !slo->is_null() && !o.slo.ttftS && !o.slo.tpotMs &&
+                                        !o.slo.minUserTokensPerS) {
+        fail("missing_key", "/slo", "slo needs ttft_s, tpot_ms or min_user_tokens_per_s");
+    }
     o.users = r.optionalNumber("users", 1, kMaxUsers);
     o.requestRatePerS = r.optionalNumber("request_rate_per_s", limitOf("request_rate_per_s").min,
                                          limitOf("request_rate_per_s").max);
