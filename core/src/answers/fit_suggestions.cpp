@@ -59,6 +59,15 @@ private:
 
 bool isShardedStrategy(Strategy s) { return s == Strategy::Zero3 || s == Strategy::Fsdp; }
 
+// What the engine itself offers, so that a suggestion names only changes the
+// chosen engine can make. Megatron-LM trains with its own optimizers, Adam
+// or SGD (megatron/training/arguments.py --optimizer choices), and its PEFT
+// (Megatron-Bridge LoRA/DoRA) adapts 16-bit bases: no bitsandbytes 8-bit
+// optimizer, no 4-bit QLoRA base. The PyTorch trainers (transformers,
+// DeepSpeed, FSDP, Unsloth, torchtune) take bitsandbytes' optimizers and
+// 4-bit bases.
+bool engineOffersBitsandbytes(Engine engine) { return runtimeOf(engine) != Engine::Megatron; }
+
 void trainingChanges(const Scenario& s, const Plan& plan, Collector& c) {
     if (!s.flashAttention && s.gpu.flashAttention2) {
         c.consider("flash_attention", "FlashAttention on", [](Scenario& x) { x.flashAttention = true; });
@@ -75,7 +84,7 @@ void trainingChanges(const Scenario& s, const Plan& plan, Collector& c) {
         c.consider("fused_linear_loss", "fused linear cross-entropy (Liger Kernel, use_liger_kernel=True)",
                    [](Scenario& x) { x.lossKernel = LossKernel::FusedLinear; });
     }
-    if (s.optimizer == Optimizer::AdamW) {
+    if (s.optimizer == Optimizer::AdamW && engineOffersBitsandbytes(s.engine)) {
         c.consider("optimizer_8bit", "8-bit AdamW (bitsandbytes)", [](Scenario& x) { x.optimizer = Optimizer::AdamW8bit; });
     }
     // Unsloth shards nothing: its multi-GPU runs are DDP replicas.
@@ -97,7 +106,7 @@ void trainingChanges(const Scenario& s, const Plan& plan, Collector& c) {
     if (s.task == Task::Finetune && s.method == Method::Full) {
         c.consider("lora", "LoRA adapters instead of full fine-tuning", [](Scenario& x) { x.method = Method::Lora; });
     }
-    if (s.task == Task::Finetune && s.method != Method::Qlora) {
+    if (s.task == Task::Finetune && s.method != Method::Qlora && engineOffersBitsandbytes(s.engine)) {
         c.consider("qlora", "QLoRA: NF4 base with adapters, checkpointing on", [](Scenario& x) {
             x.method = Method::Qlora;
             x.weights = WeightFormat::Nf4Dq;

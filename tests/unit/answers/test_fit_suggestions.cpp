@@ -116,3 +116,25 @@ TEST_CASE("an Apple GPU is offered a higher wired limit where that makes the mod
     Scenario h100 = serving("llama-3.1-70b", "h100-sxm5-80gb");
     CHECK(find(fitSuggestions(h100), "gpu_wired_limit") == nullptr);
 }
+
+TEST_CASE("suggestions name only what the chosen engine offers", "[suggestions]") {
+    // Full fine-tuning of Qwen2.5-1.5B (1.54B parameters) on one 24 GB card:
+    // AdamW's 16 bytes per parameter (weights, gradients, fp32 master and two
+    // fp32 moments) are 24.7 GB, above the card; bitsandbytes' 8-bit AdamW
+    // keeps the moments in 2 bytes, 10 bytes per parameter, 15.4 GB.
+    Scenario hf = finetuning("qwen2.5-1.5b", "rtx-4090", Method::Full, Engine::Transformers);
+    hf.gradientCheckpointing = true;
+    const std::vector<FitSuggestion> withHf = fitSuggestions(hf);
+    REQUIRE_FALSE(withHf.empty());
+    CHECK(find(withHf, "optimizer_8bit") != nullptr);
+    // Megatron-LM's optimizers are Adam and SGD (megatron/training/arguments.py
+    // --optimizer) and its adapters sit on 16-bit bases: no bitsandbytes
+    // optimizer and no QLoRA to offer, whatever they would save.
+    Scenario megatron = hf;
+    megatron.engine = Engine::Megatron;
+    for (const FitSuggestion& f : fitSuggestions(megatron)) {
+        INFO(f.change << ": " << f.detail);
+        CHECK(f.change != "optimizer_8bit");
+        CHECK(f.change != "qlora");
+    }
+}
