@@ -87,13 +87,14 @@ struct StageBytes {
 };
 
 // `knownWeightBytes` (may be null): the stage's inference weight bytes,
-// where the caller has worked them out already.
+// where the caller has worked them out already; `knownStates` (may be
+// null) the same for a training stage's states.
 StageBytes stageTensors(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex,
-                        const double* knownWeightBytes) {
+                        const double* knownWeightBytes, const TrainingStates* knownStates = nullptr) {
     StageBytes t;
     t.hostBytes = in.weights.hostBytes + offloadedWeightBytes(in, layout);
     if (in.training) {
-        const TrainingStates states = trainingStates(in, layout, st, ex);
+        const TrainingStates states = knownStates ? *knownStates : trainingStates(in, layout, st, ex);
         t.weightsBytes = states.weights;
         t.gradientsBytes = states.gradients;
         t.optimizerBytes = states.optimizer;
@@ -151,9 +152,9 @@ struct StageFigures {
 };
 
 StageFigures stageFigures(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex,
-                          const double* knownWeightBytes) {
+                          const double* knownWeightBytes, const TrainingStates* knownStates = nullptr) {
     StageFigures f;
-    f.t = stageTensors(in, layout, st, ex, knownWeightBytes);
+    f.t = stageTensors(in, layout, st, ex, knownWeightBytes, knownStates);
     const double allocatedBytes = f.t.allocatedBytes();
     f.o = runtimeOverhead(in, layout, st, allocatedBytes, f.t.buffersBytes);
     f.pool = applyPool(*in.scenario, allocatedBytes - f.t.kvCacheBytes + f.o.total(), f.t.kvCacheBytes);
@@ -238,41 +239,55 @@ std::optional<MemoryBreakdown> evaluateIfFits(const Inputs& in, const Plan& plan
     const Explain quiet;
     const Stage first = firstStage(in, layout);
     const Stage last = lastStage(in, layout);
-    // An inference stage holds at least its weights and the overheads every
-    // stage holds (CUDA context, captured graphs, NCCL buffers): the KV
-    // cache and activations only add to them (both >= 0), and a serving
-    // pool's total is never below what is allocated outside it (applyPool).
-    // So where those alone overflow, on the first or on the last stage, the
-    // plan does not fit: the last stage is ruled out as the fullest too,
-    // since a total above the usable memory is above a fitting first
-    // stage's (lastFuller). The rest is then not worked out. The margin
-    // keeps rounding on the side of a full evaluation.
-    // (The stages' weight bytes are then passed on, not worked out again.)
-    double firstWeightBytes = 0, lastWeightBytes = 0;
-    if (!in.training) {
-        const double fixedBytes = fixedOverhead(in, layout).total();
-        auto overflows = [&](double weightBytes) {
-            return bytesToGiB(weightBytes + fixedBytes) > in.usableGiB + kFloorMarginGiB;
+    // A stage holds at least its weights (training: its states, i.e.
+    // weights, gradients, optimizer, adapters and buffers) and the overheads
+    // every stage holds (CUDA context, captured graphs, NCCL buffers): the
+    // KV cache and activations only add to them (both >= 0: a training step
+    // that frees gradients keeps at least the end of backward), so do the
+    // allocator's reserves, and a serving pool's total is never below what
+    // is allocated outside it (applyPool). So where those alone overflow, on
+    // the first or on the last stage, the plan does not fit: the last stage
+    // is ruled out as the fullest too, since a total above the usable
+    // memory is above a fitting first stage's (lastFuller). The rest (the
+    // activations above all) is then not worked out. The margin keeps
+    // rounding on the side of a full evaluation.
+    // Past the floors the stages' breakdowns are built only for the fullest,
+    // where it fits (the fit test and the choice of the fullest read the
+    // totals and pools alone, fits and lastFuller, worked out as the
+    // breakdown works them out). The stages' weight bytes (serving) or
+    // states (training), worked out for the floors, are passed on.
+    auto fullestIfFits = [&](const double* firstWeightBytes, const double* lastWeightBytes,
+                             const TrainingStates* firstStates,
+                             const TrainingStates* lastStates) -> std::optional<MemoryBreakdown> {
+        const StageFigures a = stageFigures(in, layout, first, quiet, firstWeightBytes, firstStates);
+        // The fullest GPU holds at least what the first stage holds: where
+        // that overflows, the last stage need not be evaluated.
+        if (!(a.totalGiB() <= in.usableGiB + kFitToleranceGiB)) return std::nullopt;
+        if (layout.pp == 1) return breakdownOf(a);
+        const StageFigures b = stageFigures(in, layout, last, quiet, lastWeightBytes, lastStates);
+        const StageFigures& fullest = lastFuller(a, b) ? b : a;
+        if (!(fullest.totalGiB() <= in.usableGiB + kFitToleranceGiB)) return std::nullopt;
+        return breakdownOf(fullest);
+    };
+    const double fixedBytes = fixedOverhead(in, layout).total();
+    auto overflows = [&](double bytes) { return bytesToGiB(bytes + fixedBytes) > in.usableGiB + kFloorMarginGiB; };
+    if (in.training) {
+        auto statesBytes = [](const TrainingStates& t) {
+            return t.weights + t.gradients + t.optimizer + t.adapter + t.buffers;
         };
-        firstWeightBytes = weightBytes(in, layout, first, quiet);
-        if (overflows(firstWeightBytes)) return std::nullopt;
-        if (layout.pp > 1) {
-            lastWeightBytes = weightBytes(in, layout, last, quiet);
-            if (overflows(lastWeightBytes)) return std::nullopt;
-        }
+        const TrainingStates firstStates = trainingStates(in, layout, first, quiet);
+        if (overflows(statesBytes(firstStates))) return std::nullopt;
+        if (layout.pp == 1) return fullestIfFits(nullptr, nullptr, &firstStates, nullptr);
+        const TrainingStates lastStates = trainingStates(in, layout, last, quiet);
+        if (overflows(statesBytes(lastStates))) return std::nullopt;
+        return fullestIfFits(nullptr, nullptr, &firstStates, &lastStates);
     }
-    // The stages' breakdowns are built only for the fullest, where it fits:
-    // the fit test and the choice of the fullest read the totals and pools
-    // alone (fits, lastFuller), worked out as the breakdown works them out.
-    const StageFigures a = stageFigures(in, layout, first, quiet, in.training ? nullptr : &firstWeightBytes);
-    // The fullest GPU holds at least what the first stage holds: where that
-    // overflows, the last stage need not be evaluated.
-    if (!(a.totalGiB() <= in.usableGiB + kFitToleranceGiB)) return std::nullopt;
-    if (layout.pp == 1) return breakdownOf(a);
-    const StageFigures b = stageFigures(in, layout, last, quiet, in.training ? nullptr : &lastWeightBytes);
-    const StageFigures& fullest = lastFuller(a, b) ? b : a;
-    if (!(fullest.totalGiB() <= in.usableGiB + kFitToleranceGiB)) return std::nullopt;
-    return breakdownOf(fullest);
+    const double firstWeightBytes = weightBytes(in, layout, first, quiet);
+    if (overflows(firstWeightBytes)) return std::nullopt;
+    if (layout.pp == 1) return fullestIfFits(&firstWeightBytes, nullptr, nullptr, nullptr);
+    const double lastWeightBytes = weightBytes(in, layout, last, quiet);
+    if (overflows(lastWeightBytes)) return std::nullopt;
+    return fullestIfFits(&firstWeightBytes, &lastWeightBytes, nullptr, nullptr);
 }
 
 }  // namespace sizing

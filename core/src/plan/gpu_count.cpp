@@ -248,7 +248,9 @@ CountSearch searchGpuCounts(const sizing::Inputs& in) {
     const double lowest = lowestPossibleCount(in);
     out.lowest = lowest;
     if (lowest <= 1 && fitsCount(search, 1)) return out;
-    const double lowestMulti = std::max(lowest, lowestMultiGpuCount(in));
+    // (Serving only: training adds only the NCCL buffers to the context,
+    // which rules out too few probes to pay for the bound.)
+    const double lowestMulti = in.training ? lowest : std::max(lowest, lowestMultiGpuCount(in));
     // Serving with the default strategy splits by tensor, pipeline or layer:
     // none replicated, none monotone, no training activations, so the plan
     // for two GPUs need not be made to tell which.
