@@ -186,7 +186,8 @@ test('the serve request: users or a rate, the SLO, lengths, GPU classes (docs/CO
   assert.equal(rate.request_rate_per_s, 4);
   assert.equal('users' in rate, false);
   // No target set: no "slo" key (serve ranks by cost; an empty slo is missing_key at /slo).
-  assert.equal('slo' in rate, false);
+  const open = S.toServeRequest(Object.assign(S.defaults(), { sttft: null, stpot: null, stps: null }), 'm');
+  assert.equal('slo' in open, false);
   // Prefill/decode split (serve's "disaggregated"): left out by default, "auto" or true when asked.
   assert.equal('disaggregated' in req, false);
   assert.equal(S.toServeRequest(Object.assign(S.defaults(), { sdis: 'auto' }), 'm').disaggregated, 'auto');
