@@ -209,33 +209,40 @@ namespace {
 // The matrix asks for several constants of the same GPU in a row, from the
 // request's scenario and from the planner's copy of it (a checkpointing
 // variant) in turn: the groups (string searches in the architecture name)
-// of the last two GPU objects are kept.
-GpuGroup cachedGpuGroup(const GpuSpec& gpu) {
+// and generations (the compute capability parsed) of the last two GPU
+// objects are kept.
+struct GpuClasses {
+    GpuGroup group = GpuGroup::Other;
+    GpuGeneration generation = GpuGeneration::Other;
+};
+
+const GpuClasses& cachedGpuClasses(const GpuSpec& gpu) {
     struct Entry {
         const GpuSpec* gpu = nullptr;
         std::string id;
         double bandwidth = -1;
-        GpuGroup group = GpuGroup::Other;
+        GpuClasses classes;
     };
     CALIPER_PER_THREAD static Entry entries[2];
     CALIPER_PER_THREAD static int next = 0;
     for (const Entry& e : entries) {
-        if (e.gpu == &gpu && e.bandwidth == gpu.bandwidthGBps && e.id == gpu.id) return e.group;
+        if (e.gpu == &gpu && e.bandwidth == gpu.bandwidthGBps && e.id == gpu.id) return e.classes;
     }
     Entry& e = entries[next];
     next = 1 - next;
     e.gpu = &gpu;
     e.id = gpu.id;
     e.bandwidth = gpu.bandwidthGBps;
-    e.group = gpuGroup(gpu);
-    return e.group;
+    e.classes.group = gpuGroup(gpu);
+    e.classes.generation = gpuGeneration(gpu);
+    return e.classes;
 }
 
 }  // namespace
 
 double calibrated(CalibratedConstant c, Engine engine, WeightFormat format, const GpuSpec& gpu, double prior) {
     const double scale = activeCalibration().scale[std::size_t(
-        CalibrationTable::index(c, engineClass(engine), formatClass(engine, format), cachedGpuGroup(gpu)))];
+        CalibrationTable::index(c, engineClass(engine), formatClass(engine, format), cachedGpuClasses(gpu).group))];
     const double value = prior * scale;
     switch (c) {
         case CalibratedConstant::DecodeLayerOverheadS: return std::clamp(value, 0.0, kMaxLayerOverheadS);
@@ -264,10 +271,22 @@ constexpr double kMaxRequestOverheadS = 2.0;
 }  // namespace
 
 double calibratedServing(ServingConstant c, Engine engine, WeightFormat format, const GpuSpec& gpu, double prior) {
-    const int e = servingEngineIndex(engine);
-    if (e < 0) return prior;
+    return calibratedServing(c, servingCell(engine, format, gpu), prior);
+}
+
+ServingCell servingCell(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+    ServingCell cell;
+    cell.engine = servingEngineIndex(engine);
+    if (cell.engine < 0) return cell;
+    cell.generation = cachedGpuClasses(gpu).generation;
+    cell.format = formatClass(engine, format);
+    return cell;
+}
+
+double calibratedServing(ServingConstant c, const ServingCell& cell, double prior) {
+    if (cell.engine < 0) return prior;
     const double scale = activeCalibration().servingScale[std::size_t(
-        CalibrationTable::servingIndex(c, e, gpuGeneration(gpu), formatClass(engine, format)))];
+        CalibrationTable::servingIndex(c, cell.engine, cell.generation, cell.format))];
     const double value = prior * scale;
     switch (c) {
         case ServingConstant::LayerTimeS:

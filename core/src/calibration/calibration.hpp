@@ -139,6 +139,16 @@ double calibrated(CalibratedConstant c, Engine engine, WeightFormat format, cons
 // constant's physical bounds; the prior alone for engines without serving
 // constants.
 double calibratedServing(ServingConstant c, Engine engine, WeightFormat format, const GpuSpec& gpu, double prior);
+// The table cell a scenario's serving constants come from, worked out once
+// where one scenario reads several of them (the GPU's generation parses its
+// compute capability); engine -1: no serving constants.
+struct ServingCell {
+    int engine = -1;
+    GpuGeneration generation = GpuGeneration::Other;
+    FormatClass format{};
+};
+ServingCell servingCell(Engine engine, WeightFormat format, const GpuSpec& gpu);
+double calibratedServing(ServingConstant c, const ServingCell& cell, double prior);
 
 // A band that falls back (a group without enough rows of its own takes its
 // engine's or its kind's) is widened about its centre for each level it

@@ -117,17 +117,24 @@ constexpr double kNonTorchMultiGiB = 2.1;
 
 }  // namespace
 
-SchedulerDefaults schedulerDefaults(const Scenario& s) {
-    SchedulerDefaults d = rawSchedulerDefaults(s);
-    auto fitted = [&s](ServingConstant c, double prior) { return calibratedServing(c, s.engine, s.weights, s.gpu, prior); };
-    d.stepOverheadS = fitted(ServingConstant::StepOverheadS, d.stepOverheadS);
-    d.perSequenceOverheadS = fitted(ServingConstant::PerSequenceOverheadS, d.perSequenceOverheadS);
-    if (servingEngineIndex(s.engine) >= 0) {
+SchedulerDefaults schedulerDefaults(const Scenario& s) { return schedulerDefaults(s, servingCell(s.engine, s.weights, s.gpu)); }
+
+SchedulerDefaults schedulerDefaults(const Scenario& s, const ServingCell& cell) {
+    SchedulerDefaults d = stepSchedulerDefaults(s, cell);
+    auto fitted = [&cell](ServingConstant c, double prior) { return calibratedServing(c, cell, prior); };
+    if (cell.engine >= 0) {
         d.requestOverheadS = fitted(ServingConstant::RequestOverheadS, kRequestOverheadPriorS);
         d.prefillTimeFactor = fitted(ServingConstant::PrefillTimeFactor, kPrefillTimeFactorPrior);
         const double sharePrior = d.mixesPrefill ? kSynchronizedSharePrior : kSynchronizedShareApart;
         d.synchronizedShare = std::min(1.0, fitted(ServingConstant::SynchronizedShare, sharePrior));
     }
+    return d;
+}
+
+SchedulerDefaults stepSchedulerDefaults(const Scenario& s, const ServingCell& cell) {
+    SchedulerDefaults d = rawSchedulerDefaults(s);
+    d.stepOverheadS = calibratedServing(ServingConstant::StepOverheadS, cell, d.stepOverheadS);
+    d.perSequenceOverheadS = calibratedServing(ServingConstant::PerSequenceOverheadS, cell, d.perSequenceOverheadS);
     return d;
 }
 

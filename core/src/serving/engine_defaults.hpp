@@ -3,6 +3,7 @@
 // one step, how many requests run at once, whether prefill chunks ride in
 // the same step as decodes, and the host-side cost of one step.
 #include "caliper/scenario.hpp"
+#include "calibration/calibration.hpp"
 
 namespace caliper::serving {
 
@@ -27,6 +28,12 @@ struct SchedulerDefaults {
 
 // With the calibrated serving constants (data/calibration.json).
 SchedulerDefaults schedulerDefaults(const Scenario& scenario);
+// The same with the scenario's calibration cell already looked up.
+SchedulerDefaults schedulerDefaults(const Scenario& scenario, const ServingCell& cell);
+// Only the calibrated constants one engine step's time reads (host work per
+// step and per running request); the request-level ones (request overhead,
+// prefill time factor, synchronized share) keep their unset defaults.
+SchedulerDefaults stepSchedulerDefaults(const Scenario& scenario, const ServingCell& cell);
 // The engine's own defaults and the priors, before calibration.
 SchedulerDefaults rawSchedulerDefaults(const Scenario& scenario);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "calibration/calibration.hpp"
@@ -43,9 +44,11 @@ ReplicaLayout replicaLayout(const Scenario& s, const Plan& plan) {
     return l;
 }
 
-StepModel stepModel(const Scenario& s, const Plan& plan) { return stepModel(s, plan, makeWorkload(s)); }
+namespace {
 
-StepModel stepModel(const Scenario& s, const Plan& plan, const Workload& work) {
+void calibrate(StepModel& m, const Scenario& s, bool requestConstants);
+
+StepModel build(const Scenario& s, const Plan& plan, const Workload& work, bool requestConstants) {
     StepModel m;
     m.work = work;
     m.layout = replicaLayout(s, plan);
@@ -75,27 +78,28 @@ StepModel stepModel(const Scenario& s, const Plan& plan, const Workload& work) {
     if (s.serving.speculative) {
         m.draftCostShare = s.serving.speculative->method == "draft" ? kDraftModelShare : 1.0 / m.work.layers;
     }
-    calibrateStepModel(m, s);
+    calibrate(m, s, requestConstants);
     return m;
 }
 
-void calibrateStepModel(StepModel& m, const Scenario& s) {
-    m.engine = schedulerDefaults(s);
+void calibrate(StepModel& m, const Scenario& s, bool requestConstants) {
+    const ServingCell cell = servingCell(s.engine, s.weights, s.gpu);
+    m.engine = requestConstants ? schedulerDefaults(s, cell) : stepSchedulerDefaults(s, cell);
     const GpuSpec& gpu = s.gpu;
-    const double peak = matmulPeak(s.engine, s.weights, gpu).tflops * 1e12;
-    m.bandwidthBytesPerS = decodeBandwidthFraction(s.engine, s.weights, gpu) * gpu.bandwidthGBps * 1e9;
-    m.decodeFlopsPerS = decodeComputeFraction(s.engine, s.weights, gpu) * peak;
-    m.prefillFlopsPerS = prefillComputeFraction(s.engine, s.weights, gpu) * peak;
+    const EngineRates rates = engineRates(s.engine, s.weights, gpu);  // held per matrix column
+    const double peak = rates.peak.tflops * 1e12;
+    m.bandwidthBytesPerS = rates.bandwidthFraction * gpu.bandwidthGBps * 1e9;
+    m.decodeFlopsPerS = rates.decodeComputeFraction() * peak;
+    m.prefillFlopsPerS = rates.prefillFraction * peak;
     // Serving engines replay each step as CUDA graphs, so a layer's fixed
     // time is its kernels' minimum GPU time, not the launches a single
     // stream's decode rows measure: the step model keeps its own scale on the
     // graph engines' sourced prior (serving_layer_time_s). Paged attention
     // reads the KV blocks at its own rate (serving_kv_read_fraction, prior:
     // the weights' rate).
-    auto fitted = [&s](ServingConstant c, double prior) { return calibratedServing(c, s.engine, s.weights, s.gpu, prior); };
-    m.layerOverheadS = servingEngineIndex(s.engine) >= 0
-                           ? fitted(ServingConstant::LayerTimeS, decodeLayerOverheadPriorS(s.engine, gpu))
-                           : decodeLayerOverheadS(s.engine, s.weights, gpu);
+    auto fitted = [&cell](ServingConstant c, double prior) { return calibratedServing(c, cell, prior); };
+    m.layerOverheadS = cell.engine >= 0 ? fitted(ServingConstant::LayerTimeS, decodeLayerOverheadPriorS(s.engine, gpu))
+                                        : rates.layerOverheadS;
     m.kvReadFraction = fitted(ServingConstant::KvReadFraction, 1.0);
     // llama.cpp's 2-3 bit K-quants unpack on the ALUs at a cost that can bind
     // a step before the weights' reads do (efficiency.cpp dequantOpsPerWeight):
@@ -110,10 +114,22 @@ void calibrateStepModel(StepModel& m, const Scenario& s) {
     // vllm/compilation/passes/fusion/allreduce_rms_fusion.py; SGLang's
     // custom all-reduce), not NCCL's ring: its fixed time is fitted
     // (serving_allreduce_latency_s) on NCCL's small-message latency as prior.
-    if (std::string(m.layout.tpLink.name) == "NVLink") {
+    if (std::strcmp(m.layout.tpLink.name, "NVLink") == 0) {
         m.layout.tpLink.latencyS = fitted(ServingConstant::AllReduceLatencyS, m.tpLatencyPriorS);
     }
 }
+
+}  // namespace
+
+StepModel stepModel(const Scenario& s, const Plan& plan) { return build(s, plan, makeWorkload(s), true); }
+
+StepModel stepModel(const Scenario& s, const Plan& plan, const Workload& work) { return build(s, plan, work, true); }
+
+StepModel decodeStepModel(const Scenario& s, const Plan& plan, const Workload& work) {
+    return build(s, plan, work, false);
+}
+
+void calibrateStepModel(StepModel& m, const Scenario& s) { calibrate(m, s, true); }
 
 double expertSplitReadFactor(double intermediate, int moeTp) {
     if (intermediate <= 0 || moeTp <= 1) return 1.0;
@@ -168,7 +184,8 @@ double StepModel::stepS(double decodes, double context, double prefillTokens, do
     const double gemmDecodes =
         prefillTokens > 0 ? decodes : cudaGraphBatch(engine, groupDecodes) * l.attentionDp;
     const double decodeGemmFlops = gemmDecodes * (matmul + 2.0 * work.lmHeadParams);
-    const double prefillGemmFlops = prefillTokens * matmul * routedExpertSlowdown(decodes + prefillTokens);
+    const double prefillGemmFlops =
+        prefillTokens > 0 ? prefillTokens * matmul * routedExpertSlowdown(decodes + prefillTokens) : 0.0;
     const double decodeAttentionFlops = decodes * attentionFlopsPerToken(work, context);
     const double prefillAttentionFlops = prefillTokens * attentionFlopsPerToken(work, prefillContext);
     auto computeS = [&](double decodeFlops, double prefillFlops) {

@@ -51,6 +51,11 @@ struct StepModel {
 StepModel stepModel(const Scenario& scenario, const Plan& plan);
 // The same with the scenario's workload already worked out (a matrix row's).
 StepModel stepModel(const Scenario& scenario, const Plan& plan, const Workload& work);
+// The same for prompt-free decode steps (stepS with no prefill tokens), as
+// the single-stream decode figure takes them: the engine's request-level
+// constants (request overhead, prefill time factor, synchronized share) are
+// left unset, since such a step never reads them.
+StepModel decodeStepModel(const Scenario& scenario, const Plan& plan, const Workload& work);
 // Read time of a routed expert split over `moeTp` ranks (each holds
 // intermediate / moeTp of it) over the whole expert's, per byte.
 double expertSplitReadFactor(double intermediate, int moeTp);

@@ -203,7 +203,7 @@ bool decodesWithStepModel(const Scenario& s, const Plan& plan) {
 
 void decodeWithStepModel(const Scenario& s, const Plan& plan, const Workload& work, bool withExplain,
                          SpeedEstimate& out) {
-    const serving::StepModel m = serving::stepModel(s, plan, work);
+    const serving::StepModel m = serving::decodeStepModel(s, plan, work);
     const double batch = double(std::max<std::int64_t>(1, s.batch));
     const double replicas = std::max(1, m.layout.replicas);
     const double decodes = std::max(1.0, batch / replicas);

@@ -119,3 +119,27 @@ TEST_CASE("serving step: llama.cpp's 2-bit K-quants unpack as the single-stream 
     REQUIRE(s4);
     CHECK(serving::stepModel(*s4, estimate(*s4, EstimateDetail{false, false, false}).plan).unpackS == 0);
 }
+
+TEST_CASE("serving step: the decode-only step model times a prompt-free step as the whole one does", "[serving][step]") {
+    // decodeStepModel leaves the request-level constants unset and a step
+    // without prompt tokens never reads them or the routed experts' prompt
+    // slowdown: its step times are the same doubles as stepModel's (the
+    // estimate's decode figure and serving's TPOT rest on them).
+    for (const std::string engine : {"vllm", "sglang", "tensorrt-llm"}) {
+        for (const std::string model : {"llama-3.1-8b", "gpt-oss-120b"}) {
+            const PropertyJson request = {{"model", model},          {"gpu", "h100-sxm5-80gb"}, {"engine", engine},
+                                          {"gpu_count", 2},          {"prompt_tokens", 1024},   {"output_tokens", 256},
+                                          {"batch", 16}};
+            const std::optional<Scenario> s = accepted(request);
+            REQUIRE(s);
+            const EstimateResult r = estimate(*s, EstimateDetail{false, false, false});
+            const Workload work = makeWorkload(*s);
+            const serving::StepModel whole = serving::stepModel(*s, r.plan, work);
+            const serving::StepModel decode = serving::decodeStepModel(*s, r.plan, work);
+            INFO(engine << " " << model);
+            for (const double decodes : {1.0, 7.0, 16.0, 300.0}) {
+                CHECK(decode.stepS(decodes, 1152, 0, 0) == whole.stepS(decodes, 1152, 0, 0));
+            }
+        }
+    }
+}
