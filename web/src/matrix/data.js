@@ -128,6 +128,7 @@ function ValueCell(f, i) {
   this.usd_per_hour = orNull(f.usd_per_hour[i]);
   this.usd_per_million_tokens = orNull(f.usd_per_million_tokens[i]);
   this.users_at_slo = orNull(f.users_at_slo[i]);  // users-at-SLO mode only
+  this.users_at_slo_fp8 = f.users_at_slo_fp8[i] === 1;  // that figure with FP8 weights/KV the request left open
   this.workload_figure = orNull(f.workload_figure[i]);  // a non-LLM model's own figure (its header's workload_unit)
 }
 
