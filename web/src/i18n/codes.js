@@ -179,6 +179,7 @@ var zh = {
   'warn.no_speed': '无法估计这款显卡的速度，排在最后。',
   'warn.no_price': '目录中没有这款显卡的价格，排在有价格的选项之后。',
   'warn.model_shape_assumed': '只给了参数量：按常见结构做了粗略假设。',
+  'warn.unknown_model_type': '未知的 model_type：按 Llama 式结构读取（有专家键时按混合专家），请对照模型卡核对结果。',
   'warn.params_b_mismatch': '给出的参数量与结构算出的不一致：按结构计算。',
   'warn.requests_queue': 'KV 缓存池同时容纳不下全部请求：其余请求排队等待，首 token 时间已包含等待。',
   'warn.request_rate_above_capacity': '请求到达速度超过部署的处理能力：队列会不断变长。',

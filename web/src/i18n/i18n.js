@@ -122,6 +122,11 @@ function errorText(err) {
   return text;
 }
 
+// Warnings ({code, message}) as one text in the page's language.
+function warningText(warnings) {
+  return (warnings || []).map(function (w) { return code('warn', w.code, w.message); }).join(' ');
+}
+
 // The engine's own English message, where errorText gave a translation.
 function errorDetail(err) {
   if (current === 'en') return '';
@@ -151,4 +156,4 @@ function apply(rootEl) {
 
 function lang() { return current; }
 
-export { LANGS, normalize, pick, fill, t, has, code, sentence, errorText, errorDetail, setLang, lang, locale, apply, dictionaries, ready };
+export { LANGS, normalize, pick, fill, t, has, code, sentence, errorText, errorDetail, warningText, setLang, lang, locale, apply, dictionaries, ready };

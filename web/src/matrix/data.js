@@ -64,7 +64,7 @@ function addCustom(job) {
   }
   if (s.cm) {
     m.models.unshift({ id: customRows.MODEL_ID, name: s.cm.name, family: i18n.t('custom.family'),
-      params_b: s.cm.params_b, active_params_b: s.cm.params_b, modality: 'text' });
+      params_b: s.cm.params_b, active_params_b: s.cm.params_b, modality: 'text', warn: s.cm.warn || null });
     m.cells.unshift(null);
     job.customModel = true;
   }

@@ -115,7 +115,12 @@ function useModel() {
   try {
     var r = probe(model, gpu);
     var label = name.value.trim() || r.model.name || (model._name_or_path || model.model_type || 'custom');
-    ctx.change({ cm: { name: String(label).slice(0, 80), params_b: r.model.params_b, model: model } });
+    var cm = { name: String(label).slice(0, 80), params_b: r.model.params_b, model: model };
+    // What the engine assumed to read it travels with the model, so the
+    // matrix row can say so beside the name.
+    var warn = customRows.readingWarnings(r).map(function (w) { return { code: w.code, message: String(w.message).slice(0, 600) }; });
+    if (warn.length) cm.warn = warn;
+    ctx.change({ cm: cm });
   } catch (e) {
     engineFieldError(e, { '/model/params_b': params }, config.value.trim() ? config : params);
   }
