@@ -613,23 +613,25 @@ bool ollamaSplitsLayers(const Scenario& s) {
            s.parallel.offload == Offload::None && !s.gpuCountAuto && s.model.workload == WorkloadKind::Llm;
 }
 
-Choice withHostLayers(const Scenario& request, Choice&& onGpus) {
-    if (onGpus.fits || !ollamaSplitsLayers(request)) return std::move(onGpus);
+// The choice `onGpus` (all layers on the GPUs, which did not fit) replaced
+// by Ollama's split where it fits.
+void splitLayersLikeOllama(const Scenario& request, Choice& onGpus) {
     Scenario split = request;
     split.parallel.offload = Offload::Layers;
     split.parallel.gpuLayers = -1;
     Choice c = chooseOffload(split);
-    if (!c.fits || c.memory.cpuOffloadGiB > request.host.ramGib + 1e-9) return std::move(onGpus);
+    if (!c.fits || c.memory.cpuOffloadGiB > request.host.ramGib + 1e-9) return;
     c.plan.layersOnHost = true;
     c.why.replace("gpu_layers_most_that_fit", "ollama_layers_on_cpu");
-    return c;
+    onGpus = std::move(c);
 }
 
 }  // namespace
 
 Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
     if (contextFollowsCount(request)) return chooseOllamaContext(request, maxGpus, held);
-    Choice c = withHostLayers(request, chooseUnbanded(request, maxGpus, held));
+    Choice c = chooseUnbanded(request, maxGpus, held);
+    if (!c.fits && ollamaSplitsLayers(request)) splitLayersLikeOllama(request, c);
     if (request.engine == Engine::Ollama && request.task == Task::Inference && !request.maxModelLen) {
         // A stated count runs at its own context, but the fewest GPUs that
         // fit are judged each at theirs, as an "auto" count is.
