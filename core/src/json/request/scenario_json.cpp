@@ -184,8 +184,12 @@ int readParallel(Scenario& s, ObjectReader& r) {
     s.parallel.attentionDp = static_cast<int>(integerWithin(p, "attention_dp", "parallel.attention_dp", 0));
     s.parallel.dp = static_cast<int>(integerWithin(p, "dp", "parallel.dp", 0));
     const int nodes = static_cast<int>(integerWithin(p, "nodes", "parallel.nodes", 0));
-    if (p.has("offload")) s.parallel.offload = parseEnum<Offload>(*p.raw("offload"), p.pathOf("offload"));
-    else p.ignore("offload");
+    if (p.has("offload")) {
+        s.parallel.offload = parseEnum<Offload>(*p.raw("offload"), p.pathOf("offload"));
+        s.parallel.offloadExplicit = true;
+    } else {
+        p.ignore("offload");
+    }
     // llama.cpp -ngl and --n-cpu-moe; null = chosen by the planner (checkScenario bounds them by the model).
     s.parallel.gpuLayers = static_cast<int>(p.optionalInteger("gpu_layers", 0, 100000).value_or(-1));
     s.parallel.cpuMoeLayers = static_cast<int>(p.optionalInteger("cpu_moe_layers", 0, 100000).value_or(-1));
