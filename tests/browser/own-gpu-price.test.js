@@ -25,7 +25,14 @@ h.forEachOrigin('own GPU priced in yuan', (env) => {
     const page = await h.openPage(env.context, env.url('lang=zh&view=custom'));
     assert.match(await page.textContent('label[for="cg-price_usd"]'), /^价格（人民币）/);
     assert.match(await page.textContent('label[for="cg-cloud_usd_per_hour"]'), /^云端每小时价格（人民币）/);
+    // A size past the engine's bound: what it expected, in Chinese, the engine's words as the title.
     await fillCard(page);
+    await page.fill('#cg-memory_gib', '99999');
+    await page.click('#custom-gpu button[type="submit"]');
+    const error = await page.waitForSelector('#custom-gpu .field-error');
+    assert.match(await error.textContent(), /^取值无效：应不大于 2048，实际为 99999/);
+    assert.match(await error.getAttribute('title'), /expected a number at most 2048, got 99999/);
+    await page.fill('#cg-memory_gib', CARD.memory_gib);
     await page.click('#custom-gpu button[type="submit"]');
     await page.waitForFunction(() => window.__caliperPage.app.state.cg);
     const { state, url } = await h.pageState(page);

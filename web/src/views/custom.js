@@ -93,7 +93,7 @@ function engineFieldError(e, fieldsByPath, fallback) {
   var path = e.path || '';
   var field = fallback;
   Object.keys(fieldsByPath).forEach(function (p) { if (path === p || path.indexOf(p + '/') === 0) field = fieldsByPath[p]; });
-  dom.fieldError(field, ctx.t('custom.errorAt', { message: i18n.errorText(e), path: path || '/' }));
+  dom.fieldError(field, ctx.t('custom.errorAt', { message: i18n.errorText(e), path: path || '/' }), i18n.errorDetail(e));
 }
 
 function useModel() {
