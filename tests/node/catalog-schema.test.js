@@ -57,13 +57,13 @@ test('data/schema/gpus.schema.json checks cloud_prices and a null bandwidth', ()
   const catalog = read('data/gpus.json');
   const byId = (c) => Object.fromEntries(c.gpus.map((g) => [g.id, g]));
   assert.ok(validate(catalog));
-  assert.strictEqual(byId(catalog)['metax-c500'].bandwidth_gbps, null);
+  assert.strictEqual(byId(catalog)['mlu590'].bandwidth_gbps, null);
   const cases = [
     ['currency outside usd/cny', (g) => { g['rtx-4090'].cloud_prices[0].currency = 'eur'; }],
     ['date not YYYY-MM', (g) => { g['rtx-4090'].cloud_prices[0].date = '2026-8'; }],
     ['price without a source', (g) => { delete g['rtx-4090'].cloud_prices[0].source; }],
     ['negative price', (g) => { g['rtx-4090'].cloud_prices[0].per_gpu_hour = -1; }],
-    ['bandwidth as text', (g) => { g['metax-c500'].bandwidth_gbps = 'n/a'; }],
+    ['bandwidth as text', (g) => { g['mlu590'].bandwidth_gbps = 'n/a'; }],
   ];
   for (const [what, mutate] of cases) {
     const copy = JSON.parse(JSON.stringify(catalog));

@@ -522,8 +522,12 @@ TEST_CASE("Kunlunxin, MetaX, Cambricon MLU590 and Enflame carry only their sourc
     // FlagOpen/FlagPerf base/benchmarks/main_memory-bandwidth/metax/C550/README.md: calibrated 1.8 TB/s
     // (1,390.5 GB/s measured); the tensor rates stay unpublished, so decode speed only.
     CHECK(gpu("metax-c550").bandwidthGBps == Approx(1800));
-    // No vendor publishes the bandwidth of these three: unknown (0), flagged by a caveat.
-    for (const char* id : {"kunlunxin-p800", "metax-c500", "mlu590"}) {
+    // FlagOpen/FlagPerf base/benchmarks/main_memory-bandwidth/metax/README.md: C500 64G calibrated
+    // 1.8 TB/s (1,376 GB/s measured); Epoch AI's 'MetaX MXC500 (OAM)' row: 450 W.
+    CHECK(gpu("metax-c500").bandwidthGBps == Approx(1800));
+    CHECK(gpu("metax-c500").tdpW == Approx(450));
+    // No vendor publishes the bandwidth of these two: unknown (0), flagged by a caveat.
+    for (const char* id : {"kunlunxin-p800", "mlu590"}) {
         INFO(id);
         CHECK(gpu(id).bandwidthGBps == 0);
         const auto& caveats = gpu(id).caveats;
@@ -534,11 +538,11 @@ TEST_CASE("Kunlunxin, MetaX, Cambricon MLU590 and Enflame carry only their sourc
     CHECK_FALSE(gpu("metax-c550").bf16Tflops.has_value());
     CHECK_FALSE(gpu("mlu590").fp16Tflops.has_value());
     CHECK_FALSE(gpu("enflame-t20").bf16Tflops.has_value());
-    CHECK(gpu("metax-c500").tdpW == 0);
+    CHECK(gpu("mlu590").tdpW == 0);
 }
 
 TEST_CASE("a GPU without a published bandwidth writes null and reads back", "[gpus][json]") {
-    const Json written = caliper::io::gpuToJson(gpu("metax-c500"));
+    const Json written = caliper::io::gpuToJson(gpu("mlu590"));
     CHECK(written["bandwidth_gbps"].is_null());
     CHECK(caliper::io::gpuToJson(caliper::io::gpuFromJson(written, "/gpus/0")) == written);
 }
@@ -581,6 +585,21 @@ TEST_CASE("hyperscaler and Chinese cloud prices carry their provider, region and
     REQUIRE(zx != r3090.end());
     CHECK(zx->currency == "cny");
     CHECK(zx->perGpuHour == Approx(1.10));
+    // datareceipts/data-receipts 109-gpu-pricing/hyperscalers.json (retrieved 2026-11-09): AWS p5.48xlarge,
+    // 8 x H100 SXM at $55.04/h = $6.88 per GPU-hour in us-east-1.
+    const auto& h100 = gpu("h100-sxm5-80gb").cloudPrices;
+    const auto p5 = std::find_if(h100.begin(), h100.end(), [](const auto& p) { return p.provider.rfind("AWS", 0) == 0; });
+    REQUIRE(p5 != h100.end());
+    CHECK(p5->perGpuHour == Approx(55.04 / 8));
+    CHECK(p5->region == "us-east-1");
+    CHECK(p5->date == "2026-11");
+    // Alibaba ECS DescribePrice quote of 2026-09-24 (public 'Cloud GPU live-capacity screen' note):
+    // ecs.gn8is.2xlarge, one L20, CNY 14.63 per hour pay-as-you-go.
+    const auto& l20 = gpu("l20").cloudPrices;
+    REQUIRE(l20.size() == 1);
+    CHECK(l20[0].currency == "cny");
+    CHECK(l20[0].perGpuHour == Approx(14.63));
+    CHECK(l20[0].date == "2026-09");
 }
 
 TEST_CASE("Ascend 910B2 and 950PR carry the whitepaper's cube rates", "[gpus]") {
@@ -674,7 +693,7 @@ TEST_CASE("a miss suggests display names, closest first", "[gpus][lookup]") {
 }
 
 TEST_CASE("a GPU without a published bandwidth gets memory figures and no speed", "[gpus][speed]") {
-    for (const char* gpuName : {"昆仑芯P800", "沐曦C500", "思元590"}) {
+    for (const char* gpuName : {"昆仑芯P800", "思元590"}) {
         INFO(gpuName);
         const std::string request = std::string(R"({"model":"qwen3-8b","gpu":")") + gpuName + R"("})";
         const caliper::ApiResponse response = caliper::estimateJson(projectCatalog(), request);
@@ -688,4 +707,13 @@ TEST_CASE("a GPU without a published bandwidth gets memory figures and no speed"
         for (const Json& w : r["warnings"]) warned = warned || w["code"] == "speed_unknown";
         CHECK(warned);
     }
+    // The C500's bandwidth is FlagPerf's calibrated 1.8 TB/s (FlagOpen/FlagPerf main_memory-bandwidth/metax),
+    // so it gets decode and prefill figures and no speed_unknown warning.
+    const caliper::ApiResponse c500 =
+        caliper::estimateJson(projectCatalog(), R"({"model":"qwen3-8b","gpu":"沐曦C500"})");
+    REQUIRE(c500.status == 0);
+    const Json r = Json::parse(c500.json);
+    CHECK(r["decode_tokens_per_s"].get<double>() > 0);
+    CHECK(r["prefill_tokens_per_s"].get<double>() > 0);
+    for (const Json& w : r["warnings"]) CHECK(w["code"] != "speed_unknown");
 }
