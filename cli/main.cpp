@@ -73,8 +73,10 @@ scenario keys and defaults (only "model" and "gpu" are required):
   loss_kernel         training loss over the vocabulary: "auto" (megatron: vocab-parallel; unsloth: fused;
                       torchtune: chunked; others: eager, or fused-linear where eager does not fit)
                       or {loss_kernel}
-  lora                {"rank": 16, "targets": "all-linear" | "attention" | "query-value", "fused_qkv": false}
+  lora                {"rank": 16, "targets": "all-linear" | "attention" | "query-value", "fused_qkv": false,
+                       "quantized_head": false}
   kv_heads_repeated   training: k and v repeated to every query head before attention (LitGPT)
+  untied_head         the output head is its own copy of a tied embedding table (LitGPT)
   parallel            {"strategy": "auto", "tp": null, "pp": null, "offload": "none"}
                       strategy: {strategy}
                       offload: {offload}

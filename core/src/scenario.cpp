@@ -108,6 +108,15 @@ WeightsChoice defaultWeights(const Scenario& s) {
                                 computeCapabilityOf(s.gpu) >= 8.0)) {
         return {native, "weights_native_weight_only"};
     }
+    // vLLM's gpt-oss recipe runs the MXFP4 checkpoint on MI300X, MI325X
+    // (CDNA 3) and the Radeon AI PRO R9700 (RDNA 4) as well (vllm-project/
+    // recipes OpenAI/GPT-OSS.md), weight-only: dequantized in the GEMM.
+    const bool amdMxfp4 = s.gpu.vendor == "amd" && (s.gpu.architecture.find("CDNA 3") != std::string::npos ||
+                                                    s.gpu.architecture.find("RDNA 4") != std::string::npos);
+    if (native == WeightFormat::Mxfp4 && amdMxfp4 &&
+        (runtimeOf(s.engine) == Engine::Vllm || runtimeOf(s.engine) == Engine::Sglang)) {
+        return {native, "weights_native_weight_only"};
+    }
     return {base, "weights_native_unsupported"};
 }
 

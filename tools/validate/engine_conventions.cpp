@@ -131,11 +131,25 @@ void applyFrameworkRequest(const RowFacts& f, const RowSetup& setup, const std::
     // LitGPT repeats k and v to every query head for training (litgpt/model.py
     // at the config hub table's commit and at 8641822).
     if (!request.contains("kv_heads_repeated")) request["kv_heads_repeated"] = true;
+    // Its GPT builds lm_head (nn.Linear) and wte (nn.Embedding) as separate
+    // modules and never ties them (litgpt/model.py, lit_gpt/model.py);
+    // convert_hf_checkpoint.py copies a tied checkpoint's table into
+    // lm_head.weight, so Gemma, Llama 3.2 and Falcon hold it twice. Only a
+    // catalog model says whether its checkpoint ties; an assumed shape's
+    // parameter count is the row's, table and all.
+    const auto model = request.find("model");
+    if (model != request.end() && model->is_string() && !request.contains("untied_head")) request["untied_head"] = true;
     if (f.method == "lora" || f.method == "qlora") {
         Json& lora = request["lora"];
         if (!lora.contains("targets")) lora["targets"] = litGptTargets(text);
         if (!lora.contains("dropout")) lora["dropout"] = kLitGptLoraDropout;
         lora["fused_qkv"] = true;
+        // --quantize bnb.*: Lightning Fabric's BitsandbytesPrecision swaps
+        // every torch.nn.Linear built under fabric.init_module for its 4-bit
+        // class, lm_head (LoRALinear's inner nn.Linear) included
+        // (lightning/fabric/plugins/precision/bitsandbytes.py
+        // module_init_context; LitGPT names no ignore_modules).
+        if (f.method == "qlora") lora["quantized_head"] = true;
     }
     // The config hub's README: "All runs are single-GPU experiments", whatever
     // the machine had.

@@ -78,6 +78,12 @@ struct LoraSpec {
     // and ms-swift 1.x's 0.05). Above 0 every adapted module saves its own
     // dropped-out copy of its input and the dropout mask.
     double dropout = 0;
+    // lm_head quantized with the 4-bit base (Lightning Fabric's
+    // BitsandbytesPrecision converts every nn.Linear, lm_head included, in
+    // LitGPT's QLoRA); transformers' bitsandbytes loading keeps it 16-bit
+    // (get_keys_to_not_convert). Its dequantized 16-bit copy for the matmul
+    // is then the largest buffer.
+    bool quantizedHead = false;
 };
 
 struct ParallelSpec {
@@ -182,6 +188,10 @@ struct Scenario {
     // "training: flash attention requires it", litgpt/model.py). Off: the
     // grouped k and v are saved as they are.
     bool kvHeadsRepeated = false;
+    // The output head is its own copy of a tied embedding table (LitGPT's GPT
+    // has separate wte and lm_head; convert_hf_checkpoint.py copies the table
+    // into lm_head.weight), so memory holds the table twice.
+    bool untiedHead = false;
     LoraSpec lora;
     ParallelSpec parallel;
     HostSpec host;

@@ -1,11 +1,13 @@
 // Computed fixes for a scenario that does not fit: each candidate change is
 // applied to a copy of the scenario and evaluated on the same GPU count;
 // only changes that fit are returned. Order: settings that cost nothing
-// (FlashAttention, checkpointing, KV dtype), then sharding and offload, then
+// (an Apple GPU's wired limit, FlashAttention, checkpointing, KV dtype), then sharding and offload, then
 // changes to the job (adapters, quantization, shorter context, smaller
 // batch), then more GPUs.
 #include "caliper/answers/fit_suggestions.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "caliper/plan/estimate.hpp"
@@ -130,6 +132,22 @@ void inferenceChanges(const Scenario& s, Collector& c) {
     }
 }
 
+// An Apple GPU wires about 3/4 of the Mac's RAM by default (the catalog's
+// memory_gib); `sudo sysctl iogpu.wired_limit_mb` raises it. exo's
+// configure_mlx.sh (exo-explore/exo) sets max(80% of RAM, RAM - 5 GiB),
+// leaving the rest to macOS: the limit offered, where it is above the
+// scenario's. It costs nothing, so it comes first.
+void wiredLimitChange(const Scenario& s, Collector& c) {
+    if (s.gpu.vendor != "apple" || s.host.ramGib <= 0) return;
+    constexpr double kWiredShare = 0.8, kMacosReserveGiB = 5;
+    const double raisedGiB = std::max(kWiredShare * s.host.ramGib, s.host.ramGib - kMacosReserveGiB);
+    if (raisedGiB <= s.gpu.memoryGib) return;
+    c.consider("gpu_wired_limit",
+               sizing::fmt("GPU wired limit %.0f GiB (sudo sysctl iogpu.wired_limit_mb=%.0f)", raisedGiB,
+                           std::floor(raisedGiB * 1024)),
+               [raisedGiB](Scenario& x) { x.gpu.memoryGib = raisedGiB; });
+}
+
 // Shorter context, smaller batch: the limit that fits with all else equal.
 void workloadChanges(const Scenario& s, Collector& c) {
     const ContextLimit context = longestContext(s);
@@ -161,6 +179,7 @@ std::vector<FitSuggestion> fitSuggestions(const Scenario& scenario) {
     const sizing::Inputs in = sizing::prepare(scenario);
     const Plan plan = sizing::planFor(in, countOf(scenario));
     Collector c(scenario);
+    wiredLimitChange(scenario, c);
     if (scenario.task == Task::Inference) inferenceChanges(scenario, c);
     else trainingChanges(scenario, plan, c);
     workloadChanges(scenario, c);

@@ -9,6 +9,7 @@
 
 #include "caliper/plan/estimate.hpp"
 #include "memory/sizing.hpp"
+#include "plan/planner.hpp"
 
 namespace caliper {
 
@@ -27,22 +28,23 @@ struct Probe {
 };
 
 Probe probe(const Scenario& s, int count) {
+    Scenario at = s;
+    at.gpuCountAuto = false;
+    at.gpuCount = count;
     if (s.parallel.offload == Offload::Layers || s.parallel.offload == Offload::MoeExperts) {
         // llama.cpp's -ngl / --n-cpu-moe: the planner chooses how many layers
         // stay on the GPUs, as the estimate does; a plain plan keeps them all
         // there and would call nothing fitting.
-        Scenario at = s;
-        at.gpuCountAuto = false;
-        at.gpuCount = count;
         const EstimateResult r = estimate(at, EstimateDetail{false, false, false, false});
         return {r.fits, r.memory};
     }
-    const sizing::Inputs in = sizing::prepare(s);
-    const Plan plan = sizing::planFor(in, count);
-    Probe p;
-    p.memory = sizing::evaluate(in, plan, sizing::Explain(), nullptr);
-    p.fits = sizing::countUsable(in, plan) && sizing::fits(s, p.memory);
-    return p;
+    // The estimate's own verdict at this count: the planner turns the knobs
+    // the request leaves open (checkpointing "auto", the strategy, the
+    // training micro-batch, the loss kernel) and weighs the host RAM a
+    // stated machine has, so a limit never disagrees with the estimate at
+    // that value.
+    const planner::Choice choice = planner::choose(at, count);
+    return {choice.fits, choice.memory};
 }
 
 // Largest value in [lo, hi] for which `apply` then probe fits; lo must fit.
@@ -86,7 +88,11 @@ ContextLimit longestContext(const Scenario& scenario) {
 
 BatchLimit largestBatch(const Scenario& scenario) {
     const int count = gpuCountFor(scenario);
-    auto apply = [](Scenario& s, std::int64_t batch) { s.batch = batch; };
+    // A training batch probed is a stated micro-batch, not the planner's search.
+    auto apply = [](Scenario& s, std::int64_t batch) {
+        s.batch = batch;
+        s.batchAuto = false;
+    };
     BatchLimit out;
     Scenario s = scenario;
     apply(s, 1);

@@ -103,7 +103,7 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
 
 double stageParams(const Inputs& in, const Stage& stage) {
     const double table = in.shape.vocab * in.shape.hidden;
-    const bool tied = in.scenario->model.tiedEmbeddings;
+    const bool tied = headSharesTable(*in.scenario);
     double params = stage.layers * in.shape.layerParams;
     if (stage.first) {
         params += in.counts.embedding - (tied ? 0 : table);  // input table and learned positions

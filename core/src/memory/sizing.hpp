@@ -97,6 +97,16 @@ WeightParts weightParts(const Scenario& s, const ModelShape& shape, const ParamC
 // What weightParts() reads of the engine: 0 = not llama.cpp's runtime, 1 = it
 // runs as llama.cpp (Ollama, MLX), 2 = llama.cpp itself, which also leaves a
 // vision model's tower in the mmproj file.
+// lm_head reads the input table itself (one tensor in memory): a tied model,
+// unless the framework keeps the head as its own copy (untied_head).
+inline bool headSharesTable(const Scenario& s) { return s.model.tiedEmbeddings && !s.untiedHead; }
+
+// lm_head stored in the base's 4-bit bitsandbytes format (lora.quantized_head).
+inline bool quantizedHead(const Scenario& s) {
+    return s.lora.quantizedHead && s.method == Method::Qlora &&
+           (s.weights == WeightFormat::Nf4 || s.weights == WeightFormat::Nf4Dq);
+}
+
 inline int weightsEngineKind(Engine engine) {
     if (engine == Engine::LlamaCpp) return 2;
     return runtimeOf(engine) == Engine::LlamaCpp ? 1 : 0;

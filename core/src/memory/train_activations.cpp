@@ -378,7 +378,7 @@ PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
 // path for a buffer nothing else holds): one more fp32 tensor, which the
 // same runs in mixed precision show (4.2-4.4 bytes per element at 1B-3B).
 double tiedEmbeddingSumBytes(const Inputs& in, const Layout& layout) {
-    if (in.lora || !in.scenario->model.tiedEmbeddings) return 0;
+    if (in.lora || !headSharesTable(*in.scenario)) return 0;
     const double copies = autocastTraining(*in.scenario) ? 1 : 2;
     return copies * in.shape.vocab * in.shape.hidden * weightBytesPerParam(*in.scenario) / layout.tp;
 }
@@ -482,7 +482,12 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
     const double logits = stage.last ? lossWorkingSetBytes(in, layout) : 0;
     const bool dequant = in.lora && s.weights != WeightFormat::Bf16 && s.weights != WeightFormat::Fp16 &&
                          s.weights != WeightFormat::Fp32;
-    const double workspace = dequant ? in.shape.largestLinear * kDequantBytes : 0;
+    // A quantized lm_head (lora.quantized_head) is dequantized whole for each
+    // chunk's matmul and its backward (bitsandbytes MatMul4Bit:
+    // F.dequantize_4bit(B, quant_state).to(A.dtype)): vocabulary x hidden.
+    const double largestQuantized =
+        std::max(in.shape.largestLinear, quantizedHead(s) && stage.last ? in.shape.vocab * in.shape.hidden / layout.tp : 0.0);
+    const double workspace = dequant ? largestQuantized * kDequantBytes : 0;
     // The loss's working set is freed before backward reaches the last layer,
     // whose recomputation (with checkpointing) comes after it: the two never
     // peak together. Caliper's H100 LoRA runs with checkpointing peak at

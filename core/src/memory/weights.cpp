@@ -74,8 +74,9 @@ WeightParts weightParts(const Scenario& s, const ModelShape& shape, const ParamC
         w.headBytes = table * side.head / 8;
         return w;
     }
+    if (quantizedHead(s)) side.head = w.linearBits;
     w.embedBytes = table * side.embed / 8 + positionBytes;
-    if (s.model.tiedEmbeddings) w.tiedHeadBytes = table * side.embed / 8;
+    if (headSharesTable(s)) w.tiedHeadBytes = table * side.embed / 8;
     else w.headBytes = table * side.head / 8;
     return w;
 }

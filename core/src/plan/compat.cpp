@@ -258,13 +258,16 @@ std::vector<Warning> compatibilityWarnings(const Scenario& s, const Plan& plan) 
             "prompt + output (" + groupedNumber(static_cast<double>(s.promptTokens + s.outputTokens), 0) +
                 " tokens) exceed Ollama's num_ctx of " + groupedNumber(static_cast<double>(ollamaNumCtx(s)), 0) + ": Ollama truncates the prompt; set num_ctx (max_model_len) or OLLAMA_CONTEXT_LENGTH");
     }
-    const std::int64_t context = training ? s.seqLen : s.promptTokens + s.outputTokens;
-    if (s.model.maxContext > 0 && context > s.model.maxContext) {
-        add(out, "context_exceeds_model", "context of " + groupedNumber(static_cast<double>(context), 0) +
-                                              " tokens exceeds the model's " +
-                                              groupedNumber(static_cast<double>(s.model.maxContext), 0));
-    }
+    if (std::optional<Warning> w = contextWarning(s)) out.push_back(std::move(*w));
     return out;
+}
+
+std::optional<Warning> contextWarning(const Scenario& s) {
+    const std::int64_t context = s.task != Task::Inference ? s.seqLen : s.promptTokens + s.outputTokens;
+    if (s.model.maxContext <= 0 || context <= s.model.maxContext) return std::nullopt;
+    return Warning{"context_exceeds_model", "context of " + groupedNumber(static_cast<double>(context), 0) +
+                                                " tokens exceeds the model's " +
+                                                groupedNumber(static_cast<double>(s.model.maxContext), 0)};
 }
 
 }  // namespace caliper

@@ -105,6 +105,14 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
         warnings.push_back(Warning{"host_ram_too_small", "needs " + oneDecimal(hostPerNodeGiB) +
                                                              " GiB of host RAM per node for offloaded weights or states; host.ram_gib is " +
                                                              oneDecimal(scenario.host.ramGib)});
+    } else if (!scenario.host.ramExplicit && r.fits && hostPerNodeGiB > scenario.host.ramGib + 1e-9) {
+        // The machine's RAM was assumed, not stated: the plan is not refused
+        // on it, but the reader is told it needs more than the assumption.
+        warnings.push_back(Warning{"host_ram_assumed", "keeps " + oneDecimal(hostPerNodeGiB) +
+                                                           " GiB per node in host RAM, above the " +
+                                                           oneDecimal(scenario.host.ramGib) + " GiB assumed (" +
+                                                           scenario.host.basis +
+                                                           "); state host.ram_gib to judge the fit"});
     }
     if (detail.explain && r.memory.cpuOffloadGiB > 0) {
         r.explain.push_back(ExplainTerm{"host_ram_gib",

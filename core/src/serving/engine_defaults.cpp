@@ -170,6 +170,10 @@ SchedulerDefaults rawSchedulerDefaults(const Scenario& s) {
             d.perSequenceOverheadS = kPerSequencePriorS;
             d.hostOverlapsGpu = kVllmOverlap;
             d.cudaGraphMaxBatch = std::min(kVllmGraphSeqsFactor * d.maxRunningRequests, kVllmGraphMaxBatch);
+            // vllm-metal (Apple silicon) runs MLX eagerly: no captured graphs,
+            // so no batch padding (vllm-project/vllm-metal README,
+            // VLLM_METAL_EAGER_MODE default 1, "disable graph compilation").
+            if (s.gpu.vendor == "apple") d.cudaGraphMaxBatch = 0;
             break;
         }
     }

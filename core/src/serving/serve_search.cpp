@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include "caliper/cost/cost.hpp"
+#include "caliper/plan/compat.hpp"
 #include "caliper/plan/estimate.hpp"
 #include "caliper/serving/estimate_serving.hpp"
 #include "serving/capacity.hpp"
@@ -426,6 +427,10 @@ int formatsChanged(const Deployment& d) { return int(d.kvChosen) + int(d.weights
 
 ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, const ServeOptions& o) {
     ServeAnswer answer;
+    // A context past the model's: vLLM refuses a max_model_len above the
+    // model's max_position_embeddings (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN);
+    // the figures keep the request's tokens, as the estimate's do.
+    if (std::optional<Warning> w = contextWarning(workload)) answer.warnings.push_back(std::move(*w));
     struct Option {
         Deployment deployment;
         Candidate candidate;                 // the replica (the decode replica when disaggregated)

@@ -109,9 +109,12 @@ PrefillPath prefillPath(const StepModel& m, const Lengths& n, double decodes, do
 }
 
 ClosedLoopPrefill prefillOf(const StepModel& m, const Lengths& n) {
-    // One prompt's prefill, and what a prefill adds to the decode steps it
-    // shares (all of its time where the engine does not mix them).
-    const PrefillPath p = prefillPath(m, n, 1.0, 1.0);
+    // One prompt's prefill alone, and what a prefill adds to the decode
+    // steps it shares (all of its time where the engine does not mix them).
+    // Alone, no other request decodes in its steps: a lone user's prompt
+    // carries none, and the closed loop adds the riding decodes of the
+    // others itself (so TTFT never falls from one user to two).
+    const PrefillPath p = prefillPath(m, n, 0.0, 1.0);
     const double factor = m.engine.prefillTimeFactor;
     ClosedLoopPrefill out;
     out.ownS = n.prompt > 0 ? factor * p.ownS : decodeStepS(m, n, 1.0);

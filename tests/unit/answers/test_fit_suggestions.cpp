@@ -94,3 +94,25 @@ TEST_CASE("llama.cpp on a card too small: host RAM takes experts or layers, neve
     const std::vector<FitSuggestion> onMac = fitSuggestions(mac);
     CHECK(find(onMac, "offload_layers") == nullptr);
 }
+
+TEST_CASE("an Apple GPU is offered a higher wired limit where that makes the model fit", "[suggestions]") {
+    // DeepSeek-R1 in Q4_K_M (GGUF ~404 GB = 377.6 GiB of weights) on an M3
+    // Ultra with 512 GB: macOS wires 3/4 of it to the GPU by default (384 GiB,
+    // the catalog's memory_gib), short of the weights and the rest. Raised to
+    // max(80% of RAM, RAM - 5 GiB) = 507 GiB (exo's configure_mlx.sh), it fits,
+    // as the llama.cpp runs of this model on that Mac do.
+    Scenario s = serving("deepseek-r1", "apple-m3-ultra-80c", Engine::LlamaCpp);
+    s.weights = WeightFormat::Q4_K_M;
+    s.weightsExplicit = true;
+    s.host = hostDefaults(s.gpu);
+    const std::vector<FitSuggestion> all = fitSuggestions(s);
+    const FitSuggestion* wired = find(all, "gpu_wired_limit");
+    REQUIRE(wired != nullptr);
+    CHECK(wired->fits);
+    CHECK(wired->detail.find("507 GiB") != std::string::npos);
+    CHECK(wired->detail.find("iogpu.wired_limit_mb=519168") != std::string::npos);  // 507 x 1024
+    CHECK(all.front().change == "gpu_wired_limit");  // costs nothing: first
+    // Not on a GPU with memory of its own.
+    Scenario h100 = serving("llama-3.1-70b", "h100-sxm5-80gb");
+    CHECK(find(fitSuggestions(h100), "gpu_wired_limit") == nullptr);
+}

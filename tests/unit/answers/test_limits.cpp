@@ -126,3 +126,70 @@ TEST_CASE("limits with -ngl offload agree with the estimate that fits", "[limits
     CHECK(batch.batch >= 1);
     CHECK_FALSE(batch.capped);  // the CPU layers' KV in 64 GiB of RAM bounds it
 }
+
+TEST_CASE("limits judge a training scenario as its estimate does", "[limits][planner]") {
+    // LoRA of Llama-3.1-8B on one RTX 4090 with gradient checkpointing left
+    // "auto" (the training default): the estimate turns checkpointing on
+    // where it is needed, so the longest sequence that fits is the one the
+    // estimate fits with checkpointing, and one token more does not.
+    // Checkpointing keeps each layer's input only (2 s h bytes, CONTRACT
+    // gradient_checkpointing) instead of its whole working set, so the limit
+    // is longer than with checkpointing fixed off.
+    Scenario s = finetuning("llama-3.1-8b", "rtx-4090", Method::Lora);
+    s.gradientCheckpointingAuto = true;
+    const ContextLimit limit = longestContext(s);
+    REQUIRE(limit.fits);
+    Scenario at = s;
+    at.seqLen = limit.tokens;
+    CHECK(estimate(at, EstimateDetail{false, false, false, false}).fits);
+    Scenario next = s;
+    next.seqLen = limit.tokens + 1;
+    CHECK_FALSE(estimate(next, EstimateDetail{false, false, false, false}).fits);
+    Scenario off = s;
+    off.gradientCheckpointingAuto = false;
+    off.gradientCheckpointing = false;
+    const ContextLimit plain = longestContext(off);
+    REQUIRE(plain.fits);
+    CHECK(limit.tokens > plain.tokens);
+}
+
+TEST_CASE("limits weigh the host RAM a stated machine has", "[limits][offload]") {
+    // Full fine-tuning of Llama-3.1-8B (8.03B parameters) under ZeRO-3 with
+    // the optimizer offloaded keeps 16 bytes per parameter x 1.5 in host RAM
+    // (DeepSpeed's estimate_zero3_model_states_mem_needs, cpu_offload without
+    // offload_params): 193 GB = 179 GiB, above a stated 64 GiB. No sequence
+    // length changes that, so no context or batch fits (a shorter context
+    // was offered as a fix that, applied, still did not fit).
+    Scenario s = finetuning("llama-3.1-8b", "rtx-2080-ti-22gb", Method::Full);
+    s.gpuCount = 4;
+    s.parallel.strategy = Strategy::Zero3;
+    s.parallel.offload = Offload::Optimizer;
+    s.host.ramGib = 64;
+    s.host.ramExplicit = true;
+    s.host.explicitAny = true;
+    s.gradientCheckpointing = true;
+    REQUIRE_FALSE(estimate(s, EstimateDetail{false, false, false, false}).fits);
+    CHECK_FALSE(longestContext(s).fits);
+    CHECK_FALSE(largestBatch(s).fits);
+    // With 256 GiB of RAM the same job fits at 2048 tokens.
+    s.host.ramGib = 256;
+    CHECK(estimate(s, EstimateDetail{false, false, false, false}).fits);
+    CHECK(longestContext(s).fits);
+}
+
+TEST_CASE("the largest batch stays within the request's own range", "[limits]") {
+    // Qwen2.5-0.5B on a B300 under vLLM, one-token requests: each sequence
+    // holds one 16-token KV block of 24 layers x 2 x 2 KV heads x 64 x 2 bytes
+    // (config.json) = 12 KiB a token, 192 KiB a sequence, so a million
+    // sequences take 183 GiB, within the B300's ~255 GiB pool. The memory
+    // allows more sequences than a request may state (batch at most
+    // 1,000,000, request_limits.hpp): the answer stops there, capped, so it
+    // can be sent back as a request (it said 1,048,576).
+    Scenario s = serving("qwen2.5-0.5b", "b300", Engine::Vllm);
+    s.promptTokens = 1;
+    s.outputTokens = 0;
+    const BatchLimit limit = largestBatch(s);
+    REQUIRE(limit.fits);
+    CHECK(limit.capped);
+    CHECK(limit.batch == 1000000);
+}

@@ -137,4 +137,44 @@ TEST_CASE("LitGPT's multi-head attention keeps the fused qkv output behind the s
     CHECK(attention - queryValue == Approx((3.0 * 4096 - 16384.0) * tokenLayers / 1e9).epsilon(0.001));
 }
 
+TEST_CASE("A framework that unties the head holds a tied table twice", "[memory][lora]") {
+    // LitGPT's GPT has separate wte and lm_head modules (litgpt/model.py);
+    // convert_hf_checkpoint.py copies Llama 3.2 1B's tied table into
+    // lm_head.weight. The table is vocabulary x hidden = 128,256 x 2,048
+    // (its config.json): one more bf16 copy, 525,336,576 bytes.
+    Scenario s = loraStep("llama-3.2-1b");
+    const double tied = gb(memoryOn(s, 1).weightsGiB);
+    s.untiedHead = true;
+    CHECK(gb(memoryOn(s, 1).weightsGiB) - tied == Approx(128256.0 * 2048 * 2 / 1e9).epsilon(0.001));
+    // An untied checkpoint (Llama 2 7B) has two tables already.
+    Scenario untied = loraStep("llama-2-7b");
+    const double before = gb(memoryOn(untied, 1).weightsGiB);
+    untied.untiedHead = true;
+    CHECK(gb(memoryOn(untied, 1).weightsGiB) == Approx(before));
+}
+
+TEST_CASE("A 4-bit lm_head is stored in 4 bits and dequantized whole for its matmul", "[memory][lora]") {
+    // Lightning Fabric's BitsandbytesPrecision converts lm_head with every
+    // other nn.Linear (LitGPT's QLoRA); bitsandbytes' MatMul4Bit dequantizes
+    // the whole weight to 16 bits for each call. Llama 3.2 1B under NF4 with
+    // double quantization (4.127 bits a weight: formats.cpp) and its head
+    // untied: the head's 262,668,288 weights go from 2 bytes to 4.127 / 8,
+    // and the dequantization buffer grows from the largest block matrix
+    // (2,048 x 8,192 = 16,777,216) to the head, in 2 bytes a weight.
+    Scenario s = loraStep("llama-3.2-1b", Method::Qlora);
+    s.untiedHead = true;
+    const MemoryBreakdown sixteen = memoryOn(s, 1);
+    s.lora.quantizedHead = true;
+    const MemoryBreakdown four = memoryOn(s, 1);
+    const double head = 128256.0 * 2048;
+    CHECK(gb(four.weightsGiB) - gb(sixteen.weightsGiB) == Approx(head * (4.127 / 8 - 2) / 1e9).epsilon(0.001));
+    CHECK(gb(four.activationsGiB) - gb(sixteen.activationsGiB) ==
+          Approx((head - 2048.0 * 8192) * 2 / 1e9).epsilon(0.001));
+    // A 16-bit base has no 4-bit head to dequantize.
+    Scenario lora = loraStep("llama-3.2-1b");
+    const double plain = gb(memoryOn(lora, 1).totalGiB);
+    lora.lora.quantizedHead = true;
+    CHECK(gb(memoryOn(lora, 1).totalGiB) == Approx(plain));
+}
+
 }  // namespace caliper::test

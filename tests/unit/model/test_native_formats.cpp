@@ -124,6 +124,26 @@ TEST_CASE("gpt-oss-120b fits one H100 in its MXFP4 checkpoint", "[formats][nativ
     CHECK(r["decode_tokens_per_s"].get<double>() > 0);
 }
 
+TEST_CASE("gpt-oss-120b runs its MXFP4 checkpoint on AMD Instinct MI300X under vLLM", "[formats][native]") {
+    // vLLM's gpt-oss recipe (vllm-project/recipes OpenAI/GPT-OSS.md): "you
+    // can run it on NVIDIA H100, H200, B200 as well as MI300x, MI325x, MI355x
+    // and Radeon AI PRO R9700". CDNA 3 has no FP4 matrix instructions, so the
+    // experts run weight-only, as on Hopper: the same 60.8 GiB of weights
+    // (114.7e9 expert weights at 4.25 bits + ~2.2e9 in bf16), one 192 GB
+    // GPU. It was sized in bf16 (217.6 GiB), two MI300X.
+    const Json r = estimateOk(R"({"model":"gpt-oss-120b","gpu":"mi300x","gpu_count":"auto"})");
+    CHECK(r["gpus_needed"] == 1);
+    CHECK(r["plan"]["weights"] == "mxfp4");
+    CHECK(hasWhy(r, "weights_native_weight_only"));
+    CHECK(r["memory"]["weights_gib"].get<double>() == Approx(60.8).margin(1.0));
+    // CDNA 2 (MI250X) is not in the recipe: dequantized to bf16 at load.
+    Scenario s = inferenceDefaults("gpt-oss-120b", "mi250x");
+    CHECK(s.weights == WeightFormat::Bf16);
+    CHECK(std::string(s.weightsWhy) == "weights_native_unsupported");
+    s = inferenceDefaults("gpt-oss-20b", "radeon-ai-pro-r9700");
+    CHECK(s.weights == WeightFormat::Mxfp4);
+}
+
 TEST_CASE("DeepSeek-R1 fits 8x H200 in block FP8 and is never told to quantize to fp8", "[formats][native]") {
     const Json r = estimateOk(R"({"model":"deepseek-r1","gpu":"h200-sxm-141gb","gpu_count":8})");
     // ~669e9 linear weights at 8.002 bits + 1.85e9 embedding/lm_head

@@ -129,6 +129,24 @@ TEST_CASE("training offload states its host RAM and refuses when the host is too
     CHECK_FALSE(hasWarning(large, "host_ram_too_small"));
 }
 
+TEST_CASE("training offload past the host RAM assumed says so without refusing", "[offload]") {
+    // ZeRO-3 with the optimizer offloaded keeps 16 bytes x 1.5 per parameter
+    // in host RAM (DeepSpeed's estimate_zero3_model_states_mem_needs with
+    // cpu_offload): 8.03e9 x 24 B = 193 GB = 179.5 GiB for Llama-3.1-8B, above
+    // the 64 GiB a desktop is assumed to have. Unstated, the RAM does not
+    // refuse the plan, but the answer warns (it was silent, with "64 GiB" and
+    // "179.5 GiB" side by side only in explain).
+    const Json assumed = estimateOk(R"({"model":"llama-3.1-8b","gpu":"2080 Ti 22GB","gpu_count":4,"task":"finetune",
+        "method":"full","parallel":{"offload":"optimizer"}})");
+    CHECK(assumed["memory"]["cpu_offload_gib"].get<double>() == Approx(179.5).margin(0.5));
+    CHECK(assumed["fits"] == true);
+    CHECK(hasWarning(assumed, "host_ram_assumed"));
+    CHECK_FALSE(hasWarning(assumed, "host_ram_too_small"));
+    const Json stated = estimateOk(R"({"model":"llama-3.1-8b","gpu":"2080 Ti 22GB","gpu_count":4,"task":"finetune",
+        "method":"full","parallel":{"offload":"optimizer"},"host":{"ram_gib":256}})");
+    CHECK_FALSE(hasWarning(stated, "host_ram_assumed"));
+}
+
 TEST_CASE("Apple: llama.cpp by default and the GPU's share of unified memory as a knob", "[offload][apple]") {
     const Json r = estimateOk(R"({"model":"llama-3.1-8b","gpu":"apple-m4-max-40c"})");
     CHECK(r["scenario"]["engine"] == "llama.cpp");

@@ -75,11 +75,12 @@ TEST_CASE("serving: where prompts ride with decodes, the prompt's step carries t
               .epsilon(1e-3));
     CHECK(ridingDecodes(v, at32, 32) < 31);
     CHECK(ridingDecodes(v, at32, 32) > 25);  // 1024 prompt tokens against 128 decode steps: most of the cycle decodes
-    // At one user only its own prefill runs, with the one decode the lone
-    // path assumes: the prompt's step grows with the decodes it carries.
+    // At one user only its own prefill runs, with no other request decoding
+    // in its step (its first token is sampled from the prompt's last
+    // position): the prompt's step grows with the decodes it carries.
     const serving::ReplicaState at1 = serving::steadyState(v.scenario, v.model, 1, 1e9);
     CHECK(at1.prefillOwnS ==
-          Approx(v.model.engine.prefillTimeFactor * v.model.stepS(1, kContext, 1024, 512)).epsilon(1e-9));
+          Approx(v.model.engine.prefillTimeFactor * v.model.stepS(0, kContext, 1024, 512)).epsilon(1e-9));
     CHECK(at32.prefillOwnS > at1.prefillOwnS);
     // SGLang runs prefill batches apart from the decodes: its own prefill
     // does not depend on how many requests decode.

@@ -567,3 +567,74 @@ TEST_CASE("serving: a pipeline-parallel vLLM deployment's KV pool is the smaller
     CHECK(few->kvPoolGiB == Approx(many->kvPoolGiB));
     CHECK(notBelow(many->tpotMs, few->tpotMs));
 }
+
+TEST_CASE("serve: a context past the model's is warned about, as the estimate warns", "[serving][serve]") {
+    // Llama 3 8B's config.json: max_position_embeddings 8192. A prompt of
+    // 8192 tokens and 256 out needs 8448; vLLM refuses a max_model_len above
+    // the model's (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN), and the estimate
+    // warns context_exceeds_model: serve's answer says so too.
+    const PropertyJson a = answer(R"({"model":"llama-3-8b","users":5,"prompt_tokens":8192,"output_tokens":256,)"
+                                  R"("slo":{"ttft_s":30},"gpu":["h100-sxm5-80gb"]})");
+    bool warned = false;
+    for (const PropertyJson& w : a["warnings"]) warned = warned || w["code"] == "context_exceeds_model";
+    CHECK(warned);
+    const PropertyJson within = answer(R"({"model":"llama-3-8b","users":5,"prompt_tokens":4096,"output_tokens":256,)"
+                                       R"("slo":{"ttft_s":30},"gpu":["h100-sxm5-80gb"]})");
+    for (const PropertyJson& w : within["warnings"]) CHECK(w["code"] != "context_exceeds_model");
+}
+
+TEST_CASE("serving: a second user never shortens the first token's wait", "[serving][properties]") {
+    // A lone user's prompt runs with no other request decoding in its steps;
+    // a second user can only add work to them (its decodes ride along, or its
+    // prompt runs first). The lone prefill was sized as if one decode rode
+    // with it, so on llama.cpp (prompts mixed into the decode batch, no
+    // synchronized wait) TTFT fell from one user to two: 0.437 s -> 0.437 s
+    // less 0.2 ms for Llama-3.1-8B Q4_K_M with a 4096-token prompt on a 4090.
+    const PropertyJson request = {{"model", "llama-3.1-8b"}, {"gpu", "rtx-4090"}, {"engine", "llama.cpp"},
+                                  {"weights", "Q4_K_M"}, {"prompt_tokens", 4096}, {"output_tokens", 128}};
+    const std::optional<ServingFigures> one = servingAt(request, 1);
+    const std::optional<ServingFigures> two = servingAt(request, 2);
+    REQUIRE(one);
+    REQUIRE(two);
+    CHECK(two->ttftS >= one->ttftS);
+    for (const char* engine : {"vllm", "tensorrt-llm"}) {
+        PropertyJson r = {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}, {"engine", engine},
+                          {"prompt_tokens", 4096}, {"output_tokens", 128}};
+        const std::optional<ServingFigures> a = servingAt(r, 1);
+        const std::optional<ServingFigures> b = servingAt(r, 2);
+        REQUIRE(a);
+        REQUIRE(b);
+        INFO(engine);
+        CHECK(b->ttftS >= a->ttftS);
+    }
+}
+
+TEST_CASE("serving: vLLM on Apple silicon pads no decode batch to a CUDA graph size", "[serving]") {
+    // vllm-metal runs MLX eagerly (README: VLLM_METAL_EAGER_MODE default 1,
+    // "disable graph compilation"), so 17 running requests compute 17 rows,
+    // not the 24 of vLLM's CUDA-graph capture list [1, 2, 4, 8, 16, 24, ...].
+    // Qwen2.5-3B at 16-17 requests on an M4 Max is near its compute bound
+    // (decode compute 13 ms beside 14 ms of reads), where padding to 24 rows
+    // cost 26% of TPOT and made throughput per GPU fall from 16 users to 17.
+    const PropertyJson request = {{"model", "qwen2.5-3b"}, {"gpu", "apple-m4-max-40c-64gb"}, {"engine", "vllm"},
+                                  {"prompt_tokens", 128}, {"output_tokens", 128}};
+    const std::optional<ServingFigures> at16 = servingAt(request, 16);
+    const std::optional<ServingFigures> at17 = servingAt(request, 17);
+    REQUIRE(at16);
+    REQUIRE(at17);
+    // One more row: at most 1/16 more compute on a step of reads and compute.
+    CHECK(at17->tpotMs < at16->tpotMs * (1 + 1.0 / 16));
+    CHECK(at17->outputTokensPerSPerGpu >= at16->outputTokensPerSPerGpu);
+}
+
+TEST_CASE("serve: a speech, embedding or diffusion model is refused, not served tokens", "[serving][serve]") {
+    // FLUX.1-dev makes images and Whisper transcribes: the estimate gives
+    // them their own figures and no serving object (CONTRACT "Workloads"),
+    // so serve has no TTFT or TPOT to hold against an SLO. It listed FLUX
+    // deployments at 70 output tokens/s per user.
+    rejected(R"({"model":"flux.1-dev","users":10,"slo":{"ttft_s":2}})", "incompatible_options", "/model");
+    rejected(R"({"model":"whisper-large-v3","users":10,"slo":{"ttft_s":2}})", "incompatible_options", "/model");
+    rejected(R"({"model":"bge-m3","request_rate_per_s":5,"slo":{"ttft_s":1}})", "incompatible_options", "/model");
+    const ApiResponse r = recommendJson(projectCatalog(), R"({"model":"flux.1-dev","batch":4,"slo":{"ttft_s":2}})");
+    CHECK(r.status == 2);
+}

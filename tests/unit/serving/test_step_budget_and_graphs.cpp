@@ -38,12 +38,12 @@ TEST_CASE("serving: the deployment's step token budget replaces the engine's def
     const Setup generated = setupOf("vllm", 8, 9700);
     CHECK(byDefault.model.engine.stepTokenBudget == 8192);
     CHECK(generated.model.engine.stepTokenBudget == 9700);
-    // Alone, the 8192-token prompt runs whole in one step (the engine counts
-    // the request's own decode slot riding with it, as prefillOf does).
+    // Alone, the 8192-token prompt runs whole in one step, with no other
+    // request decoding in it (prefillOf's lone path).
     const double contextS = 8192 + 1024 / 2.0;
     const serving::ReplicaState alone = serving::steadyState(generated.scenario, generated.model, 1, 1e9);
     CHECK(alone.prefillOwnS == Approx(generated.model.engine.prefillTimeFactor *
-                                      generated.model.stepS(1, contextS, 8192, 4096))
+                                      generated.model.stepS(0, contextS, 8192, 4096))
                                    .epsilon(1e-9));
     // Beside running decodes the default budget (decodes take theirs first)
     // cuts the prompt in two steps that each carry the decodes; 9700 holds it

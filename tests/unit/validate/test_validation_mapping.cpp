@@ -339,6 +339,15 @@ TEST_CASE("LitGPT rows follow LitGPT's scripts: allocated memory, chunked loss, 
     CHECK(one.request["lora"]["dropout"] == 0.05);
     CHECK(one.request["lora"]["fused_qkv"] == true);
     CHECK(one.request["kv_heads_repeated"] == true);
+    // Its GPT keeps lm_head apart from wte (litgpt/model.py), and Fabric's
+    // BitsandbytesPrecision quantizes lm_head with the other linear layers.
+    CHECK(one.request["untied_head"] == true);
+    CHECK(one.request["lora"]["quantized_head"] == true);
+    // A 16-bit LoRA run has no 4-bit head.
+    Json sixteen = qlora;
+    sixteen["quant"] = "bf16";
+    sixteen["method"] = "lora";
+    CHECK_FALSE(caliper::test::mappedRow(sixteen).request["lora"].contains("quantized_head"));
     // A config hub yaml listing every layer (gemma-2b/lora.yaml: lora_query,
     // lora_key, lora_value, lora_projection, lora_mlp, lora_head true).
     Json every = qlora;

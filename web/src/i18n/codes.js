@@ -47,6 +47,7 @@ var en = {
   'sugg.shorter_context': 'Shorter context', 'sugg.smaller_batch': 'Smaller batch', 'sugg.more_gpus': 'More GPUs',
   'sugg.offload_moe_experts': 'Keep some layers’ MoE experts in host RAM (--n-cpu-moe)',
   'sugg.offload_layers': 'Keep some layers in host RAM (-ngl)',
+  'sugg.gpu_wired_limit': 'Raise the GPU’s wired memory limit (sudo sysctl iogpu.wired_limit_mb)',
   'sugg.fused_linear_loss': 'Fused linear cross-entropy (Liger Kernel: use_liger_kernel=True)',
   'rule.inference_2_bytes_per_param': 'Inference in 16-bit: 2 bytes per parameter',
   'rule.inference_1_2x_weights': 'Inference: weights × 1.2',
@@ -152,6 +153,7 @@ var zh = {
   'warn.fp4_weight_only': 'Blackwell 之前的显卡没有 FP4 张量核心：MXFP4/NVFP4 权重在矩阵乘法中反量化为 16 位运行（仅权重量化）：显存按 4 位计，预填充按 16 位算力。',
   'warn.power_unknown': '目录中没有这款显卡有来源的板卡功耗：功耗和能耗未知。',
   'warn.host_ram_too_small': '主机内存不足以容纳卸载到 CPU 的权重或优化器状态。',
+  'warn.host_ram_assumed': '卸载到主机内存的部分超过了按机型假定的内存容量；请用 host.ram_gib 填写实际内存以判断能否放下。',
   'warn.cpu_offload_slow': '部分权重留在主机内存并由 CPU 计算：生成速度受主机内存带宽限制。',
   'warn.cpu_offload_compute_bound': '在这个批次下，留在主机的层受 CPU 算力限制（按假定的 CPU 峰值 FP32 算力计；可用 host.cpu_tflops 设定）。',
   'warn.software_ecosystem': '这不是 CUDA 显卡：请确认所用框架支持它（ROCm、CANN、Gaudi 或 Metal 版本）。',
@@ -187,6 +189,7 @@ var zh = {
   'sugg.lora': '改用 LoRA 微调', 'sugg.qlora': '改用 QLoRA', 'sugg.kv_cache_q8_0': 'KV 缓存用 8 位（q8_0）', 'sugg.kv_cache_fp8': 'KV 缓存用 FP8',
   'sugg.quantize': '量化权重', 'sugg.shorter_context': '缩短上下文', 'sugg.smaller_batch': '减小批大小', 'sugg.more_gpus': '增加显卡',
   'sugg.offload_moe_experts': '把部分层的 MoE 专家放到内存（--n-cpu-moe）', 'sugg.offload_layers': '把部分层放到内存（-ngl）',
+  'sugg.gpu_wired_limit': '提高 GPU 可占用的统一内存上限（sudo sysctl iogpu.wired_limit_mb）',
   'sugg.fused_linear_loss': '融合线性交叉熵（Liger Kernel：use_liger_kernel=True）',
   // The change each suggestion makes, where the engine's words are fixed
   // (core/src/answers/fit_suggestions.cpp); English shows the engine's own.

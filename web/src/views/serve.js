@@ -69,15 +69,19 @@ function onNumber(id) {
   if (JSON.stringify(ctx.app.state[spec[0]]) !== JSON.stringify(v)) ctx.change(patch);
 }
 
+// Token-generating models only: serve refuses speech, embedding and
+// diffusion models (their own pipelines have no TTFT or TPOT).
+function servable(m) { return !m.workload || m.workload === 'llm'; }
+
 function currentModel(s) {
   if (s.sm) return s.sm;
-  var models = ctx.app.models;
+  var models = ctx.app.models.filter(servable);
   return models.some(function (m) { return m.id === DEFAULT_MODEL; }) ? DEFAULT_MODEL : models.length ? models[0].id : '';
 }
 
 function refreshLists(models) {
   var groups = [], byFamily = {};
-  models.forEach(function (m) {
+  models.filter(servable).forEach(function (m) {
     if (!byFamily[m.family]) { byFamily[m.family] = { label: m.family, options: [] }; groups.push(byFamily[m.family]); }
     byFamily[m.family].options.push({ value: m.id, label: m.name });
   });

@@ -36,9 +36,11 @@ struct FormatChoice {
 // (inference), or grows seq_len (training); capped at the model's max_context.
 ContextLimit longestContext(const Scenario& scenario);
 
-// Largest batch that fits, up to kMaxSearchBatch.
+// Largest batch that fits, up to kMaxSearchBatch: the request's own upper
+// bound on `batch` (request_limits.hpp), so the answer can be sent back as a
+// request.
 BatchLimit largestBatch(const Scenario& scenario);
-constexpr std::int64_t kMaxSearchBatch = 1 << 20;
+constexpr std::int64_t kMaxSearchBatch = 1000000;
 
 // Best weight format for inference that fits, highest quality first:
 // bf16/fp16, fp8 (where the GPU runs it), int8 / Q8_0, Q6_K, Q5_K_M, AWQ /

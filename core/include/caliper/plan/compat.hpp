@@ -1,6 +1,7 @@
 #pragma once
 // What to watch on a GPU for a scenario: hard incompatibilities (rejected
 // by checkScenario) and soft ones (warnings).
+#include <optional>
 #include <vector>
 
 #include "caliper/result.hpp"
@@ -9,6 +10,11 @@
 namespace caliper {
 
 std::vector<Warning> compatibilityWarnings(const Scenario& scenario, const Plan& plan);
+
+// "context_exceeds_model" where the request's context (prompt + output, or
+// seq_len) is longer than the model's max_context; every answer that sizes
+// the request carries it (the estimate, serve).
+std::optional<Warning> contextWarning(const Scenario& scenario);
 
 bool isGgufFormat(WeightFormat format);
 bool isTrainingEngine(Engine engine);

@@ -79,6 +79,9 @@ struct ServeAnswer {
     // GPUs left out because the catalog gives no memory bandwidth: no decode
     // speed can be estimated for them (the estimate's speed_unknown).
     std::vector<std::string> speedUnknownIds, speedUnknownNames;
+    // What holds for every deployment (the request's context against the
+    // model's, as the estimate warns).
+    std::vector<Warning> warnings;
 };
 
 // `workload` carries the model, engine, lengths and serving options; its GPU

@@ -36,7 +36,7 @@ constexpr const char* kWarningCodes[] = {
     "disaggregated_not_searched", "request_rate_above_capacity", "requests_queue", "slo_not_met", "slo_not_judged",
     "unknown_compute_rate", "workload_trained_as_transformer",
     // the planner's host offload and board power
-    "cpu_offload_slow", "cpu_offload_compute_bound", "host_ram_too_small", "power_unknown"};
+    "cpu_offload_slow", "cpu_offload_compute_bound", "host_ram_too_small", "host_ram_assumed", "power_unknown"};
 
 // The codes of {"ok":false,"error":{"code",...}}: the engine's, and the
 // WebAssembly module's own (no_catalog, unknown_function).
@@ -76,7 +76,9 @@ Json taskDefaults(const Catalog& catalog, Task task) {
     options.resolveModelAndGpu = false;
     const Scenario s = scenarioFromJson(catalog, Json{{"task", toString(task)}}, warnings, options);
     return {{"task", toString(s.task)},
-            {"method", toString(s.method)},
+            // Inference runs the whole model: no method (CONTRACT `method`),
+            // as the estimate's scenario echo says.
+            {"method", task == Task::Inference ? Json(nullptr) : Json(toString(s.method))},
             {"engine", toString(s.engine)},
             {"gpu_count", s.gpuCount},
             {"batch", s.batchAuto ? Json("auto") : Json(s.batch)},
@@ -90,7 +92,9 @@ Json taskDefaults(const Catalog& catalog, Task task) {
             {"packing", s.packing},
             {"autocast", s.autocast},
             {"kv_heads_repeated", s.kvHeadsRepeated},
-            {"lora", {{"rank", s.lora.rank}, {"targets", toString(s.lora.targets)}, {"fused_qkv", s.lora.fusedQkv}, {"adapter_dtype", "auto"}}},
+            {"untied_head", s.untiedHead},
+            {"lora", {{"rank", s.lora.rank}, {"targets", toString(s.lora.targets)}, {"fused_qkv", s.lora.fusedQkv}, {"adapter_dtype", "auto"},
+                      {"quantized_head", s.lora.quantizedHead}}},
             {"parallel",
              {{"strategy", toString(s.parallel.strategy)},
               {"tp", s.parallel.tp > 0 ? Json(s.parallel.tp) : Json(nullptr)},

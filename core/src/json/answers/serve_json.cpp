@@ -6,6 +6,7 @@
 // -> {"deployments": [...], "curve": [...]}.
 #include "caliper/serving/serve.hpp"
 #include "caliper/units.hpp"
+#include "caliper/workloads/workloads.hpp"
 #include "json/catalog/gpu_selection.hpp"
 #include "json/result_json.hpp"
 #include "json/request/scenario_json.hpp"
@@ -170,6 +171,14 @@ Json serveToJson(const Catalog& catalog, const Json& request) {
     const Json* model = request.contains("model") ? &request["model"] : nullptr;
     if (!model || model->is_null()) fail("missing_key", "/model", "required key 'model' is missing");
     workload.model = resolveModel(catalog, *model, "/model", warnings);
+    // Speech, embedding and diffusion models run their own pipelines, not a
+    // token-serving engine: the estimate gives them no serving figures, and
+    // serve has no TTFT or TPOT to hold against an SLO for them.
+    if (hasPipeline(workload.model)) {
+        fail("incompatible_options", "/model",
+             workload.model.id + "'s workload is " + toString(workload.model.workload) +
+                 ": serve sizes token-generating deployments (estimate gives its own figures)");
+    }
     ObjectReader r(request, "");
     const ServeOptions options = readServeOptions(r);
     const std::vector<GpuSpec> gpus = selectGpus(catalog, request);
@@ -191,6 +200,7 @@ Json serveToJson(const Catalog& catalog, const Json& request) {
     out["deployments"] = std::move(list);
     out["curve"] = curveToJson(answer.curve);
     out["candidates"] = answer.candidates;
+    warnings.insert(warnings.end(), answer.warnings.begin(), answer.warnings.end());
     if (!answer.anyMeetsSlo) {
         warnings.push_back({"slo_not_met", answer.deployments.empty()
                                                ? "no GPU in the selection holds the model within max_gpus"

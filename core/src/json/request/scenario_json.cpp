@@ -145,6 +145,7 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
     s.flashAttentionExplicit = r.has("flash_attention");
     s.flashAttention = r.boolOr("flash_attention", true);
     s.kvHeadsRepeated = r.boolOr("kv_heads_repeated", false);
+    s.untiedHead = r.boolOr("untied_head", false);
     adaptToGpu(s);
     // autocast only changes an fp32 model's training (the 16-bit formats
     // compute in their own dtype already).
@@ -163,6 +164,7 @@ void readLora(Scenario& s, ObjectReader& r) {
     const std::string dtype = l.enumOr("adapter_dtype", "auto", {"auto", "fp32", "model"});
     s.lora.adapterDtype = dtype == "fp32" ? AdapterDtype::Fp32 : dtype == "model" ? AdapterDtype::Model : AdapterDtype::Auto;
     s.lora.dropout = l.numberOr("dropout", 0.0, 0.0, 1.0);
+    s.lora.quantizedHead = l.boolOr("quantized_head", false);
     l.ignore("alpha");
     l.finish();
 }
