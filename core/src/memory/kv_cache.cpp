@@ -204,9 +204,13 @@ double kvBytes(const Inputs& in, const Layout& layout, const Stage& stage, const
     const double stageShare = stage.layers / in.shape.stackLayers;
     const double perLayerToken = kv.layerTokenBytes * headShare({0, kv.shardable}, in.shape, layout.tp);
     const double selfBytes = stageShare * perLayerToken * kv.selfTokenLayers;
-    // Cross-attention caches hold the encoder (or image) tokens of each sequence.
-    const double crossBytes = stageShare * kv.crossLayers * s.model.crossAttentionTokens * double(s.batch) *
-                              2.0 * in.shape.kvDim * kv.elementBytes * headShare({0, true}, in.shape, layout.tp);
+    // Cross-attention caches hold the encoder (or image) tokens of each
+    // sequence. (Without such layers the product is +0 whatever its other,
+    // finite factors: not worked out, since every plan probed comes here.)
+    const double crossBytes = kv.crossLayers > 0 ? stageShare * kv.crossLayers * s.model.crossAttentionTokens *
+                                                       double(s.batch) * 2.0 * in.shape.kvDim * kv.elementBytes *
+                                                       headShare({0, true}, in.shape, layout.tp)
+                                                 : 0.0;
     const double indexerBytes = stageShare * kv.indexerBytesPerToken * kv.fullTokens;
     const double stateBytes = linearStateBytes(s, layout, stageShare);
     const double bytes = selfBytes + crossBytes + indexerBytes + stateBytes;

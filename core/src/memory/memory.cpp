@@ -87,13 +87,14 @@ struct StageBytes {
 };
 
 // `knownWeightBytes` (may be null): the stage's inference weight bytes,
-// where the caller has worked them out already.
+// where the caller has worked them out already; `knownStates` (may be
+// null) the same for a training stage's states.
 StageBytes stageTensors(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex,
-                        const double* knownWeightBytes) {
+                        const double* knownWeightBytes, const TrainingStates* knownStates = nullptr) {
     StageBytes t;
     t.hostBytes = in.weights.hostBytes + offloadedWeightBytes(in, layout);
     if (in.training) {
-        const TrainingStates states = trainingStates(in, layout, st, ex);
+        const TrainingStates states = knownStates ? *knownStates : trainingStates(in, layout, st, ex);
         t.weightsBytes = states.weights;
         t.gradientsBytes = states.gradients;
         t.optimizerBytes = states.optimizer;
@@ -138,22 +139,32 @@ void explainPool(const Scenario& s, const PoolResult& pool, double kvCacheBytes,
 
 double nonNegativeGib(double bytes) { return std::max(0.0, bytesToGiB(bytes)); }
 
-MemoryBreakdown evaluateStage(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex,
-                              std::vector<Warning>* warnings, const double* knownWeightBytes = nullptr) {
-    const Scenario& s = *in.scenario;
-    const StageBytes t = stageTensors(in, layout, st, ex, knownWeightBytes);
-    const double allocatedBytes = t.allocatedBytes();
-    const Overhead o = runtimeOverhead(in, layout, st, allocatedBytes, t.buffersBytes);
-    const PoolResult pool = applyPool(s, allocatedBytes - t.kvCacheBytes + o.total(), t.kvCacheBytes);
-    if (ex.on()) {
-        explainPool(s, pool, t.kvCacheBytes, ex);
-        explainOverhead(o, pool.slack, ex);
-    }
-    if (warnings && pool.paged && t.kvCacheBytes > pool.pool && pool.pool > 0) {
-        warnings->push_back(Warning{"kv_pool_too_small",
-                                    fmt("the KV cache needs %.1f GiB but the pool left after the weights holds %.1f GiB",
-                                        bytesToGiB(t.kvCacheBytes), bytesToGiB(pool.pool))});
-    }
+// A stage's bytes, overheads and pool: what its breakdown and its fit test
+// are made of.
+struct StageFigures {
+    StageBytes t;
+    Overhead o;
+    PoolResult pool;
+    // The breakdown's total and pool, as the breakdown rounds them: a fit
+    // test reads these alone, so a stage that does not fit is ruled out
+    // before its breakdown is built (most probes of a count search).
+    double totalGiB() const { return nonNegativeGib(pool.total); }
+};
+
+StageFigures stageFigures(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex,
+                          const double* knownWeightBytes, const TrainingStates* knownStates = nullptr) {
+    StageFigures f;
+    f.t = stageTensors(in, layout, st, ex, knownWeightBytes, knownStates);
+    const double allocatedBytes = f.t.allocatedBytes();
+    f.o = runtimeOverhead(in, layout, st, allocatedBytes, f.t.buffersBytes);
+    f.pool = applyPool(*in.scenario, allocatedBytes - f.t.kvCacheBytes + f.o.total(), f.t.kvCacheBytes);
+    return f;
+}
+
+MemoryBreakdown breakdownOf(const StageFigures& f) {
+    const StageBytes& t = f.t;
+    const Overhead& o = f.o;
+    const PoolResult& pool = f.pool;
     MemoryBreakdown m;
     m.weightsGiB = nonNegativeGib(t.weightsBytes);
     m.kvCacheGiB = nonNegativeGib(t.kvCacheBytes);
@@ -164,19 +175,38 @@ MemoryBreakdown evaluateStage(const Inputs& in, const Layout& layout, const Stag
     m.overheadGiB = nonNegativeGib(o.total() + pool.slack);
     m.overheadParts = {nonNegativeGib(o.cudaContext), nonNegativeGib(o.cudaGraphs),     nonNegativeGib(o.nccl),
                        nonNegativeGib(o.buffers),     nonNegativeGib(o.allocator + o.lossBlocks), nonNegativeGib(o.varyingLengths)};
-    m.totalGiB = nonNegativeGib(pool.total);
+    m.totalGiB = f.totalGiB();
     m.cpuOffloadGiB = nonNegativeGib(t.hostBytes);
     if (pool.paged) m.kvPoolGib = nonNegativeGib(pool.pool);
     return m;
 }
 
+MemoryBreakdown evaluateStage(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex,
+                              std::vector<Warning>* warnings, const double* knownWeightBytes = nullptr) {
+    const Scenario& s = *in.scenario;
+    const StageFigures f = stageFigures(in, layout, st, ex, knownWeightBytes);
+    const StageBytes& t = f.t;
+    const PoolResult& pool = f.pool;
+    if (ex.on()) {
+        explainPool(s, pool, t.kvCacheBytes, ex);
+        explainOverhead(f.o, pool.slack, ex);
+    }
+    if (warnings && pool.paged && t.kvCacheBytes > pool.pool && pool.pool > 0) {
+        warnings->push_back(Warning{"kv_pool_too_small",
+                                    fmt("the KV cache needs %.1f GiB but the pool left after the weights holds %.1f GiB",
+                                        bytesToGiB(t.kvCacheBytes), bytesToGiB(pool.pool))});
+    }
+    return breakdownOf(f);
+}
+
 // Whether the last stage (b) is fuller than the first (a). Both stages
 // filled to the engine's budget (a paged pool that holds the KV) show the
 // same total: the one with the smaller pool is the fuller, since vLLM sizes
-// every worker's KV blocks by the smallest pool.
-bool lastFuller(const MemoryBreakdown& a, const MemoryBreakdown& b) {
-    const bool tied = a.totalGiB == b.totalGiB && a.kvPoolGib && b.kvPoolGib;
-    return tied ? *b.kvPoolGib < *a.kvPoolGib : b.totalGiB > a.totalGiB;
+// every worker's KV blocks by the smallest pool. (Read from the stages'
+// figures, as their breakdowns round them.)
+bool lastFuller(const StageFigures& a, const StageFigures& b) {
+    const bool tied = a.totalGiB() == b.totalGiB() && a.pool.paged && b.pool.paged;
+    return tied ? nonNegativeGib(b.pool.pool) < nonNegativeGib(a.pool.pool) : b.totalGiB() > a.totalGiB();
 }
 
 }  // namespace
@@ -187,15 +217,16 @@ MemoryBreakdown evaluate(const Inputs& in, const Plan& plan, const Explain& ex, 
     if (layout.pp == 1) return evaluateStage(in, layout, first, ex, warnings);
     const Stage last = lastStage(in, layout);
     const Explain quiet;
-    const MemoryBreakdown a = evaluateStage(in, layout, first, quiet, nullptr);
-    const MemoryBreakdown b = evaluateStage(in, layout, last, quiet, nullptr);
-    const Stage& fullest = lastFuller(a, b) ? last : first;
-    if (!ex.on() && !warnings) return &fullest == &last ? b : a;
+    const StageFigures a = stageFigures(in, layout, first, quiet, nullptr);
+    const StageFigures b = stageFigures(in, layout, last, quiet, nullptr);
+    const bool lastFullest = lastFuller(a, b);
+    if (!ex.on() && !warnings) return breakdownOf(lastFullest ? b : a);
+    const Stage& fullest = lastFullest ? last : first;
     ex.add("fullest_gpu", [&] { return fmt("pipeline stage %s (%.1f layers%s) of %d; the first holds the embeddings%s",
                               &fullest == &last ? "last" : "first", fullest.layers,
                               &fullest == &last ? ", lm_head and logits" : "", layout.pp,
                               layout.layerSplit ? "" : " and most micro-batches in flight"); },
-           std::max(a.totalGiB, b.totalGiB));
+           std::max(a.totalGiB(), b.totalGiB()));
     return evaluateStage(in, layout, fullest, ex, warnings);
 }
 
@@ -207,25 +238,56 @@ std::optional<MemoryBreakdown> evaluateIfFits(const Inputs& in, const Plan& plan
     const Layout layout = layoutOf(plan);
     const Explain quiet;
     const Stage first = firstStage(in, layout);
-    // An inference stage holds at least its weights and the CUDA context
-    // (the KV cache, activations and other overheads only add to them, and a
-    // serving pool leaves them as they are): where those alone overflow,
-    // the rest is not worked out. The margin keeps rounding on the side of
-    // a full evaluation.
-    // (The stage's weight bytes are then passed on, not worked out again.)
-    const double firstWeightBytes = in.training ? 0 : weightBytes(in, layout, first, quiet);
-    if (!in.training && bytesToGiB(firstWeightBytes) + kCudaContextGiB > in.usableGiB + kFloorMarginGiB) {
-        return std::nullopt;
+    const Stage last = lastStage(in, layout);
+    // A stage holds at least its weights (training: its states, i.e.
+    // weights, gradients, optimizer, adapters and buffers) and the overheads
+    // every stage holds (CUDA context, captured graphs, NCCL buffers): the
+    // KV cache and activations only add to them (both >= 0: a training step
+    // that frees gradients keeps at least the end of backward), so do the
+    // allocator's reserves, and a serving pool's total is never below what
+    // is allocated outside it (applyPool). So where those alone overflow, on
+    // the first or on the last stage, the plan does not fit: the last stage
+    // is ruled out as the fullest too, since a total above the usable
+    // memory is above a fitting first stage's (lastFuller). The rest (the
+    // activations above all) is then not worked out. The margin keeps
+    // rounding on the side of a full evaluation.
+    // Past the floors the stages' breakdowns are built only for the fullest,
+    // where it fits (the fit test and the choice of the fullest read the
+    // totals and pools alone, fits and lastFuller, worked out as the
+    // breakdown works them out). The stages' weight bytes (serving) or
+    // states (training), worked out for the floors, are passed on.
+    auto fullestIfFits = [&](const double* firstWeightBytes, const double* lastWeightBytes,
+                             const TrainingStates* firstStates,
+                             const TrainingStates* lastStates) -> std::optional<MemoryBreakdown> {
+        const StageFigures a = stageFigures(in, layout, first, quiet, firstWeightBytes, firstStates);
+        // The fullest GPU holds at least what the first stage holds: where
+        // that overflows, the last stage need not be evaluated.
+        if (!(a.totalGiB() <= in.usableGiB + kFitToleranceGiB)) return std::nullopt;
+        if (layout.pp == 1) return breakdownOf(a);
+        const StageFigures b = stageFigures(in, layout, last, quiet, lastWeightBytes, lastStates);
+        const StageFigures& fullest = lastFuller(a, b) ? b : a;
+        if (!(fullest.totalGiB() <= in.usableGiB + kFitToleranceGiB)) return std::nullopt;
+        return breakdownOf(fullest);
+    };
+    const double fixedBytes = fixedOverhead(in, layout).total();
+    auto overflows = [&](double bytes) { return bytesToGiB(bytes + fixedBytes) > in.usableGiB + kFloorMarginGiB; };
+    if (in.training) {
+        auto statesBytes = [](const TrainingStates& t) {
+            return t.weights + t.gradients + t.optimizer + t.adapter + t.buffers;
+        };
+        const TrainingStates firstStates = trainingStates(in, layout, first, quiet);
+        if (overflows(statesBytes(firstStates))) return std::nullopt;
+        if (layout.pp == 1) return fullestIfFits(nullptr, nullptr, &firstStates, nullptr);
+        const TrainingStates lastStates = trainingStates(in, layout, last, quiet);
+        if (overflows(statesBytes(lastStates))) return std::nullopt;
+        return fullestIfFits(nullptr, nullptr, &firstStates, &lastStates);
     }
-    const MemoryBreakdown a = evaluateStage(in, layout, first, quiet, nullptr, in.training ? nullptr : &firstWeightBytes);
-    // The fullest GPU holds at least what the first stage holds: where that
-    // overflows, the last stage need not be evaluated.
-    if (!fits(in, a)) return std::nullopt;
-    if (layout.pp == 1) return a;
-    const MemoryBreakdown b = evaluateStage(in, layout, lastStage(in, layout), quiet, nullptr);
-    const MemoryBreakdown& fullest = lastFuller(a, b) ? b : a;
-    if (!fits(in, fullest)) return std::nullopt;
-    return fullest;
+    const double firstWeightBytes = weightBytes(in, layout, first, quiet);
+    if (overflows(firstWeightBytes)) return std::nullopt;
+    if (layout.pp == 1) return fullestIfFits(&firstWeightBytes, nullptr, nullptr, nullptr);
+    const double lastWeightBytes = weightBytes(in, layout, last, quiet);
+    if (overflows(lastWeightBytes)) return std::nullopt;
+    return fullestIfFits(&firstWeightBytes, &lastWeightBytes, nullptr, nullptr);
 }
 
 }  // namespace sizing

@@ -78,13 +78,18 @@ void prepareOverhead(const Scenario& s, Inputs& in) {
                                s.packing ? kFixedLengthLossCopies : kVaryingLengthLossCopies);
 }
 
-Overhead runtimeOverhead(const Inputs& in, const Layout& layout, const Stage& stage, double allocatedBytes,
-                         double bufferBytes) {
+Overhead fixedOverhead(const Inputs& in, const Layout& layout) {
     const Engine engine = in.scenario->engine;
     Overhead o;
     o.cudaContext = gibToBytes(kCudaContextGiB);
     if (!in.training && (engine == Engine::Vllm || engine == Engine::Sglang)) o.cudaGraphs = gibToBytes(kCudaGraphsGiB);
     if (usesNccl(in, layout)) o.nccl = gibToBytes(kNcclBuffersGiB);
+    return o;
+}
+
+Overhead runtimeOverhead(const Inputs& in, const Layout& layout, const Stage& stage, double allocatedBytes,
+                         double bufferBytes) {
+    Overhead o = fixedOverhead(in, layout);
     o.buffers = bufferBytes;
     const Scenario& s = *in.scenario;
     // The varying-length reserve is cached, unused blocks: when an allocation

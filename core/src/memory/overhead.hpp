@@ -25,6 +25,12 @@ struct Overhead {
     double total() const { return cudaContext + cudaGraphs + nccl + buffers + allocator + varyingLengths + lossBlocks; }
 };
 
+// The part of runtimeOverhead() that every stage of a plan holds whatever
+// its tensors: the CUDA context, the serving engines' captured graphs and
+// the NCCL buffers. (A fit test's floor: the total is never below the
+// weights plus these.)
+Overhead fixedOverhead(const Inputs& in, const Layout& layout);
+
 // allocatedBytes: the tensors of the breakdown (weights, KV, activations,
 // states), from which the training reserve is taken.
 // stage: the GPU's pipeline stage (only the last holds the loss).

@@ -65,6 +65,24 @@ double lowestPossibleCount(const sizing::Inputs& in) {
     return budget > 0 ? weights / budget : double(kMaxGpus) + 1;
 }
 
+// The same bound for counts above one, where every GPU also holds the
+// overheads no plan removes beside the context (memory.cpp evaluateIfFits
+// tests a stage's weights with them): the NCCL buffers of a multi-GPU plan
+// and a serving engine's captured graphs (overhead.cpp fixedOverhead; the
+// count enters only as "more than one"). A stage's total is never below its
+// weights plus these, and the fullest stage holds at least weights / count,
+// so a count below weights / (usable - these) cannot fit. It rules out
+// probes of the first-fit scan and the gap check before their plan is
+// made; the search's own `lowest` (read by the planner) stays the
+// context-only bound.
+double lowestMultiGpuCount(const sizing::Inputs& in) {
+    sizing::Layout two;
+    two.count = 2;
+    const double budget = in.usableGiB - bytesToGiB(sizing::fixedOverhead(in, two).total());
+    const double weights = bytesToGiB(in.weights.total(in.shape.stackLayers));
+    return budget > 0 ? weights / budget : double(kMaxGpus) + 1;
+}
+
 // The first candidate count above one at or past the lower bound.
 std::size_t firstPossibleIndex(double lowest) {
     const Counts& counts = candidateCounts();
@@ -230,6 +248,9 @@ CountSearch searchGpuCounts(const sizing::Inputs& in) {
     const double lowest = lowestPossibleCount(in);
     out.lowest = lowest;
     if (lowest <= 1 && fitsCount(search, 1)) return out;
+    // (Serving only: training adds only the NCCL buffers to the context,
+    // which rules out too few probes to pay for the bound.)
+    const double lowestMulti = in.training ? lowest : std::max(lowest, lowestMultiGpuCount(in));
     // Serving with the default strategy splits by tensor, pipeline or layer:
     // none replicated, none monotone, no training activations, so the plan
     // for two GPUs need not be made to tell which.
@@ -237,13 +258,13 @@ CountSearch searchGpuCounts(const sizing::Inputs& in) {
     const Strategy strategy = servingDefault ? defaultStrategy(scenario, 2) : sizing::planFor(in, 2).strategy;
     std::optional<int> fitting;
     if (!replicated(scenario, strategy) && !activationsAloneOverflow(in, strategy)) {
-        fitting = firstFit(search, firstPossibleIndex(lowest), monotone(strategy), sizing::usableCountLimit(in));
+        fitting = firstFit(search, firstPossibleIndex(lowestMulti), monotone(strategy), sizing::usableCountLimit(in));
     }
     if (!fitting) {
         out.fit.reset();
         return out;
     }
-    const int fewest = fewestInGap(search, *fitting, lowest);
+    const int fewest = fewestInGap(search, *fitting, lowestMulti);
     if (found.count != fewest) fitsCount(search, fewest);  // the searches end on their answer; this keeps that true
     return out;
 }

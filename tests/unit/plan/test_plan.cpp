@@ -113,17 +113,23 @@ TEST_CASE("the pruned GPU-count search answers what a scan of every count answer
 
 // The planner skips what the search ruled out (counts below the weights'
 // bound and counts it probed without a fit) and shows the one-GPU breakdown
-// the search kept; evaluateIfFits rejects an inference plan on its weights
-// alone before the rest is worked out. None of that may disagree with a
-// full evaluation of the same plan.
+// the search kept; evaluateIfFits rejects a plan on a stage's weights
+// (training: its states) and the overheads every GPU holds, on the first or
+// the last pipeline stage, before the rest is worked out, and builds the
+// breakdown of the fullest stage only. None of that may disagree with a
+// full evaluation of the same plan: the same verdict, the same figures.
 TEST_CASE("what the count search rules out does not fit, and a quick rejection agrees with a full evaluation",
           "[plan][gpu_count]") {
     Scenario zero3 = finetuning("llama-3.1-70b", "rtx-4090", Method::Full);
     zero3.parallel.strategy = Strategy::Zero3;
+    Scenario lora = finetuning("llama-3.1-70b", "rtx-4090", Method::Lora);
+    lora.gradientCheckpointing = true;
+    // Megatron's pipelines: training plans with a first and a last stage.
+    const Scenario megatron = finetuning("llama-3-70b", "a100-sxm4-40gb", Method::Full, Engine::Megatron);
     const Scenario cases[] = {serving("llama-3.1-405b", "rtx-4090"), serving("qwen2.5-72b", "rtx-4090"),
                               serving("llama-3.1-70b", "h100-sxm5-80gb", Engine::TensorrtLlm),
                               serving("kimi-k2", "rtx-4090", Engine::LlamaCpp), serving("llama-3.1-8b", "gtx-1050-ti"),
-                              zero3};
+                              zero3, lora, megatron};
     for (const Scenario& s : cases) {
         INFO(s.model.id << " on " << s.gpu.id << " " << toString(s.engine));
         const sizing::Inputs in = sizing::prepare(s);
@@ -134,7 +140,14 @@ TEST_CASE("what the count search rules out does not fit, and a quick rejection a
             const bool usable = sizing::countUsable(in, plan);
             const MemoryBreakdown full = sizing::evaluate(in, plan, sizing::Explain(), nullptr);
             if (search.ruledOut(n)) CHECK_FALSE((usable && sizing::fits(s, full)));
-            if (usable) CHECK(sizing::evaluateIfFits(in, plan).has_value() == sizing::fits(s, full));
+            if (!usable) continue;
+            const std::optional<MemoryBreakdown> quick = sizing::evaluateIfFits(in, plan);
+            CHECK(quick.has_value() == sizing::fits(s, full));
+            if (quick) {
+                CHECK(quick->totalGiB == full.totalGiB);
+                CHECK(quick->activationsGiB == full.activationsGiB);
+                CHECK(quick->kvPoolGib == full.kvPoolGib);
+            }
         }
         if (search.one) CHECK(search.one->memory.totalGiB == sizing::evaluate(in, sizing::planFor(in, 1), sizing::Explain(), nullptr).totalGiB);
     }

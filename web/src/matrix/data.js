@@ -118,7 +118,9 @@ function ValueCell(f, i) {
   this._f = f;
   this._i = i;
 }
-var FLAGS = ['fits_one', 'needs_nvlink', 'tight'];  // 1 = true; tight: fits by the estimate, not by its 80% memory band
+// 1 = true. tight: fits by the estimate, not by its 80% memory band;
+// users_at_slo_fp8: users_at_slo found with FP8 weights/KV the request left open.
+var FLAGS = ['fits_one', 'needs_nvlink', 'tight', 'users_at_slo_fp8'];
 CELL_FIELDS.forEach(function (k) {
   var get = k === 'status' ? function () { return this._f.statusNames[this._f.status[this._i]]; }
     : k === 'strategy' ? function () { return this._f.strategyNames[this._f.strategy[this._i]]; }
