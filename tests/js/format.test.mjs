@@ -94,6 +94,8 @@ test('the figure shown depends on the metric and the task', () => {
   assert.equal(cells.figureText(cell, 'gpus', false, opts), '1');
   assert.equal(cells.figureText({ status: 'no' }, 'speed', false, opts), '');
   assert.equal(cells.figureText({ status: 'fits', decode_tokens_per_s: null }, 'speed', false, opts), '–');
+  // A speech model's cell: no tokens/s, its own figure (seconds of audio per second).
+  assert.equal(cells.figureText({ status: 'fits', decode_tokens_per_s: null, workload_figure: 107.2 }, 'speed', false, opts), '107');
 });
 
 test('sort values skip cells that do not fit', () => {

@@ -196,6 +196,15 @@ var zh = {
   'sugg.offload_moe_experts': '把部分层的 MoE 专家放到内存（--n-cpu-moe）', 'sugg.offload_layers': '把部分层放到内存（-ngl）',
   'sugg.gpu_wired_limit': '提高 GPU 可占用的统一内存上限（sudo sysctl iogpu.wired_limit_mb）',
   'sugg.fused_linear_loss': '融合线性交叉熵（Liger Kernel：use_liger_kernel=True）',
+  // The change each suggestion makes, where the engine's words are fixed
+  // (core/src/answers/fit_suggestions.cpp); English shows the engine's own.
+  'sdetail.flash_attention': '开启 FlashAttention', 'sdetail.gradient_checkpointing': '开启梯度检查点',
+  'sdetail.fused_linear_loss': '融合线性交叉熵（Liger Kernel，use_liger_kernel=True）',
+  'sdetail.optimizer_8bit': '8 位 AdamW（bitsandbytes）', 'sdetail.zero3': 'ZeRO-3，切分到各张卡',
+  'sdetail.offload_optimizer': '优化器状态放在 CPU 内存', 'sdetail.offload_parameters': '参数和优化器状态放在 CPU 内存',
+  'sdetail.lora': '用 LoRA 适配器代替全参数微调', 'sdetail.qlora': 'QLoRA：NF4 基座加适配器，开启梯度检查点',
+  'sdetail.kv_cache_q8_0': 'KV 缓存用 q8_0', 'sdetail.kv_cache_fp8': 'KV 缓存用 fp8',
+  'sdetail.offload_moe_experts': '部分层的 MoE 专家放在内存（--n-cpu-moe）', 'sdetail.offload_layers': '部分层放在内存（-ngl）',
   'rule.inference_2_bytes_per_param': '16 位推理：每个参数 2 字节',
   'rule.inference_1_2x_weights': '推理：权重 × 1.2',
   'rule.training_16_bytes_per_param': 'Adam 混合精度训练：每个参数 16 字节',

@@ -38,7 +38,9 @@ function figureKey(cell, metric, training) {
       return cell && cell.train_hours != null ? 'train_hours' : 'train_tokens_per_s';
     default:
       if (training) return cell && cell.train_hours != null ? 'train_hours' : 'train_tokens_per_s';
-      return 'decode_tokens_per_s';
+      // A speech, embedding or diffusion model has no tokens/s: its own figure
+      // (docs/CONTRACT.md "Workloads": the cell's workload_figure).
+      return cell && cell.decode_tokens_per_s == null && cell.workload_figure != null ? 'workload_figure' : 'decode_tokens_per_s';
   }
 }
 

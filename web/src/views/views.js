@@ -105,7 +105,7 @@ function paintMatrix(matrix, opts) {
     partial: !!opts.partial });
 }
 
-function matrixWindow(matrix) { return matrixTable.windowFor(matrix, state()); }
+function matrixWindow(matrix, over) { return matrixTable.windowFor(matrix, state(), over); }
 
 function render(view) {
   if (view === 'serve') serveView.render();
