@@ -8,7 +8,7 @@
 //   build/bin/caliper_bench [--quick]
 //   valgrind --tool=callgrind build/bin/caliper_bench --profile-catalog
 //   valgrind --tool=callgrind build/bin/caliper_bench --profile-matrix
-//   perf record -g build/bin/caliper_bench --profile-matrix 50 [lora]   (N passes)
+//   perf record -g build/bin/caliper_bench --profile-matrix 50 [lora|lora-defaults|slo]   (N passes)
 //   valgrind --tool=callgrind build/bin/caliper_bench --profile-estimate-json
 #include <time.h>
 
@@ -313,12 +313,16 @@ int main(int argc, char** argv) {
         const int passes = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
         const bool lora = argc > 3 && std::strcmp(argv[3], "lora") == 0;
         const bool loraDefaults = argc > 3 && std::strcmp(argv[3], "lora-defaults") == 0;
+        const bool withSlo = argc > 3 && std::strcmp(argv[3], "slo") == 0;  // the users-at-SLO mode below
+        Slo slo;
+        slo.ttftS = 2.0;
+        slo.minUserTokensPerS = 20.0;
         const Scenario workload = lora           ? loraScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb")
                                   : loraDefaults ? loraDefaultsScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb")
                                                  : inferenceScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb");
         std::vector<std::vector<MatrixCell>> buffer;
         for (int i = 0; i < passes; ++i) {
-            computeMatrix(workload, allModels(catalog), allGpus(catalog), 8, nullptr, buffer);
+            computeMatrix(workload, allModels(catalog), allGpus(catalog), 8, withSlo ? &slo : nullptr, buffer);
             gSink = gSink + buffer.front().front().totalGiB;
         }
         return 0;

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -136,21 +137,33 @@ std::string nearestId(const std::vector<Entry>& entries, std::string_view query)
 
 namespace {
 
+// "5090 32G" split into its name ("5090 ") and memory size (32 GB), if the
+// query ends in a memory size. Split on the raw text: once normalised,
+// "5090 32G" would read as the single number 509032.
+struct MemorySuffix {
+    std::string_view base;
+    double memoryGb;
+};
+
+std::optional<MemorySuffix> splitMemorySuffix(std::string_view query) {
+    std::size_t end = query.size();
+    while (end > 0 && std::isspace(static_cast<unsigned char>(query[end - 1]))) --end;
+    if (end > 0 && (query[end - 1] == 'b' || query[end - 1] == 'B')) --end;
+    if (end == 0 || (query[end - 1] != 'g' && query[end - 1] != 'G')) return std::nullopt;
+    std::size_t start = --end;
+    while (start > 0 && std::isdigit(static_cast<unsigned char>(query[start - 1]))) --start;
+    if (start == end || start == 0 || std::isalnum(static_cast<unsigned char>(query[start - 1]))) return std::nullopt;
+    return MemorySuffix{query.substr(0, start), std::stod(std::string(query.substr(start, end - start)))};
+}
+
 // "5090 32GB" or "L40S 48G": a name the catalog knows followed by a memory size
 // it does not list as an alias. The size must match the entry's memory, so
 // "4090 96G" stays unknown instead of silently becoming the 24 GB card.
 const GpuSpec* findGpuByMemorySuffix(const Catalog& catalog, std::string_view query) {
-    // Split "<name> <digits>G[B]" on the raw text: once normalised, "5090 32G"
-    // would read as the single number 509032.
-    std::size_t end = query.size();
-    while (end > 0 && std::isspace(static_cast<unsigned char>(query[end - 1]))) --end;
-    if (end > 0 && (query[end - 1] == 'b' || query[end - 1] == 'B')) --end;
-    if (end == 0 || (query[end - 1] != 'g' && query[end - 1] != 'G')) return nullptr;
-    std::size_t start = --end;
-    while (start > 0 && std::isdigit(static_cast<unsigned char>(query[start - 1]))) --start;
-    if (start == end || start == 0 || std::isalnum(static_cast<unsigned char>(query[start - 1]))) return nullptr;
-    const double memoryGb = std::stod(std::string(query.substr(start, end - start)));
-    const std::string base = stripVendorWords(normalizeName(query.substr(0, start)));
+    const std::optional<MemorySuffix> split = splitMemorySuffix(query);
+    if (!split) return nullptr;
+    const double memoryGb = split->memoryGb;
+    const std::string base = stripVendorWords(normalizeName(split->base));
     if (base.empty()) return nullptr;
     const GpuSpec* named = findEntry(catalog.gpus, base);
     if (named && std::abs(named->memoryGb - memoryGb) < 1) return named;
@@ -165,17 +178,54 @@ const GpuSpec* findGpuByMemorySuffix(const Catalog& catalog, std::string_view qu
     return nullptr;
 }
 
+// The card a query means without its memory size, or null: "4080 32G" names
+// the RTX 4080 even though no 32 GB 4080 is known, so a miss suggests it first.
+const GpuSpec* gpuWithoutMemorySuffix(const Catalog& catalog, std::string_view query) {
+    const std::optional<MemorySuffix> split = splitMemorySuffix(query);
+    return split ? findEntry(catalog.gpus, split->base) : nullptr;
+}
+
+// "2080ti魔改22g", "3080 20G 魔改", "RTX 4090 48GB modded": the word that marks a
+// modified card may stand anywhere in the name. Without it, the rest must name a
+// modified entry, so "魔改3090" does not silently become the stock card.
+const GpuSpec* findModifiedGpu(const Catalog& catalog, std::string_view query) {
+    constexpr std::array<std::string_view, 3> kModifiedWords = {"魔改", "modded", "modified"};
+    std::string rest(query.substr(0, 200));
+    for (char& c : rest) c = asciiLower(static_cast<unsigned char>(c));
+    bool marked = false;
+    for (std::string_view word : kModifiedWords) {
+        for (std::size_t at = rest.find(word); at != std::string::npos; at = rest.find(word, at)) {
+            rest.replace(at, word.size(), " ");
+            marked = true;
+        }
+    }
+    if (!marked) return nullptr;
+    const GpuSpec* gpu = findEntry(catalog.gpus, rest);
+    if (!gpu) gpu = findGpuByMemorySuffix(catalog, rest);
+    return gpu && gpu->name.find("(modified)") != std::string::npos ? gpu : nullptr;
+}
+
+// Closest first: names containing the whole query ("DCU" in "Hygon DCU K100-AI")
+// before the rest, each by edit distance; `first`, when given, leads.
 template <class Entry>
-std::vector<std::string> nearestNames(const std::vector<Entry>& entries, std::string_view query, std::size_t count) {
-    const std::string key = stripVendorWords(normalizeName(query.substr(0, 200)));
-    std::vector<std::pair<std::size_t, const Entry*>> ranked;
+std::vector<std::string> nearestNames(const std::vector<Entry>& entries, const std::string& key, std::size_t count,
+                                      const Entry* first = nullptr) {
+    std::vector<std::pair<std::pair<int, std::size_t>, const Entry*>> ranked;
     for (const auto& entry : entries) {
-        std::size_t best = editDistance(key, stripVendorWords(normalizeName(entry.name)));
-        for (const auto& alias : entry.aliases) best = std::min(best, editDistance(key, stripVendorWords(normalizeName(alias))));
+        if (&entry == first) continue;
+        std::vector<std::string> names{entry.name};
+        names.insert(names.end(), entry.aliases.begin(), entry.aliases.end());
+        std::pair<int, std::size_t> best{2, static_cast<std::size_t>(-1)};
+        for (const std::string& name : names) {
+            const std::string candidate = stripVendorWords(normalizeName(name));
+            const int contains = key.size() >= 3 && candidate.find(key) != std::string::npos ? 0 : 1;
+            best = std::min(best, std::make_pair(contains, editDistance(key, candidate)));
+        }
         ranked.emplace_back(best, &entry);
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::string> names;
+    if (first && count > 0) names.push_back(first->name);
     for (std::size_t i = 0; i < ranked.size() && names.size() < count; ++i) names.push_back(ranked[i].second->name);
     return names;
 }
@@ -184,11 +234,13 @@ std::vector<std::string> nearestNames(const std::vector<Entry>& entries, std::st
 
 const GpuSpec* findGpu(const Catalog& catalog, std::string_view query) {
     if (const GpuSpec* gpu = findEntry(catalog.gpus, query)) return gpu;
-    return findGpuByMemorySuffix(catalog, query);
+    if (const GpuSpec* gpu = findGpuByMemorySuffix(catalog, query)) return gpu;
+    return findModifiedGpu(catalog, query);
 }
 
 std::vector<std::string> nearestGpuNames(const Catalog& catalog, std::string_view query, std::size_t count) {
-    return nearestNames(catalog.gpus, query, count);
+    const std::string key = stripVendorWords(normalizeName(query.substr(0, 200)));
+    return nearestNames(catalog.gpus, key, count, gpuWithoutMemorySuffix(catalog, query.substr(0, 200)));
 }
 namespace {
 
@@ -227,10 +279,26 @@ const ModelSpec* findModelBySizeSuffix(const Catalog& catalog, std::string_view 
     return std::abs(params - billions) <= 0.1 * billions ? named : nullptr;
 }
 
+// "Phi-4-reasoning-plus": a Hugging Face repository name without its
+// organisation, where the catalog lists the whole id ("microsoft/Phi-4-reasoning-plus").
+const ModelSpec* findModelByRepoName(const Catalog& catalog, std::string_view query) {
+    const std::string key = normalizeName(query.substr(0, 200));
+    if (key.empty()) return nullptr;
+    auto repoMatches = [&](const std::string& id) {
+        const std::size_t slash = id.find('/');
+        return slash != std::string::npos && normalizeName(std::string_view(id).substr(slash + 1)) == key;
+    };
+    for (const ModelSpec& model : catalog.models) {
+        if (repoMatches(model.hfId) || std::any_of(model.aliases.begin(), model.aliases.end(), repoMatches)) return &model;
+    }
+    return nullptr;
+}
+
 }  // namespace
 
 const ModelSpec* findModel(const Catalog& catalog, std::string_view query) {
     if (const ModelSpec* model = findEntry(catalog.models, query)) return model;
+    if (const ModelSpec* model = findModelByRepoName(catalog, query)) return model;
     const std::string latin = latinFamilyNames(normalizeName(query));
     if (latin != normalizeName(query)) {
         if (const ModelSpec* model = findEntry(catalog.models, latin)) return model;
@@ -248,6 +316,14 @@ const Caveat* findCaveat(const Catalog& catalog, std::string_view id) {
 std::string nearestGpuId(const Catalog& catalog, std::string_view query) { return nearestId(catalog.gpus, query); }
 std::string nearestModelId(const Catalog& catalog, std::string_view query) {
     return nearestId(catalog.models, latinFamilyNames(normalizeName(query.substr(0, 200))));
+}
+
+std::vector<std::string> nearestModelNames(const Catalog& catalog, std::string_view query, std::size_t count) {
+    // The nearest id leads (ids are what "qwen3-32b"-style queries are closest
+    // to); the rest by their names and aliases.
+    const ModelSpec* first = findEntry(catalog.models, nearestModelId(catalog, query));
+    const std::string key = stripVendorWords(latinFamilyNames(normalizeName(query.substr(0, 200))));
+    return nearestNames(catalog.models, key, count, first);
 }
 
 }  // namespace caliper

@@ -13,6 +13,8 @@ const FIXTURES = path.join(h.ROOT, 'tests/fixtures');
 const GOOD_CONFIG = fs.readFileSync(path.join(FIXTURES, 'hf_configs/mistral-7b-v0.3.json'), 'utf8');
 // num_attention_heads: -32, which the engine rejects with a JSON pointer.
 const BAD_CONFIG = fs.readFileSync(path.join(FIXTURES, 'hf_configs_bad/negative-heads.json'), 'utf8');
+// model_type glm4_moe_custom, which the engine does not know, with expert keys.
+const UNKNOWN_MOE = fs.readFileSync(path.join(FIXTURES, 'hf_configs/custom-unknown-moe.json'), 'utf8');
 const INVENTORY = { gpu: '2080 Ti 22GB', count: 4 };
 const INVENTORY_TASKS = ['inference', 'lora', 'qlora', 'full'];
 
@@ -158,5 +160,34 @@ h.forEachOrigin('own model and inventory', (env) => {
     assert.ok(r.rows.some((x) => x.tasks.inference.fits), 'some model runs on these cards');
     assert.match((await h.pageState(page)).hash, /inv=4\*2080/, 'the inventory is in the URL');
     await page.close();
+  });
+
+  test('what the engine assumed to read a pasted config stands beside its name in the row and the detail title', async () => {
+    cli.requireCli();
+    const own = await h.openPage(env.context, env.url('q=Llama 3.1'));
+    await own.click('.tabs [data-view="custom"]');
+    await own.fill('#cm-name', 'My GLM MoE');
+    await own.fill('#cm-config', UNKNOWN_MOE);
+    await own.click('#custom-model button[type="submit"]');
+    await own.waitForFunction(() => window.__caliperPage.app.state.cm !== null);
+    const cm = await own.evaluate(() => window.__caliperPage.app.state.cm);
+    // The engine reads the unknown family's expert keys as a mixture of experts
+    // and says so in a top-level warning (hf_config.cpp, unknown_model_type).
+    const engineWarning = cli.estimate({ model: JSON.parse(UNKNOWN_MOE), gpu: 'h100' }).warnings
+      .find((w) => w.code === 'unknown_model_type');
+    assert.ok(engineWarning && engineWarning.message.includes('mixture of experts'), 'the engine reads it as MoE');
+    assert.deepEqual(cm.warn, [{ code: 'unknown_model_type', message: engineWarning.message }]);
+
+    await own.click('.tabs [data-view="matrix"]');
+    const th = '#matrix tr[data-model-id="custom-model"] th';
+    await own.waitForSelector(th);
+    assert.equal(await own.textContent(th), 'My GLM MoE \u26a0', 'the user\'s name, marked');
+    assert.ok((await own.getAttribute(th, 'title')).includes(engineWarning.message), 'the assumption on the name');
+
+    await own.click('#matrix td.c[data-model-id="custom-model"]');
+    await own.waitForSelector('#detail[open]');
+    assert.ok((await own.textContent('#detail-title')).startsWith('My GLM MoE \u26a0'), 'the detail title keeps the user\'s name');
+    assert.ok((await own.getAttribute('#detail-title', 'title')).includes('mixture of experts'));
+    await own.close();
   });
 });

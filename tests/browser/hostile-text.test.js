@@ -54,8 +54,9 @@ h.forEachOrigin('hostile text', (env) => {
     assert.equal(await page.getAttribute('#matrix th[data-gpu-id="custom-gpu"] button', 'title'), 'Sort by ' + SVG + IMG);
     await page.click('#matrix td.c[data-model-id="custom-model"][data-gpu-id="custom-gpu"]');
     await page.waitForSelector('#detail[open]');
-    // The engine names a pasted config after its _name_or_path.
-    const title = en['detail.title'].replace('{model}', CONFIG_NAME).replace('{gpu}', SVG + IMG);
+    // The detail keeps the name the user gave (the engine would name the
+    // config after its _name_or_path, CONFIG_NAME).
+    const title = en['detail.title'].replace('{model}', IMG).replace('{gpu}', SVG + IMG);
     assert.equal(await page.textContent('#detail-title'), title);
     assert.deepEqual(await injected(page, scripts), []);
     await page.click('#detail-close');

@@ -94,6 +94,8 @@ test('the figure shown depends on the metric and the task', () => {
   assert.equal(cells.figureText(cell, 'gpus', false, opts), '1');
   assert.equal(cells.figureText({ status: 'no' }, 'speed', false, opts), '');
   assert.equal(cells.figureText({ status: 'fits', decode_tokens_per_s: null }, 'speed', false, opts), '–');
+  // A speech model's cell: no tokens/s, its own figure (seconds of audio per second).
+  assert.equal(cells.figureText({ status: 'fits', decode_tokens_per_s: null, workload_figure: 107.2 }, 'speed', false, opts), '107');
 });
 
 test('sort values skip cells that do not fit', () => {
@@ -104,4 +106,7 @@ test('sort values skip cells that do not fit', () => {
   assert.ok(cells.higherIsBetter('users', false));
   assert.equal(cells.sortValue({ status: 'fits', users_at_slo: 193 }, 'users', false), 193);
   assert.equal(cells.figureText({ status: 'fits', users_at_slo: 193 }, 'users', false, { locale: 'en', currency: 'usd', cnyPerUsd: 7 }), '193');
+  // A figure the engine found with FP8 weights/KV says so.
+  assert.equal(cells.figureText({ status: 'fits', users_at_slo: 193, users_at_slo_fp8: true }, 'users', false, { locale: 'en', currency: 'usd', cnyPerUsd: 7 }), '193 FP8');
+  assert.equal(cells.figureText({ status: 'fits', gpus_needed: 2 }, 'gpus', false, { locale: 'en', currency: 'usd', cnyPerUsd: 7 }), '2');
 });

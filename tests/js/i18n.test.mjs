@@ -77,6 +77,11 @@ test('engine codes are translated, with the engine message as fallback', () => {
   const unknown = { code: 'unknown_gpu', message: "unknown GPU 'H1000'; did you mean 'H100 SXM5 80GB'?", path: '/gpu' };
   assert.equal(i18n.errorText(unknown), '未知显卡：“H1000”，是不是 “H100 SXM5 80GB”？');
   assert.equal(i18n.errorDetail(unknown), unknown.message);
+  // The engine's JSON reader says what it expected (core/src/json/json_read.cpp): kept, in Chinese.
+  assert.equal(i18n.errorText({ code: 'invalid_value', message: 'expected a number at most 2048, got 99999', path: '/gpu/memory_gib' }),
+    '取值无效：应不大于 2048，实际为 99999');
+  assert.equal(i18n.errorText({ code: 'invalid_value', message: 'expected a positive number, got "a"' }), '取值无效：应为正数，实际为 “a”');
+  assert.equal(i18n.errorText({ code: 'invalid_value', message: 'expected an integer from 1 to 1024, got 0' }), '取值无效：应为 1 到 1024 之间的整数，实际为 0');
   assert.doesNotMatch(i18n.errorText({ code: 'invalid_config', message: 'expected hidden_size > 0' }), /[A-Za-z]{3}/);
   i18n.setLang('en');
   assert.equal(i18n.code('warn', 'no_nvlink', 'x has no NVLink'), 'X has no NVLink');

@@ -24,7 +24,7 @@ const GPUS = [
 function cellFor(m, g) {
   return { cost_usd: null, decode_tokens_per_s: m * 10 + g, fits_one: true, gpus_needed: 1, needs_nvlink: false, nodes: 1,
     prefill_tokens_per_s: 1000 + m * 10 + g, status: 'fits', strategy: 'single', tight: (m + g) % 2 === 1, total_gib: 5 + m, train_hours: null,
-    train_tokens_per_s: null, usd_per_hour: 2 + g, usd_per_million_tokens: 0.5, users_at_slo: null, workload_figure: null };
+    train_tokens_per_s: null, usd_per_hour: 2 + g, usd_per_million_tokens: 0.5, users_at_slo: null, users_at_slo_fp8: false, workload_figure: null };
 }
 let extraField = null;  // a field the engine may add later
 
@@ -184,7 +184,10 @@ test('cells from the values layout read back as the engine\'s cells: nulls, bool
   data.loadRest(job);
   assert.equal(calls[calls.length - 1].cells_layout, 'values', 'the page asks for values when the engine takes them');
   job.matrix.cells.forEach((row, i) => row.forEach((cell, j) => {
-    assert.deepEqual(Object.assign({}, cell), cellFor(i, j), `cell ${i} × ${j}`);
+    const want = cellFor(i, j);
+    // Each field as the page reads it, and the cell as the JSON export writes it.
+    assert.deepEqual(Object.fromEntries(Object.keys(want).map((k) => [k, cell[k]])), want, `cell ${i} × ${j}`);
+    assert.deepEqual(JSON.parse(JSON.stringify(cell)), want, `cell ${i} × ${j} as JSON`);
   }));
   // A field the page does not know: refused as a mismatch, not misread.
   extraField = 'kv_pool_gib';

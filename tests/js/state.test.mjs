@@ -205,6 +205,15 @@ test('a link with a value the page cannot read says which, and keeps the rest', 
   assert.deepEqual(S.refusedKeys(), []);
 });
 
+test('the own model\'s reading warnings travel in the link, and only as {code, message}', () => {
+  const warn = [{ code: 'unknown_model_type', message: 'read as a Llama-like mixture of experts' }];
+  const cm = { name: 'Mine', params_b: 107, model: { model_type: 'x' }, warn: warn };
+  const back = S.parse('', '#' + S.serialize(Object.assign(S.defaults(), { cm: cm })));
+  assert.deepEqual(back.cm.warn, warn);
+  const odd = S.parse('', '#cm=' + encodeURIComponent(JSON.stringify({ name: 'x', model: {}, warn: 'not a list' })));
+  assert.equal(odd.cm.warn, undefined, 'a warn that is not a list of warnings is dropped');
+});
+
 test('the serve view\'s GPUs to compare: names as people write them, an exact name alone, the unknown said', () => {
   // Entries as data/gpus.json names them (ids, names, aliases).
   const gpus = [

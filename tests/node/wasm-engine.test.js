@@ -100,7 +100,7 @@ test('the byte door answers exactly what the string functions answer', async () 
   assert.strictEqual(values.length, described.fields.length * described.cells);
   described.fields.forEach((field, f) => {
     const read = Array.from(values.subarray(f * described.cells, (f + 1) * described.cells), (v) => (Number.isNaN(v) ? null
-      : field === 'status' || field === 'strategy' ? described[field][v] : field === 'fits_one' || field === 'needs_nvlink' || field === 'tight' ? v === 1 : v));
+      : field === 'status' || field === 'strategy' ? described[field][v] : field === 'fits_one' || field === 'needs_nvlink' || field === 'tight' || field === 'users_at_slo_fp8' ? v === 1 : v));
     assert.deepStrictEqual(read, columns[field], field);
   });
   callBytes(engine, 'caveats', []);

@@ -234,12 +234,14 @@ TEST_CASE("generated scenarios: quantizing never raises weight memory", "[proper
 
 namespace {
 
-// The count below `needed` in the series fewestGpus searches (gpu_count.cpp:
-// 1, 2, 3, 4, 6, 8, then whole 8-GPU servers).
+// The count below `needed` that fewestGpus probed (gpu_count.cpp: 1, 2, 3,
+// 4, 6, 8, then whole 8-GPU servers, then upwards through the gap below the
+// first server count that fits, so a count between servers was found with
+// the one below it probed).
 int previousSearchedCount(int needed) {
     if (needed <= 4) return needed - 1;
     if (needed <= 8) return needed - 2;
-    return needed - 8;
+    return needed % 8 == 0 ? needed - 8 : needed - 1;
 }
 
 // gpus_needed and the fit at `count` GPUs for a generated request.

@@ -162,6 +162,10 @@ void setTraining(const RowFacts& f, const RowSetup& s, Json& req) {
     // Runs described by a global batch reach it by gradient accumulation; the
     // per-GPU micro-batch is what memory and step shape depend on.
     if (f.globalBatch && *f.globalBatch >= 1) req["global_batch"] = countOf(*f.globalBatch);
+    // A row whose text calls its batch the global one (the Megatron-LM
+    // README's weak-scaling table) states the step's sequences: the
+    // micro-batches a pipeline runs follow from it.
+    else if (s.globalBatch && f.method == "pretrain" && f.batch && *f.batch >= 1) req["global_batch"] = countOf(*f.batch);
     if (s.microBatch) req["batch"] = *s.microBatch;
     else if (s.globalBatch) req["batch"] = 1;
     else if (f.batch && *f.batch >= 1) req["batch"] = countOf(*f.batch);
@@ -209,7 +213,8 @@ void setParallel(const RowSetup& s, bool training, Json& req) {
     Json parallel = Json::object();
     if (multi && s.tp) parallel["tp"] = *s.tp;
     if (multi && s.pp) parallel["pp"] = *s.pp;
-    if (multi && training && s.cp && *s.cp > 1) parallel["cp"] = *s.cp;
+    // A stated CP of 1 is the run's own (no sequence split), not the planner's choice.
+    if (multi && training && s.cp && *s.cp >= 1) parallel["cp"] = *s.cp;
     if (multi && training && s.ep && *s.ep > 1) parallel["ep"] = *s.ep;
     // A stated VP of 1 is the plain 1F1B schedule, not the planner's choice.
     if (multi && training && s.vp && *s.vp >= 1 && s.pp && *s.pp > 1) parallel["vp"] = *s.vp;

@@ -15,6 +15,17 @@
 // (generator/rule_plugin/benchmark/trtllm.rule, "Enforce TensorRT-LLM MoE
 // parallelism: moe_tp x moe_ep = tp"), the product the columns hold; the
 // id's X GPUs with expert degree Y is the deployment that ran.
+// Without degrees in the id (the "dsr1_..._cfgN" rows) the product does not
+// say which deployment ran, and the values say it was not expert-parallel:
+// DeepSeek-V3 config 181 (tp_size 64, moe_tp 8, moe_ep 8) repeats within 3%
+// config 83 (tp_size 8, moe_tp 8, moe_ep 1) at every concurrency and length
+// both ran (TPOT 13.8 / 16.3 / 20.2 / 25.9 / 33.1 ms at 4-64 requests of
+// 1,024 + 1,024 tokens; config 83: 13.8 / 16.4 / 20.4 / 26.1 / 34.0), and
+// stays 35-60% off the expert-parallel rows (8.6 / 11.4 / 14.2 / 19.3 /
+// 23.4); config 183 (attention_dp_size 64) repeats config 83 at 64 requests
+// of 8,192 + 1,024 tokens (TPOT 47.8 against 48.3 ms, TTFT 4.73 against
+// 5.00 s; attention DP 8 x EP 8 measured 39.8 ms and 6.42 s). Such rows are
+// scored as the node's GPUs with the experts split by moe_tp_size.
 #include "validate/serving_instance.hpp"
 
 #include <algorithm>
@@ -70,8 +81,10 @@ ServingInstance servingInstanceOf(std::int64_t tp, std::int64_t ep, const std::s
     if (idGpus > 0 && idEp > 1 && idGpus * idEp == stated) {
         gpus = idGpus, expertDegree = idEp;
     } else if (idGpus == 0 && moeEp > 1 && stated > kNodeGpus && stated % moeEp == 0) {
-        // No id degrees: the product's signature (more GPUs than the node).
-        gpus = stated / moeEp, expertDegree = std::min(moeEp, gpus);
+        // No id degrees: the product's signature (more GPUs than the node);
+        // what ran split the experts by moe_tp over those GPUs (above).
+        gpus = stated / moeEp, expertDegree = 1;
+        s.attentionDp = 1;
     }
     if (gpus <= 0) return s;
     s.restated = true;

@@ -76,6 +76,7 @@ struct Plan {
     int vp = 1;  // virtual pipeline stages per GPU (Megatron's interleaved schedule)
     // What the planner chose beside the degrees (CONTRACT v2 `plan`).
     bool gradientCheckpointing = false;
+    bool layersOnHost = false;  // the planner left layers on the CPU where the request set no offload (Ollama's scheduler)
     int microBatch = 1;    // training: sequences per micro-batch per GPU (the request's batch, or the planner's for "auto")
     int gpuLayers = -1;    // llama.cpp layers on the GPUs with offload "layers" (-1 = all)
     int cpuMoeLayers = 0;  // layers whose routed experts run on the CPU (offload "moe-experts")

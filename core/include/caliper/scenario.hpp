@@ -91,11 +91,12 @@ struct ParallelSpec {
     int tp = 0;  // 0 = chosen by the planner
     int pp = 0;
     int ep = 0;           // expert-parallel degree (0 = the engine's default: tp)
-    int cp = 0;           // context-parallel degree (training: the sequence split over cp GPUs; 0 = 1)
+    int cp = 0;           // context-parallel degree (training: the sequence split over cp GPUs; 0 = Megatron's search, else 1)
     int vp = 0;           // virtual pipeline stages per GPU (Megatron interleaving; 0 = 1)
     int attentionDp = 0;  // attention data-parallel ranks (0 = 1)
     int dp = 0;           // replicas (0 = as many as the GPUs allow)
     Offload offload = Offload::None;
+    bool offloadExplicit = false;  // the request set "offload" (Ollama otherwise splits layers as its scheduler does)
     int gpuLayers = -1;     // offload "layers": layers on the GPU(s); -1 = as many as fit
     int cpuMoeLayers = -1;  // offload "moe-experts": layers whose experts stay on the CPU; -1 = as few as fit
 };

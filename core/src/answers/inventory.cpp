@@ -31,6 +31,10 @@ GroupFit sizeOn(Scenario s, const InventoryGroup& group) {
     fit.weights = s.weights;
     fit.gradientCheckpointing = s.task != Task::Inference && s.gradientCheckpointing;
     s.gpuCountAuto = true;
+    // The planner may run a model that fits on fewer GPUs on more of them
+    // where that is faster per GPU (tensor parallelism over every GPU
+    // instead of a pipeline): never on more than are owned.
+    s.maxGpus = group.count;
     try {
         checkScenario(s);
     } catch (const InputError& e) {
@@ -50,7 +54,7 @@ GroupFit sizeOn(Scenario s, const InventoryGroup& group) {
         fit.gradientCheckpointing = s.task != Task::Inference && r.plan.gradientCheckpointing;
         return fit;
     }
-    fit.gpusUsed = *r.gpusNeeded;
+    fit.gpusUsed = r.plan.gpuCount;  // the plan the figures describe (may be above the fewest)
     fit.strategy = r.plan.strategy;
     // The planner's choice where the request leaves checkpointing "auto".
     fit.gradientCheckpointing = s.task != Task::Inference && r.plan.gradientCheckpointing;

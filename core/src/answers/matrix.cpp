@@ -11,6 +11,7 @@
 #include "caliper/serving/estimate_serving.hpp"
 #include "caliper/serving/serve.hpp"
 #include "serving/capacity.hpp"
+#include "serving/serving_formats.hpp"
 #include "speed/efficiency.hpp"
 
 namespace caliper {
@@ -39,23 +40,52 @@ MatrixCell pipelineCellOf(const Scenario& s, int maxGpus, const CostBasis* costs
 // The users one replica of the cell's plan serves within the SLO: the
 // serve search's own bisection (serving/capacity.cpp) on the same plan and
 // memory. Cells whose engine does not batch continuously carry none.
-std::optional<double> usersAtSlo(const Scenario& request, const planner::Choice& choice, const Slo& slo) {
+// Where the request left a 16-bit format open on a GPU with FP8, the same
+// GPU count is tried with every open format in FP8 too (the last of the
+// serve search's formats: the most users of them, FP8 weights halving the
+// bytes per step and FP8 KV doubling the pool), and the cell keeps the
+// larger figure, marked `fp8`.
+std::optional<double> usersAtSlo(const Scenario& request, const planner::Choice& choice, const Slo& slo,
+                                 const sizing::ModelFigures* held, bool& fp8) {
+    fp8 = false;
     if (!continuousBatching(request)) return std::nullopt;
     Scenario s = planner::resolved(request, choice);
     if (!servingFiguresKnown(s)) return std::nullopt;  // no bandwidth or tensor rate: no serving figures
     s.batch = 1;
     s.serving.requestRatePerS.reset();
     const serving::Evaluator e(s, choice.plan, choice.memory);
-    if (!e.runs()) return 0.0;
-    return serving::usersWithin(e, slo, serving::kMaxUsersPerReplica).perReplica;
+    const double own = e.runs() ? serving::usersWithin(e, slo, serving::kMaxUsersPerReplica).perReplica : 0.0;
+    const std::vector<serving::Formats> tried = serving::formatsTried(s);
+    if (tried.size() < 2 || own >= serving::kMaxUsersPerReplica) return own;
+    Scenario v = s;
+    v.weights = tried.back().weights;
+    v.kvCache = tried.back().kv;
+    if (v.weights != s.weights) v.weightsWhy = "weights_fp8_serving";
+    v.gpuCountAuto = false;
+    v.gpuCount = choice.plan.gpuCount;
+    // `held` keeps the row's counts and shape; its weights and KV terms are
+    // read only where their format matches (memory/layout.cpp).
+    const planner::Choice c = planner::choose(v, choice.plan.gpuCount, held);
+    // One replica over the same GPUs, as serve's candidates (not FP8 replicas
+    // side by side where FP8 fits fewer GPUs).
+    if (!c.fits || c.plan.gpuCount != choice.plan.gpuCount || c.plan.tp * c.plan.pp != c.plan.gpuCount) return own;
+    const serving::Evaluator ev(planner::resolved(v, c), c.plan, c.memory);
+    if (!ev.runs()) return own;
+    // Only more users than the request's formats serve count: the search
+    // starts above them and stops at once where FP8 serves no more.
+    const double users = own >= 1 ? serving::usersAbove(ev, slo, own, serving::kMaxUsersPerReplica)
+                                   : serving::usersWithin(ev, slo, serving::kMaxUsersPerReplica).perReplica;
+    if (users <= own) return own;
+    fp8 = true;
+    return users;
 }
 
 // A cell's figures from the planner's choice: `request` as the matrix
 // asked it, `s` the same with the knobs the choice resolved where speed
 // reads them (Ollama's context). Where the planner worked out no speed,
-// the choice takes it here. `costs` and `bandTop` as in cellOf.
+// the choice takes it here. `held`, `costs` and `bandTop` as in cellOf.
 MatrixCell figuresOf(const Scenario& request, const Scenario& s, planner::Choice& choice, int maxGpus, const Slo* slo,
-                     const CostBasis* costs, const std::optional<double>* bandTop) {
+                     const sizing::ModelFigures* held, const CostBasis* costs, const std::optional<double>* bandTop) {
     const Plan& plan = choice.plan;
     MatrixCell cell;
     cell.gpusNeeded = choice.gpusNeeded;
@@ -71,7 +101,7 @@ MatrixCell figuresOf(const Scenario& request, const Scenario& s, planner::Choice
     cell.status = cell.fitsOne ? CellStatus::Fits : plan.nodes > 1 ? CellStatus::MultiNode : CellStatus::FitsMulti;
     cell.tight = tightFit(choice.memory.totalGiB, choice.memory.kvPoolGib.has_value(), usableMemoryGiB(request),
                           bandTop ? *bandTop : memoryBandTopFactor(request));
-    if (slo) cell.usersAtSlo = usersAtSlo(request, choice, *slo);
+    if (slo) cell.usersAtSlo = usersAtSlo(request, choice, *slo, held, cell.usersAtSloFp8);
     if (!choice.speed) choice.speed = speedFigures(s, plan);
     const SpeedEstimate& speed = *choice.speed;
     cell.decodeTokensPerS = speed.decodeTokensPerS;
@@ -99,9 +129,9 @@ MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo, const si
     // an optional scenario: an empty std::optional<Scenario> is zero-filled,
     // two kilobytes per cell.)
     if (planner::contextFollowsCount(request)) {
-        return figuresOf(request, planner::resolved(request, choice), choice, maxGpus, slo, costs, bandTop);
+        return figuresOf(request, planner::resolved(request, choice), choice, maxGpus, slo, held, costs, bandTop);
     }
-    return figuresOf(request, request, choice, maxGpus, slo, costs, bandTop);
+    return figuresOf(request, request, choice, maxGpus, slo, held, costs, bandTop);
 }
 
 // The engine reads figures only; names, aliases, sources and notes would

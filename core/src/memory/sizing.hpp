@@ -350,6 +350,9 @@ bool countUsable(const Inputs& in, const Plan& plan);
 int usableCountLimit(const Inputs& in);
 // The largest tensor-parallel degree the scenario's strategy may use.
 int maxTensorDegree(const Inputs& in);
+// The largest context-parallel degree a plan of `count` GPUs may use (the
+// stated one, or Megatron's search at long sequences; else 1).
+int maxContextDegree(const Inputs& in, int count);
 // Evaluates without explanation: does the plan fit?
 bool planFits(const Inputs& in, const Plan& plan);
 

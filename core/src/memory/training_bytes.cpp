@@ -82,9 +82,11 @@ double masterCopyBytes(const Inputs& in) {
 double communicationBuffers(const Inputs& in, const Layout& layout, double trainable) {
     const Scenario& s = *in.scenario;
     const double gradBytes = in.lora ? in.adapterBytesPerParam : weightBytesPerParam(s);
-    if (layout.strategy == Strategy::Ddp && layout.dp > 1) {
+    if (layout.strategy == Strategy::Ddp && layout.dp > 1 && runtimeOf(s.engine) != Engine::Megatron) {
         // DDP copies gradients into its buckets unless gradient_as_bucket_view
         // is set (PyTorch DistributedDataParallel docs): one more gradient copy.
+        // Megatron-Core's DDP reduces straight from its contiguous main-grad
+        // buffer (distributed/param_and_grad_buffer.py): no copy.
         return gradBytes * trainable;
     }
     const bool zero = layout.strategy == Strategy::Zero1 || layout.strategy == Strategy::Zero2 ||

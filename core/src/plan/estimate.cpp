@@ -100,6 +100,13 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
     std::vector<Warning> warnings = compatibilityWarnings(scenario, r.plan);
     if (scenario.model.workload != WorkloadKind::Llm) warnings.push_back(trainingWarning(scenario));
     append(warnings, memory.warnings);
+    if (r.plan.layersOnHost) {
+        const int layers = std::max(1, in.shape.stackLayers);
+        warnings.push_back(Warning{"ollama_layers_on_cpu",
+                                   "the model does not fit the GPUs' memory: Ollama keeps " + std::to_string(r.plan.gpuLayers) +
+                                       " of " + std::to_string(layers) + " layers there and runs the rest on the CPU (" +
+                                       oneDecimal(r.memory.cpuOffloadGiB) + " GiB in host RAM), much slower than on the GPU"});
+    }
     const double hostPerNodeGiB = r.memory.cpuOffloadGiB / std::max(1, r.plan.nodes);
     if (scenario.host.ramExplicit && hostPerNodeGiB > scenario.host.ramGib + 1e-9) {
         warnings.push_back(Warning{"host_ram_too_small", "needs " + oneDecimal(hostPerNodeGiB) +

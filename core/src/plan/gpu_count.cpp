@@ -97,9 +97,18 @@ std::size_t firstPossibleIndex(double lowest) {
 // tensor parallelism divides them; data parallelism never does.
 bool activationsAloneOverflow(const sizing::Inputs& in, Strategy strategy) {
     if (!in.training || strategy == Strategy::LayerSplit) return false;
+    // Megatron's layout search names its plans by the degrees it found
+    // (data parallel or a pipeline where tp came out 1): its bound is the
+    // tensor layout's.
+    if (runtimeOf(in.scenario->engine) == Engine::Megatron && in.scenario->parallel.strategy == Strategy::Auto &&
+        (strategy == Strategy::Ddp || strategy == Strategy::Pipeline)) {
+        strategy = Strategy::Tensor;
+    }
     sizing::Layout layout;
     layout.strategy = strategy;
     layout.tp = sizing::maxTensorDegree(in);
+    // Context parallelism divides every layer's activations too.
+    layout.cp = sizing::maxContextDegree(in, kMaxGpus);
     sizing::Stage stage;
     stage.layers = in.shape.stackLayers;
     stage.last = false;
@@ -112,9 +121,10 @@ bool activationsAloneOverflow(const sizing::Inputs& in, Strategy strategy) {
     Plan best;
     best.strategy = Strategy::Tensor;
     best.tp = layout.tp;
+    best.cp = layout.cp;
     best.pp = in.shape.stackLayers;
-    best.dp = kMaxGpus;
-    best.gpuCount = best.tp * best.pp * best.dp;
+    best.dp = std::max(1, kMaxGpus / best.cp);  // optimizer states shard over dp x cp
+    best.gpuCount = best.tp * best.cp * best.pp * best.dp;
     return !sizing::planFits(in, best);
 }
 

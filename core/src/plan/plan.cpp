@@ -69,60 +69,98 @@ int virtualStages(const Scenario& s, const Plan& plan) {
     return std::max(1, stackLayers(s.model) / plan.pp / kLayersPerVirtualStage);
 }
 
-// Training under Megatron: the smallest model-parallel size t x p whose
-// plan fits, data parallelism over the rest; within that size, tensor
-// parallelism first, up to the NVLink domain, then pipeline stages
+// Context parallelism in Megatron's layout search: where sequences are long
+// (Megatron-Core's parallelism guide: CP for "long sequences (8K+ tokens)"),
+// and while each rank keeps at least the reference GEMM rows of one
+// sequence (kContextMinTokens), so the split costs the linear layers no
+// efficiency. Megatron's load-balanced split cuts each sequence into 2 x cp
+// chunks (core/utils.py get_batch_on_this_cp_rank), so 2 x cp divides it.
+constexpr std::int64_t kContextMinSeqLen = 8192;
+constexpr std::int64_t kContextMinTokens = 4096;
+
+int largestContextDegree(const Scenario& s, int count) {
+    if (s.parallel.cp > 0) return s.parallel.cp;
+    if (!trainingTask(s) || s.engine != Engine::Megatron || s.model.workload != WorkloadKind::Llm ||
+        s.seqLen < kContextMinSeqLen) {
+        return 1;
+    }
+    int c = 1;
+    while (2 * c <= count && s.seqLen / (2 * c) >= kContextMinTokens && s.seqLen % (4 * c) == 0) c *= 2;
+    return c;
+}
+
+// Training under Megatron: the smallest model-parallel size t x c x p whose
+// plan fits, data parallelism over the rest; within that size, the
+// sequence split first (context parallelism, where sequences are long),
+// then tensor parallelism up to the NVLink domain, then pipeline stages
 // (Narayanan et al. 2104.04473, takeaways #1 and #2: "a total model-parallel
 // size of M = t x p should be used so that the model's parameters and
 // intermediate metadata fit in GPU memory; data parallelism can be used to
 // scale up training to more GPUs"). So a model that fits one GPU trains as
-// replicas (NeMo's Llama 3 8B recipes: TP 1, PP 1 on 8 H100), and the
-// Megatron-LM README's weak-scaling table raises TP with the model (1.7B
-// TP 1, 7.1B TP 2, 16B TP 4, 32B TP 8, then PP 2-16).
+// replicas, and the Megatron-LM README's weak-scaling table raises TP with
+// the model (1.7B TP 1, 7.1B TP 2, 16B TP 4, 32B TP 8, then PP 2-16). At
+// 8,192 tokens NeMo's Llama 3 recipes split each sequence in two before
+// anything else (nemo/collections/llm/recipes/llama3_8b.py: TP 1, PP 1,
+// CP 2; llama3_70b.py TP 4, PP 4, CP 2; the Megatron-Bridge 405B rows TP 8,
+// PP 8, CP 2): the ring passes only K and V, a GQA model's few heads, and
+// hides under the attention, where tensor parallelism moves the whole
+// hidden state four times per layer.
 void megatronDegrees(const sizing::Inputs& in, Plan& plan) {
     const Scenario& s = *in.scenario;
     const int domain = s.gpu.nvlinkMaxGpus > 1 ? s.gpu.nvlinkMaxGpus : 1;
     const int cap = std::min({kMaxTensorParallel, domain, std::max(1, s.gpu.gpusPerNode)});
-    const int replicaGpus = std::max(1, plan.gpuCount / plan.cp);  // what t x p x dp shares
     // Each GPU holds at least its share of the weights: a model-parallel
     // size below weights / usable memory cannot fit.
     const double usable = gibToBytes(usableMemoryGiB(s));
     const double floorSize = usable > 0 ? in.weights.total(in.shape.stackLayers) / usable : 1;
-    auto place = [&](int tp, int pp) {
+    auto place = [&](int tp, int pp, int cp) {
         plan.tp = tp;
         plan.pp = pp;
-        plan.dp = std::max(1, replicaGpus / (tp * pp));
+        plan.cp = cp;
+        plan.dp = std::max(1, plan.gpuCount / (tp * pp * cp));
         plan.ep = expertDegree(s, plan);
         plan.vp = virtualStages(s, plan);  // the fit is checked with the interleaving the plan will run
     };
     if (s.parallel.tp > 0 || s.parallel.pp > 0) {
         // A stated degree: the other as before (tp the largest in the domain,
-        // pp the fewest stages that fit).
+        // pp the fewest stages that fit), the context split as stated.
         const int tp = s.parallel.tp > 0 ? s.parallel.tp : largestTensorDegree(s.model, plan.gpuCount, cap);
         const int rest = std::max(1, plan.gpuCount / (tp * plan.cp));
         if (s.parallel.pp > 0) {
-            place(tp, s.parallel.pp);
+            place(tp, s.parallel.pp, plan.cp);
         } else {
-            place(tp, 1);
+            place(tp, 1, plan.cp);
             const int maxStages = std::min(rest, stackLayers(s.model));
             for (int p = std::max(1, static_cast<int>(floorSize / tp)); p <= maxStages; ++p) {
                 if (rest % p != 0) continue;
-                place(tp, p);
+                place(tp, p, plan.cp);
                 if (sizing::planFits(in, plan)) break;
             }
         }
         plan.dp = std::max(1, rest / plan.pp);
         return;
     }
-    place(1, 1);
+    const int stated = s.parallel.cp > 0 ? s.parallel.cp : 0;
+    const int maxCp = largestContextDegree(s, plan.gpuCount);
+    place(1, 1, stated > 0 ? stated : 1);
     const int layers = stackLayers(s.model);
-    for (int size = std::max(1, static_cast<int>(floorSize)); size <= replicaGpus; ++size) {
-        if (replicaGpus % size != 0) continue;
-        const int tp = largestTensorDegree(s.model, size, cap);
-        const int pp = size / tp;
-        if (pp > layers) continue;
-        place(tp, pp);
-        if (sizing::planFits(in, plan)) return;
+    // Sizes count the context split too; a stated one is a factor of each.
+    const int unit = std::max(1, stated);
+    for (int size = std::max(1, static_cast<int>(floorSize)) * unit; size <= plan.gpuCount; size += unit) {
+        if (plan.gpuCount % size != 0) continue;
+        for (int cp = stated > 0 ? stated : maxCp; cp >= 1; cp /= 2) {
+            if (size % cp != 0) {
+                if (stated > 0) break;
+                continue;
+            }
+            const int tp = largestTensorDegree(s.model, size / cp, cap);
+            const int pp = size / (cp * tp);
+            if (pp <= layers) {
+                place(tp, pp, cp);
+                if (sizing::planFits(in, plan)) return;
+            }
+            if (stated > 0) break;
+        }
     }
 }
 
@@ -205,6 +243,13 @@ Plan planWith(const Inputs& in, int gpuCount, Strategy strategy) {
     // `strategy` names what is really used (CONTRACT v2): a tensor plan whose
     // degree came out 1 is a pipeline of stages.
     if (plan.strategy == Strategy::Tensor && plan.tp == 1 && plan.pp > 1) plan.strategy = Strategy::Pipeline;
+    // A Megatron training plan with neither tensor nor pipeline stages is
+    // data parallel: Megatron-Core's DistributedDataParallel with its
+    // distributed optimizer (NeMo's Llama 3 8B recipe: TP 1, PP 1); a context
+    // split, where there is one, is in plan.cp.
+    if (plan.strategy == Strategy::Tensor && in.training && plan.tp == 1 && plan.pp == 1 && plan.gpuCount > 1) {
+        plan.strategy = Strategy::Ddp;
+    }
     return plan;
 }
 
@@ -223,6 +268,10 @@ int maxTensorDegree(const Inputs& in) {
         if (validTensorDegree(s.model, t)) return t;
     }
     return 1;
+}
+
+int maxContextDegree(const Inputs& in, int count) {
+    return in.training ? std::max(1, largestContextDegree(*in.scenario, count)) : 1;
 }
 
 bool countUsable(const Inputs& in, const Plan& plan) {

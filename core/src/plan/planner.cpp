@@ -600,9 +600,38 @@ bool contextFollowsCount(const Scenario& s) {
     return s.gpuCountAuto && s.engine == Engine::Ollama && s.task == Task::Inference && !s.maxModelLen;
 }
 
+namespace {
+
+// Ollama's scheduler loads what fits: where the model does not fit the
+// GPUs' memory it places as many layers as fit there and runs the rest on
+// the CPU (ollama llm/memory.go estimateGPULayers; server/sched.go loads the
+// partial offload when system memory holds the rest). A request that states
+// no offload and a count gets that split where it does not fit otherwise and
+// the host RAM holds the rest; llama.cpp keeps -ngl explicit.
+bool ollamaSplitsLayers(const Scenario& s) {
+    return s.engine == Engine::Ollama && s.task == Task::Inference && !s.parallel.offloadExplicit &&
+           s.parallel.offload == Offload::None && !s.gpuCountAuto && s.model.workload == WorkloadKind::Llm;
+}
+
+// The choice `onGpus` (all layers on the GPUs, which did not fit) replaced
+// by Ollama's split where it fits.
+void splitLayersLikeOllama(const Scenario& request, Choice& onGpus) {
+    Scenario split = request;
+    split.parallel.offload = Offload::Layers;
+    split.parallel.gpuLayers = -1;
+    Choice c = chooseOffload(split);
+    if (!c.fits || c.memory.cpuOffloadGiB > request.host.ramGib + 1e-9) return;
+    c.plan.layersOnHost = true;
+    c.why.replace("gpu_layers_most_that_fit", "ollama_layers_on_cpu");
+    onGpus = std::move(c);
+}
+
+}  // namespace
+
 Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
     if (contextFollowsCount(request)) return chooseOllamaContext(request, maxGpus, held);
     Choice c = chooseUnbanded(request, maxGpus, held);
+    if (!c.fits && ollamaSplitsLayers(request)) splitLayersLikeOllama(request, c);
     if (request.engine == Engine::Ollama && request.task == Task::Inference && !request.maxModelLen) {
         // A stated count runs at its own context, but the fewest GPUs that
         // fit are judged each at theirs, as an "auto" count is.
@@ -661,6 +690,10 @@ Scenario resolved(const Scenario& request, const Choice& choice) {
     s.gradientCheckpointing = choice.gradientCheckpointing;
     if (training(request)) s.batch = choice.plan.microBatch;
     if (choice.lossKernel) s.lossKernel = choice.lossKernel;
+    if (choice.plan.layersOnHost) {
+        s.parallel.offload = Offload::Layers;
+        s.parallel.gpuLayers = choice.plan.gpuLayers;
+    }
     return s;
 }
 

@@ -17,17 +17,9 @@ double gapAt(const Evaluator& e, const Slo& slo, double users) {
     return gap;
 }
 
-}  // namespace
-
-ReplicaCapacity usersWithin(const Evaluator& e, const Slo& slo, double cap) {
-    ReplicaCapacity c;
-    const auto one = e.at(1, std::nullopt);
-    if (!one) return c;
-    c.best = *one;
-    if (!meetsSlo(*one, slo, &c.gap)) return c;
-    double lo = 1, hi = std::max(1.0, std::floor(cap));
-    double gapLo = c.gap, gapHi = gapAt(e, slo, hi);
-    if (gapHi <= 1.0) return {hi, *one, c.gap};
+// The largest integer in [lo, hi) whose gap is at most 1, given lo meets
+// (gapLo <= 1) and hi does not (gapHi > 1).
+double lastMeeting(const Evaluator& e, const Slo& slo, double lo, double hi, double gapLo, double gapHi) {
     // The figures rise with concurrency, so one integer splits the users that
     // meet the target from those that do not: lo meets, hi does not. The
     // figures are near-linear in concurrency below the KV pool's limit, so the
@@ -48,8 +40,40 @@ ReplicaCapacity usersWithin(const Evaluator& e, const Slo& slo, double cap) {
         else { hi = mid; gapHi = gap; }
         bisectNext = !bisectNext && (hi - lo > before / 2 || !std::isfinite(gapHi));
     }
-    c.perReplica = lo;
+    return lo;
+}
+
+}  // namespace
+
+ReplicaCapacity usersWithin(const Evaluator& e, const Slo& slo, double cap) {
+    ReplicaCapacity c;
+    const auto one = e.at(1, std::nullopt);
+    if (!one) return c;
+    c.best = *one;
+    if (!meetsSlo(*one, slo, &c.gap)) return c;
+    const double hi = std::max(1.0, std::floor(cap));
+    const double gapHi = gapAt(e, slo, hi);
+    if (gapHi <= 1.0) return {hi, *one, c.gap};
+    c.perReplica = lastMeeting(e, slo, 1, hi, c.gap, gapHi);
     return c;
+}
+
+double usersAbove(const Evaluator& e, const Slo& slo, double floor, double cap) {
+    const double lo = std::max(1.0, std::floor(floor));
+    const double hi = std::max(lo, std::floor(cap));
+    if (lo >= hi) return 0;
+    double low = lo + 1, gapLow = gapAt(e, slo, low);
+    if (gapLow > 1.0) return 0;
+    if (low >= hi) return hi;
+    // The bracket from twice the floor, doubling while it still meets: the
+    // other replica's figure is near this one's, so the bracket stays narrow.
+    for (double probe = std::min(hi, 2 * lo);; probe = std::min(hi, 2 * probe)) {
+        if (probe <= low) continue;
+        const double gap = gapAt(e, slo, probe);
+        if (gap > 1.0) return lastMeeting(e, slo, low, probe, gapLow, gap);
+        if (probe >= hi) return hi;
+        low = probe, gapLow = gap;
+    }
 }
 
 }  // namespace caliper::serving

@@ -22,4 +22,10 @@ struct ReplicaCapacity {
 // user already misses it).
 ReplicaCapacity usersWithin(const Evaluator& evaluator, const Slo& slo, double cap);
 
+// The most users above `floor` the replica serves within `slo`, where the
+// caller has another replica serving `floor` (1 <= floor < cap): 0 when
+// floor + 1 users already miss it, so a replica that serves no more costs
+// one evaluation (the matrix's FP8 trial against the request's formats).
+double usersAbove(const Evaluator& evaluator, const Slo& slo, double floor, double cap);
+
 }  // namespace caliper::serving

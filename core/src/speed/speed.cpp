@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -155,11 +156,16 @@ void addHostWork(const Scenario& s, const Plan& plan, bool withExplain, bool wit
     if (host.hostBytes <= 0) return;
     const double batch = double(std::max<std::int64_t>(1, s.batch));
     bool computeBound = false;
+    // Which link bounds the host-resident part: the decode step's where
+    // there is one, else the prompt's (HostPart::step: a step of 32+ tokens
+    // copies the weights over PCIe, a smaller one reads them on the CPU).
+    std::optional<bool> copied;
     if (out.decodeTokensPerS && *out.decodeTokensPerS > 0 && s.host.memoryBandwidthGBps > 0) {
         const double stepS = batch / *out.decodeTokensPerS;
         const double context = double(s.promptTokens) + double(s.outputTokens) / 2;
         const HostStep h = host.step(batch, context);
         computeBound = computeBound || h.computeS > h.readS;
+        copied = h.copied;
         out.decodeTokensPerS = batch / (stepS * h.gpuShare + h.seconds);
         if (withExplain) out.explain.push_back({"decode_host_ms", host.describe(h), h.seconds * 1e3});
     }
@@ -168,15 +174,25 @@ void addHostWork(const Scenario& s, const Plan& plan, bool withExplain, bool wit
         const double gpuS = prompt / *out.prefillTokensPerS;
         const HostStep h = host.step(prompt, double(s.promptTokens) / 2);
         computeBound = computeBound || h.computeS > h.readS;
+        if (!copied) copied = h.copied;
         const double prefillS = gpuS * h.gpuShare + h.seconds;
         out.prefillTokensPerS = prompt / prefillS;
         if (out.timeToFirstTokenS) *out.timeToFirstTokenS += prefillS - gpuS;
         if (withExplain) out.explain.push_back({h.copied ? "prefill_host_copy_s" : "prefill_host_cpu_s", host.describe(h), h.seconds});
     }
     if (!withWarnings) return;
-    out.warnings.push_back({"cpu_offload_slow", sizing::fmt("%.1f GiB of weights stay in host RAM and run on the CPU: "
-                                                            "decode is bounded by host memory bandwidth",
-                                                            host.hostBytes / (1024.0 * 1024 * 1024))});
+    const double hostGiB = host.hostBytes / (1024.0 * 1024 * 1024);
+    if (copied.value_or(false)) {
+        out.warnings.push_back({"cpu_offload_pcie_bound",
+                                sizing::fmt("%.1f GiB of weights stay in host RAM: at %.0f or more tokens a step llama.cpp "
+                                            "copies them to the GPU over PCIe (%.1f GB/s) once per 512-token micro-batch, "
+                                            "and that copy bounds the step",
+                                            hostGiB, kGpuOffloadMinTokens, s.host.pcieGBps)});
+    } else {
+        out.warnings.push_back({"cpu_offload_slow", sizing::fmt("%.1f GiB of weights stay in host RAM and run on the CPU: "
+                                                                "decode is bounded by host memory bandwidth",
+                                                                hostGiB)});
+    }
     if (computeBound) {
         out.warnings.push_back({"cpu_offload_compute_bound",
                                 sizing::fmt("the CPU's compute bounds the host-resident layers at this batch: assumed "

@@ -39,8 +39,9 @@ constexpr double kDequantBandwidthFraction = 0.8;
 // Micro-batches per optimizer step. Pre-training accumulates to a global
 // batch of ~4M tokens (Llama 2 and 3: 4M; GPT-3 175B: 3.2M; the Megatron
 // README runs 0.8-12.6M); fine-tuning steps every micro-batch (Hugging Face
-// gradient_accumulation_steps = 1). Pipelines keep >= 4 micro-batches per
-// stage (Narayanan et al. 2021: m >> p keeps the bubble small).
+// gradient_accumulation_steps = 1). Fine-tuning pipelines keep >= 4
+// micro-batches per stage (Narayanan et al. 2021: m >> p keeps the bubble
+// small).
 constexpr double kPretrainBatchTokens = 4.0e6;
 constexpr int kMicrobatchesPerStage = 4;
 // Share of parameter streaming (ZeRO-Infinity) hidden by prefetch [E].
@@ -90,9 +91,13 @@ double microbatchesPerStep(const Scenario& s, const Plan& plan) {
     // A stated global batch fixes the accumulation: sequences per step over
     // the replicas' micro-batches (Megatron: global = micro x dp x m).
     if (s.globalBatch > 0) return std::max(1.0, std::ceil(double(s.globalBatch) / (double(std::max<std::int64_t>(1, s.batch)) * dp)));
-    double m = pp > 1 ? double(kMicrobatchesPerStage * pp) : 1.0;
-    if (s.task == Task::Pretrain) m = std::max(m, std::ceil(kPretrainBatchTokens / (microTokens(s) * dp)));
-    return m;
+    // Pre-training accumulates to ~4M tokens, and a pipeline runs at least
+    // one micro-batch per stage so that every stage fills: Llama 3 405B on
+    // 16,384 H100s ran PP 16 at 16 micro-batches per step (arXiv 2407.21783,
+    // Table 4: batch size per DP 16, 16M tokens). A deeper pipeline then pays
+    // a larger bubble for the same batch rather than growing the batch.
+    if (s.task == Task::Pretrain) return std::max(double(pp), std::ceil(kPretrainBatchTokens / (microTokens(s) * dp)));
+    return pp > 1 ? double(kMicrobatchesPerStage * pp) : 1.0;
 }
 
 // The plan's degrees as the memory model resolves them, and the step's shape.

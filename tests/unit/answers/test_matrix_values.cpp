@@ -22,7 +22,7 @@ Json asText(double v, const std::string& field, const Json& names) {
     if (std::isnan(v)) return nullptr;
     if (field == "status") return names["status"][static_cast<std::size_t>(v)];
     if (field == "strategy") return names["strategy"][static_cast<std::size_t>(v)];
-    if (field == "fits_one" || field == "needs_nvlink" || field == "tight") return v == 1.0;
+    if (field == "fits_one" || field == "needs_nvlink" || field == "tight" || field == "users_at_slo_fp8") return v == 1.0;
     return v;
 }
 

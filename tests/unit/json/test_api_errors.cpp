@@ -99,14 +99,16 @@ TEST_CASE("each kind of bad request gives its own code and JSON pointer", "[api]
     CHECK(result.size() == 2);  // never a partial result beside the error
 }
 
-TEST_CASE("an unknown GPU suggests catalog names, an unknown model the nearest id", "[api][errors]") {
+TEST_CASE("an unknown GPU or model suggests catalog names, not ids", "[api][errors]") {
     // "H1000" is one edit from the alias "H100" of the H100 SXM5; the message
     // names the card as people know it, not by its catalog id.
     const Json gpu = estimate(R"({"model":"llama-3.1-8b","gpu":"H1000"})", 2);
     CHECK(gpu["error"]["message"].get<std::string>().find("did you mean 'NVIDIA H100 SXM5 80GB'") != std::string::npos);
     CHECK(gpu["error"]["message"].get<std::string>().find("h100-sxm5-80gb") == std::string::npos);
+    // "llama-3.1-8bb" is one edit from the id llama-3.1-8b, whose name leads.
     const Json model = estimate(R"({"model":"llama-3.1-8bb","gpu":"h100"})", 2);
-    CHECK(model["error"]["message"].get<std::string>().find("did you mean 'llama-3.1-8b'") != std::string::npos);
+    CHECK(model["error"]["message"].get<std::string>().find("did you mean 'Llama 3.1 8B'") != std::string::npos);
+    CHECK(model["error"]["message"].get<std::string>().find("'llama-3.1-8b'") == std::string::npos);
 }
 
 TEST_CASE("oversized and deeply nested requests are refused before parsing", "[api][errors][limits]") {

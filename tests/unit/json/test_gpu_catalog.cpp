@@ -717,3 +717,36 @@ TEST_CASE("a GPU without a published bandwidth gets memory figures and no speed"
     CHECK(r["prefill_tokens_per_s"].get<double>() > 0);
     for (const Json& w : r["warnings"]) CHECK(w["code"] != "speed_unknown");
 }
+
+TEST_CASE("nvidia-smi names and modified cards written in any word order resolve", "[gpus][names]") {
+    const caliper::Catalog& catalog = projectCatalog();
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        // nvidia-smi on a GH200 node prints "NVIDIA GH200 480GB" (the Grace CPU's
+        // LPDDR5X) for the 96 GB GPU (the gh200-96gb entry's sources).
+        {"NVIDIA GH200 480GB", "gh200-96gb"},
+        {"NVIDIA A800 80GB PCIe", "a800-pcie-80gb"},
+        {"A100 40GB PCIe", "a100-pcie-40gb"},
+        // "魔改" (modified) may stand before, inside or after the name and size.
+        {"2080ti魔改22g", "rtx-2080-ti-22gb"},
+        {"3080 20G 魔改", "rtx-3080-20gb"},
+        {"RTX 4090 48GB modded", "rtx-4090-48gb"},
+    };
+    for (const auto& [query, id] : cases) {
+        INFO(query);
+        const GpuSpec* found = caliper::findGpu(catalog, query);
+        REQUIRE(found);
+        CHECK(found->id == id);
+    }
+    // The marker never turns a stock card's name into a modified entry, nor
+    // a modified name into the stock card.
+    CHECK(caliper::findGpu(catalog, "魔改3090") == nullptr);
+    CHECK(caliper::findGpu(catalog, "4080 32G 魔改") == nullptr);
+}
+
+TEST_CASE("a GPU miss suggests the card its name starts with, and vendor families by name", "[gpus][names]") {
+    const caliper::Catalog& catalog = projectCatalog();
+    // No 32 GB RTX 4080 is known: the stock 4080 leads the suggestions.
+    CHECK(caliper::nearestGpuNames(catalog, "4080 32G").front() == "NVIDIA GeForce RTX 4080");
+    // "海光" is a vendor word; "DCU" is part of the Hygon cards' names.
+    CHECK(caliper::nearestGpuNames(catalog, "海光DCU").front().rfind("Hygon DCU", 0) == 0);
+}

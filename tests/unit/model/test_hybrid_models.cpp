@@ -324,3 +324,37 @@ TEST_CASE("the added models resolve by the names people type", "[catalog][names]
         CHECK(m->id == id);
     }
 }
+
+TEST_CASE("SmolLM3 3B counts and caches as its config.json says", "[params][kv][catalog]") {
+    // HuggingFaceTB/SmolLM3-3B config.json: 36 layers, hidden 2,048, 16 heads / 4 KV
+    // heads of 128, SwiGLU 11,008, vocabulary 128,256, tied embeddings, no biases:
+    // 128,256 x 2,048 + 36 x (2 x 2,048^2 + 2 x 2,048 x 512 + 3 x 2,048 x 11,008 + 2 x 2,048) + 2,048
+    // = 3,075,098,624 (the card's "3.08B").
+    CHECK(countParams(catalogModel("smollm3-3b")).total == 3075098624.0);
+    // NoPE layers (every 4th) keep their KV: 2 x 36 x 4 x 128 x 2 bytes.
+    CHECK(kvBytesPerToken16(catalogModel("smollm3-3b")) == 73728);
+    const caliper::Catalog& catalog = caliper::test::projectCatalog();
+    for (const char* name : {"HuggingFaceTB/SmolLM3-3B", "SmolLM3-3B", "smollm3:3b"}) {
+        INFO(name);
+        const ModelSpec* m = caliper::findModel(catalog, name);
+        REQUIRE(m != nullptr);
+        CHECK(m->id == "smollm3-3b");
+    }
+}
+
+TEST_CASE("a repository name without its organisation and Ollama's tags find the model", "[catalog][names]") {
+    const caliper::Catalog& catalog = caliper::test::projectCatalog();
+    const std::vector<std::pair<std::string, std::string>> names = {
+        // The catalog lists these as microsoft/... ids: same-shape releases of Phi-4 and Phi-4-mini.
+        {"Phi-4-reasoning-plus", "phi-4-reasoning"},
+        {"Phi-4-mini-reasoning", "phi-4-mini"},
+        {"Qwen3-VL-30B-A3B-Thinking", "qwen3-vl-30b-a3b"},
+        // Ollama's library tag: the family name and the total size.
+        {"qwen3-next:80b", "qwen3-next-80b-a3b"}};
+    for (const auto& [name, id] : names) {
+        INFO(name);
+        const ModelSpec* m = caliper::findModel(catalog, name);
+        REQUIRE(m != nullptr);
+        CHECK(m->id == id);
+    }
+}

@@ -3,6 +3,10 @@
 // thousands of GPUs.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "caliper/api.hpp"
@@ -371,9 +375,11 @@ TEST_CASE("Llama 3 405B on 16,384 H100 at Meta's batch runs a shallow pipeline, 
     // PP 16 x DP 128, sequences of 8,192 tokens, 16M tokens per batch (2,048
     // sequences), 400 TFLOP/s per GPU. At that batch a pipeline of 64 stages
     // has 2,048 / 32 = 64 micro-batches per replica for 63 idle slots, so the
-    // plan that needs no recomputation only at 64 stages is the slower one:
-    // with checkpointing a pipeline of at most 16 stages fits and keeps the
-    // bubble small.
+    // plan that needs no recomputation only at 64 stages is the slower one.
+    // Splitting each sequence in two (CP 2, as NeMo's 405B layout TP 8 x PP 8
+    // x CP 2 does) halves the activations, so 8 stages fit without
+    // recomputation; without a context split, checkpointing lets a pipeline
+    // of at most 16 stages fit and keeps the bubble small.
     const Json request = {{"model", "llama-3.1-405b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"},
                           {"engine", "megatron"},       {"gpu_count", 16384},       {"seq_len", 8192},
                           {"batch", 1},                 {"global_batch", 2048}};
@@ -386,8 +392,14 @@ TEST_CASE("Llama 3 405B on 16,384 H100 at Meta's batch runs a shallow pipeline, 
     const Json sixtyFour = answer(deep);
     REQUIRE(sixtyFour["fits"] == true);
     CHECK(chosen["train_tflops_per_gpu"].get<double>() > sixtyFour["train_tflops_per_gpu"].get<double>());
+    CHECK(chosen["plan"]["cp"] == 2);
+    CHECK(chosen["plan"]["gradient_checkpointing"] == false);
+    Json whole = request;
+    whole["parallel"] = {{"cp", 1}};
+    const Json unsplit = answer(whole);
+    CHECK(unsplit["plan"]["pp"].get<int>() <= 16);
     bool saysWhy = false;
-    for (const Json& code : chosen["plan"]["why"]) saysWhy = saysWhy || code == "checkpointing_shallower_pipeline_faster";
+    for (const Json& code : unsplit["plan"]["why"]) saysWhy = saysWhy || code == "checkpointing_shallower_pipeline_faster";
     CHECK(saysWhy);
 }
 
@@ -402,4 +414,57 @@ TEST_CASE("only NVIDIA's China-market boards carry the capped-NVLink note", "[cl
     CHECK(warns(answer({{"model", "qwen3-32b"}, {"gpu", "a800-sxm4-80gb"}, {"gpu_count", 2}}), "limited_nvlink"));
     // Ascend 910B2: HCCS at its own 392 GB/s, no export variant of anything.
     CHECK_FALSE(warns(answer({{"model", "qwen3-32b"}, {"gpu", "ascend-910b2"}, {"gpu_count", 2}}), "limited_nvlink"));
+}
+
+TEST_CASE("Megatron at 8,192 tokens splits each sequence before adding tensor parallelism; without either it is data parallel",
+          "[clusters][planner]") {
+    // NeMo's Llama 3 8B recipe (nemo/collections/llm/recipes/llama3_8b.py:
+    // tensor 1, pipeline 1, context_parallelism 2, seq_length 8192) ran on 8
+    // H100 in NeMo 24.07's performance summary (FP8, micro-batch 1, global
+    // batch 128; validation/public-v2.jsonl nemo-2407-llama3-8b-*), and
+    // Megatron-Core's parallelism guide lists context parallelism for
+    // sequences of 8K+ tokens. Each GPU keeps 8,192 / 2 = 4,096 tokens of a
+    // sequence, and the replicas are 8 / 2 = 4.
+    Json request = {{"model", "llama-3-8b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"}, {"engine", "megatron"},
+                    {"gpu_count", 8},        {"seq_len", 8192},          {"batch", 1},        {"global_batch", 128},
+                    {"weights", "fp8"},      {"fp32_gradients", false}};
+    const Json split = answer(request);
+    CHECK(split["fits"] == true);
+    CHECK(split["plan"]["tp"] == 1);
+    CHECK(split["plan"]["pp"] == 1);
+    CHECK(split["plan"]["cp"] == 2);
+    CHECK(split["plan"]["dp"] == 4);
+    CHECK(split["plan"]["gradient_checkpointing"] == false);
+    // Neither tensor nor pipeline stages: Megatron-Core's data parallelism
+    // (its DistributedDataParallel with the distributed optimizer), named so.
+    CHECK(split["strategy"] == "ddp");
+    CHECK(split["plan"]["strategy"] == "ddp");
+    // At 4,096 tokens (below 8K) nothing is split: eight replicas.
+    request["seq_len"] = 4096;
+    const Json replicas = answer(request);
+    CHECK(replicas["plan"]["cp"] == 1);
+    CHECK(replicas["plan"]["dp"] == 8);
+    CHECK(replicas["strategy"] == "ddp");
+}
+
+TEST_CASE("pre-training without a global batch takes ~4M tokens a step and at least one micro-batch per stage",
+          "[clusters][planner]") {
+    // Llama 3 (arXiv 2407.21783, section 3.4.1) trained 405B at 4M tokens per
+    // batch, then 8M and 16M; on 16,384 H100 it ran PP 16 at 16 micro-batches
+    // a step (Table 4: batch size per DP 16), one per stage. So a pipeline of
+    // p stages over dp replicas runs m = max(p, ceil(4e6 / (8,192 x dp)))
+    // micro-batches, and its bubble is (p - 1) / (vp x m): a deeper pipeline
+    // pays for its depth instead of growing the batch.
+    const Json r = answer({{"model", "llama-3.1-405b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"},
+                           {"engine", "megatron"},       {"gpu_count", 16384},       {"seq_len", 8192}});
+    const Json& plan = r["plan"];
+    REQUIRE(r["fits"] == true);
+    CHECK(plan["tp"] == 8);
+    CHECK(plan["pp"].get<int>() <= 16);
+    CHECK(plan["vp"].get<int>() > 1);
+    const int pp = plan["pp"].get<int>(), dp = plan["dp"].get<int>(), vp = plan["vp"].get<int>();
+    const int m = std::max(pp, static_cast<int>(std::ceil(4.0e6 / (8192.0 * dp))));
+    const std::string bubble = explainedText(r, "train_pipeline_bubble_s");
+    CHECK(bubble.find(std::to_string(pp - 1) + " / (" + std::to_string(vp) + " x " + std::to_string(m) + ")") !=
+          std::string::npos);
 }

@@ -157,9 +157,11 @@ TEST_CASE("ollama: an auto count is sized at the context that count's VRAM gives
     CHECK(alone["gpus_needed"] == chosen["gpus_needed"]);
     CHECK(alone["memory"]["kv_cache_gib"] == chosen["memory"]["kv_cache_gib"]);
     CHECK(alone["memory"]["total_gib"] == chosen["memory"]["total_gib"]);
-    // Two cards would fit at 4k (num_ctx set by hand), not at Ollama's 32k default.
+    // Two cards would fit at 4k (num_ctx set by hand), not at Ollama's 32k
+    // default: there Ollama's scheduler keeps some layers on the CPU.
     CHECK(estimate(common + R"("gpu_count":2,"max_model_len":4096})")["fits"] == true);
-    CHECK(estimate(common + R"("gpu_count":2})")["fits"] == false);
+    CHECK(estimate(common + R"("gpu_count":2,"parallel":{"offload":"none"}})")["fits"] == false);
+    CHECK(estimate(common + R"("gpu_count":2})")["plan"]["offload"] == "layers");
     const caliper::ApiResponse matrix = caliper::matrixJson(
         projectCatalog(), R"({"model":["qwen2.5-32b"],"gpu":["rtx-4070-ti-super"],"engine":"ollama","max_gpus":8})");
     REQUIRE(matrix.status == 0);

@@ -256,3 +256,47 @@ TEST_CASE("a prompt under 32 tokens runs the host layers on the CPU; 32 pays the
     CHECK(term(copied, "prefill_host_cpu_s") < 0);
     CHECK(term(copied, "prefill_host_copy_s") == Approx(hostBytes / 31.5e9).epsilon(1e-6));
 }
+
+TEST_CASE("the offload warning names the bound of the decode step: host memory below 32 tokens, PCIe from 32",
+          "[offload][cpu][warnings]") {
+    // ggml-cuda's offload_op (min_batch_size 32): a decode step of 1 token
+    // reads the host weights on the CPU (host memory bandwidth bounds it); a
+    // step of 64 tokens copies them to the GPU over PCIe once per 512-token
+    // micro-batch, so the PCIe link bounds it, not host memory.
+    const Json one = allOnCpu(1, 128);
+    CHECK(hasWarning(one, "cpu_offload_slow"));
+    CHECK_FALSE(hasWarning(one, "cpu_offload_pcie_bound"));
+    const Json batched = allOnCpu(64, 128);
+    CHECK(hasWarning(batched, "cpu_offload_pcie_bound"));
+    CHECK_FALSE(hasWarning(batched, "cpu_offload_slow"));
+    for (const Json& w : batched["warnings"]) {
+        if (w["code"] == "cpu_offload_pcie_bound") CHECK(w["message"].get<std::string>().find("PCIe") != std::string::npos);
+    }
+}
+
+TEST_CASE("Ollama keeps what fits on the GPU and runs the other layers on the CPU; llama.cpp keeps -ngl explicit",
+          "[offload][ollama]") {
+    // Llama 3.1 70B in Ollama's library quantization (Q4_K_M, ~4.9 bits a
+    // weight: ~70.6e9 x 4.9 / 8 = ~43 GB) cannot fit a 24 GB RTX 4090.
+    // Ollama's scheduler then places as many layers as fit on the GPU and the
+    // rest on the CPU (ollama llm/memory.go estimateGPULayers), when system
+    // memory holds them (the desktop default here: 64 GiB).
+    const std::string base = R"({"model":"llama-3.1-70b","gpu":"4090","engine":"ollama")";
+    const Json split = estimateOk(base + "}");
+    CHECK(split["fits"] == true);
+    CHECK(split["plan"]["offload"] == "layers");
+    const int onGpu = split["plan"]["gpu_layers"].get<int>();
+    CHECK(onGpu > 0);
+    CHECK(onGpu < 80);  // of 80 layers
+    // At least the ~40 GiB of weights less the 24 GB card's ~22 GiB stay in host RAM.
+    CHECK(split["memory"]["cpu_offload_gib"].get<double>() > 40.0 - 22.5);
+    CHECK(hasWarning(split, "ollama_layers_on_cpu"));
+    CHECK(hasWarning(split, "cpu_offload_slow"));  // batch 1 reads the host layers on the CPU
+    // A host too small for the rest: Ollama would refuse to load it.
+    CHECK(estimateOk(base + R"(,"host":{"ram_gib":8}})")["fits"] == false);
+    // Offload stated as none, or llama.cpp without -ngl: all on the GPU, which does not fit.
+    CHECK(estimateOk(base + R"(,"parallel":{"offload":"none"}})")["fits"] == false);
+    const Json llamaCpp = estimateOk(R"({"model":"llama-3.1-70b","gpu":"4090","engine":"llama.cpp","weights":"Q4_K_M"})");
+    CHECK(llamaCpp["fits"] == false);
+    CHECK(llamaCpp["plan"]["offload"] == "none");
+}

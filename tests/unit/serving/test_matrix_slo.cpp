@@ -48,27 +48,58 @@ TEST_CASE("matrix users at SLO: a cell's users are what serve fits in one replic
             }
             const double users = cell["users_at_slo"].get<double>();
             const int gpus = cell["gpus_needed"].get<int>();
-            // The cell keeps the request's KV and weight formats (as its
-            // detail does; these checkpoints are 16-bit); serve, which may
-            // also try FP8 for either, is held to the same ones.
+            // The cell keeps the request's KV and weight formats (these
+            // checkpoints are 16-bit) or, marked, FP8 in both where the GPU
+            // has FP8 and that serves more users; serve, which also tries
+            // FP8 for either alone, is held to the cell's.
+            const bool fp8 = cell["users_at_slo_fp8"].get<bool>();
+            const char* format = fp8 ? "fp8" : "bf16";
             PropertyJson serve = {{"model", m["models"][i]["id"]}, {"gpu", {m["gpus"][j]["id"]}}, {"max_gpus", gpus},
-                                  {"prompt_tokens", 1024}, {"output_tokens", 256}, {"slo", slo}, {"kv_cache", "bf16"},
-                                  {"weights", "bf16"}};
+                                  {"prompt_tokens", 1024}, {"output_tokens", 256}, {"slo", slo}, {"kv_cache", format},
+                                  {"weights", format}};
             INFO(serve.dump() << " matrix users " << users);
             if (users >= 1) {
                 serve["users"] = users;
                 const PropertyJson at = ok(serveJson(projectCatalog(), serve.dump()));
                 REQUIRE(at["meets_slo"] == true);
+                ++compared;
+                // In FP8 the model may fit fewer GPUs, and serve then runs
+                // replicas of those: the count and replicas are the cell's
+                // only in the request's own formats.
+                if (fp8) continue;
                 CHECK(at["deployments"][0]["replicas"] == 1);
                 CHECK(at["deployments"][0]["gpu_count"] == gpus);
-                ++compared;
             }
+            if (fp8) continue;
             // One user more does not fit one replica of these GPUs.
             serve["users"] = users + 1;
             CHECK(ok(serveJson(projectCatalog(), serve.dump()))["meets_slo"] == false);
         }
     }
     CHECK(compared >= 6);
+}
+
+TEST_CASE("matrix users at SLO: FP8 weights and KV where the GPU has FP8 and the request left them open",
+          "[serving][matrix]") {
+    // data/gpus.json: the H100 SXM supports FP8 (fp8 tensor rate listed), the
+    // A100 does not. Llama 3.1 8B ships 16-bit weights and the request names
+    // no format: on the H100 FP8 halves the weight bytes per step and the KV
+    // bytes per token, so a replica serves more users within the SLO.
+    const std::string base =
+        R"({"model":"llama-3.1-8b","gpu":["h100-sxm5-80gb","a100-sxm4-80gb"],"prompt_tokens":1024,)"
+        R"("output_tokens":256,"slo":{"ttft_s":2,"min_user_tokens_per_s":20})";
+    const PropertyJson open = ok(matrixJson(projectCatalog(), base + "}"));
+    const PropertyJson named = ok(matrixJson(projectCatalog(), base + R"(,"weights":"bf16","kv_cache":"bf16"})"));
+    REQUIRE(open["gpus"][0]["id"] == "h100-sxm5-80gb");
+    const PropertyJson& h100 = open["cells"][0][0];
+    CHECK(h100["users_at_slo_fp8"] == true);
+    CHECK(h100["users_at_slo"].get<double>() > named["cells"][0][0]["users_at_slo"].get<double>());
+    CHECK(h100["gpus_needed"] == named["cells"][0][0]["gpus_needed"]);  // the same GPUs, more users
+    // Formats the request names stay as named.
+    CHECK(named["cells"][0][0]["users_at_slo_fp8"] == false);
+    // No FP8 on the A100: its figure is the 16-bit one either way.
+    CHECK(open["cells"][0][1]["users_at_slo_fp8"] == false);
+    CHECK(open["cells"][0][1]["users_at_slo"] == named["cells"][0][1]["users_at_slo"]);
 }
 
 TEST_CASE("matrix users at SLO: none on a GPU without a tensor rate", "[serving][matrix]") {

@@ -503,12 +503,26 @@ TEST_CASE("an aiconfigurator row whose degrees were multiplied by its expert deg
     CHECK(dp.request["parallel"]["tp"] == 4);  // the replica: tp 1 x 4 attention-DP ranks
     CHECK(dp.request["parallel"]["ep"] == 4);
     // No degrees in the id: more GPUs than the node's 8 with moe_tp x moe_ep =
-    // tp_size is the product's signature (DeepSeek-V3 config 181).
+    // tp_size is the product's signature (DeepSeek-V3 config 181). Its values
+    // repeat config 83's (tp_size 8, moe_tp 8, moe_ep 1: TPOT 13.8 ms at 4
+    // requests, as here) and not the expert-parallel rows' (8.6 ms), so the
+    // experts are split by tensor parallelism, without expert parallelism.
     const auto noId = mapped("deepseek-ai/DeepSeek-V3", "fp8", 64, 64, 8, "tensorrt-llm",
                              "parallelism: tp_size=64, pp_size=1, attention_dp_size=1, moe_tp_size=8, moe_ep_size=8; "
                              "source row id=dsr1_h200_trtllm_fp8_agg_1024x1024_c4_cfg181 (CSV line 720)");
     CHECK(noId.request["gpu_count"] == 8);
-    CHECK(noId.request["parallel"]["ep"] == 8);
+    CHECK(noId.request["parallel"]["tp"] == 8);
+    CHECK_FALSE(noId.request["parallel"].contains("ep"));
+    // Config 183 (attention_dp_size 64) repeats config 83 too (TPOT 47.8
+    // against 48.3 ms at 64 requests of 8,192 + 1,024 tokens; attention DP 8
+    // x EP 8 measured 39.8 ms): the same 8-GPU tensor-parallel instance.
+    const auto noIdDp = mapped("deepseek-ai/DeepSeek-V3", "fp8", 64, 1, 8, "tensorrt-llm",
+                               "parallelism: tp_size=1, pp_size=1, attention_dp_size=64, moe_tp_size=8, moe_ep_size=8; "
+                               "source row id=dsr1_h200_trtllm_fp8_agg_8192x1024_c64_cfg183 (CSV line 730)");
+    CHECK(noIdDp.request["gpu_count"] == 8);
+    CHECK(noIdDp.request["parallel"]["tp"] == 8);
+    CHECK_FALSE(noIdDp.request["parallel"].contains("attention_dp"));
+    CHECK_FALSE(noIdDp.request["parallel"].contains("ep"));
 }
 
 TEST_CASE("a vLLM start-up row maps to its context limit and pool fraction", "[validation]") {

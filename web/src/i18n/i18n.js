@@ -117,9 +117,37 @@ function errorText(err) {
   var quoted = /['"\u201c]([^'"\u201d]{1,80})['"\u201d]/.exec(message);
   var mean = /did you mean ['"\u201c]([^'"\u201d]{1,80})['"\u201d]/.exec(message);
   var text = summary;
+  var expected = expectation(message);
+  if (expected) return text + '\uff1a' + expected;
   if (quoted && !(mean && mean.index < quoted.index)) text += '\uff1a\u201c' + quoted[1] + '\u201d';
   if (mean) text += t('error.didYouMean', { name: mean[1] });
   return text;
+}
+
+// Warnings ({code, message}) as one text in the page's language.
+function warningText(warnings) {
+  return (warnings || []).map(function (w) { return code('warn', w.code, w.message); }).join(' ');
+}
+
+// What the engine expected and got, in the page's words, for the forms its
+// JSON reader writes (core/src/json/json_read.cpp: "expected a number at
+// most 2048, got 99999"); null for any other message.
+var EXPECTED = [[/^a positive number$/, 'positive'], [/^a non-negative number$/, 'nonNegative'],
+  [/^a number at most (\S+)$/, 'atMost'], [/^a number of at least (\S+)$/, 'atLeast'],
+  [/^an integer from (-?\d+) to (-?\d+)$/, 'integerRange'], [/^a number$/, 'number'], [/^an integer$/, 'integer'],
+  [/^a string$/, 'text']];
+function expectation(message) {
+  var m = /(?:^|: )expected (.+?)(?:, got (.{1,80}))?$/.exec(String(message));
+  if (!m) return null;
+  for (var i = 0; i < EXPECTED.length; i++) {
+    var e = EXPECTED[i][0].exec(m[1]);
+    if (!e) continue;
+    var key = EXPECTED[i][1];
+    var text = t('error.expect.' + key, key === 'integerRange' ? { a: e[1], b: e[2] } : { n: e[1] });
+    if (m[2] != null) text += t('error.got', { value: /^["']/.test(m[2]) ? '\u201c' + m[2].replace(/^["']|["']$/g, '') + '\u201d' : m[2] });
+    return text;
+  }
+  return null;
 }
 
 // The engine's own English message, where errorText gave a translation.
@@ -151,4 +179,4 @@ function apply(rootEl) {
 
 function lang() { return current; }
 
-export { LANGS, normalize, pick, fill, t, has, code, sentence, errorText, errorDetail, setLang, lang, locale, apply, dictionaries, ready };
+export { LANGS, normalize, pick, fill, t, has, code, sentence, errorText, errorDetail, warningText, setLang, lang, locale, apply, dictionaries, ready };

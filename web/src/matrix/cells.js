@@ -38,7 +38,9 @@ function figureKey(cell, metric, training) {
       return cell && cell.train_hours != null ? 'train_hours' : 'train_tokens_per_s';
     default:
       if (training) return cell && cell.train_hours != null ? 'train_hours' : 'train_tokens_per_s';
-      return 'decode_tokens_per_s';
+      // A speech, embedding or diffusion model has no tokens/s: its own figure
+      // (docs/CONTRACT.md "Workloads": the cell's workload_figure).
+      return cell && cell.decode_tokens_per_s == null && cell.workload_figure != null ? 'workload_figure' : 'decode_tokens_per_s';
   }
 }
 
@@ -61,7 +63,12 @@ function figureText(cell, metric, training, opts) {
   var v = cell[key];
   if (typeof v !== 'number' || !isFinite(v)) return '–';
   if (key === 'train_hours') return format.durationShort(opts.locale, v);
-  if (key === 'gpus_needed' || key === 'users_at_slo') return key === 'users_at_slo' && v >= 1e4 ? format.compact(opts.locale, v) : String(v);
+  if (key === 'users_at_slo') {
+    // Marked where the figure is with FP8 weights/KV the request left open (the engine's users_at_slo_fp8).
+    var users = v >= 1e4 ? format.compact(opts.locale, v) : String(v);
+    return cell.users_at_slo_fp8 ? users + ' FP8' : users;
+  }
+  if (key === 'gpus_needed') return String(v);
   if (isMoney(key)) {
     var m = format.moneyField(cell, key, opts.currency, opts.cnyPerUsd);
     return format.money(opts.locale, m.value, m.currency, true);

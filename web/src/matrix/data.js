@@ -64,7 +64,7 @@ function addCustom(job) {
   }
   if (s.cm) {
     m.models.unshift({ id: customRows.MODEL_ID, name: s.cm.name, family: i18n.t('custom.family'),
-      params_b: s.cm.params_b, active_params_b: s.cm.params_b, modality: 'text' });
+      params_b: s.cm.params_b, active_params_b: s.cm.params_b, modality: 'text', warn: s.cm.warn || null });
     m.cells.unshift(null);
     job.customModel = true;
   }
@@ -112,24 +112,31 @@ var REJECTED_CELL = { status: 'no', gpus_needed: null };
 // numbers, null as NaN, status and strategy as indices into its lists),
 // built with one object shape: ten thousand take a few milliseconds.
 function ValueCell(f, i) {
-  this.cost_usd = orNull(f.cost_usd[i]);
-  this.decode_tokens_per_s = orNull(f.decode_tokens_per_s[i]);
-  this.fits_one = f.fits_one[i] === 1;
-  this.gpus_needed = orNull(f.gpus_needed[i]);
-  this.needs_nvlink = f.needs_nvlink[i] === 1;
-  this.nodes = f.nodes[i];
-  this.prefill_tokens_per_s = orNull(f.prefill_tokens_per_s[i]);
-  this.status = f.statusNames[f.status[i]];
-  this.strategy = f.strategyNames[f.strategy[i]];
-  this.tight = f.tight[i] === 1;  // fits by the estimate, not by its 80% memory band
-  this.total_gib = orNull(f.total_gib[i]);
-  this.train_hours = orNull(f.train_hours[i]);
-  this.train_tokens_per_s = orNull(f.train_tokens_per_s[i]);
-  this.usd_per_hour = orNull(f.usd_per_hour[i]);
-  this.usd_per_million_tokens = orNull(f.usd_per_million_tokens[i]);
-  this.users_at_slo = orNull(f.users_at_slo[i]);  // users-at-SLO mode only
-  this.workload_figure = orNull(f.workload_figure[i]);  // a non-LLM model's own figure (its header's workload_unit)
+  // The cell reads its figures from the engine's arrays when asked: a
+  // whole matrix makes tens of thousands of cells, of which a repaint
+  // reads a few hundred (and a sort one column).
+  this._f = f;
+  this._i = i;
 }
+// 1 = true. tight: fits by the estimate, not by its 80% memory band;
+// users_at_slo_fp8: users_at_slo found with FP8 weights/KV the request left open.
+var FLAGS = ['fits_one', 'needs_nvlink', 'tight', 'users_at_slo_fp8'];
+CELL_FIELDS.forEach(function (k) {
+  var get = k === 'status' ? function () { return this._f.statusNames[this._f.status[this._i]]; }
+    : k === 'strategy' ? function () { return this._f.strategyNames[this._f.strategy[this._i]]; }
+      : k === 'nodes' ? function () { return this._f.nodes[this._i]; }
+        : FLAGS.indexOf(k) >= 0 ? function () { return this._f[k][this._i] === 1; }
+          // users_at_slo: users-at-SLO mode only; workload_figure: a non-LLM
+          // model's own figure (its header's workload_unit).
+          : function () { return orNull(this._f[k][this._i]); };
+  Object.defineProperty(ValueCell.prototype, k, { get: get, enumerable: true });
+});
+// The figures as a plain object (the JSON export, a copy).
+ValueCell.prototype.toJSON = function () {
+  var out = {}, self = this;
+  CELL_FIELDS.forEach(function (k) { out[k] = self[k]; });
+  return out;
+};
 
 function orNull(v) { return v === v ? v : null; }  // NaN stands for null
 

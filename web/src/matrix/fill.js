@@ -162,10 +162,12 @@ function showRow(view, rec, win) {
     rec.tr.dataset.modelId = model.id;
     for (var j = 0; j < rec.tds.length; j++) rec.tds[j].dataset.modelId = model.id;
   }
-  if (rec.name !== model.name) {
-    rec.name = model.name;
-    rec.th.title = model.name;
-    rec.th.textContent = model.name;
+  var warn = model.warn ? i18n.warningText(model.warn) : '';
+  if (rec.name !== model.name + warn) {
+    rec.name = model.name + warn;
+    // An assumption made to read the user's own model stands beside its name.
+    rec.th.title = warn ? model.name + ' \u2014 ' + warn : model.name;
+    rec.th.textContent = warn ? model.name + ' \u26a0' : model.name;
   }
   var sizeText = format.params(view.ctx.locale, model.params_b);
   if (sizeText !== rec.sizeText) { rec.size.textContent = sizeText; rec.sizeText = sizeText; }

@@ -23,7 +23,7 @@ function create(table, callbacks) {
   window.addEventListener('beforeprint', function () { matrixFill.setPrinting(view, true); });
   window.addEventListener('afterprint', function () { matrixFill.setPrinting(view, false); });
   view.render = function (matrix, ctx) { render(view, matrix, ctx); };
-  view.windowFor = function (matrix, state) { return windowFor(view, matrix, state); };
+  view.windowFor = function (matrix, state, over) { return windowFor(view, matrix, state, over); };
   view.focusCell = function (modelId, gpuId) { matrixKeys.focus(view, modelId, gpuId); };
   view.writeHead = function (c0, c1) { writeHeadColumns(view, c0, c1); };
   return view;
@@ -135,10 +135,13 @@ function flatten(groups) {
 // paint the empty box's, since the engine's first calls run before the
 // browser has optimised its code and each cell costs several times more
 // (the rows the grown box adds are written pending and load with the rest).
-function windowFor(view, matrix, state) {
+// over: the rows and columns beyond the box to load too (default the
+// written window's overscan; none for the page's first paint, whose engine
+// calls are the slow ones and whose overscan is out of view).
+function windowFor(view, matrix, state, over) {
   var groups = rowGroups(matrix, state), cols = columnOrder(matrix.gpus), order = flatten(groups);
   var fill = matrixFill, lay = matrixWindow.layout(groups, fill.metrics(view));
-  var win = matrixWindow.visible(lay, cols.length, fill.scrollBox(view), fill.metrics(view), fill.OVERSCAN);
+  var win = matrixWindow.visible(lay, cols.length, fill.scrollBox(view), fill.metrics(view), over || fill.OVERSCAN);
   var rows = [];
   for (var i = win.i0; i < win.i1; i++) if (lay.items[i].row !== undefined) rows.push(order[lay.items[i].row]);
   return { rows: rows, cols: cols.slice(win.c0, win.c1) };

@@ -65,6 +65,12 @@ function custom(inner) {
     var name = String(v.name == null ? '' : v.name);
     if (name.length > TEXT_MAX) shortened.push(inner === 'model' ? 'cm' : 'cg');
     v.name = text(name);
+    // The model's reading warnings ({code, message}), shown beside its name.
+    if (v.warn != null) {
+      v.warn = Array.isArray(v.warn) ? v.warn.slice(0, 4).filter(function (w) { return w && typeof w === 'object'; })
+        .map(function (w) { return { code: text(w.code || ''), message: String(w.message || '').slice(0, 600) }; }) : [];
+      if (!v.warn.length) delete v.warn;
+    }
     return v;
   };
 }

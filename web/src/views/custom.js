@@ -9,13 +9,15 @@ import * as exporter from '../export/export.js';
 import * as format from '../format/format.js';
 import * as i18n from '../i18n/i18n.js';
 import { toEstimateRequest } from '../state/requests.js';
+import { currencyOf } from '../state/defaults.js';
 
 var $ = dom.$, el = dom.el;
 var ctx = null;
 // [key, required, kind]; names are labels from the dictionary (gpu.<key>).
+// The two 'money' fields are typed in the currency in force.
 var GPU_FIELDS = [['name', true, 'text'], ['memory_gib', true, 'num'], ['bandwidth_gbps', true, 'num'],
-  ['bf16_tflops', true, 'num'], ['fp8_tflops', false, 'num'], ['tdp_w', false, 'num'], ['price_usd', false, 'num'],
-  ['cloud_usd_per_hour', false, 'num'], ['nvlink_gbps', false, 'num'], ['class', false, 'class']];
+  ['bf16_tflops', true, 'num'], ['fp8_tflops', false, 'num'], ['tdp_w', false, 'num'], ['price_usd', false, 'money'],
+  ['cloud_usd_per_hour', false, 'money'], ['nvlink_gbps', false, 'num'], ['class', false, 'class']];
 
 function init(options) {
   ctx = options;
@@ -91,7 +93,7 @@ function engineFieldError(e, fieldsByPath, fallback) {
   var path = e.path || '';
   var field = fallback;
   Object.keys(fieldsByPath).forEach(function (p) { if (path === p || path.indexOf(p + '/') === 0) field = fieldsByPath[p]; });
-  dom.fieldError(field, ctx.t('custom.errorAt', { message: i18n.errorText(e), path: path || '/' }));
+  dom.fieldError(field, ctx.t('custom.errorAt', { message: i18n.errorText(e), path: path || '/' }), i18n.errorDetail(e));
 }
 
 function useModel() {
@@ -115,7 +117,12 @@ function useModel() {
   try {
     var r = probe(model, gpu);
     var label = name.value.trim() || r.model.name || (model._name_or_path || model.model_type || 'custom');
-    ctx.change({ cm: { name: String(label).slice(0, 80), params_b: r.model.params_b, model: model } });
+    var cm = { name: String(label).slice(0, 80), params_b: r.model.params_b, model: model };
+    // What the engine assumed to read it travels with the model, so the
+    // matrix row can say so beside the name.
+    var warn = customRows.readingWarnings(r).map(function (w) { return { code: w.code, message: String(w.message).slice(0, 600) }; });
+    if (warn.length) cm.warn = warn;
+    ctx.change({ cm: cm });
   } catch (e) {
     engineFieldError(e, { '/model/params_b': params }, config.value.trim() ? config : params);
   }
@@ -131,10 +138,11 @@ function gpuFromForm() {
       if (f[1]) { dom.fieldError(input, ctx.t('custom.required')); bad = true; }
       return;
     }
-    if (f[2] === 'num') {
+    if (f[2] === 'num' || f[2] === 'money') {
       var v = format.parseInput(text);
       if (!(v >= 0)) { dom.fieldError(input, ctx.t('error.number')); bad = true; return; }
-      gpu[f[0]] = v;
+      if (f[2] === 'money' && currency() === 'cny') putYuan(gpu, f[0], v);
+      else gpu[f[0]] = v;
     } else {
       gpu[f[0]] = text;
     }
@@ -142,6 +150,35 @@ function gpuFromForm() {
   if (gpu.bf16_tflops != null) gpu.fp16_tflops = gpu.bf16_tflops;
   if (gpu.fp8_tflops != null) gpu.supports_fp8 = true;
   return bad ? null : gpu;
+}
+
+function currency() { return currencyOf(ctx.app.state, i18n.lang()); }
+
+// Prices typed in yuan go to the engine as yuan (docs/CONTRACT.md "Catalog
+// listings": price_cny, and cloud_prices in CNY, which it converts at its
+// own rate where it needs dollars), so the link keeps what was typed.
+function putYuan(gpu, key, value) {
+  if (key === 'price_usd') { gpu.price_cny = value; return; }
+  gpu.cloud_prices = [{ provider: 'user', currency: 'cny', per_gpu_hour: value,
+    date: new Date().toISOString().slice(0, 7), source: 'user input' }];
+}
+
+// The money fields' labels name the currency in force; a figure typed in
+// the other one is converted at the engine's rate when the currency changes.
+function syncMoneyFields() {
+  var cur = currency(), rate = ctx.app.cnyPerUsd;
+  GPU_FIELDS.forEach(function (f) {
+    if (f[2] !== 'money') return;
+    var input = $('#cg-' + f[0]), label = $('label[for="cg-' + f[0] + '"] .money-label');
+    if (label) label.textContent = ctx.t('gpu.' + f[0] + '.in', { cur: ctx.t('cur.' + cur) });
+    if (!input) return;
+    var typedIn = input.dataset.cur, v = format.parseInput(input.value);
+    if (typedIn && typedIn !== cur && v >= 0 && typeof rate === 'number' && rate > 0) {
+      var converted = cur === 'cny' ? v * rate : v / rate;
+      input.value = String(Math.round(converted * 100) / 100);
+    }
+    input.dataset.cur = cur;
+  });
 }
 
 function useGpu() {
@@ -200,19 +237,22 @@ function exportCatalog() {
 
 function refreshLists() {
   var box = $('#cg-fields');
-  var values = {};
-  dom.$all('input, select', box).forEach(function (i) { values[i.id] = i.value; });
+  var values = {}, curs = {};
+  dom.$all('input, select', box).forEach(function (i) { values[i.id] = i.value; curs[i.id] = i.dataset.cur; });
   dom.replace(box, GPU_FIELDS.map(function (f) {
     var id = 'cg-' + f[0];
     var input = f[2] === 'class'
       ? el('select', { id: id }, ['datacenter', 'workstation', 'consumer'].map(function (c) {
         return el('option', { value: c }, ctx.t('group.' + c));
       }))
-      : el('input', { id: id, type: 'text', inputmode: f[2] === 'num' ? 'decimal' : null, autocomplete: 'off', required: f[1] || null });
+      : el('input', { id: id, type: 'text', inputmode: f[2] === 'text' ? null : 'decimal', autocomplete: 'off', required: f[1] || null });
     if (values[id] != null) input.value = values[id];
+    if (f[2] === 'money' && curs[id]) input.dataset.cur = curs[id];
     var optional = f[1] || f[2] === 'class' ? null : el('span', { class: 'optional' }, ' (' + ctx.t('custom.optional') + ')');
-    return el('div', { class: 'field' }, [el('label', { for: id }, [ctx.t('gpu.' + f[0]), optional]), input]);
+    var name = f[2] === 'money' ? el('span', { class: 'money-label' }) : ctx.t('gpu.' + f[0]);
+    return el('div', { class: 'field' }, [el('label', { for: id }, [name, optional]), input]);
   }));
+  syncMoneyFields();
 }
 
 function render() {
@@ -221,6 +261,7 @@ function render() {
   $('#cg-active').textContent = s.cg ? ctx.t('custom.gpuActive', { name: s.cg.name }) : '';
   $('#cm-remove').hidden = !s.cm;
   $('#cg-remove').hidden = !s.cg;
+  syncMoneyFields();
 }
 
 export { init, render, refreshLists, GPU_FIELDS, jsonErrorAt };

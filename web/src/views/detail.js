@@ -129,13 +129,42 @@ function chartBlock(r, ctx) {
   return section('detail.memory', ctx, [el('p', { class: 'note' }, ctx.t('detail.memoryNote')), svg, total, extra, tools]);
 }
 
+// A speech, embedding or diffusion model's own figures (docs/CONTRACT.md
+// "Workloads": its object is filled instead of the tokens/s figures), as
+// [label key, text, field]; none for an LLM.
+function workloadFigures(r, ctx) {
+  var L = ctx.locale, t = ctx.t, units = unitTexts(t), out = [];
+  var asr = r.asr, emb = r.embedding, img = r.image, vid = r.video;
+  if (asr && format.isNum(asr.realtime_factor) && asr.realtime_factor > 0) {
+    out.push(['fig.realtime', t('fig.realtimeNote', { rtf: format.number(L, asr.realtime_factor),
+      x: format.number(L, 1 / asr.realtime_factor) }), 'asr.realtime_factor']);
+  }
+  if (asr && format.isNum(asr.audio_seconds_per_s)) {
+    out.push(['fig.audio', t('fig.audioValue', { v: format.number(L, asr.audio_seconds_per_s) }), 'asr.audio_seconds_per_s']);
+  }
+  if (emb && format.isNum(emb.tokens_per_s)) out.push(['fig.embedTokens', format.number(L, emb.tokens_per_s) + ' ' + t('unit.tokPerS'), 'embedding.tokens_per_s']);
+  if (emb && format.isNum(emb.sequences_per_s)) out.push(['fig.sequences', format.number(L, emb.sequences_per_s) + t('unit.perS'), 'embedding.sequences_per_s']);
+  if (img && format.isNum(img.seconds_per_image)) out.push(['fig.perImage', format.seconds(L, img.seconds_per_image, units), 'image.seconds_per_image']);
+  if (img && format.isNum(img.images_per_s)) out.push(['fig.images', format.number(L, img.images_per_s) + t('unit.perS'), 'image.images_per_s']);
+  if (vid && format.isNum(vid.seconds_per_video)) {
+    var sv = vid.seconds_per_video;
+    out.push(['fig.perVideo', sv < 120 ? format.seconds(L, sv, units) : format.duration(L, sv / 3600, units), 'video.seconds_per_video']);
+  }
+  return out;
+}
+
 function figuresBlock(r, ctx) {
   var dl = el('dl', { class: 'figures' });
+  workloadFigures(r, ctx).forEach(function (f) {
+    dl.appendChild(el('div', { dataset: { field: f[2] } }, [el('dt', null, ctx.t(f[0])), el('dd', null, f[1])]));
+  });
   FIGURES.forEach(function (f) {
     var text = figureText(r, f, ctx);
     if (text == null) return;
     dl.appendChild(el('div', { dataset: { field: f[1] } }, [el('dt', null, ctx.t(f[0])), el('dd', null, text)]));
   });
+  // A plan that does not fit has no figures: no empty heading either.
+  if (!dl.childNodes.length) return null;
   var year = r.price_year ? el('p', { class: 'note' }, ctx.t('fig.priceYear', { year: r.price_year })) : null;
   var bands = r.ranges && Object.keys(r.ranges).length ? el('p', { class: 'note' }, ctx.t('detail.bandNote')) : null;
   return section('detail.figures', ctx, [dl, bands, year]);
@@ -162,12 +191,31 @@ function table(headers, rows, numeric) {
   return el('table', { class: 'plain' }, [el('thead', null, head), el('tbody', null, body)]);
 }
 
+// The change a suggestion makes: the engine's words in English; in another
+// language the figure it names in that language's words (or, where the
+// engine's words are fixed, their translation).
+var SUGGESTION_FORMS = [['quantize', /^weights (\S+)$/, 'weights', 'format'], ['shorter_context', /^context of (\d+) tokens$/, 'context', 'n'],
+  ['smaller_batch', /^batch of (\d+)$/, 'batch', 'n'], ['more_gpus', /^(\d+) GPUs?$/, 'gpus', 'n']];
+function suggestionDetail(s, ctx) {
+  var text = String(s.detail || '');
+  if (i18n.lang() === 'en') return text;
+  for (var i = 0; i < SUGGESTION_FORMS.length; i++) {
+    var f = SUGGESTION_FORMS[i], m = s.change === f[0] && f[1].exec(text);
+    if (m) {
+      var params = {};
+      params[f[3]] = f[3] === 'n' ? format.number(ctx.locale, Number(m[1]), 0) : m[1];
+      return ctx.t('detail.suggestion.' + f[2], params);
+    }
+  }
+  return i18n.code('sdetail', s.change, text);
+}
+
 function suggestionsBlock(r, ctx) {
   var list = r.suggestions || [];
   if (!list.length) return r.fits ? section('detail.suggestions', ctx, [el('p', { class: 'note' }, ctx.t('detail.suggestionsNone'))]) : null;
   var rows = list.map(function (s) {
     var mark = s.fits ? cells.SYMBOL_FITS + ' ' : cells.SYMBOL_NO + ' ';
-    return [el('span', { dataset: { code: s.change } }, mark + i18n.code('sugg', s.change)), el('code', null, s.detail),
+    return [el('span', { dataset: { code: s.change } }, mark + i18n.code('sugg', s.change)), el('code', null, suggestionDetail(s, ctx)),
       format.gib(ctx.locale, s.total_gib), String(s.gpu_count)];
   });
   return section('detail.suggestions', ctx, [table([ctx.t('detail.change'), '', ctx.t('detail.after'), ctx.t('detail.gpus')], rows, [2, 3])]);
@@ -261,4 +309,4 @@ function renderError(body, err, ctx) {
     ctx.t('custom.errorAt', { message: i18n.code('error', err.code, err.message), path: err.path || '/' }))]);
 }
 
-export { render, renderError, FIGURES, figureText, unitTexts, termUnit, whyCode };
+export { render, renderError, FIGURES, figureText, unitTexts, termUnit, whyCode, workloadFigures };

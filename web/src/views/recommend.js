@@ -76,8 +76,11 @@ function optionItem(o, s, modelId, all) {
   var L = i18n.locale(), t = ctx.t;
   var training = isTraining(s);
   var speed = training ? o.train_tokens_per_s : o.decode_tokens_per_s;
+  // A speech, embedding or diffusion model's own figures (its real-time
+  // factor, ...), as the detail shows them.
+  var own = detailView.workloadFigures(o, { locale: L, t: t }).map(function (f) { return figure(t(f[0]), f[1]); });
   var figs = el('div', { class: 'rec-figs' }, [
-    figure(t('detail.memory'), format.gib(L, o.total_gib)),
+    figure(t('detail.memory'), format.gib(L, o.total_gib))].concat(own, [
     figure(training ? t('fig.train') : t('fig.decode'), speed == null ? null : format.number(L, speed) + ' ' + t('unit.tokPerS')),
     // Serving: what each of the batch's requests gets, and a month of it.
     figure(t('fig.userSpeed'), o.user_tokens_per_s == null ? null : format.number(L, o.user_tokens_per_s) + ' ' + t('unit.tokPerS')),
@@ -86,7 +89,7 @@ function optionItem(o, s, modelId, all) {
     figure(t('fig.usdPerHour'), moneyText(o, 'usd_per_hour', s, t('unit.perHour'))),
     figure(t('fig.purchase'), moneyText(o, 'purchase_usd', s)),
     figure(training ? t('fig.cost') : t('fig.perMTok'), moneyText(o, training ? 'cost_usd' : 'usd_per_million_tokens', s)),
-    figure(t('fig.power'), o.power_w == null ? null : format.power(L, o.power_w))]);
+    figure(t('fig.power'), o.power_w == null ? null : format.power(L, o.power_w))]));
   var notes = el('div', { class: 'rec-notes' }, [notesList(t('rec.reasons'), o.reasons, function (i) { return reasonText(i, o, s, all); }, '',
     // A reason the page writes from the option's figures (in the currency
     // in force) has no use for the engine's dollar text as its title.

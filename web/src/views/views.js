@@ -105,7 +105,7 @@ function paintMatrix(matrix, opts) {
     partial: !!opts.partial });
 }
 
-function matrixWindow(matrix) { return matrixTable.windowFor(matrix, state()); }
+function matrixWindow(matrix, over) { return matrixTable.windowFor(matrix, state(), over); }
 
 function render(view) {
   if (view === 'serve') serveView.render();
@@ -147,13 +147,20 @@ function renderDetail(s, ids) {
     var r = engine.estimate(toEstimateRequest(s, model, gpu, s.cnt, { apple: dctx.knobs.apple }));
     dctx.knobs = knobsFor(s, gpuEntry, r);
     if (r.cny_per_usd != null) ctx.app.cnyPerUsd = r.cny_per_usd;
-    $('#detail-title').textContent = ctx.t('detail.title', { model: r.model.name || ids.model, gpu: r.gpu.name });
+    // The user's own model keeps the user's name, with what the engine
+    // assumed to read it marked beside that name.
+    var own = ids.model === customRows.MODEL_ID && s.cm;
+    var warn = own ? i18n.warningText(customRows.readingWarnings(r)) : '';
+    var modelName = own ? s.cm.name + (warn ? ' \u26a0' : '') : r.model.name || ids.model;
+    $('#detail-title').textContent = ctx.t('detail.title', { model: modelName, gpu: r.gpu.name });
+    $('#detail-title').title = warn;
     dctx.caveats = caveatTexts(r.gpu.caveats || []);
     dctx.gpuEntry = byId(ctx.app.gpus, r.gpu.id);
     dctx.modelEntry = byId(ctx.app.models, r.model.id);
     detailView.render(body, r, dctx);
   } catch (e) {
     $('#detail-title').textContent = ids.model + ' · ' + ids.gpu;
+    $('#detail-title').title = '';
     detailView.renderError(body, e, dctx);
   }
 }

@@ -28,7 +28,7 @@ struct GroupFit {
     int owned = 0;
     bool fits = false;
     std::optional<int> gpusNeeded;  // fewest of this type that fit (may exceed `owned`)
-    int gpusUsed = 0;               // gpusNeeded when it fits, else 0
+    int gpusUsed = 0;               // the plan's GPUs when it fits (gpusNeeded, or more owned ones where faster), else 0
     WeightFormat weights = WeightFormat::Bf16;
     Strategy strategy = Strategy::Single;
     bool gradientCheckpointing = false;  // training: whether the fit needs activation checkpointing

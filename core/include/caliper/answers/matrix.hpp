@@ -50,6 +50,9 @@ struct MatrixCell {
     // Fits by the estimate but not by its 80% memory band: the estimate's
     // fit "tight" (calibration/ranges.hpp), so the cell and the detail agree.
     bool tight = false;
+    // The users-at-SLO figure is with FP8 weights and/or KV cache where the
+    // request left a 16-bit format open and the GPU has FP8 (more users).
+    bool usersAtSloFp8 = false;
     double totalGiB = 0;  // per GPU, at gpusNeeded (or one GPU when none fits)
     CellFigure decodeTokensPerS;
     CellFigure prefillTokensPerS;
@@ -64,7 +67,9 @@ struct MatrixCell {
     // With an SLO (the matrix's users-at-SLO mode): the concurrent users one
     // replica of gpusNeeded GPUs serves within it, as `caliper serve` sizes a
     // replica (0: one user already misses it); empty without an SLO or where
-    // the engine does not batch continuously or the model does not fit.
+    // the engine does not batch continuously or the model does not fit. As
+    // `caliper serve` does, it also tries FP8 in every format the request
+    // left open at 16 bits (usersAtSloFp8 says when that served more).
     CellFigure usersAtSlo;
 };
 

@@ -36,7 +36,8 @@ constexpr const char* kWarningCodes[] = {
     "disaggregated_not_searched", "request_rate_above_capacity", "requests_queue", "slo_not_met", "slo_not_judged",
     "unknown_compute_rate", "workload_trained_as_transformer",
     // the planner's host offload and board power
-    "cpu_offload_slow", "cpu_offload_compute_bound", "host_ram_too_small", "host_ram_assumed", "power_unknown"};
+    "cpu_offload_slow", "cpu_offload_pcie_bound", "ollama_layers_on_cpu", "cpu_offload_compute_bound", "host_ram_too_small",
+    "host_ram_assumed", "power_unknown"};
 
 // The codes of {"ok":false,"error":{"code",...}}: the engine's, and the
 // WebAssembly module's own (no_catalog, unknown_function).

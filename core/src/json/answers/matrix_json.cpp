@@ -217,6 +217,9 @@ const CellField kCellFields[] = {
     // Users-at-SLO mode (the request's "slo"): users one replica serves within it.
     {"users_at_slo", [](TextWriter& o, const MatrixCell& c) { o.number(c.usersAtSlo); },
      [](const MatrixCell& c) { return valueOf(c.usersAtSlo); }},
+    // ... with FP8 weights and/or KV cache in the formats the request left open.
+    {"users_at_slo_fp8", [](TextWriter& o, const MatrixCell& c) { o.put(c.usersAtSloFp8 ? "true" : "false"); },
+     [](const MatrixCell& c) { return valueOf(c.usersAtSloFp8); }},
     // A non-LLM model's own figure, in the unit its model header names.
     {"workload_figure", [](TextWriter& o, const MatrixCell& c) { o.number(c.workloadFigure); },
      [](const MatrixCell& c) { return valueOf(c.workloadFigure); }},

@@ -184,8 +184,12 @@ int readParallel(Scenario& s, ObjectReader& r) {
     s.parallel.attentionDp = static_cast<int>(integerWithin(p, "attention_dp", "parallel.attention_dp", 0));
     s.parallel.dp = static_cast<int>(integerWithin(p, "dp", "parallel.dp", 0));
     const int nodes = static_cast<int>(integerWithin(p, "nodes", "parallel.nodes", 0));
-    if (p.has("offload")) s.parallel.offload = parseEnum<Offload>(*p.raw("offload"), p.pathOf("offload"));
-    else p.ignore("offload");
+    if (p.has("offload")) {
+        s.parallel.offload = parseEnum<Offload>(*p.raw("offload"), p.pathOf("offload"));
+        s.parallel.offloadExplicit = true;
+    } else {
+        p.ignore("offload");
+    }
     // llama.cpp -ngl and --n-cpu-moe; null = chosen by the planner (checkScenario bounds them by the model).
     s.parallel.gpuLayers = static_cast<int>(p.optionalInteger("gpu_layers", 0, 100000).value_or(-1));
     s.parallel.cpuMoeLayers = static_cast<int>(p.optionalInteger("cpu_moe_layers", 0, 100000).value_or(-1));
@@ -324,20 +328,6 @@ Engine parseEngine(const Json& value, const std::string& path) {
                       {"tensorrt_llm", Engine::TensorrtLlm}, {"hf", Engine::Transformers}, {"mlx-lm", Engine::Mlx}});
 }
 
-ModelSpec resolveModel(const Catalog& catalog, const Json& value, const std::string& path,
-                       std::vector<Warning>& warnings) {
-    if (value.is_string()) {
-        const std::string query = value.get<std::string>();
-        if (const ModelSpec* model = findModel(catalog, query)) return *model;
-        const std::string nearest = nearestModelId(catalog, query);
-        fail("unknown_model", path,
-             "unknown model '" + query.substr(0, 100) + "'" + (nearest.empty() ? "" : "; did you mean '" + nearest + "'?"));
-    }
-    if (!value.is_object()) failType("invalid_value", path, "a model id or a model object", value);
-    if (looksLikeHfConfig(value)) return modelFromHfConfig(value, path, &warnings);
-    return modelFromJson(value, path, &warnings, false);
-}
-
 namespace {
 
 // "; did you mean 'A', 'B' or 'C'?" from the closest display names.
@@ -352,6 +342,18 @@ std::string didYouMean(const std::vector<std::string>& names) {
 }
 
 }  // namespace
+
+ModelSpec resolveModel(const Catalog& catalog, const Json& value, const std::string& path,
+                       std::vector<Warning>& warnings) {
+    if (value.is_string()) {
+        const std::string query = value.get<std::string>();
+        if (const ModelSpec* model = findModel(catalog, query)) return *model;
+        fail("unknown_model", path, "unknown model '" + query.substr(0, 100) + "'" + didYouMean(nearestModelNames(catalog, query)));
+    }
+    if (!value.is_object()) failType("invalid_value", path, "a model id or a model object", value);
+    if (looksLikeHfConfig(value)) return modelFromHfConfig(value, path, &warnings);
+    return modelFromJson(value, path, &warnings, false);
+}
 
 GpuSpec resolveGpu(const Catalog& catalog, const Json& value, const std::string& path) {
     if (value.is_string()) {
