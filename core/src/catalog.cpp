@@ -23,9 +23,12 @@ char asciiLower(unsigned char c) { return static_cast<char>(c >= 'A' && c <= 'Z'
 
 }  // namespace
 
-std::string normalizeName(std::string_view text) {
-    std::string out;
-    out.reserve(text.size() + 2);
+namespace {
+
+// Appends normalizeName(text) to `out`, so a loop over catalog names can
+// reuse one buffer instead of allocating a string per name.
+void appendNormalized(std::string& out, std::string_view text) {
+    const std::size_t start = out.size();
     for (std::size_t i = 0; i < text.size(); ++i) {
         const auto c = static_cast<unsigned char>(text[i]);
         // Bytes of multi-byte UTF-8 characters stay: "昇腾910B" and "魔改4090" must
@@ -37,10 +40,43 @@ std::string normalizeName(std::string_view text) {
         if (!asciiAlnum(c)) continue;
         out += asciiLower(c);
         // A memory size written "48G" means 48 GB ("4090 48G" = "4090 48GB").
-        const bool afterDigit = out.size() >= 2 && asciiDigit(static_cast<unsigned char>(out[out.size() - 2]));
+        const bool afterDigit = out.size() - start >= 2 && asciiDigit(static_cast<unsigned char>(out[out.size() - 2]));
         const bool wordEnds = i + 1 == text.size() || !asciiAlnum(static_cast<unsigned char>(text[i + 1]));
         if ((c == 'g' || c == 'G') && afterDigit && wordEnds) out += 'b';
     }
+}
+
+// normalizeName(text) == key without building the name: a lookup compares the
+// key with every catalog name, and most differ at their first character.
+bool normalizedEquals(std::string_view text, std::string_view key) {
+    std::size_t at = 0;
+    auto next = [&](char c) {
+        if (at >= key.size() || key[at] != c) return false;
+        ++at;
+        return true;
+    };
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c >= 0x80) {
+            if (!next(static_cast<char>(c))) return false;
+            continue;
+        }
+        if (!asciiAlnum(c)) continue;
+        if (!next(asciiLower(c))) return false;
+        // The key's characters so far are the normalized name's (see appendNormalized).
+        const bool afterDigit = at >= 2 && asciiDigit(static_cast<unsigned char>(key[at - 2]));
+        const bool wordEnds = i + 1 == text.size() || !asciiAlnum(static_cast<unsigned char>(text[i + 1]));
+        if ((c == 'g' || c == 'G') && afterDigit && wordEnds && !next('b')) return false;
+    }
+    return at == key.size();
+}
+
+}  // namespace
+
+std::string normalizeName(std::string_view text) {
+    std::string out;
+    out.reserve(text.size() + 2);
+    appendNormalized(out, text);
     return out;
 }
 
@@ -55,26 +91,39 @@ constexpr std::array<std::string_view, 23> kVendorWords = {
 
 // Runs for every catalog name on a miss ("did you mean"): the words are
 // skipped by view and the key copied once, at most.
-std::string stripVendorWords(std::string key) {
-    std::string_view rest(key);
+std::string_view withoutVendorWords(std::string_view key) {
     bool stripped = true;
     while (stripped) {
         stripped = false;
         for (std::string_view word : kVendorWords) {
-            if (rest.size() > word.size() && rest.substr(0, word.size()) == word) {
-                rest.remove_prefix(word.size());
+            if (key.size() > word.size() && key[0] == word[0] && key.substr(0, word.size()) == word) {
+                key.remove_prefix(word.size());
                 stripped = true;
             }
         }
     }
+    return key;
+}
+
+std::string stripVendorWords(std::string key) {
+    const std::string_view rest = withoutVendorWords(key);
     return rest.size() == key.size() ? key : std::string(rest);
+}
+
+// A catalog name normalized and without vendor words, in a buffer reused
+// across the names a miss compares.
+std::string_view bareName(std::string_view name) {
+    CALIPER_PER_THREAD static std::string buffer;
+    buffer.clear();
+    appendNormalized(buffer, name);
+    return withoutVendorWords(buffer);
 }
 
 template <class Entry>
 bool matches(const Entry& entry, const std::string& key) {
-    if (normalizeName(entry.id) == key || normalizeName(entry.name) == key) return true;
+    if (normalizedEquals(entry.id, key) || normalizedEquals(entry.name, key)) return true;
     return std::any_of(entry.aliases.begin(), entry.aliases.end(),
-                       [&](const std::string& alias) { return normalizeName(alias) == key; });
+                       [&](const std::string& alias) { return normalizedEquals(alias, key); });
 }
 
 template <class Entry>
@@ -87,12 +136,12 @@ const Entry* findEntry(const std::vector<Entry>& entries, std::string_view query
     const std::string bare = stripVendorWords(key);
     if (bare == key || bare.empty()) return nullptr;
     for (const auto& entry : entries) {
-        if (matches(entry, bare) || stripVendorWords(normalizeName(entry.name)) == bare) return &entry;
+        if (matches(entry, bare) || bareName(entry.name) == bare) return &entry;
     }
     return nullptr;
 }
 
-std::size_t editDistance(const std::string& a, const std::string& b) {
+std::size_t editDistance(std::string_view a, std::string_view b) {
     // One row reused across the thousand or so names a miss compares.
     CALIPER_PER_THREAD static std::vector<std::size_t> row;
     row.assign(b.size() + 1, 0);
@@ -115,7 +164,7 @@ std::string nearestId(const std::vector<Entry>& entries, std::string_view query)
     std::string best;
     std::size_t bestDistance = static_cast<std::size_t>(-1);
     auto consider = [&](const std::string& id, const std::string& name) {
-        const std::string candidate = stripVendorWords(normalizeName(name));
+        const std::string_view candidate = bareName(name);
         // The length difference bounds the distance from below: no closer name here.
         const std::size_t gap = candidate.size() > key.size() ? candidate.size() - key.size() : key.size() - candidate.size();
         if (gap >= bestDistance) return;
@@ -210,18 +259,33 @@ const GpuSpec* findModifiedGpu(const Catalog& catalog, std::string_view query) {
 template <class Entry>
 std::vector<std::string> nearestNames(const std::vector<Entry>& entries, const std::string& key, std::size_t count,
                                       const Entry* first = nullptr) {
-    std::vector<std::pair<std::pair<int, std::size_t>, const Entry*>> ranked;
+    using Rank = std::pair<int, std::size_t>;
+    const Rank unranked{2, static_cast<std::size_t>(-1)};
+    std::vector<std::pair<Rank, const Entry*>> ranked;
+    // The best `count` ranks so far, ascending. A later entry makes the list
+    // only by beating the last of them (ties keep catalog order), so a name
+    // whose length difference, a lower bound on its edit distance, cannot
+    // beat it is not compared.
+    std::vector<Rank> top;
     for (const auto& entry : entries) {
         if (&entry == first) continue;
-        std::vector<std::string> names{entry.name};
-        names.insert(names.end(), entry.aliases.begin(), entry.aliases.end());
-        std::pair<int, std::size_t> best{2, static_cast<std::size_t>(-1)};
-        for (const std::string& name : names) {
-            const std::string candidate = stripVendorWords(normalizeName(name));
+        const Rank bound = top.size() < count || top.empty() ? unranked : top.back();
+        Rank best = unranked;
+        auto consider = [&](const std::string& name) {
+            const std::string_view candidate = bareName(name);
             const int contains = key.size() >= 3 && candidate.find(key) != std::string::npos ? 0 : 1;
-            best = std::min(best, std::make_pair(contains, editDistance(key, candidate)));
-        }
+            const std::size_t gap = candidate.size() > key.size() ? candidate.size() - key.size() : key.size() - candidate.size();
+            const Rank floor{contains, gap};
+            if (!(floor < best) || !(floor < bound)) return;
+            best = std::min(best, Rank{contains, editDistance(key, candidate)});
+        };
+        consider(entry.name);
+        for (const std::string& alias : entry.aliases) consider(alias);
         ranked.emplace_back(best, &entry);
+        if (best < bound) {
+            top.insert(std::upper_bound(top.begin(), top.end(), best), best);
+            if (top.size() > count) top.pop_back();
+        }
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::string> names;
@@ -286,7 +350,7 @@ const ModelSpec* findModelByRepoName(const Catalog& catalog, std::string_view qu
     if (key.empty()) return nullptr;
     auto repoMatches = [&](const std::string& id) {
         const std::size_t slash = id.find('/');
-        return slash != std::string::npos && normalizeName(std::string_view(id).substr(slash + 1)) == key;
+        return slash != std::string::npos && normalizedEquals(std::string_view(id).substr(slash + 1), key);
     };
     for (const ModelSpec& model : catalog.models) {
         if (repoMatches(model.hfId) || std::any_of(model.aliases.begin(), model.aliases.end(), repoMatches)) return &model;
