@@ -25,50 +25,54 @@ char asciiLower(unsigned char c) { return static_cast<char>(c >= 'A' && c <= 'Z'
 
 namespace {
 
-// Appends normalizeName(text) to `out`, so a loop over catalog names can
-// reuse one buffer instead of allocating a string per name.
-void appendNormalized(std::string& out, std::string_view text) {
-    const std::size_t start = out.size();
+// The characters of normalizeName(text), handed one by one to `emit` until it
+// returns false: lower-case ASCII letters and digits, every other ASCII byte
+// dropped. Building a name and comparing one without building it share this rule.
+template <class Emit>
+bool forEachNormalizedChar(std::string_view text, Emit&& emit) {
+    bool previousWasDigit = false;
     for (std::size_t i = 0; i < text.size(); ++i) {
         const auto c = static_cast<unsigned char>(text[i]);
         // Bytes of multi-byte UTF-8 characters stay: "昇腾910B" and "魔改4090" must
         // not collapse to the bare "910b" or "4090".
         if (c >= 0x80) {
-            out += static_cast<char>(c);
+            if (!emit(static_cast<char>(c))) return false;
+            previousWasDigit = false;
             continue;
         }
         if (!asciiAlnum(c)) continue;
-        out += asciiLower(c);
+        if (!emit(asciiLower(c))) return false;
         // A memory size written "48G" means 48 GB ("4090 48G" = "4090 48GB").
-        const bool afterDigit = out.size() - start >= 2 && asciiDigit(static_cast<unsigned char>(out[out.size() - 2]));
         const bool wordEnds = i + 1 == text.size() || !asciiAlnum(static_cast<unsigned char>(text[i + 1]));
-        if ((c == 'g' || c == 'G') && afterDigit && wordEnds) out += 'b';
+        if ((c == 'g' || c == 'G') && previousWasDigit && wordEnds) {
+            if (!emit('b')) return false;
+            previousWasDigit = false;
+        } else {
+            previousWasDigit = asciiDigit(c);
+        }
     }
+    return true;
+}
+
+// Appends normalizeName(text) to `out`, so a loop over catalog names can
+// reuse one buffer instead of allocating a string per name.
+void appendNormalized(std::string& out, std::string_view text) {
+    forEachNormalizedChar(text, [&](char c) {
+        out += c;
+        return true;
+    });
 }
 
 // normalizeName(text) == key without building the name: a lookup compares the
 // key with every catalog name, and most differ at their first character.
 bool normalizedEquals(std::string_view text, std::string_view key) {
     std::size_t at = 0;
-    auto next = [&](char c) {
+    const bool prefixMatches = forEachNormalizedChar(text, [&](char c) {
         if (at >= key.size() || key[at] != c) return false;
         ++at;
         return true;
-    };
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (c >= 0x80) {
-            if (!next(static_cast<char>(c))) return false;
-            continue;
-        }
-        if (!asciiAlnum(c)) continue;
-        if (!next(asciiLower(c))) return false;
-        // The key's characters so far are the normalized name's (see appendNormalized).
-        const bool afterDigit = at >= 2 && asciiDigit(static_cast<unsigned char>(key[at - 2]));
-        const bool wordEnds = i + 1 == text.size() || !asciiAlnum(static_cast<unsigned char>(text[i + 1]));
-        if ((c == 'g' || c == 'G') && afterDigit && wordEnds && !next('b')) return false;
-    }
-    return at == key.size();
+    });
+    return prefixMatches && at == key.size();
 }
 
 }  // namespace
