@@ -177,7 +177,7 @@ const std::vector<ServingConstant>& servingConstants() {
     static const std::vector<ServingConstant> list = {
         ServingConstant::LayerTimeS,       ServingConstant::KvReadFraction,    ServingConstant::AllReduceLatencyS,
         ServingConstant::StepOverheadS,    ServingConstant::RequestOverheadS,  ServingConstant::PrefillTimeFactor,
-        ServingConstant::SynchronizedShare, ServingConstant::PerSequenceOverheadS};
+        ServingConstant::SynchronizedShare, ServingConstant::PerSequenceOverheadS, ServingConstant::ExpertTimeS};
     return list;
 }
 constexpr int kServingSweeps = 2;
@@ -286,6 +286,7 @@ bool gpuIndependent(ServingConstant c) {
         case ServingConstant::SynchronizedShare:
         case ServingConstant::PerSequenceOverheadS: return true;
         case ServingConstant::LayerTimeS:
+        case ServingConstant::ExpertTimeS:
         case ServingConstant::KvReadFraction:
         case ServingConstant::AllReduceLatencyS: return false;
     }

@@ -176,6 +176,7 @@ const char* toString(ServingConstant c) {
         case ServingConstant::PrefillTimeFactor: return "serving_prefill_time_factor";
         case ServingConstant::SynchronizedShare: return "serving_synchronized_share";
         case ServingConstant::PerSequenceOverheadS: return "serving_per_sequence_overhead_s";
+        case ServingConstant::ExpertTimeS: return "serving_expert_time_s";
     }
     return "";
 }
@@ -296,7 +297,8 @@ double calibratedServing(ServingConstant c, const ServingCell& cell, double prio
         case ServingConstant::RequestOverheadS: return std::clamp(value, 0.0, kMaxRequestOverheadS);
         case ServingConstant::PrefillTimeFactor: return std::clamp(value, 0.1, 10.0);
         case ServingConstant::SynchronizedShare: return std::clamp(value, 0.0, 1.0);
-        case ServingConstant::PerSequenceOverheadS: return std::clamp(value, 0.0, kMaxServingTimeS);
+        case ServingConstant::PerSequenceOverheadS:
+        case ServingConstant::ExpertTimeS: return std::clamp(value, 0.0, kMaxServingTimeS);
     }
     return value;
 }

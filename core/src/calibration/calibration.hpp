@@ -68,9 +68,10 @@ enum class ServingConstant {
     RequestOverheadS,    // per request before its first token (API server, tokenizer, streaming)
     PrefillTimeFactor,   // a prompt's prefill latency under serving / the step model's
     SynchronizedShare,   // share of the other users' prompts a new prompt waits behind
-    PerSequenceOverheadS // host work per running request per step (inputs, sampling, outputs)
+    PerSequenceOverheadS, // host work per running request per step (inputs, sampling, outputs)
+    ExpertTimeS          // fixed GPU time per expert a rank holds per MoE layer per step (grouped-GEMM problems)
 };
-constexpr int kServingConstants = 8;
+constexpr int kServingConstants = 9;
 enum class ServingEngine { Vllm, Sglang, TensorrtLlm };
 constexpr int kServingEngines = 3;
 enum class GpuGeneration { Hopper, Blackwell, Other };

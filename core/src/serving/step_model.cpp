@@ -22,6 +22,20 @@ constexpr double kActivationBytes = 2.0;
 // is typically 1/10-1/20 of the target's size [E: vLLM speculative decoding
 // docs pair 70B targets with 1-8B drafts].
 constexpr double kDraftModelShare = 0.08;
+// Fixed GPU time per routed expert a rank holds, per MoE layer and step.
+// The serving engines' MoE kernels run one grouped-GEMM problem per local
+// expert, whether or not a token reached it: TensorRT-LLM's CUTLASS MoE
+// computes every local expert's first-token offset and its grouped GEMM's
+// tile scheduler walks every expert's problem (cpp/tensorrt_llm/kernels/
+// cutlass_kernels/moe_gemm); vLLM's fused_moe aligns each expert's tokens
+// to the kernel's M block (moe_align_block_size) and SGLang's the same.
+// Where experts are split by tensor parallelism every rank holds a slice of
+// every expert (DeepSeek-V3 at MoE TP 8: 256 per rank, against 32 at EP 8),
+// so this time grows with the experts per rank, not the tokens. Prior [E]:
+// 0.2 us per expert problem (a few hundred cycles of prologue and tile
+// scheduling at ~1.8 GHz); scaled per engine x GPU generation x format by
+// the calibration (serving_expert_time_s) on the MoE serving rows.
+constexpr double kExpertTimePriorS = 0.2e-6;
 
 }  // namespace
 
@@ -75,6 +89,15 @@ StepModel build(const Scenario& s, const Plan& plan, const Workload& work, bool 
     // moe_tp x moe_ep = tp; vLLM and SGLang without --enable-expert-parallel).
     const int moeTp = std::max(1, plan.tp / std::max(1, plan.ep));
     m.expertReadFactor = expertSplitReadFactor(model.moe.expertIntermediateSize, moeTp);
+    if (m.work.experts > 0) {
+        // Layers with routed experts: all but the leading dense ones, every
+        // layerInterval-th of them (Llama 4 Maverick: every second).
+        const int moeSpan = std::max(0, m.work.layers - std::max(0, model.moe.denseLayers));
+        m.moeLayers = std::ceil(double(moeSpan) / std::max(1, model.moe.layerInterval));
+        // Expert parallelism spreads the experts over its ranks; tensor
+        // parallelism gives every rank a slice of each.
+        m.localExperts = std::ceil(double(m.work.experts) / std::max(1, plan.ep));
+    }
     if (s.serving.speculative) {
         m.draftCostShare = s.serving.speculative->method == "draft" ? kDraftModelShare : 1.0 / m.work.layers;
     }
@@ -101,6 +124,9 @@ void calibrate(StepModel& m, const Scenario& s, bool requestConstants) {
     m.layerOverheadS = cell.engine >= 0 ? fitted(ServingConstant::LayerTimeS, decodeLayerOverheadPriorS(s.engine, gpu))
                                         : rates.layerOverheadS;
     m.kvReadFraction = fitted(ServingConstant::KvReadFraction, 1.0);
+    // The serving engines' kernels only: llama.cpp's mul_mat_id runs the
+    // experts its tokens reached, which the weights' reads already count.
+    m.expertTimeS = cell.engine >= 0 && m.localExperts > 0 ? fitted(ServingConstant::ExpertTimeS, kExpertTimePriorS) : 0.0;
     // llama.cpp's 2-3 bit K-quants unpack on the ALUs at a cost that can bind
     // a step before the weights' reads do (efficiency.cpp dequantOpsPerWeight):
     // the same term the single-stream decode takes, so both agree at batch 1.
@@ -208,7 +234,8 @@ double StepModel::stepS(double decodes, double context, double prefillTokens, do
     const double decodeAttentionS = std::max(readS(decodeKvBytes), computeS(decodeAttentionFlops, 0));
     const double promptAttentionS = std::max(readS(promptKvBytes), computeS(0, prefillAttentionFlops));
     const double stageLayers = double(work.layers) / l.pp;
-    double stepS = linearS + decodeAttentionS + promptAttentionS + stageLayers * layerOverheadS;
+    double stepS = linearS + decodeAttentionS + promptAttentionS + stageLayers * layerOverheadS +
+                   moeLayers / l.pp * localExperts * expertTimeS;
     // Communication of the step's tokens: two all-reduces per layer in the
     // attention group; expert parallelism across attention-DP groups adds a
     // dispatch and a combine (all-to-all) per layer across the replica.

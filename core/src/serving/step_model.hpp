@@ -41,6 +41,9 @@ struct StepModel {
     double draftCostShare = 0;       // speculative drafting cost per drafted token, share of a target step
     double tpLatencyPriorS = 0;      // the tensor-parallel link's latency before calibration
     double expertReadFactor = 1;     // routed experts' read time over whole experts' (split by MoE TP)
+    double moeLayers = 0;            // layers with routed experts
+    double localExperts = 0;         // routed experts (or slices of them) one rank holds per MoE layer
+    double expertTimeS = 0;          // fixed GPU time per local expert per MoE layer per step
 
     double stepS(double decodes, double context, double prefillTokens, double prefillContext) const;
     // Time of a prompt step's linear layers over a dense layer's at the same

@@ -100,8 +100,10 @@ TEST_CASE("serving: expert parallelism without attention DP costs the tensor-par
     // select_alltoall_method_type); otherwise each rank keeps the step's
     // tokens and the MoE output is all-reduced as a tensor-parallel MLP's.
     // So Qwen3-235B-A22B on 4 H100s communicates the same with ep 4 as with
-    // ep 1 (ep 1 only reads its split experts slower: test_moe_split_reads),
-    // and attention DP 4 (each rank its own requests) adds the all-to-all.
+    // ep 1 (ep 1 only reads its split experts slower, test_moe_split_reads,
+    // and runs a slice of all 128 experts per rank instead of 32 whole ones,
+    // test_expert_time), and attention DP 4 (each rank its own requests)
+    // adds the all-to-all.
     auto model = [](PropertyJson parallel) {
         PropertyJson request = {{"model", "qwen3-235b-a22b-fp8"}, {"gpu", "h100-sxm5-80gb"}, {"gpu_count", 4},
                                 {"engine", "tensorrt-llm"},     {"prompt_tokens", 1024},    {"output_tokens", 128},
@@ -115,5 +117,8 @@ TEST_CASE("serving: expert parallelism without attention DP costs the tensor-par
     CHECK(adp.expertParallel);
     serving::StepModel tpWholeExperts = tp;
     tpWholeExperts.expertReadFactor = 1.0;
+    CHECK(tp.localExperts == 128);
+    CHECK(ep.localExperts == 32);
+    tpWholeExperts.localExperts = ep.localExperts;
     CHECK(ep.stepS(32, 1088, 0, 0) == Approx(tpWholeExperts.stepS(32, 1088, 0, 0)).epsilon(1e-12));
 }
