@@ -52,6 +52,40 @@ h.forEachOrigin('scenario presets', (env) => {
     await page.close();
   });
 
+  test('serving: a service runs in a data centre, so no GeForce card is ranked unless asked for, and then each is marked', async () => {
+    cli.requireCli();
+    const gpus = cli.listGpus();
+    const geforce = (id) => gpus.some((g) => g.id === id && g.vendor === 'nvidia' && g.class === 'consumer');
+    for (const [lang, note] of [['en', /GeForce driver licence/], ['zh', /GeForce 驱动许可/]]) {
+      const page = await h.openPage(env.context, env.url(`lang=${lang}`));
+      await page.click('[data-preset="serving"]');
+      await page.click('#preset-doc-compare');
+      await page.waitForSelector('#serve-table');
+      // The engine's answer for the page's request (the preset fills in its GPU classes).
+      const request = await page.evaluate(() => {
+        const C = window.__caliperPage;
+        return Object.assign(C.requests.toServeRequest(C.app.state, C.app.state.sm, []), { preset: 'serving' });
+      });
+      const answer = cli.recommend(request);
+      const rows = await page.$$eval('#serve-table tbody tr', (trs) => trs.map((tr) => tr.dataset.gpuId));
+      assert.deepEqual(rows, answer.deployments.slice(0, rows.length).map((d) => d.gpu));
+      assert.deepEqual(rows.filter(geforce), [], `${lang}: no GeForce card in the serving scenario`);
+      assert.match(await page.textContent('#serve-classes'), note, `${lang}: the page says why`);
+      // Consumer cards asked for: ranked, each GeForce row marked and the licence named once.
+      await page.selectOption('#sv-class', 'consumer');
+      await page.waitForFunction(() => {
+        const tr = document.querySelector('#serve-table tbody tr');
+        return tr && !document.querySelector('#serve-classes') && document.querySelector('#serve-geforce');
+      });
+      const marked = await page.$$eval('#serve-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.gpuId, tr.querySelector('th').textContent.endsWith(' †')]));
+      assert.ok(marked.some(([id]) => geforce(id)), `${lang}: GeForce cards ranked once asked for`);
+      for (const [id, dagger] of marked) assert.equal(dagger, geforce(id), `${lang}: ${id} marked as GeForce`);
+      assert.match(await page.textContent('#serve-geforce'), note);
+      await h.screenshot(page, `presets-serving-geforce-${lang}-${env.name}`);
+      await page.close();
+    }
+  });
+
   test('in Chinese on a phone: the buttons in Chinese, LoRA\'s pick and the verdict', async () => {
     const described = cli.describe();
     const phone = await env.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
