@@ -47,10 +47,13 @@ h.forEachOrigin('serve view', (env) => {
     await page.waitForFunction(() => window.__caliperPage.app.state.stps === 20 && window.__caliperPage.app.state.su === 50);
     assert.match((await h.pageState(page)).hash, /sm=llama-3\.1-8b/);
     const answer = await engineAnswer(page);
+    const gpus = await page.evaluate(() => window.__caliperPage.app.gpus);
     const rows = await page.$$eval('#serve-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
     assert.equal(rows.length, answer.deployments.length);
     answer.deployments.forEach((d, i) => {
-      assert.equal(rows[i][1], d.gpu_name, `row ${i + 1}: GPU`);
+      // A GeForce card (NVIDIA, consumer class) carries the licence mark.
+      const g = gpus.find((x) => x.id === d.gpu);
+      assert.equal(rows[i][1], d.gpu_name + (g.vendor === 'nvidia' && g.class === 'consumer' ? ' †' : ''), `row ${i + 1}: GPU`);
       assert.ok(rows[i][2].startsWith(String(d.gpu_count)), `row ${i + 1}: count ${rows[i][2]}`);
       assert.equal(rows[i][10], d.meets_slo ? '✓' : '✗');
     });
