@@ -170,8 +170,13 @@ h.forEachOrigin('serve view', (env) => {
     assert.ok(money.some((m) => m.startsWith('¥')), `money in yuan: ${money.join(' | ')}`);
     const w = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: window.innerWidth }));
     assert.ok(w.page <= w.screen, `page ${w.page}px wide on a ${w.screen}px screen`);
-    // The answer's sentence carries the month and the cost per million
-    // output tokens (the table's columns scroll sideways on a phone).
+    // Each deployment is a card on a phone: every figure inside the screen,
+    // under its column's name, none cut off.
+    const cut = await page.$$eval('#serve-table tbody td, #serve-table tbody th', (cells) => cells
+      .filter((c) => c.getBoundingClientRect().right > window.innerWidth || c.getBoundingClientRect().left < 0).map((c) => c.textContent));
+    assert.deepEqual(cut, [], 'no cell outside the screen');
+    const labels = await page.$$eval('#serve-table tbody tr:first-child td', (td) => td.map((x) => x.dataset.label));
+    assert.deepEqual(labels, head.filter((x, i) => i !== 1), 'each figure names its column');
     const verdict = await page.textContent('#serve-verdict');
     assert.ok(verdict.includes('每月 ¥') && verdict.includes('每百万输出 token ¥'), verdict);
     await h.screenshot(page, `serve-zh-phone-${env.name}`, { fullPage: true });

@@ -185,7 +185,7 @@ function table(list, opts) {
     var cls = (r.meets ? 'meets' : 'misses') + (r.named ? ' named' : '');
     return el('tr', { class: cls, dataset: { gpuId: r.gpu, rank: r.rank } }, r.cells.map(function (c, i) {
       return el(i === 1 ? 'th' : 'td', { scope: i === 1 ? 'row' : null, class: NUMERIC.indexOf(i) >= 0 ? 'num' : i === 10 ? (r.meets ? 'yes' : 'no') : null,
-        title: i === 3 && r.why ? r.why : null }, c);
+        title: i === 3 && r.why ? r.why : null, dataset: i === 1 ? null : { label: opts.t(HEADERS[i]) } }, c);
     }));
   });
   return el('table', { class: 'plain serve-table', id: 'serve-table' }, [el('thead', null, head), el('tbody', null, body)]);
