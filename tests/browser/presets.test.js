@@ -86,6 +86,27 @@ h.forEachOrigin('scenario presets', (env) => {
     }
   });
 
+  test('SFT: a multi-GPU option\'s link reason names the GPU\'s own link (Infinity Fabric on AMD), in both languages', async () => {
+    cli.requireCli();
+    const gpus = cli.listGpus();
+    for (const [lang, verb] of [['en', ' joins all '], ['zh', ' 连接全部 ']]) {
+      const page = await h.openPage(env.context, env.url(`lang=${lang}`));
+      await page.click('[data-preset="sft"]');
+      await page.click('#preset-doc-compare');
+      await page.waitForSelector('#rec-results .rec-item');
+      const links = await page.$$eval('#rec-results .rec-item', (items) => items.map((li) => {
+        const r = li.querySelector('li[data-code="nvlink"]');
+        return r ? [li.dataset.gpuId, r.textContent] : null;
+      }).filter(Boolean));
+      assert.ok(links.length > 0, `${lang}: some option is joined by its GPUs' link`);
+      for (const [id, text] of links) {
+        const g = gpus.find((x) => x.id === id);
+        assert.ok(text.startsWith((g.nvlink_version || 'NVLink') + verb), `${lang}: ${id}: ${text}`);
+      }
+      await page.close();
+    }
+  });
+
   test('in Chinese on a phone: the buttons in Chinese, LoRA\'s pick and the verdict', async () => {
     const described = cli.describe();
     const phone = await env.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });

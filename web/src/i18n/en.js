@@ -383,7 +383,7 @@ var en = {
   'reason.lowestPower': 'Lowest power: {power}',
   'reason.singleGpu': 'Runs on one GPU: no interconnect to buy or tune',
   'reason.fewestGpus': 'Fewest GPUs that fit: {n}',
-  'reason.nvlink': 'NVLink joins all {n|GPU|GPUs}',
+  'reason.nvlink': '{link} joins all {n|GPU|GPUs}',
   'reason.scaledOut': 'Twice the fewest GPUs ({base} to {n}): {speed} against {baseSpeed}',
   'custom.optional': 'optional',
   'inv.needs': 'needs {n|GPU|GPUs}',

@@ -383,7 +383,7 @@ var zh = {
   'reason.lowestPower': '功耗最低：{power}',
   'reason.singleGpu': '单卡即可运行：无需购买或调优互联',
   'reason.fewestGpus': '能放下的最少卡数：{n}',
-  'reason.nvlink': 'NVLink 连接全部 {n} 张卡',
+  'reason.nvlink': '{link} 连接全部 {n} 张卡',
   'reason.scaledOut': '卡数翻倍（{base} → {n}）：{speed}，原为 {baseSpeed}',
   'custom.optional': '可选',
   'inv.needs': '需要 {n} 张卡',
