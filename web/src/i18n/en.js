@@ -405,7 +405,7 @@ var en = {
   'serve.gpusUnmatched': 'No GPU in the catalog is called {names}.',
   'serve.gpusMissing': 'Not listed: {names}. None of their deployments within the GPU limit ({n|GPU|GPUs}, under Workload) carries this load; raise the limit to see what they need.',
   'serve.geforce': '† GeForce: NVIDIA’s GeForce driver licence does not allow data-centre deployment.',
-  'serve.presetClasses': 'A service runs in a data centre, so this scenario ranks data-centre and workstation cards only (NVIDIA’s GeForce driver licence does not allow data-centre deployment); pick a class under “GPU classes” to rank others.',
+  'serve.presetClasses': 'Data-centre and workstation cards only: NVIDIA’s GeForce driver licence forbids data-centre use. Pick a GPU class to rank others.',
   'serve.namedNote': 'Shaded rows: cards you named that rank below the first {n}, each with its best deployment at its own rank.',
   'serve.badNumber': 'Enter a number from {min} to {max}.',
   'serve.gpus': '{n|GPU|GPUs}',

@@ -405,7 +405,7 @@ var zh = {
   'serve.gpusUnmatched': '目录中没有名为 {names} 的显卡。',
   'serve.gpusMissing': '未列出：{names}。在显卡上限（{n} 张，见“工作负载”）内，它们的部署都承载不了这个负载；调高上限可查看所需卡数。',
   'serve.geforce': '† GeForce：NVIDIA 的 GeForce 驱动许可不允许在数据中心部署。',
-  'serve.presetClasses': '服务部署在数据中心，因此本场景只排数据中心卡和工作站卡（NVIDIA 的 GeForce 驱动许可不允许在数据中心部署）；在“显卡类别”中选择类别可排其他显卡。',
+  'serve.presetClasses': '只排数据中心卡和工作站卡：GeForce 驱动许可禁止数据中心部署。选择“显卡类别”可排其他显卡。',
   'serve.namedNote': '底色标出的行：你指定的显卡排在前 {n} 名之后，列出其最佳部署，序号为其实际排名。',
   'serve.badNumber': '请输入 {min} 到 {max} 之间的数。',
   'serve.gpus': '{n} 张卡',
