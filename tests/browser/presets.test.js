@@ -52,6 +52,61 @@ h.forEachOrigin('scenario presets', (env) => {
     await page.close();
   });
 
+  test('serving: a service runs in a data centre, so no GeForce card is ranked unless asked for, and then each is marked', async () => {
+    cli.requireCli();
+    const gpus = cli.listGpus();
+    const geforce = (id) => gpus.some((g) => g.id === id && g.vendor === 'nvidia' && g.class === 'consumer');
+    for (const [lang, note] of [['en', /GeForce driver licence/], ['zh', /GeForce 驱动许可/]]) {
+      const page = await h.openPage(env.context, env.url(`lang=${lang}`));
+      await page.click('[data-preset="serving"]');
+      await page.click('#preset-doc-compare');
+      await page.waitForSelector('#serve-table');
+      // The engine's answer for the page's request (the preset fills in its GPU classes).
+      const request = await page.evaluate(() => {
+        const C = window.__caliperPage;
+        return Object.assign(C.requests.toServeRequest(C.app.state, C.app.state.sm, []), { preset: 'serving' });
+      });
+      const answer = cli.recommend(request);
+      const rows = await page.$$eval('#serve-table tbody tr', (trs) => trs.map((tr) => tr.dataset.gpuId));
+      assert.deepEqual(rows, answer.deployments.slice(0, rows.length).map((d) => d.gpu));
+      assert.deepEqual(rows.filter(geforce), [], `${lang}: no GeForce card in the serving scenario`);
+      assert.match(await page.textContent('#serve-classes'), note, `${lang}: the page says why`);
+      // Consumer cards asked for: ranked, each GeForce row marked and the licence named once.
+      await page.selectOption('#sv-class', 'consumer');
+      await page.waitForFunction(() => {
+        const tr = document.querySelector('#serve-table tbody tr');
+        return tr && !document.querySelector('#serve-classes') && document.querySelector('#serve-geforce');
+      });
+      const marked = await page.$$eval('#serve-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.gpuId, tr.querySelector('th').textContent.endsWith(' †')]));
+      assert.ok(marked.some(([id]) => geforce(id)), `${lang}: GeForce cards ranked once asked for`);
+      for (const [id, dagger] of marked) assert.equal(dagger, geforce(id), `${lang}: ${id} marked as GeForce`);
+      assert.match(await page.textContent('#serve-geforce'), note);
+      await h.screenshot(page, `presets-serving-geforce-${lang}-${env.name}`);
+      await page.close();
+    }
+  });
+
+  test('SFT: a multi-GPU option\'s link reason names the GPU\'s own link (Infinity Fabric on AMD), in both languages', async () => {
+    cli.requireCli();
+    const gpus = cli.listGpus();
+    for (const [lang, verb] of [['en', ' joins all '], ['zh', ' 连接全部 ']]) {
+      const page = await h.openPage(env.context, env.url(`lang=${lang}`));
+      await page.click('[data-preset="sft"]');
+      await page.click('#preset-doc-compare');
+      await page.waitForSelector('#rec-results .rec-item');
+      const links = await page.$$eval('#rec-results .rec-item', (items) => items.map((li) => {
+        const r = li.querySelector('li[data-code="nvlink"]');
+        return r ? [li.dataset.gpuId, r.textContent] : null;
+      }).filter(Boolean));
+      assert.ok(links.length > 0, `${lang}: some option is joined by its GPUs' link`);
+      for (const [id, text] of links) {
+        const g = gpus.find((x) => x.id === id);
+        assert.ok(text.startsWith((g.nvlink_version || 'NVLink') + verb), `${lang}: ${id}: ${text}`);
+      }
+      await page.close();
+    }
+  });
+
   test('in Chinese on a phone: the buttons in Chinese, LoRA\'s pick and the verdict', async () => {
     const described = cli.describe();
     const phone = await env.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });

@@ -47,10 +47,13 @@ h.forEachOrigin('serve view', (env) => {
     await page.waitForFunction(() => window.__caliperPage.app.state.stps === 20 && window.__caliperPage.app.state.su === 50);
     assert.match((await h.pageState(page)).hash, /sm=llama-3\.1-8b/);
     const answer = await engineAnswer(page);
+    const gpus = await page.evaluate(() => window.__caliperPage.app.gpus);
     const rows = await page.$$eval('#serve-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
     assert.equal(rows.length, answer.deployments.length);
     answer.deployments.forEach((d, i) => {
-      assert.equal(rows[i][1], d.gpu_name, `row ${i + 1}: GPU`);
+      // A GeForce card (NVIDIA, consumer class) carries the licence mark.
+      const g = gpus.find((x) => x.id === d.gpu);
+      assert.equal(rows[i][1], d.gpu_name + (g.vendor === 'nvidia' && g.class === 'consumer' ? ' †' : ''), `row ${i + 1}: GPU`);
       assert.ok(rows[i][2].startsWith(String(d.gpu_count)), `row ${i + 1}: count ${rows[i][2]}`);
       assert.equal(rows[i][10], d.meets_slo ? '✓' : '✗');
     });
@@ -167,8 +170,13 @@ h.forEachOrigin('serve view', (env) => {
     assert.ok(money.some((m) => m.startsWith('¥')), `money in yuan: ${money.join(' | ')}`);
     const w = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: window.innerWidth }));
     assert.ok(w.page <= w.screen, `page ${w.page}px wide on a ${w.screen}px screen`);
-    // The answer's sentence carries the month and the cost per million
-    // output tokens (the table's columns scroll sideways on a phone).
+    // Each deployment is a card on a phone: every figure inside the screen,
+    // under its column's name, none cut off.
+    const cut = await page.$$eval('#serve-table tbody td, #serve-table tbody th', (cells) => cells
+      .filter((c) => c.getBoundingClientRect().right > window.innerWidth || c.getBoundingClientRect().left < 0).map((c) => c.textContent));
+    assert.deepEqual(cut, [], 'no cell outside the screen');
+    const labels = await page.$$eval('#serve-table tbody tr:first-child td', (td) => td.map((x) => x.dataset.label));
+    assert.deepEqual(labels, head.filter((x, i) => i !== 1), 'each figure names its column');
     const verdict = await page.textContent('#serve-verdict');
     assert.ok(verdict.includes('每月 ¥') && verdict.includes('每百万输出 token ¥'), verdict);
     await h.screenshot(page, `serve-zh-phone-${env.name}`, { fullPage: true });

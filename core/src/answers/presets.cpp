@@ -128,6 +128,11 @@ Preset servingPreset() {
     p.outputTokens = kServingOutputTokens;
     p.objective = Objective::CostPerToken;  // "性价比高，功耗低"
     p.slo = Slo{kServingTtftS, kServingTpotMs, std::nullopt};
+    // A service runs in a data centre: NVIDIA's GeForce driver licence
+    // (nvidia.com/en-us/drivers/geforce-license, "No Datacenter Deployment")
+    // rules GeForce cards out there, so the preset ranks data-centre and
+    // workstation cards only, as the article's own picks are.
+    p.gpuClasses = {"datacenter", "workstation"};
     p.documentPicks = "L4 / A10 / T4";
     p.documentPickGpus = {"l4", "a10", "t4"};
     p.documentReason = "good value, low power";

@@ -85,7 +85,9 @@ void addShapeReasons(RecommendOption& o, const std::vector<RecommendOption>& all
     }
     const GpuSpec& gpu = *o.gpu;
     if (o.gpuCount > 1 && o.nodes == 1 && gpu.nvlinkGBps > 0 && o.gpuCount <= gpu.nvlinkMaxGpus) {
-        o.reasons.push_back({"nvlink", "NVLink joins all " + std::to_string(o.gpuCount) + " GPUs (" +
+        // The GPU's own link by its catalog name: AMD's is Infinity Fabric, Huawei's HCCS.
+        const std::string link = gpu.nvlinkVersion.empty() ? "NVLink" : gpu.nvlinkVersion;
+        o.reasons.push_back({"nvlink", link + " joins all " + std::to_string(o.gpuCount) + " GPUs (" +
                                            groupedNumber(gpu.nvlinkGBps, 0) + " GB/s per GPU)"});
     }
     // The doubled configuration of a GPU type: how much the extra GPUs buy.

@@ -174,6 +174,26 @@ TEST_CASE("high-concurrency serving: sized as a service within MLPerf's server t
     }
 }
 
+TEST_CASE("high-concurrency serving ranks no consumer card: a service runs in a data centre", "[presets]") {
+    // NVIDIA's GeForce driver licence forbids data-centre deployment
+    // (nvidia.com/en-us/drivers/geforce-license), so the preset ranks only
+    // data-centre and workstation cards, the classes of the article's picks.
+    const Json result = recommend(R"({"preset":"serving","top":100})");
+    REQUIRE_FALSE(result["deployments"].empty());
+    for (const Json& d : result["deployments"]) {
+        INFO(d["gpu"]);
+        const caliper::GpuSpec* gpu = caliper::findGpu(projectCatalog(), d["gpu"].get<std::string>());
+        REQUIRE(gpu != nullptr);
+        CHECK(gpu->gpuClass != "consumer");
+    }
+    // A reader who names the cards (or asks for classes) is not narrowed.
+    const Json named = recommend(R"({"preset":"serving","gpu":["rtx-4090"]})");
+    REQUIRE(named["deployments"].size() >= 1);
+    CHECK(named["deployments"][0]["gpu"] == "rtx-4090");
+    const Json consumer = recommend(R"({"preset":"serving","gpu_filter":{"classes":["consumer"]}})");
+    REQUIRE(consumer["deployments"].size() >= 1);
+}
+
 TEST_CASE("multimodal 7-30B: L40S and H100 hold a 27B vision model in FP8 on one card", "[presets]") {
     // Article: L40S / H100 for FP8. Gemma 3 27B is 55 GB in bf16, more than
     // an L40S's 48 GB; in FP8 (27 GB) it fits one L40S and one H100, and

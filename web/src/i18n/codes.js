@@ -198,6 +198,15 @@ var zh = {
   'sugg.fused_linear_loss': '融合线性交叉熵（Liger Kernel：use_liger_kernel=True）',
   // The change each suggestion makes, where the engine's words are fixed
   // (core/src/answers/fit_suggestions.cpp); English shows the engine's own.
+  // Rules of thumb's formulas, {n}: billions of parameters, {m}: millions of adapter parameters.
+  'rformula.inference_2_bytes_per_param': '2 字节 × {n}B 参数（仅 fp16 权重；来源文章 001 §7）',
+  'rformula.inference_1_2x_weights': '1.2 × 2 字节 × {n}B 参数（Transformer Math 101）',
+  'rformula.training_16_bytes_per_param': '(2 + 2 + 12) 字节 × {n}B 参数：bf16 权重、梯度、fp32 Adam（来源文章 001 §8）',
+  'rformula.training_20_bytes_per_param': '20 字节 × {n}B 参数（“实际约 20n”，来源文章 001 §8、§8.1）',
+  'rformula.training_8_bytes_per_param': '4 份 × 2 字节 × {n}B 参数（“训练 ×8”，来源文章 001 §8.2）',
+  'rformula.training_3_to_4x_inference': '4 × 推理显存 2 字节 × {n}B（“3–4 倍”取上限，来源文章 001 §9）',
+  'rformula.lora_about_model_size': '4 字节 × {n}B + 3 × 4 字节 × {m}M 适配器参数（来源文章 001 §8.1）',
+  'rformula.qlora_half_byte_per_param': '0.5 字节 × {n}B + 16 字节 × {m}M 适配器参数（QLoRA §3）',
   'sdetail.flash_attention': '开启 FlashAttention', 'sdetail.gradient_checkpointing': '开启梯度检查点',
   'sdetail.fused_linear_loss': '融合线性交叉熵（Liger Kernel，use_liger_kernel=True）',
   'sdetail.optimizer_8bit': '8 位 AdamW（bitsandbytes）', 'sdetail.zero3': 'ZeRO-3，切分到各张卡',

@@ -93,6 +93,10 @@ function code(kind, value, fallback) {
   return FRAGMENT_KINDS.indexOf(kind) < 0 ? sentence(text) : text;
 }
 
+// A code table's text in the page's language only (no English fallback):
+// a template the page fills itself, or null.
+function codeTemplate(key) { return (codes[current] || {})[key] || null; }
+
 function codeText(kind, value, fallback) {
   var tables = codes;
   var key = kind + '.' + value;
@@ -179,4 +183,4 @@ function apply(rootEl) {
 
 function lang() { return current; }
 
-export { LANGS, normalize, pick, fill, t, has, code, sentence, errorText, errorDetail, warningText, setLang, lang, locale, apply, dictionaries, ready };
+export { LANGS, normalize, pick, fill, t, has, code, codeTemplate, sentence, errorText, errorDetail, warningText, setLang, lang, locale, apply, dictionaries, ready };

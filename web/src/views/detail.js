@@ -221,11 +221,23 @@ function suggestionsBlock(r, ctx) {
   return section('detail.suggestions', ctx, [table([ctx.t('detail.change'), '', ctx.t('detail.after'), ctx.t('detail.gpus')], rows, [2, 3])]);
 }
 
+// A rule's formula: the engine's words in English; in another language the
+// rule's own template with the figures the engine's text names (parameters
+// in billions, adapter parameters in millions), or the engine's text, marked
+// as English, for a rule the page has no template for.
+function ruleFormula(q, ctx) {
+  var text = String(q.formula || '');
+  var template = i18n.lang() === 'en' ? null : i18n.codeTemplate('rformula.' + q.rule);
+  var n = /(\d+(?:\.\d+)?)B\b/.exec(text), m = /(\d+)M\b/.exec(text);
+  if (!template || !n || (template.indexOf('{m}') >= 0 && !m)) return el('code', { lang: 'en' }, text);
+  return el('code', { title: text }, i18n.fill(template, { n: n[1], m: m ? m[1] : '' }));
+}
+
 function rulesBlock(r, ctx) {
   var list = r.quick_rules || [];
   if (!list.length) return null;
   var rows = list.map(function (q) {
-    return [el('span', { dataset: { code: q.rule } }, i18n.code('rule', q.rule)), el('code', null, q.formula),
+    return [el('span', { dataset: { code: q.rule } }, i18n.code('rule', q.rule)), ruleFormula(q, ctx),
       format.gib(ctx.locale, q.value_gib)];
   });
   return section('detail.quickRules', ctx, [el('p', { class: 'note' }, ctx.t('detail.quickRulesNote')),
@@ -269,9 +281,9 @@ function mathBlock(r, ctx) {
   if (!list.length) return null;
   var rows = list.map(function (e) {
     return el('tr', null, [el('th', { scope: 'row' }, el('span', { title: e.term }, i18n.code('term', e.term, e.term))),
-      el('td', null, el('code', null, e.formula)), termValue(e, ctx)]);
+      el('td', null, el('code', { lang: 'en' }, e.formula)), termValue(e, ctx)]);
   });
-  var head = el('tr', null, [el('th', { scope: 'col' }, ctx.t('detail.term')), el('th', { scope: 'col' }, ctx.t('detail.formula')),
+  var head = el('tr', null, [el('th', { scope: 'col' }, ctx.t('detail.term')), el('th', { scope: 'col' }, ctx.t('detail.formulaEn')),
     el('th', { scope: 'col', class: 'num' }, ctx.t('detail.value'))]);
   var details = el('details', { class: 'math', id: 'detail-math', open: ctx.mathOpen ? true : null }, [
     el('summary', null, ctx.t('detail.math')),
@@ -285,7 +297,8 @@ function sourcesBlock(entries, ctx) {
     var meta = e.confidence ? ' (' + ctx.t('detail.confidence', { level: ctx.t('confidence.' + e.confidence) }) + ')' : '';
     return el('div', { class: 'source-entry' }, [el('h4', null, e.name + meta),
       el('ul', { class: 'list' }, (e.sources || []).map(function (src) { return el('li', null, src); })),
-      e.notes ? el('p', { class: 'note' }, e.notes) : null]);
+      e.notes ? el('p', { class: 'note' }, i18n.lang() === 'en' ? e.notes
+        : [ctx.t('detail.notesEn') + ctx.t('list.colon'), el('span', { lang: 'en' }, e.notes)]) : null]);
   });
   if (!items.length) return null;
   return el('section', { class: 'detail-section' }, [el('details', { class: 'math' },
@@ -309,4 +322,4 @@ function renderError(body, err, ctx) {
     ctx.t('custom.errorAt', { message: i18n.code('error', err.code, err.message), path: err.path || '/' }))]);
 }
 
-export { render, renderError, FIGURES, figureText, unitTexts, termUnit, whyCode, workloadFigures };
+export { render, renderError, FIGURES, figureText, unitTexts, termUnit, whyCode, workloadFigures, ruleFormula };

@@ -127,6 +127,21 @@ function shownDeployments(deployments, top, namedIds) {
   return out.sort(function (a, b) { return a.rank - b.rank; });
 }
 
+// NVIDIA's consumer cards: their driver licence forbids data-centre
+// deployment (nvidia.com/en-us/drivers/geforce-license), so a service
+// built on them is marked. gpus: the catalog's entries (class, vendor).
+function isGeForce(id, gpus) {
+  var g = (gpus || []).filter(function (x) { return x.id === id; })[0];
+  return !!g && g.vendor === 'nvidia' && g['class'] === 'consumer';
+}
+
+// The classes the preset narrows the ranking to when the reader chose none
+// (its request's gpu_filter, which the engine fills in).
+function presetClasses(p, s) {
+  var f = p && p.request && p.request.gpu_filter;
+  return f && Array.isArray(f.classes) && !s.scls.length ? f.classes : null;
+}
+
 function hasWhy(d, code) { return Array.isArray(d.why) && d.why.indexOf(code) >= 0; }
 
 // One table row of texts per deployment. opts: {t, locale, currency, cnyPerUsd, pricing, units};
@@ -143,7 +158,7 @@ function rows(answer, opts) {
       why: (Array.isArray(d.why) ? d.why : []).map(function (c) { return i18n.code('why', c); }).join(t('list.sep')),
       cells: [
         String(rank),
-        d.gpu_name || d.gpu,
+        (d.gpu_name || d.gpu) + (isGeForce(d.gpu, opts.gpus) ? ' †' : ''),
         t('serve.gpus', { n: d.gpu_count }),
         planText(d, t) + (hasWhy(d, 'fp8_weights_more_users') ? ' · ' + t('serve.fp8Weights') : '') + (d.kv_cache === 'fp8' ? ' · FP8 KV' : ''),
         format.number(L, d.concurrency_per_replica, 0),
@@ -170,7 +185,7 @@ function table(list, opts) {
     var cls = (r.meets ? 'meets' : 'misses') + (r.named ? ' named' : '');
     return el('tr', { class: cls, dataset: { gpuId: r.gpu, rank: r.rank } }, r.cells.map(function (c, i) {
       return el(i === 1 ? 'th' : 'td', { scope: i === 1 ? 'row' : null, class: NUMERIC.indexOf(i) >= 0 ? 'num' : i === 10 ? (r.meets ? 'yes' : 'no') : null,
-        title: i === 3 && r.why ? r.why : null }, c);
+        title: i === 3 && r.why ? r.why : null, dataset: i === 1 ? null : { label: opts.t(HEADERS[i]) } }, c);
     }));
   });
   return el('table', { class: 'plain serve-table', id: 'serve-table' }, [el('thead', null, head), el('tbody', null, body)]);
@@ -305,12 +320,16 @@ function render() {
     return;
   }
   if (typeof answer.cny_per_usd === 'number') ctx.app.cnyPerUsd = answer.cny_per_usd;
-  var opts = { t: t, locale: L, currency: currencyOf(s, i18n.lang()), cnyPerUsd: ctx.app.cnyPerUsd, pricing: s.pr, units: units };
+  var opts = { t: t, locale: L, currency: currencyOf(s, i18n.lang()), cnyPerUsd: ctx.app.cnyPerUsd, pricing: s.pr, units: units,
+    gpus: ctx.app.gpus };
   var shown = shownDeployments(answer.deployments, s.top, picked.ids);
   var list = rows({ deployments: shown.map(function (x) { return x.d; }) }, Object.assign({ ranks: shown.map(function (x) { return x.rank; }) }, opts));
   list.forEach(function (r, i) { r.named = shown[i].named; });
   var named = shown.filter(function (x) { return x.named; }).length
     ? el('p', { class: 'note', id: 'serve-named' }, t('serve.namedNote', { n: s.top })) : null;
+  var geforce = list.some(function (r) { return isGeForce(r.gpu, opts.gpus); })
+    ? el('p', { class: 'note', id: 'serve-geforce' }, t('serve.geforce')) : null;
+  var classes = presetClasses(preset, s) ? el('p', { class: 'note', id: 'serve-classes' }, t('serve.presetClasses')) : null;
   var missing = missingNote(picked.ids, answer, req.top, t, s);
   var readout = el('p', { class: 'note readout', id: 'serve-readout', 'aria-live': 'polite' }, t('serve.readoutHint'));
   var best = (answer.deployments || [])[0];
@@ -330,7 +349,7 @@ function render() {
     unmatched, missing,
     el('p', { class: 'serve-verdict ' + (answer.meets_slo === false ? 'misses' : 'meets'), id: 'serve-verdict' }, verdictText(answer, s, t, L, opts)),
     presetNote(answer, t, L, opts),
-    list.length ? el('div', { class: 'panel table-scroll' }, [table(list, opts), named]) : null,
+    list.length ? el('div', { class: 'panel table-scroll' }, [classes, table(list, opts), named, geforce]) : null,
     svg ? el('div', { class: 'panel' }, [el('h3', null, t('serve.frontier')), el('p', { class: 'note' }, t('serve.frontierNote')), svg, readout, tools]) : null,
     warn.length ? el('ul', { class: 'list warn-list' }, warn) : null]);
   ctx.setStatus('');
@@ -338,4 +357,4 @@ function render() {
   if (timings) timings.serveRepaintMs = Math.round((performance.now() - t0) * 10) / 10;
 }
 
-export { init, render, refreshLists, rows, shownDeployments, verdictText };
+export { init, render, refreshLists, rows, shownDeployments, verdictText, isGeForce };

@@ -46,6 +46,10 @@ struct Preset {
     // serve's search (users = batch), as a service is sized.
     std::optional<Slo> slo;
     std::optional<double> maxTrainDays;  // training: the run length the preset plans for
+    // The GPU classes the preset ranks (empty: every class), as
+    // gpu_filter.classes reads them; a request that names its GPUs or its own
+    // gpu_filter is not narrowed.
+    std::vector<std::string> gpuClasses;
     std::string documentPicks;   // the article's "推荐GPU" cell
     std::string documentReason;  // the article's "理由" cell, in English
     // The catalog entries the cell's names cover, every form factor of a

@@ -53,7 +53,9 @@ const Preset* applyPreset(const Catalog& catalog, Json& request) {
     const Json& task = request["task"];
     if (task.is_string() && task.get<std::string>() == "finetune") fillMissing(request, "method", toString(p->method));
     for (auto it = filled.begin(); it != filled.end(); ++it) {
-        if (it.key() != "task" && it.key() != "method" && it.key() != "model") fillMissing(request, it.key().c_str(), it.value());
+        if (it.key() == "task" || it.key() == "method" || it.key() == "model") continue;
+        if (it.key() == "gpu_filter" && request.contains("gpu") && !request["gpu"].is_null()) continue;  // GPUs named
+        fillMissing(request, it.key().c_str(), it.value());
     }
     if (!request.contains("model") || request["model"].is_null()) {
         if (!filled.contains("model")) fail("unknown_model", "/preset", "the catalog has no model in the size band of preset " + p->id);
@@ -192,6 +194,7 @@ Json presetRequest(const Catalog& catalog, const Preset& p) {
     request["max_gpus"] = p.maxGpus;
     if (p.maxTrainDays) request["max_train_days"] = *p.maxTrainDays;
     if (p.slo) request["slo"] = sloToJson(*p.slo);
+    if (!p.gpuClasses.empty()) request["gpu_filter"] = {{"classes", p.gpuClasses}};
     if (const ModelSpec* model = presetModel(catalog, p)) request["model"] = model->id;
     return request;
 }
