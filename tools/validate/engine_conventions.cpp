@@ -151,6 +151,12 @@ void applyFrameworkRequest(const RowFacts& f, const RowSetup& setup, const std::
         // module_init_context; LitGPT names no ignore_modules).
         if (f.method == "qlora") lora["quantized_head"] = true;
     }
+    // `litgpt finetune_adapter_v2`: AdapterV2Linear on every linear layer and
+    // trained norms (litgpt/adapter_v2.py; lit_gpt/adapter_v2.py at 8641822).
+    if (f.method == "adapter" && (contains(text, "adapter_v2") || contains(text, "adapter v2"))) {
+        Json& lora = request["lora"];
+        if (!lora.contains("output_scale")) lora["output_scale"] = true;
+    }
     // The config hub's README: "All runs are single-GPU experiments", whatever
     // the machine had.
     if (contains(text, "single-gpu experiments")) request["gpu_count"] = 1;

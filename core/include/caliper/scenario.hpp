@@ -84,6 +84,13 @@ struct LoraSpec {
     // (get_keys_to_not_convert). Its dequantized 16-bit copy for the matmul
     // is then the largest buffer.
     bool quantizedHead = false;
+    // LitGPT's adapter v2 (litgpt/adapter_v2.py): no LoRA branch; every
+    // linear layer, lm_head included, is an AdapterV2Linear returning
+    // `adapter_scale * (linear(x) + adapter_bias)` with both vectors trained,
+    // and the norms train (mark_only_adapter_v2_as_trainable: norm_1, norm_2,
+    // ln_f). The multiply saves each linear's output for adapter_scale's
+    // gradient.
+    bool outputScale = false;
 };
 
 struct ParallelSpec {

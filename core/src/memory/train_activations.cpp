@@ -234,7 +234,8 @@ double eagerNormBytesPerToken(const Inputs& in) {
     const double eb = activationElementBytes(s);
     const double upcast = kFp32Bytes - eb;  // fp32 copy in place of the 16-bit input (none in fp32 training)
     // The normalized tensor is in the input's dtype: fp32 under autocast.
-    const double normalized = in.lora ? 0 : kNormNormalizedCopyElements * elementBytes(s);
+    // Adapter v2 trains the norms' weights (lora.output_scale).
+    const double normalized = in.lora && !s.lora.outputScale ? 0 : kNormNormalizedCopyElements * elementBytes(s);
     double bytes = std::max(1, s.model.normsPerLayer) * sh.hidden * (upcast + normalized);
     if (s.model.qkNorm) bytes += (sh.qDim + sh.kvDim) * (kFp32Bytes + normalized);
     return bytes;
@@ -288,18 +289,40 @@ double adapterCopyBytesPerToken(const Inputs& in) {
         const bool kept = keptAnyway || frozenKeep || (adapted > 0 && !copies);
         return (copies ? adapted * copyBytes * width : 0) - (kept ? 0 : inputBytes * width);
     };
+    // Adapter v2 (lora.output_scale) has no branch reading a layer's input.
+    const double branch = s.lora.outputScale ? 0 : 1;
     const bool allLinear = s.lora.allLinear();
     const bool queryValue = s.lora.targets == LoraTargets::QueryValue;
     // q, k, v (q and v only) read the layer's normed input, one module if fused.
     const double qkvModules = s.lora.fusedQkv ? 1 : queryValue ? 2 : 3;
-    double bytes = group(h, qkvModules, false);
+    double bytes = group(h, branch * qkvModules, false);
     // o reads the attention output, which FlashAttention saves for its own backward.
-    bytes += group(sh.qDim, queryValue ? 0 : 1, s.flashAttention);
+    bytes += group(sh.qDim, queryValue ? 0 : branch, s.flashAttention);
     // Each expert a token visits casts its own gate/up input and down input.
     const double passes = sh.experts > 0 ? std::max(1.0, double(sh.topK + sh.sharedExperts)) : 1.0;
-    bytes += group(h, allLinear ? passes * (sh.gated ? 2 : 1) : 0, false);
-    bytes += group(mlpWidth(sh, s.model), allLinear ? 1 : 0, false);
+    bytes += group(h, allLinear ? branch * passes * (sh.gated ? 2 : 1) : 0, false);
+    bytes += group(mlpWidth(sh, s.model), allLinear ? branch : 0, false);
     return bytes;
+}
+
+// LitGPT's adapter v2 (lora.output_scale; litgpt/adapter_v2.py, lit_gpt/
+// adapter_v2.py at commit 8641822): AdapterV2Linear.forward returns
+// `self.adapter_scale * (self.linear(x) + self.adapter_bias)`; adapter_scale
+// requires grad, so the multiply saves its other operand, the linear's
+// output plus bias, a fresh 16-bit tensor of out_features per token (the add
+// saves nothing, the frozen linear no input). Every linear of the block is
+// one: the fused qkv (q + k + v widths, LitGPT's n_head + 2 n_query_groups
+// heads), the attention projection, fc_1 and fc_2 (gated) or fc, and the MLP
+// projection. The adapter prefix of adapter.py (layers from
+// adapter_start_layer = 2 on) returns `y + self.gating_factor * ay`, which
+// saves ay, one attention output (q width), counted on every layer.
+double outputScaleBytesPerToken(const Inputs& in) {
+    const Scenario& s = *in.scenario;
+    if (!in.lora || !s.lora.outputScale) return 0;
+    const ModelShape& sh = in.shape;
+    const double outputs = (sh.qDim + 2 * sh.kvDim) + sh.hidden + mlpWidth(sh, s.model) * (sh.gated ? 2 : 1) + sh.hidden;
+    const double prefix = sh.qDim;
+    return activationElementBytes(s) * (outputs + prefix);
 }
 
 // LitGPT's attention (kv_heads_repeated; lit_gpt/model.py
@@ -420,11 +443,12 @@ double fusedLinearLossBytes(const Inputs& in, const Layout& layout) {
 
 double layerCopyBytesPerToken(const Inputs& in) {
     return adapterCopyBytesPerToken(in) + eagerNormBytesPerToken(in) + autocastCopyBytesPerToken(in) +
-           fusedQkvBytesPerToken(in);
+           fusedQkvBytesPerToken(in) + outputScaleBytesPerToken(in);
 }
 
-double lossBytesPerLogit(const Scenario& s) {
-    if (lossKernelOf(s) == LossKernel::FusedLinear) return 0;  // no logits kept (fusedLinearLossBytes)
+namespace {
+
+double lossKernelBytesPerLogit(const Scenario& s) {
     if (activationElementBytes(s) == 4) return kLogitsCoeff32;
     switch (lossKernelOf(s)) {
         case LossKernel::VocabParallel: return kLogitsCoeffVocabParallel;
@@ -433,6 +457,18 @@ double lossBytesPerLogit(const Scenario& s) {
         case LossKernel::EagerShifted: return kLogitsCoeffShifted16;
         default: return kLogitsCoeff16;
     }
+}
+
+}  // namespace
+
+double lossBytesPerLogit(const Scenario& s) {
+    if (lossKernelOf(s) == LossKernel::FusedLinear) return 0;  // no logits kept (fusedLinearLossBytes)
+    // Adapter v2's lm_head is an AdapterV2Linear too: its multiply saves the
+    // head's output plus bias beside the logits it returns (see
+    // outputScaleBytesPerToken).
+    const bool scaledHead = s.lora.outputScale && s.task == Task::Finetune &&
+                            (s.method == Method::Lora || s.method == Method::Qlora);
+    return lossKernelBytesPerLogit(s) + (scaledHead ? activationElementBytes(s) : 0);
 }
 
 double lossWorkingSetBytes(const Inputs& in, const Layout& layout) {

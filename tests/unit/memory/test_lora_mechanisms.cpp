@@ -177,4 +177,27 @@ TEST_CASE("A 4-bit lm_head is stored in 4 bits and dequantized whole for its mat
     CHECK(gb(memoryOn(lora, 1).totalGiB) == Approx(plain));
 }
 
+TEST_CASE("LitGPT's adapter v2 saves every linear layer's output and trains the norms", "[memory][lora]") {
+    // litgpt/adapter_v2.py: AdapterV2Linear.forward returns
+    // `self.adapter_scale * (self.linear(x) + self.adapter_bias)`, and
+    // adapter_scale requires grad, so the multiply saves linear(x) + bias: one
+    // 16-bit output per linear layer. Llama 2 7B (h = 4096, 32 heads and 32
+    // kv heads of 128, f = 11008, 32 layers, V = 32000), one 2,048-token
+    // sample over an NF4 base (whose matmul keeps every input either way, so
+    // only the outputs differ): qkv 3h + proj h + fc_1, fc_2 2f + proj h =
+    // 42,496 elements, plus the adapter prefix's gated output `gating_factor *
+    // ay` (adapter.py), h = 4,096: 2 x 46,592 = 93,184 bytes per token and
+    // layer. mark_only_adapter_v2_as_trainable trains norm_1 and norm_2, so
+    // each RMSNorm also saves its normalized 16-bit tensor for the weight's
+    // gradient: 2 x 2 x 4096 = 16,384. lm_head is an AdapterV2Linear too: its
+    // output (2 bytes per logit) is saved beside the logits.
+    Scenario s = loraStep("llama-2-7b", Method::Qlora);
+    s.weights = WeightFormat::Nf4;
+    s.lora.targets = LoraTargets::QueryValue;
+    const double lora = activationsGb(s);
+    s.lora.outputScale = true;
+    const double expected = (93184.0 + 16384.0) * 2048 * 32 + 2.0 * 2048 * 32000;
+    CHECK(activationsGb(s) - lora == Approx(expected / 1e9).epsilon(0.001));
+}
+
 }  // namespace caliper::test

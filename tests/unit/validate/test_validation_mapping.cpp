@@ -386,6 +386,27 @@ TEST_CASE("LitGPT rows follow LitGPT's scripts: allocated memory, chunked loss, 
     CHECK(inference.compared == Compared::AllocatedMemory);
 }
 
+TEST_CASE("LitGPT's adapter v2 rows scale every linear layer's output; adapter v1 rows do not", "[validation]") {
+    // `litgpt finetune_adapter_v2` builds every linear layer as an
+    // AdapterV2Linear (litgpt/adapter_v2.py); `finetune_adapter` (v1) only
+    // adds the gated prefix (litgpt/adapter.py).
+    const Json v2 = validationRow({{"kind", "finetune_memory"},
+                                   {"model", "Llama 2 7B"},
+                                   {"quant", "bf16"},
+                                   {"method", "adapter"},
+                                   {"gpu", "NVIDIA A100-SXM4-40GB"},
+                                   {"gpu_count", 1},
+                                   {"batch", 1},
+                                   {"engine", "litgpt"},
+                                   {"extra", "command `litgpt finetune_adapter_v2` (adapter v2); longest example 1304 tokens"},
+                                   {"value", 23.76},
+                                   {"unit", "GB"}});
+    CHECK(caliper::test::mappedRow(v2).request["lora"]["output_scale"] == true);
+    Json v1 = v2;
+    v1["extra"] = "command `litgpt finetune_adapter` (adapter); longest example 1304 tokens";
+    CHECK_FALSE(caliper::test::mappedRow(v1).request["lora"].contains("output_scale"));
+}
+
 TEST_CASE("a LitGPT full fine-tune reported below one device's bf16 AdamW states is not that setup", "[validation]") {
     // finetune/full.py, precision bf16-true, devices 1: bf16 weights and
     // gradients and torch AdamW's two bf16 moments, 8 bytes per parameter.

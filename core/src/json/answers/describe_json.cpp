@@ -95,7 +95,7 @@ Json taskDefaults(const Catalog& catalog, Task task) {
             {"kv_heads_repeated", s.kvHeadsRepeated},
             {"untied_head", s.untiedHead},
             {"lora", {{"rank", s.lora.rank}, {"targets", toString(s.lora.targets)}, {"fused_qkv", s.lora.fusedQkv}, {"adapter_dtype", "auto"},
-                      {"quantized_head", s.lora.quantizedHead}}},
+                      {"quantized_head", s.lora.quantizedHead}, {"output_scale", s.lora.outputScale}}},
             {"parallel",
              {{"strategy", toString(s.parallel.strategy)},
               {"tp", s.parallel.tp > 0 ? Json(s.parallel.tp) : Json(nullptr)},
