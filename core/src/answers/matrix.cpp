@@ -12,6 +12,7 @@
 #include "caliper/serving/serve.hpp"
 #include "serving/capacity.hpp"
 #include "serving/serving_formats.hpp"
+#include "serving/step_model.hpp"
 #include "speed/efficiency.hpp"
 
 namespace caliper {
@@ -206,6 +207,7 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
         s.engine = workload.engine;  // adaptToGpu may swap a serving engine for llama.cpp on Apple columns
         adaptToGpu(s);
         const HeldGpuRates rates(s.gpu);  // the column's achieved fractions, per engine and format
+        const serving::HeldStepConstants steps(s.gpu);  // and its serving step constants (vLLM, SGLang decode)
         const CostBasis costs = costBasis(s);  // and its prices
         withoutPriceList(s.gpu);  // which the cells then read from `costs` alone
         const std::optional<double> bandTop = memoryBandTopFactor(s);  // and its memory band
