@@ -158,8 +158,19 @@ HeldStepConstants::HeldStepConstants(const GpuSpec& gpu) : gpu_(&gpu), previous_
 
 HeldStepConstants::~HeldStepConstants() { gHeldSteps = previous_; }
 
+HeldStepConstants::Copy::Copy(const GpuSpec& original, const GpuSpec& copy)
+    : held_(gHeldSteps && gHeldSteps->gpu_ == &original ? gHeldSteps : nullptr) {
+    if (!held_) return;
+    previous_ = held_->copy_;
+    held_->copy_ = &copy;
+}
+
+HeldStepConstants::Copy::~Copy() {
+    if (held_) held_->copy_ = previous_;
+}
+
 StepConstants* HeldStepConstants::find(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    if (&gpu != gpu_) return nullptr;
+    if (&gpu != gpu_ && &gpu != copy_) return nullptr;
     for (int i = 0; i < size_; ++i) {
         if (entries_[i].engine == engine && entries_[i].format == format) return &entries_[i];
     }

@@ -85,12 +85,29 @@ public:
     HeldStepConstants(const HeldStepConstants&) = delete;
     HeldStepConstants& operator=(const HeldStepConstants&) = delete;
 
-    // Null where `gpu` is not the held object or the table is full.
+    // Null where `gpu` is not the held object (nor its copy, below) or the
+    // table is full.
     StepConstants* find(Engine engine, WeightFormat format, const GpuSpec& gpu);
+
+    // While alive, `copy`, an unchanged copy of the held GPU `original` (a
+    // scenario the planner resolved copies it), reads the same entries.
+    // Nothing where `original` is not held.
+    class Copy {
+    public:
+        Copy(const GpuSpec& original, const GpuSpec& copy);
+        ~Copy();
+        Copy(const Copy&) = delete;
+        Copy& operator=(const Copy&) = delete;
+
+    private:
+        HeldStepConstants* held_;
+        const GpuSpec* previous_ = nullptr;
+    };
 
 private:
     static constexpr int kSize = 8;  // engine x format pairs of one column; more are not kept
     const GpuSpec* gpu_;
+    const GpuSpec* copy_ = nullptr;
     StepConstants entries_[kSize];
     int size_ = 0;
     HeldStepConstants* previous_;
