@@ -12,6 +12,7 @@
 #include "caliper/serving/serve.hpp"
 #include "serving/capacity.hpp"
 #include "serving/serving_formats.hpp"
+#include "serving/step_model.hpp"
 #include "speed/efficiency.hpp"
 
 namespace caliper {
@@ -37,6 +38,14 @@ MatrixCell pipelineCellOf(const Scenario& s, int maxGpus, const CostBasis* costs
     return cell;
 }
 
+// A scenario the planner resolved from the column's holds the column's GPU,
+// copied: it reads the column's held rates and step constants.
+struct SameGpu {
+    SameGpu(const GpuSpec& original, const GpuSpec& copy) : rates(original, copy), steps(original, copy) {}
+    HeldGpuRates::Copy rates;
+    serving::HeldStepConstants::Copy steps;
+};
+
 // The users one replica of the cell's plan serves within the SLO: the
 // serve search's own bisection (serving/capacity.cpp) on the same plan and
 // memory. Cells whose engine does not batch continuously carry none.
@@ -50,6 +59,7 @@ std::optional<double> usersAtSlo(const Scenario& request, const planner::Choice&
     fp8 = false;
     if (!continuousBatching(request)) return std::nullopt;
     Scenario s = planner::resolved(request, choice);
+    const SameGpu resolvedGpu(request.gpu, s.gpu);
     if (!servingFiguresKnown(s)) return std::nullopt;  // no bandwidth or tensor rate: no serving figures
     s.batch = 1;
     s.serving.requestRatePerS.reset();
@@ -58,6 +68,7 @@ std::optional<double> usersAtSlo(const Scenario& request, const planner::Choice&
     const std::vector<serving::Formats> tried = serving::formatsTried(s);
     if (tried.size() < 2 || own >= serving::kMaxUsersPerReplica) return own;
     Scenario v = s;
+    const SameGpu variantGpu(request.gpu, v.gpu);
     v.weights = tried.back().weights;
     v.kvCache = tried.back().kv;
     if (v.weights != s.weights) v.weightsWhy = "weights_fp8_serving";
@@ -69,7 +80,9 @@ std::optional<double> usersAtSlo(const Scenario& request, const planner::Choice&
     // One replica over the same GPUs, as serve's candidates (not FP8 replicas
     // side by side where FP8 fits fewer GPUs).
     if (!c.fits || c.plan.gpuCount != choice.plan.gpuCount || c.plan.tp * c.plan.pp != c.plan.gpuCount) return own;
-    const serving::Evaluator ev(planner::resolved(v, c), c.plan, c.memory);
+    const Scenario resolvedVariant = planner::resolved(v, c);
+    const SameGpu resolvedVariantGpu(request.gpu, resolvedVariant.gpu);
+    const serving::Evaluator ev(resolvedVariant, c.plan, c.memory);
     if (!ev.runs()) return own;
     // Only more users than the request's formats serve count: the search
     // starts above them and stops at once where FP8 serves no more.
@@ -206,6 +219,7 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
         s.engine = workload.engine;  // adaptToGpu may swap a serving engine for llama.cpp on Apple columns
         adaptToGpu(s);
         const HeldGpuRates rates(s.gpu);  // the column's achieved fractions, per engine and format
+        const serving::HeldStepConstants steps(s.gpu);  // and its serving step constants (vLLM, SGLang decode)
         const CostBasis costs = costBasis(s);  // and its prices
         withoutPriceList(s.gpu);  // which the cells then read from `costs` alone
         const std::optional<double> bandTop = memoryBandTopFactor(s);  // and its memory band

@@ -121,31 +121,42 @@ SchedulerDefaults schedulerDefaults(const Scenario& s) { return schedulerDefault
 
 SchedulerDefaults schedulerDefaults(const Scenario& s, const ServingCell& cell) {
     SchedulerDefaults d = stepSchedulerDefaults(s, cell);
-    auto fitted = [&cell](ServingConstant c, double prior) { return calibratedServing(c, cell, prior); };
-    if (cell.engine >= 0) {
-        d.requestOverheadS = fitted(ServingConstant::RequestOverheadS, kRequestOverheadPriorS);
-        d.prefillTimeFactor = fitted(ServingConstant::PrefillTimeFactor, kPrefillTimeFactorPrior);
-        const double sharePrior = d.mixesPrefill ? kSynchronizedSharePrior : kSynchronizedShareApart;
-        d.synchronizedShare = std::min(1.0, fitted(ServingConstant::SynchronizedShare, sharePrior));
-    }
+    addRequestConstants(d, cell);
     return d;
+}
+
+void addRequestConstants(SchedulerDefaults& d, const ServingCell& cell) {
+    if (cell.engine < 0) return;
+    auto fitted = [&cell](ServingConstant c, double prior) { return calibratedServing(c, cell, prior); };
+    d.requestOverheadS = fitted(ServingConstant::RequestOverheadS, kRequestOverheadPriorS);
+    d.prefillTimeFactor = fitted(ServingConstant::PrefillTimeFactor, kPrefillTimeFactorPrior);
+    const double sharePrior = d.mixesPrefill ? kSynchronizedSharePrior : kSynchronizedShareApart;
+    d.synchronizedShare = std::min(1.0, fitted(ServingConstant::SynchronizedShare, sharePrior));
 }
 
 SchedulerDefaults stepSchedulerDefaults(const Scenario& s, const ServingCell& cell) {
     SchedulerDefaults d = rawSchedulerDefaults(s);
-    d.stepOverheadS = calibratedServing(ServingConstant::StepOverheadS, cell, d.stepOverheadS);
-    d.perSequenceOverheadS = calibratedServing(ServingConstant::PerSequenceOverheadS, cell, d.perSequenceOverheadS);
+    calibrateStepDefaults(d, cell);
     return d;
 }
 
+void calibrateStepDefaults(SchedulerDefaults& d, const ServingCell& cell) {
+    d.stepOverheadS = calibratedServing(ServingConstant::StepOverheadS, cell, d.stepOverheadS);
+    d.perSequenceOverheadS = calibratedServing(ServingConstant::PerSequenceOverheadS, cell, d.perSequenceOverheadS);
+}
+
 SchedulerDefaults rawSchedulerDefaults(const Scenario& s) {
+    SchedulerDefaults d = engineSchedulerDefaults(s.engine, s.gpu);
+    applyServingKnobs(d, s);
+    return d;
+}
+
+SchedulerDefaults engineSchedulerDefaults(Engine engine, const GpuSpec& gpu) {
     SchedulerDefaults d;
-    const double memory = s.gpu.memoryGib;
-    switch (runtimeOf(s.engine)) {
+    const double memory = gpu.memoryGib;
+    switch (runtimeOf(engine)) {
         case Engine::Sglang:
             d.stepTokenBudget = memory < kSglangSmallGiB ? 2048 : memory < kSglangLargeGiB ? 8192 : 16384;
-            d.budgetCountsDecodes = s.serving.mixedChunk;
-            d.mixesPrefill = s.serving.mixedChunk;
             d.maxRunningRequests = kSglangMaxRunning;
             d.kvBlockTokens = 1;
             d.kvOnDemand = kSglangKvOnDemand;
@@ -168,7 +179,7 @@ SchedulerDefaults rawSchedulerDefaults(const Scenario& s) {
             d.kvBlockTokens = 1;
             break;
         default: {  // vLLM (and engines served the vLLM way)
-            const bool large = memory >= kVllmLargeGpuGiB && s.gpu.name.find("A100") == std::string::npos;
+            const bool large = memory >= kVllmLargeGpuGiB && gpu.name.find("A100") == std::string::npos;
             d.stepTokenBudget = large ? kVllmBudgetLarge : kVllmBudgetSmall;
             d.maxRunningRequests = large ? kVllmSeqsLarge : kVllmSeqsSmall;
             d.kvBlockTokens = kVllmBlockTokens;
@@ -180,14 +191,22 @@ SchedulerDefaults rawSchedulerDefaults(const Scenario& s) {
             // vllm-metal (Apple silicon) runs MLX eagerly: no captured graphs,
             // so no batch padding (vllm-project/vllm-metal README,
             // VLLM_METAL_EAGER_MODE default 1, "disable graph compilation").
-            if (s.gpu.vendor == "apple") d.cudaGraphMaxBatch = 0;
+            if (gpu.vendor == "apple") d.cudaGraphMaxBatch = 0;
             break;
         }
+    }
+    return d;
+}
+
+void applyServingKnobs(SchedulerDefaults& d, const Scenario& s) {
+    // SGLang merges decodes into prefill batches only with --enable-mixed-chunk.
+    if (runtimeOf(s.engine) == Engine::Sglang) {
+        d.budgetCountsDecodes = s.serving.mixedChunk;
+        d.mixesPrefill = s.serving.mixedChunk;
     }
     // The deployment's own step budget (serving.max_num_batched_tokens)
     // replaces the engine's default; a prompt longer than it runs in chunks.
     if (s.serving.maxNumBatchedTokens) d.stepTokenBudget = std::max(1.0, *s.serving.maxNumBatchedTokens);
-    return d;
 }
 
 // python/sglang/srt/server_args.py _handle_gpu_memory_settings

@@ -34,8 +34,20 @@ SchedulerDefaults schedulerDefaults(const Scenario& scenario, const ServingCell&
 // step and per running request); the request-level ones (request overhead,
 // prefill time factor, synchronized share) keep their unset defaults.
 SchedulerDefaults stepSchedulerDefaults(const Scenario& scenario, const ServingCell& cell);
+// The request-level calibrated constants (request overhead, prefill time
+// factor, synchronized share) over step defaults whose knobs are applied
+// (the share's prior reads whether prompts ride with the decodes).
+void addRequestConstants(SchedulerDefaults& defaults, const ServingCell& cell);
+// Scales the two step constants above (host work per step and per running
+// request) by the cell's calibration.
+void calibrateStepDefaults(SchedulerDefaults& defaults, const ServingCell& cell);
 // The engine's own defaults and the priors, before calibration.
 SchedulerDefaults rawSchedulerDefaults(const Scenario& scenario);
+// The same in two parts: what the engine and the GPU set (the same for
+// every model of a matrix column), then the request's serving knobs
+// (SGLang's mixed chunks, max_num_batched_tokens) over it.
+SchedulerDefaults engineSchedulerDefaults(Engine engine, const GpuSpec& gpu);
+void applyServingKnobs(SchedulerDefaults& defaults, const Scenario& scenario);
 
 // Memory outside PyTorch's allocator that vLLM's profile subtracts before the
 // KV pool (NCCL and custom all-reduce buffers at tp >= 2), GiB per GPU.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "calibration/calibration.hpp"
+#include "per_thread.hpp"
 #include "serving/cuda_graph.hpp"
 #include "speed/efficiency.hpp"
 #include "speed/gemm_rows.hpp"
@@ -53,7 +54,8 @@ ReplicaLayout replicaLayout(const Scenario& s, const Plan& plan) {
     l.replicas = std::max(1, plan.gpuCount / l.gpus);
     const int perNode = std::max(1, s.gpu.gpusPerNode);
     l.tpLink = groupLink(s, l.attentionTp, l.attentionTp > perNode);
-    l.expertLink = groupLink(s, tp, tp > perNode);
+    // Without attention data parallelism the experts' group is the attention group.
+    l.expertLink = tp == l.attentionTp ? l.tpLink : groupLink(s, tp, tp > perNode);
     l.stageLink = groupLink(s, 2, l.gpus > perNode);
     return l;
 }
@@ -105,34 +107,62 @@ StepModel build(const Scenario& s, const Plan& plan, const Workload& work, bool 
     return m;
 }
 
-void calibrate(StepModel& m, const Scenario& s, bool requestConstants) {
-    const ServingCell cell = servingCell(s.engine, s.weights, s.gpu);
-    m.engine = requestConstants ? schedulerDefaults(s, cell) : stepSchedulerDefaults(s, cell);
-    const GpuSpec& gpu = s.gpu;
-    const EngineRates rates = engineRates(s.engine, s.weights, gpu);  // held per matrix column
+StepConstants stepConstants(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+    StepConstants c;
+    c.engine = engine;
+    c.format = format;
+    c.cell = servingCell(engine, format, gpu);
+    c.engineDefaults = engineSchedulerDefaults(engine, gpu);
+    calibrateStepDefaults(c.engineDefaults, c.cell);
+    const EngineRates rates = engineRates(engine, format, gpu);  // held per matrix column
     const double peak = rates.peak.tflops * 1e12;
-    m.bandwidthBytesPerS = rates.bandwidthFraction * gpu.bandwidthGBps * 1e9;
-    m.decodeFlopsPerS = rates.decodeComputeFraction() * peak;
-    m.prefillFlopsPerS = rates.prefillFraction * peak;
+    c.bandwidthBytesPerS = rates.bandwidthFraction * gpu.bandwidthGBps * 1e9;
+    c.decodeFlopsPerS = rates.decodeComputeFraction() * peak;
+    c.prefillFlopsPerS = rates.prefillFraction * peak;
     // Serving engines replay each step as CUDA graphs, so a layer's fixed
     // time is its kernels' minimum GPU time, not the launches a single
     // stream's decode rows measure: the step model keeps its own scale on the
     // graph engines' sourced prior (serving_layer_time_s). Paged attention
     // reads the KV blocks at its own rate (serving_kv_read_fraction, prior:
     // the weights' rate).
-    auto fitted = [&cell](ServingConstant c, double prior) { return calibratedServing(c, cell, prior); };
-    m.layerOverheadS = cell.engine >= 0 ? fitted(ServingConstant::LayerTimeS, decodeLayerOverheadPriorS(s.engine, gpu))
-                                        : rates.layerOverheadS;
-    m.kvReadFraction = fitted(ServingConstant::KvReadFraction, 1.0);
+    c.layerOverheadS = c.cell.engine >= 0 ? calibratedServing(ServingConstant::LayerTimeS, c.cell,
+                                                              decodeLayerOverheadPriorS(engine, gpu))
+                                          : rates.layerOverheadS;
+    c.kvReadFraction = calibratedServing(ServingConstant::KvReadFraction, c.cell, 1.0);
     // The serving engines' kernels only: llama.cpp's mul_mat_id runs the
     // experts its tokens reached, which the weights' reads already count.
-    m.expertTimeS = cell.engine >= 0 && m.localExperts > 0 ? fitted(ServingConstant::ExpertTimeS, kExpertTimePriorS) : 0.0;
+    c.expertTimeS = c.cell.engine >= 0 ? calibratedServing(ServingConstant::ExpertTimeS, c.cell, kExpertTimePriorS) : 0.0;
     // llama.cpp's 2-3 bit K-quants unpack on the ALUs at a cost that can bind
     // a step before the weights' reads do (efficiency.cpp dequantOpsPerWeight):
     // the same term the single-stream decode takes, so both agree at batch 1.
-    const double ops = dequantOpsPerWeight(s.weights, gpu);
+    const double ops = dequantOpsPerWeight(format, gpu);
     if (ops > 0 && gpu.fp32Tflops && *gpu.fp32Tflops > 0) {
-        m.unpackS = m.work.weightCount * ops / double(m.layout.gpus) / (*gpu.fp32Tflops * 1e12);
+        c.unpackOpsPerWeight = ops;
+        c.fp32FlopsPerS = *gpu.fp32Tflops * 1e12;
+    }
+    return c;
+}
+
+CALIPER_PER_THREAD HeldStepConstants* gHeldSteps = nullptr;
+
+void calibrate(StepModel& m, const Scenario& s, bool requestConstants) {
+    StepConstants own;
+    StepConstants* c = gHeldSteps ? gHeldSteps->find(s.engine, s.weights, s.gpu) : nullptr;
+    if (!c) {
+        own = stepConstants(s.engine, s.weights, s.gpu);
+        c = &own;
+    }
+    m.engine = c->engineDefaults;
+    applyServingKnobs(m.engine, s);
+    if (requestConstants) addRequestConstants(m.engine, c->cell);
+    m.bandwidthBytesPerS = c->bandwidthBytesPerS;
+    m.decodeFlopsPerS = c->decodeFlopsPerS;
+    m.prefillFlopsPerS = c->prefillFlopsPerS;
+    m.layerOverheadS = c->layerOverheadS;
+    m.kvReadFraction = c->kvReadFraction;
+    m.expertTimeS = m.localExperts > 0 ? c->expertTimeS : 0.0;
+    if (c->unpackOpsPerWeight > 0) {
+        m.unpackS = m.work.weightCount * c->unpackOpsPerWeight / double(m.layout.gpus) / c->fp32FlopsPerS;
     }
     // Within an NVLink domain the serving engines all-reduce with custom
     // one-shot kernels fused with the residual add and RMSNorm (TensorRT-LLM
@@ -140,12 +170,41 @@ void calibrate(StepModel& m, const Scenario& s, bool requestConstants) {
     // vllm/compilation/passes/fusion/allreduce_rms_fusion.py; SGLang's
     // custom all-reduce), not NCCL's ring: its fixed time is fitted
     // (serving_allreduce_latency_s) on NCCL's small-message latency as prior.
-    if (std::strcmp(m.layout.tpLink.name, "NVLink") == 0) {
-        m.layout.tpLink.latencyS = fitted(ServingConstant::AllReduceLatencyS, m.tpLatencyPriorS);
+    if (m.layout.tpLink.name[0] == 'N' && std::strcmp(m.layout.tpLink.name, "NVLink") == 0) {
+        if (c->allReducePriorS != m.tpLatencyPriorS) {
+            c->allReducePriorS = m.tpLatencyPriorS;
+            c->allReduceLatencyS = calibratedServing(ServingConstant::AllReduceLatencyS, c->cell, m.tpLatencyPriorS);
+        }
+        m.layout.tpLink.latencyS = c->allReduceLatencyS;
     }
 }
 
 }  // namespace
+
+HeldStepConstants::HeldStepConstants(const GpuSpec& gpu) : gpu_(&gpu), previous_(gHeldSteps) { gHeldSteps = this; }
+
+HeldStepConstants::~HeldStepConstants() { gHeldSteps = previous_; }
+
+HeldStepConstants::Copy::Copy(const GpuSpec& original, const GpuSpec& copy)
+    : held_(gHeldSteps && gHeldSteps->gpu_ == &original ? gHeldSteps : nullptr) {
+    if (!held_) return;
+    previous_ = held_->copy_;
+    held_->copy_ = &copy;
+}
+
+HeldStepConstants::Copy::~Copy() {
+    if (held_) held_->copy_ = previous_;
+}
+
+StepConstants* HeldStepConstants::find(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+    if (&gpu != gpu_ && &gpu != copy_) return nullptr;
+    for (int i = 0; i < size_; ++i) {
+        if (entries_[i].engine == engine && entries_[i].format == format) return &entries_[i];
+    }
+    if (size_ == kSize) return nullptr;
+    entries_[size_] = stepConstants(engine, format, gpu);
+    return &entries_[size_++];
+}
 
 StepModel stepModel(const Scenario& s, const Plan& plan) { return build(s, plan, makeWorkload(s), true); }
 

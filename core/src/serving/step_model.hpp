@@ -59,6 +59,64 @@ StepModel stepModel(const Scenario& scenario, const Plan& plan, const Workload& 
 // constants (request overhead, prefill time factor, synchronized share) are
 // left unset, since such a step never reads them.
 StepModel decodeStepModel(const Scenario& scenario, const Plan& plan, const Workload& work);
+// What a step model reads of one engine and weight format on one GPU, the
+// same for every model and plan: the serving calibration's cell, the
+// engine's scheduler defaults with their calibrated step constants (before
+// the request's knobs), the achieved rates and the calibrated per-layer
+// time and KV read rate.
+struct StepConstants {
+    Engine engine{};
+    WeightFormat format{};
+    ServingCell cell;
+    SchedulerDefaults engineDefaults;  // engineSchedulerDefaults + calibrateStepDefaults
+    double bandwidthBytesPerS = 0, decodeFlopsPerS = 0, prefillFlopsPerS = 0;
+    double layerOverheadS = 0, kvReadFraction = 1;
+    double expertTimeS = 0;         // per local expert per MoE layer (serving engines only)
+    double unpackOpsPerWeight = 0;  // dequantOpsPerWeight where the GPU lists an FP32 rate, else 0
+    double fp32FlopsPerS = 0;
+    // The calibrated NVLink all-reduce latency for the last prior asked (-1: none yet).
+    double allReducePriorS = -1, allReduceLatencyS = 0;
+};
+
+// While alive, the step constants of `gpu` (that very object) are worked
+// out once per engine and weight format and read back: the matrix builds a
+// decode step model for every vLLM or SGLang cell of a GPU column. The GPU
+// and the calibration table must not change meanwhile. Scopes nest.
+class HeldStepConstants {
+public:
+    explicit HeldStepConstants(const GpuSpec& gpu);
+    ~HeldStepConstants();
+    HeldStepConstants(const HeldStepConstants&) = delete;
+    HeldStepConstants& operator=(const HeldStepConstants&) = delete;
+
+    // Null where `gpu` is not the held object (nor its copy, below) or the
+    // table is full.
+    StepConstants* find(Engine engine, WeightFormat format, const GpuSpec& gpu);
+
+    // While alive, `copy`, an unchanged copy of the held GPU `original` (a
+    // scenario the planner resolved copies it), reads the same entries.
+    // Nothing where `original` is not held.
+    class Copy {
+    public:
+        Copy(const GpuSpec& original, const GpuSpec& copy);
+        ~Copy();
+        Copy(const Copy&) = delete;
+        Copy& operator=(const Copy&) = delete;
+
+    private:
+        HeldStepConstants* held_;
+        const GpuSpec* previous_ = nullptr;
+    };
+
+private:
+    static constexpr int kSize = 8;  // engine x format pairs of one column; more are not kept
+    const GpuSpec* gpu_;
+    const GpuSpec* copy_ = nullptr;
+    StepConstants entries_[kSize];
+    int size_ = 0;
+    HeldStepConstants* previous_;
+};
+
 // Read time of a routed expert split over `moeTp` ranks (each holds
 // intermediate / moeTp of it) over the whole expert's, per byte.
 double expertSplitReadFactor(double intermediate, int moeTp);

@@ -99,7 +99,10 @@ const char* pcieName(int gen) {
 
 Link pcieLink(const GpuSpec& gpu) {
     const int gen = gpu.pcieGen > 0 ? gpu.pcieGen : 4;
-    const double perDirection = kPcieGen4GBps * std::ldexp(1.0, gen - 4);  // 2^(gen-4), exact, without pow()
+    // 2^(gen-4), exact: a table for the generations there are, else ldexp (a libm call, for every link asked).
+    static constexpr double kGenFactor[] = {0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0};
+    const double factor = gen >= 1 && gen <= 7 ? kGenFactor[gen - 1] : std::ldexp(1.0, gen - 4);
+    const double perDirection = kPcieGen4GBps * factor;
     return {perDirection * kPcieEfficiency, kPcieLatencyS, pcieName(gen)};
 }
 

@@ -253,8 +253,19 @@ HeldGpuRates::HeldGpuRates(const GpuSpec& gpu) : gpu_(&gpu), rates_(), previous_
 
 HeldGpuRates::~HeldGpuRates() { gHeldRates = previous_; }
 
+HeldGpuRates::Copy::Copy(const GpuSpec& original, const GpuSpec& copy)
+    : held_(gHeldRates && gHeldRates->gpu_ == &original ? gHeldRates : nullptr) {
+    if (!held_) return;
+    previous_ = held_->copy_;
+    held_->copy_ = &copy;
+}
+
+HeldGpuRates::Copy::~Copy() {
+    if (held_) held_->copy_ = previous_;
+}
+
 const HeldGpuRates::Rates* HeldGpuRates::find(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    if (&gpu != gpu_) return nullptr;
+    if (&gpu != gpu_ && &gpu != copy_) return nullptr;
     for (int i = 0; i < size_; ++i) {
         if (rates_[i].engine == engine && rates_[i].format == format) return &rates_[i];
     }

@@ -104,12 +104,29 @@ public:
 
     using Rates = EngineRates;
     // This engine's and format's rates on `gpu`, worked out on first use;
-    // null where `gpu` is not the held object or the table is full.
+    // null where `gpu` is not the held object (nor its copy, below) or the
+    // table is full.
     const Rates* find(Engine engine, WeightFormat format, const GpuSpec& gpu);
+
+    // While alive, `copy`, an unchanged copy of the held GPU `original` (a
+    // scenario the planner resolved copies it), reads the same entries.
+    // Nothing where `original` is not held.
+    class Copy {
+    public:
+        Copy(const GpuSpec& original, const GpuSpec& copy);
+        ~Copy();
+        Copy(const Copy&) = delete;
+        Copy& operator=(const Copy&) = delete;
+
+    private:
+        HeldGpuRates* held_;
+        const GpuSpec* previous_ = nullptr;
+    };
 
 private:
     static constexpr int kSize = 8;  // formats of one column's models (bf16, fp8, mxfp4, ...); more are not kept
     const GpuSpec* gpu_;
+    const GpuSpec* copy_ = nullptr;
     Rates rates_[kSize];
     int size_ = 0;
     HeldGpuRates* previous_;
