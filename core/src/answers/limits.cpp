@@ -43,8 +43,13 @@ Probe probe(const Scenario& s, int count) {
     // training micro-batch, the loss kernel) and weighs the host RAM a
     // stated machine has, so a limit never disagrees with the estimate at
     // that value.
+    // A batch or context is within the limit where the engine holds every
+    // request at once: vLLM and SGLang start with more and queue the rest
+    // (memory.cpp admitByBlocks), which a limit does not count.
     const planner::Choice choice = planner::choose(at, count);
-    return {choice.fits, choice.memory};
+    if (!choice.fits || s.task != Task::Inference) return {choice.fits, choice.memory};
+    const Scenario resolved = planner::resolved(at, choice);
+    return {!sizing::kvQueued(sizing::prepare(resolved), choice.plan), choice.memory};
 }
 
 // Largest value in [lo, hi] for which `apply` then probe fits; lo must fit.

@@ -194,7 +194,31 @@ KvTerms kvTerms(const Scenario& s, const ModelShape& shape) {
     kv.crossLayers = layers.cross;
     kv.indexerBytesPerToken = indexerBytesPerToken(s, layers);
     kv.fullTokens = tokens.full;
+    if (runtimeOf(s.engine) == Engine::Vllm || runtimeOf(s.engine) == Engine::Sglang) {
+        // One request of max_model_len tokens (default: prompt + output), in
+        // vLLM's whole blocks (SGLang pages a token at a time).
+        const double length = double(s.maxModelLen ? *s.maxModelLen : std::max<std::int64_t>(1, s.promptTokens + s.outputTokens));
+        const double window = s.model.slidingWindow > 0 ? s.model.slidingWindow : length;
+        const double block = runtimeOf(s.engine) == Engine::Vllm ? kVllmBlockTokens : 1;
+        kv.oneFullTokens = roundUp(length, block);
+        kv.oneSelfTokenLayers =
+            layers.full * layers.fullScale * kv.oneFullTokens + layers.sliding * roundUp(std::min(length, window), block);
+    }
     return kv;
+}
+
+double oneSequenceBytes(const Inputs& in, const Layout& layout, const Stage& stage) {
+    const Scenario& s = *in.scenario;
+    const KvTerms& kv = in.kv;
+    const double stageShare = stage.layers / in.shape.stackLayers;
+    const double perLayerToken = kv.layerTokenBytes * headShare({0, kv.shardable}, in.shape, layout.tp);
+    const double crossBytes = kv.crossLayers > 0 ? stageShare * kv.crossLayers * s.model.crossAttentionTokens * 2.0 *
+                                                       in.shape.kvDim * kv.elementBytes * headShare({0, true}, in.shape, layout.tp)
+                                                 : 0.0;
+    // The linear/SSM state is per sequence, whatever its length.
+    const double stateBytes = s.batch > 0 ? linearStateBytes(s, layout, stageShare) / double(s.batch) : 0.0;
+    return stageShare * (perLayerToken * kv.oneSelfTokenLayers + kv.indexerBytesPerToken * kv.oneFullTokens) +
+           crossBytes + stateBytes;
 }
 
 double kvBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {

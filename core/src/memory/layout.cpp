@@ -55,6 +55,7 @@ void holdWeights(const Scenario& s, ModelFigures& figures) {
     figures.kvBatch = s.batch;
     figures.kvPromptTokens = s.promptTokens;
     figures.kvOutputTokens = s.outputTokens;
+    figures.kvMaxModelLen = s.maxModelLen;
     figures.kvKnown = true;
 }
 

@@ -38,6 +38,10 @@ struct PoolResult {
     double slack = 0;  // reserved pool the scenario does not use
     double pool = 0;   // pool size
     bool paged = false;
+    // vLLM/SGLang: the batch's KV exceeds the pool, which holds one request
+    // of max_model_len at least: the engine starts and runs what fits, the
+    // other requests waiting for free blocks (the pool is full: no slack).
+    bool queued = false;
 };
 
 // vLLM/SGLang reserve gpu_memory_utilization x capacity: whatever weights,
@@ -151,13 +155,41 @@ struct StageFigures {
     double totalGiB() const { return nonNegativeGib(pool.total); }
 };
 
+// vLLM refuses to start where its KV pool cannot hold one request of
+// max_model_len tokens ("To serve at least one request with the model's max
+// seq len ..., KV cache is needed, which is larger than the available KV
+// cache memory": vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory),
+// and otherwise allocates blocks as requests arrive, queueing those the free
+// blocks do not hold (v1/core/sched/scheduler.py; engine_defaults.cpp
+// kVllmKvOnDemand). SGLang clips a request to its pool's tokens
+// (max_req_input_len) and admits by free tokens the same way. So a batch
+// larger than the pool runs (the pool full), and a pool smaller than one
+// request does not, whatever the batch: its total is then what one request
+// needs beside the rest.
+void admitByBlocks(const Inputs& in, const Layout& layout, const Stage& st, double nonKv, StageFigures& f) {
+    const double kv = f.t.kvCacheBytes;
+    // Without a stated max_model_len one request is at most the batch's
+    // KV divided by the batch: where the batch fits, so does one.
+    if (kv <= f.pool.pool && !in.scenario->maxModelLen) return;
+    const double one = oneSequenceBytes(in, layout, st);
+    if (one > f.pool.pool) {
+        f.pool.slack = 0;
+        f.pool.total = std::max(f.pool.total, nonKv + one);
+    } else if (kv > f.pool.pool) {
+        f.pool.queued = true;
+        f.pool.total = nonKv + f.pool.pool;
+    }
+}
+
 StageFigures stageFigures(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex,
                           const double* knownWeightBytes, const TrainingStates* knownStates = nullptr) {
     StageFigures f;
     f.t = stageTensors(in, layout, st, ex, knownWeightBytes, knownStates);
     const double allocatedBytes = f.t.allocatedBytes();
     f.o = runtimeOverhead(in, layout, st, allocatedBytes, f.t.buffersBytes);
-    f.pool = applyPool(*in.scenario, allocatedBytes - f.t.kvCacheBytes + f.o.total(), f.t.kvCacheBytes);
+    const double nonKv = allocatedBytes - f.t.kvCacheBytes + f.o.total();
+    f.pool = applyPool(*in.scenario, nonKv, f.t.kvCacheBytes);
+    if (servingPool(*in.scenario) && f.pool.pool > 0) admitByBlocks(in, layout, st, nonKv, f);
     return f;
 }
 
@@ -167,7 +199,8 @@ MemoryBreakdown breakdownOf(const StageFigures& f) {
     const PoolResult& pool = f.pool;
     MemoryBreakdown m;
     m.weightsGiB = nonNegativeGib(t.weightsBytes);
-    m.kvCacheGiB = nonNegativeGib(t.kvCacheBytes);
+    // Queued requests hold no blocks: the pool holds what runs.
+    m.kvCacheGiB = nonNegativeGib(pool.queued ? pool.pool : t.kvCacheBytes);
     m.activationsGiB = nonNegativeGib(t.activationsBytes);
     m.gradientsGiB = nonNegativeGib(t.gradientsBytes);
     m.optimizerGiB = nonNegativeGib(t.optimizerBytes);
@@ -193,8 +226,20 @@ MemoryBreakdown evaluateStage(const Inputs& in, const Layout& layout, const Stag
     }
     if (warnings && pool.paged && t.kvCacheBytes > pool.pool && pool.pool > 0) {
         warnings->push_back(Warning{"kv_pool_too_small",
-                                    fmt("the KV cache needs %.1f GiB but the pool left after the weights holds %.1f GiB",
-                                        bytesToGiB(t.kvCacheBytes), bytesToGiB(pool.pool))});
+                                    pool.queued ? fmt("the KV cache of %lld requests needs %.1f GiB but the pool left after the "
+                                                      "weights holds %.1f GiB: %s runs as many as it holds and queues the others "
+                                                      "(serving.max_concurrency)",
+                                                      static_cast<long long>(s.batch), bytesToGiB(t.kvCacheBytes),
+                                                      bytesToGiB(pool.pool), toString(s.engine))
+                                                : fmt("the KV cache needs %.1f GiB but the pool left after the weights holds %.1f GiB",
+                                                      bytesToGiB(t.kvCacheBytes), bytesToGiB(pool.pool))});
+    } else if (warnings && servingPool(s) && s.maxModelLen && pool.pool > 0 &&
+               oneSequenceBytes(in, layout, st) > pool.pool) {
+        warnings->push_back(Warning{"kv_pool_too_small",
+                                    fmt("one request of max_model_len %lld tokens needs %.1f GiB of KV cache but the pool "
+                                        "left after the weights holds %.1f GiB: %s refuses to start",
+                                        static_cast<long long>(*s.maxModelLen), bytesToGiB(oneSequenceBytes(in, layout, st)),
+                                        bytesToGiB(pool.pool), toString(s.engine))});
     }
     return breakdownOf(f);
 }
@@ -228,6 +273,14 @@ MemoryBreakdown evaluate(const Inputs& in, const Plan& plan, const Explain& ex, 
                               layout.layerSplit ? "" : " and most micro-batches in flight"); },
            std::max(a.totalGiB(), b.totalGiB()));
     return evaluateStage(in, layout, fullest, ex, warnings);
+}
+
+bool kvQueued(const Inputs& in, const Plan& plan) {
+    if (!servingPool(*in.scenario)) return false;
+    const Layout layout = layoutOf(plan);
+    const Explain quiet;
+    if (stageFigures(in, layout, firstStage(in, layout), quiet, nullptr).pool.queued) return true;
+    return layout.pp > 1 && stageFigures(in, layout, lastStage(in, layout), quiet, nullptr).pool.queued;
 }
 
 bool fits(const Scenario& s, const MemoryBreakdown& memory) {

@@ -122,6 +122,11 @@ struct KvTerms {
     double elementBytes = 0;
     double indexerBytesPerToken = 0;  // sparse-attention indexer keys, all layers
     double fullTokens = 0;            // cached tokens of a full-attention layer, all sequences
+    // One sequence of max_model_len tokens, as selfTokenLayers and
+    // fullTokens count them (vLLM and SGLang: the pool must hold one to start
+    // or to admit a request; oneSequenceBytes).
+    double oneSelfTokenLayers = 0;
+    double oneFullTokens = 0;
 };
 
 KvTerms kvTerms(const Scenario& s, const ModelShape& shape);
@@ -181,6 +186,7 @@ struct ModelFigures {
     KvFormat kvFormat = KvFormat::Bf16;
     Engine kvEngine = Engine::Vllm;
     std::int64_t kvBatch = 0, kvPromptTokens = 0, kvOutputTokens = 0;
+    std::optional<std::int64_t> kvMaxModelLen;
     bool kvKnown = false;
     // The speed models' workload the same way: makeWorkload() reads the
     // model, the weight format and the KV cache format.
@@ -191,7 +197,8 @@ struct ModelFigures {
     bool holdsWork(const Scenario& s) const { return workKnown && workWeights == s.weights && workKv == s.kvCache; }
     bool holdsKv(const Scenario& s) const {
         return kvKnown && s.engine != Engine::Ollama && kvFormat == s.kvCache && kvEngine == s.engine &&
-               kvBatch == s.batch && kvPromptTokens == s.promptTokens && kvOutputTokens == s.outputTokens;
+               kvBatch == s.batch && kvPromptTokens == s.promptTokens && kvOutputTokens == s.outputTokens &&
+               kvMaxModelLen == s.maxModelLen;
     }
 };
 // Sets `figures`' weights, KV terms and workload for the scenario (figures
@@ -291,6 +298,13 @@ double stageWeightBytes(const Inputs& in, const Stage& stage);  // whole stage, 
 double stageParams(const Inputs& in, const Stage& stage);       // parameters of a stage
 double weightBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
 double kvBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
+// KV bytes on one GPU of a single request of max_model_len tokens (vLLM,
+// SGLang; 0 for other engines): what the pool must hold to serve any.
+double oneSequenceBytes(const Inputs& in, const Layout& layout, const Stage& stage);
+// Whether a vLLM/SGLang plan runs fewer requests at once than the batch:
+// its pool holds one request of max_model_len but not the batch's KV, so
+// the others wait for free blocks (memory.cpp admitByBlocks).
+bool kvQueued(const Inputs& in, const Plan& plan);
 double inferenceActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex);
 // Bytes per token of one layer that a training scenario's adapter input
 // copies, eager norms and autocast casts add to the saved activations

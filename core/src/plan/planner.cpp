@@ -239,8 +239,8 @@ std::vector<int> tensorCountsAbove(const Scenario& s, int fewest, int maxGpus) {
     return out;
 }
 
-// llama.cpp with CPU offload: the request's count ("auto" = 1: offloading is
-// the alternative to more GPUs), with -ngl as high, or --n-cpu-moe as low,
+// llama.cpp with CPU offload at the request's count ("auto": 1 here;
+// fewestOffloaded searches it), with -ngl as high, or --n-cpu-moe as low,
 // as fits. GPU memory grows with the layers kept on it, so a bisection finds
 // the bound; the host RAM is checked on the answer.
 Choice chooseOffload(const Scenario& request) {
@@ -613,26 +613,102 @@ bool ollamaSplitsLayers(const Scenario& s) {
            s.parallel.offload == Offload::None && !s.gpuCountAuto && s.model.workload == WorkloadKind::Llm;
 }
 
-// The choice `onGpus` (all layers on the GPUs, which did not fit) replaced
-// by Ollama's split where it fits.
-void splitLayersLikeOllama(const Scenario& request, Choice& onGpus) {
+// The same at an "auto" count or a matrix cell: Ollama splits the layers
+// only where the model does not fit the GPUs it is given, so a split is
+// weighed only where no plan with every layer on the GPUs fits within the
+// limit (the fastest plan within it, whatever its count).
+bool ollamaMaySplitLayers(const Scenario& s) {
+    return s.engine == Engine::Ollama && s.task == Task::Inference && !s.parallel.offloadExplicit &&
+           s.parallel.offload == Offload::None && s.gpuCountAuto && s.model.workload == WorkloadKind::Llm;
+}
+
+bool fitsWithin(const Choice& c, int maxGpus) {
+    return c.fits && c.gpusNeeded && *c.gpusNeeded <= maxGpus && c.plan.gpuCount <= maxGpus;
+}
+
+// Ollama's split, marked as such (plan.layersOnHost, why
+// ollama_layers_on_cpu), where it fits the GPUs and the host RAM holds the
+// rest: Ollama's scheduler checks system memory before it loads a partial
+// offload (server/sched.go), whether or not the request states the RAM.
+std::optional<Choice> splitLikeOllama(const Scenario& request) {
     Scenario split = request;
     split.parallel.offload = Offload::Layers;
     split.parallel.gpuLayers = -1;
     Choice c = chooseOffload(split);
-    if (!c.fits || c.memory.cpuOffloadGiB > request.host.ramGib + 1e-9) return;
+    if (!c.fits || c.memory.cpuOffloadGiB > request.host.ramGib + 1e-9) return std::nullopt;
     c.plan.layersOnHost = true;
     c.why.replace("gpu_layers_most_that_fit", "ollama_layers_on_cpu");
-    onGpus = std::move(c);
+    return c;
+}
+
+// The choice `onGpus` (all layers on the GPUs, which did not fit) replaced
+// by Ollama's split where it fits.
+void splitLayersLikeOllama(const Scenario& request, Choice& onGpus) {
+    if (std::optional<Choice> c = splitLikeOllama(request)) onGpus = std::move(*c);
+}
+
+// An offloaded plan ("auto" count) on the fewest GPUs of one machine, within
+// the limit, whose split fits: llama.cpp with -ngl / --n-cpu-moe as stated
+// (`ollama` false), or Ollama's own split (`ollama` true). The host RAM that
+// holds the rest is one machine's (neither engine spans servers), so the
+// count stops at a server's GPUs. More GPUs hold more layers (or a stated
+// -ngl spread thinner), so what fits at one count fits at every larger one:
+// the first count is tried alone (most cells), then the last, then a
+// bisection between them. Empty where none fits.
+std::optional<Choice> fewestOffloaded(const Scenario& request, int maxGpus, bool ollama) {
+    Scenario at = request;
+    at.gpuCountAuto = false;
+    auto tryCount = [&](int n) -> std::optional<Choice> {
+        at.gpuCount = n;
+        if (ollama) return splitLikeOllama(at);
+        Choice c = chooseOffload(at);
+        if (!c.fits) return std::nullopt;
+        return c;
+    };
+    const int limit = std::max(1, std::min(maxGpus, std::max(1, request.gpu.gpusPerNode)));
+    std::optional<Choice> best = tryCount(1);
+    if (!best && limit > 1) {
+        best = tryCount(limit);
+        int lo = 1, hi = limit;  // lo misses, hi fits
+        while (best && hi - lo > 1) {
+            const int mid = (lo + hi) / 2;
+            if (std::optional<Choice> c = tryCount(mid)) {
+                best = std::move(c);
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+    }
+    if (!best) return std::nullopt;
+    // The count's reason first, then the split's.
+    Choice out = std::move(*best);
+    WhyCodes why;
+    why.push_back("count_fewest_that_fit");
+    for (const char* code : out.why) why.push_back(code);
+    out.why = why;
+    return out;
 }
 
 }  // namespace
 
 Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
-    if (contextFollowsCount(request)) return chooseOllamaContext(request, maxGpus, held);
+    const bool offloadStated = request.parallel.offload == Offload::Layers || request.parallel.offload == Offload::MoeExperts;
+    if (contextFollowsCount(request) && !offloadStated) {
+        Choice c = chooseOllamaContext(request, maxGpus, held);
+        // Only cells that do not fit on the GPUs within the limit weigh the split.
+        if (ollamaMaySplitLayers(request) && !fitsWithin(c, maxGpus)) {
+            if (std::optional<Choice> split = fewestOffloaded(request, maxGpus, true)) return std::move(*split);
+        }
+        return c;
+    }
     Choice c = chooseUnbanded(request, maxGpus, held);
     if (!c.fits && ollamaSplitsLayers(request)) splitLayersLikeOllama(request, c);
-    if (request.engine == Engine::Ollama && request.task == Task::Inference && !request.maxModelLen) {
+    if (ollamaMaySplitLayers(request) && !fitsWithin(c, maxGpus)) {
+        if (std::optional<Choice> split = fewestOffloaded(request, maxGpus, true)) return std::move(*split);
+    }
+    if (!request.gpuCountAuto && request.engine == Engine::Ollama && request.task == Task::Inference &&
+        !request.maxModelLen) {
         // A stated count runs at its own context, but the fewest GPUs that
         // fit are judged each at theirs, as an "auto" count is.
         Scenario any = request;
@@ -660,7 +736,9 @@ Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelF
         return c;
     }
     if (request.parallel.offload == Offload::Layers || request.parallel.offload == Offload::MoeExperts) {
-        return chooseOffload(request);
+        if (!request.gpuCountAuto) return chooseOffload(request);
+        if (std::optional<Choice> c = fewestOffloaded(request, maxGpus, false)) return std::move(*c);
+        return chooseOffload(request);  // none fits: one GPU's split, which does not fit either
     }
     if (!training(request)) return chooseKnobs(request, maxGpus, held);
     Choice c = chooseTraining(request, maxGpus, held);
@@ -694,6 +772,9 @@ Scenario resolved(const Scenario& request, const Choice& choice) {
         s.parallel.offload = Offload::Layers;
         s.parallel.gpuLayers = choice.plan.gpuLayers;
     }
+    // An offloaded plan's count is the one its split was made for (fewestOffloaded).
+    const bool offloaded = s.parallel.offload == Offload::Layers || s.parallel.offload == Offload::MoeExperts;
+    if (offloaded && request.gpuCountAuto) s.gpuCount = std::max(1, choice.plan.gpuCount);
     return s;
 }
 

@@ -105,6 +105,24 @@ TEST_CASE("matrix cells equal single estimates: llama.cpp inference", "[matrix]"
     checkEveryCell(w);
 }
 
+TEST_CASE("matrix cells equal single estimates: Ollama, its layer split where the GPUs do not hold the model",
+          "[matrix][offload]") {
+    // Cells that do not fit on at most kMaxGpus GPUs with every layer there
+    // get Ollama's split on the fewest GPUs whose host RAM holds the rest
+    // (planner.cpp fewestOffloaded), as the estimate does.
+    checkEveryCell(workloadFor(Task::Inference, Method::Full, Engine::Ollama));
+}
+
+TEST_CASE("matrix cells equal single estimates: llama.cpp with -ngl as high as fits", "[matrix][offload]") {
+    Scenario w = workloadFor(Task::Inference, Method::Full, Engine::LlamaCpp);
+    w.weights = WeightFormat::Q4_K_M;
+    w.weightsExplicit = true;
+    w.parallel.offload = Offload::Layers;
+    w.parallel.offloadExplicit = true;
+    w.parallel.gpuLayers = -1;
+    checkEveryCell(w);
+}
+
 TEST_CASE("matrix cells equal single estimates: LoRA and QLoRA fine-tuning", "[matrix]") {
     checkEveryCell(workloadFor(Task::Finetune, Method::Lora, Engine::Transformers));
     checkEveryCell(workloadFor(Task::Finetune, Method::Qlora, Engine::Transformers));

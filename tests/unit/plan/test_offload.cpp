@@ -300,3 +300,62 @@ TEST_CASE("Ollama keeps what fits on the GPU and runs the other layers on the CP
     CHECK(llamaCpp["fits"] == false);
     CHECK(llamaCpp["plan"]["offload"] == "none");
 }
+
+TEST_CASE("an auto count with Ollama keeps every layer on the GPUs within the limit, else Ollama's split on the fewest",
+          "[offload][ollama][planner]") {
+    // Llama 3.3 70B at Ollama's Q4_K_M (~4.9 bits a weight: ~43 GB, ~40
+    // GiB) on H100s: Ollama's num_ctx is 262144 above 48 GiB of VRAM
+    // (within the model's 131,072), and 80 layers x 8 KV heads x 128 x 2 x
+    // 2 bytes = 320 KiB a token make that context's cache 40 GiB: one 80 GB
+    // H100 cannot hold both, two can. Within a limit of 2 the fastest plan
+    // keeps every layer on those two; within a limit of 1 none does, and
+    // Ollama started on one H100 loads what fits there and runs the rest
+    // on the CPU (llm/memory.go estimateGPULayers), the host RAM (the
+    // data-center default) holding the rest: the fewest GPUs.
+    const std::string base = R"({"model":"llama-3.3-70b","gpu":"H100 SXM5","engine":"ollama","gpu_count":"auto")";
+    const Json two = estimateOk(base + R"(,"max_gpus":2})");
+    CHECK(two["fits"] == true);
+    CHECK(two["plan"]["gpu_count"] == 2);
+    CHECK(two["plan"]["offload"] == "none");
+    const Json one = estimateOk(base + R"(,"max_gpus":1})");
+    CHECK(one["fits"] == true);
+    CHECK(one["plan"]["gpu_count"] == 1);
+    CHECK(one["gpus_needed"] == 1);
+    CHECK(one["plan"]["offload"] == "layers");
+    CHECK(one["plan"]["gpu_layers"].get<int>() < 80);
+    CHECK(one["plan"]["why"][1] == "count_fewest_that_fit");
+    CHECK(one["plan"]["why"][2] == "ollama_layers_on_cpu");
+    CHECK(hasWarning(one, "ollama_layers_on_cpu"));
+    // The same split as at a stated count of one.
+    const Json stated = estimateOk(R"({"model":"llama-3.3-70b","gpu":"H100 SXM5","engine":"ollama"})");
+    CHECK(one["plan"]["gpu_layers"] == stated["plan"]["gpu_layers"]);
+    CHECK(one["memory"]["cpu_offload_gib"].get<double>() ==
+          Approx(stated["memory"]["cpu_offload_gib"].get<double>()).epsilon(1e-12));
+    // Slower: the host layers are read at host memory bandwidth each token.
+    CHECK(one["decode_tokens_per_s"].get<double>() < two["decode_tokens_per_s"].get<double>() / 2);
+    // A host that cannot hold the rest (Ollama would not load the split), or
+    // offload stated as none: every layer on the GPUs, the fewest that hold
+    // them (2, beyond the limit, as an "auto" count shows a plan past it).
+    for (const char* knob : {R"(,"host":{"ram_gib":8})", R"(,"parallel":{"offload":"none"})"}) {
+        const Json onGpus = estimateOk(base + R"(,"max_gpus":1)" + knob + "}");
+        CHECK(onGpus["plan"]["offload"] == "none");
+        CHECK(onGpus["plan"]["gpu_count"] == 2);
+        CHECK(onGpus["gpus_needed"] == 2);
+    }
+}
+
+TEST_CASE("an auto count with llama.cpp offload takes the fewest GPUs whose split fits", "[offload][planner]") {
+    // -ngl 80 asks every one of Llama 3.1 70B's 80 layers on the GPUs: at
+    // Q4_K_M (~40 GiB) one 24 GB 4090 cannot hold them, two can (the Ollama
+    // case above), so the fewest is 2; as many as fit (-ngl unset) fit one
+    // 4090 with the rest in host RAM.
+    const std::string base = R"({"model":"llama-3.1-70b","gpu":"4090","engine":"llama.cpp","weights":"Q4_K_M","gpu_count":"auto")";
+    const Json all = estimateOk(base + R"(,"parallel":{"offload":"layers","gpu_layers":80}})");
+    CHECK(all["fits"] == true);
+    CHECK(all["plan"]["gpu_count"] == 2);
+    CHECK(all["plan"]["why"][1] == "count_fewest_that_fit");
+    const Json most = estimateOk(base + R"(,"parallel":{"offload":"layers"}})");
+    CHECK(most["fits"] == true);
+    CHECK(most["plan"]["gpu_count"] == 1);
+    CHECK(most["plan"]["gpu_layers"].get<int>() < 80);
+}
