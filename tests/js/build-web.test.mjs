@@ -146,19 +146,26 @@ test('the single file inlines everything and hashes each inline block', () => {
     const hash = crypto.createHash('sha256').update(b, 'utf8').digest('base64');
     assert.ok(policy.includes(`'sha256-${hash}'`), 'each inline script is allowed by its hash');
   }
-  // The engine and the page travel packed; the loader runs them as one
-  // script, allowed by the hash of exactly the text it inflates.
+  // The style sheet, the body's markup, the engine and the page travel
+  // packed; the loader puts the style and markup in place and runs the code
+  // as one script, allowed by the hash of exactly the text it inflates.
   const packed = blocks.find((b) => b.startsWith('window.CALIPER_CODE='));
   assert.ok(packed, 'the engine and the page are packed');
-  const m = packed.match(/b122:"([^"]*)",length:(\d+)/);
-  const code = zlib.gunzipSync(Buffer.from(b122Decode(m[1], Number(m[2])))).toString('utf8');
+  const m = packed.match(/b122:"([^"]*)",length:(\d+),style:(\d+),body:(\d+)/);
+  const text = zlib.gunzipSync(Buffer.from(b122Decode(m[1], Number(m[2])))).toString('utf8');
+  const styleEnd = Number(m[3]), bodyEnd = styleEnd + Number(m[4]);
+  const style = text.slice(0, styleEnd), body = text.slice(styleEnd, bodyEnd), code = text.slice(bodyEnd);
+  // The style sheet minified, whole (its last rule closed); the body's markup whole, the page's empty.
+  assert.ok(style.length > 1000 && style.endsWith('}') && !style.includes('\n\n'), 'the style sheet leads');
+  assert.ok(body.includes('id="main"') && /<\/[a-z]+>\s*$/.test(body), 'the body markup follows');
+  assert.match(html, /<body><\/body>/);
+  assert.ok(!/<style>/.test(html), 'no inline style element');
+  assert.ok(policy.includes(crypto.createHash('sha256').update(style, 'utf8').digest('base64')), 'the style is allowed by its hash');
   assert.ok(code.startsWith('var createCaliperEngine'), 'the engine first, as the inline scripts ran');
   assert.ok(code.length > 1000, 'the page bundle follows');
   const codeHash = crypto.createHash('sha256').update(code, 'utf8').digest('base64');
   assert.ok(policy.includes(`'sha256-${codeHash}'`), 'the inflated script is allowed by its hash');
   assert.ok(!/createCaliperEngine/.test(html.replace(packed, '')), 'no engine text outside the packed block');
-  const style = html.match(/<style>([\s\S]*?)<\/style>/)[1];
-  assert.ok(policy.includes(crypto.createHash('sha256').update(style, 'utf8').digest('base64')));
   assert.match(html, /data-build="single"/);
   const site = fs.readFileSync(path.join(out, 'index.html'), 'utf8');
   for (const s of build.siteScripts(false)) assert.ok(site.includes(`src="${s}"`) && fs.existsSync(path.join(out, s)), s);

@@ -1,8 +1,11 @@
-// The single file's loader. The engine's glue and the page's bundle travel
-// packed like the data (window.CALIPER_CODE: gzip written 7 bits a
-// character, scripts/build-web.js); they are inflated here and run as one
-// inline script, which the page's policy allows by its hash. Without
-// DecompressionStream nothing of the page can run: say so in both languages.
+// The single file's loader. The style sheet, the body's markup, the
+// engine's glue and the page's bundle travel packed like the data
+// (window.CALIPER_CODE: gzip written 7 bits a character, style and body the
+// lengths of the first two texts; scripts/build-web.js). They are inflated
+// here: the style and the markup put in place, then the code run as one
+// inline script; the page's policy allows the style and the script by their
+// hashes. Without DecompressionStream nothing of the page can run: say so in
+// both languages.
 import { unpackText } from './engine/unpack.js';
 
 var NEEDS = 'This page needs a browser with DecompressionStream (Chrome 80, Firefox 113, Safari 16.4 or later). ' +
@@ -17,13 +20,30 @@ if (typeof Intl === 'object') {
   setTimeout(function () { new Intl.NumberFormat('en').format(0); }, 0);
 }
 
-packed.then(function (code) {
-  var script = document.createElement('script');
-  script.textContent = code;
-  document.head.appendChild(script);
+// The body's markup goes in once the parser has made the (empty) body.
+function whenParsed(run) {
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', run);
+  else run();
+}
+
+packed.then(function (text) {
+  var sizes = window.CALIPER_CODE, styleEnd = sizes.style || 0, bodyEnd = styleEnd + (sizes.body || 0);
+  whenParsed(function () {
+    if (styleEnd) {
+      var style = document.createElement('style');
+      style.textContent = text.slice(0, styleEnd);
+      document.head.appendChild(style);
+    }
+    if (bodyEnd > styleEnd) document.body.insertAdjacentHTML('afterbegin', text.slice(styleEnd, bodyEnd));
+    var script = document.createElement('script');
+    script.textContent = text.slice(bodyEnd);
+    document.head.appendChild(script);
+  });
 }, function () {
-  var note = document.createElement('p');
-  note.setAttribute('role', 'alert');
-  note.textContent = NEEDS;
-  (document.body || document.documentElement).appendChild(note);
+  whenParsed(function () {
+    var note = document.createElement('p');
+    note.setAttribute('role', 'alert');
+    note.textContent = NEEDS;
+    document.body.appendChild(note);
+  });
 });
