@@ -3,6 +3,7 @@
 // (DeepSeek-V3.2, GLM-5), MiniMax-M2, Qwen3-VL and Kimi K2.5 (nested
 // text_config), and the MoE keys of configs of unknown families.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -123,6 +124,10 @@ std::string nemotronPattern(const ConfigView& c, int layers) {
 
 void readNemotronH(ConfigView& c, ModelSpec& m) {
     DecoderKeys keys;
+    const Json* blocks = c.find({"layers_block_type"});
+    if (blocks && blocks->is_array() && !blocks->empty() && blocks->size() <= static_cast<std::size_t>(kHfMaxLayers)) {
+        keys.layersDefault = static_cast<std::int64_t>(blocks->size());  // Nemotron 3 Ultra omits num_hidden_layers
+    }
     readDecoder(c, m, keys);
     m.headDim = c.integerOr({"head_dim", "attention_head_dim"}, m.hiddenSize / m.heads, 1, kHfMaxHidden);
     m.mlp = MlpKind::Plain;
