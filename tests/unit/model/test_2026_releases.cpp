@@ -128,7 +128,17 @@ TEST_CASE("a layers_block_type entry Nemotron-H does not know is a config error"
         CHECK(e.error().code == "invalid_config");
         CHECK(e.error().path == "/model/layers_block_type");
     }
+    // Without num_hidden_layers (as Ultra's config.json) the list gives the layer
+    // count; with it, the list must have one entry per layer.
     config = caliper::test::fixtureConfig("nemotron-3-ultra-550b-a55b.json");
+    CHECK(caliper::io::modelFromHfConfig(config, "/model", nullptr).layers == 108);
+    config["num_hidden_layers"] = 108;
     config["layers_block_type"].erase(0);
-    CHECK_THROWS_AS(caliper::io::modelFromHfConfig(config, "/model", nullptr), caliper::InputError);
+    try {
+        caliper::io::modelFromHfConfig(config, "/model", nullptr);
+        FAIL("accepted");
+    } catch (const caliper::InputError& e) {
+        CHECK(e.error().code == "invalid_config");
+        CHECK(e.error().path == "/model/layers_block_type");
+    }
 }
