@@ -105,7 +105,7 @@ void readMlaDims(ConfigView& c, ModelSpec& m) {
 
 void readDecoder(ConfigView& c, ModelSpec& m, const DecoderKeys& k) {
     m.hiddenSize = c.need(k.hidden, kHfMaxHidden);
-    m.layers = c.need(k.layers, kHfMaxLayers);
+    m.layers = k.layersDefault > 0 ? c.integerOr(k.layers, k.layersDefault, 1, kHfMaxLayers) : c.need(k.layers, kHfMaxLayers);
     m.heads = c.need(k.heads, kHfMaxHeads);
     if (k.intermediateRequired) m.intermediateSize = c.need(k.intermediate, kHfMaxIntermediate);
     m.vocabSize = k.vocabDefault > 0 ? c.integerOr(k.vocab, k.vocabDefault, 1, kHfMaxVocab) : c.need(k.vocab, kHfMaxVocab);

@@ -70,6 +70,7 @@ struct DecoderKeys {
     bool intermediateRequired = true;
     bool tiedByDefault = false;
     std::int64_t vocabDefault = 0;  // > 0: library default when the config omits it
+    std::int64_t layersDefault = 0;  // > 0: the count when the config omits it (a per-layer list's length)
 };
 void readDecoder(ConfigView& c, ModelSpec& m, const DecoderKeys& keys = DecoderKeys());
 // DeepSeek multi-head latent attention: the latent ranks and head sizes (all

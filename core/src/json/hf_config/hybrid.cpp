@@ -2,7 +2,11 @@
 // Qwen3.5: Gated DeltaNet; Nemotron-H: Mamba-2), DeepSeek Sparse Attention
 // (DeepSeek-V3.2, GLM-5), MiniMax-M2, Qwen3-VL and Kimi K2.5 (nested
 // text_config), and the MoE keys of configs of unknown families.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <map>
+#include <string>
 
 #include "json/hf_config/config_view.hpp"
 
@@ -91,18 +95,45 @@ void readQwenHybrid(ConfigView& c, ModelSpec& m) {
 }
 
 // Nemotron-H: one mixer or one MLP per block as hybrid_override_pattern
-// spells it (M = Mamba-2, * = attention, - = MLP, E = MoE); squared-ReLU MLPs.
+// spells it (M = Mamba-2, * = attention, - = MLP, E = MoE) or, in newer
+// configs (Nemotron 3 Ultra), as the layers_block_type list; squared-ReLU MLPs.
+std::string nemotronPattern(const ConfigView& c, int layers) {
+    const Json* list = c.find({"layers_block_type"});
+    if (!c.has("hybrid_override_pattern") && list && list->is_array()) {
+        std::string pattern;
+        for (const Json& block : *list) {
+            const std::string kind = block.is_string() ? block.get<std::string>() : "";
+            const char letter = kind == "mamba" ? 'M' : kind == "attention" ? '*' : kind == "moe" ? 'E' : kind == "mlp" ? '-' : '?';
+            if (letter == '?') {
+                fail("invalid_config", c.path() + "/layers_block_type",
+                     "expected mamba, attention, moe or mlp for each layer");
+            }
+            pattern += letter;
+        }
+        if (static_cast<int>(pattern.size()) != layers) {
+            fail("invalid_config", c.path() + "/layers_block_type", "expected one entry per layer");
+        }
+        return pattern;
+    }
+    const std::string pattern = c.text("hybrid_override_pattern");
+    if (static_cast<int>(pattern.size()) != layers) {
+        fail("invalid_config", c.path() + "/hybrid_override_pattern", "expected one letter per layer");
+    }
+    return pattern;
+}
+
 void readNemotronH(ConfigView& c, ModelSpec& m) {
     DecoderKeys keys;
+    const Json* blocks = c.find({"layers_block_type"});
+    if (blocks && blocks->is_array() && !blocks->empty() && blocks->size() <= static_cast<std::size_t>(kHfMaxLayers)) {
+        keys.layersDefault = static_cast<std::int64_t>(blocks->size());  // Nemotron 3 Ultra omits num_hidden_layers
+    }
     readDecoder(c, m, keys);
     m.headDim = c.integerOr({"head_dim", "attention_head_dim"}, m.hiddenSize / m.heads, 1, kHfMaxHidden);
     m.mlp = MlpKind::Plain;
     m.normsPerLayer = 1;
     m.qkvBias = m.attnOutBias = c.flag("attention_bias", false);
-    const std::string pattern = c.text("hybrid_override_pattern");
-    if (static_cast<int>(pattern.size()) != m.layers) {
-        fail("invalid_config", c.path() + "/hybrid_override_pattern", "expected one letter per layer");
-    }
+    const std::string pattern = nemotronPattern(c, m.layers);
     int mamba = 0, ffn = 0, moe = 0;
     for (char letter : pattern) {
         mamba += letter == 'M';
@@ -117,6 +148,7 @@ void readNemotronH(ConfigView& c, ModelSpec& m) {
     m.linear.keyHeadDim = c.need({"ssm_state_size"}, kHfMaxHidden);
     m.linear.valueHeadDim = c.need({"mamba_head_dim"}, kHfMaxHidden);
     m.linear.convKernel = c.integerOr({"conv_kernel"}, 4, 1, 64);
+    m.mtpLayers = c.integerOr({"num_nextn_predict_layers"}, 0, 0, 64);
     c.throwIfMissing();
     if (moe == 0) return;
     m.moe.experts = c.need({"n_routed_experts"}, kHfMaxExperts);
@@ -126,6 +158,20 @@ void readNemotronH(ConfigView& c, ModelSpec& m) {
     const int shared = c.integerOr({"moe_shared_expert_intermediate_size"}, 0, 0, kHfMaxIntermediate);
     m.moe.sharedExperts = shared / m.moe.expertIntermediateSize;
     m.extraParams += static_cast<std::int64_t>(moe) * m.moe.experts;  // e_score_correction_bias
+    // LatentMoE (Nemotron 3 Super/Ultra): routed experts work in a
+    // moe_latent_size-wide space between a down and an up projection of the
+    // hidden state. An expert of width I at latent L weighs (and costs) what
+    // one of width I x L / H does at hidden H, so it is stored that way; the
+    // shared expert stays at full width and the two projections per MoE block
+    // are extra parameters every token uses.
+    const int latent = c.integerOr({"moe_latent_size"}, 0, 0, kHfMaxHidden);
+    if (latent > 0 && latent != m.hiddenSize) {
+        const std::int64_t scaled = static_cast<std::int64_t>(m.moe.expertIntermediateSize) * latent;
+        m.moe.expertIntermediateSize = static_cast<int>(std::max<std::int64_t>(1, (scaled + m.hiddenSize / 2) / m.hiddenSize));
+        m.moe.sharedExperts = shared > 0 ? 1 : 0;
+        m.moe.sharedExpertIntermediateSize = shared;
+        m.extraParams += static_cast<std::int64_t>(moe) * 2 * m.hiddenSize * latent;
+    }
 }
 
 // MiniMax-M2: every layer MoE (num_local_experts of intermediate_size), q/k
