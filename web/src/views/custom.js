@@ -7,6 +7,7 @@ import * as dom from '../dom/dom.js';
 import * as engine from '../engine/engine.js';
 import * as exporter from '../export/export.js';
 import * as format from '../format/format.js';
+import { parseJsonLenient } from '../format/json-text.js';
 import * as i18n from '../i18n/i18n.js';
 import { toEstimateRequest } from '../state/requests.js';
 import { currencyOf } from '../state/defaults.js';
@@ -63,7 +64,7 @@ function readInto(file, textarea) {
 }
 
 function parseJsonField(field) {
-  try { return { value: JSON.parse(field.value) }; } catch (e) {
+  try { return { value: parseJsonLenient(field.value) }; } catch (e) {
     var at = jsonErrorAt(field.value, e.message);
     // The browser's own message (English whatever the page's language) is the detail.
     dom.fieldError(field, at ? ctx.t('custom.badJsonAt', at) : ctx.t('custom.badJson'), e.message);
