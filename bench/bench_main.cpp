@@ -280,6 +280,10 @@ void benchMatrices(const Catalog& catalog, int runs) {
     benchRequest("matrixJson() LoRA", runs, [&] {
         return matrixJson(catalog, R"({"model":"all","gpu":"all","task":"finetune","method":"lora"})");
     });
+    // Ollama's cells search its context band by band (num_ctx follows the VRAM).
+    benchRequest("matrixJson() inference, Ollama", runs, [&] {
+        return matrixJson(catalog, R"({"model":"all","gpu":"all","engine":"ollama"})");
+    });
 }
 
 void benchRequests(const Catalog& catalog, int runs) {

@@ -18,9 +18,11 @@ constexpr std::int64_t kOllamaLargeCtx = 262144;
 
 }  // namespace
 
-std::int64_t ollamaNumCtx(const Scenario& s) {
+std::int64_t ollamaNumCtx(const Scenario& s) { return ollamaNumCtx(s, s.gpuCount); }
+
+std::int64_t ollamaNumCtx(const Scenario& s, int gpuCount) {
     if (s.maxModelLen) return *s.maxModelLen;
-    const double vramGiB = s.gpu.memoryGib * std::max(1, s.gpuCount);
+    const double vramGiB = s.gpu.memoryGib * std::max(1, gpuCount);
     std::int64_t ctx = vramGiB < kOllamaSmallVramGiB ? kOllamaSmallCtx
                        : vramGiB < kOllamaLargeVramGiB ? kOllamaMediumCtx
                                                        : kOllamaLargeCtx;

@@ -280,6 +280,8 @@ inline Engine runtimeOf(Engine engine) {
 // Ollama's context per request (num_ctx): max_model_len where given, else
 // Ollama's default for the machine's VRAM, within the model's context.
 std::int64_t ollamaNumCtx(const Scenario& scenario);
+// The same on `gpuCount` GPUs of the scenario's kind (the count it states aside).
+std::int64_t ollamaNumCtx(const Scenario& scenario, int gpuCount);
 // The context each sequence's cache is sized for: Ollama's num_ctx, else
 // prompt + output.
 std::int64_t cacheContextTokens(const Scenario& scenario);

@@ -554,16 +554,22 @@ bool fusedMayFit(Scenario& fused, const sizing::ModelFigures* held) {
 // count's context would fit a plan that Ollama, started on that many GPUs,
 // does not run (or miss one it does).
 Choice chooseOllamaContext(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
-    auto contextAt = [&request](int count) {
-        Scenario at = request;
-        at.gpuCount = count;
-        return ollamaNumCtx(at);
-    };
+    auto contextAt = [&request](int count) { return ollamaNumCtx(request, count); };
     std::optional<Choice> first;
     for (int lo = 1; lo <= kMaxGpus;) {
         const std::int64_t context = contextAt(lo);
+        // The context never falls as the count grows (more VRAM, a larger
+        // default, the same cap), so a band's last count is found by
+        // bisection, not by walking every count up to the limit.
         int hi = lo;
-        while (hi < kMaxGpus && contextAt(hi + 1) == context) ++hi;
+        for (int top = kMaxGpus; hi < top;) {
+            const int mid = hi + (top - hi + 1) / 2;
+            if (contextAt(mid) == context) {
+                hi = mid;
+            } else {
+                top = mid - 1;
+            }
+        }
         Scenario band = request;
         band.gpuCount = lo;  // ollamaNumCtx reads it; the count stays "auto"
         Choice c = chooseUnbanded(band, maxGpus, held);
