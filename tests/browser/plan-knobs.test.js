@@ -183,11 +183,20 @@ h.forEachOrigin('plan knobs', (env) => {
     assert.equal(await page.textContent('#detail-host-ram-auto'), `默认：${ram} GiB`);
     assert.ok((await page.textContent('#detail .verdict')).includes(`${r.plan.cpu_moe_layers} 层的专家在 CPU 上`));
     assert.ok((await page.textContent('#detail .plan-why')).includes('放到 CPU 的专家层取最少'));
-    // Less host RAM than the experts need: the engine refuses, the knobs stay to put it back.
+    // Less host RAM than the experts need: left to the planner, the count grows
+    // until fewer experts go to the CPU (the fewest GPUs where the split fits)...
     await page.fill('#detail-host-ram', '8');
     await page.press('#detail-host-ram', 'Enter');
     await afterChange(page, 'ram=8');
+    const grown = cli.estimate(await detailRequest(page));
+    assert.ok(grown.fits && grown.gpu_count > r.gpu_count, `the planner's count: ${grown.gpu_count}`);
+    assert.ok(grown.plan.cpu_moe_layers < r.plan.cpu_moe_layers);
+    // ...and on the one card the engine refuses, the knobs staying to put it back.
+    await page.fill('#detail-count', String(r.gpu_count));
+    await page.press('#detail-count', 'Enter');
+    await afterChange(page, `cnt=${r.gpu_count}`);
     const small = cli.estimate(await detailRequest(page));
+    assert.equal(small.gpu_count, r.gpu_count);
     assert.equal(small.fits, false, 'the experts do not fit in 8 GiB of host RAM');
     assert.ok(await page.$('#detail-host-ram'), 'the knob is still there');
     const width = await page.evaluate(() => document.querySelector('#detail').scrollWidth);
