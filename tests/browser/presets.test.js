@@ -161,6 +161,7 @@ h.forEachOrigin('scenario presets', (env) => {
       assert.ok(text.includes(`${want.n} × ${want.name}`), `zh ${id}: ${text}`);
       assert.match(text, want.agree ? /两者一致/ : /两者不同/, `zh ${id}`);
       assert.doesNotMatch(text, /They |pick/, `zh ${id}: no English left`);
+      assert.doesNotMatch(await zh.textContent('#preset-doc'), /。 /, `zh ${id}: no space after a Chinese full stop`);
       await h.screenshot(zh, `presets-matrix-pick-${id}-zh-${env.name}`);
     }
     await zh.close();

@@ -117,7 +117,7 @@ function syncPresets() {
     var still = presets.byId(presets.matching(app.state, app.models));
     if (!still || !app.ready) return;
     var c = presetPick.pick(app.state, still);
-    mine.textContent = c ? c.text : '';
+    mine.textContent = c ? presetPick.gap() + c.text : '';
     mine.dataset.preset = still.id;
     mine.dataset.gpuId = c ? c.gpu : '';
     mine.dataset.agree = c ? String(c.agree) : '';

@@ -42,7 +42,7 @@ function rankedPick(r) {
   var v = recommendView.presetVerdict(r);
   if (!v.first) return null;
   return { gpu: v.first.gpu_id, agree: v.agree,
-    text: i18n.t('preset.caliperPick', { n: v.first.gpu_count, gpu: v.first.gpu_name }) + ' ' + v.text };
+    text: i18n.t('preset.caliperPick', { n: v.first.gpu_count, gpu: v.first.gpu_name }) + gap() + v.text };
 }
 
 // A serving answer's verdict already names the first deployment; where
@@ -54,4 +54,7 @@ function servingPick(answer) {
   return best ? { gpu: best.gpu, agree: false, text: i18n.t('preset.caliperClosest', { n: best.gpu_count, gpu: best.gpu_name || best.gpu }) } : null;
 }
 
-export { pick };
+// Between sentences: a space in English, none after a Chinese full stop.
+function gap() { return i18n.lang() === 'zh' ? '' : ' '; }
+
+export { pick, gap };
