@@ -107,6 +107,106 @@ h.forEachOrigin('scenario presets', (env) => {
     }
   });
 
+  test('the note above the matrix names Caliper\'s own pick beside the documents\', and whether they agree (en and zh)', async () => {
+    cli.requireCli();
+    const described = cli.describe();
+    // Caliper's pick is the first of the engine's answer that Compare opens:
+    // the serve search's first deployment for the preset with an SLO,
+    // recommend's #1 otherwise (recommend with the preset, the page's request).
+    const expected = async (page, p) => {
+      if (p.request.slo) {
+        const a = cli.recommend(await page.evaluate((id) => {
+          const C = window.__caliperPage;
+          return Object.assign(C.requests.toServeRequest(C.app.state, C.app.state.sm, []), { preset: id });
+        }, p.id));
+        const d = a.deployments[0];
+        return { gpu: d.gpu, n: d.gpu_count, name: d.gpu_name, agree: d.meets_slo && p.document_pick_gpus.includes(d.gpu) };
+      }
+      const a = cli.recommend(await page.evaluate((id) => {
+        const C = window.__caliperPage;
+        return C.requests.toRecommendRequest(C.app.state, undefined, id);
+      }, p.id));
+      const o = a.options.slice().sort((x, y) => x.rank - y.rank)[0];
+      return { gpu: o.gpu_id, n: o.gpu_count, name: o.gpu_name, agree: p.document_pick_gpus.includes(o.gpu_id) };
+    };
+    const page = await h.openPage(env.context, env.url('lang=en'));
+    for (const p of described.presets) {
+      await page.click(`[data-preset="${p.id}"]`);
+      await page.waitForSelector(`#preset-doc-caliper[data-preset="${p.id}"]`);
+      const want = await expected(page, p);
+      assert.equal(await page.getAttribute('#preset-doc-caliper', 'data-gpu-id'), want.gpu, `${p.id}: Caliper's first`);
+      assert.equal(await page.getAttribute('#preset-doc-caliper', 'data-agree'), String(want.agree), `${p.id}: agreement`);
+      const text = await page.textContent('#preset-doc-caliper');
+      assert.ok(text.includes(`${want.n} × ${want.name}`), `${p.id}: ${text}`);
+      assert.match(text, want.agree ? /They agree/ : /They differ/, p.id);
+      assert.ok((await page.textContent('#preset-doc-text')).includes(p.document_picks), `${p.id}: the documents' pick stays`);
+      if (p.id === 'lora') await h.screenshot(page, `presets-matrix-pick-lora-en-${env.name}`);
+    }
+    // The pick is the recommend view's #1 (the view Compare opens).
+    await page.click('[data-preset="lora"]');
+    await page.waitForSelector('#preset-doc-caliper[data-preset="lora"]');
+    const pick = await page.getAttribute('#preset-doc-caliper', 'data-gpu-id');
+    await page.click('#preset-doc-compare');
+    await page.waitForSelector('#rec-results .rec-item');
+    assert.equal(await page.getAttribute('#rec-results .rec-item', 'data-gpu-id'), pick);
+    await page.close();
+
+    const zh = await h.openPage(env.context, env.url('lang=zh'));
+    for (const id of ['lora', 'serving']) {
+      const p = described.presets.find((x) => x.id === id);
+      await zh.click(`[data-preset="${id}"]`);
+      await zh.waitForSelector(`#preset-doc-caliper[data-preset="${id}"]`);
+      const want = await expected(zh, p);
+      const text = await zh.textContent('#preset-doc-caliper');
+      assert.ok(text.includes(`${want.n} × ${want.name}`), `zh ${id}: ${text}`);
+      assert.match(text, want.agree ? /两者一致/ : /两者不同/, `zh ${id}`);
+      assert.doesNotMatch(text, /They |pick/, `zh ${id}: no English left`);
+      assert.doesNotMatch(await zh.textContent('#preset-doc'), /。 /, `zh ${id}: no space after a Chinese full stop`);
+      await h.screenshot(zh, `presets-matrix-pick-${id}-zh-${env.name}`);
+    }
+    await zh.close();
+  });
+
+  test('serving: the matrix holds the cards the serving ranking does (its GPU classes), said above it and lifted on request', async () => {
+    cli.requireCli();
+    const serving = cli.describe().presets.find((p) => p.id === 'serving');
+    const classes = serving.request.gpu_filter.classes;
+    const gpus = cli.listGpus();
+    // The engine's serving preset ranks data-centre and workstation cards
+    // (core/src/answers/presets.cpp): the China market's RTX 4090D is a
+    // consumer card, its H20 a data-centre one.
+    const classOf = (id) => gpus.find((g) => g.id === id).class;
+    assert.equal(classOf('rtx-4090d'), 'consumer');
+    assert.equal(classOf('h20-96gb'), 'datacenter');
+    for (const [lang, note] of [['en', /GeForce driver licence/], ['zh', /GeForce 驱动许可/]]) {
+      const page = await h.openPage(env.context, env.url(`lang=${lang}`));
+      await page.click('[data-preset="serving"]');
+      await page.waitForSelector('#class-note:not([hidden])');
+      await h.waitRowsBuilt(page);
+      assert.match(await page.textContent('#class-note-text'), note);
+      const columns = async () => cli.matrix(await page.evaluate(() => {
+        const C = window.__caliperPage;
+        return Object.assign(C.requests.toMatrixRequest(C.app.state, null), { model: [] });
+      })).gpus.map((g) => g.id);
+      const shown = await columns();
+      assert.deepEqual(shown.slice().sort(), gpus.filter((g) => classes.includes(g.class)).map((g) => g.id).sort(),
+        `${lang}: the matrix's GPUs are the catalog's cards of the preset's classes`);
+      assert.ok(!shown.includes('rtx-4090d') && shown.includes('h20-96gb'), `${lang}: China's data-centre cards stay, its GeForce cards go`);
+      const count = () => page.$eval('#matrix', (t) => Number(t.getAttribute('aria-colcount')));
+      assert.equal(await count(), 2 + shown.length, `${lang}: one column per GPU`);
+      const heads = await page.$$eval('#matrix thead th[data-gpu-id]', (ths) => ths.map((th) => th.dataset.gpuId));
+      assert.ok(heads.length > 0 && heads.every((id) => classes.includes(classOf(id))), `${lang}: every header in view is of the preset's classes`);
+      await h.screenshot(page, `presets-serving-matrix-classes-${lang}-${env.name}`);
+      // Lifted: every class again, the note gone.
+      await page.click('#class-note-clear');
+      await page.waitForSelector('#class-note', { state: 'hidden' });
+      const all = await columns();
+      assert.ok(all.includes('rtx-4090d'), `${lang}: GeForce cards back once asked for`);
+      await page.waitForFunction((n) => Number(document.querySelector('#matrix').getAttribute('aria-colcount')) === n, 2 + all.length);
+      await page.close();
+    }
+  });
+
   test('in Chinese on a phone: the buttons in Chinese, LoRA\'s pick and the verdict', async () => {
     const described = cli.describe();
     const phone = await env.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });

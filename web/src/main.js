@@ -9,6 +9,7 @@ import * as matrixData from './matrix/data.js';
 import * as matrixFill from './matrix/fill.js';
 import * as matrixFlow from './matrix/flow.js';
 import * as presets from './state/presets.js';
+import * as presetPick from './views/preset-pick.js';
 import * as views from './views/views.js';
 import * as requests from './state/requests.js';
 import { matchesText } from './state/search.js';
@@ -96,15 +97,40 @@ function presetButtons() {
   }));
 }
 
-// The pressed button, and the source documents' own pick for it beside a
-// way to Caliper's ranking (the recommend view says where they agree).
+// The pressed button, the source documents' own pick for it and Caliper's
+// own (the first of the view Compare opens, and whether the two agree),
+// beside a way to that ranking.
+var pickTimer = null;
 function syncPresets() {
   var preset = presets.matching(app.state, app.models);
   dom.$all('[data-preset]').forEach(function (b) { b.setAttribute('aria-pressed', String(b.dataset.preset === preset)); });
   var p = preset ? presets.byId(preset) : null, note = $('#preset-doc');
   note.hidden = !p;
+  syncClassNote();
   if (!p) return;
   $('#preset-doc-text').textContent = t('preset.docPick', { picks: p.document_picks, reason: presetReason(p) });
+  var mine = $('#preset-doc-caliper');
+  if (mine.dataset.preset !== p.id) { mine.textContent = ''; mine.dataset.preset = ''; }
+  // One engine answer, after the matrix has painted (it is a full ranking).
+  clearTimeout(pickTimer);
+  pickTimer = setTimeout(function () {
+    var still = presets.byId(presets.matching(app.state, app.models));
+    if (!still || !app.ready) return;
+    var c = presetPick.pick(app.state, still);
+    mine.textContent = c ? presetPick.gap() + c.text : '';
+    mine.dataset.preset = still.id;
+    mine.dataset.gpuId = c ? c.gpu : '';
+    mine.dataset.agree = c ? String(c.agree) : '';
+  }, 0);
+}
+
+// The GPU classes the matrix is narrowed to (the serving preset's, as its
+// ranking is), said where the matrix shows, with a way to lift it.
+function syncClassNote() {
+  var gcl = app.state.gcl || [], box = $('#class-note');
+  box.hidden = !gcl.length || app.state.view !== 'matrix';
+  if (box.hidden) return;
+  $('#class-note-text').textContent = t('preset.classes', { classes: gcl.map(function (c) { return t('group.' + c); }).join(t('list.sep')) });
 }
 
 function presetReason(p) {
@@ -223,6 +249,7 @@ function bindGlobal() {
     change({});
   });
   // A serving preset is compared where services are sized: the serve view.
+  $('#class-note-clear').addEventListener('click', function () { change({ gcl: [] }); });
   $('#preset-doc-compare').addEventListener('click', function () {
     var p = presets.byId(presets.matching(app.state, app.models));
     change(presets.sloOf(p) ? { view: 'serve', sgq: '' } : { view: 'recommend', rm: '' });

@@ -234,7 +234,7 @@ function onClasses() { ctx.onChange({ cls: readChecks('#f-classes-list') }, { so
 function onReset() {
   Object.keys(NUMBER_FIELDS).forEach(function (id) { dom.fieldError($('#' + id), null); });
   var d = defaults();
-  ctx.onChange({ q: d.q, gq: d.gq, fam: d.fam, pmin: d.pmin, pmax: d.pmax, cls: d.cls, mem: d.mem, price: d.price });
+  ctx.onChange({ q: d.q, gq: d.gq, fam: d.fam, pmin: d.pmin, pmax: d.pmax, cls: d.cls, gcl: d.gcl, mem: d.mem, price: d.price });
 }
 
 export { init, translate, setFamilies, sync };

@@ -33,7 +33,7 @@ function round(ms) { return Math.round(ms * 10) / 10; }
 
 // The state keys that change the engine's answer; the others (metric,
 // sort, currency, language) only repaint the matrix already loaded.
-var DATA_KEYS = ['task', 'w', 'ctx', 'b', 'g', 'eng', 'tt', 'q', 'gq', 'fam', 'pmin', 'pmax', 'cls', 'mem', 'price', 'cm', 'cg'];
+var DATA_KEYS = ['task', 'w', 'ctx', 'b', 'g', 'eng', 'tt', 'q', 'gq', 'fam', 'pmin', 'pmax', 'cls', 'gcl', 'mem', 'price', 'cm', 'cg'];
 // The users metric asks the engine for users at the serve view's SLO.
 var SLO_KEYS = ['sttft', 'stpot', 'stps'];
 function dataKey(state) {

@@ -21,12 +21,15 @@ var VIEWS = ['matrix', 'serve', 'recommend', 'inventory', 'custom'];
 // view's SLO (the matrix's users-at-SLO mode; inference only).
 var METRICS = ['speed', 'cost', 'memory', 'gpus', 'users'];
 var GROUPS = ['consumer', 'workstation', 'datacenter', 'china', 'other'];
+// The catalog's GPU classes (the engine's gpu_filter classes; a GPU's
+// "class" in data/gpus.json), which the serving preset narrows to.
+var CLASSES = ['consumer', 'workstation', 'datacenter'];
 var SORTS = ['family', 'size', 'name', 'gpu'];
 
 var DEFAULTS = {
   view: 'matrix', lang: '', cur: '', embed: false,
   task: 'inference', w: 'auto', ctx: 4096, b: null, g: 8, eng: 'auto', show: 'speed', tt: null,
-  q: '', gq: '', fam: [], pmin: null, pmax: null, cls: [], mem: null, price: null,
+  q: '', gq: '', fam: [], pmin: null, pmax: null, cls: [], gcl: [], mem: null, price: null,
   sort: 'family', dir: 'asc', sg: '',
   cell: '', cnt: 'auto',
   // The detail's plan knobs (docs/CONTRACT.md): 'auto' and null leave the
@@ -59,4 +62,4 @@ function isTraining(state) { return TASKS[state.task].task !== 'inference'; }
 function batchOf(state) { return state.b != null ? state.b : TASKS[state.task].batch; }
 function trainTokensOf(state) { return state.tt != null ? state.tt : TASKS[state.task].trainTokens || null; }
 
-export { currencyOf, TASKS, VIEWS, METRICS, GROUPS, SORTS, DEFAULTS, defaults, isTraining, batchOf, trainTokensOf };
+export { currencyOf, TASKS, VIEWS, METRICS, GROUPS, CLASSES, SORTS, DEFAULTS, defaults, isTraining, batchOf, trainTokensOf };

@@ -3,21 +3,24 @@
 // "Describe"): each preset's request and model band set the page's workload
 // and filters (a fresh set of filters, so presets do not pile up). What the
 // page adds is only how the matrix shows a preset: the cells' metric and
-// the GPU classes in view. Pure.
+// the GPU groups in view; a preset whose request narrows the GPUs by class
+// (serving: data-centre and workstation cards) narrows the matrix the same
+// way (gcl), so the matrix and the ranking hold the same cards. Pure.
 import { TASKS, defaults } from './defaults.js';
 
-var FILTER_KEYS = ['q', 'gq', 'fam', 'pmin', 'pmax', 'cls', 'mem', 'price', 'sort', 'dir', 'sg'];
+var FILTER_KEYS = ['q', 'gq', 'fam', 'pmin', 'pmax', 'cls', 'gcl', 'mem', 'price', 'sort', 'dir', 'sg'];
 var WORKLOAD_KEYS = ['task', 'w', 'ctx', 'b', 'g', 'eng', 'tt', 'show', 'obj'];
 
 // How the matrix shows each preset: training by its speed, cheap inference
 // by cost, serving by the users a replica serves within the preset's SLO;
-// the multi-GPU training and serving jobs among the cards built for them.
+// the multi-GPU training jobs among the cards built for them (serving's
+// cards are the engine's own gpu_filter classes, toState).
 var SHOWN = {
   speech: { show: 'cost' },
   lora: { show: 'speed' },
   sft: { show: 'speed', cls: ['datacenter', 'china'] },
   pretrain: { show: 'speed', cls: ['datacenter', 'china'] },
-  serving: { show: 'users', cls: ['datacenter', 'china', 'workstation'] },
+  serving: { show: 'users' },
   multimodal: { show: 'speed' }
 };
 var IDS = Object.keys(SHOWN);
@@ -53,6 +56,8 @@ function toState(p) {
   if (band.modality) out.modalities = [band.modality];
   var shown = SHOWN[p.id] || {};
   Object.keys(shown).forEach(function (k) { out[k] = shown[k]; });
+  var classes = r.gpu_filter && r.gpu_filter.classes;
+  if (Array.isArray(classes) && classes.length) out.gcl = classes.slice();
   if (r.slo) serveKeys(r, out);
   return out;
 }

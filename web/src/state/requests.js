@@ -43,6 +43,7 @@ function toMatrixRequest(state, gpuIds) {
   req.max_gpus = state.g;
   var gf = {};
   if (state.cls.length) gf.groups = state.cls.slice();
+  if (state.gcl.length) gf.classes = state.gcl.slice();
   if (state.mem != null) gf.min_memory_gib = state.mem;
   if (state.price != null) gf.max_price_usd = state.price;
   if (Object.keys(gf).length) req.gpu_filter = gf;

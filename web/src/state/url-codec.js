@@ -2,7 +2,7 @@
 // reader, the list and inventory texts, and only what differs from the
 // defaults written back, in a stable order.
 import { CURRENCIES, ENGINES, INTER_NODES, OBJECTIVES, PRICING, WEIGHTS } from './vocabulary.js';
-import { DEFAULTS, GROUPS, METRICS, SORTS, TASKS, VIEWS, defaults } from './defaults.js';
+import { CLASSES, DEFAULTS, GROUPS, METRICS, SORTS, TASKS, VIEWS, defaults } from './defaults.js';
 
 var LIST_SEP = '|';
 
@@ -11,7 +11,7 @@ var READERS = {
   view: oneOf(VIEWS), lang: oneOf(['', 'en', 'zh']), cur: oneOf(CURRENCIES), embed: flag,
   task: oneOf(Object.keys(TASKS)), w: oneOf(WEIGHTS), ctx: int(1, 1e8), b: int(1, 1e6), g: int(1, 1024),
   eng: oneOf(ENGINES), show: oneOf(METRICS), tt: num(1, 1e16),
-  q: text, gq: text, fam: list, pmin: num(0, 1e6), pmax: num(0, 1e6), cls: listOf(GROUPS.concat(['\u2205'])),
+  q: text, gq: text, fam: list, pmin: num(0, 1e6), pmax: num(0, 1e6), cls: listOf(GROUPS.concat(['\u2205'])), gcl: listOf(CLASSES),
   mem: num(0, 1e6), price: num(0, 1e9), sort: oneOf(SORTS), dir: oneOf(['asc', 'desc']), sg: text,
   cell: text, cnt: countOrAuto, rm: text, obj: oneOf(OBJECTIVES), pr: oneOf(PRICING), top: int(1, 100), cmp: list,
   inv: inventory, cm: custom('model'), cg: custom('gpu'),

@@ -215,11 +215,23 @@ function presetNote(r, s) {
       : t('rec.docRank', { n: o.gpu_count, gpu: o.gpu_name, rank: o.rank, figure: mine || t('rec.noFigure'), best: best || t('rec.noFigure'),
         bestGpu: t('rec.config', { n: first.gpu_count, gpu: first.gpu_name }) }));
   });
-  var agree = picks.some(function (x) { return x.option && x.option.rank === 1; });
-  var verdict = el('p', { class: 'preset-verdict', dataset: { agree: String(agree) } },
-    t(agree ? 'rec.docAgree' : 'rec.docDiffer', { objective: r.objective === 'cheapest'
-      ? t('obj.cheapest' + cheapestBy(r.pricing, r.task !== 'inference', first)) : t('obj.' + r.objective) }));
+  var v = presetVerdict(r);
+  var verdict = el('p', { class: 'preset-verdict', dataset: { agree: String(v.agree) } }, v.text);
   dom.replace(box, [head, items.length ? el('ul', { class: 'list' }, items) : null, verdict]);
+}
+
+// Whether the engine's first option (by rank) is one of the preset's
+// document picks, and that verdict as a sentence: the recommend view's
+// note and the matrix's scenario note say the same. r: a recommend answer
+// with a preset.
+function presetVerdict(r) {
+  var t = i18n.t;
+  var first = (r.options || []).slice().sort(function (a, b) { return a.rank - b.rank; })[0] || null;
+  var picks = (r.preset && r.preset.document_pick_gpus) || [];
+  var agree = !!first && picks.indexOf(first.gpu_id) >= 0;
+  var objective = r.objective === 'cheapest' ? t('obj.cheapest' + cheapestBy(r.pricing, r.task !== 'inference', first))
+    : t('obj.' + r.objective);
+  return { first: first, agree: agree, text: t(agree ? 'rec.docAgree' : 'rec.docDiffer', { objective: objective }) };
 }
 
 function perMTok() {
@@ -341,4 +353,4 @@ function compareTable(s, modelId, gpuIds) {
     el('caption', { class: 'visually-hidden' }, t('cmp.title')), el('thead', null, head), el('tbody', null, rows)])]);
 }
 
-export { init, render, refreshLists };
+export { init, render, refreshLists, presetVerdict };

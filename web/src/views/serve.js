@@ -230,14 +230,20 @@ function presetNote(answer, t, L, opts) {
     return el('li', { dataset: { gpuId: d.gpu, meets: String(!!d.meets_slo) } }, t(d.meets_slo ? 'serve.docMeets' : 'serve.docMisses',
       { n: d.gpu_count, gpu: d.gpu_name || d.gpu, month: money(d, 'usd_per_month', opts.currency, opts.cnyPerUsd, L) }));
   });
-  var best = (answer.deployments || [])[0];
-  var verdict = null;
-  if (best && best.meets_slo) {
-    var agree = (p.document_pick_gpus || []).indexOf(best.gpu) >= 0;
-    verdict = el('p', { class: 'preset-verdict', dataset: { agree: String(agree) } },
-      t(agree ? 'serve.docAgree' : 'serve.docDiffer', { n: best.gpu_count, gpu: best.gpu_name || best.gpu }));
-  }
+  var v = presetVerdict(answer);
+  var verdict = v ? el('p', { class: 'preset-verdict', dataset: { agree: String(v.agree) } }, v.text) : null;
   return el('div', { class: 'panel preset-note', id: 'serve-preset' }, [head, items.length ? el('ul', { class: 'list' }, items) : null, verdict]);
+}
+
+// Whether the first deployment, where it meets the SLO, is on one of the
+// preset's document picks, and that verdict as a sentence (null when none
+// meets it): the serve view's note and the matrix's scenario note say the same.
+function presetVerdict(answer) {
+  var best = (answer.deployments || [])[0];
+  if (!best || !best.meets_slo) return null;
+  var agree = ((answer.preset && answer.preset.document_pick_gpus) || []).indexOf(best.gpu) >= 0;
+  return { best: best, agree: agree,
+    text: i18n.t(agree ? 'serve.docAgree' : 'serve.docDiffer', { n: best.gpu_count, gpu: best.gpu_name || best.gpu }) };
 }
 
 // The GPUs the reader named that the answer does not list (the list not
@@ -357,4 +363,4 @@ function render() {
   if (timings) timings.serveRepaintMs = Math.round((performance.now() - t0) * 10) / 10;
 }
 
-export { init, render, refreshLists, rows, shownDeployments, verdictText, isGeForce };
+export { init, render, refreshLists, rows, shownDeployments, verdictText, isGeForce, presetVerdict, currentModel };
