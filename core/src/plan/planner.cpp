@@ -14,6 +14,7 @@
 #include "caliper/plan/plan.hpp"
 #include "plan/prepared.hpp"
 #include "memory/sizing.hpp"
+#include "memory/overhead.hpp"
 #include "speed/speed_parts.hpp"
 
 namespace caliper::planner {
@@ -743,23 +744,65 @@ bool splitBetter(const Scenario& request, const Choice& split, const Choice& dat
     return split.gpusNeeded && (!dataParallel.gpusNeeded || *split.gpusNeeded < *dataParallel.gpusNeeded);
 }
 
+// A device_map spreads one process's model over the GPUs of its machine.
+int oneMachine(const Scenario& s) { return std::max(1, s.gpu.gpusPerNode); }
+
+// Whether a layer split can fit within `maxGpus` (an "auto" count): its
+// leanest variant (checkpointing on where the planner decides it,
+// micro-batch 1, Liger's loss where the loss is "auto") on the most stages
+// the limit allows. More stages hold fewer layers each (ceil(L/p) on the
+// first), so where that does not fit no count within the limit does: one
+// evaluation settles most matrix cells that no data-parallel plan fits.
+bool splitMayFitWithin(const Scenario& split, int maxGpus, const sizing::ModelFigures* held) {
+    Scenario lean = split;
+    lean.gpuCountAuto = false;
+    lean.gpuCount = std::min({maxGpus, oneMachine(split), std::max(1, lean.model.layers + std::max(0, lean.model.encoderLayers))});
+    if (lean.gpuCount < 2) return false;
+    // No split spreads the weights thinner than evenly, and every GPU holds
+    // its CUDA context: where the matrix row holds the weights, that bound
+    // settles most cells before any preparation.
+    if (held && held->weightsKnown && held->weightsFormat == split.weights &&
+        held->weightsEngineKind == sizing::weightsEngineKind(split.engine)) {
+        const double budget = gibToBytes(usableMemoryGiB(split) - sizing::kCudaContextGiB);
+        if (held->weights.total(held->shape.stackLayers) > budget * lean.gpuCount) return false;
+    }
+    if (lean.gradientCheckpointingAuto) lean.gradientCheckpointing = true;
+    if (lean.batchAuto) lean.batch = 1;
+    if (fusedLossWeighed(split)) lean.lossKernel = LossKernel::FusedLinear;
+    const sizing::Inputs in = sizing::prepare(lean, held);
+    const Plan plan = sizing::planFor(in, lean.gpuCount);
+    return sizing::countUsable(in, plan) && sizing::evaluateIfFits(in, plan).has_value();
+}
+
 // The layer split (eager loss, then Liger's fused one where the loss is
 // "auto" and the eager split is short) where the data-parallel choice `c`
 // does not fit within the limit (an "auto" count) or at the stated count:
 // every other cell keeps `c` with no split evaluated.
 Choice withLayerSplit(const Scenario& request, int maxGpus, const sizing::ModelFigures* held, Choice c) {
     if (!layerSplitWeighed(request)) return c;
-    const bool dataParallelShort = request.gpuCountAuto ? !fitsWithin(c, maxGpus) && maxGpus > 1
-                                                        : !c.fits && request.gpuCount > 1;
+    const bool dataParallelShort = request.gpuCountAuto
+                                       ? !fitsWithin(c, maxGpus) && maxGpus > 1
+                                       : !c.fits && request.gpuCount > 1 && request.gpuCount <= oneMachine(request);
     if (!dataParallelShort) return c;
     Scenario split = request;
     split.parallel.strategy = Strategy::LayerSplit;
-    Choice best = chooseTraining(split, maxGpus, held);
+    if (request.gpuCountAuto && !splitMayFitWithin(split, maxGpus, held)) return c;
+    // Counts beyond one machine are no device_map's.
+    auto withinMachine = [&](Choice& ch) {
+        if (ch.gpusNeeded && *ch.gpusNeeded > oneMachine(request)) {
+            ch.gpusNeeded.reset();
+            if (request.gpuCountAuto) ch.fits = false;
+        }
+        return std::move(ch);
+    };
+    Choice first = chooseTraining(split, maxGpus, held);
+    Choice best = withinMachine(first);
     bool fused = false;
     const bool eagerShort = request.gpuCountAuto ? !best.gpusNeeded || *best.gpusNeeded > 2 : !best.fits;
     if (fusedLossWeighed(request) && eagerShort) {
         split.lossKernel = LossKernel::FusedLinear;
-        Choice f = chooseTraining(split, maxGpus, held);
+        Choice fc = chooseTraining(split, maxGpus, held);
+        Choice f = withinMachine(fc);
         if (splitBetter(request, f, best) ||
             (!request.gpuCountAuto && f.gpusNeeded && (!best.gpusNeeded || *f.gpusNeeded < *best.gpusNeeded))) {
             best = std::move(f);
