@@ -14,6 +14,7 @@
 #include "caliper/plan/plan.hpp"
 #include "plan/prepared.hpp"
 #include "memory/sizing.hpp"
+#include "memory/overhead.hpp"
 #include "speed/speed_parts.hpp"
 
 namespace caliper::planner {
@@ -727,6 +728,107 @@ Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* 
 
 namespace {
 
+Choice chooseDataParallel(const Scenario& request, int maxGpus, const sizing::ModelFigures* held);
+
+// Hugging Face PEFT / Trainer on GPUs that no data-parallel plan fits: the
+// model loaded with device_map="auto" spreads its layers over the GPUs
+// (accelerate's big-model dispatch, infer_auto_device_map; PEFT's and
+// transformers' multi-GPU docs: "naive model parallelism"), one GPU busy at
+// a time. Only transformers loads it so: DeepSpeed and FSDP wrap a whole
+// model per rank, and ZeRO-3 refuses a device_map. Not where the request
+// fixes the strategy, the degrees or an offload.
+bool layerSplitWeighed(const Scenario& s) {
+    return training(s) && s.engine == Engine::Transformers && s.parallel.strategy == Strategy::Auto &&
+           s.model.workload == WorkloadKind::Llm && s.parallel.tp <= 1 && s.parallel.pp <= 1 && s.parallel.cp <= 1 &&
+           s.parallel.offload == Offload::None;
+}
+
+// Whether `split` beats `dataParallel`: at an "auto" count, fewer GPUs; at a
+// stated one, a fit where it had none.
+bool splitBetter(const Scenario& request, const Choice& split, const Choice& dataParallel) {
+    if (!request.gpuCountAuto) return split.fits;
+    return split.gpusNeeded && (!dataParallel.gpusNeeded || *split.gpusNeeded < *dataParallel.gpusNeeded);
+}
+
+// A device_map spreads one process's model over the GPUs of its machine.
+int oneMachine(const Scenario& s) { return std::max(1, s.gpu.gpusPerNode); }
+
+// Whether a layer split can fit within `maxGpus` (an "auto" count): its
+// leanest variant (checkpointing on where the planner decides it,
+// micro-batch 1, Liger's loss where the loss is "auto") on the most stages
+// the limit allows. More stages hold fewer layers each (ceil(L/p) on the
+// first), so where that does not fit no count within the limit does: one
+// evaluation settles most matrix cells that no data-parallel plan fits.
+bool splitMayFitWithin(const Scenario& split, int maxGpus, const sizing::ModelFigures* held) {
+    Scenario lean = split;
+    lean.gpuCountAuto = false;
+    lean.gpuCount = std::min({maxGpus, oneMachine(split), std::max(1, lean.model.layers + std::max(0, lean.model.encoderLayers))});
+    if (lean.gpuCount < 2) return false;
+    // No split spreads the weights thinner than evenly, and every GPU holds
+    // its CUDA context: where the matrix row holds the weights, that bound
+    // settles most cells before any preparation.
+    if (held && held->weightsKnown && held->weightsFormat == split.weights &&
+        held->weightsEngineKind == sizing::weightsEngineKind(split.engine)) {
+        const double budget = gibToBytes(usableMemoryGiB(split) - sizing::kCudaContextGiB);
+        if (held->weights.total(held->shape.stackLayers) > budget * lean.gpuCount) return false;
+    }
+    if (lean.gradientCheckpointingAuto) lean.gradientCheckpointing = true;
+    if (lean.batchAuto) lean.batch = 1;
+    if (fusedLossWeighed(split)) lean.lossKernel = LossKernel::FusedLinear;
+    const sizing::Inputs in = sizing::prepare(lean, held);
+    const Plan plan = sizing::planFor(in, lean.gpuCount);
+    return sizing::countUsable(in, plan) && sizing::evaluateIfFits(in, plan).has_value();
+}
+
+// The layer split (eager loss, then Liger's fused one where the loss is
+// "auto" and the eager split is short) where the data-parallel choice `c`
+// does not fit within the limit (an "auto" count) or at the stated count:
+// every other cell keeps `c` with no split evaluated.
+Choice withLayerSplit(const Scenario& request, int maxGpus, const sizing::ModelFigures* held, Choice c) {
+    if (!layerSplitWeighed(request)) return c;
+    const bool dataParallelShort = request.gpuCountAuto
+                                       ? !fitsWithin(c, maxGpus) && maxGpus > 1
+                                       : !c.fits && request.gpuCount > 1 && request.gpuCount <= oneMachine(request);
+    if (!dataParallelShort) return c;
+    Scenario split = request;
+    split.parallel.strategy = Strategy::LayerSplit;
+    if (request.gpuCountAuto && !splitMayFitWithin(split, maxGpus, held)) return c;
+    // Counts beyond one machine are no device_map's.
+    auto withinMachine = [&](Choice& ch) {
+        if (ch.gpusNeeded && *ch.gpusNeeded > oneMachine(request)) {
+            ch.gpusNeeded.reset();
+            if (request.gpuCountAuto) ch.fits = false;
+        }
+        return std::move(ch);
+    };
+    Choice first = chooseTraining(split, maxGpus, held);
+    Choice best = withinMachine(first);
+    bool fused = false;
+    const bool eagerShort = request.gpuCountAuto ? !best.gpusNeeded || *best.gpusNeeded > 2 : !best.fits;
+    if (fusedLossWeighed(request) && eagerShort) {
+        split.lossKernel = LossKernel::FusedLinear;
+        Choice fc = chooseTraining(split, maxGpus, held);
+        Choice f = withinMachine(fc);
+        if (splitBetter(request, f, best) ||
+            (!request.gpuCountAuto && f.gpusNeeded && (!best.gpusNeeded || *f.gpusNeeded < *best.gpusNeeded))) {
+            best = std::move(f);
+            fused = true;
+        }
+    }
+    // At a stated count a split that needs fewer GPUs than the data-parallel
+    // plans comes closest even where it does not fit: it is shown, with the
+    // fewest GPUs it needs.
+    const bool fewer = best.gpusNeeded && (!c.gpusNeeded || *best.gpusNeeded < *c.gpusNeeded);
+    if (!splitBetter(request, best, c) && (request.gpuCountAuto || !fewer)) return c;
+    if (!fewer) best.gpusNeeded = c.gpusNeeded;
+    if (fused) {
+        best.lossKernel = LossKernel::FusedLinear;
+        best.why.push_back("loss_fused_linear_to_fit");
+    }
+    best.why.push_back("layer_split_to_fit");
+    return best;
+}
+
 Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
     // vLLM on Apple silicon (the vllm-metal plugin) serves from one Mac
     // (compat.cpp): an "auto" count is that one, and no larger count helps.
@@ -747,6 +849,10 @@ Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelF
         return chooseOffload(request);  // none fits: one GPU's split, which does not fit either
     }
     if (!training(request)) return chooseKnobs(request, maxGpus, held);
+    return withLayerSplit(request, maxGpus, held, chooseDataParallel(request, maxGpus, held));
+}
+
+Choice chooseDataParallel(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
     Choice c = chooseTraining(request, maxGpus, held);
     if (!fusedLossWeighed(request)) return c;
     // The fused linear loss only matters where the engine's eager loss

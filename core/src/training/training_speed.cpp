@@ -86,6 +86,17 @@ double microTokens(const Scenario& s) {
     return double(std::max<std::int64_t>(1, s.batch)) * double(std::max<std::int64_t>(1, s.seqLen));
 }
 
+// Stages that run one at a time: a layer split, and a "pipeline" under
+// transformers, whose Trainer runs no pipeline schedule: a model spread over
+// the GPUs (from_pretrained device_map="auto", accelerate's big-model
+// dispatch) passes each batch through them in turn, one GPU busy at a time
+// (accelerate's "Big Model Inference" guide: device_map="auto" dispatches
+// each layer's weights over the devices, and hooks move the activations
+// from one to the next as the forward reaches them).
+bool sequential(const Scenario& s, const Plan& plan) {
+    return plan.strategy == Strategy::LayerSplit || (plan.strategy == Strategy::Pipeline && s.engine == Engine::Transformers);
+}
+
 double microbatchesPerStep(const Scenario& s, const Plan& plan) {
     const int pp = std::max(1, plan.pp), dp = std::max(1, plan.dp);
     // A stated global batch fixes the accumulation: sequences per step over
@@ -97,7 +108,8 @@ double microbatchesPerStep(const Scenario& s, const Plan& plan) {
     // Table 4: batch size per DP 16, 16M tokens). A deeper pipeline then pays
     // a larger bubble for the same batch rather than growing the batch.
     if (s.task == Task::Pretrain) return std::max(double(pp), std::ceil(kPretrainBatchTokens / (microTokens(s) * dp)));
-    return pp > 1 ? double(kMicrobatchesPerStage * pp) : 1.0;
+    // A sequential split fills no pipeline: it steps every micro-batch too.
+    return pp > 1 && !sequential(s, plan) ? double(kMicrobatchesPerStage * pp) : 1.0;
 }
 
 // The plan's degrees as the memory model resolves them, and the step's shape.
@@ -110,6 +122,7 @@ struct Layout : sizing::Layout {
 Layout layoutOf(const Scenario& s, const Plan& plan) {
     Layout l;
     static_cast<sizing::Layout&>(l) = sizing::layoutOf(plan);
+    l.layerSplit = sequential(s, plan);
     l.micro = microTokens(s);
     l.microbatches = microbatchesPerStep(s, plan);
     return l;
@@ -117,9 +130,12 @@ Layout layoutOf(const Scenario& s, const Plan& plan) {
 
 // 1F1B pipelines idle (p - 1) micro-batch slots per step, interleaving
 // divides that by the virtual stages v (Narayanan et al. 2104.04473,
-// section 2.2: bubble fraction (p - 1) / (v m)).
+// section 2.2: bubble fraction (p - 1) / (v m)). A layer split runs its
+// stages one after another (sequential()): each GPU idles while the other
+// p - 1 work, whatever the micro-batches.
 double pipelineBubbleS(const Layout& l, double computeS) {
     if (l.pp <= 1) return 0;
+    if (l.layerSplit) return computeS * double(l.pp - 1);
     return computeS * double(l.pp - 1) / (double(l.vp) * l.microbatches);
 }
 
@@ -133,8 +149,12 @@ double pipelineSendExposedS(const Scenario& s, const Workload& work, const Layou
     const Link link = groupLink(s, 2, l.modelParallel() > std::max(1, s.gpu.gpusPerNode));
     if (link.busGBps <= 0) return 0;
     const double bytes = l.micro / l.cp * work.hidden * kGradientBytes / l.tp;
+    const double perSendS = link.latencyS + bytes / (link.busGBps * kBytesPerGB);
+    // A layer split waits on each of its p - 1 boundaries forward and
+    // backward, with nothing to overlap them.
+    if (l.layerSplit) return 2.0 * (l.pp - 1) * l.microbatches * perSendS;
     const double sends = 2.0 * l.vp * l.microbatches;
-    return std::max(0.0, sends * (link.latencyS + bytes / (link.busGBps * kBytesPerGB)) - computeS);
+    return std::max(0.0, sends * perSendS - computeS);
 }
 
 // MoE token dispatch and combine between the expert-parallel ranks, over
@@ -324,7 +344,12 @@ void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work,
     double slowestGBps = 0;
     const std::string links = linksUsed(s, plan, l, slowestGBps);
     if (!links.empty()) out.explain.push_back({"train_links_gbps", links + " (value: the slowest, GB/s)", slowestGBps});
-    if (t.bubbleS > 0) {
+    if (t.bubbleS > 0 && l.layerSplit) {
+        out.explain.push_back({"train_pipeline_bubble_s",
+                               "compute x (pp - 1): the " + std::to_string(l.pp) +
+                                   " stages run one after another (a layer split), each GPU idle while the others work",
+                               t.bubbleS});
+    } else if (t.bubbleS > 0) {
         out.explain.push_back({"train_pipeline_bubble_s",
                                "compute x (pp - 1) / (vp x micro-batches per step) = " + std::to_string(l.pp - 1) + " / (" +
                                    std::to_string(l.vp) + " x " + std::to_string(static_cast<long long>(l.microbatches)) + ")",
