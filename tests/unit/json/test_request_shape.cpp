@@ -9,7 +9,9 @@
 #include <string>
 
 #include "api_fixture.hpp"
+#include "result_fixture.hpp"
 
+using caliper::test::hasWarning;
 using caliper::test::estimateOk;
 using Json = nlohmann::json;
 
@@ -21,13 +23,6 @@ std::string contractText() {
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
-}
-
-bool hasWarning(const Json& result, const std::string& code) {
-    for (const auto& w : result["warnings"]) {
-        if (w["code"] == code) return true;
-    }
-    return false;
 }
 
 std::string explainFormula(const Json& result, const std::string& term) {

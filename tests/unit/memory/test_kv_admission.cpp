@@ -10,18 +10,13 @@
 #include "api_fixture.hpp"
 #include "caliper/api.hpp"
 #include "catalog_fixture.hpp"
+#include "result_fixture.hpp"
 
+using caliper::test::hasWarning;
 using caliper::test::estimateOk;
 using Json = nlohmann::json;
 
 namespace {
-
-bool hasWarning(const Json& r, const std::string& code) {
-    for (const Json& w : r["warnings"]) {
-        if (w["code"] == code) return true;
-    }
-    return false;
-}
 
 // Llama 3.1 8B caches 32 layers x 8 KV heads x 128 x 2 (K and V) x 2 bytes
 // = 128 KiB per token; a request of 8,000 + 2,000 tokens (625 whole 16-token

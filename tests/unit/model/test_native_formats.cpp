@@ -10,26 +10,15 @@
 #include "caliper/model/formats.hpp"
 #include "api_fixture.hpp"
 #include "sizing_fixture.hpp"
+#include "result_fixture.hpp"
 
+using caliper::test::hasWarning;
+using caliper::test::hasWhy;
 using namespace caliper;
 using namespace caliper::test;
 using Json = nlohmann::json;
 
 namespace {
-
-bool hasWarning(const Json& result, const std::string& code) {
-    for (const Json& w : result["warnings"]) {
-        if (w["code"] == code) return true;
-    }
-    return false;
-}
-
-bool hasWhy(const Json& result, const std::string& code) {
-    for (const Json& w : result["plan"]["why"]) {
-        if (w == code) return true;
-    }
-    return false;
-}
 
 Scenario inferenceDefaults(const std::string& model, const std::string& gpu, Engine engine = Engine::Vllm) {
     Scenario s = serving(model, gpu, engine);

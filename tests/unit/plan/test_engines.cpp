@@ -7,13 +7,13 @@
 
 #include "caliper/names.hpp"
 #include "catalog_fixture.hpp"
+#include "result_fixture.hpp"
 
+using caliper::test::kGiB;
 using caliper::test::projectCatalog;
 using Json = nlohmann::json;
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 Json estimate(const std::string& request) {
     const caliper::ApiResponse response = caliper::estimateJson(projectCatalog(), request);

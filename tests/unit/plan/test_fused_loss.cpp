@@ -8,20 +8,14 @@
 
 #include "api_fixture.hpp"
 #include "memory/sizing.hpp"
+#include "result_fixture.hpp"
 
+using caliper::test::kGiB;
+using caliper::test::listHasCode;
 using caliper::test::estimateOk;
 using Json = nlohmann::json;
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-bool hasCode(const Json& list, const std::string& code) {
-    for (const Json& item : list) {
-        if ((item.is_string() && item == code) || (item.is_object() && item.value("change", "") == code)) return true;
-    }
-    return false;
-}
 
 // Qwen3.5 9B (models.json): hidden 4096, vocabulary 248320, untied head.
 const std::string kQwenLora =
@@ -66,11 +60,11 @@ TEST_CASE("the planner takes the fused linear loss where the eager one needs mor
     const Json planned = estimateOk(kQwenLora + "}");
     REQUIRE(eager["gpus_needed"].get<int>() > 1);
     CHECK(eager["plan"]["loss_kernel"] == "eager");
-    CHECK_FALSE(hasCode(eager["plan"]["why"], "loss_fused_linear_to_fit"));
+    CHECK_FALSE(listHasCode(eager["plan"]["why"], "loss_fused_linear_to_fit"));
     CHECK(planned["gpus_needed"] == 1);
     CHECK(planned["fits"] == true);
     CHECK(planned["plan"]["loss_kernel"] == "fused-linear");
-    CHECK(hasCode(planned["plan"]["why"], "loss_fused_linear_to_fit"));
+    CHECK(listHasCode(planned["plan"]["why"], "loss_fused_linear_to_fit"));
     // Where the eager loss fits one GPU the engine's own loss stays.
     const Json shortContext = estimateOk(kQwenLora + R"(,"seq_len":512})");
     CHECK(shortContext["plan"]["loss_kernel"] == "eager");
@@ -85,7 +79,7 @@ TEST_CASE("a fixed eager loss stays, and make-it-fit offers the fused one", "[pl
     CHECK(fixedCount["fits"] == false);
     CHECK(fixedCount["plan"]["loss_kernel"] == "eager");
     REQUIRE(fixedCount["suggestions"].is_array());
-    CHECK(hasCode(fixedCount["suggestions"], "fused_linear_loss"));
+    CHECK(listHasCode(fixedCount["suggestions"], "fused_linear_loss"));
 }
 
 TEST_CASE("the fused linear loss is not weighed with ZeRO-3", "[planner][loss]") {

@@ -8,27 +8,15 @@
 #include <string>
 
 #include "api_fixture.hpp"
+#include "result_fixture.hpp"
 
+using caliper::test::kGiB;
+using caliper::test::listHasCode;
+using caliper::test::explainValue;
 using caliper::test::estimateOk;
 using Json = nlohmann::json;
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-bool hasCode(const Json& list, const std::string& code) {
-    for (const Json& item : list) {
-        if (item.is_string() && item == code) return true;
-    }
-    return false;
-}
-
-double explainValue(const Json& r, const std::string& term) {
-    for (const Json& e : r["explain"]) {
-        if (e["term"] == term) return e["value"].get<double>();
-    }
-    return -1;
-}
 
 // Gemma 4 31B (models.json): 31.273B parameters, 60 layers, hidden 5376,
 // vocabulary 262144 with tied embeddings, 575,743,536 extra (vision) parameters.
@@ -47,7 +35,7 @@ TEST_CASE("LoRA of Gemma 4 31B on 2080 Ti 22GB cards splits its layers where ZeR
     CHECK(five["plan"]["strategy"] == "layer-split");
     CHECK(five["plan"]["pp"] == 5);
     CHECK(five["plan"]["loss_kernel"] == "fused-linear");
-    CHECK(hasCode(five["plan"]["why"], "layer_split_to_fit"));
+    CHECK(listHasCode(five["plan"]["why"], "layer_split_to_fit"));
     CHECK(five["gpus_needed"] == 5);
     // The fullest GPU is the first: 12 layers, the tied embedding and the
     // vision tower. Per layer (31.273e9 - 262144 x 5376 - 575743536) / 60 x
@@ -77,7 +65,7 @@ TEST_CASE("LoRA of Gemma 4 31B on 2080 Ti 22GB cards splits its layers where ZeR
     CHECK(eager["fits"] == true);
     CHECK(eager["plan"]["strategy"] == "layer-split");
     CHECK(eager["plan"]["loss_kernel"] == "eager");
-    CHECK_FALSE(hasCode(eager["plan"]["why"], "loss_fused_linear_to_fit"));
+    CHECK_FALSE(listHasCode(eager["plan"]["why"], "loss_fused_linear_to_fit"));
 }
 
 TEST_CASE("the layer split is weighed only where no data-parallel plan fits", "[planner][layer-split]") {
@@ -90,13 +78,13 @@ TEST_CASE("the layer split is weighed only where no data-parallel plan fits", "[
     CHECK(limited["fits"] == true);
     CHECK(limited["plan"]["strategy"] == "layer-split");
     CHECK(limited["plan"]["gpu_count"] == 5);
-    CHECK(hasCode(limited["plan"]["why"], "layer_split_to_fit"));
+    CHECK(listHasCode(limited["plan"]["why"], "layer_split_to_fit"));
     // Qwen3.5 9B LoRA on four of the same cards: ZeRO-3 fits, nothing changes.
     const Json qwen = estimateOk(
         R"({"model":"qwen3.5-9b","gpu":"2080 Ti 22GB","task":"finetune","method":"lora","gpu_count":4})");
     CHECK(qwen["fits"] == true);
     CHECK(qwen["plan"]["strategy"] == "zero3");
-    CHECK_FALSE(hasCode(qwen["plan"]["why"], "layer_split_to_fit"));
+    CHECK_FALSE(listHasCode(qwen["plan"]["why"], "layer_split_to_fit"));
     // DeepSpeed wraps a whole model per rank: never a device_map split.
     const Json deepspeed = estimateOk(kGemmaLora + R"(,"gpu_count":4,"engine":"deepspeed"})");
     CHECK(deepspeed["plan"]["strategy"] != "layer-split");

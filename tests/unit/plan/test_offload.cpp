@@ -9,7 +9,9 @@
 #include "caliper/api.hpp"
 #include "api_fixture.hpp"
 #include "catalog_fixture.hpp"
+#include "result_fixture.hpp"
 
+using caliper::test::hasWarning;
 using caliper::test::projectCatalog;
 using Json = nlohmann::json;
 
@@ -28,13 +30,6 @@ Json allOnCpu(int batch, int promptTokens, const char* host = "") {
     return estimateOk(std::string(R"({"model":"llama-3.1-8b","gpu":"4090","engine":"llama.cpp","weights":"Q4_K_M",
         "parallel":{"offload":"layers","gpu_layers":0},"output_tokens":256,"batch":)") + std::to_string(batch) +
                       R"(,"prompt_tokens":)" + std::to_string(promptTokens) + host + "}");
-}
-
-bool hasWarning(const Json& r, const std::string& code) {
-    for (const Json& w : r["warnings"]) {
-        if (w["code"] == code) return true;
-    }
-    return false;
 }
 
 struct Rejection {

@@ -8,22 +8,13 @@
 #include "caliper/api.hpp"
 #include "api_fixture.hpp"
 #include "catalog_fixture.hpp"
+#include "result_fixture.hpp"
 
+using caliper::test::listHasCode;
 using caliper::test::projectCatalog;
 using Json = nlohmann::json;
 
 using caliper::test::estimateOk;
-
-namespace {
-
-bool hasCode(const Json& list, const std::string& code) {
-    for (const Json& item : list) {
-        if ((item.is_string() && item == code) || (item.is_object() && item.value("code", "") == code)) return true;
-    }
-    return false;
-}
-
-}  // namespace
 
 TEST_CASE("gradient_checkpointing takes true, false and \"auto\" (the default)", "[planner]") {
     const Json r = estimateOk(R"({"model":"llama-3.1-8b","gpu":"4090","task":"finetune","method":"lora"})");
@@ -62,7 +53,7 @@ TEST_CASE("LoRA of an 8B model on one 24 GB card: one GPU with checkpointing", "
     CHECK(r["gpu_count"] == 1);
     CHECK(r["fits"] == true);
     CHECK(r["plan"]["gradient_checkpointing"] == true);
-    CHECK(hasCode(r["plan"]["why"], "checkpointing_needed_to_fit"));
+    CHECK(listHasCode(r["plan"]["why"], "checkpointing_needed_to_fit"));
 }
 
 TEST_CASE("DDP is chosen over ZeRO-3 when the model fits one GPU", "[planner]") {
@@ -74,7 +65,7 @@ TEST_CASE("DDP is chosen over ZeRO-3 when the model fits one GPU", "[planner]") 
     CHECK(r["fits"] == true);
     CHECK(r["strategy"] == "ddp");
     CHECK(r["plan"]["dp"] == 4);
-    CHECK(hasCode(r["plan"]["why"], "strategy_replicas_fit"));
+    CHECK(listHasCode(r["plan"]["why"], "strategy_replicas_fit"));
     const Json zero3 = estimateOk(
         R"({"model":"llama-3.1-8b","gpu":"rtx-6000-ada","gpu_count":4,"task":"finetune","method":"lora","parallel":{"strategy":"zero3"}})");
     CHECK(r["train_tokens_per_s"].get<double>() > zero3["train_tokens_per_s"].get<double>());
@@ -98,7 +89,7 @@ TEST_CASE("serving keeps tensor parallelism inside a node and names a pipeline a
     CHECK(r["plan"]["tp"].get<int>() <= r["plan"]["gpus_per_node"].get<int>());
     CHECK(r["plan"]["tp"] == 8);
     CHECK(r["plan"]["pp"] == 2);
-    CHECK_FALSE(hasCode(r["warnings"], "tp_across_nodes"));
+    CHECK_FALSE(listHasCode(r["warnings"], "tp_across_nodes"));
     // 7 GPUs cannot split 64 heads: a pipeline of 7 stages, named so.
     r = estimateOk(R"({"model":"llama-2-70b","gpu":"4090","gpu_count":7,"weights":"awq-int4"})");
     CHECK(r["plan"]["tp"] == 1);
@@ -122,14 +113,14 @@ TEST_CASE("power: board power or null with a warning, never 0 for a running plan
     CHECK(h100["power_w"].get<double>() > 700);  // one 700 W SXM part plus its host share
     // HGX H100 boards ship air-cooled: no liquid-cooling warning.
     const Json hgx = estimateOk(R"({"model":"llama-3.1-70b","gpu":"h100-sxm5-80gb","gpu_count":8})");
-    CHECK_FALSE(hasCode(hgx["warnings"], "liquid_cooling"));
+    CHECK_FALSE(listHasCode(hgx["warnings"], "liquid_cooling"));
     // GB200 comes in NVL72 racks, which are liquid-cooled.
     const Json gb200 = estimateOk(R"({"model":"llama-3.1-70b","gpu":"gb200","gpu_count":4})");
-    CHECK(hasCode(gb200["warnings"], "liquid_cooling"));
+    CHECK(listHasCode(gb200["warnings"], "liquid_cooling"));
     // Ascend 910B: the catalog has no board power from a source.
     const Json ascend = estimateOk(R"({"model":"llama-3.1-8b","gpu":"ascend-910b"})");
     CHECK(ascend["power_w"].is_null());
-    CHECK(hasCode(ascend["warnings"], "power_unknown"));
+    CHECK(listHasCode(ascend["warnings"], "power_unknown"));
     // A plan that does not fit does not run: no power figure.
     const Json no = estimateOk(R"({"model":"llama-3.1-405b","gpu":"4090","gpu_count":1})");
     CHECK(no["fits"] == false);
@@ -142,7 +133,7 @@ TEST_CASE("an Apple plan draws the Mac's published maximum, with no host share",
     const Json studio = estimateOk(R"({"model":"llama-3.1-8b","gpu":"apple-m3-ultra-80c"})");
     REQUIRE(studio["fits"] == true);
     CHECK(studio["power_w"].get<double>() == Approx(270.0));
-    CHECK_FALSE(hasCode(studio["warnings"], "power_unknown"));
+    CHECK_FALSE(listHasCode(studio["warnings"], "power_unknown"));
     // Apple support 103253: a Mac mini (2024) with the M4 draws at most 65 W.
     const Json mini = estimateOk(R"({"model":"llama-3.1-8b","gpu":"apple-m4-10c-24gb"})");
     REQUIRE(mini["fits"] == true);
@@ -150,7 +141,7 @@ TEST_CASE("an Apple plan draws the Mac's published maximum, with no host share",
     // The M3 Max ships only in notebooks, for which Apple publishes no maximum.
     const Json laptop = estimateOk(R"({"model":"llama-3.1-8b","gpu":"apple-m3-max-40c"})");
     CHECK(laptop["power_w"].is_null());
-    CHECK(hasCode(laptop["warnings"], "power_unknown"));
+    CHECK(listHasCode(laptop["warnings"], "power_unknown"));
 }
 
 TEST_CASE("explain holds no negative figure when a serving pool does not fit", "[planner]") {
@@ -191,7 +182,7 @@ TEST_CASE("batch \"auto\" searches the training micro-batch: larger while it fit
     CHECK(one["plan"]["micro_batch"] == 1);
     REQUIRE(searched["fits"] == true);
     CHECK(searched["plan"]["micro_batch"] == 8);
-    CHECK(hasCode(searched["plan"]["why"], "micro_batch_fastest"));
+    CHECK(listHasCode(searched["plan"]["why"], "micro_batch_fastest"));
     CHECK(searched["train_tokens_per_s"].get<double>() > one["train_tokens_per_s"].get<double>());
     CHECK(searched["memory"]["activations_gib"].get<double>() > one["memory"]["activations_gib"].get<double>());
     // The chosen micro-batch is the plan an explicit batch of 8 gives.
@@ -221,7 +212,7 @@ TEST_CASE("a training request without batch searches the micro-batch; a stated b
     CHECK(unstated.json == searched.json);
     const Json r = Json::parse(unstated.json);
     CHECK(r["plan"]["micro_batch"] == 8);
-    CHECK(hasCode(r["plan"]["why"], "micro_batch_fastest"));
+    CHECK(listHasCode(r["plan"]["why"], "micro_batch_fastest"));
     // A stated number keeps its meaning: one sequence per micro-batch, and
     // no reason for a micro-batch the planner did not choose.
     const Json one = estimateOk(base + R"(,"batch":1})");
@@ -242,13 +233,13 @@ TEST_CASE("the micro-batch search stops at memory and at the global batch", "[pl
     REQUIRE(searched["fits"] == true);
     const int micro = searched["plan"]["micro_batch"].get<int>();
     CHECK(micro > 1);
-    CHECK(hasCode(searched["plan"]["why"], "micro_batch_largest_that_fits"));
+    CHECK(listHasCode(searched["plan"]["why"], "micro_batch_largest_that_fits"));
     CHECK(estimateOk(qlora + R"("batch":)" + std::to_string(2 * micro) + "}")["fits"] == false);
     // A global batch of 4 sequences on one replica admits micro-batches 1, 2
     // and 4 only (Megatron: global = micro x dp x accumulation steps).
     const Json capped = estimateOk(qlora + R"("batch":"auto","global_batch":4})");
     CHECK(capped["plan"]["micro_batch"] == 4);
-    CHECK(hasCode(capped["plan"]["why"], "micro_batch_divides_global_batch"));
+    CHECK(listHasCode(capped["plan"]["why"], "micro_batch_divides_global_batch"));
 }
 
 TEST_CASE("a pipeline keeps one 4096-token sequence per micro-batch", "[planner][micro-batch]") {
@@ -260,7 +251,7 @@ TEST_CASE("a pipeline keeps one 4096-token sequence per micro-batch", "[planner]
         R"({"model":"llama-3.1-70b","gpu":"h100-sxm5-80gb","gpu_count":64,"task":"pretrain","engine":"megatron","seq_len":4096,)"
         R"("global_batch":512,"batch":"auto","parallel":{"tp":4,"pp":4}})");
     CHECK(r["plan"]["micro_batch"] == 1);
-    CHECK(hasCode(r["plan"]["why"], "micro_batch_fastest"));
+    CHECK(listHasCode(r["plan"]["why"], "micro_batch_fastest"));
 }
 
 TEST_CASE("batch \"auto\" is for training only", "[planner][micro-batch]") {
