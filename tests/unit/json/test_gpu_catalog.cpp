@@ -750,3 +750,45 @@ TEST_CASE("a GPU miss suggests the card its name starts with, and vendor familie
     // "海光" is a vendor word; "DCU" is part of the Hygon cards' names.
     CHECK(caliper::nearestGpuNames(catalog, "海光DCU").front().rfind("Hygon DCU", 0) == 0);
 }
+
+TEST_CASE("China-market cards priced from the trade press carry the figure and its currency only", "[gpus][cost]") {
+    // blog.xasun.com/?p=277 (2025): 思元590 sold at CNY 60,000-90,000 per card; the midpoint is kept.
+    CHECK(value(gpu("mlu590").priceCny) == Approx((60000.0 + 90000.0) / 2));
+    CHECK(gpu("mlu590").priceYear == 2025);
+    // Chinese media, late 2025: an 8-GPU H20 141 GB module at CNY 1.05 million, so 1,050,000 / 8 per GPU.
+    CHECK(value(gpu("h20-141gb").priceCny) == Approx(1050000.0 / 8));
+    // Neither source gives a dollar price, and none is invented from an exchange rate.
+    CHECK_FALSE(gpu("mlu590").priceUsd.has_value());
+    CHECK_FALSE(gpu("h20-141gb").priceUsd.has_value());
+    // elektronikpraxis (2025, relaying Gamers Nexus): Atlas 300I Duo about USD 1,400; no yuan price in the sources.
+    CHECK(value(gpu("atlas-300i-duo").priceUsd) == Approx(1400));
+    CHECK_FALSE(gpu("atlas-300i-duo").priceCny.has_value());
+}
+
+TEST_CASE("company names, driver names and physical memory sizes of late-2026 cards resolve", "[gpus][names]") {
+    const caliper::Catalog& catalog = projectCatalog();
+    const std::pair<const char*, const char*> cases[] = {
+        // nvidia-smi prints "NVIDIA H800 80GB HBM3" for the SXM H800, as it does "NVIDIA H100 80GB HBM3"
+        // (device-name tables in public Triton/FlagTune fixtures list it beside "NVIDIA H800 PCIe").
+        {"NVIDIA H800 80GB HBM3", "h800-sxm5-80gb"},
+        // The B200 is sold as 192 GB (physical HBM3e); the entry holds the usable 180 GB.
+        {"B200 192G", "b200"}, {"B200 192GB", "b200"},
+        // Chinese shorthand and full company names: 寒武纪 (Cambricon), 壁仞科技 (Biren Technology),
+        // 燧原科技 (Enflame Technology).
+        {"寒武纪590", "mlu590"}, {"壁仞科技BR104", "biren-br104"}, {"壁仞科技BR100", "biren-br100"},
+        {"燧原科技T20", "enflame-t20"},
+        // Already resolving, kept so they stay so: driver and marketing names with memory suffixes.
+        {"NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "rtx-pro-6000-blackwell-max-q"},
+        {"RTX PRO 5000 72G", "rtx-pro-5000-blackwell-72gb"}, {"MI325X 256G", "mi325x"}, {"R9700 32G", "radeon-ai-pro-r9700"},
+        {"华为昇腾910C", "ascend-910c"}, {"英伟达 H20 96G", "h20-96gb"}, {"摩尔线程 S4000 48G", "mtt-s4000"},
+        {"昆仑芯 P800 96G", "kunlunxin-p800"}, {"海光K100 AI", "hygon-k100-ai"}, {"NVIDIA GeForce RTX 5090 D v2", "rtx-5090d-v2"},
+    };
+    for (const auto& [query, id] : cases) {
+        INFO(query);
+        const GpuSpec* found = caliper::findGpu(catalog, query);
+        REQUIRE(found);
+        CHECK(found->id == id);
+    }
+    // A size no B200 has is still a miss.
+    CHECK(caliper::findGpu(catalog, "B200 96G") == nullptr);
+}
