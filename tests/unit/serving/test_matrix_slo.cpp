@@ -102,6 +102,31 @@ TEST_CASE("matrix users at SLO: FP8 weights and KV where the GPU has FP8 and the
     CHECK(open["cells"][0][1]["users_at_slo"] == named["cells"][0][1]["users_at_slo"]);
 }
 
+TEST_CASE("matrix users at SLO: the FP8 variant keeps the cell's GPU count where FP8 alone fits fewer",
+          "[serving][matrix]") {
+    // Llama 3.1 70B: 16-bit weights are 141 GB (70.6e9 x 2 bytes), past one
+    // H100's 80 GB, so the cell needs 2 GPUs; in FP8 (70.6 GB) the weights fit
+    // one. The cell's users are those of one replica of its gpus_needed GPUs
+    // (docs/CONTRACT.md, users at an SLO), so the FP8 variant is tried on the
+    // same 2 GPUs, not on its own 1. There, per replica, it has twice the
+    // bandwidth per step and more than twice the KV pool left after weights
+    // (2 x 80 - 70.6 against 80 - 70.6 GB), so it serves at least as many users
+    // as one FP8 GPU does, and more than the 16-bit formats on the same 2 GPUs.
+    const std::string base =
+        R"({"model":"llama-3.1-70b","gpu":"h100-sxm5-80gb","prompt_tokens":1024,"output_tokens":256,)"
+        R"("slo":{"ttft_s":2,"min_user_tokens_per_s":20})";
+    const PropertyJson open = ok(matrixJson(projectCatalog(), base + "}"));
+    const PropertyJson named16 = ok(matrixJson(projectCatalog(), base + R"(,"weights":"bf16","kv_cache":"bf16"})"));
+    const PropertyJson named8 = ok(matrixJson(projectCatalog(), base + R"(,"weights":"fp8","kv_cache":"fp8"})"));
+    const PropertyJson& cell = open["cells"][0][0];
+    REQUIRE(named16["cells"][0][0]["gpus_needed"] == 2);
+    REQUIRE(named8["cells"][0][0]["gpus_needed"] == 1);
+    CHECK(cell["gpus_needed"] == 2);
+    CHECK(cell["users_at_slo_fp8"] == true);
+    CHECK(cell["users_at_slo"].get<double>() > named16["cells"][0][0]["users_at_slo"].get<double>());
+    CHECK(cell["users_at_slo"].get<double>() >= named8["cells"][0][0]["users_at_slo"].get<double>());
+}
+
 TEST_CASE("matrix users at SLO: none on a GPU without a tensor rate", "[serving][matrix]") {
     // data/gpus.json: ascend-910b lists bandwidth but no tensor rate, so its
     // prompt chunks have no time and no user count can be given; the A800
