@@ -205,7 +205,7 @@ function formula(text) {
     }).join('|') + ')(?![A-Za-z0-9_])', 'g') : /(?!)/g;
   }
   var out = s.replace(phrases, function (m) { return table[m]; })
-    .replace(/ {2,}/g, ' ').replace(/ +([，：；、）;,])/g, '$1').replace(/([（：，]) +/g, '$1');
+    .replace(/ {2,}/g, ' ').replace(/ +([，：；、（）;,])/g, '$1').replace(/([（：，]) +/g, '$1');
   return untranslated(out).length ? null : out;
 }
 

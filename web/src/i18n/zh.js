@@ -180,7 +180,7 @@ var zh = {
   'detail.notesEn': '目录注释（英文原文）',
   'detail.value': '数值',
   'detail.chartTitle': '单卡显存：{model} 运行于 {gpu}',
-  'detail.sources': '目录数据的来源',
+  'detail.sources': '目录数据的来源（按原文引用）',
   'detail.confidence': '可信度：{level}',
   'confidence.high': '高',
   'confidence.medium': '中',
