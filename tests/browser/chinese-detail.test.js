@@ -1,16 +1,19 @@
 // A Chinese reader's detail view: the rules of thumb read in Chinese with
-// the engine's own figures, the formulas the page cannot translate (the
-// engine's explain text) and the catalog's notes are marked as English
-// originals under Chinese labels, so no English text stands unlabelled.
+// the engine's own figures, the engine's formulas in Chinese phrase by
+// phrase, and the catalog's notes in Chinese where the page has every
+// sentence (else the English original under a Chinese label), so no
+// English text stands unlabelled.
 'use strict';
 const { test, before } = require('node:test');
 const assert = require('node:assert/strict');
 const h = require('./support/harness.js');
 const cli = require('./support/cli.js');
 
-let zh, codes;
+let zh, codes, i18n;
 before(async () => {
   ({ zh } = await import('../../web/src/i18n/zh.js'));
+  i18n = await import('../../web/src/i18n/i18n.js');
+  i18n.setLang('zh');
   ({ codes } = await import('../../web/src/i18n/codes.js'));
 });
 
@@ -23,7 +26,7 @@ function detailRequest(page) {
 
 h.forEachOrigin('Chinese detail', (env) => {
   for (const [name, hash] of [['qlora', 'task=qlora&cell=qwen3-14b~rtx-2080-ti-22gb'], ['pretrain', 'task=pretrain&cell=llama-3.1-70b~h100-sxm5-80gb&cnt=64']]) {
-    test(`${name}: rules of thumb in Chinese with the engine's figures; English originals labelled`, async () => {
+    test(`${name}: rules of thumb and formulas in Chinese with the engine's figures; English originals labelled`, async () => {
       cli.requireCli();
       const page = await h.openPage(env.context, env.url(`lang=zh&${hash}`));
       await page.waitForSelector('#detail[open] .verdict');
@@ -42,15 +45,24 @@ h.forEachOrigin('Chinese detail', (env) => {
         assert.ok(template, `${q.rule} has a Chinese formula`);
         assert.equal(shown[i][1], template.replace('{n}', n).replace('{m}', m), q.rule);
       });
-      // The engine's explain formulas: English, marked so, under a Chinese header.
+      // The engine's explain formulas in Chinese, phrase by phrase, the
+      // engine's English as the title; one the page cannot translate whole
+      // would stay English, marked so.
       await page.click('#detail-math > summary');
-      assert.equal(await page.textContent('#detail-math thead th:nth-child(2)'), zh['detail.formulaEn']);
-      const unmarked = await page.$$eval('#detail-math tbody code', (cs) => cs.filter((c) => c.lang !== 'en').length);
-      assert.equal(unmarked, 0);
-      // The catalog's notes: a Chinese label, the English original marked.
-      const notes = await page.$$eval('.source-entry p.note', (ps) => ps.map((p) => [p.firstChild.textContent, p.querySelector('span[lang="en"]') !== null]));
+      const formulas = await page.$$eval('#detail-math tbody code', (cs) => cs.map((c) => [c.textContent, c.title, c.lang]));
+      assert.deepEqual(formulas.map((f) => f[2] === 'en' ? f[0] : f[1]), r.explain.map((e) => e.formula));
+      for (const [text, title, lang] of formulas) if (lang !== 'en') assert.equal(text, i18n.formula(title));
+      const english = formulas.filter((f) => f[2] === 'en').length;
+      assert.equal(await page.textContent('#detail-math thead th:nth-child(2)'), zh[english ? 'detail.formulaEn' : 'detail.formula']);
+      // The catalog's notes: in Chinese where every sentence has its
+      // translation (the English as the title), else the English original
+      // under a Chinese label.
+      const notes = await page.$$eval('.source-entry p.note', (ps) => ps.map((p) => [p.textContent, p.title, p.querySelector('span[lang="en"]') ? p.querySelector('span[lang="en"]').textContent : null, p.firstChild.textContent]));
       assert.ok(notes.length > 0);
-      for (const [label, marked] of notes) { assert.ok(label.startsWith(zh['detail.notesEn'])); assert.ok(marked); }
+      for (const [text, title, original, label] of notes) {
+        if (original === null) assert.equal(text, i18n.note(title));
+        else { assert.ok(label.startsWith(zh['detail.notesEn'])); assert.equal(i18n.note(original), null); }
+      }
       await page.evaluate(() => document.querySelectorAll('#detail details').forEach((d) => { d.open = true; }));
       await h.screenshot(page, `chinese-detail-${name}-${env.name}`, { fullPage: true });
       await page.close();

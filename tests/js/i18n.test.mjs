@@ -36,6 +36,16 @@ test('no dictionary names a key twice', () => {
   }
 });
 
+// The phrase and sentence tables, whose keys are English text.
+test('no phrase or sentence is written twice', () => {
+  for (const file of ['formulas.js', 'notes.js']) {
+    const src = fs.readFileSync(path.join(__dirname, '../../web/src/i18n', file), 'utf8');
+    const keys = [...src.matchAll(/(?:^\s*|,\s+)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"):\s/gm)].map((m) => m[1].slice(1, -1));
+    assert.ok(keys.length > 30, `${file}: keys read (${keys.length})`);
+    assert.deepEqual(keys.filter((k, i) => keys.indexOf(k) !== i), [], `${file}: written twice`);
+  }
+});
+
 test('placeholders match between the languages', () => {
   const names = (s) => (s.match(/\{\w+(?=[|}])/g) || []).sort().join();
   for (const k of Object.keys(en)) assert.equal(names(zh[k]), names(en[k]), k);
@@ -252,4 +262,29 @@ test('a pasted JSON that does not parse: where it stopped, in the page\'s words 
   i18n.setLang('zh');
   assert.equal(i18n.t('custom.badJsonAt', { line: 2, col: 3 }), '不是有效的 JSON：请检查第 2 行第 3 列。');
   i18n.setLang('en');
+});
+
+// Formulas (i18n/formulas.js): phrase by phrase, figures and names kept; a
+// formula with an English phrase the table lacks is not half translated.
+test('engine formulas in Chinese phrase by phrase, or not at all', () => {
+  const formula = 'replicas x sequences / step time';  // core/src/speed/decode.cpp: decode_tokens_per_s
+  i18n.setLang('en');
+  assert.equal(i18n.formula(formula), formula);
+  i18n.setLang('zh');
+  assert.equal(i18n.formula(formula), '副本数 × 序列数 / 步时间');
+  assert.equal(i18n.formula('dense tensor rate per GPU: bf16_tflops'), '每卡稠密张量算力: bf16_tflops');
+  assert.equal(i18n.formula('replicas x sequences / a phrase the table lacks'), null);
+  assert.deepEqual(i18n.untranslated('vllm 预分配 KV 池: gpu_memory_utilization 0.90, llama.cpp n_batch'), []);
+  assert.deepEqual(i18n.untranslated('权重 read per step'), ['read', 'per', 'step']);
+  i18n.setLang('en');
+});
+
+// Notes (i18n/notes.js): sentence by sentence; Chinese only where every
+// sentence has its translation.
+test('catalog notes in Chinese where every sentence is translated', () => {
+  i18n.setLang('zh');
+  assert.equal(i18n.note('No FP8. No NVLink.'), '不支持 FP8。没有 NVLink。');
+  assert.equal(i18n.note('No FP8. A sentence the table lacks.'), null);
+  i18n.setLang('en');
+  assert.equal(i18n.note('No FP8. A sentence the table lacks.'), 'No FP8. A sentence the table lacks.');
 });

@@ -40,6 +40,7 @@ function setLang(lang) {
   document.title = t('app.name') + ' · ' + t('app.tagline');
   i18n.apply(document);
   [1, 2, 3].forEach(function (n) { $('#cmp-' + n + '-label').textContent = t('cmp.gpu', { n: n }); });
+  versionLine();
 }
 
 function writeUrl() {
@@ -111,16 +112,18 @@ function syncPresets() {
   $('#preset-doc-text').textContent = t('preset.docPick', { picks: p.document_picks, reason: presetReason(p) });
   var mine = $('#preset-doc-caliper');
   if (mine.dataset.preset !== p.id) { mine.textContent = ''; mine.dataset.preset = ''; }
-  // One engine answer, after the matrix has painted (it is a full ranking).
+  // The engine's answer, after the matrix has painted (it is a full
+  // ranking, worked out in slices between frames: views/preset-pick.js).
   clearTimeout(pickTimer);
   pickTimer = setTimeout(function () {
     var still = presets.byId(presets.matching(app.state, app.models));
     if (!still || !app.ready) return;
-    var c = presetPick.pick(app.state, still);
-    mine.textContent = c ? presetPick.gap() + c.text : '';
-    mine.dataset.preset = still.id;
-    mine.dataset.gpuId = c ? c.gpu : '';
-    mine.dataset.agree = c ? String(c.agree) : '';
+    presetPick.pick(app.state, still, function (c) {
+      mine.textContent = c ? presetPick.gap() + c.text : '';
+      mine.dataset.preset = still.id;
+      mine.dataset.gpuId = c ? c.gpu : '';
+      mine.dataset.agree = c ? String(c.agree) : '';
+    });
   }, 0);
 }
 
@@ -206,8 +209,16 @@ function loadCatalog() {
 // when something needs them).
 function catalogChanged(later) {
   app.catalogGeneration = (app.catalogGeneration || 0) + 1;
-  $('#version').textContent = t('footer.version', { version: engine.version() });
+  versionLine();
   if (!later) ensureLists();
+}
+
+// The engine's version ("caliper 1.0.0 (catalog 2026.11)") in the page's words.
+function versionLine() {
+  var text = engine.version();
+  if (!text) return;
+  var v = /^(\S+) (\S+) \(catalog ([^)]+)\)$/.exec(text);
+  $('#version').textContent = v ? t('footer.versionParts', { name: v[1], version: v[2], catalog: v[3] }) : t('footer.version', { version: text });
 }
 
 // The catalog's entries (names, aliases, families, sources) for the

@@ -151,7 +151,7 @@ var zh = {
   'why.ollama_layers_on_cpu': 'Ollama 把放得下的层放在显卡上，其余层在 CPU 上运行',
   'why.cpu_moe_layers_requested': '你设定的 CPU 专家层数',
   'why.cpu_moe_layers_fewest_that_fit': '放到 CPU 的专家层取最少，使其余部分放得下',
-  'warn.no_bf16': '这款显卡不支持 BF16：请用 FP16（训练需配合 loss scaling）。',
+  'warn.no_bf16': '这款显卡不支持 BF16：请用 FP16，训练需配合损失缩放（loss scaling）。',
   'warn.no_flash_attention_2': 'FlashAttention-2 需要 Ampere 或更新的架构；这款显卡会退回较慢的注意力实现。',
   'warn.fp8_weight_only': 'Ada / Hopper 之前的显卡没有 FP8 张量核心：FP8 权重只能以 W8A16 方式运行。',
   'warn.fp4_weight_only': 'Blackwell 之前的显卡没有 FP4 张量核心：MXFP4/NVFP4 权重在矩阵乘法中反量化为 16 位运行（仅权重量化）：显存按 4 位计，预填充按 16 位算力。',

@@ -343,6 +343,7 @@ var en = {
 
   'footer.text': 'All figures come from the Caliper engine running in this page; nothing is sent anywhere.',
   'footer.version': 'Engine: {version}',
+  'footer.versionParts': 'Engine: {name} {version} (catalog {catalog})',
 
   'wgroup.float': '16 and 32-bit',
   'wgroup.8bit': '8-bit',
@@ -388,6 +389,7 @@ var en = {
   'reason.singleGpu': 'Runs on one GPU: no interconnect to buy or tune',
   'reason.fewestGpus': 'Fewest GPUs that fit: {n}',
   'reason.nvlink': '{link} joins all {n|GPU|GPUs}',
+  'link.bridge': 'bridge',
   'reason.scaledOut': 'Twice the fewest GPUs ({base} to {n}): {speed} against {baseSpeed}',
   'custom.optional': 'optional',
   'inv.needs': 'needs {n|GPU|GPUs}',

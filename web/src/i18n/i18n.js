@@ -3,6 +3,8 @@
 // engine's English message as the fallback, and fills data-i18n attributes.
 import { codes } from './codes.js';
 import { en } from './en.js';
+import { formulas } from './formulas.js';
+import { notes } from './notes.js';
 import { zh } from './zh.js';
 import { unpackText } from '../engine/unpack.js';
 
@@ -26,6 +28,9 @@ function ready() {
       Object.assign(messages[lang], tables.messages[lang]);
       Object.assign(codes[lang], tables.codes[lang]);
     });
+    Object.assign(formulas.zh, tables.formulas.zh);
+    Object.assign(notes.zh, tables.notes.zh);
+    phrases = null;
   });
   return unpacked;
 }
@@ -183,4 +188,60 @@ function apply(rootEl) {
 
 function lang() { return current; }
 
-export { LANGS, normalize, pick, fill, t, has, code, codeTemplate, sentence, errorText, errorDetail, warningText, setLang, lang, locale, apply, dictionaries, ready };
+// An engine formula (explain[].formula) in the page's language: English as
+// the engine wrote it; in Chinese its phrases swapped for the table's
+// (i18n/formulas.js), longest first, figures, symbols and names kept; null
+// where an English word is left over (the page then shows the English).
+var phrases = null;
+function formula(text) {
+  var s = String(text == null ? '' : text);
+  if (current === 'en') return s;
+  var table = formulas[current];
+  if (!table) return null;
+  if (!phrases) {
+    var keys = Object.keys(table).sort(function (a, b) { return b.length - a.length; });
+    phrases = keys.length ? new RegExp('(?<![A-Za-z0-9_])(?:' + keys.map(function (k) {
+      return k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    }).join('|') + ')(?![A-Za-z0-9_])', 'g') : /(?!)/g;
+  }
+  var out = s.replace(phrases, function (m) { return table[m]; })
+    .replace(/ {2,}/g, ' ').replace(/ +([，：；、（）;,])/g, '$1').replace(/([（：，]) +/g, '$1');
+  return untranslated(out).length ? null : out;
+}
+
+// A catalog note in the page's language: English as written; otherwise
+// its sentences from the table (i18n/notes.js), or null where one of them
+// is not there (the page then shows the English, labelled).
+function note(text) {
+  var s = String(text == null ? '' : text);
+  if (current === 'en') return s;
+  var table = notes[current] || {}, out = '';
+  var sentences = s.split(/(?<=\.)\s+/);
+  for (var i = 0; i < sentences.length; i++) {
+    if (!table[sentences[i]]) return null;
+    out += table[sentences[i]];
+  }
+  return out;
+}
+
+// The English words left in a text: words of two letters or more in small
+// letters, apart from quantity names and symbols (bf16, lm_head, n_ctx,
+// llama.cpp, fp8-block), product names (vllm, sglang) and units written in
+// small letters (ms).
+var NAMES = ['vllm', 'sglang', 'ollama', 'mlx', 'megatron', 'deepspeed', 'transformers', 'fsdp', 'unsloth', 'torchtune',
+  'tensorrt-llm', 'adamw', 'sgd', 'adafactor', 'ggml', 'nvidia-smi', 'pytorch', 'torch', 'cuda', 'bitsandbytes', 'mmproj',
+  'busbw', 'max', 'auto', 'caliper', 'token', 'eager', 'all-reduce', 'reduce', 'allgather', 'hidden', 'tp', 'pp', 'dp', 'ep', 'cp', 'vp', 'ms', 'logits', 'ln', 'cn-hangzhou'];
+function untranslated(text) {
+  var out = [], re = /[A-Za-z][A-Za-z'\u2019-]*/g, m;
+  var s = String(text);
+  while ((m = re.exec(s))) {
+    var w = m[0].replace(/[-'\u2019]+$/, ''), i = m.index, before = s.charAt(i - 1), after = s.charAt(i + m[0].length);
+    if (w.length < 2 || /[A-Z]/.test(w) || NAMES.indexOf(w) >= 0) continue;
+    // Part of a name: bf16, lm_head, d_attn, fp8-block, llama.cpp, pytorch#86509.
+    if (/[_0-9#\-./]/.test(before) || /[_0-9]/.test(after) || (after === '.' && /[a-z]/.test(s.charAt(i + m[0].length + 1)))) continue;
+    out.push(w);
+  }
+  return out;
+}
+
+export { LANGS, normalize, pick, fill, t, has, code, codeTemplate, sentence, errorText, errorDetail, warningText, setLang, lang, locale, apply, dictionaries, ready, formula, note, untranslated };

@@ -180,7 +180,7 @@ var zh = {
   'detail.notesEn': '目录注释（英文原文）',
   'detail.value': '数值',
   'detail.chartTitle': '单卡显存：{model} 运行于 {gpu}',
-  'detail.sources': '目录数据的来源',
+  'detail.sources': '目录数据的来源（按原文引用）',
   'detail.confidence': '可信度：{level}',
   'confidence.high': '高',
   'confidence.medium': '中',
@@ -343,6 +343,7 @@ var zh = {
 
   'footer.text': '所有数字都由本页面内运行的卡尺计算引擎给出；不会向任何地方发送数据。',
   'footer.version': '引擎：{version}',
+  'footer.versionParts': '引擎：{name} {version}（目录 {catalog}）',
 
   'wgroup.float': '16 / 32 位',
   'wgroup.8bit': '8 位',
@@ -388,6 +389,7 @@ var zh = {
   'reason.singleGpu': '单卡即可运行：无需购买或调优互联',
   'reason.fewestGpus': '能放下的最少卡数：{n}',
   'reason.nvlink': '{link} 连接全部 {n} 张卡',
+  'link.bridge': '桥接器',
   'reason.scaledOut': '卡数翻倍（{base} → {n}）：{speed}，原为 {baseSpeed}',
   'custom.optional': '可选',
   'inv.needs': '需要 {n} 张卡',

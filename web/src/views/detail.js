@@ -223,13 +223,13 @@ function suggestionsBlock(r, ctx) {
 
 // A rule's formula: the engine's words in English; in another language the
 // rule's own template with the figures the engine's text names (parameters
-// in billions, adapter parameters in millions), or the engine's text, marked
-// as English, for a rule the page has no template for.
+// in billions, adapter parameters in millions), or the engine's text
+// (phrase by phrase, formulaCode) for a rule the page has no template for.
 function ruleFormula(q, ctx) {
   var text = String(q.formula || '');
   var template = i18n.lang() === 'en' ? null : i18n.codeTemplate('rformula.' + q.rule);
   var n = /(\d+(?:\.\d+)?)B\b/.exec(text), m = /(\d+)M\b/.exec(text);
-  if (!template || !n || (template.indexOf('{m}') >= 0 && !m)) return el('code', { lang: 'en' }, text);
+  if (!template || !n || (template.indexOf('{m}') >= 0 && !m)) return formulaCode(text);
   return el('code', { title: text }, i18n.fill(template, { n: n[1], m: m ? m[1] : '' }));
 }
 
@@ -276,14 +276,26 @@ function termValue(e, ctx) {
   return td;
 }
 
+// An engine formula in the page's language (i18n.formula: the engine's own
+// words in English, its phrases swapped in Chinese, the English original as
+// the title); one the page cannot translate whole stays English, marked so.
+function formulaCode(text) {
+  var shown = i18n.formula(text);
+  if (shown == null) return el('code', { lang: 'en' }, text);
+  return i18n.lang() === 'en' ? el('code', { lang: 'en' }, text) : el('code', { title: text }, shown);
+}
+
 function mathBlock(r, ctx) {
   var list = r.explain || [];
   if (!list.length) return null;
+  var english = 0;
   var rows = list.map(function (e) {
+    var code = formulaCode(e.formula);
+    if (code.lang === 'en' && i18n.lang() !== 'en') english++;
     return el('tr', null, [el('th', { scope: 'row' }, el('span', { title: e.term }, i18n.code('term', e.term, e.term))),
-      el('td', null, el('code', { lang: 'en' }, e.formula)), termValue(e, ctx)]);
+      el('td', null, code), termValue(e, ctx)]);
   });
-  var head = el('tr', null, [el('th', { scope: 'col' }, ctx.t('detail.term')), el('th', { scope: 'col' }, ctx.t('detail.formulaEn')),
+  var head = el('tr', null, [el('th', { scope: 'col' }, ctx.t('detail.term')), el('th', { scope: 'col' }, ctx.t(english ? 'detail.formulaEn' : 'detail.formula')),
     el('th', { scope: 'col', class: 'num' }, ctx.t('detail.value'))]);
   var details = el('details', { class: 'math', id: 'detail-math', open: ctx.mathOpen ? true : null }, [
     el('summary', null, ctx.t('detail.math')),
@@ -295,10 +307,13 @@ function mathBlock(r, ctx) {
 function sourcesBlock(entries, ctx) {
   var items = entries.filter(Boolean).map(function (e) {
     var meta = e.confidence ? ' (' + ctx.t('detail.confidence', { level: ctx.t('confidence.' + e.confidence) }) + ')' : '';
+    var shown = e.notes ? i18n.note(e.notes) : null;
+    // Sources are citations (documents, files, pages by their own titles),
+    // quoted as written.
     return el('div', { class: 'source-entry' }, [el('h4', null, e.name + meta),
-      el('ul', { class: 'list' }, (e.sources || []).map(function (src) { return el('li', null, src); })),
-      e.notes ? el('p', { class: 'note' }, i18n.lang() === 'en' ? e.notes
-        : [ctx.t('detail.notesEn') + ctx.t('list.colon'), el('span', { lang: 'en' }, e.notes)]) : null]);
+      el('ul', { class: 'list' }, (e.sources || []).map(function (src) { return el('li', null, el('cite', { lang: 'en' }, src)); })),
+      !e.notes ? null : shown != null ? el('p', { class: 'note', title: i18n.lang() === 'en' ? null : e.notes }, shown)
+        : el('p', { class: 'note' }, [ctx.t('detail.notesEn') + ctx.t('list.colon'), el('span', { lang: 'en' }, e.notes)])]);
   });
   if (!items.length) return null;
   return el('section', { class: 'detail-section' }, [el('details', { class: 'math' },

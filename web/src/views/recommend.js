@@ -158,7 +158,7 @@ function reasonText(reason, o, s, all) {
     case 'lowest_power': key = 'reason.lowestPower'; params = { power: format.power(L, o.power_w) }; break;
     case 'single_gpu': key = 'reason.singleGpu'; params = {}; break;
     case 'fewest_gpus': key = 'reason.fewestGpus'; params = { n: o.gpu_count }; break;
-    case 'nvlink': key = 'reason.nvlink'; params = { n: o.gpu_count, link: (gpuOf(o.gpu_id) || {}).nvlink_version || 'NVLink' }; break;
+    case 'nvlink': key = 'reason.nvlink'; params = { n: o.gpu_count, link: linkName(gpuOf(o.gpu_id)) }; break;
     case 'scaled_out': {
       var base = all.filter(function (x) { return x.gpu_id === o.gpu_id && 2 * x.gpu_count === o.gpu_count; })[0];
       if (base) { key = 'reason.scaledOut'; params = { base: base.gpu_count, n: o.gpu_count, speed: speed(o), baseSpeed: speed(base) }; }
@@ -237,6 +237,12 @@ function presetVerdict(r) {
 function perMTok() {
   var u = ctx.t('unit.perMTok');
   return u.charAt(0) === '/' ? u : ' ' + u;
+}
+
+// The catalog's NVLink generation ("NVLink 2 bridge") in the page's words.
+function linkName(gpu) {
+  var v = (gpu && gpu.nvlink_version) || 'NVLink';
+  return v.replace(/\bbridge\b/, ctx.t('link.bridge'));
 }
 
 function gpuOf(id) { return ctx.app.gpus.filter(function (x) { return x.id === id; })[0]; }
