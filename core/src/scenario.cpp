@@ -27,6 +27,24 @@ bool marlinWeightOnly(const Scenario& s) {
     return engine && s.gpu.vendor == "nvidia" && computeCapabilityOf(s.gpu) >= 8.0;
 }
 
+// Architectures for which Ollama turns flash attention on by itself:
+// gpt-oss (ollama/ollama#11996 "gptoss: enable flash attention by default"),
+// gemma3 (#12639), qwen3 and qwen3moe (#12482), qwen3vl (#12862). Matched
+// on the catalog's family or a config.json's model_type, lower-cased with
+// spaces, '-' and '_' dropped ("Qwen3 MoE", "qwen3_moe" -> "qwen3moe").
+bool ollamaFlashAttentionByDefault(const std::string& family) {
+    std::string key;
+    for (char c : family) {
+        if (c == ' ' || c == '-' || c == '_') continue;
+        key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    for (const char* on : {"gptoss", "gemma3", "gemma3text", "qwen3", "qwen3moe", "qwen32507", "qwen3coder", "qwen3vl",
+                           "qwen3vlmoe"}) {
+        if (key == on) return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 bool nativeFp4(const GpuSpec& gpu) {
@@ -200,8 +218,10 @@ void adaptToGpu(Scenario& s) {
     if (!s.flashAttentionExplicit) s.flashAttention = s.gpu.flashAttention2 || s.gpu.vendor != "nvidia";
     // Ollama leaves flash attention off unless OLLAMA_FLASH_ATTENTION is set
     // (envconfig/config.go: FlashAttention = Bool("OLLAMA_FLASH_ATTENTION"),
-    // false when unset).
-    if (!s.flashAttentionExplicit && s.engine == Engine::Ollama) s.flashAttention = false;
+    // false when unset), except for the architectures it enables it for.
+    if (!s.flashAttentionExplicit && s.engine == Engine::Ollama) {
+        s.flashAttention = ollamaFlashAttentionByDefault(s.model.family) && s.flashAttention;
+    }
 }
 
 }  // namespace caliper
