@@ -5,6 +5,7 @@
 #include <string>
 
 #include "caliper/names.hpp"
+#include "flash_attention_default.hpp"
 
 namespace caliper {
 
@@ -213,15 +214,18 @@ void adaptToGpu(Scenario& s) {
         s.weightsWhy = choice.why;
     }
     if (!s.kvCacheExplicit) s.kvCache = bf16 ? KvFormat::Bf16 : KvFormat::Fp16;
+    adaptFlashAttention(s);
+}
+
+void adaptFlashAttention(Scenario& s) {
+    if (s.flashAttentionExplicit) return;
     // FlashAttention-2 needs Ampere or newer on NVIDIA; other vendors ship
     // their own fused attention (ROCm CK, Metal), so it stays on there.
-    if (!s.flashAttentionExplicit) s.flashAttention = s.gpu.flashAttention2 || s.gpu.vendor != "nvidia";
+    s.flashAttention = s.gpu.flashAttention2 || s.gpu.vendor != "nvidia";
     // Ollama leaves flash attention off unless OLLAMA_FLASH_ATTENTION is set
     // (envconfig/config.go: FlashAttention = Bool("OLLAMA_FLASH_ATTENTION"),
     // false when unset), except for the architectures it enables it for.
-    if (!s.flashAttentionExplicit && s.engine == Engine::Ollama) {
-        s.flashAttention = ollamaFlashAttentionByDefault(s.model.family) && s.flashAttention;
-    }
+    if (s.engine == Engine::Ollama) s.flashAttention = s.flashAttention && ollamaFlashAttentionByDefault(s.model.family);
 }
 
 }  // namespace caliper

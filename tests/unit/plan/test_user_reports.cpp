@@ -52,7 +52,8 @@ TEST_CASE("ollama turns flash attention on for the architectures it enables it f
     // buffer holds the f32 attention scores of one 512-token micro-batch:
     // 131072 x 512 x 64 heads x 4 B = 16 GiB per GPU on top of ~20.6 GiB of
     // weights, over a 24 GB card; with it that buffer is gone and the split
-    // fits (60 GiB of MXFP4 weights / 3 + 1.5 GiB of cache < 23.5 GiB).
+    // fits (60 GiB of MXFP4 weights / 3 + 1.5 GiB of cache < 23.5 GiB) with
+    // every layer on the GPUs.
     const std::string split = R"({"model":"gpt-oss-120b","gpu":"rtx-4090","gpu_count":3,"engine":"ollama")";
     const Json on = estimateOk(split + "}");
     const Json off = estimateOk(split + R"(,"flash_attention":false})");
@@ -60,7 +61,10 @@ TEST_CASE("ollama turns flash attention on for the architectures it enables it f
           Approx(131072.0 * 512 * 64 * 4 / kGiB).epsilon(0.02));
     CHECK(on["fits"] == true);
     CHECK(on["gpus_needed"] == 3);
-    CHECK(off["fits"] == false);
+    CHECK(on["plan"]["offload"] == "none");
+    // Without it the GPUs hold too little: Ollama keeps layers on the CPU.
+    CHECK(off["plan"]["offload"] == "layers");
+    CHECK(off["gpus_needed"].get<int>() > 3);
 }
 
 TEST_CASE("a plan whose memory fits but whose count it cannot use says so", "[planner][warnings]") {
@@ -95,4 +99,51 @@ TEST_CASE("the KV-pool warning says the engine would not start where serving has
     INFO(message);
     CHECK(message.find("serving.max_concurrency") == std::string::npos);
     CHECK(message.find("refuses to start") != std::string::npos);
+}
+
+TEST_CASE("a matrix cell under ollama takes its row's flash-attention default, as the estimate does", "[matrix][ollama]") {
+    // CONTRACT "Matrix": a cell equals the single estimate of the same
+    // scenario. Ollama's flash attention is on for gpt-oss and off for Llama
+    // (ollama/ollama #11996), so one column holds cells of both defaults:
+    // each must match its own estimate at the auto count, whatever row the
+    // column was resolved with.
+    const caliper::ApiResponse response = caliper::matrixJson(
+        caliper::test::projectCatalog(),
+        R"({"model":["llama-3.1-70b","gpt-oss-120b"],"gpu":["rtx-4090","h100"],"engine":"ollama","max_gpus":16})");
+    REQUIRE(response.status == 0);
+    const Json matrix = Json::parse(response.json);
+    const char* models[] = {"llama-3.1-70b", "gpt-oss-120b"};
+    const char* gpus[] = {"rtx-4090", "h100"};
+    for (int m = 0; m < 2; ++m) {
+        for (int g = 0; g < 2; ++g) {
+            const Json& cell = matrix["cells"][m][g];
+            const Json single = estimateOk(std::string(R"({"model":")") + models[m] + R"(","gpu":")" + gpus[g] +
+                                           R"(","engine":"ollama","gpu_count":"auto","max_gpus":16})");
+            INFO(models[m] << " on " << gpus[g]);
+            CHECK(cell["gpus_needed"] == single["gpus_needed"]);
+            CHECK(cell["total_gib"].get<double>() == Approx(single["memory"]["total_gib"].get<double>()).epsilon(1e-4));
+        }
+    }
+}
+
+TEST_CASE("a matrix cell the single estimate rejects runs nothing", "[matrix][engines]") {
+    // TensorRT-LLM runs on NVIDIA GPUs only: the estimate of Llama 3.1 8B on an
+    // MI300X under it is incompatible_options (CONTRACT "Rejected input"), so
+    // that matrix cell has no count and no figures, while the H100 cell keeps
+    // its estimate's (one GPU).
+    const caliper::ApiResponse response =
+        caliper::matrixJson(caliper::test::projectCatalog(),
+                            R"({"model":["llama-3.1-8b"],"gpu":["mi300x","h100"],"engine":"tensorrt-llm","max_gpus":8})");
+    REQUIRE(response.status == 0);
+    const Json matrix = Json::parse(response.json);
+    const Json& amd = matrix["cells"][0][0];
+    CHECK(amd["status"] == "no");
+    CHECK(amd["gpus_needed"].is_null());
+    CHECK(amd["decode_tokens_per_s"].is_null());
+    const caliper::ApiResponse single =
+        caliper::estimateJson(caliper::test::projectCatalog(), R"({"model":"llama-3.1-8b","gpu":"mi300x","engine":"tensorrt-llm"})");
+    CHECK(single.status == 2);
+    const Json& nvidia = matrix["cells"][0][1];
+    CHECK(nvidia["status"] == "fits");
+    CHECK(nvidia["gpus_needed"] == 1);
 }
