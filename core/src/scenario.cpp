@@ -5,6 +5,7 @@
 #include <string>
 
 #include "caliper/names.hpp"
+#include "flash_attention_default.hpp"
 
 namespace caliper {
 
@@ -25,6 +26,24 @@ bool fp4Format(WeightFormat f) { return f == WeightFormat::Mxfp4 || f == WeightF
 bool marlinWeightOnly(const Scenario& s) {
     const bool engine = s.engine == Engine::Vllm || s.engine == Engine::Sglang;
     return engine && s.gpu.vendor == "nvidia" && computeCapabilityOf(s.gpu) >= 8.0;
+}
+
+// Architectures for which Ollama turns flash attention on by itself:
+// gpt-oss (ollama/ollama#11996 "gptoss: enable flash attention by default"),
+// gemma3 (#12639), qwen3 and qwen3moe (#12482), qwen3vl (#12862). Matched
+// on the catalog's family or a config.json's model_type, lower-cased with
+// spaces, '-' and '_' dropped ("Qwen3 MoE", "qwen3_moe" -> "qwen3moe").
+bool ollamaFlashAttentionByDefault(const std::string& family) {
+    std::string key;
+    for (char c : family) {
+        if (c == ' ' || c == '-' || c == '_') continue;
+        key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    for (const char* on : {"gptoss", "gemma3", "gemma3text", "qwen3", "qwen3moe", "qwen32507", "qwen3coder", "qwen3vl",
+                           "qwen3vlmoe"}) {
+        if (key == on) return true;
+    }
+    return false;
 }
 
 }  // namespace
@@ -195,13 +214,18 @@ void adaptToGpu(Scenario& s) {
         s.weightsWhy = choice.why;
     }
     if (!s.kvCacheExplicit) s.kvCache = bf16 ? KvFormat::Bf16 : KvFormat::Fp16;
+    adaptFlashAttention(s);
+}
+
+void adaptFlashAttention(Scenario& s) {
+    if (s.flashAttentionExplicit) return;
     // FlashAttention-2 needs Ampere or newer on NVIDIA; other vendors ship
     // their own fused attention (ROCm CK, Metal), so it stays on there.
-    if (!s.flashAttentionExplicit) s.flashAttention = s.gpu.flashAttention2 || s.gpu.vendor != "nvidia";
+    s.flashAttention = s.gpu.flashAttention2 || s.gpu.vendor != "nvidia";
     // Ollama leaves flash attention off unless OLLAMA_FLASH_ATTENTION is set
     // (envconfig/config.go: FlashAttention = Bool("OLLAMA_FLASH_ATTENTION"),
-    // false when unset).
-    if (!s.flashAttentionExplicit && s.engine == Engine::Ollama) s.flashAttention = false;
+    // false when unset), except for the architectures it enables it for.
+    if (s.engine == Engine::Ollama) s.flashAttention = s.flashAttention && ollamaFlashAttentionByDefault(s.model.family);
 }
 
 }  // namespace caliper

@@ -1,6 +1,9 @@
 #include "caliper/answers/matrix.hpp"
 
 #include "caliper/cost/cost.hpp"
+#include "caliper/error.hpp"
+#include "flash_attention_default.hpp"
+#include "caliper/plan/estimate.hpp"
 #include "calibration/ranges.hpp"
 #include "caliper/memory/memory.hpp"
 #include "caliper/speed/speed.hpp"
@@ -133,6 +136,14 @@ MatrixCell figuresOf(const Scenario& request, const Scenario& s, planner::Choice
 // `bandTop` (may be null) is the column's memoryBandTopFactor, looked up once per column.
 MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo, const sizing::ModelFigures* held,
                   const CostBasis* costs, const std::optional<double>* bandTop) {
+    // A cell the single estimate rejects (an engine on a platform it does not
+    // run on, a format the GPU lacks: checkScenario) runs nothing, as a
+    // recommendation excludes that GPU: no count, no figures.
+    try {
+        checkScenario(request);
+    } catch (const InputError&) {
+        return MatrixCell{};
+    }
     if (runsPipeline(request)) return pipelineCellOf(request, maxGpus, costs);  // no serving figures
     // The planner's choice within the limit: the same plan estimate() shows
     // for this scenario with max_gpus set to the matrix's limit.
@@ -236,6 +247,7 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
             s.model.family = lean.family;
             s.model.modality = lean.modality;
             s.model.workloadShape = std::move(lean.workloadShape);
+            adaptFlashAttention(s);  // Ollama's default follows the row's architecture
             if (!s.weightsExplicit) {  // the default format is the model's own (native weights)
                 const WeightsChoice choice = defaultWeights(s);
                 s.weights = choice.format;

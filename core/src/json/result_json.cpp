@@ -173,6 +173,8 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
                        {"gradient_checkpointing", training ? r.plan.gradientCheckpointing : s.gradientCheckpointing},
                        {"flash_attention", s.flashAttention}};
     writeWorkloadKeys(s, out["scenario"]);
+    // docs/CONTRACT.md "Result": the engine the figures assume, beside the workload.
+    out["engine"] = toString(s.engine);
     out["workload"] = toString(s.model.workload);
     const WorkloadFigures& f = r.workloadFigures;
     out["asr"] = f.asr ? Json{{"audio_seconds_per_s", tidy(f.asr->audioSecondsPerS)},

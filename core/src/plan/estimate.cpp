@@ -52,6 +52,39 @@ std::string weightsFormatReason(const Scenario& s) {
     return ": 16-bit, the checkpoint's own precision";
 }
 
+// Why a plan does not fit. Memory is the usual reason; a plan whose memory
+// fits fails on its layout (more GPUs than it can use: a pipeline or layer
+// split has at most one stage per layer, and tensor parallelism must divide
+// the heads) or on the host RAM, and saying "needs X GiB of Y" there would
+// contradict the figures shown.
+Warning notFitWarning(const Scenario& s, const sizing::Inputs& in, const EstimateResult& r) {
+    const std::string memoryText = "needs " + oneDecimal(r.memory.totalGiB) + " GiB per GPU; " + s.gpu.name + " offers " +
+                                   oneDecimal(r.usableMemoryGiB) + " GiB usable";
+    if (!fitsMemory(s, r.memory)) return Warning{"does_not_fit", memoryText};
+    const Plan& p = r.plan;
+    const std::string count = std::to_string(p.gpuCount);
+    const std::string fewest = r.gpusNeeded ? "; " + std::to_string(*r.gpusNeeded) + " fit (gpus_needed)" : "";
+    if (!sizing::countUsable(in, p)) {
+        const int layers = std::max(1, in.shape.stackLayers);
+        if (p.pp >= layers && p.tp * p.pp * p.cp * p.dp != p.gpuCount) {
+            return Warning{"does_not_fit", "the memory fits, but the plan cannot use " + count + " GPUs: it splits the model's " +
+                                               std::to_string(layers) + " layers into " + std::to_string(p.pp) +
+                                               " stages of at least one layer each, on " +
+                                               std::to_string(p.tp * p.pp * p.cp * p.dp) + " GPUs" + fewest};
+        }
+        return Warning{"does_not_fit", "the memory fits, but no layout of " + count +
+                                           " GPUs suits the model (tensor x pipeline x replicas must equal the count, tensor "
+                                           "parallelism must divide the attention heads, a pipeline has at most one stage per layer)" +
+                                           fewest};
+    }
+    const double hostPerNodeGiB = r.memory.cpuOffloadGiB / std::max(1, p.nodes);
+    if (s.host.ramExplicit && hostPerNodeGiB > s.host.ramGib + 1e-9) {
+        return Warning{"does_not_fit", "the GPUs' memory fits (" + oneDecimal(r.memory.totalGiB) + " of " +
+                                           oneDecimal(r.usableMemoryGiB) + " GiB usable), the host RAM does not (host_ram_too_small)"};
+    }
+    return Warning{"does_not_fit", memoryText};
+}
+
 }  // namespace
 
 EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
@@ -128,11 +161,7 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
                                             "); the plan keeps " + oneDecimal(hostPerNodeGiB) + " GiB there",
                                         scenario.host.ramGib});
     }
-    if (!r.fits) {
-        warnings.push_back(Warning{"does_not_fit", "needs " + oneDecimal(r.memory.totalGiB) + " GiB per GPU; " +
-                                                       scenario.gpu.name + " offers " +
-                                                       oneDecimal(r.usableMemoryGiB) + " GiB usable"});
-    }
+    if (!r.fits) warnings.push_back(notFitWarning(scenario, in, r));
 
     // Speed and cost describe a plan that runs; a plan that does not fit has none.
     if (r.fits) {

@@ -14,7 +14,7 @@ namespace caliper {
 namespace {
 
 std::string text(const char* format, double a, double b = 0) {
-    char buffer[160];
+    char buffer[400];
     std::snprintf(buffer, sizeof buffer, format, a, b);
     return buffer;
 }
@@ -44,11 +44,23 @@ std::optional<ServingFigures> estimateServing(const Scenario& s, const Plan& pla
     if (layersOnCpu || expertsOnCpu) return std::nullopt;
     const serving::Evaluator evaluator(s, plan, memory);
     if (!evaluator.runs()) {
-        // The memory estimate may have said so already, with the sizes: one
-        // warning per code (the page shows each code's text once).
-        const auto said = [](const Warning& w) { return w.code == "kv_pool_too_small"; };
-        if (warnings && std::none_of(warnings->begin(), warnings->end(), said)) {
-            warnings->push_back({"kv_pool_too_small", "the KV pool left after weights and activations holds no whole request"});
+        // One warning per code (the page shows each code's text once). The
+        // engine's own start-up pool decides here: it subtracts the memory
+        // outside PyTorch its profile sees (NCCL and all-reduce buffers at
+        // tp >= 2), which the memory breakdown's pool does not, so a
+        // memory-side text that points at serving.max_concurrency (null now)
+        // gives way to this one.
+        const serving::KvPool& pool = evaluator.pool();
+        const Warning w{"kv_pool_too_small",
+                        text("the engine's own KV pool at start-up (after %.2f GiB outside PyTorch) holds %.2f GiB per GPU, "
+                             "less than one request of max_model_len: the engine refuses to start at this memory "
+                             "fraction (gpu_memory_utilization), so there are no serving figures",
+                             pool.nonTorchGiB, std::max(0.0, pool.poolGiB))};
+        if (warnings) {
+            const auto said = [](const Warning& x) { return x.code == "kv_pool_too_small"; };
+            const auto at = std::find_if(warnings->begin(), warnings->end(), said);
+            if (at == warnings->end()) warnings->push_back(w);
+            else *at = w;
         }
         return std::nullopt;
     }
