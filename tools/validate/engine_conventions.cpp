@@ -150,6 +150,14 @@ void applyFrameworkRequest(const RowFacts& f, const RowSetup& setup, const std::
         // (lightning/fabric/plugins/precision/bitsandbytes.py
         // module_init_context; LitGPT names no ignore_modules).
         if (f.method == "qlora") lora["quantized_head"] = true;
+        // The config hub's runs (litgpt/finetune/lora.py's fit loop, whose
+        // `loss` of one step stays bound through the next forward, with
+        // bitsandbytes==0.42.0 pinned, whose MatMul4Bit keeps its input on
+        // ctx) hold the previous step's 4-bit matmul inputs. LitGPT 8641822's
+        // resource tables do not show it: its first step takes the longest
+        // sample (get_batch's longest_seq_ix at iter_num 0), so a later,
+        // shorter step and the inputs it keeps stay below that step's peak.
+        if (f.method == "qlora" && contains(text, "config_hub")) lora["previous_step_inputs"] = true;
     }
     // `litgpt finetune_adapter_v2`: AdapterV2Linear on every linear layer and
     // trained norms (litgpt/adapter_v2.py; lit_gpt/adapter_v2.py at 8641822).

@@ -84,6 +84,12 @@ struct LoraSpec {
     // (get_keys_to_not_convert). Its dequantized 16-bit copy for the matmul
     // is then the largest buffer.
     bool quantizedHead = false;
+    // The previous step's 4-bit matmul inputs stay allocated through the next
+    // forward: bitsandbytes before 0.43.2 keeps MatMul4Bit's input as a ctx
+    // attribute (`ctx.tensors = (A, B)`), which backward does not free, and a
+    // loop that keeps the last step's loss bound until the next loss replaces
+    // it (LitGPT's fit loop) keeps that graph alive. See train_activations.cpp.
+    bool previousStepInputs = false;
     // LitGPT's adapter v2 (litgpt/adapter_v2.py): no LoRA branch; every
     // linear layer, lm_head included, is an AdapterV2Linear returning
     // `adapter_scale * (linear(x) + adapter_bias)` with both vectors trained,

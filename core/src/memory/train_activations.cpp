@@ -268,6 +268,35 @@ double autocastHeadCastBytes(const Inputs& in, const Layout& layout, const Stage
 // layer's input, adapted or not.
 bool frozenLinearsKeepInputs(const Scenario& s) { return s.weights == WeightFormat::Nf4 || s.weights == WeightFormat::Nf4Dq; }
 
+// bitsandbytes before 0.43.2 keeps MatMul4Bit's input as an attribute of its
+// autograd context (autograd/_functions.py: `ctx.tensors = (A, B)`; removed by
+// PR #1270, "fix QLoRA mem bug: delete useless buffered activation", in
+// 0.43.2), not through save_for_backward, so backward does not free it:
+// autograd releases only saved variables, and the input lives as long as the
+// graph's nodes do. LitGPT's fit loop (litgpt/finetune/lora.py at the config
+// hub table's commit 00af8b0d, bitsandbytes==0.42.0 pinned in pyproject.toml)
+// keeps the last step's `loss` bound until `loss = chunked_cross_entropy(...)`
+// of the next step replaces it, after that step's forward, so every 4-bit
+// linear layer's input of the previous step stays allocated beside the new
+// step's activations (lora.previous_step_inputs). Per token and layer: the
+// normed input of q, k and v (h), the attention output read by the
+// projection (q width), the MLP's normed input (h; the same tensor where one
+// norm feeds attention and MLP in parallel), the down projection's input (f),
+// once per expert pass; lm_head's chunks keep the final normed input (h).
+// With (reentrant) checkpointing the forward runs without a graph, and the
+// recomputed layer's graph ends with its backward: nothing is kept.
+double previousStepInputBytes(const Inputs& in, const Layout& layout, const Stage& stage) {
+    const Scenario& s = *in.scenario;
+    if (!in.lora || !s.lora.previousStepInputs || !frozenLinearsKeepInputs(s) || s.gradientCheckpointing) return 0;
+    const ModelShape& sh = in.shape;
+    const double passes = sh.experts > 0 ? std::max(1.0, double(sh.topK + sh.sharedExperts)) : 1.0;
+    const double mlpInput = s.model.normsPerLayer >= 2 ? sh.hidden : 0.0;
+    const double perTokenLayer = sh.hidden + sh.qDim + passes * (mlpInput + mlpWidth(sh, s.model));
+    const double tokens = double(s.seqLen) * double(s.batch) / layout.tp / layout.cp;
+    const double head = stage.last ? sh.hidden : 0.0;
+    return activationElementBytes(s) * tokens * (stage.layers * perTokenLayer + head);
+}
+
 // Bytes per token of one layer that LoRA changes in the base count (see
 // kAdapterCopyBytes and kDropoutMaskBytes): each adapted module's lora_A
 // input (its fp32 cast, or its dropout output and mask), less the inputs
@@ -537,7 +566,10 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                                    ? stage.layers * autocastLayerCastBytes(in, layout) + headCast +
                                          (lossKernelOf(s) == LossKernel::Eager ? kLogitsForwardShare : 1.0) * logits
                                    : 0;
-    const double forwardPeak = held + std::max({logits + headCast, recompute, cachedCasts});
+    // The previous step's kept 4-bit inputs last until the new loss is bound,
+    // after the forward and the loss's forward.
+    const double previousStep = previousStepInputBytes(in, layout, stage);
+    const double forwardPeak = held + previousStep + std::max({logits + headCast, recompute, cachedCasts});
     // With gradients freed each step: the larger of the loss-time peak and the
     // end of backward (all gradients + the first layer, or the tied embedding's
     // sum), less the gradients.
@@ -603,8 +635,14 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                               toString(lossKernelOf(s))))
                        .c_str(),
                    bytesToGiB(logits),
-                   workspace > 0 ? fmt(" + dequantization buffer %.3f GiB (largest matrix in bf16)", bytesToGiB(workspace)).c_str()
-                                 : "")
+                   (previousStep > 0 ? fmt(" + the previous step's 4-bit matmul inputs %.3f GiB (bitsandbytes' "
+                                           "ctx.tensors, kept while the loop holds that step's loss)",
+                                           bytesToGiB(previousStep))
+                                     : std::string())
+                       .append(workspace > 0 ? fmt(" + dequantization buffer %.3f GiB (largest matrix in bf16)",
+                                                   bytesToGiB(workspace))
+                                             : std::string())
+                       .c_str())
                        .append(s.gradientCheckpointing ? "; the recomputed layer and the logits never coexist: the larger counts"
                                                        : "")
                        .append(freedGradientBytes > 0

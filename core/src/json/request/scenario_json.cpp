@@ -165,6 +165,7 @@ void readLora(Scenario& s, ObjectReader& r) {
     s.lora.adapterDtype = dtype == "fp32" ? AdapterDtype::Fp32 : dtype == "model" ? AdapterDtype::Model : AdapterDtype::Auto;
     s.lora.dropout = l.numberOr("dropout", 0.0, 0.0, 1.0);
     s.lora.quantizedHead = l.boolOr("quantized_head", false);
+    s.lora.previousStepInputs = l.boolOr("previous_step_inputs", false);
     s.lora.outputScale = l.boolOr("output_scale", false);
     l.ignore("alpha");
     l.finish();
