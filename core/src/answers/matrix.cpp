@@ -244,8 +244,10 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
             ModelSpec& lean = leanModels[m];
             static_cast<ModelArchitecture&>(s.model) = lean;
             s.model.id = lean.id;
-            s.model.family = lean.family;
-            s.model.modality = lean.modality;
+            // Neighbouring rows mostly share these two: compared first, an
+            // equal text is not copied again.
+            if (s.model.family != lean.family) s.model.family = lean.family;
+            if (s.model.modality != lean.modality) s.model.modality = lean.modality;
             s.model.workloadShape = std::move(lean.workloadShape);
             adaptFlashAttention(s);  // Ollama's default follows the row's architecture
             if (!s.weightsExplicit) {  // the default format is the model's own (native weights)

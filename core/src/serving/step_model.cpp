@@ -107,6 +107,43 @@ StepModel build(const Scenario& s, const Plan& plan, const Workload& work, bool 
     return m;
 }
 
+
+void calibrate(StepModel& m, const Scenario& s, bool requestConstants) {
+    StepConstants own;
+    StepConstants* c = HeldStepConstants::lookup(s.engine, s.weights, s.gpu);
+    if (!c) {
+        own = stepConstants(s.engine, s.weights, s.gpu);
+        c = &own;
+    }
+    m.engine = c->engineDefaults;
+    applyServingKnobs(m.engine, s);
+    if (requestConstants) addRequestConstants(m.engine, c->cell);
+    m.bandwidthBytesPerS = c->bandwidthBytesPerS;
+    m.decodeFlopsPerS = c->decodeFlopsPerS;
+    m.prefillFlopsPerS = c->prefillFlopsPerS;
+    m.layerOverheadS = c->layerOverheadS;
+    m.kvReadFraction = c->kvReadFraction;
+    m.expertTimeS = m.localExperts > 0 ? c->expertTimeS : 0.0;
+    if (c->unpackOpsPerWeight > 0) {
+        m.unpackS = m.work.weightCount * c->unpackOpsPerWeight / double(m.layout.gpus) / c->fp32FlopsPerS;
+    }
+    // Within an NVLink domain the serving engines all-reduce with custom
+    // one-shot kernels fused with the residual add and RMSNorm (TensorRT-LLM
+    // cpp/tensorrt_llm/thop/allreduceOp.cpp ONESHOT/TWOSHOT; vLLM
+    // vllm/compilation/passes/fusion/allreduce_rms_fusion.py; SGLang's
+    // custom all-reduce), not NCCL's ring: its fixed time is fitted
+    // (serving_allreduce_latency_s) on NCCL's small-message latency as prior.
+    if (m.layout.tpLink.name[0] == 'N' && std::strcmp(m.layout.tpLink.name, "NVLink") == 0) {
+        if (c->allReducePriorS != m.tpLatencyPriorS) {
+            c->allReducePriorS = m.tpLatencyPriorS;
+            c->allReduceLatencyS = calibratedServing(ServingConstant::AllReduceLatencyS, c->cell, m.tpLatencyPriorS);
+        }
+        m.layout.tpLink.latencyS = c->allReduceLatencyS;
+    }
+}
+
+}  // namespace
+
 StepConstants stepConstants(Engine engine, WeightFormat format, const GpuSpec& gpu) {
     StepConstants c;
     c.engine = engine;
@@ -141,69 +178,6 @@ StepConstants stepConstants(Engine engine, WeightFormat format, const GpuSpec& g
         c.fp32FlopsPerS = *gpu.fp32Tflops * 1e12;
     }
     return c;
-}
-
-CALIPER_PER_THREAD HeldStepConstants* gHeldSteps = nullptr;
-
-void calibrate(StepModel& m, const Scenario& s, bool requestConstants) {
-    StepConstants own;
-    StepConstants* c = gHeldSteps ? gHeldSteps->find(s.engine, s.weights, s.gpu) : nullptr;
-    if (!c) {
-        own = stepConstants(s.engine, s.weights, s.gpu);
-        c = &own;
-    }
-    m.engine = c->engineDefaults;
-    applyServingKnobs(m.engine, s);
-    if (requestConstants) addRequestConstants(m.engine, c->cell);
-    m.bandwidthBytesPerS = c->bandwidthBytesPerS;
-    m.decodeFlopsPerS = c->decodeFlopsPerS;
-    m.prefillFlopsPerS = c->prefillFlopsPerS;
-    m.layerOverheadS = c->layerOverheadS;
-    m.kvReadFraction = c->kvReadFraction;
-    m.expertTimeS = m.localExperts > 0 ? c->expertTimeS : 0.0;
-    if (c->unpackOpsPerWeight > 0) {
-        m.unpackS = m.work.weightCount * c->unpackOpsPerWeight / double(m.layout.gpus) / c->fp32FlopsPerS;
-    }
-    // Within an NVLink domain the serving engines all-reduce with custom
-    // one-shot kernels fused with the residual add and RMSNorm (TensorRT-LLM
-    // cpp/tensorrt_llm/thop/allreduceOp.cpp ONESHOT/TWOSHOT; vLLM
-    // vllm/compilation/passes/fusion/allreduce_rms_fusion.py; SGLang's
-    // custom all-reduce), not NCCL's ring: its fixed time is fitted
-    // (serving_allreduce_latency_s) on NCCL's small-message latency as prior.
-    if (m.layout.tpLink.name[0] == 'N' && std::strcmp(m.layout.tpLink.name, "NVLink") == 0) {
-        if (c->allReducePriorS != m.tpLatencyPriorS) {
-            c->allReducePriorS = m.tpLatencyPriorS;
-            c->allReduceLatencyS = calibratedServing(ServingConstant::AllReduceLatencyS, c->cell, m.tpLatencyPriorS);
-        }
-        m.layout.tpLink.latencyS = c->allReduceLatencyS;
-    }
-}
-
-}  // namespace
-
-HeldStepConstants::HeldStepConstants(const GpuSpec& gpu) : gpu_(&gpu), previous_(gHeldSteps) { gHeldSteps = this; }
-
-HeldStepConstants::~HeldStepConstants() { gHeldSteps = previous_; }
-
-HeldStepConstants::Copy::Copy(const GpuSpec& original, const GpuSpec& copy)
-    : held_(gHeldSteps && gHeldSteps->gpu_ == &original ? gHeldSteps : nullptr) {
-    if (!held_) return;
-    previous_ = held_->copy_;
-    held_->copy_ = &copy;
-}
-
-HeldStepConstants::Copy::~Copy() {
-    if (held_) held_->copy_ = previous_;
-}
-
-StepConstants* HeldStepConstants::find(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    if (&gpu != gpu_ && &gpu != copy_) return nullptr;
-    for (int i = 0; i < size_; ++i) {
-        if (entries_[i].engine == engine && entries_[i].format == format) return &entries_[i];
-    }
-    if (size_ == kSize) return nullptr;
-    entries_[size_] = stepConstants(engine, format, gpu);
-    return &entries_[size_++];
 }
 
 StepModel stepModel(const Scenario& s, const Plan& plan) { return build(s, plan, makeWorkload(s), true); }

@@ -9,6 +9,7 @@
 #include "speed/comm.hpp"
 #include "plan/workload.hpp"
 #include "serving/engine_defaults.hpp"
+#include "speed/held_per_gpu.hpp"
 
 namespace caliper::serving {
 
@@ -78,44 +79,13 @@ struct StepConstants {
     double allReducePriorS = -1, allReduceLatencyS = 0;
 };
 
+// The constants above worked out afresh.
+StepConstants stepConstants(Engine engine, WeightFormat format, const GpuSpec& gpu);
 // While alive, the step constants of `gpu` (that very object) are worked
 // out once per engine and weight format and read back: the matrix builds a
-// decode step model for every vLLM or SGLang cell of a GPU column. The GPU
-// and the calibration table must not change meanwhile. Scopes nest.
-class HeldStepConstants {
-public:
-    explicit HeldStepConstants(const GpuSpec& gpu);
-    ~HeldStepConstants();
-    HeldStepConstants(const HeldStepConstants&) = delete;
-    HeldStepConstants& operator=(const HeldStepConstants&) = delete;
-
-    // Null where `gpu` is not the held object (nor its copy, below) or the
-    // table is full.
-    StepConstants* find(Engine engine, WeightFormat format, const GpuSpec& gpu);
-
-    // While alive, `copy`, an unchanged copy of the held GPU `original` (a
-    // scenario the planner resolved copies it), reads the same entries.
-    // Nothing where `original` is not held.
-    class Copy {
-    public:
-        Copy(const GpuSpec& original, const GpuSpec& copy);
-        ~Copy();
-        Copy(const Copy&) = delete;
-        Copy& operator=(const Copy&) = delete;
-
-    private:
-        HeldStepConstants* held_;
-        const GpuSpec* previous_ = nullptr;
-    };
-
-private:
-    static constexpr int kSize = 8;  // engine x format pairs of one column; more are not kept
-    const GpuSpec* gpu_;
-    const GpuSpec* copy_ = nullptr;
-    StepConstants entries_[kSize];
-    int size_ = 0;
-    HeldStepConstants* previous_;
-};
+// decode step model for every vLLM or SGLang cell of a GPU column. (Engine
+// x format pairs of one column; more are not kept.)
+using HeldStepConstants = HeldPerGpu<StepConstants, stepConstants, 8>;
 
 // Read time of a routed expert split over `moeTp` ranks (each holds
 // intermediate / moeTp of it) over the whole expert's, per byte.

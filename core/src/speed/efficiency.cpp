@@ -180,16 +180,14 @@ const char* toString(GpuFamily family) {
 
 namespace {
 
-CALIPER_PER_THREAD HeldGpuRates* gHeldRates = nullptr;
-
-const HeldGpuRates::Rates* heldRates(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    return gHeldRates ? gHeldRates->find(engine, format, gpu) : nullptr;
+const EngineRates* heldRates(Engine engine, WeightFormat format, const GpuSpec& gpu) {
+    return HeldGpuRates::lookup(engine, format, gpu);
 }
 
 }  // namespace
 
 PeakRate matmulPeak(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    if (const HeldGpuRates::Rates* held = heldRates(engine, format, gpu)) return held->peak;
+    if (const EngineRates* held = heldRates(engine, format, gpu)) return held->peak;
     return matmulPeakDirect(engine, format, gpu);
 }
 
@@ -249,37 +247,8 @@ double priorPrefillComputeFraction(Engine engine, WeightFormat format, const Gpu
 
 }  // namespace
 
-HeldGpuRates::HeldGpuRates(const GpuSpec& gpu) : gpu_(&gpu), rates_(), previous_(gHeldRates) { gHeldRates = this; }
-
-HeldGpuRates::~HeldGpuRates() { gHeldRates = previous_; }
-
-HeldGpuRates::Copy::Copy(const GpuSpec& original, const GpuSpec& copy)
-    : held_(gHeldRates && gHeldRates->gpu_ == &original ? gHeldRates : nullptr) {
-    if (!held_) return;
-    previous_ = held_->copy_;
-    held_->copy_ = &copy;
-}
-
-HeldGpuRates::Copy::~Copy() {
-    if (held_) held_->copy_ = previous_;
-}
-
-const HeldGpuRates::Rates* HeldGpuRates::find(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    if (&gpu != gpu_ && &gpu != copy_) return nullptr;
-    for (int i = 0; i < size_; ++i) {
-        if (rates_[i].engine == engine && rates_[i].format == format) return &rates_[i];
-    }
-    if (size_ == kSize) return nullptr;
-    gHeldRates = nullptr;  // the functions below work the entry out afresh
-    rates_[size_] = {engine, format, matmulPeak(engine, format, gpu), decodeBandwidthFraction(engine, format, gpu),
-                     decodeLayerOverheadS(engine, format, gpu), eagerHostLayerS(engine, format, gpu),
-                     prefillComputeFraction(engine, format, gpu)};
-    gHeldRates = this;
-    return &rates_[size_++];
-}
-
 double decodeBandwidthFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    if (const HeldGpuRates::Rates* held = heldRates(engine, format, gpu)) return held->bandwidthFraction;
+    if (const EngineRates* held = heldRates(engine, format, gpu)) return held->bandwidthFraction;
     return calibrated(CalibratedConstant::DecodeBandwidthFraction, engine, format, gpu,
                       priorDecodeBandwidthFraction(engine, format, gpu));
 }
@@ -289,7 +258,7 @@ double decodeLayerOverheadPriorS(Engine engine, const GpuSpec& gpu) { return pri
 bool eagerEngine(Engine engine) { return !graphEngine(engine) && runtimeOf(engine) != Engine::LlamaCpp; }
 
 double decodeLayerOverheadS(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    if (const HeldGpuRates::Rates* held = heldRates(engine, format, gpu)) return held->layerOverheadS;
+    if (const EngineRates* held = heldRates(engine, format, gpu)) return held->layerOverheadS;
     // Eager engines: the GPU's own time per layer stays the sourced prior;
     // their calibrated per-layer constant is the host's time (below).
     if (eagerEngine(engine)) return priorDecodeLayerOverheadS(engine, gpu);
@@ -298,7 +267,7 @@ double decodeLayerOverheadS(Engine engine, WeightFormat format, const GpuSpec& g
 }
 
 double eagerHostLayerS(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    if (const HeldGpuRates::Rates* held = heldRates(engine, format, gpu)) return held->hostLayerS;
+    if (const EngineRates* held = heldRates(engine, format, gpu)) return held->hostLayerS;
     if (!eagerEngine(engine)) return 0;
     return calibrated(CalibratedConstant::DecodeLayerOverheadS, engine, format, gpu, priorEagerHostLayerS(format));
 }
@@ -308,7 +277,7 @@ double eagerHostLayerPriorS(Engine engine, WeightFormat format) {
 }
 
 double prefillComputeFraction(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    if (const HeldGpuRates::Rates* held = heldRates(engine, format, gpu)) return held->prefillFraction;
+    if (const EngineRates* held = heldRates(engine, format, gpu)) return held->prefillFraction;
     return calibrated(CalibratedConstant::PrefillComputeFraction, engine, format, gpu,
                       priorPrefillComputeFraction(engine, format, gpu));
 }
@@ -329,7 +298,7 @@ double decodeComputeFraction(Engine engine, WeightFormat format, const GpuSpec& 
 double EngineRates::decodeComputeFraction() const { return kDecodeGemmFactor * prefillFraction; }
 
 EngineRates engineRates(Engine engine, WeightFormat format, const GpuSpec& gpu) {
-    if (const HeldGpuRates::Rates* held = heldRates(engine, format, gpu)) return *held;
+    if (const EngineRates* held = heldRates(engine, format, gpu)) return *held;
     return {engine, format, matmulPeak(engine, format, gpu), decodeBandwidthFraction(engine, format, gpu),
             decodeLayerOverheadS(engine, format, gpu), eagerHostLayerS(engine, format, gpu),
             prefillComputeFraction(engine, format, gpu)};

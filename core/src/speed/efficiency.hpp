@@ -7,6 +7,7 @@
 
 #include "caliper/gpu.hpp"
 #include "caliper/scenario.hpp"
+#include "speed/held_per_gpu.hpp"
 
 namespace caliper {
 
@@ -91,46 +92,11 @@ struct EngineRates {
 // Read once per estimate (held, below, while a matrix column is worked out).
 EngineRates engineRates(Engine engine, WeightFormat format, const GpuSpec& gpu);
 
-// While alive, matmulPeak and the calibrated rates above of
-// `gpu` (that very object) are worked out once per engine and weight format
-// and read back: the matrix asks them for every model of a GPU column. The
-// GPU and the calibration table must not change meanwhile. Scopes nest.
-class HeldGpuRates {
-public:
-    explicit HeldGpuRates(const GpuSpec& gpu);
-    ~HeldGpuRates();
-    HeldGpuRates(const HeldGpuRates&) = delete;
-    HeldGpuRates& operator=(const HeldGpuRates&) = delete;
-
-    using Rates = EngineRates;
-    // This engine's and format's rates on `gpu`, worked out on first use;
-    // null where `gpu` is not the held object (nor its copy, below) or the
-    // table is full.
-    const Rates* find(Engine engine, WeightFormat format, const GpuSpec& gpu);
-
-    // While alive, `copy`, an unchanged copy of the held GPU `original` (a
-    // scenario the planner resolved copies it), reads the same entries.
-    // Nothing where `original` is not held.
-    class Copy {
-    public:
-        Copy(const GpuSpec& original, const GpuSpec& copy);
-        ~Copy();
-        Copy(const Copy&) = delete;
-        Copy& operator=(const Copy&) = delete;
-
-    private:
-        HeldGpuRates* held_;
-        const GpuSpec* previous_ = nullptr;
-    };
-
-private:
-    static constexpr int kSize = 8;  // formats of one column's models (bf16, fp8, mxfp4, ...); more are not kept
-    const GpuSpec* gpu_;
-    const GpuSpec* copy_ = nullptr;
-    Rates rates_[kSize];
-    int size_ = 0;
-    HeldGpuRates* previous_;
-};
+// While alive, matmulPeak and the calibrated rates above of `gpu` (that
+// very object) are worked out once per engine and weight format and read
+// back: the matrix asks them for every model of a GPU column. (Formats of
+// one column's models: bf16, fp8, mxfp4, ...; more are not kept.)
+using HeldGpuRates = HeldPerGpu<EngineRates, engineRates, 8>;
 
 // Vector work per weight to unpack GGUF blocks during decode (operations per
 // weight); it bounds decode on GPUs with little ALU throughput.
