@@ -11,7 +11,9 @@
 // scheduler hands the first token out a step late); each cycle the GPU
 // prefills every user once, so the decode takes its steps plus the other
 // users' prefill time that did not delay the first token; the throughput is
-// C / (TTFT + (O-1) TPOT).
+// C / (TTFT + (O-1) TPOT). Under attention data parallelism each group
+// prefills its own users' prompts and the groups step together, so prompts go
+// in rounds of one per group and a request queues behind its own group's users.
 // Prefill steps slow the decodes that ride with them (vLLM, TensorRT-LLM mix
 // chunks into decode steps; SGLang pauses decoding for a prefill batch):
 // TPOT = decode step / (1 - the share of time prefill adds). Requests beyond
@@ -101,6 +103,10 @@ PrefillPath prefillPath(const StepModel& m, const Lengths& n, double decodes, do
     // executor_request_queue.py _balance_requests_across_ranks), so a
     // prompt's step is a round in which every group runs a chunk of its own:
     // the chunk's dense work on one group's GPUs, not spread over the replica.
+    // A lone group's chunk costs the same round, since the experts' tokens
+    // are padded to the largest group's (TensorRT-LLM py_executor.py: "a few
+    // ranks' large prefill chunks ... setting the DP-padded MoE workload for
+    // every rank").
     const double groups = std::max(1, m.layout.attentionDp);
     const double riding = e.mixesPrefill ? decodes : 0.0;
     const double ridingPerGroup = riding / groups;
