@@ -11,7 +11,9 @@
 // scheduler hands the first token out a step late); each cycle the GPU
 // prefills every user once, so the decode takes its steps plus the other
 // users' prefill time that did not delay the first token; the throughput is
-// C / (TTFT + (O-1) TPOT).
+// C / (TTFT + (O-1) TPOT). Under attention data parallelism each group
+// prefills its own users' prompts and the groups step together, so prompts go
+// in rounds of one per group and a request queues behind its own group's users.
 // Prefill steps slow the decodes that ride with them (vLLM, TensorRT-LLM mix
 // chunks into decode steps; SGLang pauses decoding for a prefill batch):
 // TPOT = decode step / (1 - the share of time prefill adds). Requests beyond
@@ -90,21 +92,40 @@ PrefillPath prefillPath(const StepModel& m, const Lengths& n, double decodes, do
     PrefillPath p;
     if (n.prompt <= 0) return p;
     const SchedulerDefaults& e = m.engine;
+    // Attention data parallelism: each attention group schedules its own
+    // prompts within its own token budget and runs their attention and dense
+    // layers on its own GPUs, and the groups step together, since every step's
+    // expert all-to-all needs all of them (TensorRT-LLM py_executor: one
+    // forward per iteration on every rank, an idle rank padded with a dummy
+    // request, _pad_attention_dp_dummy_request; vLLM's data-parallel MoE runs
+    // dummy batches on idle ranks; SGLang's DP attention idle batches). The
+    // engines balance new requests over the groups (TensorRT-LLM
+    // executor_request_queue.py _balance_requests_across_ranks), so a
+    // prompt's step is a round in which every group runs a chunk of its own:
+    // the chunk's dense work on one group's GPUs, not spread over the replica.
+    // A lone group's chunk costs the same round, since the experts' tokens
+    // are padded to the largest group's (TensorRT-LLM py_executor.py: "a few
+    // ranks' large prefill chunks ... setting the DP-padded MoE workload for
+    // every rank").
+    const double groups = std::max(1, m.layout.attentionDp);
     const double riding = e.mixesPrefill ? decodes : 0.0;
-    const double budget = e.budgetCountsDecodes ? std::max(e.stepTokenBudget / 8, e.stepTokenBudget - riding)
+    const double ridingPerGroup = riding / groups;
+    const double budget = e.budgetCountsDecodes ? std::max(e.stepTokenBudget / 8, e.stepTokenBudget - ridingPerGroup)
                                                 : e.stepTokenBudget;
     const double baseS = m.stepS(riding, n.context, 0, 0);
     // Alone: whole chunks of the budget, then the remainder.
     const double ownChunk = std::min(budget, n.prompt);
-    const double ownStepS = m.stepS(riding, n.context, ownChunk, n.prompt / 2.0);
+    const double ownStepS = m.stepS(riding, n.context, groups * ownChunk, n.prompt / 2.0);
     const double wholeChunks = std::floor(n.prompt / ownChunk);
     const double remainder = n.prompt - wholeChunks * ownChunk;
-    p.ownS = wholeChunks * ownStepS + (remainder > 0 ? m.stepS(riding, n.context, remainder, n.prompt) : 0.0);
+    p.ownS = wholeChunks * ownStepS + (remainder > 0 ? m.stepS(riding, n.context, groups * remainder, n.prompt) : 0.0);
     // Queued prompts share steps up to the budget: weights are read once per step.
     const double batched = std::min(budget, n.prompt * std::max(1.0, waiting));
-    const double batchedStepS = batched > ownChunk ? m.stepS(riding, n.context, batched, n.prompt / 2.0) : ownStepS;
-    p.perPromptS = batchedStepS * n.prompt / batched;
-    p.extraS = e.mixesPrefill ? std::max(0.0, batchedStepS - baseS) * n.prompt / batched : p.perPromptS;
+    const double batchedStepS =
+        batched > ownChunk ? m.stepS(riding, n.context, groups * batched, n.prompt / 2.0) : ownStepS;
+    const double perStepPrompts = groups * batched / n.prompt;
+    p.perPromptS = batchedStepS / perStepPrompts;
+    p.extraS = e.mixesPrefill ? std::max(0.0, batchedStepS - baseS) / perStepPrompts : p.perPromptS;
     return p;
 }
 
@@ -129,19 +150,25 @@ ReplicaState closedLoop(const StepModel& m, const Lengths& n, double users, doub
     r.running = c;
     const double decodeS = decodeStepS(m, n, c);
     double ownS = p.ownS;
-    const double extraS = p.extraS;
+    // Prompts go round by round, one per attention group (prefillPath): a
+    // request waits behind the other users of its own group, and each round
+    // holds `groups` prompts (one round per prompt without attention DP).
+    const double groups = std::max(1, m.layout.attentionDp);
+    const double groupUsers = std::max(1.0, c / groups);
+    const double roundExtraS = std::min(groups * p.extraS, p.ownS);
     // Equal-length requests of a closed loop stay in step: a prompt waits
     // behind a share of the other users' prompts (fitted, engine_defaults.cpp),
     // their prefill alone: prompts batched into one step carry the running
     // decodes once, and the prompt's own step already counts them.
     const double perOtherWaitS = m.engine.synchronizedShare / 2.0 * p.ownS;
     const double steps = std::max(0.0, n.output - 1.0);
-    // The GPU serves every user's prefill once per cycle: of the other users'
-    // prefill time, what does not delay this request's first token lands in
-    // its decode.
-    const double decodeTotalS = steps * decodeS / n.accepted + (c - 1.0) * std::max(0.0, extraS - perOtherWaitS);
+    // The GPU serves every user's prefill once per cycle: of the other
+    // rounds' prefill time, what does not delay this request's first token
+    // lands in its decode.
+    const double decodeTotalS =
+        steps * decodeS / n.accepted + (groupUsers - 1.0) * std::max(0.0, roundExtraS - perOtherWaitS);
     const double fixedTtftS =
-        m.engine.requestOverheadS + (c - 1.0) * perOtherWaitS + decodeS / 2.0 + firstTokenDelayS(m, decodeS);
+        m.engine.requestOverheadS + (groupUsers - 1.0) * perOtherWaitS + decodeS / 2.0 + firstTokenDelayS(m, decodeS);
     if (m.engine.mixesPrefill && c > 1.0 && n.prompt > 0) {
         // Where prompts ride with the decodes (vLLM, TensorRT-LLM in-flight
         // batching), the prompt's steps carry the decodes of the other users
@@ -151,17 +178,18 @@ ReplicaState closedLoop(const StepModel& m, const Lengths& n, double users, doub
         // running their own prefill), so that share of them rides along
         // (Little's law); a few turns of the fixed point settle it. (What the
         // prompt adds to the others' decodes stays the lone prefill's time.)
-        double riding = c - 1.0;
+        const double others = std::max(0.0, c - groups);
+        double riding = others;
         for (int i = 0; i < kRidingIterations; ++i) {
             ownS = m.engine.prefillTimeFactor * prefillPath(m, n, riding, 1.0).ownS;
-            riding = (c - 1.0) * decodeTotalS / (fixedTtftS + ownS + decodeTotalS);
+            riding = others * decodeTotalS / (fixedTtftS + ownS + decodeTotalS);
         }
     }
     const double ttft = fixedTtftS + ownS;
     r.ttftS = ttft;
     r.tpotS = steps > 0 ? decodeTotalS / steps : decodeS / n.accepted;
     r.prefillOwnS = ownS;
-    r.prefillWaitS = (c - 1.0) * perOtherWaitS;
+    r.prefillWaitS = (groupUsers - 1.0) * perOtherWaitS;
     r.requestsPerS = c / (ttft + decodeTotalS);
     if (users > c) {
         // Requests beyond the running ones wait in waves of `c` for whole cycles.
