@@ -95,6 +95,9 @@ struct ModelArchitecture {
     int heads = 0;
     int kvHeads = 0;
     int headDim = 0;
+    // Value head width when it differs from the query/key width (MiMo-V2-Flash
+    // v_head_dim 128 beside head_dim 192); 0 = headDim.
+    int vHeadDim = 0;
     int vocabSize = 0;
     std::int64_t maxContext = 0;
 
@@ -112,6 +115,10 @@ struct ModelArchitecture {
     bool embeddingNorm = false;    // BLOOM word_embeddings_layernorm
     int slidingWindow = 0;         // tokens; 0 = none
     int slidingLayers = 0;         // layers that use the window
+    // KV heads of the sliding-window layers when they differ from kvHeads,
+    // which then holds the full-attention layers' count (MiMo-V2-Flash
+    // swa_num_key_value_heads 8 beside num_key_value_heads 4); 0 = kvHeads.
+    int swaKvHeads = 0;
     GlobalAttentionSpec global;    // the other attention layers, when shaped differently
     MoeSpec moe;
     MlaSpec mla;
@@ -177,8 +184,15 @@ int moeLayerCount(const ModelSpec& model);        // of those, the MoE ones
 // Full-attention layers shaped by `global` (0 without a global shape).
 int globalAttentionLayers(const ModelSpec& model);
 // KV elements per token of one global layer relative to one sliding layer
-// (1 without a global shape).
+// (1 without a global shape or sliding-layer KV heads of their own).
 double globalKvScale(const ModelSpec& model);
+// Full-attention layers whose KV width differs from the sliding layers'
+// (globalAttentionLayers, or the non-sliding layers beside swaKvHeads).
+int kvScaledLayers(const ModelSpec& model);
+// Value head width (v_head_dim, else head_dim) and the KV heads of the layers
+// the KV cache counts in units of (the sliding ones where they have their own).
+double valueHeadDim(const ModelSpec& model);
+int unitKvHeads(const ModelSpec& model);
 
 ParamCounts countParams(const ModelSpec& model);
 

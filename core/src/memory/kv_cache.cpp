@@ -42,7 +42,11 @@ LayerCache layerCache(const Scenario& s, const ModelShape& shape) {
         // kv_lora_rank latent + one shared RoPE key (DeepSeek-V2 §2.1).
         return {double(m.mla.kvLoraRank + m.mla.qkRopeHeadDim), false};
     }
-    return {2.0 * shape.kvHeads * shape.headDim, true};
+    // K and V of the layer the cache counts in (a sliding one where those
+    // have KV heads of their own); values may be narrower than keys.
+    const double kvHeads = unitKvHeads(m) != m.kvHeads ? unitKvHeads(m) : shape.kvHeads;
+    const double valueDim = m.vHeadDim > 0 ? m.vHeadDim : shape.headDim;
+    return {kvHeads * (shape.headDim + valueDim), true};
 }
 
 // Share of the layer's cache one tensor-parallel rank holds: KV heads are
@@ -139,6 +143,9 @@ void explainKv(const Inputs& in, const Layout& layout, double stageShare, double
     const double elementBytes = kvBytesPerElement(s.kvCache);
     const std::string perLayer = s.model.attention == AttentionKind::Mla
                                      ? (cache.shardable ? "MLA decompressed K and V per head" : "MLA latent + RoPE key")
+                                     : s.model.vHeadDim > 0 || unitKvHeads(s.model) != s.model.kvHeads
+                                     ? fmt("%d KV heads x (%.0f key + %.0f value head dim)", unitKvHeads(s.model),
+                                           in.shape.headDim, valueHeadDim(s.model))
                                      : fmt("2 x %d KV heads x %.0f head dim", in.shape.kvHeads, in.shape.headDim);
     ex.add("kv_bytes_per_token",
            [&] { return fmt("%.0f elements per layer (%s) x %.4g bytes (%s) x %.0f layers%s%s%s", cache.elements, perLayer.c_str(),
@@ -146,7 +153,10 @@ void explainKv(const Inputs& in, const Layout& layout, double stageShare, double
                layers.sliding > 0
                    ? fmt(" (%.0f of them capped at the %d-token window)", layers.sliding, s.model.slidingWindow).c_str()
                    : "",
-               layers.fullScale != 1
+               layers.fullScale != 1 && s.model.global.headDim <= 0
+                   ? fmt(", the %.0f full-attention layers %.3g times as wide (%d KV heads)", layers.full,
+                         layers.fullScale, s.model.kvHeads).c_str()
+               : layers.fullScale != 1
                    ? fmt(", the %.0f global layers %.3g times as wide (%d KV heads x %d head dim)", layers.full,
                          layers.fullScale, s.model.global.kvHeads > 0 ? s.model.global.kvHeads : s.model.kvHeads,
                          s.model.global.headDim).c_str()

@@ -60,18 +60,20 @@ Block mlaAttention(const ModelSpec& m) {
 }
 
 // Multi-head, grouped-query or multi-query attention: q, k, v, o projections
-// of the given head width and KV heads; without v_proj where keys and values
-// share one projection (Gemma 4 attention_k_eq_v).
-Block attention(const ModelSpec& m, double headDim, double kvHeads, bool kEqV) {
+// of the given head widths and KV heads; without v_proj where keys and values
+// share one projection (Gemma 4 attention_k_eq_v). Values may be narrower
+// than keys (MiMo-V2-Flash): v_proj and o_proj then use the value width.
+Block attention(const ModelSpec& m, double headDim, double kvHeads, bool kEqV, double vHeadDim) {
     const double hidden = m.hiddenSize;
     const double qDim = m.heads * headDim;
-    const double kvDim = kvHeads * headDim;
+    const double kDim = kvHeads * headDim;
+    const double vDim = kEqV ? 0.0 : kvHeads * vHeadDim;
     Block b;
     addMatrix(b, hidden, m.attnOutputGate ? 2 * qDim : qDim);  // the gate doubles q_proj's output
-    addMatrix(b, hidden, kvDim);
-    if (!kEqV) addMatrix(b, hidden, kvDim);
-    addMatrix(b, qDim, hidden);
-    if (m.qkvBias) b.total += qDim + (kEqV ? 1 : 2) * kvDim;
+    addMatrix(b, hidden, kDim);
+    if (!kEqV) addMatrix(b, hidden, vDim);
+    addMatrix(b, m.heads * vHeadDim, hidden);
+    if (m.qkvBias) b.total += qDim + kDim + vDim;
     if (m.attnOutBias) b.total += hidden;
     if (m.qkNorm) b.total += 2 * headDim;  // per-head q_norm and k_norm vectors
     return b;
@@ -79,12 +81,27 @@ Block attention(const ModelSpec& m, double headDim, double kvHeads, bool kEqV) {
 
 Block attention(const ModelSpec& m) {
     if (m.attention == AttentionKind::Mla) return mlaAttention(m);
-    return attention(m, headDimOf(m), m.kvHeads, false);
+    return attention(m, headDimOf(m), m.kvHeads, false, valueHeadDim(m));
 }
 
 // A global layer of a stack whose global layers are shaped differently (Gemma 4).
 Block globalAttention(const ModelSpec& m) {
-    return attention(m, m.global.headDim, m.global.kvHeads > 0 ? m.global.kvHeads : m.kvHeads, m.global.kEqV);
+    const double kvHeads = m.global.kvHeads > 0 ? m.global.kvHeads : m.kvHeads;
+    return attention(m, m.global.headDim, kvHeads, m.global.kEqV, m.global.headDim);
+}
+
+// A sliding-window layer with KV heads of its own (MiMo-V2-Flash).
+Block slidingAttention(const ModelSpec& m) {
+    return attention(m, headDimOf(m), m.swaKvHeads, false, valueHeadDim(m));
+}
+
+// Sliding-window layers whose KV heads differ from kv_heads.
+bool swaShaped(const ModelSpec& m) {
+    return m.swaKvHeads > 0 && m.slidingWindow > 0 && m.slidingLayers > 0 && m.attention != AttentionKind::Mla;
+}
+
+int swaShapedLayers(const ModelSpec& m) {
+    return swaShaped(m) ? std::min(m.slidingLayers, fullAttentionLayers(m)) : 0;
 }
 
 // Gated MLP (SwiGLU/GeGLU: gate, up, down) or plain two-matrix MLP.
@@ -158,10 +175,12 @@ double addLayers(ParamCounts& c, const ModelSpec& m) {
     const int moeLayers = moeLayerCount(m);
     const int denseLayers = ffnLayers(m) - moeLayers;
     const int globalLayers = globalAttentionLayers(m);
-    const int selfAttentionLayers = fullAttentionLayers(m) + m.encoderLayers - globalLayers;
+    const int swaLayers = swaShapedLayers(m);
+    const int selfAttentionLayers = fullAttentionLayers(m) + m.encoderLayers - globalLayers - swaLayers;
 
     accumulate(c, attn, selfAttentionLayers);
     if (globalLayers > 0) accumulate(c, globalAttention(m), globalLayers);
+    if (swaLayers > 0) accumulate(c, slidingAttention(m), swaLayers);
     accumulate(c, sparseIndexer(m), fullAttentionLayers(m));
     if (m.linear.layers > 0) accumulate(c, linearMixer(m), m.linear.layers);
     c.total += norms * (m.layers + m.encoderLayers);
@@ -213,11 +232,21 @@ int globalAttentionLayers(const ModelSpec& m) {
 }
 
 double globalKvScale(const ModelSpec& m) {
-    if (globalAttentionLayers(m) <= 0) return 1.0;
+    // Same head widths on both kinds of layer, so only the KV heads differ.
+    if (globalAttentionLayers(m) <= 0) return swaShaped(m) ? double(m.kvHeads) / m.swaKvHeads : 1.0;
     const double base = double(std::max(1, m.kvHeads)) * headDimOf(m);
     const double global = double(m.global.kvHeads > 0 ? m.global.kvHeads : m.kvHeads) * m.global.headDim;
     return base > 0 ? global / base : 1.0;
 }
+
+int kvScaledLayers(const ModelSpec& m) {
+    if (globalAttentionLayers(m) > 0) return globalAttentionLayers(m);
+    return swaShaped(m) ? std::max(0, fullAttentionLayers(m) - m.slidingLayers) : 0;
+}
+
+double valueHeadDim(const ModelSpec& m) { return m.vHeadDim > 0 ? m.vHeadDim : headDimOf(m); }
+
+int unitKvHeads(const ModelSpec& m) { return swaShaped(m) ? m.swaKvHeads : m.kvHeads; }
 
 int ffnLayers(const ModelSpec& m) { return m.linear.ffnOnlyLayers > 0 ? m.linear.ffnOnlyLayers : m.layers; }
 
@@ -258,10 +287,12 @@ double kvBytesPerToken16(const ModelSpec& m) {
     // Decoder-only cross-attention layers cache image tokens, not text tokens.
     const int crossOnly = m.encoderLayers == 0 ? m.crossAttentionLayers : 0;
     const double kvLayers = std::max(0.0, attentionLayers - crossOnly);
-    // Global layers of their own shape (Gemma 4) cache their own K and V width.
-    const double globalLayers = globalAttentionLayers(m);
-    const double perLayer = 2.0 * m.kvHeads * headDimOf(m) * kBytes16;  // K and V
-    return (kvLayers - globalLayers + globalLayers * globalKvScale(m)) * perLayer + indexer;
+    // Global layers of their own shape (Gemma 4), or full layers beside
+    // sliding ones with KV heads of their own (MiMo-V2-Flash), cache their
+    // own K and V width; perLayer is a sliding layer's then.
+    const double scaledLayers = kvScaledLayers(m);
+    const double perLayer = unitKvHeads(m) * (headDimOf(m) + valueHeadDim(m)) * kBytes16;  // K and V
+    return (kvLayers - scaledLayers + scaledLayers * globalKvScale(m)) * perLayer + indexer;
 }
 
 // Recurrent state value_heads x key_head_dim x value_head_dim (Gated DeltaNet's

@@ -36,10 +36,13 @@ AttentionDims attentionDims(const ModelSpec& m, const ModelShape& s) {
         addMatrix(a, a.groups.o, s.heads * x.vHeadDim, s.hidden);
         return a;
     }
+    // Values narrower than keys (MiMo-V2-Flash v_head_dim) narrow v_proj and o_proj.
+    const double vDim = m.vHeadDim > 0 ? double(s.kvHeads) * m.vHeadDim : s.kvDim;
+    const double oIn = m.vHeadDim > 0 ? double(s.heads) * m.vHeadDim : s.qDim;
     addMatrix(a, a.groups.q, s.hidden, s.qDim);
     addMatrix(a, a.groups.k, s.hidden, s.kvDim);
-    addMatrix(a, a.groups.v, s.hidden, s.kvDim);
-    addMatrix(a, a.groups.o, s.qDim, s.hidden);
+    addMatrix(a, a.groups.v, s.hidden, vDim);
+    addMatrix(a, a.groups.o, oIn, s.hidden);
     return a;
 }
 
@@ -84,11 +87,27 @@ void addLinearLayers(const ModelSpec& m, ModelShape& s) {
     // Hybrid stacks: attention on the full-attention layers only; the
     // linear/SSM mixers (in_proj, out_proj) go to "other", scaled below.
     const int globalLayers = globalAttentionLayers(m);
-    const double attentionLayers = fullAttentionLayers(m) + std::max(0, m.encoderLayers) - globalLayers;
+    // Sliding layers with KV heads of their own (MiMo-V2-Flash swa_num_key_value_heads).
+    const int swaLayers = unitKvHeads(m) != m.kvHeads ? std::min(m.slidingLayers, fullAttentionLayers(m)) : 0;
+    const double attentionLayers = fullAttentionLayers(m) + std::max(0, m.encoderLayers) - globalLayers - swaLayers;
     scaleGroups(g, attentionLayers);
     double lora = attn.loraDims * attentionLayers;
     // q: h -> qDim, v: h -> kvDim (LoRA adds r (d_in + d_out) to each).
-    s.loraDimsQueryValue = (2 * s.hidden + s.qDim + s.kvDim) * attentionLayers;
+    const double valueOut = m.vHeadDim > 0 ? double(s.kvHeads) * m.vHeadDim : s.kvDim;
+    s.loraDimsQueryValue = (2 * s.hidden + s.qDim + valueOut) * attentionLayers;
+    if (swaLayers > 0) {
+        ModelShape narrow = s;
+        narrow.kvHeads = unitKvHeads(m);
+        narrow.kvDim = narrow.kvHeads * narrow.headDim;
+        AttentionDims sliding = attentionDims(m, narrow);
+        scaleGroups(sliding.groups, swaLayers);
+        g.q += sliding.groups.q;
+        g.k += sliding.groups.k;
+        g.v += sliding.groups.v;
+        g.o += sliding.groups.o;
+        lora += sliding.loraDims * swaLayers;
+        s.loraDimsQueryValue += (2 * s.hidden + s.qDim + double(narrow.kvHeads) * valueHeadDim(m)) * swaLayers;
+    }
     if (globalLayers > 0) {  // global layers of their own head width and KV heads (Gemma 4)
         ModelShape wide = s;
         wide.headDim = m.global.headDim;

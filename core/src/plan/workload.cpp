@@ -19,6 +19,8 @@ double attentionWidth(const ModelSpec& model) {
         return heads * (qk + model.mla.vHeadDim) / 2.0;
     }
     const double headDim = model.headDim > 0 ? model.headDim : double(model.hiddenSize) / std::max(1, model.heads);
+    // Values narrower than keys (MiMo-V2-Flash v_head_dim): QK^T at head_dim, AV at v_head_dim.
+    if (model.vHeadDim > 0) return heads * (headDim + model.vHeadDim) / 2.0;
     return heads * headDim;
 }
 
@@ -58,8 +60,10 @@ Workload makeWorkload(const Scenario& scenario, const ParamCounts* counts) {
     if (globalAttentionLayers(model) > 0) {
         const double headDim = model.headDim > 0 ? model.headDim : double(model.hiddenSize) / std::max(1, model.heads);
         work.globalWidthScale = model.global.headDim / headDim;  // same query heads, wider heads
-        work.globalKvScale = globalKvScale(model);
     }
+    // Full layers caching a different KV width than sliding ones (Gemma 4's
+    // global shape, MiMo-V2-Flash's sliding-layer KV heads).
+    if (kvScaledLayers(model) > 0) work.globalKvScale = globalKvScale(model);
     return work;
 }
 

@@ -165,6 +165,9 @@ void readArchitecture(ModelReader& in, ModelSpec& m, std::string& attention) {
     m.normsPerLayer = in.count("norms_per_layer", 0, 8, 2);
     m.slidingWindow = static_cast<int>(in.r.optionalInteger("sliding_window", 1, kMaxContext).value_or(0));
     m.slidingLayers = in.count("sliding_window_layers", 0, kMaxLayers, m.slidingWindow > 0 ? m.layers : 0);
+    // Optional in the catalog too: only models that set them apart carry them.
+    m.vHeadDim = static_cast<int>(in.r.optionalInteger("v_head_dim", 1, kMaxHidden).value_or(0));
+    m.swaKvHeads = static_cast<int>(in.r.optionalInteger("swa_kv_heads", 1, kMaxHeads).value_or(0));
 }
 
 void readMoe(ModelReader& in, ModelSpec& m) {
@@ -340,6 +343,21 @@ void checkConsistency(const ModelReader& in, const ModelSpec& m) {
     }
     if (m.global.kvHeads > m.heads) {
         fail("invalid_value", r.pathOf("global_attention") + "/kv_heads", "kv_heads exceeds heads " + std::to_string(m.heads));
+    }
+    if (m.vHeadDim > 0 && (m.attention == AttentionKind::Mla || m.global.headDim > 0)) {
+        fail("invalid_value", r.pathOf("v_head_dim"),
+             "v_head_dim sets the value width of plain attention: MLA keeps it in mla/v_head_dim, and it does not combine with global_attention");
+    }
+    if (m.swaKvHeads > 0) {
+        if (m.slidingWindow <= 0 || m.slidingLayers <= 0 || m.attention == AttentionKind::Mla || m.global.headDim > 0) {
+            fail("invalid_value", r.pathOf("swa_kv_heads"),
+                 "swa_kv_heads sets the sliding-window layers' KV heads: it needs sliding_window and sliding_window_layers, "
+                 "and no MLA or global_attention");
+        }
+        if (m.swaKvHeads > m.heads) {
+            fail("invalid_value", r.pathOf("swa_kv_heads"),
+                 "swa_kv_heads " + std::to_string(m.swaKvHeads) + " exceeds heads " + std::to_string(m.heads));
+        }
     }
     if (m.moe.experts > 0 && m.moe.denseLayers >= ffnLayers(m)) {
         fail("invalid_value", r.pathOf("moe") + "/dense_layers", "dense_layers must leave at least one MoE layer");

@@ -95,6 +95,8 @@ Json modelToJson(const ModelSpec& m) {
     j["sparse_attention"] = sparseJson(m.sparse);
     j["attn_output_gate"] = m.attnOutputGate;
     j["mtp_layers"] = m.mtpLayers;
+    if (m.vHeadDim > 0) j["v_head_dim"] = m.vHeadDim;
+    if (m.swaKvHeads > 0) j["swa_kv_heads"] = m.swaKvHeads;
     if (m.global.headDim > 0) {
         j["global_attention"] = Json{{"head_dim", m.global.headDim}, {"kv_heads", m.global.kvHeads}, {"k_eq_v", m.global.kEqV}};
     }

@@ -94,6 +94,7 @@ FamilyReader hybridFamilyReader(const std::string& modelType);
 void readGemma4(ConfigView& c, ModelSpec& m);
 void readGemma4Text(ConfigView& c, ModelSpec& m);
 void readLfm2(ConfigView& c, ModelSpec& m);
+void readMiMoV2Flash(ConfigView& c, ModelSpec& m);
 // Unknown families: true when the config has mixture-of-experts keys; the
 // reader fills m.moe from them and returns what it read, for the warning.
 bool hasMoeKeys(const ConfigView& c);

@@ -22,7 +22,7 @@ bool looksLikeHfConfig(const Json& object);
 // glm4_moe, qwen3_next, qwen3_5(_moe)(_text), nemotron_h, deepseek_v32,
 // glm_moe_dsa, minimax_m2, qwen3_vl(_moe)(_text), kimi_k25, granitemoehybrid,
 // gemma4 (nested text_config; not the E2B/E4B per-layer embeddings), gemma4_text, lfm2,
-// ministral3, mistral3 (nested text_config, Pixtral encoder counted).
+// ministral3, mistral3 (nested text_config, Pixtral encoder counted), mimo_v2_flash.
 // Another model_type with the standard keys is read as a Llama-like decoder,
 // a mixture of experts when it has expert keys (n_routed_experts,
 // num_experts, num_local_experts, moe_intermediate_size, ...), with warning

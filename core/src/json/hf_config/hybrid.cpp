@@ -286,7 +286,7 @@ FamilyReader hybridFamilyReader(const std::string& modelType) {
         {"minimax_m2", readMiniMaxM2},    {"qwen3_vl", readQwen3Vl},          {"qwen3_vl_moe", readQwen3Vl},
         {"qwen3_vl_text", readQwen3VlText}, {"qwen3_vl_moe_text", readQwen3VlText}, {"kimi_k25", readKimiK25},
         {"granitemoehybrid", readGraniteHybrid}, {"gemma4", readGemma4},     {"gemma4_text", readGemma4Text},
-        {"lfm2", readLfm2},
+        {"lfm2", readLfm2},               {"mimo_v2_flash", readMiMoV2Flash},
     };
     auto it = kFamilies.find(modelType);
     return it == kFamilies.end() ? nullptr : it->second;

@@ -1,8 +1,11 @@
 // Families whose layers come in two shapes: Gemma 4 (sliding-window layers
 // beside global layers of another head width and KV heads; in the MoE
-// variant a dense MLP beside the experts) and LFM2 (gated short-convolution
-// layers beside attention layers). Defaults are those of the transformers
-// config classes (Gemma4TextConfig, Lfm2Config).
+// variant a dense MLP beside the experts), MiMo-V2-Flash (sliding-window
+// layers with more KV heads than the full-attention ones) and LFM2 (gated
+// short-convolution layers beside attention layers). Defaults are those of
+// the transformers config classes (Gemma4TextConfig, MiMoV2FlashConfig,
+// Lfm2Config).
+#include <algorithm>
 #include <cmath>
 
 #include "json/hf_config/config_view.hpp"
@@ -21,7 +24,86 @@ int gemma4SlidingLayers(const ConfigView& c, int layers) {
     return sliding;
 }
 
+// Entries of a per-layer list equal to `value` (MiMo's hub hybrid_layer_pattern
+// and moe_layer_freq: 0/1 per layer); -1 without the list.
+int countNumberInList(const ConfigView& c, const char* key, int value) {
+    const Json* list = c.find({key});
+    if (!list) return -1;
+    if (!list->is_array()) failType("invalid_config", childPath(c.path(), key), "a list of 0 and 1 per layer", *list);
+    int n = 0;
+    for (const Json& item : *list) n += item.is_number_integer() && item.get<int>() == value ? 1 : 0;
+    return n;
+}
+
+// A head shape the MiMo hub config may set apart for its sliding layers
+// (swa_head_dim, swa_v_head_dim, swa_num_attention_heads); only the KV heads
+// are modelled apart, so another value is refused rather than misread.
+void requireSameAsFull(ConfigView& c, const char* swaKey, int full) {
+    const int swa = c.integerOr({swaKey}, full, 1, kHfMaxHidden);
+    if (swa != full) {
+        fail("invalid_config", childPath(c.path(), swaKey),
+             std::string(swaKey) + " " + std::to_string(swa) + " differs from the full-attention layers' " +
+                 std::to_string(full) + "; only swa_num_key_value_heads may differ");
+    }
+}
+
 }  // namespace
+
+// Xiaomi MiMo-V2-Flash (transformers MiMoV2FlashConfig / MiMoV2FlashAttention,
+// and the hub config.json it converts from): q/k heads of head_dim 192, values
+// of v_head_dim 128 (v_proj and o_proj at that width); sliding-window layers
+// (layer_types, or the hub's hybrid_layer_pattern 1 = sliding; default: full
+// on layer 0 and every sixth) with swa_num_key_value_heads KV heads (the
+// transformers port: twice num_key_value_heads) and a per-head attention sink;
+// leading dense MLP layers (mlp_layer_types "dense" / moe_layer_freq 0), then
+// routed experts without shared ones, with a DeepSeek-V3 router
+// (e_score_correction_bias per expert).
+void readMiMoV2Flash(ConfigView& c, ModelSpec& m) {
+    readDecoder(c, m);
+    if (!c.has("head_dim")) m.headDim = 192;
+    m.vHeadDim = c.integerOr({"v_head_dim"}, 128, 1, kHfMaxHidden);
+    if (m.vHeadDim == m.headDim) m.vHeadDim = 0;
+    m.qkvBias = c.flag("attention_bias", false);
+    m.slidingWindow = c.integerOr({"sliding_window", "sliding_window_size"}, 128, 0, kHfMaxPositions);
+    int sliding = c.countInList("layer_types", "sliding_attention");
+    if (sliding < 0) sliding = countNumberInList(c, "hybrid_layer_pattern", 1);
+    if (sliding < 0) {
+        sliding = 0;
+        for (int i = 1; i < m.layers; ++i) sliding += (i + 1) % 6 != 0 ? 1 : 0;
+    }
+    m.slidingLayers = m.slidingWindow > 0 ? std::min(sliding, m.layers) : 0;
+    const int swaKvHeads = c.integerOr({"swa_num_key_value_heads"}, 2 * m.kvHeads, 1, kHfMaxHeads);
+    if (swaKvHeads > m.heads) {
+        fail("invalid_config", childPath(c.path(), "swa_num_key_value_heads"),
+             "swa_num_key_value_heads " + std::to_string(swaKvHeads) + " exceeds num_attention_heads " +
+                 std::to_string(m.heads));
+    }
+    requireSameAsFull(c, "swa_num_attention_heads", m.heads);
+    requireSameAsFull(c, "swa_head_dim", m.headDim);
+    requireSameAsFull(c, "swa_v_head_dim", m.vHeadDim > 0 ? m.vHeadDim : m.headDim);
+    if (m.slidingLayers > 0 && swaKvHeads != m.kvHeads) m.swaKvHeads = swaKvHeads;
+    // Attention sinks: one per query head on the layers that carry them
+    // (transformers: the sliding ones; hub: add_*_attention_sink_bias).
+    const int fullLayers = m.layers - m.slidingLayers;
+    const int sinkLayers = (c.flag("add_swa_attention_sink_bias", true) ? m.slidingLayers : 0) +
+                           (c.flag("add_full_attention_sink_bias", false) ? fullLayers : 0);
+    m.extraParams = static_cast<std::int64_t>(sinkLayers) * m.heads;
+    m.moe.experts = c.integerOr({"n_routed_experts", "num_local_experts"}, 256, 0, kHfMaxExperts);
+    if (m.moe.experts < 2) {
+        m.moe.experts = 0;
+        return;
+    }
+    m.moe.expertsPerToken = c.integerOr({"num_experts_per_tok"}, 8, 1, kHfMaxExperts);
+    m.moe.expertIntermediateSize = c.integerOr({"moe_intermediate_size"}, 2048, 1, kHfMaxIntermediate);
+    int dense = c.countInList("mlp_layer_types", "dense");
+    if (dense < 0) dense = countNumberInList(c, "moe_layer_freq", 0);
+    if (dense < 0) dense = 1;
+    if (dense >= m.layers) {
+        fail("invalid_config", childPath(c.path(), "mlp_layer_types"), "MiMo-V2-Flash needs at least one MoE layer");
+    }
+    m.moe.denseLayers = dense;
+    m.extraParams += static_cast<std::int64_t>(m.layers - dense) * m.moe.experts;  // e_score_correction_bias
+}
 
 // Gemma 4 text (transformers Gemma4TextAttention / Gemma4TextDecoderLayer):
 // four norms and per-head q/k norms per layer; global layers use
