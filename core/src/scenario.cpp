@@ -6,14 +6,11 @@
 
 #include "caliper/names.hpp"
 #include "flash_attention_default.hpp"
+#include "speed/efficiency.hpp"  // computeCapability, read without strtod
 
 namespace caliper {
 
 namespace {
-
-double computeCapabilityOf(const GpuSpec& gpu) {
-    return gpu.computeCapability.empty() ? 0.0 : std::atof(gpu.computeCapability.c_str());
-}
 
 bool fp8Format(WeightFormat f) { return f == WeightFormat::Fp8 || f == WeightFormat::Fp8Block; }
 bool fp4Format(WeightFormat f) { return f == WeightFormat::Mxfp4 || f == WeightFormat::Nvfp4; }
@@ -25,7 +22,7 @@ bool fp4Format(WeightFormat f) { return f == WeightFormat::Mxfp4 || f == WeightF
 // vLLM marlin_utils_fp8.py is_fp8_marlin_supported: capability >= 80).
 bool marlinWeightOnly(const Scenario& s) {
     const bool engine = s.engine == Engine::Vllm || s.engine == Engine::Sglang;
-    return engine && s.gpu.vendor == "nvidia" && computeCapabilityOf(s.gpu) >= 8.0;
+    return engine && s.gpu.vendor == "nvidia" && computeCapability(s.gpu) >= 8.0;
 }
 
 // Architectures for which Ollama turns flash attention on by itself:
@@ -51,7 +48,7 @@ bool ollamaFlashAttentionByDefault(const std::string& family) {
 bool nativeFp4(const GpuSpec& gpu) {
     // FP4 tensor cores: NVIDIA Blackwell (cc 10.x data center, 12.x RTX);
     // AMD CDNA 4 (MI355X) runs MXFP4 matrix instructions.
-    if (gpu.vendor == "nvidia") return computeCapabilityOf(gpu) >= 10.0;
+    if (gpu.vendor == "nvidia") return computeCapability(gpu) >= 10.0;
     return gpu.vendor == "amd" && gpu.architecture.find("CDNA 4") != std::string::npos;
 }
 
@@ -124,7 +121,7 @@ WeightsChoice defaultWeights(const Scenario& s) {
     const bool weightOnly = fp8Format(native) ? !s.gpu.supportsFp8 : fp4Format(native) ? !nativeFp4(s.gpu) : false;
     if (!weightOnly) return {native, "weights_native"};
     if (marlinWeightOnly(s) || (native == WeightFormat::Mxfp4 && s.gpu.vendor == "nvidia" &&
-                                computeCapabilityOf(s.gpu) >= 8.0)) {
+                                computeCapability(s.gpu) >= 8.0)) {
         return {native, "weights_native_weight_only"};
     }
     // vLLM's gpt-oss recipe runs the MXFP4 checkpoint on MI300X, MI325X

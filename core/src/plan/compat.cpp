@@ -8,6 +8,7 @@
 
 #include "caliper/plan/estimate.hpp"
 #include "caliper/error.hpp"
+#include "speed/efficiency.hpp"  // computeCapability: read without strtod, as a matrix cell checks every scenario
 #include "text/grouped_number.hpp"
 
 namespace caliper {
@@ -87,10 +88,6 @@ void checkEngine(const Scenario& s) {
 }  // namespace
 
 namespace {
-
-double computeCapability(const GpuSpec& gpu) {
-    return gpu.computeCapability.empty() ? 0.0 : std::atof(gpu.computeCapability.c_str());
-}
 
 bool isFourBit(WeightFormat f) {
     return f == WeightFormat::Nf4 || f == WeightFormat::Nf4Dq || f == WeightFormat::GptqInt4 ||
