@@ -49,3 +49,20 @@ TEST_CASE("MiMo-V2-Flash KV per GPU: each kind of layer split by its own KV head
     // for both kinds (the full layers' 1/4) gave the sliding layers 2 heads.
     CHECK(perGpu(8) == 9.0 * 8192 * 640 + 39.0 * 128 * 640);
 }
+
+TEST_CASE("Gemma 4 KV per GPU: global layers split by their own KV heads", "[memory][kv][gemma4][tp]") {
+    // Gemma 4 31B: 50 sliding layers with 16 KV heads of 256 (K and V: 1,024 B
+    // per head and token), 10 global layers with 4 of 512 (2,048 B). At tp 8 a
+    // rank keeps 2 sliding heads and 1 global head (4 < 8: replicated).
+    Scenario s = serving("gemma-4-31b", "h100-sxm5-80gb", Engine::Sglang);
+    s.batch = 1;
+    s.promptTokens = 8192;
+    s.outputTokens = 0;
+    Plan p;
+    p.strategy = Strategy::Tensor;
+    p.gpuCount = 8;
+    p.tp = 8;
+    const MemoryEstimate m = estimateMemory(s, p);
+    const double bytes = 50.0 * 1024 * 2 * 1024 + 10.0 * 8192 * 1 * 2048;
+    CHECK(m.memory.kvCacheGiB * 1073741824.0 == Approx(bytes).epsilon(1e-9));
+}
