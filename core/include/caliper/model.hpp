@@ -126,6 +126,7 @@ struct ModelArchitecture {
     SparseAttentionSpec sparse;
     bool attnOutputGate = false;  // q_proj also yields a sigmoid output gate (Qwen3-Next, Qwen3.5)
     int mtpLayers = 0;            // multi-token-prediction layers shipped beside the model (not in the total)
+    bool mtpDense = false;        // MTP layers with a dense MLP of intermediateSize, not the experts (MiMo-V2-Flash)
     // Cross-attention. Decoder-only models (encoderLayers == 0, Llama 3.2
     // Vision) interleave dedicated cross-attention layers that count in
     // `layers` and cache no per-token KV. Encoder-decoder models (Whisper, T5)
@@ -193,6 +194,14 @@ int kvScaledLayers(const ModelSpec& model);
 // the KV cache counts in units of (the sliding ones where they have their own).
 double valueHeadDim(const ModelSpec& model);
 int unitKvHeads(const ModelSpec& model);
+// KV heads of one full-attention layer (Gemma 4's global layers: their own)
+// and of one sliding-window layer (MiMo-V2-Flash: swa_kv_heads); MHA: heads.
+int fullLayerKvHeads(const ModelSpec& model);
+int slidingLayerKvHeads(const ModelSpec& model);
+// Share of a layer's KV heads one of `tp` tensor-parallel ranks holds: the
+// heads are split, and replicated once tp exceeds them (vLLM, SGLang:
+// max(1, kv_heads / tp) per rank), so ceil(kv_heads / tp) / kv_heads.
+double kvHeadRankShare(int kvHeads, int tp);
 
 ParamCounts countParams(const ModelSpec& model);
 

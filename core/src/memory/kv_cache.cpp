@@ -53,8 +53,34 @@ LayerCache layerCache(const Scenario& s, const ModelShape& shape) {
 // split, and replicated once tp exceeds them (vLLM).
 double headShare(const LayerCache& cache, const ModelShape& shape, int tp) {
     if (!cache.shardable || tp <= 1) return 1.0;
-    const double perRank = std::ceil(double(shape.kvHeads) / tp);
-    return perRank / shape.kvHeads;
+    return kvHeadRankShare(shape.kvHeads, tp);
+}
+
+// KV heads of a full and of a sliding layer, where they differ: MiMo-V2-Flash
+// at tp 8 keeps 1 of the 4 heads of a full layer (replicated) but 1 of the 8
+// of a sliding one; Gemma 4's global layers have KV heads of their own.
+struct LayerHeads {
+    int full = 1, sliding = 1;
+};
+
+LayerHeads layerHeads(const ModelSpec& m, const ModelShape& shape) {
+    if (fullLayerKvHeads(m) == slidingLayerKvHeads(m)) return {shape.kvHeads, shape.kvHeads};
+    return {fullLayerKvHeads(m), slidingLayerKvHeads(m)};
+}
+
+struct RankShares {
+    double full = 1, sliding = 1;
+};
+
+RankShares rankShares(bool shardable, const LayerHeads& heads, int tp) {
+    if (!shardable || tp <= 1) return {};
+    return {kvHeadRankShare(heads.full, tp), kvHeadRankShare(heads.sliding, tp)};
+}
+
+std::string rankShareText(const RankShares& r) {
+    if (r.full == r.sliding) return fmt(" x %.3g per tensor-parallel rank", r.full);
+    return fmt(" x %.3g per tensor-parallel rank on the full-attention layers, %.3g on the sliding ones", r.full,
+               r.sliding);
 }
 
 struct CacheTokens {
@@ -97,6 +123,8 @@ struct CacheLayers {
     // layers cache num_global_key_value_heads x global_head_dim.
     double fullScale = 1;
     double weighted() const { return full * fullScale + sliding; }  // in sliding-layer units
+    // The same on one tensor-parallel rank.
+    double weighted(const RankShares& r) const { return full * fullScale * r.full + sliding * r.sliding; }
 };
 
 CacheLayers cacheLayers(const ModelSpec& m, const ModelShape& shape) {
@@ -174,7 +202,9 @@ void explainKv(const Inputs& in, const Layout& layout, double stageShare, double
                "token%s%s%s",
                tokens.full, static_cast<long long>(s.batch), static_cast<long long>(s.promptTokens),
                static_cast<long long>(s.outputTokens), layout0,
-               layout.tp > 1 ? fmt(" x %.3g per tensor-parallel rank", headShare(cache, in.shape, layout.tp)).c_str() : "",
+               layout.tp > 1
+                   ? rankShareText(rankShares(cache.shardable, layerHeads(s.model, in.shape), layout.tp)).c_str()
+                   : "",
                stageShare < 1 ? fmt(" x %.3g of the layers on this GPU", stageShare).c_str() : "",
                crossBytes > 0 ? fmt(" + cross-attention %.3f GiB", bytesToGiB(crossBytes)).c_str() : ""); },
            bytesToGiB(bytes));
@@ -187,8 +217,8 @@ double kvBytesPerTokenPerGpu(const Inputs& in, const Layout& layout, const Stage
     const LayerCache cache = layerCache(s, in.shape);
     const CacheLayers layers = cacheLayers(s.model, in.shape);
     const double stageShare = stage.layers / in.shape.stackLayers;
-    return layers.weighted() * stageShare * cache.elements * kvBytesPerElement(s.kvCache) *
-               headShare(cache, in.shape, layout.tp) +
+    const RankShares shares = rankShares(cache.shardable, layerHeads(s.model, in.shape), layout.tp);
+    return layers.weighted(shares) * stageShare * cache.elements * kvBytesPerElement(s.kvCache) +
            stageShare * indexerBytesPerToken(s, layers);
 }
 
@@ -200,7 +230,11 @@ KvTerms kvTerms(const Scenario& s, const ModelShape& shape) {
     kv.elementBytes = kvBytesPerElement(s.kvCache);
     kv.layerTokenBytes = cache.elements * kv.elementBytes;
     kv.shardable = cache.shardable;
-    kv.selfTokenLayers = layers.full * layers.fullScale * tokens.full + layers.sliding * tokens.sliding;
+    const LayerHeads heads = layerHeads(s.model, shape);
+    kv.fullKvHeads = heads.full;
+    kv.slidingKvHeads = heads.sliding;
+    kv.fullTokenLayers = layers.full * layers.fullScale * tokens.full;
+    kv.slidingTokenLayers = layers.sliding * tokens.sliding;
     kv.crossLayers = layers.cross;
     kv.indexerBytesPerToken = indexerBytesPerToken(s, layers);
     kv.fullTokens = tokens.full;
@@ -211,8 +245,8 @@ KvTerms kvTerms(const Scenario& s, const ModelShape& shape) {
         const double window = s.model.slidingWindow > 0 ? s.model.slidingWindow : length;
         const double block = runtimeOf(s.engine) == Engine::Vllm ? kVllmBlockTokens : 1;
         kv.oneFullTokens = roundUp(length, block);
-        kv.oneSelfTokenLayers =
-            layers.full * layers.fullScale * kv.oneFullTokens + layers.sliding * roundUp(std::min(length, window), block);
+        kv.oneFullTokenLayers = layers.full * layers.fullScale * kv.oneFullTokens;
+        kv.oneSlidingTokenLayers = layers.sliding * roundUp(std::min(length, window), block);
     }
     return kv;
 }
@@ -221,13 +255,14 @@ double oneSequenceBytes(const Inputs& in, const Layout& layout, const Stage& sta
     const Scenario& s = *in.scenario;
     const KvTerms& kv = in.kv;
     const double stageShare = stage.layers / in.shape.stackLayers;
-    const double perLayerToken = kv.layerTokenBytes * headShare({0, kv.shardable}, in.shape, layout.tp);
+    const RankShares shares = rankShares(kv.shardable, {kv.fullKvHeads, kv.slidingKvHeads}, layout.tp);
+    const double selfTokenLayers = kv.oneFullTokenLayers * shares.full + kv.oneSlidingTokenLayers * shares.sliding;
     const double crossBytes = kv.crossLayers > 0 ? stageShare * kv.crossLayers * s.model.crossAttentionTokens * 2.0 *
                                                        in.shape.kvDim * kv.elementBytes * headShare({0, true}, in.shape, layout.tp)
                                                  : 0.0;
     // The linear/SSM state is per sequence, whatever its length.
     const double stateBytes = s.batch > 0 ? linearStateBytes(s, layout, stageShare) / double(s.batch) : 0.0;
-    return stageShare * (perLayerToken * kv.oneSelfTokenLayers + kv.indexerBytesPerToken * kv.oneFullTokens) +
+    return stageShare * (kv.layerTokenBytes * selfTokenLayers + kv.indexerBytesPerToken * kv.oneFullTokens) +
            crossBytes + stateBytes;
 }
 
@@ -236,8 +271,9 @@ double kvBytes(const Inputs& in, const Layout& layout, const Stage& stage, const
     const Scenario& s = *in.scenario;
     const KvTerms& kv = in.kv;
     const double stageShare = stage.layers / in.shape.stackLayers;
-    const double perLayerToken = kv.layerTokenBytes * headShare({0, kv.shardable}, in.shape, layout.tp);
-    const double selfBytes = stageShare * perLayerToken * kv.selfTokenLayers;
+    const RankShares shares = rankShares(kv.shardable, {kv.fullKvHeads, kv.slidingKvHeads}, layout.tp);
+    const double selfBytes =
+        stageShare * kv.layerTokenBytes * (kv.fullTokenLayers * shares.full + kv.slidingTokenLayers * shares.sliding);
     // Cross-attention caches hold the encoder (or image) tokens of each
     // sequence. (Without such layers the product is +0 whatever its other,
     // finite factors: not worked out, since every plan probed comes here.)

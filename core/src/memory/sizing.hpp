@@ -117,15 +117,22 @@ inline int weightsEngineKind(Engine engine) {
 struct KvTerms {
     double layerTokenBytes = 0;  // cached elements per layer and token x bytes per element
     bool shardable = true;       // tensor parallelism splits them (MLA's latent it does not)
-    double selfTokenLayers = 0;  // full layers (x their KV width relative to a sliding layer) x cached tokens + sliding layers x window-capped tokens
+    // Full layers (x their KV width relative to a sliding layer) x cached
+    // tokens, and sliding layers x window-capped tokens; each kind's KV heads
+    // (tensor parallelism splits or replicates each kind by its own count).
+    double fullTokenLayers = 0;
+    double slidingTokenLayers = 0;
+    int fullKvHeads = 1;
+    int slidingKvHeads = 1;
     double crossLayers = 0;      // layers caching encoder (or image) tokens
     double elementBytes = 0;
     double indexerBytesPerToken = 0;  // sparse-attention indexer keys, all layers
     double fullTokens = 0;            // cached tokens of a full-attention layer, all sequences
-    // One sequence of max_model_len tokens, as selfTokenLayers and
+    // One sequence of max_model_len tokens, as the token-layers above and
     // fullTokens count them (vLLM and SGLang: the pool must hold one to start
     // or to admit a request; oneSequenceBytes).
-    double oneSelfTokenLayers = 0;
+    double oneFullTokenLayers = 0;
+    double oneSlidingTokenLayers = 0;
     double oneFullTokens = 0;
 };
 

@@ -3,6 +3,7 @@
 // as stored in the published checkpoints); tests check the totals against the
 // exact safetensors counts of the catalog.
 #include <algorithm>
+#include <cmath>
 
 #include "caliper/model.hpp"
 
@@ -207,10 +208,14 @@ double addLayers(ParamCounts& c, const ModelSpec& m) {
 // a full-attention decoder layer with the model's (MoE) MLP, the 2h -> h
 // projection and its norms. Embedding and output head are shared with the
 // model (DeepSeek's checkpoint stores copies of both; not counted).
+// MiMo-V2-Flash's modules (vLLM mimo_v2_mtp.py MiMoV2MTPLayer) use the
+// sliding layers' attention (swa_num_key_value_heads) and a dense MLP of
+// intermediate_size (mtpDense).
 double mtpModuleParams(const ModelSpec& m) {
     const double hidden = m.hiddenSize;
-    double p = attention(m).total + sparseIndexer(m).total + m.normsPerLayer * normParams(m);
-    if (m.moe.experts > 0) {
+    const Block attn = swaShaped(m) ? slidingAttention(m) : attention(m);
+    double p = attn.total + sparseIndexer(m).total + m.normsPerLayer * normParams(m);
+    if (m.moe.experts > 0 && !m.mtpDense) {
         p += mlp(m, m.moe.expertIntermediateSize).total * m.moe.experts +
              mlp(m, sharedExpertSize(m)).total * m.moe.sharedExperts + hidden * m.moe.experts;
     } else {
@@ -247,6 +252,20 @@ int kvScaledLayers(const ModelSpec& m) {
 double valueHeadDim(const ModelSpec& m) { return m.vHeadDim > 0 ? m.vHeadDim : headDimOf(m); }
 
 int unitKvHeads(const ModelSpec& m) { return swaShaped(m) ? m.swaKvHeads : m.kvHeads; }
+
+int fullLayerKvHeads(const ModelSpec& m) {
+    if (globalAttentionLayers(m) > 0 && m.global.kvHeads > 0) return m.global.kvHeads;
+    return std::max(1, m.kvHeads > 0 ? m.kvHeads : m.heads);
+}
+
+int slidingLayerKvHeads(const ModelSpec& m) {
+    return swaShaped(m) ? m.swaKvHeads : std::max(1, m.kvHeads > 0 ? m.kvHeads : m.heads);
+}
+
+double kvHeadRankShare(int kvHeads, int tp) {
+    if (tp <= 1 || kvHeads <= 0) return 1.0;
+    return std::ceil(double(kvHeads) / tp) / kvHeads;
+}
 
 int ffnLayers(const ModelSpec& m) { return m.linear.ffnOnlyLayers > 0 ? m.linear.ffnOnlyLayers : m.layers; }
 

@@ -99,6 +99,22 @@ double kvBytesRead(const Workload& work, double context) {
     return work.kvBytesPerToken / weights * effectiveContext(work, std::max(0.0, context), work.globalKvScale);
 }
 
+KvRead kvBytesReadByKind(const Workload& work, double context) {
+    const double s = work.slidingLayerShare;
+    const double tokens = std::max(0.0, context);
+    if (s <= 0) return {work.kvBytesPerToken * tokens, 0.0};
+    // The two terms of effectiveContext, each over the layers' weights.
+    const double perWeight = work.kvBytesPerToken / ((1.0 - s) * work.globalKvScale + s);
+    return {perWeight * (1.0 - s) * work.globalKvScale * tokens, perWeight * s * std::min(tokens, work.slidingWindow)};
+}
+
+KvRead kvBytesPerTokenByKind(const Workload& work) {
+    const double s = work.slidingLayerShare;
+    if (s <= 0) return {work.kvBytesPerToken, 0.0};
+    const double perWeight = work.kvBytesPerToken / ((1.0 - s) * work.globalKvScale + s);
+    return {perWeight * (1.0 - s) * work.globalKvScale, perWeight * s};
+}
+
 double attentionFlopsPerToken(const Workload& work, double context) {
     // QK^T and AV: 2 FLOPs per multiply-add, two products, per layer.
     return 4.0 * work.layers * work.attentionWidth * effectiveContext(work, std::max(0.0, context), work.globalWidthScale);

@@ -47,6 +47,15 @@ double weightBytesPerStep(const Workload& work, double tokens);
 // KV bytes one sequence reads at context `context` (window-capped layers).
 double kvBytesRead(const Workload& work, double context);
 
+// The same split by kind of layer: the full-attention layers' and the
+// sliding-window layers' (tensor parallelism shares each by its own KV heads).
+struct KvRead {
+    double full = 0, sliding = 0;
+};
+KvRead kvBytesReadByKind(const Workload& work, double context);
+// kvBytesPerToken split the same way (every layer's KV of one token).
+KvRead kvBytesPerTokenByKind(const Workload& work);
+
 // Attention FLOPs for one new token attending to `context` earlier tokens.
 double attentionFlopsPerToken(const Workload& work, double context);
 

@@ -40,7 +40,7 @@ KvPool kvPool(const Scenario& s, const StepModel& model, const MemoryBreakdown& 
     KvPool p;
     const ReplicaLayout& l = model.layout;
     // KV of one token on one GPU: its pipeline stage's layers, its share of heads.
-    p.bytesPerToken = model.work.kvBytesPerToken * model.kvShare / l.pp;
+    p.bytesPerToken = model.kvBytesPerTokenOnRank() / l.pp;
     const double total = s.gpu.memoryGib;
     p.nonTorchGiB = nonTorchMemoryGiB(s, l.attentionTp);
     switch (runtimeOf(s.engine)) {
@@ -68,7 +68,7 @@ KvPool kvPool(const Scenario& s, const StepModel& model, const MemoryBreakdown& 
     // the window-weighted average of the layers, not every layer's full KV.
     double bytesPerContextToken = p.bytesPerToken;
     if (runtimeOf(s.engine) == Engine::LlamaCpp && model.work.slidingLayerShare > 0) {
-        bytesPerContextToken = kvBytesRead(model.work, p.maxModelLen) / p.maxModelLen * model.kvShare / l.pp;
+        bytesPerContextToken = model.kvReadOnRank(p.maxModelLen) / p.maxModelLen / l.pp;
     }
     if (bytesPerContextToken > 0) {
         const double block = std::max(1.0, model.engine.kvBlockTokens);

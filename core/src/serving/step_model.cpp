@@ -72,11 +72,14 @@ StepModel build(const Scenario& s, const Plan& plan, const Workload& work, bool 
     // KV heads split over the attention ranks and are replicated once the
     // ranks outnumber them; MLA's latent is kept whole on every rank.
     const ModelSpec& model = s.model;
+    // Full and sliding layers each by their own KV heads (MiMo-V2-Flash at
+    // tp 8: 1 of 4 heads on a full layer, 1 of 8 on a sliding one).
     if (model.attention == AttentionKind::Mla) {
         m.kvShare = 1.0;
+        m.slidingKvShare = 1.0;
     } else {
-        const double kvHeads = std::max(1, model.kvHeads > 0 ? model.kvHeads : model.heads);
-        m.kvShare = std::ceil(kvHeads / m.layout.attentionTp) / kvHeads;
+        m.kvShare = kvHeadRankShare(fullLayerKvHeads(model), m.layout.attentionTp);
+        m.slidingKvShare = kvHeadRankShare(slidingLayerKvHeads(model), m.layout.attentionTp);
     }
     // Experts spread over the ranks exchange tokens all-to-all only where
     // attention data parallelism splits the tokens among them. Without it
@@ -223,6 +226,16 @@ double StepModel::routedExpertSlowdown(double stepTokens) const {
     return (1.0 - share) + share * slowdown;
 }
 
+double StepModel::kvReadOnRank(double context) const {
+    const KvRead read = kvBytesReadByKind(work, context);
+    return read.full * kvShare + read.sliding * slidingKvShare;
+}
+
+double StepModel::kvBytesPerTokenOnRank() const {
+    const KvRead token = kvBytesPerTokenByKind(work);
+    return token.full * kvShare + token.sliding * slidingKvShare;
+}
+
 double StepModel::stepS(double decodes, double context, double prefillTokens, double prefillContext) const {
     const ReplicaLayout& l = layout;
     const double tokens = std::max(1.0, decodes + prefillTokens);
@@ -233,8 +246,8 @@ double StepModel::stepS(double decodes, double context, double prefillTokens, do
     const double expertBytes = weightBytesPerStep(work, tokens) - work.denseWeightBytes;
     const double groupDecodes = decodes / l.attentionDp;
     const double kvRate = std::max(0.05, kvReadFraction);
-    const double decodeKvBytes = groupDecodes * kvBytesRead(work, context) * kvShare / tpGpus / kvRate;
-    const double promptKvBytes = prefillTokens > 0 ? kvBytesRead(work, prefillContext) * kvShare / tpGpus / kvRate : 0;
+    const double decodeKvBytes = groupDecodes * kvReadOnRank(context) / tpGpus / kvRate;
+    const double promptKvBytes = prefillTokens > 0 ? kvReadOnRank(prefillContext) / tpGpus / kvRate : 0;
     const double weightBytes =
         work.denseWeightBytes / tpGpus + std::max(0.0, expertBytes) * expertReadFactor / allGpus;
     // Compute per GPU: decode-shaped and prompt-shaped work at their rates.

@@ -37,7 +37,8 @@ struct StepModel {
     double layerOverheadS = 0;       // per layer per step (CUDA-graph replayed kernels)
     double unpackS = 0;              // per GPU per step: ALU time unpacking GGUF K-quant blocks (decode.cpp's term)
     double kvReadFraction = 1;       // paged KV reads' achieved bandwidth / the weights'
-    double kvShare = 1;              // share of a token's KV one attention rank reads
+    double kvShare = 1;              // share of a token's KV one attention rank reads (full-attention layers)
+    double slidingKvShare = 1;       // the same on the sliding-window layers (their own KV heads: MiMo-V2-Flash)
     bool expertParallel = false;
     double draftCostShare = 0;       // speculative drafting cost per drafted token, share of a target step
     double tpLatencyPriorS = 0;      // the tensor-parallel link's latency before calibration
@@ -47,6 +48,10 @@ struct StepModel {
     double expertTimeS = 0;          // fixed GPU time per local expert per MoE layer per step
 
     double stepS(double decodes, double context, double prefillTokens, double prefillContext) const;
+    // KV bytes one attention rank reads for one sequence at `context`, and
+    // one token's KV one rank holds: each kind of layer at its own share.
+    double kvReadOnRank(double context) const;
+    double kvBytesPerTokenOnRank() const;
     // Time of a prompt step's linear layers over a dense layer's at the same
     // FLOPs: routed experts' grouped GEMMs at the few rows each expert gets.
     double routedExpertSlowdown(double stepTokens) const;

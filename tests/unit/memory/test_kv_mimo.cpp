@@ -21,3 +21,48 @@ TEST_CASE("MiMo-V2-Flash KV cache: full layers whole, sliding layers their windo
     const double bytes = 9.0 * 8192 * 4 * 320 * 2 + 39.0 * 128 * 8 * 320 * 2;
     CHECK(m.memory.kvCacheGiB * 1073741824.0 == Approx(bytes).epsilon(1e-9));
 }
+
+TEST_CASE("MiMo-V2-Flash KV per GPU: each kind of layer split by its own KV heads", "[memory][kv][mimo][tp]") {
+    Scenario s = serving("mimo-v2-flash", "h200-sxm-141gb", Engine::Sglang);
+    s.batch = 1;
+    s.promptTokens = 8192;
+    s.outputTokens = 0;
+    // SGLang keeps exact lengths (page size 1). Per rank a full layer keeps
+    // ceil(4 / tp) of its 4 KV heads, a sliding one ceil(8 / tp) of its 8
+    // (vLLM and SGLang replicate KV heads once tp exceeds them), each head
+    // (192 + 128) x 2 B per token.
+    const auto perGpu = [](int tp) {
+        const double fullHeads = (4 + tp - 1) / tp;
+        const double slidingHeads = (8 + tp - 1) / tp;
+        return 9.0 * 8192 * fullHeads * 320 * 2 + 39.0 * 128 * slidingHeads * 320 * 2;
+    };
+    for (int tp : {2, 4, 8, 16}) {
+        Plan p;
+        p.strategy = Strategy::Tensor;
+        p.gpuCount = tp;
+        p.tp = tp;
+        const MemoryEstimate m = estimateMemory(s, p);
+        INFO("tp " << tp);
+        CHECK(m.memory.kvCacheGiB * 1073741824.0 == Approx(perGpu(tp)).epsilon(1e-9));
+    }
+    // At tp 8: 9 x 8,192 x 1 x 640 + 39 x 128 x 1 x 640 B, where one share
+    // for both kinds (the full layers' 1/4) gave the sliding layers 2 heads.
+    CHECK(perGpu(8) == 9.0 * 8192 * 640 + 39.0 * 128 * 640);
+}
+
+TEST_CASE("Gemma 4 KV per GPU: global layers split by their own KV heads", "[memory][kv][gemma4][tp]") {
+    // Gemma 4 31B: 50 sliding layers with 16 KV heads of 256 (K and V: 1,024 B
+    // per head and token), 10 global layers with 4 of 512 (2,048 B). At tp 8 a
+    // rank keeps 2 sliding heads and 1 global head (4 < 8: replicated).
+    Scenario s = serving("gemma-4-31b", "h100-sxm5-80gb", Engine::Sglang);
+    s.batch = 1;
+    s.promptTokens = 8192;
+    s.outputTokens = 0;
+    Plan p;
+    p.strategy = Strategy::Tensor;
+    p.gpuCount = 8;
+    p.tp = 8;
+    const MemoryEstimate m = estimateMemory(s, p);
+    const double bytes = 50.0 * 1024 * 2 * 1024 + 10.0 * 8192 * 1 * 2048;
+    CHECK(m.memory.kvCacheGiB * 1073741824.0 == Approx(bytes).epsilon(1e-9));
+}

@@ -41,6 +41,11 @@ constexpr double kTotal = 2.0 * 152576 * 4096                                // 
                           + 47.0 * 256 * kExpert + 47.0 * 4096 * 256         // experts, routers
                           + 39.0 * 64 + 47.0 * 256;                          // sinks, routing bias
 constexpr double kActive = kTotal - 47.0 * (256 - 8) * kExpert;
+// One MTP layer (vLLM mimo_v2_mtp.py MiMoV2MTPLayer; model card: 3 layers of
+// 0.33B with dense FFNs): sliding-layer attention (8 KV heads), a dense MLP of
+// 16,384, eh_proj 2 x 4,096 -> 4,096 and five RMSNorms (enorm, hnorm, input,
+// pre-MLP, final); embedding and head shared with the model.
+constexpr double kMtpLayer = attentionLayer(8) + 3.0 * 4096 * 16384 + 2.0 * 4096 * 4096 + 5.0 * 4096;
 
 // The hub config.json layout (remote code): swa_* keys, 0/1 per-layer lists.
 Json hubConfig() {
@@ -57,7 +62,7 @@ Json hubConfig() {
                 {"moe_layer_freq", freq}, {"add_swa_attention_sink_bias", true},
                 {"add_full_attention_sink_bias", false}, {"n_routed_experts", 256}, {"num_experts_per_tok", 8},
                 {"moe_intermediate_size", 2048}, {"max_position_embeddings", 262144},
-                {"tie_word_embeddings", false}};
+                {"tie_word_embeddings", false}, {"num_nextn_predict_layers", 3}};
 }
 
 ModelSpec fromHf(const Json& config) {
@@ -116,6 +121,9 @@ TEST_CASE("MiMo-V2-Flash parameter count follows its layer shapes", "[params][mi
     // Model card: 309B total, 15B active.
     CHECK(c.total / 1e9 == Approx(309).margin(0.5));
     CHECK(c.active / 1e9 == Approx(15).margin(0.5));
+    // The 3 MTP layers, counted apart like DeepSeek-V3's: 0.33B each as the card says.
+    CHECK(c.mtp == 3 * kMtpLayer);
+    CHECK(kMtpLayer / 1e9 == Approx(0.33).margin(0.005));
 }
 
 TEST_CASE("MiMo-V2-Flash attention work uses both head widths", "[speed][mimo]") {
@@ -155,6 +163,9 @@ TEST_CASE("a MiMo-V2-Flash config.json reads as its catalog entry", "[hf_config]
         CHECK(got.slidingLayers == 39);
         CHECK(got.moe.denseLayers == 1);
         CHECK(got.extraParams == want.extraParams);
+        CHECK(got.mtpLayers == 3);  // num_nextn_predict_layers
+        CHECK(got.mtpDense);
+        CHECK(countParams(got).mtp == countParams(want).mtp);
         CHECK(countParams(got).total == countParams(want).total);
         CHECK(countParams(got).active == countParams(want).active);
         CHECK(kvBytesPerToken16(got) == kvBytesPerToken16(want));
@@ -228,6 +239,12 @@ TEST_CASE("bad v_head_dim and swa_kv_heads name their field", "[catalog][errors]
     e = requestError(object);
     CHECK(e.code == "invalid_value");
     CHECK(e.path == "/model/v_head_dim");
+
+    object = smallModel();
+    object["mtp_dense"] = true;  // without MTP layers to describe
+    e = requestError(object);
+    CHECK(e.code == "invalid_value");
+    CHECK(e.path == "/model/mtp_dense");
 
     object = smallModel();
     object["v_head_dim"] = "128";

@@ -143,3 +143,35 @@ TEST_CASE("serving step: the decode-only step model times a prompt-free step as 
         }
     }
 }
+
+TEST_CASE("serving step: full and sliding layers' KV shared by their own KV heads", "[serving][step][mimo]") {
+    // MiMo-V2-Flash at tp 8: full layers have 4 KV heads (each rank keeps 1,
+    // replicated: 1/4), sliding layers 8 (1 each: 1/8).
+    const PropertyJson request = {{"model", "mimo-v2-flash"}, {"gpu", "h200-sxm-141gb"}, {"engine", "sglang"},
+                                  {"gpu_count", 8},           {"prompt_tokens", 1024},  {"output_tokens", 256},
+                                  {"batch", 8},               {"kv_cache", "bf16"},     {"parallel", {{"tp", 8}}}};
+    const std::optional<Scenario> s = accepted(request);
+    REQUIRE(s);
+    const EstimateResult r = estimate(*s, EstimateDetail{false, false, false});
+    REQUIRE(r.plan.tp == 8);
+    const serving::StepModel m = serving::stepModel(*s, r.plan);
+    CHECK(m.kvShare == 0.25);
+    CHECK(m.slidingKvShare == 0.125);
+    // One sequence at 4,096 tokens on one rank: 9 full layers x 4,096 tokens x
+    // 1 head + 39 sliding layers x 128 tokens x 1 head, (192 + 128) x 2 B each.
+    CHECK(m.kvReadOnRank(4096) == Approx(9.0 * 4096 * 640 + 39.0 * 128 * 640).epsilon(1e-12));
+    // One token on one rank: 9 layers x 1 head + 39 x 1 head, 640 B each.
+    CHECK(m.kvBytesPerTokenOnRank() == Approx(48.0 * 640).epsilon(1e-12));
+
+    // A plain GQA model: one share for every layer, as before.
+    const PropertyJson llama = {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm5-80gb"}, {"engine", "vllm"},
+                                {"gpu_count", 8},          {"prompt_tokens", 1024},  {"output_tokens", 256},
+                                {"batch", 8},              {"kv_cache", "bf16"},     {"parallel", {{"tp", 8}}}};
+    const std::optional<Scenario> l = accepted(llama);
+    REQUIRE(l);
+    const serving::StepModel lm = serving::stepModel(*l, estimate(*l, EstimateDetail{false, false, false}).plan);
+    CHECK(lm.kvShare == 0.125);  // 8 KV heads over 8 ranks
+    CHECK(lm.slidingKvShare == lm.kvShare);
+    // 80 layers x 8 heads x 128 x 2 (K and V) x 2 B, an eighth per rank.
+    CHECK(lm.kvBytesPerTokenOnRank() == Approx(80.0 * 8 * 128 * 2 * 2 / 8).epsilon(1e-12));
+}

@@ -256,6 +256,7 @@ void readSparseAttention(ModelReader& in, ModelSpec& m) {
 void readEncoderAndExtras(ModelReader& in, ModelSpec& m) {
     m.attnOutputGate = in.flag("attn_output_gate", false);
     m.mtpLayers = in.count("mtp_layers", 0, 64);
+    m.mtpDense = in.r.boolOr("mtp_dense", false);  // optional in the catalog too
     m.crossAttentionLayers = in.count("cross_attention_layers", 0, kMaxLayers);
     m.crossAttentionTokens = in.count("cross_attention_tokens", 0, kMaxCount);
     m.encoderLayers = in.count("encoder_layers", 0, kMaxLayers);
@@ -358,6 +359,9 @@ void checkConsistency(const ModelReader& in, const ModelSpec& m) {
             fail("invalid_value", r.pathOf("swa_kv_heads"),
                  "swa_kv_heads " + std::to_string(m.swaKvHeads) + " exceeds heads " + std::to_string(m.heads));
         }
+    }
+    if (m.mtpDense && m.mtpLayers <= 0) {
+        fail("invalid_value", r.pathOf("mtp_dense"), "mtp_dense describes the MTP layers: it needs mtp_layers > 0");
     }
     if (m.moe.experts > 0 && m.moe.denseLayers >= ffnLayers(m)) {
         fail("invalid_value", r.pathOf("moe") + "/dense_layers", "dense_layers must leave at least one MoE layer");

@@ -95,6 +95,7 @@ Json modelToJson(const ModelSpec& m) {
     j["sparse_attention"] = sparseJson(m.sparse);
     j["attn_output_gate"] = m.attnOutputGate;
     j["mtp_layers"] = m.mtpLayers;
+    if (m.mtpDense) j["mtp_dense"] = true;
     if (m.vHeadDim > 0) j["v_head_dim"] = m.vHeadDim;
     if (m.swaKvHeads > 0) j["swa_kv_heads"] = m.swaKvHeads;
     if (m.global.headDim > 0) {

@@ -88,6 +88,10 @@ void readMiMoV2Flash(ConfigView& c, ModelSpec& m) {
     const int sinkLayers = (c.flag("add_swa_attention_sink_bias", true) ? m.slidingLayers : 0) +
                            (c.flag("add_full_attention_sink_bias", false) ? fullLayers : 0);
     m.extraParams = static_cast<std::int64_t>(sinkLayers) * m.heads;
+    // The hub config's MTP layers (model.mtp.layers.*: sliding attention and
+    // a dense MLP, vLLM mimo_v2_mtp.py); the transformers port has none.
+    m.mtpLayers = c.integerOr({"num_nextn_predict_layers"}, 0, 0, 64);
+    m.mtpDense = m.mtpLayers > 0;
     m.moe.experts = c.integerOr({"n_routed_experts", "num_local_experts"}, 256, 0, kHfMaxExperts);
     if (m.moe.experts < 2) {
         m.moe.experts = 0;
