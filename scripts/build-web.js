@@ -62,8 +62,8 @@ function parseArgs(argv) {
 function read(file) { return fs.readFileSync(file, 'utf8'); }
 
 // The text tables (web/src/i18n): data, not code. The single file carries
-// them packed (CALIPER_I18N, gzip written 7 bits a character: 47 KB of
-// script became 20 KB) and its bundle gets empty tables in their place,
+// them packed (CALIPER_I18N, gzip written a byte a character: 47 KB of
+// script became 30.7 KB of the file) and its bundle gets empty tables in their place,
 // which i18n.ready() fills before the page starts.
 const TEXT_TABLES = {
   'en.js': 'export var en = {};',
@@ -90,7 +90,7 @@ function textTables(webDir) {
 
 function packedTablesScript(webDir) {
   const gz = gzipBest(Buffer.from(textTables(webDir), 'utf8'));
-  return `window.CALIPER_I18N={b122:"${b122Encode(gz)}",length:${gz.length}};\n`;
+  return `window.CALIPER_I18N={b8:"${b8Encode(gz)}",length:${gz.length}};\n`;
 }
 
 // esbuild plugin: the text tables' modules as empty tables.
@@ -133,8 +133,10 @@ function importGraph(metafile) {
   return graph;
 }
 
-// Binary data (the gzip streams of the catalog and the wasm) as text, 7 bits
-// a character: a "..." string inside <script> holds every ASCII character
+// Binary data in a UTF-8 script (the site's engine-wasm.js: the wasm's gzip
+// stream) as text, 7 bits a character (the single file, a windows-1252
+// document, writes a byte a character: b8Encode below). A "..." string
+// inside <script> holds every ASCII character
 // as it is except these six (NUL becomes U+FFFD and CR a line feed in the
 // HTML parser, LF ends the string, " and \ are the string's own, < could
 // close the element), so 122 of 128 seven-bit values are one byte of UTF-8.
@@ -163,6 +165,60 @@ function b122Encode(bytes) {
   }
   let text = '';
   for (let i = 0; i < out.length; i += 8192) text += String.fromCharCode.apply(null, out.slice(i, i + 8192));
+  return text;
+}
+
+// The single file is a windows-1252 document: every byte of it one
+// character, so binary data can be written a byte a character (b8Encode),
+// where UTF-8 carries 7 bits a byte (b122Encode): 8/7 against 1.03
+// characters a byte. Measured: the single file 599.4 → 539.8 KiB (wasm
+// 390.2 → 350.6 KB, catalog 116.9 → 105.0, code 69.9 → 63.0, text tables
+// 34.1 → 30.7; the loader 1.6 → 2.2 KB with its charset check); first
+// paint and the matrix unchanged within the noise (page-bench, same minutes). The browser decodes
+// the bytes 0x80-0x9F to the characters below (WHATWG Encoding Standard,
+// index-windows-1252; Node's TextDecoder does not, so the table is written
+// out here and in web/src/engine/unpack.js), every other byte to the
+// character of its own number. Outside the data the file is ASCII: the
+// markup's other characters become character references, the loader's
+// \u escapes.
+const WINDOWS_1252_C1 = [0x20AC, 0x81, 0x201A, 0x192, 0x201E, 0x2026, 0x2020, 0x2021, 0x2C6, 0x2030, 0x160, 0x2039,
+  0x152, 0x8D, 0x17D, 0x8F, 0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x2DC, 0x2122, 0x161,
+  0x203A, 0x153, 0x9D, 0x17E, 0x178];
+const CHAR_OF_BYTE = Array.from({ length: 256 }, (_, b) =>
+  String.fromCharCode(b >= 0x80 && b < 0xa0 ? WINDOWS_1252_C1[b - 0x80] : b));
+const BYTE_OF_CHAR = new Map(CHAR_OF_BYTE.map((c, b) => [c.charCodeAt(0), b]));
+
+// Bytes as a script string, a character each, in a windows-1252 document.
+// The values a "..." string inside <script> cannot hold as they are (NUL
+// becomes U+FFFD and CR a line feed in the HTML parser, LF ends the string,
+// " and \ are the string's own, < could close the element) and the escape
+// '~' itself are written '~' and a digit, their place in B8_ESCAPED: 7 of
+// 256 values take two characters.
+const B8_ESCAPED = [0, 10, 13, 34, 60, 92, 126];
+function b8Encode(bytes) {
+  const out = new Array(bytes.length);
+  for (let i = 0; i < bytes.length; i++) {
+    const k = B8_ESCAPED.indexOf(bytes[i]);
+    out[i] = k < 0 ? CHAR_OF_BYTE[bytes[i]] : '~' + String.fromCharCode(48 + k);
+  }
+  return out.join('');
+}
+
+// A document's text as windows-1252 bytes, and back (as a browser reads it).
+function toWindows1252(text) {
+  const bytes = Buffer.alloc(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const b = BYTE_OF_CHAR.get(text.charCodeAt(i));
+    if (b === undefined) throw new Error(`U+${text.charCodeAt(i).toString(16)} has no windows-1252 byte (at ${i})`);
+    bytes[i] = b;
+  }
+  return bytes;
+}
+function fromWindows1252(bytes) {
+  let text = '';
+  for (let i = 0; i < bytes.length; i += 8192) {
+    text += Array.from(bytes.subarray(i, i + 8192), (b) => CHAR_OF_BYTE[b]).join('');
+  }
   return text;
 }
 
@@ -295,31 +351,34 @@ function catalogByColumns(dataDir) {
 }
 
 // The catalog by columns, the two texts joined by a line break (minified
-// JSON has none of its own), gzip-compressed and written 7 bits a character
-// (b122Encode; the single file, where size matters); the page inflates them
+// JSON has none of its own), gzip-compressed and written a byte a character
+// (b8Encode; the single file, where size matters); the page inflates them
 // with DecompressionStream, splits them at the line break and rebuilds the
 // entries. Joined rather than one JSON object of the two texts: no escaped
 // quotes to compress.
 function compressedCatalogScript(dataDir) {
   const t = catalogByColumns(dataDir);
   const gz = gzipBest(Buffer.from(t.gpus + '\n' + t.models, 'utf8'));
-  return `window.CALIPER_CATALOG={b122:"${b122Encode(gz)}",length:${gz.length}};\n`;
+  return `window.CALIPER_CATALOG={b8:"${b8Encode(gz)}",length:${gz.length}};\n`;
 }
 
 // The engine is one SINGLE_FILE script with the wasm inside as a base64 data
 // URI. The build takes the wasm out, gzips it (a third of the size) and hands
 // it back at start-up as Module.wasmBinary, which also spares the loader its
-// fetch() of the data URI (refused by connect-src 'none'). An engine without
-// the data URI is left as it is.
+// fetch() of the data URI (refused by connect-src 'none'): wasmScript for the
+// site (engine-wasm.js, a UTF-8 script: 7 bits a character), wasmSingle for
+// the single file (a byte a character). An engine without the data URI is
+// left as it is.
 const WASM_DATA_URI = /data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/;
 function splitEngine(engineText) {
   const match = WASM_DATA_URI.exec(engineText);
-  if (!match) return { engine: engineText, wasmScript: '' };
+  if (!match) return { engine: engineText, wasmScript: '', wasmSingle: '' };
   const wasm = Buffer.from(match[1], 'base64');
   const gz = gzipBest(wasm);
   return {
     engine: engineText.replace(match[0], () => 'data:application/octet-stream;base64,'),
-    wasmScript: `window.CALIPER_WASM={b122:"${b122Encode(gz)}",length:${gz.length},bytes:${wasm.length}};\n`
+    wasmScript: `window.CALIPER_WASM={b122:"${b122Encode(gz)}",length:${gz.length},bytes:${wasm.length}};\n`,
+    wasmSingle: `window.CALIPER_WASM={b8:"${b8Encode(gz)}",length:${gz.length},bytes:${wasm.length}};\n`
   };
 }
 
@@ -374,7 +433,7 @@ function buildSite(template, needsEval, hasWasmScript) {
 function packedCode(engineMin, page, style = '', body = '') {
   const code = engineMin + '\n;' + page;
   const gz = gzipBest(Buffer.from(style + body + code, 'utf8'));
-  return { code, script: `window.CALIPER_CODE={b122:"${b122Encode(gz)}",length:${gz.length},` +
+  return { code, script: `window.CALIPER_CODE={b8:"${b8Encode(gz)}",length:${gz.length},` +
     `style:${style.length},body:${body.length}};\n` };
 }
 
@@ -386,10 +445,11 @@ function splitBody(html) {
   return { html: html.replace(BODY, (all, open, body, close) => open + close), body: m[2] };
 }
 
-// The loader as one minified classic script.
+// The loader as one minified classic script, in ASCII (\u escapes: the
+// single file is a windows-1252 document).
 function bundleLoader(webDir) {
   const result = esbuild.buildSync(Object.assign({}, BUNDLE_OPTIONS, { entryPoints: [path.join(webDir, LOADER)],
-    metafile: false }));
+    metafile: false, charset: 'ascii' }));
   return result.outputFiles[0].text;
 }
 
@@ -397,14 +457,17 @@ function buildSingle(template, parts, needsEval) {
   const css = compactCss(parts.css);
   // Indentation dropped from the markup (it has no <pre>, and its textareas start empty).
   const markup = template.split('\n').map((line) => line.trim()).filter(Boolean).join('\n')
-    .replace('data-build="site"', 'data-build="single"');
+    .replace('data-build="site"', 'data-build="single"')
+    .replace(/<meta charset="utf-8">/i, '<meta charset="windows-1252">');
   // Inline scripts run in document order; the loader puts the packed style
   // and body in place and runs the packed engine and page once they are
   // inflated, and the page starts when the document is parsed.
   const split = parts.loader ? splitBody(markup) : { html: markup, body: '' };
+  // The markup left in the file in ASCII (the body's travels packed, as UTF-8).
+  split.html = split.html.replace(/[^\x00-\x7f]/gu, (c) => `&#${c.codePointAt(0)};`);
   const packed = parts.loader ? packedCode(parts.engineMin, parts.page, css, split.body) : null;
   const code = packed ? [packed.script, parts.loader] : [parts.engineMin, parts.page];
-  const bodies = [parts.catalogGzip].concat(parts.wasmScript ? [parts.wasmScript] : [],
+  const bodies = [parts.catalogGzip].concat(parts.wasmSingle ? [parts.wasmSingle] : [],
     parts.textsScript ? [parts.textsScript] : [], code).map(escapeInline);
   const scriptTags = bodies.map((b) => `<script>${b}</script>`).join('\n');
   const policy = csp(bodies.concat(packed ? [packed.code] : []).map(sha256), [sha256(packed ? css : escapeInline(css))], needsEval);
@@ -445,7 +508,7 @@ async function main() {
     catalogGzip: compressedCatalogScript(dataDir),
     textsScript: packedTablesScript(webDir),
     engineMin: minifyScript(engine),
-    wasmScript: split.wasmScript,
+    wasmSingle: split.wasmSingle,
     page: (await bundlePageWithoutTexts(webDir)).code,
     loader: bundleLoader(webDir)
   };
@@ -458,7 +521,7 @@ async function main() {
   writeFile(path.join(outDir, 'caliper-engine.js'), engine);
   writeFile(path.join(outDir, BUNDLE), page);  // the site's bundle keeps its text tables
   const single = path.join(outDir, 'caliper.html');
-  writeFile(single, buildSingle(template, parts, needsEval));
+  writeFile(single, toWindows1252(buildSingle(template, parts, needsEval)));
   report(path.join(outDir, 'index.html'));
   report(single);
 }
@@ -470,5 +533,6 @@ if (require.main === module) {
   });
 }
 
-module.exports = { columnsOf, escapeInline, catalogScript, compressedCatalogScript, splitEngine, b122Encode, minifyScript, csp, sha256,
+module.exports = { columnsOf, escapeInline, catalogScript, compressedCatalogScript, splitEngine, b122Encode, b8Encode,
+  toWindows1252, fromWindows1252, WINDOWS_1252_C1, minifyScript, csp, sha256,
   buildSingle, buildSite, siteScripts, splitBody, bundlePage, bundleLoader, packedCode, bundlePageWithoutTexts, packedTablesScript, importGraph, engineNeedsEval, ENTRY, BUNDLE };

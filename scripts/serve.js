@@ -19,7 +19,10 @@ const server = http.createServer((req, res) => {
   if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
   fs.readFile(file, (err, body) => {
     if (err) { res.writeHead(404, { 'content-type': 'text/plain' }); res.end('not found'); return; }
-    res.writeHead(200, { 'content-type': types[path.extname(file)] || 'application/octet-stream' });
+    // The single file is a windows-1252 document (scripts/build-web.js): a
+    // charset in the header would override its own <meta charset>.
+    const type = path.basename(file) === 'caliper.html' ? 'text/html; charset=windows-1252' : types[path.extname(file)];
+    res.writeHead(200, { 'content-type': type || 'application/octet-stream' });
     res.end(body);
   });
 });

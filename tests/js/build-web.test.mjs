@@ -9,7 +9,8 @@ import zlib from 'zlib';
 import { execFileSync } from 'child_process';
 import { fileURLToPath } from 'url';
 import build from '../../scripts/build-web.js';
-import { splitCatalog, b122Decode } from '../../web/src/engine/engine.js';
+import { splitCatalog, b122Decode, b8Decode } from '../../web/src/engine/engine.js';
+import { WINDOWS_1252_C1 } from '../../web/src/engine/unpack.js';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -46,6 +47,25 @@ test('7-bit text decodes back to the same bytes, any length, and holds no charac
   const bytes = crypto.randomBytes(70000);
   const utf8 = Buffer.byteLength(build.b122Encode(bytes), 'utf8');
   assert.ok(utf8 <= Math.ceil(70000 * 8 / 7) + 2, `${utf8} bytes of UTF-8 for 70000 bytes`);
+});
+
+test('text a byte a character decodes back to the same bytes, holds no character a script string cannot, and is windows-1252', () => {
+  assert.deepEqual(build.WINDOWS_1252_C1, WINDOWS_1252_C1, 'the build and the page read the bytes 0x80-0x9F alike');
+  const all = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+  for (const bytes of [all, Buffer.from([126, 126, 0]), Buffer.from([0x80, 0x9f, 0xff])].concat(
+    [0, 1, 2, 7, 4099].map((n) => crypto.randomBytes(n)))) {
+    const text = build.b8Encode(bytes);
+    assert.ok(!/[\0\n\r"<\\]/.test(text), 'no NUL, LF, CR, quote, < or backslash');
+    // Every character is one byte of the windows-1252 file, read back as the same character.
+    const file = build.toWindows1252(text);
+    assert.equal(build.fromWindows1252(file), text);
+    assert.deepEqual(Buffer.from(b8Decode(text, bytes.length)), bytes);
+  }
+  // Random bytes (gzip's output looks random): 7 values of 256 take two bytes of the file.
+  const n = build.toWindows1252(build.b8Encode(crypto.randomBytes(70000))).length;
+  assert.ok(n <= 70000 * (1 + 7 / 256) * 1.02, `${n} bytes of file for 70000 bytes`);
+  // Characters of the site's UTF-8 that windows-1252 lacks are refused, not written wrong.
+  assert.throws(() => build.toWindows1252('中'), /no windows-1252 byte/);
 });
 
 test('catalog entries by column come back as the same entries, keys missing and null kept apart', () => {
@@ -91,8 +111,8 @@ test('the compressed catalog inflates back to the two JSON texts', () => {
   fs.writeFileSync(path.join(tmp, 'gpus.json'), '{ "gpus": [ {"id": "a", "name": "</script>", "note": "two\\nlines"} ] }');
   fs.writeFileSync(path.join(tmp, 'models.json'), '{ "models": [] }');
   const script = build.compressedCatalogScript(tmp);
-  const m = script.match(/b122:"([^"]+)",length:(\d+)/);
-  const texts = splitCatalog(zlib.gunzipSync(Buffer.from(b122Decode(m[1], Number(m[2])))).toString('utf8'));
+  const m = script.match(/b8:"([^"]+)",length:(\d+)/);
+  const texts = splitCatalog(zlib.gunzipSync(Buffer.from(b8Decode(m[1], Number(m[2])))).toString('utf8'));
   assert.equal(texts.gpus, '{"gpus":[{"id":"a","name":"</script>","note":"two\\nlines"}]}');
   assert.equal(texts.models, '{"models":[]}');
   const plain = build.catalogScript(tmp);
@@ -110,7 +130,10 @@ test('the wasm inside the engine is moved out, gzip-compressed, intact', () => {
   const m = split.wasmScript.match(/b122:"([^"]+)",length:(\d+)/);
   assert.deepEqual(zlib.gunzipSync(Buffer.from(b122Decode(m[1], Number(m[2])))), wasm);
   assert.match(split.wasmScript, /bytes:12\b/);
-  assert.deepEqual(build.splitEngine('no wasm here'), { engine: 'no wasm here', wasmScript: '' });
+  // The single file's copy: the same stream, a byte a character.
+  const s = split.wasmSingle.match(/b8:"([^"]+)",length:(\d+)/);
+  assert.deepEqual(zlib.gunzipSync(Buffer.from(b8Decode(s[1], Number(s[2])))), wasm);
+  assert.deepEqual(build.splitEngine('no wasm here'), { engine: 'no wasm here', wasmScript: '', wasmSingle: '' });
 });
 
 test('an engine built with new Function is detected', () => {
@@ -134,7 +157,11 @@ test('the single file inlines everything and hashes each inline block', () => {
   const out = path.join(tmp, 'dist');
   execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-web.js'), '--engine', engine, '--out', out,
     '--data', data, '--web', path.join(ROOT, 'web')], { stdio: 'pipe' });
-  const html = fs.readFileSync(path.join(out, 'caliper.html'), 'utf8');
+  // A windows-1252 document, read as the browser reads it; ASCII outside the packed data.
+  const html = build.fromWindows1252(fs.readFileSync(path.join(out, 'caliper.html')));
+  assert.match(html, /^<!doctype html>\n<html[^>]*>\n<head>\n<meta charset="windows-1252">/);
+  assert.ok(!/[^\x00-\x7f]/.test(html.replace(/<script>window\.CALIPER_[A-Z0-9]+=\{b8:"[^"]*"/g, '')),
+    'only the packed data leaves ASCII');
   assert.ok(!/<script[^>]*\bsrc=/i.test(html), 'no external scripts');
   assert.ok(!/<link[^>]*stylesheet/i.test(html), 'no external styles');
   assert.ok(!/type="module"/.test(html));
@@ -151,8 +178,8 @@ test('the single file inlines everything and hashes each inline block', () => {
   // as one script, allowed by the hash of exactly the text it inflates.
   const packed = blocks.find((b) => b.startsWith('window.CALIPER_CODE='));
   assert.ok(packed, 'the engine and the page are packed');
-  const m = packed.match(/b122:"([^"]*)",length:(\d+),style:(\d+),body:(\d+)/);
-  const text = zlib.gunzipSync(Buffer.from(b122Decode(m[1], Number(m[2])))).toString('utf8');
+  const m = packed.match(/b8:"([^"]*)",length:(\d+),style:(\d+),body:(\d+)/);
+  const text = zlib.gunzipSync(Buffer.from(b8Decode(m[1], Number(m[2])))).toString('utf8');
   const styleEnd = Number(m[3]), bodyEnd = styleEnd + Number(m[4]);
   const style = text.slice(0, styleEnd), body = text.slice(styleEnd, bodyEnd), code = text.slice(bodyEnd);
   // The style sheet minified, whole (its last rule closed); the body's markup whole, the page's empty.

@@ -1,6 +1,6 @@
 // The single file's loader. The style sheet, the body's markup, the
 // engine's glue and the page's bundle travel packed like the data
-// (window.CALIPER_CODE: gzip written 7 bits a character, style and body the
+// (window.CALIPER_CODE: gzip written a byte a character, style and body the
 // lengths of the first two texts; scripts/build-web.js). They are inflated
 // here: the style and the markup put in place, then the code run as one
 // inline script; the page's policy allows the style and the script by their
@@ -11,7 +11,15 @@ import { unpackText } from './engine/unpack.js';
 var NEEDS = 'This page needs a browser with DecompressionStream (Chrome 80, Firefox 113, Safari 16.4 or later). ' +
   '此页面需要支持 DecompressionStream 的浏览器（Chrome 80、Firefox 113、Safari 16.4 或更新版本）。';
 
-var packed = unpackText(window.CALIPER_CODE);
+// The file is a windows-1252 document, its data a byte a character
+// (scripts/build-web.js). Read in another charset (a server that declares
+// UTF-8 overrides the file's own <meta charset>) the data are lost: say so.
+var CHARSET = 'This file must be read as windows-1252; it was read as ' + document.characterSet +
+  '. Open it from disk, or serve it with "charset=windows-1252". ' +
+  '此文件须以 windows-1252 编码读取：请从本地打开，或以 "charset=windows-1252" 提供。';
+var wrongCharset = document.characterSet.toLowerCase() !== 'windows-1252';
+
+var packed = wrongCharset ? Promise.reject(new Error(CHARSET)) : unpackText(window.CALIPER_CODE);
 
 // The first number format a page makes loads the browser's locale data
 // (15-50 ms in Chromium, once per page); made while the code inflates and
@@ -43,7 +51,7 @@ packed.then(function (text) {
   whenParsed(function () {
     var note = document.createElement('p');
     note.setAttribute('role', 'alert');
-    note.textContent = NEEDS;
+    note.textContent = wrongCharset ? CHARSET : NEEDS;
     document.body.appendChild(note);
   });
 });

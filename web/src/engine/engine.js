@@ -1,7 +1,7 @@
 // The only file that touches the wasm engine: JSON in, parsed objects out.
 // A rejected request ({ok:false,error}) becomes a thrown EngineError carrying
 // the engine's code, message and JSON pointer.
-import { b122Decode, gunzipBytes, unpackText } from './unpack.js';
+import { b122Decode, b8Decode, gunzipBytes, unpackText } from './unpack.js';
 
 var instance = null;
 var catalogTexts = null;  // the catalog in use, for export
@@ -16,15 +16,16 @@ function EngineError(error) {
 EngineError.prototype = Object.create(Error.prototype);
 EngineError.prototype.constructor = EngineError;
 
-// The wasm binary when the build shipped it apart (engine-wasm.js, gzip in
-// 7 bits a character), compiled as it unpacks, from the moment this script runs (the page
+// The wasm binary when the build shipped it apart (gzip written a byte a
+// character in the single file, 7 bits a character in engine-wasm.js),
+// compiled as it unpacks, from the moment this script runs (the page
 // parses on meanwhile); unpacked whole first where the browser cannot
 // stream.
 var compiled = null;
 function compileWasm() {
   var w = globalThis.CALIPER_WASM;
-  if (compiled || !w || !w.b122) return compiled;
-  var gz = b122Decode(w.b122, w.length);
+  if (compiled || !w || !(w.b8 || w.b122)) return compiled;
+  var gz = w.b8 ? b8Decode(w.b8, w.length) : b122Decode(w.b122, w.length);
   var streamed = function () {
     var body = new Blob([gz]).stream().pipeThrough(new DecompressionStream('gzip'));
     return WebAssembly.compileStreaming(new Response(body, { headers: { 'Content-Type': 'application/wasm' } }));
@@ -123,13 +124,13 @@ function loadCatalog(gpusText, modelsText) {
 }
 
 // The built-in catalog the page carries (catalog.js): the two JSON texts,
-// or both gzip-compressed and written 7 bits a character (the single file).
+// or both gzip-compressed and written a byte a character (the single file).
 var builtIn = null;  // a promise of {gpus, models}
 function pageCatalog() {
   if (builtIn) return builtIn;
   var cat = globalThis.CALIPER_CATALOG;
   if (!cat) return Promise.reject(new EngineError({ code: 'no_catalog', message: 'catalog.js did not load' }));
-  builtIn = cat.b122 ? unpackText(cat).then(splitCatalog)
+  builtIn = cat.b8 ? unpackText(cat).then(splitCatalog)
     : Promise.resolve({ gpus: cat.gpus, models: cat.models });
   builtIn.catch(function () { builtIn = null; });
   return builtIn;
@@ -201,7 +202,7 @@ function describe() {
 }
 
 export { EngineError, pageCatalog, init, ready, loadCatalog, catalogInUse as catalogTexts, estimate, matrix, takesValues,
-  recommend, inventory, limits, serve, canServe, listGpus, listModels, caveats, version, describe, b122Decode, splitCatalog };
+  recommend, inventory, limits, serve, canServe, listGpus, listModels, caveats, version, describe, b122Decode, b8Decode, splitCatalog };
 
 // Unpacking starts now, while the rest of the page loads.
 if (typeof document !== 'undefined') {

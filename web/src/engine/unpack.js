@@ -1,5 +1,7 @@
-// The single file's packed data (scripts/build-web.js): gzip streams written
-// 7 bits a character, unpacked with the browser's DecompressionStream.
+// Packed data (scripts/build-web.js): gzip streams written as text, unpacked
+// with the browser's DecompressionStream. The single file writes them a byte
+// a character (b8, in a windows-1252 document); the site's engine-wasm.js,
+// a UTF-8 script, 7 bits a character (b122).
 
 // Text written 7 bits a character (b122Encode) → the first `length` bytes it
 // holds. A character below U+0080 is seven bits; one from U+0100 is one of
@@ -29,6 +31,28 @@ function b122Decode(text, length) {
   return out;
 }
 
+// Bytes written a character each (b8Encode) → the first `length` bytes. The
+// single file is a windows-1252 document, so each byte of it is one
+// character: its own number, except 0x80-0x9F, which the browser decodes
+// to the characters listed here (WHATWG Encoding Standard,
+// index-windows-1252). The seven values a script string cannot hold as they
+// are (NUL, LF, CR, quote, <, backslash) and '~' itself come as '~' and a
+// digit, the value's place in B8_ESCAPED.
+var WINDOWS_1252_C1 = [0x20AC, 0x81, 0x201A, 0x192, 0x201E, 0x2026, 0x2020, 0x2021, 0x2C6, 0x2030, 0x160, 0x2039,
+  0x152, 0x8D, 0x17D, 0x8F, 0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x2DC, 0x2122, 0x161,
+  0x203A, 0x153, 0x9D, 0x17E, 0x178];
+var B8_ESCAPED = [0, 10, 13, 34, 60, 92, 126];
+function b8Decode(text, length) {
+  var byteOf = new Uint8Array(0x2123), out = new Uint8Array(length), o = 0;
+  for (var b = 0; b < 256; b++) byteOf[b] = b;
+  for (var k = 0; k < 32; k++) byteOf[WINDOWS_1252_C1[k]] = 0x80 + k;
+  for (var i = 0; o < length; i++) {
+    var v = byteOf[text.charCodeAt(i)];
+    out[o++] = v === 126 ? B8_ESCAPED[text.charCodeAt(++i) - 48] : v;
+  }
+  return out;
+}
+
 // A refusal the caller reports: {code, message}.
 function unsupported() {
   var e = new Error('this browser cannot decompress the page data');
@@ -41,9 +65,9 @@ function inflate(bytes) {
   return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip')));
 }
 
-// {b122, length} → the text it packs.
+// {b8, length} → the text it packs.
 function unpackText(packed) {
-  return Promise.resolve().then(function () { return inflate(b122Decode(packed.b122, packed.length)).text(); });
+  return Promise.resolve().then(function () { return inflate(b8Decode(packed.b8, packed.length)).text(); });
 }
 
 function gunzipBytes(bytes) {
@@ -51,4 +75,4 @@ function gunzipBytes(bytes) {
     .then(function (buffer) { return new Uint8Array(buffer); });
 }
 
-export { b122Decode, unpackText, gunzipBytes, inflate };
+export { b122Decode, b8Decode, WINDOWS_1252_C1, unpackText, gunzipBytes, inflate };
