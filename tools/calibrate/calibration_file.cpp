@@ -67,9 +67,9 @@ std::string calibrationJson(const RowSet& set, const CrossReport& report) {
         "fitted by mechanism and group from the most general group (engine) to the most specific (engine x format x "
         "GPU group); a group without enough rows of its own keeps the scale of the group above it. Rows with "
         "measured false or trust low are never used. Bands are the 10th-90th percentiles of ln(predicted / measured) "
-        "over leave-one-source-out residuals (serving kinds: leave-one-(engine x GPU)-out); a band that falls back to a "
-        "wider group is widened per level by band_widening's factor for its kind (measured: the serving kinds' "
-        "left-out residuals' 10-90% width over their in-sample one), 1.25x for the others. Serving constants: engine "
+        "over leave-one-source-out residuals (serving kinds: leave-one-(engine x GPU)-out), by engine x GPU family or "
+        "by mechanism group; a band that falls back to a wider group is widened per level by band_widening's factor "
+        "(serving: left-out over in-sample 10-90% width; others: leave-one-group-out), else 1.25x. Serving constants: engine "
         "(the family level: every GPU without a fitted group of its own takes it, from one GPU system or more), then "
         "engine x GPU generation, then x format (two GPU systems each).";
     doc["files"] = set.files;
@@ -115,12 +115,14 @@ std::string calibrationJson(const RowSet& set, const CrossReport& report) {
     doc["serving_constants"] = serving;
     Json bands = Json::array();
     for (const CalibrationBand& b : report.bands) {
-        bands.push_back({{"kind", b.kind},
-                         {"engine", b.engine >= 0 ? toString(EngineClass(b.engine)) : "*"},
-                         {"gpu_family", b.family >= 0 ? gpuFamilyName(b.family) : "*"},
-                         {"p10_log", r4(b.lowLog)},
-                         {"p90_log", r4(b.highLog)},
-                         {"rows", b.rows}});
+        Json band = {{"kind", b.kind},
+                     {"engine", b.engine >= 0 ? toString(EngineClass(b.engine)) : "*"},
+                     {"gpu_family", b.family >= 0 ? gpuFamilyName(b.family) : "*"}};
+        if (!b.group.empty()) band["group"] = b.group;
+        band["p10_log"] = r4(b.lowLog);
+        band["p90_log"] = r4(b.highLog);
+        band["rows"] = b.rows;
+        bands.push_back(band);
     }
     doc["bands"] = bands;
     // Per serving kind: the widening of a band for each level it falls back
@@ -259,8 +261,12 @@ std::string crossValidationTable(const RowSet& set, const CrossReport& report) {
             out += line;
         }
         for (const BandWidening& w : report.widening) {
-            std::snprintf(line, sizeof line, "  %-26s band widened %.3fx per fallback level (left-out / in-sample 10-90%% width, %d rows)\n",
-                          w.kind.c_str(), w.factor, w.rows);
+            const bool serving = w.kind.rfind("serving_", 0) == 0;
+            std::snprintf(line, sizeof line, "  %-26s band widened %.3fx per fallback level (%s, %d rows)\n", w.kind.c_str(),
+                          w.factor,
+                          serving ? "left-out / in-sample 10-90% width"
+                                  : "leave-one-band-group-out: 80th percentile of the scale the fallback band needed",
+                          w.rows);
             out += line;
         }
         if (report.throughputRows > 0) {

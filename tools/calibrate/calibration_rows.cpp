@@ -3,6 +3,7 @@
 // varies is then recomputed from the typed scenario, which is checked to
 // agree with validateRows on every row.
 #include "calibration_rows.hpp"
+#include "cross_validation.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -91,6 +92,7 @@ void readLine(const Catalog& catalog, const std::string& line, RowSet& set) {
     r.engine = engineClass(r.scenario.engine);
     r.format = formatClass(r.scenario.engine, r.scenario.weights);
     r.gpu = gpuGroup(r.scenario.gpu);
+    r.bandGroup = bandGroup(bandKind(r.kind), r.scenario);
     r.figure = r.hasError ? figureOf(m.compared) : Figure::Other;
     if (servingFigure(r)) {
         const EstimateResult full = estimate(r.scenario, EstimateDetail{false, false, false});

@@ -46,6 +46,7 @@ struct CalibrationRow {
     FormatClass format = FormatClass::Bits16;
     GpuGroup gpu = GpuGroup::Other;
     bool gpuStated = true;
+    std::string bandGroup;  // its band kind's mechanism group (calibration.hpp bandGroup); empty: none
     // Scored, but no constant or band rests on the row when it names its GPU
     // without the variant ("core count not stated": its GPU's figures are a
     // guess) or names an engine the contract has none for (LitGPT: its

@@ -178,21 +178,24 @@ std::vector<CalibrationBand> makeBands(const std::vector<CalibrationRow>& rows, 
                                        const std::vector<char>& use) {
     // kind, engine, family -> residuals; every row also counts toward its
     // engine's and its kind's wider bands.
-    std::map<std::tuple<std::string, int, int>, std::vector<double>> pools;
-    std::map<std::tuple<std::string, int, int>, std::set<std::string>> sources;
+    // kind, engine, family, group -> residuals; a row of a mechanism group
+    // also counts toward its group's band.
+    std::map<std::tuple<std::string, int, int, std::string>, std::vector<double>> pools;
+    std::map<std::tuple<std::string, int, int, std::string>, std::set<std::string>> sources;
     for (std::size_t i = 0; i < rows.size(); ++i) {
         // Rows whose GPU variant is not stated describe no GPU a user picks.
         if (!use[i] || std::isnan(logs[i]) || !rows[i].fitUse) continue;
         const std::string kind = bandKind(rows[i].kind);
         if (kind.empty()) continue;
         const int engine = int(rows[i].engine), family = rows[i].gpuStated ? gpuFamilyIndex(rows[i].gpu) : -1;
-        pools[{kind, engine, family}].push_back(logs[i]);
-        sources[{kind, engine, family}].insert(rows[i].source);
-        if (family >= 0) pools[{kind, engine, -1}].push_back(logs[i]);
-        pools[{kind, -1, -1}].push_back(logs[i]);
+        pools[{kind, engine, family, ""}].push_back(logs[i]);
+        sources[{kind, engine, family, ""}].insert(rows[i].source);
+        if (family >= 0) pools[{kind, engine, -1, ""}].push_back(logs[i]);
+        pools[{kind, -1, -1, ""}].push_back(logs[i]);
+        if (!rows[i].bandGroup.empty()) pools[{kind, -1, -1, rows[i].bandGroup}].push_back(logs[i]);
         if (kind.size() > 7 && kind.compare(kind.size() - 7, 7, "_memory") == 0) {
-            pools[{"memory", engine, -1}].push_back(logs[i]);
-            pools[{"memory", -1, -1}].push_back(logs[i]);
+            pools[{"memory", engine, -1, ""}].push_back(logs[i]);
+            pools[{"memory", -1, -1, ""}].push_back(logs[i]);
         }
     }
     std::vector<CalibrationBand> bands;
@@ -204,6 +207,7 @@ std::vector<CalibrationBand> makeBands(const std::vector<CalibrationRow>& rows, 
         b.kind = std::get<0>(key);
         b.engine = std::get<1>(key);
         b.family = std::get<2>(key);
+        b.group = std::get<3>(key);
         b.lowLog = predictionQuantileOf(values, 0.10);
         b.highLog = predictionQuantileOf(values, 0.90);
         b.rows = int(values.size());
@@ -211,6 +215,60 @@ std::vector<CalibrationBand> makeBands(const std::vector<CalibrationRow>& rows, 
     }
     return bands;
 }
+
+std::vector<BandWidening> groupOutWidening(const std::vector<CalibrationRow>& rows, const std::vector<double>& logs,
+                                           const std::vector<char>& use) {
+    const std::vector<CalibrationBand> bands = makeBands(rows, logs, use);
+    // Each row's own band: the most specific one lookupBand starts from.
+    std::map<int, std::vector<std::size_t>> members;  // band index -> rows
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const CalibrationRow& r = rows[i];
+        if (!use[i] || !r.fitUse || std::isnan(logs[i]) || servingFigure(r)) continue;
+        const std::string kind = bandKind(r.kind);
+        if (kind.empty() || kind.rfind("serving_", 0) == 0) continue;
+        int rank = -1;
+        const int own = bestBandIndex(bands, kind, int(r.engine), r.gpuStated ? gpuFamilyIndex(r.gpu) : -1, r.bandGroup, &rank);
+        if (own < 0 || rank <= 0) continue;  // the kind-wide band has none wider to fall back to
+        members[own].push_back(i);
+    }
+    std::map<std::string, std::vector<double>> perLevel;  // kind -> scale per level fallen
+    for (const auto& [own, group] : members) {
+        std::vector<char> others = use;
+        for (std::size_t i : group) others[i] = 0;
+        const std::vector<CalibrationBand> without = makeBands(rows, logs, others);
+        for (std::size_t i : group) {
+            const CalibrationRow& r = rows[i];
+            double lo = 0, hi = 0;
+            int fell = 0;
+            if (!lookupBand(without, bandKind(r.kind), int(r.engine), r.gpuStated ? gpuFamilyIndex(r.gpu) : -1, lo, hi,
+                            1.0, r.bandGroup, &fell) ||
+                fell < 1 || !(hi > lo))
+                continue;
+            const double centre = 0.5 * (lo + hi), half = 0.5 * (hi - lo);
+            const double scale = std::fabs(logs[i] - centre) / half;
+            perLevel[bandKind(r.kind)].push_back(std::pow(scale, 1.0 / fell));
+        }
+    }
+    std::vector<BandWidening> out;
+    for (const auto& [kind, scales] : perLevel) {
+        if (int(scales.size()) < kMinBandRows) continue;
+        // Rounded to 3 digits: the file is compared byte for byte.
+        const double factor = std::round(predictionQuantileOf(scales, 0.8) * 1000.0) / 1000.0;
+        out.push_back({kind, std::max(1.0, factor), int(scales.size())});
+    }
+    return out;
+}
+
+namespace {
+
+double wideningIn(const std::vector<BandWidening>& widening, const std::string& kind) {
+    for (const BandWidening& w : widening) {
+        if (w.kind == kind) return w.factor;
+    }
+    return kBandFallbackWidening;
+}
+
+}  // namespace
 
 CrossReport crossValidate(const RowSet& set) {
     const std::vector<CalibrationRow>& rows = set.rows;
@@ -280,6 +338,9 @@ CrossReport crossValidate(const RowSet& set) {
     }
     std::vector<char> all(rows.size(), 1);
     report.bands = makeBands(rows, bandLog, all);
+    // The other kinds' widening per fallback level, from leaving each group
+    // out of the bands in turn.
+    for (const BandWidening& w : groupOutWidening(rows, report.crossLog, all)) report.widening.push_back(w);
 
     // Per kind, first-seen order.
     std::vector<std::string> kinds;
@@ -325,6 +386,8 @@ CrossReport crossValidate(const RowSet& set) {
         std::vector<char> others(rows.size(), 0);
         for (std::size_t i = 0; i < rows.size(); ++i) others[i] = rows[i].source != source;
         const std::vector<CalibrationBand> bands = makeBands(rows, report.crossLog, others);
+        // The widening per level measured without the source too.
+        const std::vector<BandWidening> widening = groupOutWidening(rows, report.crossLog, others);
         for (std::size_t i = 0; i < rows.size(); ++i) {
             const CalibrationRow& r = rows[i];
             // Bands are for setups the engine knows (catalog model, stated GPU
@@ -332,7 +395,8 @@ CrossReport crossValidate(const RowSet& set) {
             // but neither make nor test them.
             if (r.source != source || std::isnan(report.crossLog[i]) || bandKind(r.kind).empty() || !r.fitUse) continue;
             double lo = 0, hi = 0;
-            if (!lookupBand(bands, bandKind(r.kind), int(r.engine), r.gpuStated ? gpuFamilyIndex(r.gpu) : -1, lo, hi))
+            if (!lookupBand(bands, bandKind(r.kind), int(r.engine), r.gpuStated ? gpuFamilyIndex(r.gpu) : -1, lo, hi,
+                            wideningIn(widening, bandKind(r.kind)), r.bandGroup))
                 continue;
             report.bandLowLog[i] = lo;
             report.bandHighLog[i] = hi;
@@ -355,7 +419,8 @@ CrossReport crossValidate(const RowSet& set) {
         others[i] = 0;
         const std::vector<CalibrationBand> bands = makeBands(rows, report.crossLog, others);
         double lo = 0, hi = 0;
-        if (!lookupBand(bands, bandKind(r.kind), int(r.engine), r.gpuStated ? gpuFamilyIndex(r.gpu) : -1, lo, hi))
+        if (!lookupBand(bands, bandKind(r.kind), int(r.engine), r.gpuStated ? gpuFamilyIndex(r.gpu) : -1, lo, hi,
+                        wideningIn(report.widening, bandKind(r.kind)), r.bandGroup))
             continue;
         for (KindAccuracy& k : report.kinds) {
             if (k.kind != r.kind) continue;

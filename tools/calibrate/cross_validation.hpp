@@ -69,13 +69,25 @@ std::vector<BandWidening> servingBandWidening(const std::vector<CalibrationRow>&
                                               const std::vector<double>& inSampleLog,
                                               const std::vector<double>& systemLog);
 
+// The other band kinds' widening per fallback level, measured like the
+// serving kinds' but by leaving each band group out: every row's own band
+// (its mechanism group's, else its engine x family's, else its engine's) is
+// made without that band's rows, and the row's distance from the centre of
+// the band it falls back to, over that band's half width (per level fallen:
+// the level-th root), is a scale that band needed. The factor is the 80th
+// percentile of those scales (at least 1): the widening at which fallback
+// bands hold 80% of the rows of groups they never saw. Kinds with fewer than
+// kMinBandRows such rows take kBandFallbackWidening.
+std::vector<BandWidening> groupOutWidening(const std::vector<CalibrationRow>& rows, const std::vector<double>& logs,
+                                           const std::vector<char>& use);
+
 struct CrossReport {
     FitResult full;                      // fitted on every row
     std::vector<double> inSampleLog;     // ln(pred / measured) per row; NaN where none
     std::vector<double> crossLog;        // the same with the row's source left out of the fit
     std::vector<double> systemLog;       // serving rows: with the row's engine x GPU left out; NaN elsewhere
     std::vector<double> generationLog;   // serving rows: with the row's engine x GPU generation left out; NaN elsewhere
-    std::vector<BandWidening> widening;  // per serving kind
+    std::vector<BandWidening> widening;  // per serving kind, then the other band kinds (groupOutWidening)
     // The band each known row was checked against (made without its source): ln(pred / measured) low and high; NaN
     // where none.
     std::vector<double> bandLowLog, bandHighLog;

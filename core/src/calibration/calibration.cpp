@@ -310,15 +310,44 @@ double bandWideningOf(const CalibrationTable& table, const std::string& kind) {
     return kBandFallbackWidening;
 }
 
-bool lookupBand(const std::vector<CalibrationBand>& bands, const std::string& kind, int engine, int family,
-                double& lowLog, double& highLog, double widening) {
-    const CalibrationBand* best = nullptr;
-    int bestRank = -1;
-    for (const CalibrationBand& b : bands) {
-        if (b.kind != kind || (b.engine >= 0 && b.engine != engine) || (b.family >= 0 && b.family != family)) continue;
-        const int rank = (b.engine >= 0 ? 2 : 0) + (b.family >= 0 ? 1 : 0);
-        if (rank > bestRank) { best = &b; bestRank = rank; }
+std::string bandGroup(const std::string& kind, const Scenario& s) {
+    if (kind == "training_speed") {
+        std::string g = s.model.moe.experts > 0 ? "moe" : "dense";
+        if (s.seqLen >= kLongContextTokens) g += "_long";
+        return g;
     }
+    if (kind == "finetune_memory" && s.task != Task::Inference) {
+        return s.packing || s.task == Task::Pretrain ? "packed" : "varying_lengths";
+    }
+    return "";
+}
+
+int bestBandIndex(const std::vector<CalibrationBand>& bands, const std::string& kind, int engine, int family,
+                  const std::string& group, int* rankOut) {
+    int best = -1, bestRank = -1;
+    for (std::size_t i = 0; i < bands.size(); ++i) {
+        const CalibrationBand& b = bands[i];
+        if (b.kind != kind) continue;
+        int rank = 0;
+        if (!b.group.empty()) {
+            // A mechanism group's band ranks above every engine x family one.
+            if (b.group != group) continue;
+            rank = 4;
+        } else {
+            if ((b.engine >= 0 && b.engine != engine) || (b.family >= 0 && b.family != family)) continue;
+            rank = (b.engine >= 0 ? 2 : 0) + (b.family >= 0 ? 1 : 0);
+        }
+        if (rank > bestRank) { best = int(i); bestRank = rank; }
+    }
+    if (rankOut) *rankOut = bestRank;
+    return best;
+}
+
+bool lookupBand(const std::vector<CalibrationBand>& bands, const std::string& kind, int engine, int family,
+                double& lowLog, double& highLog, double widening, const std::string& group, int* fell) {
+    int bestRank = -1;
+    const int bestIndex = bestBandIndex(bands, kind, engine, family, group, &bestRank);
+    const CalibrationBand* best = bestIndex >= 0 ? &bands[std::size_t(bestIndex)] : nullptr;
     if (!best) {
         // A memory kind without a band of its own takes every memory kind's
         // (weights, KV cache, activations and overheads are the same terms),
@@ -330,11 +359,18 @@ bool lookupBand(const std::vector<CalibrationBand>& bands, const std::string& ki
         const double centre = 0.5 * (lowLog + highLog), half = 0.5 * (highLog - lowLog) * kBandFallbackWidening;
         lowLog = centre - half;
         highLog = centre + half;
+        if (fell) *fell = 1;
         return true;
     }
-    // Levels below the kind-wide band: engine x family 0, engine 1, kind 2.
-    const int fell = (bestRank == 3 ? 0 : bestRank == 2 ? 1 : 2) - (family >= 0 ? 0 : 1);
-    const double widen = std::pow(widening, std::max(0, fell));
+    // Levels below the kind-wide band: group 0, then engine x family, engine
+    // and kind one level further each (one less where no group is asked for).
+    int levels = 0;
+    if (bestRank < 4) {
+        levels = (bestRank == 3 ? 0 : bestRank == 2 ? 1 : 2) - (family >= 0 ? 0 : 1) + (group.empty() ? 0 : 1);
+    }
+    levels = std::max(0, levels);
+    if (fell) *fell = levels;
+    const double widen = std::pow(widening, levels);
     const double centre = 0.5 * (best->lowLog + best->highLog);
     const double half = 0.5 * (best->highLog - best->lowLog) * widen;
     lowLog = centre - half;
@@ -342,10 +378,11 @@ bool lookupBand(const std::vector<CalibrationBand>& bands, const std::string& ki
     return true;
 }
 
-bool calibrationBand(const std::string& kind, Engine engine, const GpuSpec& gpu, double& lowLog, double& highLog) {
+bool calibrationBand(const std::string& kind, Engine engine, const GpuSpec& gpu, double& lowLog, double& highLog,
+                     const std::string& group) {
     const CalibrationTable& table = activeCalibration();
     return lookupBand(table.bands, kind, int(engineClass(engine)), gpuFamilyIndex(gpuGroup(gpu)), lowLog, highLog,
-                      bandWideningOf(table, kind));
+                      bandWideningOf(table, kind), group);
 }
 
 }  // namespace caliper

@@ -7,6 +7,7 @@
 // The file also holds the 10th-90th percentile bands of the engine's
 // cross-validated errors, which the results carry as `ranges`.
 #include <array>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -84,7 +85,8 @@ const char* toString(ServingEngine e);
 const char* toString(GpuGeneration g);
 
 // A band: the 10th and 90th percentiles of ln(predicted / measured) over
-// left-out rows of one kind, engine class and GPU family (-1 = any).
+// left-out rows of one kind, engine class and GPU family (-1 = any), or of
+// one kind and mechanism group (bandGroup; engine and family any).
 struct CalibrationBand {
     std::string kind;  // decode_tps, prefill_tps, inference_memory, finetune_memory, ...
     int engine = -1;   // EngineClass, -1 any
@@ -92,6 +94,7 @@ struct CalibrationBand {
     double lowLog = 0;
     double highLog = 0;
     int rows = 0;
+    std::string group;  // bandGroup's mechanism group; empty: any
 };
 
 struct CalibrationTable {
@@ -157,14 +160,36 @@ double calibratedServing(ServingConstant c, const ServingCell& cell, double prio
 // measured (CalibrationTable::bandWidening); the others take this one.
 constexpr double kBandFallbackWidening = 1.25;
 
+// The mechanism group a band kind's errors spread by, where its setups
+// differ in what the estimate cannot know (empty: none). Training speed:
+// "moe" (routed experts: routing balance, all-to-all and grouped-GEMM
+// sizes) or dense, and "_long" from 32k tokens per sequence (attention,
+// quadratic in the context and split by context parallelism, is ~40% of a
+// dense 7B model's FLOPs at 32k with causal masking: 6 L s d = 6 x 32 x 4096
+// x 32768 = 25.8 GFLOP per token beside 6 N = 40 GFLOP). Fine-tuning
+// memory: "packed" (every step allocates the same blocks: no cache of other
+// lengths) or "varying_lengths" (the cached blocks of earlier steps of other
+// lengths depend on the data set's length mix, which the request does not
+// state; memory/overhead.cpp).
+std::string bandGroup(const std::string& bandKind, const Scenario& s);
+constexpr std::int64_t kLongContextTokens = 32768;
+
 // The band of ln(predicted / measured) for a kind on an engine class and GPU
-// family (-1: not known): the most specific one with rows, widened by
-// `widening` per level when it falls back. False when the kind has none.
+// family (-1: not known), in a mechanism group (empty: none): the most
+// specific one with rows (the group's, then engine x family, engine, kind),
+// widened by `widening` per level when it falls back; `fell` receives the
+// levels fallen. False when the kind has none.
+// The index in `bands` of the band lookupBand starts from (-1: none), and its
+// rank: 4 the group's, 3 engine x family, 2 engine, 0 the kind's.
+int bestBandIndex(const std::vector<CalibrationBand>& bands, const std::string& kind, int engine, int family,
+                  const std::string& group, int* rank = nullptr);
 bool lookupBand(const std::vector<CalibrationBand>& bands, const std::string& kind, int engine, int family,
-                double& lowLog, double& highLog, double widening = kBandFallbackWidening);
+                double& lowLog, double& highLog, double widening = kBandFallbackWidening,
+                const std::string& group = std::string(), int* fell = nullptr);
 // The kind's widening per fallback level in `table`: its measured one, else
 // kBandFallbackWidening.
 double bandWideningOf(const CalibrationTable& table, const std::string& kind);
-bool calibrationBand(const std::string& kind, Engine engine, const GpuSpec& gpu, double& lowLog, double& highLog);
+bool calibrationBand(const std::string& kind, Engine engine, const GpuSpec& gpu, double& lowLog, double& highLog,
+                     const std::string& group = std::string());
 
 }  // namespace caliper

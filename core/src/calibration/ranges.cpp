@@ -12,7 +12,7 @@ namespace {
 // [v / e^p90, v / e^p10] for 80% of left-out rows.
 bool measuredRange(const std::string& kind, const Scenario& s, double value, double& low, double& high) {
     double lowLog = 0, highLog = 0;
-    if (!calibrationBand(kind, s.engine, s.gpu, lowLog, highLog)) return false;
+    if (!calibrationBand(kind, s.engine, s.gpu, lowLog, highLog, bandGroup(kind, s))) return false;
     low = value * std::exp(-highLog);
     high = value * std::exp(-lowLog);
     return true;
@@ -66,7 +66,8 @@ void applyCalibrationBands(const Scenario& scenario, EstimateResult& r) {
 
 std::optional<double> memoryBandTopFactor(const Scenario& scenario) {
     double lowLog = 0, highLog = 0;
-    if (!calibrationBand(memoryKind(scenario), scenario.engine, scenario.gpu, lowLog, highLog)) return std::nullopt;
+    const std::string kind = memoryKind(scenario);
+    if (!calibrationBand(kind, scenario.engine, scenario.gpu, lowLog, highLog, bandGroup(kind, scenario))) return std::nullopt;
     return std::exp(-lowLog);  // measuredRange's high end, per unit of the estimate
 }
 

@@ -123,6 +123,7 @@ CalibrationTable parseCalibrationTable(std::string_view text) {
         b.lowLog = j.at("p10_log").get<double>();
         b.highLog = j.at("p90_log").get<double>();
         b.rows = j.at("rows").get<int>();
+        if (j.contains("group")) b.group = j.at("group").get<std::string>();
         if (!(b.lowLog <= b.highLog)) throw std::runtime_error("calibration: band of " + b.kind + " has p10 > p90");
         table.bands.push_back(b);
     }

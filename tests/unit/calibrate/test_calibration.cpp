@@ -165,7 +165,10 @@ TEST_CASE("fit is tight when the estimate fits and the top of its memory band do
     s.engine = caliper::Engine::Transformers;
     s.gpu = projectCatalog().gpus.front();
     double lowLog = 0, highLog = 0;
-    REQUIRE(caliper::calibrationBand("finetune_memory", s.engine, s.gpu, lowLog, highLog));
+    // The band of the scenario's mechanism group (fine-tuning on sequences of
+    // varying lengths), as applyCalibrationBands looks it up.
+    REQUIRE(caliper::calibrationBand("finetune_memory", s.engine, s.gpu, lowLog, highLog,
+                                     caliper::bandGroup("finetune_memory", s)));
     caliper::EstimateResult r;
     r.fits = true;
     r.usableMemoryGiB = 20;
@@ -246,6 +249,13 @@ TEST_CASE("accuracy goals, leave-one-source-out on the public rows", "[calibrati
                 CHECK_NOFAIL((coverage >= 75 && coverage <= 85));
             }
         }
+    }
+    // Training speed has no median goal; its bands hold the same 75-85% goal.
+    for (const auto& k : report.kinds) {
+        if ((k.kind != "train_tflops_per_gpu" && k.kind != "train_tokens_per_s_per_gpu") || k.bandRows == 0) continue;
+        const double coverage = 100.0 * k.bandCovered / k.bandRows;
+        INFO("goal not met yet: " << k.kind << " 80% band holds " << coverage << "% of left-out rows (goal 75-85%)");
+        CHECK_NOFAIL((coverage >= 75 && coverage <= 85));
     }
     const auto [fitCorrect, fitChecks] = caliper::calibrate::fitVerdicts(report);
     REQUIRE(fitChecks > 0);
