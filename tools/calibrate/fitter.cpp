@@ -177,7 +177,8 @@ const std::vector<ServingConstant>& servingConstants() {
     static const std::vector<ServingConstant> list = {
         ServingConstant::LayerTimeS,       ServingConstant::KvReadFraction,    ServingConstant::AllReduceLatencyS,
         ServingConstant::StepOverheadS,    ServingConstant::RequestOverheadS,  ServingConstant::PrefillTimeFactor,
-        ServingConstant::SynchronizedShare, ServingConstant::PerSequenceOverheadS, ServingConstant::ExpertTimeS};
+        ServingConstant::SynchronizedShare, ServingConstant::PerSequenceOverheadS, ServingConstant::ExpertTimeS,
+        ServingConstant::AdpBalanceWaitSteps};
     return list;
 }
 constexpr int kServingSweeps = 2;
@@ -211,8 +212,11 @@ double servingScaleAt(const CalibrationTable& table, ServingConstant c, const Ca
         c, servingEngineIndex(r.scenario.engine), gpuGeneration(r.scenario.gpu), r.format))];
 }
 
-void fitServingGroup(const std::vector<const CalibrationRow*>& rows, const ServingKey& key, CalibrationTable& table,
-                     std::vector<double>& scales, const std::vector<bool>& fitted) {
+// Returns which constants some row of the group reads (the others keep the
+// scale of the group above and are not written as the group's own).
+std::vector<bool> fitServingGroup(const std::vector<const CalibrationRow*>& rows, const ServingKey& key,
+                                  CalibrationTable& table, std::vector<double>& scales, const std::vector<bool>& fitted) {
+    std::vector<bool> read(scales.size(), false);
     const std::vector<ServingConstant>& list = servingConstants();
     for (int sweep = 0; sweep < kServingSweeps; ++sweep) {
         for (std::size_t i = 0; i < list.size(); ++i) {
@@ -222,10 +226,22 @@ void fitServingGroup(const std::vector<const CalibrationRow*>& rows, const Servi
                 setServingScale(table, c, key, std::exp(logScale));
                 return loss(rows, table);
             };
-            scales[i] = roundedScale(bestLogScale(at, std::log(scales[i]), kServingGoldenSteps));
+            // A constant none of the group's rows reads (the attention-DP
+            // balance wait where no row runs attention DP, an expert time
+            // where no model has experts) keeps the scale of the group above:
+            // a flat loss says nothing, and the search would leave it at a bound.
+            const double centre = std::log(scales[i]);
+            const double here = at(centre);
+            if (at(centre - kLogScaleBound) == here && at(centre + kLogScaleBound) == here) {
+                setServingScale(table, c, key, scales[i]);
+                continue;
+            }
+            read[i] = true;
+            scales[i] = roundedScale(bestLogScale(at, centre, kServingGoldenSteps));
             setServingScale(table, c, key, scales[i]);
         }
     }
+    return read;
 }
 
 // The serving fit, level by level, on the serving rows of `pool`; each group
@@ -263,12 +279,12 @@ void fitServing(const std::vector<const CalibrationRow*>& pool, FitResult& out) 
                 for (std::size_t i = 0; i < list.size(); ++i) fitted[i] = gpuIndependent(list[i]);
             }
             const double before = medianAbsLog(members, out.table);
-            fitServingGroup(members, key, out.table, scales, fitted);
+            const std::vector<bool> read = fitServingGroup(members, key, out.table, scales, fitted);
             const double after = medianAbsLog(members, out.table);
             std::set<std::string> ids, sources;
             for (const CalibrationRow* r : members) { ids.insert(r->id); sources.insert(r->source); }
             for (std::size_t i = 0; i < list.size(); ++i) {
-                if (!fitted[i]) continue;
+                if (!fitted[i] || !read[i]) continue;
                 out.serving.push_back({list[i], level, key.engine, key.generation, key.format, scales[i],
                                        {ids.begin(), ids.end()}, {sources.begin(), sources.end()}, before, after});
             }
@@ -284,7 +300,8 @@ bool gpuIndependent(ServingConstant c) {
         case ServingConstant::RequestOverheadS:
         case ServingConstant::PrefillTimeFactor:
         case ServingConstant::SynchronizedShare:
-        case ServingConstant::PerSequenceOverheadS: return true;
+        case ServingConstant::PerSequenceOverheadS:
+        case ServingConstant::AdpBalanceWaitSteps: return true;
         case ServingConstant::LayerTimeS:
         case ServingConstant::ExpertTimeS:
         case ServingConstant::KvReadFraction:

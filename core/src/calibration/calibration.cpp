@@ -177,6 +177,7 @@ const char* toString(ServingConstant c) {
         case ServingConstant::SynchronizedShare: return "serving_synchronized_share";
         case ServingConstant::PerSequenceOverheadS: return "serving_per_sequence_overhead_s";
         case ServingConstant::ExpertTimeS: return "serving_expert_time_s";
+        case ServingConstant::AdpBalanceWaitSteps: return "serving_adp_balance_wait_steps";
     }
     return "";
 }
@@ -268,6 +269,11 @@ namespace {
 constexpr double kMaxServingTimeS = 1e-3;
 constexpr double kMaxStepOverheadS = 0.05;
 constexpr double kMaxRequestOverheadS = 2.0;
+// An attention-DP balance wait ends at the engine's timeout (60 steps in
+// TensorRT-LLM's DeepSeek configs); steps that carry the other ranks'
+// prompts run longer than the decode step it is counted in, so up to four
+// timeouts of decode steps.
+constexpr double kMaxAdpBalanceWaitSteps = 240;
 
 }  // namespace
 
@@ -299,6 +305,8 @@ double calibratedServing(ServingConstant c, const ServingCell& cell, double prio
         case ServingConstant::SynchronizedShare: return std::clamp(value, 0.0, 1.0);
         case ServingConstant::PerSequenceOverheadS:
         case ServingConstant::ExpertTimeS: return std::clamp(value, 0.0, kMaxServingTimeS);
+        // Steps of a balance wait: none up to four timeouts (engine_defaults.cpp).
+        case ServingConstant::AdpBalanceWaitSteps: return std::clamp(value, 0.0, kMaxAdpBalanceWaitSteps);
     }
     return value;
 }

@@ -70,9 +70,10 @@ enum class ServingConstant {
     PrefillTimeFactor,   // a prompt's prefill latency under serving / the step model's
     SynchronizedShare,   // share of the other users' prompts a new prompt waits behind
     PerSequenceOverheadS, // host work per running request per step (inputs, sampling, outputs)
-    ExpertTimeS          // fixed GPU time per expert a rank holds per MoE layer per step (grouped-GEMM problems)
+    ExpertTimeS,         // fixed GPU time per expert a rank holds per MoE layer per step (grouped-GEMM problems)
+    AdpBalanceWaitSteps  // decode steps a new prompt waits under attention DP for every rank to hold one
 };
-constexpr int kServingConstants = 9;
+constexpr int kServingConstants = 10;
 enum class ServingEngine { Vllm, Sglang, TensorrtLlm };
 constexpr int kServingEngines = 3;
 enum class GpuGeneration { Hopper, Blackwell, Other };

@@ -52,6 +52,19 @@ constexpr double kLlamaCppBatch = 2048;
 // tensorrt_llm/llmapi/llm_args.py SchedulerConfig), which admits a request
 // only when prompt + max output tokens fit.
 constexpr bool kVllmKvOnDemand = true, kSglangKvOnDemand = true, kTrtllmKvOnDemand = false;
+// Attention-DP balance. TensorRT-LLM's PyExecutor with attention_dp_config
+// enable_balance "withholds context for up to attention_dp_config.timeout_iters
+// so all ranks start prefill together" (tensorrt_llm/_torch/pyexecutor/
+// py_executor.py); its DeepSeek-R1 attention-DP deployments set
+// enable_balance true, timeout_iters 60, batching_wait_iters 0 (the
+// InferenceMAX / SemiAnalysis benchmark configs). A new prompt on one rank
+// therefore waits decode steps until the other ranks hold one too, up to 60
+// of them: the prior is the whole timeout, since in a closed loop of equal
+// lengths the other ranks' next prompts come a cycle apart, not within it.
+// Scaled per engine x GPU generation x format by the calibration
+// (serving_adp_balance_wait_steps) on the attention-DP rows (TensorRT-LLM
+// DeepSeek-R1/V3 on H200). vLLM and SGLang hold no prompt for balance.
+constexpr double kTrtllmAdpBalanceTimeoutSteps = 60;
 
 // Host time per step and per running request per step. Per step [E]: vLLM's
 // V1 engine core runs scheduling, input preparation and sampling on the host
@@ -132,6 +145,7 @@ void addRequestConstants(SchedulerDefaults& d, const ServingCell& cell) {
     d.prefillTimeFactor = fitted(ServingConstant::PrefillTimeFactor, kPrefillTimeFactorPrior);
     const double sharePrior = d.mixesPrefill ? kSynchronizedSharePrior : kSynchronizedShareApart;
     d.synchronizedShare = std::min(1.0, fitted(ServingConstant::SynchronizedShare, sharePrior));
+    if (d.adpBalanceWaitSteps > 0) d.adpBalanceWaitSteps = fitted(ServingConstant::AdpBalanceWaitSteps, d.adpBalanceWaitSteps);
 }
 
 SchedulerDefaults stepSchedulerDefaults(const Scenario& s, const ServingCell& cell) {
@@ -172,6 +186,7 @@ SchedulerDefaults engineSchedulerDefaults(Engine engine, const GpuSpec& gpu) {
             d.stepOverheadS = kTrtllmStepS;
             d.perSequenceOverheadS = kPerSequencePriorS;
             d.hostOverlapsGpu = kTrtllmOverlap;
+            d.adpBalanceWaitSteps = kTrtllmAdpBalanceTimeoutSteps;
             break;
         case Engine::LlamaCpp:
             d.stepTokenBudget = kLlamaCppBatch;

@@ -22,6 +22,8 @@ struct SchedulerDefaults {
     double prefillTimeFactor = 1;   // a prompt's prefill latency under serving / the step model's
     double synchronizedShare = 0;   // share of the other users' prompts a new prompt waits behind
                                     // (closed-loop benchmarks keep requests of equal length in step)
+    double adpBalanceWaitSteps = 0; // decode steps a new prompt waits under attention DP until every
+                                    // rank holds one (TensorRT-LLM attention_dp_config balance); 0: none
     double cudaGraphMaxBatch = 0;   // largest decode batch replayed from a CUDA graph captured at the
                                     // engine's padded size list (cuda_graph.cpp); 0: none modelled
 };

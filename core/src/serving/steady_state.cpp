@@ -81,6 +81,14 @@ double decodeStepS(const StepModel& m, const Lengths& n, double decodes) {
 // way, lmsys.org/blog/2024-12-04-sglang-v0-4).
 double firstTokenDelayS(const StepModel& m, double decodeS) { return m.engine.hostOverlapsGpu ? decodeS : 0.0; }
 
+// Under attention DP an engine that balances prompts over the ranks
+// (TensorRT-LLM attention_dp_config enable_balance, engine_defaults.cpp)
+// holds a new prompt for decode steps until every rank has one, up to its
+// timeout: that many decode steps at the running batch.
+double adpBalanceWaitS(const StepModel& m, double decodeS) {
+    return m.layout.attentionDp > 1 ? m.engine.adpBalanceWaitSteps * decodeS : 0.0;
+}
+
 // The prefill path at a queue of `waiting` prompts while `decodes` requests decode.
 struct PrefillPath {
     double ownS = 0;        // one prompt's own prefill latency (its chunks)
@@ -167,8 +175,8 @@ ReplicaState closedLoop(const StepModel& m, const Lengths& n, double users, doub
     // lands in its decode.
     const double decodeTotalS =
         steps * decodeS / n.accepted + (groupUsers - 1.0) * std::max(0.0, roundExtraS - perOtherWaitS);
-    const double fixedTtftS =
-        m.engine.requestOverheadS + (groupUsers - 1.0) * perOtherWaitS + decodeS / 2.0 + firstTokenDelayS(m, decodeS);
+    const double fixedTtftS = m.engine.requestOverheadS + (groupUsers - 1.0) * perOtherWaitS + decodeS / 2.0 +
+                              firstTokenDelayS(m, decodeS) + adpBalanceWaitS(m, decodeS);
     if (m.engine.mixesPrefill && c > 1.0 && n.prompt > 0) {
         // Where prompts ride with the decodes (vLLM, TensorRT-LLM in-flight
         // batching), the prompt's steps carry the decodes of the other users
@@ -189,7 +197,7 @@ ReplicaState closedLoop(const StepModel& m, const Lengths& n, double users, doub
     r.ttftS = ttft;
     r.tpotS = steps > 0 ? decodeTotalS / steps : decodeS / n.accepted;
     r.prefillOwnS = ownS;
-    r.prefillWaitS = (groupUsers - 1.0) * perOtherWaitS;
+    r.prefillWaitS = (groupUsers - 1.0) * perOtherWaitS + adpBalanceWaitS(m, decodeS);
     r.requestsPerS = c / (ttft + decodeTotalS);
     if (users > c) {
         // Requests beyond the running ones wait in waves of `c` for whole cycles.
@@ -214,7 +222,7 @@ ReplicaState openLoop(const StepModel& m, const Lengths& n, double ratePerS, dou
             const double rho = std::min(kMaxUtilization, ratePerS * alone.perPromptS);
             const PrefillPath p = prefillPath(m, n, decodes, 1.0 + rho / (1.0 - rho));
             r.prefillOwnS = m.engine.prefillTimeFactor * p.ownS;
-            r.prefillWaitS = rho / (2.0 * (1.0 - rho)) * p.perPromptS;
+            r.prefillWaitS = rho / (2.0 * (1.0 - rho)) * p.perPromptS + adpBalanceWaitS(m, decodeS);
             ttft += r.prefillOwnS + r.prefillWaitS;
             const double share = std::min(kMaxUtilization, ratePerS * p.extraS);
             tpotS /= (1.0 - share);
