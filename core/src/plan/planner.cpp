@@ -829,6 +829,49 @@ Choice withLayerSplit(const Scenario& request, int maxGpus, const sizing::ModelF
     return best;
 }
 
+// DeepSpeed ZeRO-Offload (Ren et al., arXiv 2101.06840; DeepSpeed's
+// zero_optimization {"stage": 2, "offload_optimizer": {"device": "cpu"}},
+// which Hugging Face Trainer runs through its DeepSpeed integration): the
+// fp32 master weights, the Adam moments and the gradients live in host RAM
+// and the optimizer step runs on the CPU (DeepSpeedCPUAdam), so a GPU holds
+// the 16-bit weights, the activations and the buckets only. Weighed for a
+// full fine-tune or pre-training on transformers or DeepSpeed where the
+// request leaves the strategy and the offload to the planner and no plan
+// with every state on the GPUs fits (within the limit, or at the stated
+// count). The host RAM it needs is the plan's cpu_offload_gib; where the
+// request states host.ram_gib and it is smaller, the plan is shown, not
+// fitting, with host_ram_too_small.
+bool zeroOffloadWeighed(const Scenario& s) {
+    return training(s) && s.method == Method::Full &&
+           (s.engine == Engine::Transformers || runtimeOf(s.engine) == Engine::Deepspeed) &&
+           s.parallel.strategy == Strategy::Auto && !s.parallel.offloadExplicit && s.parallel.offload == Offload::None &&
+           s.model.workload == WorkloadKind::Llm && s.parallel.tp <= 1 && s.parallel.pp <= 1 && s.parallel.cp <= 1;
+}
+
+Choice withZeroOffload(const Scenario& request, int maxGpus, const sizing::ModelFigures* held, Choice c) {
+    if (!zeroOffloadWeighed(request)) return c;
+    const bool gpuOnlyShort = request.gpuCountAuto ? !fitsWithin(c, maxGpus) : !c.fits;
+    if (!gpuOnlyShort) return c;
+    Scenario off = request;
+    off.parallel.offload = Offload::Optimizer;
+    off.parallel.strategy = Strategy::Zero2;
+    auto fitsThere = [&](const Choice& o) { return request.gpuCountAuto ? fitsWithin(o, maxGpus) : o.fits; };
+    Choice o = chooseDataParallel(off, maxGpus, held);
+    bool hostShort = false;
+    if (!fitsThere(o) && request.host.ramExplicit) {
+        // The GPUs may hold it where the stated host RAM does not: the plan
+        // is shown with the RAM it needs, not fitting.
+        off.host.ramExplicit = false;
+        o = chooseDataParallel(off, maxGpus, held);
+        hostShort = fitsThere(o);
+        o.fits = false;
+    }
+    if (!fitsThere(o) && !hostShort) return c;
+    o.plan.statesOnHost = true;
+    o.why.push_back("zero_offload_to_fit");
+    return o;
+}
+
 Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
     // vLLM on Apple silicon (the vllm-metal plugin) serves from one Mac
     // (compat.cpp): an "auto" count is that one, and no larger count helps.
@@ -849,7 +892,8 @@ Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelF
         return chooseOffload(request);  // none fits: one GPU's split, which does not fit either
     }
     if (!training(request)) return chooseKnobs(request, maxGpus, held);
-    return withLayerSplit(request, maxGpus, held, chooseDataParallel(request, maxGpus, held));
+    return withZeroOffload(request, maxGpus, held,
+                           withLayerSplit(request, maxGpus, held, chooseDataParallel(request, maxGpus, held)));
 }
 
 Choice chooseDataParallel(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
@@ -880,6 +924,10 @@ Scenario resolved(const Scenario& request, const Choice& choice) {
     s.gradientCheckpointing = choice.gradientCheckpointing;
     if (training(request)) s.batch = choice.plan.microBatch;
     if (choice.lossKernel) s.lossKernel = choice.lossKernel;
+    if (choice.plan.statesOnHost) {
+        s.parallel.offload = Offload::Optimizer;
+        s.parallel.strategy = choice.plan.strategy;
+    }
     if (choice.plan.layersOnHost) {
         s.parallel.offload = Offload::Layers;
         s.parallel.gpuLayers = choice.plan.gpuLayers;
