@@ -838,9 +838,9 @@ Choice withLayerSplit(const Scenario& request, int maxGpus, const sizing::ModelF
 // full fine-tune or pre-training on transformers or DeepSpeed where the
 // request leaves the strategy and the offload to the planner and no plan
 // with every state on the GPUs fits (within the limit, or at the stated
-// count). The host RAM it needs is the plan's cpu_offload_gib; where the
-// request states host.ram_gib and it is smaller, the plan is shown, not
-// fitting, with host_ram_too_small.
+// count) and the host RAM, stated or the platform's default, holds what it
+// moves there (the plan's cpu_offload_gib); at a stated count where it does
+// not, the plan is shown, not fitting, with host_ram_too_small.
 bool zeroOffloadWeighed(const Scenario& s) {
     return training(s) && s.method == Method::Full &&
            (s.engine == Engine::Transformers || runtimeOf(s.engine) == Engine::Deepspeed) &&
@@ -850,23 +850,31 @@ bool zeroOffloadWeighed(const Scenario& s) {
 
 Choice withZeroOffload(const Scenario& request, int maxGpus, const sizing::ModelFigures* held, Choice c) {
     if (!zeroOffloadWeighed(request)) return c;
-    const bool gpuOnlyShort = request.gpuCountAuto ? !fitsWithin(c, maxGpus) : !c.fits;
-    if (!gpuOnlyShort) return c;
+    // Only where no plan on the GPUs alone fits within the limit: at a
+    // stated count too, so that the fewest GPUs that fit (gpus_needed) stay
+    // those of one search whatever count is asked.
+    const bool gpuOnlyShort = !fitsWithin(c, maxGpus) && !(c.gpusNeeded && *c.gpusNeeded <= maxGpus);
+    if (!gpuOnlyShort || (!request.gpuCountAuto && c.fits)) return c;
     Scenario off = request;
     off.parallel.offload = Offload::Optimizer;
     off.parallel.strategy = Strategy::Zero2;
+    // The host RAM bounds the planner's own offload, stated or the
+    // platform's default (host.basis): a plan is not moved onto RAM the
+    // machine is only assumed to lack.
+    off.host.ramExplicit = true;
     auto fitsThere = [&](const Choice& o) { return request.gpuCountAuto ? fitsWithin(o, maxGpus) : o.fits; };
     Choice o = chooseDataParallel(off, maxGpus, held);
-    bool hostShort = false;
-    if (!fitsThere(o) && request.host.ramExplicit) {
-        // The GPUs may hold it where the stated host RAM does not: the plan
-        // is shown with the RAM it needs, not fitting.
+    if (!fitsThere(o)) {
+        // At a stated count, a plan the GPUs hold but the host RAM does not
+        // is shown, not fitting, with the RAM it needs (host_ram_too_small);
+        // the fewest GPUs stay those of the plans on the GPUs alone.
+        if (request.gpuCountAuto) return c;
         off.host.ramExplicit = false;
         o = chooseDataParallel(off, maxGpus, held);
-        hostShort = fitsThere(o);
+        if (!o.fits) return c;
         o.fits = false;
+        o.gpusNeeded = c.gpusNeeded;
     }
-    if (!fitsThere(o) && !hostShort) return c;
     o.plan.statesOnHost = true;
     o.why.push_back("zero_offload_to_fit");
     return o;
