@@ -829,6 +829,57 @@ Choice withLayerSplit(const Scenario& request, int maxGpus, const sizing::ModelF
     return best;
 }
 
+// DeepSpeed ZeRO-Offload (Ren et al., arXiv 2101.06840; DeepSpeed's
+// zero_optimization {"stage": 2, "offload_optimizer": {"device": "cpu"}},
+// which Hugging Face Trainer runs through its DeepSpeed integration): the
+// fp32 master weights, the Adam moments and the gradients live in host RAM
+// and the optimizer step runs on the CPU (DeepSpeedCPUAdam), so a GPU holds
+// the 16-bit weights, the activations and the buckets only. Weighed for a
+// full fine-tune or pre-training on transformers or DeepSpeed where the
+// request leaves the strategy and the offload to the planner and no plan
+// with every state on the GPUs fits (within the limit, or at the stated
+// count) and the host RAM, stated or the platform's default, holds what it
+// moves there (the plan's cpu_offload_gib); at a stated count where it does
+// not, the plan is shown, not fitting, with host_ram_too_small.
+bool zeroOffloadWeighed(const Scenario& s) {
+    return training(s) && s.method == Method::Full &&
+           (s.engine == Engine::Transformers || runtimeOf(s.engine) == Engine::Deepspeed) &&
+           s.parallel.strategy == Strategy::Auto && !s.parallel.offloadExplicit && s.parallel.offload == Offload::None &&
+           s.model.workload == WorkloadKind::Llm && s.parallel.tp <= 1 && s.parallel.pp <= 1 && s.parallel.cp <= 1;
+}
+
+Choice withZeroOffload(const Scenario& request, int maxGpus, const sizing::ModelFigures* held, Choice c) {
+    if (!zeroOffloadWeighed(request)) return c;
+    // Only where no plan on the GPUs alone fits within the limit: at a
+    // stated count too, so that the fewest GPUs that fit (gpus_needed) stay
+    // those of one search whatever count is asked.
+    const bool gpuOnlyShort = !fitsWithin(c, maxGpus) && !(c.gpusNeeded && *c.gpusNeeded <= maxGpus);
+    if (!gpuOnlyShort || (!request.gpuCountAuto && c.fits)) return c;
+    Scenario off = request;
+    off.parallel.offload = Offload::Optimizer;
+    off.parallel.strategy = Strategy::Zero2;
+    // The host RAM bounds the planner's own offload, stated or the
+    // platform's default (host.basis): a plan is not moved onto RAM the
+    // machine is only assumed to lack.
+    off.host.ramExplicit = true;
+    auto fitsThere = [&](const Choice& o) { return request.gpuCountAuto ? fitsWithin(o, maxGpus) : o.fits; };
+    Choice o = chooseDataParallel(off, maxGpus, held);
+    if (!fitsThere(o)) {
+        // At a stated count, a plan the GPUs hold but the host RAM does not
+        // is shown, not fitting, with the RAM it needs (host_ram_too_small);
+        // the fewest GPUs stay those of the plans on the GPUs alone.
+        if (request.gpuCountAuto) return c;
+        off.host.ramExplicit = false;
+        o = chooseDataParallel(off, maxGpus, held);
+        if (!o.fits) return c;
+        o.fits = false;
+        o.gpusNeeded = c.gpusNeeded;
+    }
+    o.plan.statesOnHost = true;
+    o.why.push_back("zero_offload_to_fit");
+    return o;
+}
+
 Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
     // vLLM on Apple silicon (the vllm-metal plugin) serves from one Mac
     // (compat.cpp): an "auto" count is that one, and no larger count helps.
@@ -849,7 +900,8 @@ Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelF
         return chooseOffload(request);  // none fits: one GPU's split, which does not fit either
     }
     if (!training(request)) return chooseKnobs(request, maxGpus, held);
-    return withLayerSplit(request, maxGpus, held, chooseDataParallel(request, maxGpus, held));
+    return withZeroOffload(request, maxGpus, held,
+                           withLayerSplit(request, maxGpus, held, chooseDataParallel(request, maxGpus, held)));
 }
 
 Choice chooseDataParallel(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
@@ -880,6 +932,10 @@ Scenario resolved(const Scenario& request, const Choice& choice) {
     s.gradientCheckpointing = choice.gradientCheckpointing;
     if (training(request)) s.batch = choice.plan.microBatch;
     if (choice.lossKernel) s.lossKernel = choice.lossKernel;
+    if (choice.plan.statesOnHost) {
+        s.parallel.offload = Offload::Optimizer;
+        s.parallel.strategy = choice.plan.strategy;
+    }
     if (choice.plan.layersOnHost) {
         s.parallel.offload = Offload::Layers;
         s.parallel.gpuLayers = choice.plan.gpuLayers;
