@@ -7,8 +7,10 @@
 #include "plan/planner.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string_view>
 
+#include "caliper/gpu.hpp"
 #include "caliper/memory/memory.hpp"
 #include "caliper/units.hpp"
 #include "caliper/plan/plan.hpp"
@@ -836,47 +838,76 @@ Choice withLayerSplit(const Scenario& request, int maxGpus, const sizing::ModelF
 // and the optimizer step runs on the CPU (DeepSpeedCPUAdam), so a GPU holds
 // the 16-bit weights, the activations and the buckets only. Weighed for a
 // full fine-tune or pre-training on transformers or DeepSpeed where the
-// request leaves the strategy and the offload to the planner and no plan
-// with every state on the GPUs fits (within the limit, or at the stated
-// count) and the host RAM, stated or the platform's default, holds what it
-// moves there (the plan's cpu_offload_gib); at a stated count where it does
-// not, the plan is shown, not fitting, with host_ram_too_small.
+// request leaves the strategy and the offload to the planner, on GPUs with
+// a host RAM of their own (not unified memory). The host RAM, stated or the
+// platform's default (host.basis), bounds it: a plan is not moved onto RAM
+// the machine is only assumed to lack.
 bool zeroOffloadWeighed(const Scenario& s) {
     return training(s) && s.method == Method::Full &&
            (s.engine == Engine::Transformers || runtimeOf(s.engine) == Engine::Deepspeed) &&
            s.parallel.strategy == Strategy::Auto && !s.parallel.offloadExplicit && s.parallel.offload == Offload::None &&
-           s.model.workload == WorkloadKind::Llm && s.parallel.tp <= 1 && s.parallel.pp <= 1 && s.parallel.cp <= 1;
+           s.model.workload == WorkloadKind::Llm && s.parallel.tp <= 1 && s.parallel.pp <= 1 && s.parallel.cp <= 1 &&
+           !unifiedMemory(s.gpu);
 }
 
+// The choice with ZeRO-Offload (`off`, the request moved to it), the host
+// RAM bounding it, at the request's count or (`autoCount`) the fewest that
+// fit.
+Choice offloadChoice(Scenario off, bool autoCount, int maxGpus, const sizing::ModelFigures* held) {
+    off.host.ramExplicit = true;
+    if (autoCount) {
+        off.gpuCountAuto = true;
+        off.gpuCount = 1;
+    }
+    return chooseDataParallel(off, maxGpus, held);
+}
+
+// By the default objective, fewest GPUs first, then the fastest: the
+// offloaded plan replaces the GPU-only choice `c` where it fits on fewer
+// GPUs (within the limit), or where `c` does not fit within the limit (an
+// "auto" count) or at the stated count. Within a count it never does where
+// `c` fits: the CPU step and the PCIe transfers only make it slower. So
+// nothing is evaluated where `c` fits on one GPU, at its stated count, or
+// where one GPU's 16-bit weights and fewest activations already overflow
+// (ZeRO-2 keeps the weights whole on every GPU): most matrix cells.
+// gpus_needed is the fewer of the two searches', so that the fewest GPUs
+// that fit are those of one rule at every count. At a stated count where
+// the GPUs hold the offloaded plan but the host RAM does not, it is shown,
+// not fitting, with the RAM it needs (host_ram_too_small).
 Choice withZeroOffload(const Scenario& request, int maxGpus, const sizing::ModelFigures* held, Choice c) {
     if (!zeroOffloadWeighed(request)) return c;
-    // Only where no plan on the GPUs alone fits within the limit: at a
-    // stated count too, so that the fewest GPUs that fit (gpus_needed) stay
-    // those of one search whatever count is asked.
-    const bool gpuOnlyShort = !fitsWithin(c, maxGpus) && !(c.gpusNeeded && *c.gpusNeeded <= maxGpus);
-    if (!gpuOnlyShort || (!request.gpuCountAuto && c.fits)) return c;
+    const bool gpuOnlyOnOne = fitsWithin(c, maxGpus) && *c.gpusNeeded <= 1;
+    if (gpuOnlyOnOne || (!request.gpuCountAuto && c.fits)) return c;
     Scenario off = request;
     off.parallel.offload = Offload::Optimizer;
     off.parallel.strategy = Strategy::Zero2;
-    // The host RAM bounds the planner's own offload, stated or the
-    // platform's default (host.basis): a plan is not moved onto RAM the
-    // machine is only assumed to lack.
-    off.host.ramExplicit = true;
-    auto fitsThere = [&](const Choice& o) { return request.gpuCountAuto ? fitsWithin(o, maxGpus) : o.fits; };
-    Choice o = chooseDataParallel(off, maxGpus, held);
-    if (!fitsThere(o)) {
-        // At a stated count, a plan the GPUs hold but the host RAM does not
-        // is shown, not fitting, with the RAM it needs (host_ram_too_small);
-        // the fewest GPUs stay those of the plans on the GPUs alone.
-        if (request.gpuCountAuto) return c;
-        off.host.ramExplicit = false;
-        o = chooseDataParallel(off, maxGpus, held);
-        if (!o.fits) return c;
-        o.fits = false;
-        o.gpusNeeded = c.gpusNeeded;
+    if (!weightsMayFit(off, held)) return c;
+    auto mark = [](Choice& o) {
+        o.plan.statesOnHost = true;
+        o.why.push_back("zero_offload_to_fit");
+    };
+    const Choice fewest = offloadChoice(off, true, maxGpus, held);
+    const bool offloadFits = fitsWithin(fewest, maxGpus);
+    const bool fewer = offloadFits && (!fitsWithin(c, maxGpus) || *fewest.gpusNeeded < *c.gpusNeeded);
+    if (request.gpuCountAuto) {
+        if (!fewer) return c;
+        Choice o = fewest;
+        mark(o);
+        return o;
     }
-    o.plan.statesOnHost = true;
-    o.why.push_back("zero_offload_to_fit");
+    const std::optional<int> needed = fewer ? fewest.gpusNeeded : c.gpusNeeded;
+    Choice o = offloadChoice(off, false, maxGpus, held);
+    if (!o.fits) {
+        // The GPUs may hold it where the host RAM does not.
+        Scenario gpusOnly = off;
+        gpusOnly.host.ramGib = std::numeric_limits<double>::max();
+        if (!offloadChoice(gpusOnly, false, maxGpus, held).fits) {
+            c.gpusNeeded = needed;
+            return c;
+        }
+    }
+    o.gpusNeeded = needed;
+    mark(o);
     return o;
 }
 
