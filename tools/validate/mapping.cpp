@@ -225,6 +225,10 @@ void setParallel(const RowSetup& s, bool training, Json& req) {
     else if (multi && training && s.distributedOptimizer && !splitByDegrees) parallel["strategy"] = "zero1";
     if (s.offloadParameters) parallel["offload"] = "parameters";
     else if (s.offloadOptimizer) parallel["offload"] = "optimizer";
+    // A training run that names no offload kept its states on the GPUs: the
+    // planner's ZeRO-Offload (weighed where no GPU-only plan fits) is not
+    // what it measured.
+    else if (training) parallel["offload"] = "none";
     if (!parallel.empty()) req["parallel"] = parallel;
 }
 

@@ -77,6 +77,7 @@ struct Plan {
     // What the planner chose beside the degrees (CONTRACT v2 `plan`).
     bool gradientCheckpointing = false;
     bool layersOnHost = false;  // the planner left layers on the CPU where the request set no offload (Ollama's scheduler)
+    bool statesOnHost = false;  // the planner moved the optimizer states to host RAM (ZeRO-Offload) where the request set no offload
     int microBatch = 1;    // training: sequences per micro-batch per GPU (the request's batch, or the planner's for "auto")
     int gpuLayers = -1;    // llama.cpp layers on the GPUs with offload "layers" (-1 = all)
     int cpuMoeLayers = 0;  // layers whose routed experts run on the CPU (offload "moe-experts")

@@ -152,7 +152,8 @@ MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo, const si
     // Ollama's context, which the chosen count sets. (Two calls rather than
     // an optional scenario: an empty std::optional<Scenario> is zero-filled,
     // two kilobytes per cell.)
-    if (planner::contextFollowsCount(request)) {
+    // A plan the planner moved to ZeRO-Offload is timed with its offload.
+    if (planner::contextFollowsCount(request) || choice.plan.statesOnHost) {
         return figuresOf(request, planner::resolved(request, choice), choice, maxGpus, slo, held, costs, bandTop);
     }
     return figuresOf(request, request, choice, maxGpus, slo, held, costs, bandTop);

@@ -150,7 +150,9 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
                    {"gradient_checkpointing", training ? Json(r.plan.gradientCheckpointing) : Json(nullptr)},
                    {"micro_batch", training ? Json(r.plan.microBatch) : Json(nullptr)},
                    {"loss_kernel", r.plan.lossKernel ? Json(toString(*r.plan.lossKernel)) : Json(nullptr)},
-                   {"offload", toString(r.plan.layersOnHost ? Offload::Layers : s.parallel.offload)},
+                   {"offload", toString(r.plan.layersOnHost   ? Offload::Layers
+                                        : r.plan.statesOnHost ? Offload::Optimizer
+                                                              : s.parallel.offload)},
                    {"gpu_layers", r.plan.gpuLayers >= 0 ? Json(r.plan.gpuLayers) : Json(nullptr)},
                    {"cpu_moe_layers", s.parallel.offload == Offload::MoeExperts ? Json(r.plan.cpuMoeLayers) : Json(nullptr)},
                    {"weights", toString(r.weights)},

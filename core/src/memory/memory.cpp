@@ -186,7 +186,8 @@ StageFigures stageFigures(const Inputs& in, const Layout& layout, const Stage& s
     StageFigures f;
     f.t = stageTensors(in, layout, st, ex, knownWeightBytes, knownStates);
     const double allocatedBytes = f.t.allocatedBytes();
-    f.o = runtimeOverhead(in, layout, st, allocatedBytes, f.t.buffersBytes);
+    f.o = runtimeOverhead(in, layout, st, allocatedBytes, f.t.buffersBytes,
+                          persistentStateBytes(in, f.t.weightsBytes, f.t.gradientsBytes, f.t.optimizerBytes));
     const double nonKv = allocatedBytes - f.t.kvCacheBytes + f.o.total();
     f.pool = applyPool(*in.scenario, nonKv, f.t.kvCacheBytes);
     if (servingPool(*in.scenario) && f.pool.pool > 0) admitByBlocks(in, layout, st, nonKv, f);

@@ -87,8 +87,27 @@ Overhead fixedOverhead(const Inputs& in, const Layout& layout) {
     return o;
 }
 
+// Megatron-Core allocates a model's parameters and gradients as contiguous
+// buffers when it wraps the model (megatron/core/distributed/
+// param_and_grad_buffer.py: `self.param_data = torch.zeros(...)`,
+// `self.grad_data = torch.zeros(...)`; zero_grad_buffer() zeroes grad_data in
+// place every step), and its optimizer's fp32 main parameters and Adam moments
+// are made once (distrib_optimizer.py: `shard_main_param =
+// shard_model_param.clone().float()`; the moments at the first step) and kept
+// for the run. The caching allocator's reserve is made of freed blocks that a
+// later request of another size cannot reuse, so tensors that are never
+// freed add nothing to it: the reserve's share is taken of the memory that
+// is freed and allocated again each step (activations, the loss, buckets).
+// Hugging Face training frees its gradients every step (zero_grad(
+// set_to_none=True)) between the activations' blocks, and its calibrated
+// reserve (fitted on whole allocated memory) keeps counting them.
+double persistentStateBytes(const Inputs& in, double weightsBytes, double gradientsBytes, double optimizerBytes) {
+    if (!in.training || runtimeOf(in.scenario->engine) != Engine::Megatron) return 0;
+    return weightsBytes + gradientsBytes + optimizerBytes;
+}
+
 Overhead runtimeOverhead(const Inputs& in, const Layout& layout, const Stage& stage, double allocatedBytes,
-                         double bufferBytes) {
+                         double bufferBytes, double persistentBytes) {
     Overhead o = fixedOverhead(in, layout);
     o.buffers = bufferBytes;
     const Scenario& s = *in.scenario;
@@ -97,7 +116,7 @@ Overhead runtimeOverhead(const Inputs& in, const Layout& layout, const Stage& st
     // grows past the memory left free. The fragmentation reserve is not
     // capped so: blocks split inside segments in use cannot be released.
     auto leftFree = [&] { return std::max(0.0, gibToBytes(usableMemoryGiB(s)) - allocatedBytes - o.total()); };
-    if (in.training) o.allocator = in.allocatorReserve * (allocatedBytes + bufferBytes);
+    if (in.training) o.allocator = in.allocatorReserve * std::max(0.0, allocatedBytes - persistentBytes + bufferBytes);
     if (in.training && s.task == Task::Finetune && !s.packing && stage.last) {
         o.varyingLengths = std::clamp(in.lossCopies * lossWorkingSetBytes(in, layout), 0.0, leftFree());
     } else if (in.training && s.task == Task::Finetune && stage.last) {
@@ -121,7 +140,8 @@ void explainOverhead(const Overhead& o, double poolSlackBytes, const Explain& ex
     if (o.allocator > 0) {
         ex.add("allocator_reserve_gib",
                "share of allocated training memory kept reserved by PyTorch's caching allocator (prior 10%; 5% for "
-               "fixed-length pre-training sequences; calibrated)",
+               "fixed-length pre-training sequences; calibrated; Megatron: of the memory freed each step, not its "
+               "persistent parameter, gradient and optimizer buffers)",
                bytesToGiB(o.allocator));
     }
     if (o.lossBlocks > 0) {

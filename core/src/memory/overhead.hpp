@@ -32,10 +32,17 @@ struct Overhead {
 Overhead fixedOverhead(const Inputs& in, const Layout& layout);
 
 // allocatedBytes: the tensors of the breakdown (weights, KV, activations,
-// states), from which the training reserve is taken.
+// states), from which the training reserve is taken; persistentBytes: the
+// part of them held in buffers allocated once before the first step, which
+// the reserve leaves out (see trainingReserveBase in overhead.cpp).
 // stage: the GPU's pipeline stage (only the last holds the loss).
 Overhead runtimeOverhead(const Inputs& in, const Layout& layout, const Stage& stage, double allocatedBytes,
-                         double bufferBytes);
+                         double bufferBytes, double persistentBytes = 0);
+
+// Bytes of a training stage's states that Megatron-Core allocates once, before
+// the first micro-batch, and never frees: the parameter and gradient buffers
+// and the distributed optimizer's main parameters and moments (0 elsewhere).
+double persistentStateBytes(const Inputs& in, double weightsBytes, double gradientsBytes, double optimizerBytes);
 
 void explainOverhead(const Overhead& o, double poolSlackBytes, const Explain& ex);
 

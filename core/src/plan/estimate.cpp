@@ -141,7 +141,8 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
                                        oneDecimal(r.memory.cpuOffloadGiB) + " GiB in host RAM), much slower than on the GPU"});
     }
     const double hostPerNodeGiB = r.memory.cpuOffloadGiB / std::max(1, r.plan.nodes);
-    if (scenario.host.ramExplicit && hostPerNodeGiB > scenario.host.ramGib + 1e-9) {
+    // The planner's own ZeRO-Offload is bounded by the assumed RAM too.
+    if ((scenario.host.ramExplicit || r.plan.statesOnHost) && hostPerNodeGiB > scenario.host.ramGib + 1e-9) {
         warnings.push_back(Warning{"host_ram_too_small", "needs " + oneDecimal(hostPerNodeGiB) +
                                                              " GiB of host RAM per node for offloaded weights or states; host.ram_gib is " +
                                                              oneDecimal(scenario.host.ramGib)});

@@ -7,8 +7,10 @@
 #include "plan/planner.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string_view>
 
+#include "caliper/gpu.hpp"
 #include "caliper/memory/memory.hpp"
 #include "caliper/units.hpp"
 #include "caliper/plan/plan.hpp"
@@ -829,6 +831,86 @@ Choice withLayerSplit(const Scenario& request, int maxGpus, const sizing::ModelF
     return best;
 }
 
+// DeepSpeed ZeRO-Offload (Ren et al., arXiv 2101.06840; DeepSpeed's
+// zero_optimization {"stage": 2, "offload_optimizer": {"device": "cpu"}},
+// which Hugging Face Trainer runs through its DeepSpeed integration): the
+// fp32 master weights, the Adam moments and the gradients live in host RAM
+// and the optimizer step runs on the CPU (DeepSpeedCPUAdam), so a GPU holds
+// the 16-bit weights, the activations and the buckets only. Weighed for a
+// full fine-tune or pre-training on transformers or DeepSpeed where the
+// request leaves the strategy and the offload to the planner, on GPUs with
+// a host RAM of their own (not unified memory). The host RAM, stated or the
+// platform's default (host.basis), bounds it: a plan is not moved onto RAM
+// the machine is only assumed to lack.
+bool zeroOffloadWeighed(const Scenario& s) {
+    return training(s) && s.method == Method::Full &&
+           (s.engine == Engine::Transformers || runtimeOf(s.engine) == Engine::Deepspeed) &&
+           s.parallel.strategy == Strategy::Auto && !s.parallel.offloadExplicit && s.parallel.offload == Offload::None &&
+           s.model.workload == WorkloadKind::Llm && s.parallel.tp <= 1 && s.parallel.pp <= 1 && s.parallel.cp <= 1 &&
+           !unifiedMemory(s.gpu);
+}
+
+// The choice with ZeRO-Offload (`off`, the request moved to it), the host
+// RAM bounding it, at the request's count or (`autoCount`) the fewest that
+// fit.
+Choice offloadChoice(Scenario off, bool autoCount, int maxGpus, const sizing::ModelFigures* held) {
+    off.host.ramExplicit = true;
+    if (autoCount) {
+        off.gpuCountAuto = true;
+        off.gpuCount = 1;
+    }
+    return chooseDataParallel(off, maxGpus, held);
+}
+
+// By the default objective, fewest GPUs first, then the fastest: the
+// offloaded plan replaces the GPU-only choice `c` where it fits on fewer
+// GPUs (within the limit), or where `c` does not fit within the limit (an
+// "auto" count) or at the stated count. Within a count it never does where
+// `c` fits: the CPU step and the PCIe transfers only make it slower. So
+// nothing is evaluated where `c` fits on one GPU, at its stated count, or
+// where one GPU's 16-bit weights and fewest activations already overflow
+// (ZeRO-2 keeps the weights whole on every GPU): most matrix cells.
+// gpus_needed is the fewer of the two searches', so that the fewest GPUs
+// that fit are those of one rule at every count. At a stated count where
+// the GPUs hold the offloaded plan but the host RAM does not, it is shown,
+// not fitting, with the RAM it needs (host_ram_too_small).
+Choice withZeroOffload(const Scenario& request, int maxGpus, const sizing::ModelFigures* held, Choice c) {
+    if (!zeroOffloadWeighed(request)) return c;
+    const bool gpuOnlyOnOne = fitsWithin(c, maxGpus) && *c.gpusNeeded <= 1;
+    if (gpuOnlyOnOne || (!request.gpuCountAuto && c.fits)) return c;
+    Scenario off = request;
+    off.parallel.offload = Offload::Optimizer;
+    off.parallel.strategy = Strategy::Zero2;
+    if (!weightsMayFit(off, held)) return c;
+    auto mark = [](Choice& o) {
+        o.plan.statesOnHost = true;
+        o.why.push_back("zero_offload_to_fit");
+    };
+    const Choice fewest = offloadChoice(off, true, maxGpus, held);
+    const bool offloadFits = fitsWithin(fewest, maxGpus);
+    const bool fewer = offloadFits && (!fitsWithin(c, maxGpus) || *fewest.gpusNeeded < *c.gpusNeeded);
+    if (request.gpuCountAuto) {
+        if (!fewer) return c;
+        Choice o = fewest;
+        mark(o);
+        return o;
+    }
+    const std::optional<int> needed = fewer ? fewest.gpusNeeded : c.gpusNeeded;
+    Choice o = offloadChoice(off, false, maxGpus, held);
+    if (!o.fits) {
+        // The GPUs may hold it where the host RAM does not.
+        Scenario gpusOnly = off;
+        gpusOnly.host.ramGib = std::numeric_limits<double>::max();
+        if (!offloadChoice(gpusOnly, false, maxGpus, held).fits) {
+            c.gpusNeeded = needed;
+            return c;
+        }
+    }
+    o.gpusNeeded = needed;
+    mark(o);
+    return o;
+}
+
 Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
     // vLLM on Apple silicon (the vllm-metal plugin) serves from one Mac
     // (compat.cpp): an "auto" count is that one, and no larger count helps.
@@ -849,7 +931,8 @@ Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelF
         return chooseOffload(request);  // none fits: one GPU's split, which does not fit either
     }
     if (!training(request)) return chooseKnobs(request, maxGpus, held);
-    return withLayerSplit(request, maxGpus, held, chooseDataParallel(request, maxGpus, held));
+    return withZeroOffload(request, maxGpus, held,
+                           withLayerSplit(request, maxGpus, held, chooseDataParallel(request, maxGpus, held)));
 }
 
 Choice chooseDataParallel(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
@@ -880,6 +963,10 @@ Scenario resolved(const Scenario& request, const Choice& choice) {
     s.gradientCheckpointing = choice.gradientCheckpointing;
     if (training(request)) s.batch = choice.plan.microBatch;
     if (choice.lossKernel) s.lossKernel = choice.lossKernel;
+    if (choice.plan.statesOnHost) {
+        s.parallel.offload = Offload::Optimizer;
+        s.parallel.strategy = choice.plan.strategy;
+    }
     if (choice.plan.layersOnHost) {
         s.parallel.offload = Offload::Layers;
         s.parallel.gpuLayers = choice.plan.gpuLayers;

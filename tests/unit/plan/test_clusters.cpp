@@ -343,11 +343,19 @@ TEST_CASE("expert gradients are reduced among the ranks that hold the same exper
 
 TEST_CASE("Megatron takes the smallest model-parallel size that fits, tensor parallelism first within it", "[clusters]") {
     // Narayanan et al. 2104.04473, takeaway #2: t x p just large enough for
-    // the model to fit, data parallelism over the rest. The Megatron-LM
-    // README's weak-scaling table on H100 (seq 4096) runs 1.7B at TP 1, 7.1B
-    // (hidden 4096) at TP 2, 32B at TP 8 and 70B at TP 8 x PP 2; a 1B model
-    // therefore trains as eight replicas, and an 8B model at TP 2 x DP 4
-    // rather than one TP 8 replica.
+    // the model to fit, data parallelism over the rest. With the
+    // distributed optimizer over dp ranks a GPU holds bf16 weights (2 B),
+    // fp32 main gradients (4 B: Megatron accumulates bf16 runs' gradients in
+    // fp32) and 12 B of Adam state / dp, all / tp. Llama-3-8B (8.03e9) at
+    // TP 1 x DP 8: 7.5 B x 8.03e9 = 56.1 GiB of states beside about 20 GiB
+    // of activations at 4,096 tokens without recomputation: it fits in
+    // 80 GiB, as NeMo 24.07's table runs LLAMA3-8B on 8 H100 at TP 1 x CP 2
+    // over 8,192-token sequences (4,096 tokens per GPU) and Megatron-Bridge
+    // 25.11's at TP 1 (validation/public-v2.jsonl). Llama-2-13B (13.0e9)
+    // at TP 1 needs 7.5 B x 13.0e9 = 90.9 GiB of states alone, more than
+    // the card: TP 2 x DP 4 (the Megatron-LM README's weak-scaling table
+    // likewise runs 7.1B at TP 2 and 32B at TP 8), not one TP 8 replica;
+    // a 1B model trains as eight replicas.
     auto plan = [](const std::string& model) {
         return answer({{"model", model}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"}, {"engine", "megatron"},
                        {"gpu_count", 8}, {"seq_len", 4096}, {"batch", 1}, {"gradient_checkpointing", false}})["plan"];
@@ -357,9 +365,13 @@ TEST_CASE("Megatron takes the smallest model-parallel size that fits, tensor par
     CHECK(small["pp"] == 1);
     CHECK(small["dp"] == 8);
     const Json eight = plan("llama-3-8b");
-    CHECK(eight["tp"] == 2);
+    CHECK(eight["tp"] == 1);
     CHECK(eight["pp"] == 1);
-    CHECK(eight["dp"] == 4);
+    CHECK(eight["dp"] == 8);
+    const Json thirteen = plan("llama-2-13b");
+    CHECK(thirteen["tp"] == 2);
+    CHECK(thirteen["pp"] == 1);
+    CHECK(thirteen["dp"] == 4);
     // Beyond one node's worth of model parallelism: TP 8 in the node, then
     // stages (the table's 70B-462B: TP 8 x PP 2-16).
     const Json large = answer({{"model", "llama-3.1-405b"}, {"gpu", "h100-sxm5-80gb"}, {"task", "pretrain"},

@@ -10,6 +10,7 @@
 #include "catalog_fixture.hpp"
 #include "result_fixture.hpp"
 
+using caliper::test::kGiB;
 using caliper::test::listHasCode;
 using caliper::test::projectCatalog;
 using Json = nlohmann::json;
@@ -76,11 +77,22 @@ TEST_CASE("full fine-tuning of an 8B model on A100 40GB shards states and checkp
     // parameters: ZeRO-3 needs at least 4 GPUs for the states alone (30 GiB
     // each of 39 usable); with checkpointing the activations are ~1 GiB plus
     // the 16*s*V-byte logits (3.9 GiB), so a handful of GPUs fit, never 153.
-    const Json r = estimateOk(R"({"model":"llama-3-8b","gpu":"a100-sxm4-40gb","gpu_count":"auto","task":"finetune","method":"full"})");
+    // (States kept on the GPUs: offload "none".)
+    const Json r = estimateOk(
+        R"({"model":"llama-3-8b","gpu":"a100-sxm4-40gb","gpu_count":"auto","task":"finetune","method":"full","parallel":{"offload":"none"}})");
     REQUIRE(r["gpus_needed"].is_number());
     CHECK(r["gpus_needed"].get<int>() >= 4);
     CHECK(r["gpus_needed"].get<int>() <= 8);
     CHECK(r["plan"]["gradient_checkpointing"] == true);
+    // Left to the planner, fewest GPUs first: ZeRO-Offload on one card (Ren
+    // et al. 2101.06840 train 13B on one 32 GB V100), its 16-bit weights
+    // 8.03e9 x 2 B = 14.96 GiB on the GPU and 8.03e9 x 16 x 1.5 B = 179.5
+    // GiB in the server host RAM assumed beside it (2 TiB, host.basis).
+    const Json fewest = estimateOk(R"({"model":"llama-3-8b","gpu":"a100-sxm4-40gb","gpu_count":"auto","task":"finetune","method":"full"})");
+    CHECK(fewest["fits"] == true);
+    CHECK(fewest["gpus_needed"] == 1);
+    CHECK(fewest["plan"]["offload"] == "optimizer");
+    CHECK(fewest["memory"]["cpu_offload_gib"].get<double>() == Approx(8.03e9 * 16 * 1.5 / kGiB).epsilon(0.01));
 }
 
 TEST_CASE("serving keeps tensor parallelism inside a node and names a pipeline a pipeline", "[planner]") {

@@ -95,6 +95,23 @@ TEST_CASE("free text gives ZeRO stage, offload, parallel degrees and context len
     CHECK_FALSE(bench.pp);
 }
 
+TEST_CASE("a training row that names no offload is scored with its states on the GPUs", "[validation]") {
+    // The run kept its optimizer states on the GPUs: the request says so, so
+    // the planner does not weigh ZeRO-Offload where they overflow (a run that
+    // ran out of memory is scored as one that did).
+    const auto m = caliper::test::mappedRow(validationRow({{"kind", "fits"},
+                                                           {"model", "meta-llama/Llama-3.1-8B"},
+                                                           {"params_b", 8.03},
+                                                           {"quant", "bf16"},
+                                                           {"method", "full"},
+                                                           {"gpu", "NVIDIA A10G 24GB"},
+                                                           {"gpu_count", 1},
+                                                           {"extra", "full fine-tune, AdamW"},
+                                                           {"value", "fits"},
+                                                           {"measured", true}}));
+    CHECK(m.request["parallel"]["offload"] == "none");
+}
+
 TEST_CASE("DeepSpeed estimator rows compare model states on any large GPU", "[validation]") {
     const auto m =
         caliper::test::mappedRow(validationRow({{"kind", "train_memory"},

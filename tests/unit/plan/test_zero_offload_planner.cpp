@@ -1,0 +1,96 @@
+// DeepSpeed ZeRO-Offload weighed by the planner: a full fine-tune that no
+// plan with every state on the GPUs fits gets the optimizer states and their
+// step in host RAM, with the RAM it needs stated.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "api_fixture.hpp"
+
+using caliper::test::estimateOk;
+using Json = nlohmann::json;
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+bool hasCode(const Json& list, const std::string& code) {
+    for (const Json& item : list) {
+        if (item.is_string() && item == code) return true;
+        if (item.is_object() && item.value("code", "") == code) return true;
+    }
+    return false;
+}
+
+// Qwen3.5 9B (models.json: 9.41B parameters) full fine-tune on 2080 Ti 22GB
+// cards (Turing: fp16, no bf16).
+// Within the matrix's limit of 8 GPUs, which no GPU-only plan fits.
+const std::string kQwenFull =
+    R"({"model":"qwen3.5-9b","gpu":"2080 Ti 22GB","task":"finetune","method":"full","max_gpus":8)";
+
+}  // namespace
+
+TEST_CASE("a full fine-tune no GPU-only plan fits on four 2080 Ti 22GB runs with ZeRO-Offload", "[planner][offload]") {
+    // Every state on the GPUs, even ZeRO-3's 18 bytes a parameter over the
+    // cards, needs 30 of them. ZeRO-Offload keeps only the 16-bit weights on
+    // each GPU: 9.41e9 x 2 B = 17.53 GiB of a 22 GiB card, beside the
+    // checkpointed activations. Host RAM: DeepSpeed's
+    // estimate_zero2_model_states_mem_needs with cpu_offload: params x
+    // max(4 x GPUs, 16) x additional_buffer_factor 1.5 = 9.41e9 x 16 x 1.5
+    // = 225.8 GB = 210.3 GiB, held by a stated 256 GiB.
+    const Json four = estimateOk(kQwenFull + R"(,"gpu_count":4,"host":{"ram_gib":256}})");
+    CHECK(four["fits"] == true);
+    CHECK(four["plan"]["strategy"] == "zero2");
+    CHECK(four["plan"]["offload"] == "optimizer");
+    CHECK(hasCode(four["plan"]["why"], "zero_offload_to_fit"));
+    CHECK(four["memory"]["weights_gib"].get<double>() == Approx(9.41e9 * 2 / kGiB).epsilon(0.01));
+    CHECK(four["memory"]["optimizer_gib"].get<double>() == 0);
+    const double hostGiB = 9.41e9 * 16 * 1.5 / kGiB;
+    CHECK(four["memory"]["cpu_offload_gib"].get<double>() == Approx(hostGiB).epsilon(0.01));
+    // The CPU Adam step and the PCIe transfers are in the step time.
+    CHECK(four["train_tokens_per_s"].get<double>() > 0);
+
+    // A host RAM below that, stated (128 GiB) or the desktop default the
+    // planner assumes (64 GiB): the plan is shown, not fitting, with the RAM
+    // it needs; the fewest GPUs stay those of the plans on the GPUs alone.
+    for (const std::string host : {std::string(R"(,"host":{"ram_gib":128})"), std::string()}) {
+        const Json small = estimateOk(kQwenFull + R"(,"gpu_count":4)" + host + "}");
+        CHECK(small["fits"] == false);
+        CHECK(small["plan"]["offload"] == "optimizer");
+        CHECK(hasCode(small["warnings"], "host_ram_too_small"));
+        CHECK(small["memory"]["cpu_offload_gib"].get<double>() == Approx(hostGiB).epsilon(0.01));
+        CHECK(small["gpus_needed"] == 30);
+    }
+
+    // An "auto" count weighs it too, where the RAM holds it.
+    const Json limited = estimateOk(kQwenFull + R"(,"gpu_count":"auto","host":{"ram_gib":256}})");
+    CHECK(limited["fits"] == true);
+    CHECK(limited["plan"]["offload"] == "optimizer");
+    CHECK(limited["plan"]["gpu_count"].get<int>() <= 8);
+    // Without a limit too: by the default objective, fewest GPUs first,
+    // ZeRO-Offload's one card (the GPU holds the same 17.53 GiB of weights
+    // at any count, and 256 GiB hold the 210.3 GiB) beats ZeRO-3's 30.
+    const std::string open = R"({"model":"qwen3.5-9b","gpu":"2080 Ti 22GB","task":"finetune","method":"full","gpu_count":"auto")";
+    const Json fewest = estimateOk(open + R"(,"host":{"ram_gib":256}})");
+    CHECK(fewest["fits"] == true);
+    CHECK(fewest["plan"]["offload"] == "optimizer");
+    CHECK(fewest["gpus_needed"] == 1);
+    CHECK(fewest["plan"]["gpu_count"] == 1);
+    // The desktop default of 64 GiB does not hold it: ZeRO-3 over 30 cards.
+    const Json assumed = estimateOk(open + "}");
+    CHECK(assumed["plan"]["offload"] == "none");
+    CHECK(assumed["gpus_needed"] == 30);
+    // At a stated count the fewest GPUs follow the same rule: 1 with the RAM.
+    const Json stated = estimateOk(open.substr(0, open.size() - 18) + R"("gpu_count":4,"host":{"ram_gib":256}})");
+    CHECK(stated["gpus_needed"] == 1);
+
+    // A request that fixes the strategy or the offload keeps it.
+    const Json fixed = estimateOk(kQwenFull + R"(,"gpu_count":4,"host":{"ram_gib":256},"parallel":{"strategy":"zero3"}})");
+    CHECK(fixed["plan"]["offload"] == "none");
+    CHECK(fixed["fits"] == false);
+    // Where a GPU-only plan fits, nothing moves to host RAM: LoRA.
+    const Json lora = estimateOk(R"({"model":"qwen3.5-9b","gpu":"2080 Ti 22GB","task":"finetune","method":"lora","gpu_count":4})");
+    CHECK(lora["plan"]["offload"] == "none");
+    CHECK_FALSE(hasCode(lora["plan"]["why"], "zero_offload_to_fit"));
+}
