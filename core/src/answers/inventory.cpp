@@ -35,10 +35,8 @@ GroupFit sizeOn(Scenario s, const InventoryGroup& group) {
     // where that is faster per GPU (tensor parallelism over every GPU
     // instead of a pipeline): never on more than are owned.
     s.maxGpus = group.count;
-    try {
-        checkScenario(s);
-    } catch (const InputError& e) {
-        fit.rejection = e.error().message;
+    if (std::optional<Error> rejected = scenarioError(s)) {
+        fit.rejection = std::move(rejected->message);
         return fit;
     }
     EstimateResult r = estimate(s, kFiguresOnly);

@@ -1,7 +1,6 @@
 #include "caliper/answers/matrix.hpp"
 
 #include "caliper/cost/cost.hpp"
-#include "caliper/error.hpp"
 #include "flash_attention_default.hpp"
 #include "caliper/plan/estimate.hpp"
 #include "calibration/ranges.hpp"
@@ -137,13 +136,9 @@ MatrixCell figuresOf(const Scenario& request, const Scenario& s, planner::Choice
 MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo, const sizing::ModelFigures* held,
                   const CostBasis* costs, const std::optional<double>* bandTop) {
     // A cell the single estimate rejects (an engine on a platform it does not
-    // run on, a format the GPU lacks: checkScenario) runs nothing, as a
+    // run on, a format the GPU lacks: scenarioError) runs nothing, as a
     // recommendation excludes that GPU: no count, no figures.
-    try {
-        checkScenario(request);
-    } catch (const InputError&) {
-        return MatrixCell{};
-    }
+    if (scenarioError(request)) return MatrixCell{};
     if (runsPipeline(request)) return pipelineCellOf(request, maxGpus, costs);  // no serving figures
     // The planner's choice within the limit: the same plan estimate() shows
     // for this scenario with max_gpus set to the matrix's limit.

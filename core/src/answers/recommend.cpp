@@ -199,11 +199,9 @@ void evaluateGpu(const Catalog& catalog, const Scenario& workload, const GpuSpec
     s.gpuCountAuto = true;
     s.maxGpus = options.maxGpus;  // the planner chooses its count within the limit
     adaptToGpu(s);
-    try {
-        checkScenario(s);
-    } catch (const InputError& e) {
-        out.excluded.push_back({&gpu, e.error().code, e.error().message});
-        if (!out.firstRejection) out.firstRejection = e.error();
+    if (std::optional<Error> rejected = scenarioError(s)) {
+        out.excluded.push_back({&gpu, rejected->code, rejected->message});
+        if (!out.firstRejection) out.firstRejection = std::move(*rejected);
         return;
     }
     const EstimateResult fewest = estimate(s, kFiguresOnly);

@@ -288,6 +288,21 @@ bool fits(const Scenario& s, const MemoryBreakdown& memory) {
     return memory.totalGiB <= usableMemoryGiB(s) + kFitToleranceGiB;
 }
 
+bool floorOverflows(const Inputs& in, double bytes, double fixedBytes) {
+    return bytesToGiB(bytes + fixedBytes) > in.usableGiB + kFloorMarginGiB;
+}
+
+namespace {
+
+// The fit test of a stage's figures (fits(), on the total its breakdown shows).
+bool withinUsable(const Inputs& in, const StageFigures& f) { return f.totalGiB() <= in.usableGiB + kFitToleranceGiB; }
+
+}  // namespace
+
+bool stageFits(const Inputs& in, const Layout& layout, const Stage& stage) {
+    return withinUsable(in, stageFigures(in, layout, stage, Explain(), nullptr));
+}
+
 std::optional<MemoryBreakdown> evaluateIfFits(const Inputs& in, const Plan& plan) {
     const Layout layout = layoutOf(plan);
     const Explain quiet;
@@ -316,15 +331,15 @@ std::optional<MemoryBreakdown> evaluateIfFits(const Inputs& in, const Plan& plan
         const StageFigures a = stageFigures(in, layout, first, quiet, firstWeightBytes, firstStates);
         // The fullest GPU holds at least what the first stage holds: where
         // that overflows, the last stage need not be evaluated.
-        if (!(a.totalGiB() <= in.usableGiB + kFitToleranceGiB)) return std::nullopt;
+        if (!withinUsable(in, a)) return std::nullopt;
         if (layout.pp == 1) return breakdownOf(a);
         const StageFigures b = stageFigures(in, layout, last, quiet, lastWeightBytes, lastStates);
         const StageFigures& fullest = lastFuller(a, b) ? b : a;
-        if (!(fullest.totalGiB() <= in.usableGiB + kFitToleranceGiB)) return std::nullopt;
+        if (!withinUsable(in, fullest)) return std::nullopt;
         return breakdownOf(fullest);
     };
     const double fixedBytes = fixedOverhead(in, layout).total();
-    auto overflows = [&](double bytes) { return bytesToGiB(bytes + fixedBytes) > in.usableGiB + kFloorMarginGiB; };
+    auto overflows = [&](double bytes) { return floorOverflows(in, bytes, fixedBytes); };
     if (in.training) {
         auto statesBytes = [](const TrainingStates& t) {
             return t.weights + t.gradients + t.optimizer + t.adapter + t.buffers;

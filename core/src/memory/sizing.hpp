@@ -358,6 +358,15 @@ inline bool fits(const Inputs& in, const MemoryBreakdown& memory) { return memor
 // at the first pipeline stage when that alone overflows (searches probe
 // many counts that do not fit).
 std::optional<MemoryBreakdown> evaluateIfFits(const Inputs& in, const Plan& plan);
+// evaluateIfFits' first test: whether `bytes` that a stage holds whatever
+// else it holds (its weights, or training states) and the overheads every
+// GPU holds (`fixedBytes`: fixedOverhead) exceed the usable memory by more
+// than rounding. A stage that fails it fits no plan.
+bool floorOverflows(const Inputs& in, double bytes, double fixedBytes);
+// Its next: whether the stage's whole memory (weights, KV cache,
+// activations, overheads, a serving engine's pool) fits. A plan fits only
+// where its first stage does.
+bool stageFits(const Inputs& in, const Layout& layout, const Stage& stage);
 
 // The plan for a GPU count (plan.cpp), and whether the resolved strategy can
 // use that count at all (a tensor degree must divide the heads, stages cannot
@@ -371,6 +380,9 @@ bool countUsable(const Inputs& in, const Plan& plan);
 int usableCountLimit(const Inputs& in);
 // The largest tensor-parallel degree the scenario's strategy may use.
 int maxTensorDegree(const Inputs& in);
+// Whether tensor parallelism of degree `tp` splits the model's heads (and
+// its KV heads, or replicates them).
+bool validTensorDegree(const ModelSpec& model, int tp);
 // The largest context-parallel degree a plan of `count` GPUs may use (the
 // stated one, or Megatron's search at long sequences; else 1).
 int maxContextDegree(const Inputs& in, int count);

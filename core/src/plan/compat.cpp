@@ -26,63 +26,69 @@ bool engineRunsJob(Engine engine, bool inference) {
 
 namespace {
 
-// The engine-specific rules of checkScenario: which task, platform and
+// A rejection's error; its message is built only where a rule fails (a
+// matrix checks every cell).
+Error rejection(const char* code, const char* path, std::string message) {
+    return Error{code, std::move(message), path};
+}
+
+// The engine-specific rules of scenarioError: which task, platform and
 // options each engine takes.
-void checkEngine(const Scenario& s) {
+std::optional<Error> engineError(const Scenario& s) {
     const bool training = s.task != Task::Inference;
     const Engine e = s.engine;
-    const std::string name = toString(e);
     if (training && (e == Engine::Vllm || e == Engine::Sglang || e == Engine::TensorrtLlm || e == Engine::LlamaCpp ||
                      e == Engine::Ollama || e == Engine::Mlx)) {
-        fail("incompatible_options", "/engine", name + " is an inference engine");
+        return rejection("incompatible_options", "/engine", std::string(toString(e)) + " is an inference engine");
     }
     if (!training && isTrainingEngine(e) && e != Engine::Deepspeed) {
-        fail("incompatible_options", "/engine", name + " is a training framework");
+        return rejection("incompatible_options", "/engine", std::string(toString(e)) + " is a training framework");
     }
     // Unsloth and torchtune are fine-tuning libraries (Unsloth: one GPU or
     // DDP replicas; torchtune: post-training recipes); pre-training from
     // scratch at scale needs megatron, fsdp or deepspeed.
     if (s.task == Task::Pretrain && (e == Engine::Unsloth || e == Engine::Torchtune)) {
-        fail("incompatible_options", "/engine",
-             name + " fine-tunes; pre-train with megatron, fsdp or deepspeed (continued pre-training: task finetune, method full)");
+        return rejection("incompatible_options", "/engine",
+            std::string(toString(e)) + " fine-tunes; pre-train with megatron, fsdp or deepspeed (continued pre-training: task finetune, method full)");
     }
     // TensorRT-LLM is built on CUDA and runs on NVIDIA GPUs only
     // (NVIDIA/TensorRT-LLM README, "Supported hardware").
     if (e == Engine::TensorrtLlm && s.gpu.vendor != "nvidia") {
-        fail("incompatible_options", "/engine", "tensorrt-llm runs on NVIDIA GPUs only; " + s.gpu.name + " is not one");
+        return rejection("incompatible_options", "/engine", "tensorrt-llm runs on NVIDIA GPUs only; " + s.gpu.name + " is not one");
     }
     // vLLM reaches an Apple GPU through the vllm-metal plugin, which runs on
     // one Mac: "Single GPU Only", "No Distributed Inference: Tensor and
     // pipeline parallelism not supported" (vllm-project/vllm-metal README,
     // Limitations). Several Macs pool with llama.cpp's RPC backend instead.
     if (e == Engine::Vllm && s.gpu.vendor == "apple" && !s.gpuCountAuto && s.gpuCount > 1) {
-        fail("incompatible_options", "/gpu_count",
-             "vllm on Apple silicon (vllm-metal) runs on one Mac; use llama.cpp to split a model across Macs");
+        return rejection("incompatible_options", "/gpu_count",
+            "vllm on Apple silicon (vllm-metal) runs on one Mac; use llama.cpp to split a model across Macs");
     }
     // MLX runs on Apple silicon's Metal GPU only (ml-explore/mlx README).
     if (e == Engine::Mlx && s.gpu.vendor != "apple") {
-        fail("incompatible_options", "/engine", "mlx runs on Apple silicon only; " + s.gpu.name + " is not an Apple GPU");
+        return rejection("incompatible_options", "/engine", "mlx runs on Apple silicon only; " + s.gpu.name + " is not an Apple GPU");
     }
     // Unsloth's kernels are Triton kernels for NVIDIA GPUs, CUDA capability
     // 7.0 and up (Unsloth README, "Key Features").
     if (e == Engine::Unsloth && s.gpu.vendor == "nvidia" && !s.gpu.computeCapability.empty() &&
         std::atof(s.gpu.computeCapability.c_str()) < 7.0) {
-        fail("incompatible_options", "/engine", "unsloth needs CUDA capability 7.0 or newer; " + s.gpu.name + " has " +
-                                                    s.gpu.computeCapability);
+        return rejection("incompatible_options", "/engine",
+            "unsloth needs CUDA capability 7.0 or newer; " + s.gpu.name + " has " + s.gpu.computeCapability);
     }
     const Strategy st = s.parallel.strategy;
     if (e == Engine::Unsloth && st != Strategy::Auto && st != Strategy::Single && st != Strategy::Ddp) {
-        fail("incompatible_options", "/parallel/strategy",
-             std::string("unsloth runs multi-GPU as DDP replicas, not ") + toString(st));
+        return rejection("incompatible_options", "/parallel/strategy",
+            std::string("unsloth runs multi-GPU as DDP replicas, not ") + toString(st));
     }
     if (e == Engine::Torchtune && st != Strategy::Auto && st != Strategy::Single && st != Strategy::Fsdp) {
-        fail("incompatible_options", "/parallel/strategy",
-             std::string("torchtune's distributed recipes shard with FSDP2, not ") + toString(st));
+        return rejection("incompatible_options", "/parallel/strategy",
+            std::string("torchtune's distributed recipes shard with FSDP2, not ") + toString(st));
     }
     if (s.checkpointOffload && e != Engine::Unsloth && e != Engine::Torchtune) {
-        fail("incompatible_options", "/gradient_checkpointing",
-             "gradient_checkpointing \"offload\" is Unsloth's and torchtune's (activation offloading), not " + name + "'s");
+        return rejection("incompatible_options", "/gradient_checkpointing",
+            "gradient_checkpointing \"offload\" is Unsloth's and torchtune's (activation offloading), not " + std::string(toString(e)) + "'s");
     }
+    return std::nullopt;
 }
 
 }  // namespace
@@ -100,100 +106,107 @@ void add(std::vector<Warning>& out, const char* code, std::string message) {
 
 }  // namespace
 
-void checkScenario(const Scenario& s) {
+std::optional<Error> scenarioError(const Scenario& s) {
     const bool training = s.task != Task::Inference;
     if (training && isGgufFormat(s.weights)) {
-        fail("incompatible_options", "/weights",
-             std::string("GGUF format ") + toString(s.weights) + " is for llama.cpp inference, not training");
+        return rejection("incompatible_options", "/weights",
+            std::string("GGUF format ") + toString(s.weights) + " is for llama.cpp inference, not training");
     }
     if (s.method == Method::Qlora && training && !isFourBit(s.weights)) {
-        fail("incompatible_options", "/weights",
-             std::string("QLoRA trains adapters over 4-bit base weights (nf4); got ") + toString(s.weights));
+        return rejection("incompatible_options", "/weights",
+            std::string("QLoRA trains adapters over 4-bit base weights (nf4); got ") + toString(s.weights));
     }
-    checkEngine(s);
+    if (std::optional<Error> e = engineError(s)) return e;
     if (isGgufFormat(s.weights) && s.engine != Engine::LlamaCpp && s.engine != Engine::Ollama && s.engine != Engine::Vllm) {
-        fail("incompatible_options", "/weights",
-             std::string("GGUF format ") + toString(s.weights) + " needs llama.cpp, Ollama (or vLLM's GGUF loader)");
+        return rejection("incompatible_options", "/weights",
+            std::string("GGUF format ") + toString(s.weights) + " needs llama.cpp, Ollama (or vLLM's GGUF loader)");
     }
     // FP8 matmuls need Ada/Hopper (cc 8.9+). vLLM and SGLang run FP8 weights on
-    // Ampere as weight-only (Marlin, cc >= 8.0); anything older cannot.
-    const bool fp8WeightOnly = (s.engine == Engine::Vllm || s.engine == Engine::Sglang) && !training &&
-                               computeCapability(s.gpu) >= 8.0;
+    // Ampere as weight-only (Marlin, cc >= 8.0); anything older cannot. (The
+    // capability is read only for FP8 weights on a GPU without FP8.)
     const bool fp8 = s.weights == WeightFormat::Fp8 || s.weights == WeightFormat::Fp8Block;
-    if (fp8 && !s.gpu.supportsFp8 && !fp8WeightOnly) {
-        fail("unsupported_format", "/weights", s.gpu.name + " has no FP8 support");
+    const auto fp8WeightOnly = [&] {
+        return (s.engine == Engine::Vllm || s.engine == Engine::Sglang) && !training && computeCapability(s.gpu) >= 8.0;
+    };
+    if (fp8 && !s.gpu.supportsFp8 && !fp8WeightOnly()) {
+        return rejection("unsupported_format", "/weights", s.gpu.name + " has no FP8 support");
     }
     if (s.parallel.tp > 0 && s.model.heads > 0 && s.parallel.tp > s.model.heads) {
-        fail("invalid_parallel", "/parallel/tp",
-             "tensor parallel degree " + std::to_string(s.parallel.tp) + " exceeds the model's " +
-                 std::to_string(s.model.heads) + " attention heads");
+        return rejection("invalid_parallel", "/parallel/tp",
+            "tensor parallel degree " + std::to_string(s.parallel.tp) + " exceeds the model's " +
+                std::to_string(s.model.heads) + " attention heads");
     }
     if (s.parallel.tp > 0 && s.model.heads > 0 && s.model.heads % s.parallel.tp != 0) {
-        fail("invalid_parallel", "/parallel/tp",
-             "tensor parallel degree " + std::to_string(s.parallel.tp) + " must divide the " +
-                 std::to_string(s.model.heads) + " attention heads");
+        return rejection("invalid_parallel", "/parallel/tp",
+            "tensor parallel degree " + std::to_string(s.parallel.tp) + " must divide the " +
+                std::to_string(s.model.heads) + " attention heads");
     }
     const bool cpuOffload = s.parallel.offload == Offload::Layers || s.parallel.offload == Offload::MoeExperts;
     if (cpuOffload && (runtimeOf(s.engine) != Engine::LlamaCpp || s.engine == Engine::Mlx || training)) {
-        fail("incompatible_options", "/parallel/offload",
-             std::string("offload \"") + toString(s.parallel.offload) + "\" is llama.cpp's (-ngl / --n-cpu-moe) for inference");
+        return rejection("incompatible_options", "/parallel/offload",
+            std::string("offload \"") + toString(s.parallel.offload) + "\" is llama.cpp's (-ngl / --n-cpu-moe) for inference");
     }
     const int stack = s.model.layers + std::max(0, s.model.encoderLayers);
     if (s.parallel.gpuLayers >= 0 && s.parallel.offload != Offload::Layers) {
-        fail("incompatible_options", "/parallel/gpu_layers", "gpu_layers goes with parallel.offload \"layers\"");
+        return rejection("incompatible_options", "/parallel/gpu_layers", "gpu_layers goes with parallel.offload \"layers\"");
     }
     if (s.parallel.gpuLayers > stack) {
-        fail("invalid_value", "/parallel/gpu_layers",
-             "gpu_layers " + std::to_string(s.parallel.gpuLayers) + " exceeds the model's " + std::to_string(stack) + " layers");
+        return rejection("invalid_value", "/parallel/gpu_layers",
+            "gpu_layers " + std::to_string(s.parallel.gpuLayers) + " exceeds the model's " + std::to_string(stack) + " layers");
     }
     const int moeLayers = s.model.moe.experts > 0 ? std::max(0, (s.model.layers - std::max(0, s.model.moe.denseLayers)) /
                                                                     std::max(1, s.model.moe.layerInterval))
                                                   : 0;
     if ((s.parallel.cpuMoeLayers >= 0 || s.parallel.offload == Offload::MoeExperts) && moeLayers == 0) {
-        fail("incompatible_options", s.parallel.cpuMoeLayers >= 0 ? "/parallel/cpu_moe_layers" : "/parallel/offload",
-             s.model.id + " is a dense model: it has no experts to keep on the CPU");
+        return rejection("incompatible_options", s.parallel.cpuMoeLayers >= 0 ? "/parallel/cpu_moe_layers" : "/parallel/offload",
+            s.model.id + " is a dense model: it has no experts to keep on the CPU");
     }
     if (s.parallel.cpuMoeLayers >= 0 && s.parallel.offload != Offload::MoeExperts) {
-        fail("incompatible_options", "/parallel/cpu_moe_layers", "cpu_moe_layers goes with parallel.offload \"moe-experts\"");
+        return rejection("incompatible_options", "/parallel/cpu_moe_layers", "cpu_moe_layers goes with parallel.offload \"moe-experts\"");
     }
     if (s.parallel.cpuMoeLayers > moeLayers) {
-        fail("invalid_value", "/parallel/cpu_moe_layers",
-             "cpu_moe_layers " + std::to_string(s.parallel.cpuMoeLayers) + " exceeds the model's " + std::to_string(moeLayers) +
-                 " MoE layers");
+        return rejection("invalid_value", "/parallel/cpu_moe_layers",
+            "cpu_moe_layers " + std::to_string(s.parallel.cpuMoeLayers) + " exceeds the model's " + std::to_string(moeLayers) +
+                " MoE layers");
     }
     const int tp = s.parallel.tp > 0 ? s.parallel.tp : 1;
     const int pp = s.parallel.pp > 0 ? s.parallel.pp : 1;
     const int cp = s.parallel.cp > 0 ? s.parallel.cp : 1;
     if (s.parallel.cp > 1 && !training) {
-        fail("incompatible_options", "/parallel/cp", "context parallelism splits training sequences; serving uses tp, pp and dp");
+        return rejection("incompatible_options", "/parallel/cp", "context parallelism splits training sequences; serving uses tp, pp and dp");
     }
     if (s.parallel.vp > 1 && pp <= 1) {
-        fail("incompatible_options", "/parallel/vp", "virtual pipeline stages need a pipeline (parallel.pp > 1)");
+        return rejection("incompatible_options", "/parallel/vp", "virtual pipeline stages need a pipeline (parallel.pp > 1)");
     }
     if (!s.gpuCountAuto && tp * pp * cp > s.gpuCount) {
-        fail("invalid_parallel", "/parallel",
-             "tp x pp x cp = " + std::to_string(tp * pp * cp) + " needs more than the " + std::to_string(s.gpuCount) +
-                 " GPUs requested");
+        return rejection("invalid_parallel", "/parallel",
+            "tp x pp x cp = " + std::to_string(tp * pp * cp) + " needs more than the " + std::to_string(s.gpuCount) +
+                " GPUs requested");
     }
     if (s.parallel.ep > 1 && training) {
         if (s.model.moe.experts <= 0) {
-            fail("incompatible_options", "/parallel/ep", s.model.id + " is a dense model: it has no experts to spread");
+            return rejection("incompatible_options", "/parallel/ep", s.model.id + " is a dense model: it has no experts to spread");
         }
         if (s.model.moe.experts % s.parallel.ep != 0) {
-            fail("invalid_parallel", "/parallel/ep",
-                 "expert parallel degree " + std::to_string(s.parallel.ep) + " must divide the " +
-                     std::to_string(s.model.moe.experts) + " experts");
+            return rejection("invalid_parallel", "/parallel/ep",
+                "expert parallel degree " + std::to_string(s.parallel.ep) + " must divide the " +
+                    std::to_string(s.model.moe.experts) + " experts");
         }
         // Megatron-Core folds expert parallelism into the tp x cp x dp ranks of a pipeline stage.
         if (!s.gpuCountAuto && (s.gpuCount / pp) % s.parallel.ep != 0) {
-            fail("invalid_parallel", "/parallel/ep",
-                 "expert parallel degree " + std::to_string(s.parallel.ep) + " must divide the " +
-                     std::to_string(s.gpuCount / pp) + " GPUs of a pipeline stage");
+            return rejection("invalid_parallel", "/parallel/ep",
+                "expert parallel degree " + std::to_string(s.parallel.ep) + " must divide the " +
+                    std::to_string(s.gpuCount / pp) + " GPUs of a pipeline stage");
         }
     }
     if (s.parallel.pp > 0 && s.model.layers > 0 && s.parallel.pp > s.model.layers) {
-        fail("invalid_parallel", "/parallel/pp", "more pipeline stages than the model's layers");
+        return rejection("invalid_parallel", "/parallel/pp", "more pipeline stages than the model's layers");
     }
+    return std::nullopt;
+}
+
+void checkScenario(const Scenario& s) {
+    if (std::optional<Error> e = scenarioError(s)) throw InputError(std::move(*e));
 }
 
 std::vector<Warning> compatibilityWarnings(const Scenario& s, const Plan& plan) {

@@ -16,6 +16,7 @@
 #include "caliper/plan/plan.hpp"
 #include "caliper/units.hpp"
 #include "memory/overhead.hpp"
+#include "plan/count_bounds.hpp"
 #include "plan/prepared.hpp"
 #include "memory/sizing.hpp"
 
@@ -54,34 +55,6 @@ bool replicated(const Scenario& s, Strategy strategy) {
     if (strategy == Strategy::Ddp) return runtimeOf(s.engine) != Engine::Megatron;  // Megatron's distributed optimizer shards
     const bool replicaStates = strategy == Strategy::Zero1 || strategy == Strategy::Zero2;
     return s.task == Task::Inference && replicaStates;
-}
-
-// No plan spreads the weights thinner than evenly over all GPUs, and every
-// GPU also holds its CUDA context: a count below weights / (usable - context)
-// cannot fit, so no probe goes below it (not even one GPU: most cells that
-// fit on none of the catalog's GPU counts are ruled out here unevaluated).
-double lowestPossibleCount(const sizing::Inputs& in) {
-    const double budget = in.usableGiB - sizing::kCudaContextGiB;
-    const double weights = bytesToGiB(in.weights.total(in.shape.stackLayers));
-    return budget > 0 ? weights / budget : double(kMaxGpus) + 1;
-}
-
-// The same bound for counts above one, where every GPU also holds the
-// overheads no plan removes beside the context (memory.cpp evaluateIfFits
-// tests a stage's weights with them): the NCCL buffers of a multi-GPU plan
-// and a serving engine's captured graphs (overhead.cpp fixedOverhead; the
-// count enters only as "more than one"). A stage's total is never below its
-// weights plus these, and the fullest stage holds at least weights / count,
-// so a count below weights / (usable - these) cannot fit. It rules out
-// probes of the first-fit scan and the gap check before their plan is
-// made; the search's own `lowest` (read by the planner) stays the
-// context-only bound.
-double lowestMultiGpuCount(const sizing::Inputs& in) {
-    sizing::Layout two;
-    two.count = 2;
-    const double budget = in.usableGiB - bytesToGiB(sizing::fixedOverhead(in, two).total());
-    const double weights = bytesToGiB(in.weights.total(in.shape.stackLayers));
-    return budget > 0 ? weights / budget : double(kMaxGpus) + 1;
 }
 
 // The first candidate count above one at or past the lower bound.
@@ -269,7 +242,10 @@ CountSearch searchGpuCounts(const sizing::Inputs& in) {
     if (lowest <= 1 && fitsCount(search, 1)) return out;
     // (Serving only: training adds only the NCCL buffers to the context,
     // which rules out too few probes to pay for the bound.)
-    const double lowestMulti = in.training ? lowest : std::max(lowest, lowestMultiGpuCount(in));
+    double lowestMulti = in.training ? lowest : std::max(lowest, lowestMultiGpuCount(in));
+    // Where the weights alone need more than a server (elsewhere the scan
+    // probes few counts below the bound), the stages' bound.
+    if (!in.training && lowestMulti > kServerGpus) lowestMulti = lowestStagedCount(in, lowestMulti);
     // Serving with the default strategy splits by tensor, pipeline or layer:
     // none replicated, none monotone, no training activations, so the plan
     // for two GPUs need not be made to tell which.

@@ -15,18 +15,11 @@ namespace caliper {
 
 namespace {
 
+using sizing::validTensorDegree;
+
 // Megatron-LM keeps tensor parallelism within one NVLink domain of at most
 // 8 GPUs (Narayanan et al. 2104.04473, takeaway #1).
 constexpr int kMaxTensorParallel = 8;
-
-// vLLM: heads must divide by tp; KV heads divide by tp or are replicated
-// when tp is a multiple of them.
-bool validTensorDegree(const ModelSpec& m, int tp) {
-    const int heads = std::max(1, m.heads);
-    const int kvHeads = std::max(1, m.kvHeads > 0 ? m.kvHeads : m.heads);
-    if (tp < 1 || heads % tp != 0) return false;
-    return kvHeads % tp == 0 || tp % kvHeads == 0;
-}
 
 // Largest valid tensor degree that divides `count` and is at most `cap`. A
 // valid degree divides the head count, so none exceeds it.
@@ -196,6 +189,15 @@ Strategy defaultStrategy(const Scenario& s, int gpuCount) {
 }
 
 namespace sizing {
+
+// vLLM: heads must divide by tp; KV heads divide by tp or are replicated
+// when tp is a multiple of them.
+bool validTensorDegree(const ModelSpec& m, int tp) {
+    const int heads = std::max(1, m.heads);
+    const int kvHeads = std::max(1, m.kvHeads > 0 ? m.kvHeads : m.heads);
+    if (tp < 1 || heads % tp != 0) return false;
+    return kvHeads % tp == 0 || tp % kvHeads == 0;
+}
 
 Plan planFor(const Inputs& in, int gpuCount) {
     const Scenario& s = *in.scenario;

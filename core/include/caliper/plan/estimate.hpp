@@ -3,13 +3,18 @@
 // cost, warnings and the explanation. Pure; never throws on valid scenarios.
 #include <optional>
 
+#include "caliper/error.hpp"
 #include "caliper/result.hpp"
 #include "caliper/scenario.hpp"
 
 namespace caliper {
 
-// Rejects impossible combinations (QLoRA with a GGUF format, fp8 on a GPU
-// without fp8, tensor parallel above the head count, ...). Throws InputError.
+// Why a scenario is impossible (QLoRA with a GGUF format, fp8 on a GPU
+// without fp8, tensor parallel above the head count, ...), or empty. A
+// value, not an exception: a matrix or recommendation checks every GPU
+// and excludes the rejected ones.
+std::optional<Error> scenarioError(const Scenario& scenario);
+// The same, throwing the error as an InputError.
 void checkScenario(const Scenario& scenario);
 
 // What to add beyond the figures: the matrix asks for figures alone.
