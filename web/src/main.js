@@ -328,8 +328,6 @@ function start(engineReady) {
     var rate = ((described.defaults || {}).inference || {}).cny_per_usd;
     if (app.cnyPerUsd === null && typeof rate === 'number' && rate > 0) app.cnyPerUsd = rate;
     presetButtons();
-    // The serve tab where the engine has the serving search.
-    $('.tabs [data-view="serve"]').hidden = !engine.canServe();
     var s = app.state;
     var listsLater = s.view === 'matrix' && !s.cell;
     catalogChanged(listsLater);

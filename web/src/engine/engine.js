@@ -188,7 +188,7 @@ function recommend(req) { return call('recommend', req); }
 function inventory(req) { return call('inventory', req); }
 function limits(req) { return call('limits', req); }
 // The serving search (docs/CONTRACT.md "Serve"); canServe() says whether
-// this engine has it (an engine built before it answers unknown_function).
+// this engine has it (the page's own always has; bench/page-bench.js asks).
 function serve(req) { return call('serve', req); }
 function canServe() { return !!instance && typeof instance.serve === 'function'; }
 function listGpus() { return invoke('listGpus', []); }
