@@ -4,9 +4,10 @@
 //   2. navigation -> matrix painted, opened from file:// (target <= 500 ms,
 //      median of 5 fresh loads);
 //   3. control change -> the whole matrix repainted (target <= 50 ms, median
-//      of 10 changes): every cell loaded from the engine and the window the
-//      table body holds written and laid out; the repaint of the cells in
-//      view beside it;
+//      of 10 changes, each asking the engine anew): every cell loaded from
+//      the engine and the window the table body holds written and laid out;
+//      the repaint of the cells in view beside it, and a change back to a
+//      setting just left (the page keeps the last matrices);
 //   4. serve view: input change -> deployments and frontier repainted
 //      (target <= 100 ms, median of 10 changes of the users field), where the
 //      engine has the serving search;
@@ -77,9 +78,11 @@ async function timeLoad(browser, url) {
 }
 
 // Control changes on one page, each awaited until the page says every cell is
-// current. Alternates the weight format so every change asks the engine anew.
+// current. Alternates the weight format and, unless `kept`, has the page
+// forget the matrices it keeps (matrix/flow.js) so every change asks the
+// engine anew; with `kept`, each change goes back to the setting before.
 // hash: the page state to start from; formats: the two weight formats alternated.
-async function timeChanges(browser, url, count, hash = '', formats = ['int8', 'bf16']) {
+async function timeChanges(browser, url, count, hash = '', formats = ['int8', 'bf16'], kept = false) {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
   await page.goto(url + (hash ? '#' + hash : ''));
@@ -88,6 +91,7 @@ async function timeChanges(browser, url, count, hash = '', formats = ['int8', 'b
   await full();
   const fullMs = [], inViewMs = [], engineMs = [], splitEngineMs = [], splitPageMs = [];
   for (let i = 0; i < count; i++) {
+    if (!kept) await page.evaluate(() => { const f = window.__caliperPage.matrixFlow; if (f && f.forget) f.forget(); });
     await page.selectOption('#weights', formats[i % 2 ? 1 : 0]);
     await full();
     const t = await page.evaluate(() => window.__caliperTimings);
@@ -196,6 +200,10 @@ async function main() {
         `median ${ms(change.split.engine)}, page (cells written, style and layout) median ${ms(change.split.page)}`);
     }
     console.log(`control change -> cells in view repainted: median ${ms(change.inView)}`);
+    // Back to a setting just left: the page repaints the matrix it kept.
+    const back = await timeChanges(browser, url, args.changes, '', ['int8', 'bf16'], true);
+    console.log(`control change back to a setting just left (the matrix kept, no engine call after the first two): ` +
+      `median ${ms(back.full)} of ${args.changes} [${back.samples.map((v) => v.toFixed(0)).join(', ')}]`);
     console.log(`engine alone, whole matrix in one call: median ${ms(change.engine)} of 3 (target <= ${TARGET_ENGINE_MATRIX_MS} ms in Chromium): ${verdict(change.engine, TARGET_ENGINE_MATRIX_MS)}`);
     // A training matrix with the page's defaults (the engine searches the
     // micro-batch and checkpointing per cell): too large for one call, it

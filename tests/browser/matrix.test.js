@@ -28,6 +28,13 @@ const STEPS = [
   { id: 'max-gpus', kind: 'select', value: 16, key: 'g', want: 16, check: (r) => r.max_gpus === 16 },
   { id: 'task', kind: 'select', value: 'lora', key: 'task', want: 'lora',
     check: (r) => r.task === 'finetune' && r.method === 'lora' && r.seq_len === 2048 },
+  // Training's own knobs, which the matrix once kept its cells through
+  // (checkpointing off: the activations of every layer held, more memory;
+  // two GPUs a server: a plan on more cards spans servers).
+  { id: 'checkpointing', kind: 'select', value: 'off', key: 'checkpointing', url: 'ck', want: 'off',
+    check: (r) => r.gradient_checkpointing === false },
+  { id: 'gpus-per-node', kind: 'number', value: 2, key: 'gpusPerNode', url: 'gpn', want: 2,
+    check: (r) => r.interconnect && r.interconnect.gpus_per_node === 2 },
 ];
 
 function byKey(list) {
@@ -103,7 +110,7 @@ h.forEachOrigin('matrix', (env) => {
       const { state, matrixRequest, hash } = await h.pageState(page);
       assert.equal(state[step.key], step.want, `state.${step.key}`);
       assert.ok(step.check(matrixRequest), `request after ${step.id}: ${JSON.stringify(matrixRequest)}`);
-      assert.ok(new URLSearchParams(hash.slice(1)).has(step.key), `the URL hash carries ${step.key}`);
+      assert.ok(new URLSearchParams(hash.slice(1)).has(step.url || step.key), `the URL hash carries ${step.url || step.key}`);
       const status = await page.textContent('#status');
       assert.ok(!(await page.$('#status.error')), `no engine error: ${status}`);
       await cells.compareWithEngine(page, matrixRequest, matrixRequest.task !== 'inference');

@@ -28,14 +28,6 @@ function engineAnswer(page) {
 function canServe(page) { return page.evaluate(() => window.__caliperPage.engine.canServe()); }
 
 h.forEachOrigin('serve view', (env) => {
-  test('without a serving search in the engine the tab is hidden and the view says so', async (t) => {
-    const page = await h.openPage(env.context, env.url(QUESTION));
-    if (await canServe(page)) { await page.close(); t.skip('this engine has the serving search'); return; }
-    assert.equal(await page.$eval('.tabs [data-view="serve"]', (b) => b.hidden), true);
-    assert.equal(await page.textContent('#serve-results p'), en['serve.unavailable']);
-    await page.close();
-  });
-
   test('N users at Y tokens/s in three inputs: the deployments as the engine ranks them', async (t) => {
     const page = await h.openPage(env.context, env.url('view=serve'));
     if (!(await canServe(page))) { await page.close(); t.skip('this engine has no serving search yet'); return; }

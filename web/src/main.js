@@ -19,9 +19,10 @@ var $ = dom.$;
 var timings = window.__caliperTimings;  // matrix/flow.js; the boot steps are added here
 var app = { state: null, models: [], gpus: [], matrix: null, cnyPerUsd: null, ready: false };
 // What the browser tests and bench/page-bench.js read: the page's state, the
-// requests it builds from it and the engine door. The modules themselves
+// requests it builds from it, the engine door and the matrix flow (its kept
+// results, which the bench forgets). The modules themselves
 // share nothing through window.
-window.__caliperPage = { app: app, requests: requests, engine: engine };
+window.__caliperPage = { app: app, requests: requests, engine: engine, matrixFlow: matrixFlow };
 
 function t(key, params) { return i18n.t(key, params); }
 function getState() { return app.state; }
@@ -43,29 +44,22 @@ function setLang(lang) {
   versionLine();
 }
 
-function writeUrl() {
-  var hash = serialize(app.state);
-  var url = location.href.replace(/#.*$/, '') + (hash ? '#' + hash : '');
-  try { history.replaceState(null, '', url); } catch (e) { /* some file:// contexts refuse; the state still works */ }
-  $('#open-full').href = openLink();
+// The state as a hash ('' for the defaults).
+function hashOf(state) {
+  var hash = serialize(state);
+  return hash ? '#' + hash : '';
 }
 
-// "Open in Caliper" from the embedded view: this same page by a relative
-// address (no query, so no embed=1), with the state in the hash.
-function openLink() {
-  var s = JSON.parse(JSON.stringify(app.state));
-  s.embed = false;
-  var hash = serialize(s);
-  var file = location.pathname.slice(location.pathname.lastIndexOf('/') + 1);
-  return (file || './') + (hash ? '#' + hash : '');
+function writeUrl() {
+  try { history.replaceState(null, '', location.href.split('#')[0] + hashOf(app.state)); } catch (e) { /* some file:// contexts refuse; the state still works */ }
+  // "Open in Caliper" from the embedded view: this same page by a relative
+  // address (no query, so no embed=1), with the state in the hash.
+  $('#open-full').href = (location.pathname.slice(location.pathname.lastIndexOf('/') + 1) || './') + hashOf(Object.assign({}, app.state, { embed: false }));
 }
 
 // The page URL with the state; embed=1 for the iframe snippet.
 function fullUrl(embed) {
-  var s = JSON.parse(JSON.stringify(app.state));
-  s.embed = !!embed;
-  var hash = serialize(s);
-  return location.href.replace(/[?#].*$/, '') + (hash ? '#' + hash : '');
+  return location.href.split(/[?#]/)[0] + hashOf(Object.assign({}, app.state, { embed: embed }));
 }
 
 function change(patch, options) {
@@ -84,9 +78,12 @@ function change(patch, options) {
   var ownChanged = JSON.stringify([before.cm, before.cg]) !== JSON.stringify([app.state.cm, app.state.cg]);
   if (langChanged || ownChanged) views.refreshLists();
   if (langChanged) presetButtons();
-  writeUrl();
+  // The address follows once the view is shown (it is no part of the repaint).
+  if (!urlPending) matrixFill.afterPaint(function () { urlPending = false; writeUrl(); });
+  urlPending = true;
   render(options);
 }
+var urlPending = false;
 
 // The scenario buttons, one per engine preset (describe().presets), in
 // the page's language.
@@ -331,8 +328,6 @@ function start(engineReady) {
     var rate = ((described.defaults || {}).inference || {}).cny_per_usd;
     if (app.cnyPerUsd === null && typeof rate === 'number' && rate > 0) app.cnyPerUsd = rate;
     presetButtons();
-    // The serve tab where the engine has the serving search.
-    $('.tabs [data-view="serve"]').hidden = !engine.canServe();
     var s = app.state;
     var listsLater = s.view === 'matrix' && !s.cell;
     catalogChanged(listsLater);

@@ -136,11 +136,13 @@ async function scrollToCell(page, modelId, gpuId) {
 }
 
 // The page's state and the engine requests it makes from it.
+// The address is written once the changed view is shown (the task after the
+// next frame, main.js): read after a task queued the same way.
 function pageState(page) {
-  return page.evaluate(() => {
+  return page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(() => {
     const C = window.__caliperPage, s = C.app.state;
-    return { state: s, matrixRequest: C.requests.toMatrixRequest(s, null), hash: location.hash, url: location.href };
-  });
+    resolve({ state: s, matrixRequest: C.requests.toMatrixRequest(s, null), hash: location.hash, url: location.href });
+  }, 0))));
 }
 
 async function screenshot(page, name, options = {}) {

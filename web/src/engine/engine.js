@@ -72,10 +72,9 @@ function parse(text) {
 
 // The engine's byte door (wasm/API.md): texts go in and come out as UTF-8
 // bytes in its memory, encoded and decoded natively; Embind's own string
-// conversion walks every byte in JavaScript. Engines without the door
-// take the strings.
-var encoder = typeof TextEncoder === 'function' ? new TextEncoder() : null;
-var decoder = typeof TextDecoder === 'function' ? new TextDecoder() : null;
+// conversion walks every byte in JavaScript. The page's engine is built
+// with it (scripts/build-web.js bundles the two together).
+var encoder = new TextEncoder(), decoder = new TextDecoder();
 
 function callThroughBytes(name, args) {
   for (var slot = 0; slot < args.length; slot++) {
@@ -89,10 +88,10 @@ function callThroughBytes(name, args) {
 
 function invoke(name, args) {
   if (!instance) throw new EngineError({ code: 'engine_missing', message: 'the engine is not loaded' });
+  settle();
   var text;
   try {
-    var door = encoder && decoder && typeof instance.callText === 'function';
-    text = door ? callThroughBytes(name, args) : instance[name].apply(instance, args);
+    text = callThroughBytes(name, args);
   } catch (e) {
     if (e instanceof EngineError) throw e;
     throw new EngineError({ code: 'engine_crash', message: String(e && e.message || e) });
@@ -106,14 +105,25 @@ function call(name, request) {
 
 // Whether matrix requests may ask for cells_layout "values" (the byte door).
 function takesValues() {
-  return !!(instance && encoder && decoder && typeof instance.cellValues === 'function');
+  return !!(instance && instance.cellValues);
 }
 
 // A matrix; with cells_layout "values" the answer's cell_values gets the
-// numbers (copied out of the module's memory before the next call).
+// numbers: a view of the module's memory, copied out once the next frame
+// is shown or before the next call reuses that memory, whichever is first
+// (the copy of a whole matrix's values stays out of the repaint).
+var borrowed = null;
+function settle() {
+  if (borrowed) borrowed.values = new Float64Array(borrowed.values);
+  borrowed = null;
+}
 function matrix(request) {
   var out = call('matrix', request);
-  if (out.cell_values) out.cell_values.values = new Float64Array(instance.cellValues());
+  if (out.cell_values) {
+    out.cell_values.values = instance.cellValues();
+    borrowed = out.cell_values;
+    requestAnimationFrame(function () { setTimeout(settle, 0); });
+  }
   return out;
 }
 
@@ -179,20 +189,18 @@ function recommend(req) { return call('recommend', req); }
 function inventory(req) { return call('inventory', req); }
 function limits(req) { return call('limits', req); }
 // The serving search (docs/CONTRACT.md "Serve"); canServe() says whether
-// this engine has it (an engine built before it answers unknown_function).
+// this engine has it (the page's own always has; bench/page-bench.js asks).
 function serve(req) { return call('serve', req); }
 function canServe() { return !!instance && typeof instance.serve === 'function'; }
 function listGpus() { return invoke('listGpus', []); }
 function listModels() { return invoke('listModels', []); }
 function caveats() { return invoke('caveats', []); }
-function version() { return instance ? String(instance.version()) : ''; }
+function version() { settle(); return instance ? String(instance.version()) : ''; }
 
 // The engine's description of its interface (docs/CONTRACT.md "Describe"):
 // enums, defaults per task, limits, presets and matrix cell fields; null
 // from an engine built before it had one.
 function describe() {
-  if (!instance) throw new EngineError({ code: 'engine_missing', message: 'the engine is not loaded' });
-  if (typeof instance.callText !== 'function' && typeof instance.describe !== 'function') return null;
   try {
     return invoke('describe', []);
   } catch (e) {

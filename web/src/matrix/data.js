@@ -121,14 +121,18 @@ function ValueCell(f, i) {
 // 1 = true. tight: fits by the estimate, not by its 80% memory band;
 // users_at_slo_fp8: users_at_slo found with FP8 weights/KV the request left open.
 var FLAGS = ['fits_one', 'needs_nvlink', 'tight', 'users_at_slo_fp8'];
+// _f: {cv: the engine's cell_values, at: each field's first index in
+// cv.values}; cv.values is read on each access, as engine.js replaces
+// its view of the module's memory with a copy.
 CELL_FIELDS.forEach(function (k) {
-  var get = k === 'status' ? function () { return this._f.statusNames[this._f.status[this._i]]; }
-    : k === 'strategy' ? function () { return this._f.strategyNames[this._f.strategy[this._i]]; }
-      : k === 'nodes' ? function () { return this._f.nodes[this._i]; }
-        : FLAGS.indexOf(k) >= 0 ? function () { return this._f[k][this._i] === 1; }
+  var v = function (self) { return self._f.cv.values[self._f.at[k] + self._i]; };
+  var get = k === 'status' ? function () { return this._f.cv.status[v(this)]; }
+    : k === 'strategy' ? function () { return this._f.cv.strategy[v(this)]; }
+      : k === 'nodes' ? function () { return v(this); }
+        : FLAGS.indexOf(k) >= 0 ? function () { return v(this) === 1; }
           // users_at_slo: users-at-SLO mode only; workload_figure: a non-LLM
           // model's own figure (its header's workload_unit).
-          : function () { return orNull(this._f[k][this._i]); };
+          : function () { return orNull(v(this)); };
   Object.defineProperty(ValueCell.prototype, k, { get: get, enumerable: true });
 });
 // The figures as a plain object (the JSON export, a copy).
@@ -145,8 +149,8 @@ function valueMaker(cv) {
   if (!known || cv.values.length !== cv.fields.length * cv.cells) {
     throw new engine.EngineError({ code: 'engine_mismatch', message: 'the engine sent cell values the page cannot read' });
   }
-  var f = { statusNames: cv.status, strategyNames: cv.strategy };
-  cv.fields.forEach(function (k, j) { f[k] = cv.values.subarray(j * cv.cells, (j + 1) * cv.cells); });
+  var f = { cv: cv, at: {} };
+  cv.fields.forEach(function (k, j) { f.at[k] = j * cv.cells; });
   return function (i) { return new ValueCell(f, i); };
 }
 

@@ -8,7 +8,7 @@ import * as matrixData from './data.js';
 import * as matrixFill from './fill.js';
 import * as views from '../views/views.js';
 import { currencyOf } from '../state/defaults.js';
-import { toEstimateRequest } from '../state/requests.js';
+import { toEstimateRequest, toMatrixRequest } from '../state/requests.js';
 
 // matrixPaintedMs: page start → the first matrix cells on screen (the task
 // after the frame that shows them). lastRepaintMs: control change → the
@@ -31,15 +31,25 @@ function init(options) {
 function t(key, params) { return i18n.t(key, params); }
 function round(ms) { return Math.round(ms * 10) / 10; }
 
-// The state keys that change the engine's answer; the others (metric,
-// sort, currency, language) only repaint the matrix already loaded.
-var DATA_KEYS = ['task', 'w', 'ctx', 'b', 'g', 'eng', 'tt', 'q', 'gq', 'fam', 'pmin', 'pmax', 'cls', 'gcl', 'mem', 'price', 'cm', 'cg'];
-// The users metric asks the engine for users at the serve view's SLO.
-var SLO_KEYS = ['sttft', 'stpot', 'stps'];
+// What the engine's answer depends on: the matrix request (less its
+// currency: cells carry dollars, converted on the page), the user's own
+// entries and the catalog. A control that leaves it the same (the metric
+// unless users, the sort, the language) repaints the matrix already loaded.
 function dataKey(state) {
-  var slo = state.show === 'users' ? SLO_KEYS.map(function (k) { return state[k]; }) : null;
-  return JSON.stringify(DATA_KEYS.map(function (k) { return state[k]; })) + JSON.stringify(slo) + '#' + app.catalogGeneration;
+  var req = toMatrixRequest(state, deps.gpuIds(state));
+  delete req.currency;
+  return JSON.stringify([req, state.cm, state.cg, app.catalogGeneration]);
 }
+
+// The last whole matrices shown, newest last: going back to a setting
+// just left (INT8, then BF16, then INT8 again) repaints without the engine.
+// Each holds its cells' numbers (~6 MB for the whole catalog).
+var KEPT = 3;
+var kept = [];
+function keep(job) {
+  kept = kept.filter(function (j) { return j.key !== job.key; }).concat([job]).slice(-KEPT);
+}
+function forget() { kept = []; }
 
 // New data: the headers and the cells in view at once (painted in this
 // task), then every cell in one engine call after that frame is shown.
@@ -50,8 +60,15 @@ function render(t0) {
     repaintMatrix(start);
     return;
   }
-  if (app.job) app.job.cancelled = true;
-  var job;
+  leave();
+  var job = kept.filter(function (j) { return j.key === key; })[0];
+  if (job) {
+    app.job = job;
+    app.matrix = job.matrix;
+    noteRate(job);
+    paint(job, start, performance.now());
+    return;
+  }
   try {
     job = loadJob(key, start);
   } catch (e) {
@@ -98,8 +115,8 @@ function loadJob(key, start) {
   // The page's first matrix loads the cells in view only: its engine calls
   // run before the browser has optimised the engine's code, so every cell
   // counts, and the overscan is out of view (it loads with the rest).
-  var win = views.matrixWindow(m, timings.matrixPaintedMs === null ? NO_OVERSCAN : undefined);
-  if (m.models.length * m.gpus.length <= 2 * win.rows.length * win.cols.length || wholeCallFits(m)) loadWhole(job);
+  var win = wholeCallFits(m) ? null : views.matrixWindow(m, timings.matrixPaintedMs === null ? NO_OVERSCAN : undefined);
+  if (!win || m.models.length * m.gpus.length <= 2 * win.rows.length * win.cols.length) loadWhole(job);
   else matrixData.loadWindow(job, win.rows, win.cols);
   job.engineMs = performance.now() - start;
   app.job = job;
@@ -136,6 +153,7 @@ function paint(job, start, engineDone, restLoaded) {
 
 function fullDone(job) {
   if (job !== app.job) return;
+  if (!job.error) keep(job);
   timings.lastFullRepaintMs = round(performance.now() - repaintStart);
   timings.lastCells = job.matrix.models.length * job.matrix.gpus.length;
 }
@@ -218,4 +236,4 @@ function leave() {
   if (app.job && !app.job.done) app.job.cancelled = true;
 }
 
-export { init, render, leave };
+export { init, render, leave, forget };

@@ -33,7 +33,6 @@ function pick(s, p, done) {
   var serving = !!presets.sloOf(p);
   var req;
   if (serving) {
-    if (!engine.canServe()) { done(null); return; }
     req = toServeRequest(s, serveView.currentModel(s), []);
   } else {
     req = toRecommendRequest(s, s.rm ? customRows.modelRef(s, s.rm) : undefined, p.id);

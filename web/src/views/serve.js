@@ -298,10 +298,6 @@ function render() {
   if (key === lastKey) return;
   lastKey = key;
   var out = $('#serve-results'), L = i18n.locale(), t = ctx.t;
-  if (!engine.canServe()) {
-    dom.replace(out, el('p', { class: 'panel note' }, t('serve.unavailable')));
-    return;
-  }
   var units = { ms: t('unit.ms'), s: t('unit.s'), min: t('unit.min'), h: t('unit.h'), d: t('unit.d'), y: t('unit.y') };
   var answer;
   var picked = s.sgq ? pickGpus(ctx.app.gpus || [], s.sgq) : { ids: [], unmatched: [] };
