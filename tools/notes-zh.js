@@ -27,7 +27,7 @@ for (const file of ['gpus.json', 'models.json']) {
     const [, indent, quoted, comma] = m;
     const old = /^\s*"notes_zh": /.test(lines[i + 1] || '') ? lines[i + 1] : null;
     const parts = sentences(JSON.parse(quoted));
-    const zh = parts.every((s) => map[s]) ? parts.map((s) => map[s]).join('') : null;
+    const zh = parts.every((s) => !s || map[s]) ? parts.map((s) => (s ? map[s] : '')).join('') : null;
     if (old && (!zh || flag !== '--replace')) { out.push(lines[i], old); i++; continue; }
     if (old) i++;
     if (!zh) { if (JSON.parse(quoted)) missing++; out.push(lines[i - (old ? 1 : 0)]); continue; }
