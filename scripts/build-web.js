@@ -69,16 +69,15 @@ const TEXT_TABLES = {
   'en.js': 'export var en = {};',
   'zh.js': 'export var zh = {};',
   'codes.js': 'export var codes = { en: {}, zh: {} };',
-  'formulas.js': 'export var formulas = { zh: {} };',
-  'notes.js': 'export var notes = { zh: {} };'
+  'formulas.js': 'export var formulas = { zh: {} };'
 };
 
 function textTables(webDir) {
   const result = esbuild.buildSync({
     stdin: {
       contents: "import { en } from './en.js'; import { zh } from './zh.js'; import { codes } from './codes.js';\n" +
-        "import { formulas } from './formulas.js'; import { notes } from './notes.js';\n" +
-        'module.exports = { messages: { en, zh }, codes, formulas, notes };',
+        "import { formulas } from './formulas.js';\n" +
+        'module.exports = { messages: { en, zh }, codes, formulas };',
       resolveDir: path.join(webDir, 'src/i18n')
     },
     bundle: true, format: 'cjs', write: false, logLevel: 'silent'
@@ -99,7 +98,7 @@ function emptyTextTables(webDir) {
   return {
     name: 'empty-text-tables',
     setup(build) {
-      build.onLoad({ filter: /[\\/]i18n[\\/](en|zh|codes|formulas|notes)\.js$/ }, (args) => {
+      build.onLoad({ filter: /[\\/]i18n[\\/](en|zh|codes|formulas)\.js$/ }, (args) => {
         const name = path.basename(args.path);
         if (path.dirname(args.path) !== dir || !TEXT_TABLES[name]) return undefined;
         return { contents: TEXT_TABLES[name], loader: 'js' };

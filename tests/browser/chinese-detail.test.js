@@ -1,8 +1,7 @@
 // A Chinese reader's detail view: the rules of thumb read in Chinese with
 // the engine's own figures, the engine's formulas in Chinese phrase by
-// phrase, and the catalog's notes in Chinese where the page has every
-// sentence (else the English original under a Chinese label), so no
-// English text stands unlabelled.
+// phrase, and the catalog's notes in Chinese (each entry's notes_zh), so
+// no English text stands unlabelled.
 'use strict';
 const { test, before } = require('node:test');
 const assert = require('node:assert/strict');
@@ -10,6 +9,8 @@ const h = require('./support/harness.js');
 const cli = require('./support/cli.js');
 
 let zh, codes, i18n;
+// The catalog the page reads (data/), for each entry's notes in both languages.
+const catalog = { gpus: require('../../data/gpus.json').gpus, models: require('../../data/models.json').models };
 before(async () => {
   ({ zh } = await import('../../web/src/i18n/zh.js'));
   i18n = await import('../../web/src/i18n/i18n.js');
@@ -54,15 +55,12 @@ h.forEachOrigin('Chinese detail', (env) => {
       for (const [text, title, lang] of formulas) if (lang !== 'en') assert.equal(text, i18n.formula(title));
       const english = formulas.filter((f) => f[2] === 'en').length;
       assert.equal(await page.textContent('#detail-math thead th:nth-child(2)'), zh[english ? 'detail.formulaEn' : 'detail.formula']);
-      // The catalog's notes: in Chinese where every sentence has its
-      // translation (the English as the title), else the English original
-      // under a Chinese label.
-      const notes = await page.$$eval('.source-entry p.note', (ps) => ps.map((p) => [p.textContent, p.title, p.querySelector('span[lang="en"]') ? p.querySelector('span[lang="en"]').textContent : null, p.firstChild.textContent]));
-      assert.ok(notes.length > 0);
-      for (const [text, title, original, label] of notes) {
-        if (original === null) assert.equal(text, i18n.note(title));
-        else { assert.ok(label.startsWith(zh['detail.notesEn'])); assert.equal(i18n.note(original), null); }
-      }
+      // The catalog's notes: each entry's Chinese text from the catalog
+      // (notes_zh, the English as the title), none left in English.
+      const notes = await page.$$eval('.source-entry p.note', (ps) => ps.map((p) => [p.textContent, p.title, !!p.querySelector('span[lang="en"]')]));
+      const entries = [catalog.gpus.find((g) => g.id === r.gpu.id), catalog.models.find((m) => m.id === r.model.id)];
+      assert.deepEqual(notes, entries.map((e) => [e.notes_zh, e.notes, false]));
+      for (const [text] of notes) assert.deepEqual(i18n.untranslated(text), [], text);
       await page.evaluate(() => document.querySelectorAll('#detail details').forEach((d) => { d.open = true; }));
       await h.screenshot(page, `chinese-detail-${name}-${env.name}`, { fullPage: true });
       await page.close();

@@ -38,7 +38,7 @@ test('no dictionary names a key twice', () => {
 
 // The phrase and sentence tables, whose keys are English text.
 test('no phrase or sentence is written twice', () => {
-  for (const file of ['formulas.js', 'notes.js']) {
+  for (const file of ['formulas.js']) {
     const src = fs.readFileSync(path.join(__dirname, '../../web/src/i18n', file), 'utf8');
     const keys = [...src.matchAll(/(?:^\s*|,\s+)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"):\s/gm)].map((m) => m[1].slice(1, -1));
     assert.ok(keys.length > 30, `${file}: keys read (${keys.length})`);
@@ -279,12 +279,3 @@ test('engine formulas in Chinese phrase by phrase, or not at all', () => {
   i18n.setLang('en');
 });
 
-// Notes (i18n/notes.js): sentence by sentence; Chinese only where every
-// sentence has its translation.
-test('catalog notes in Chinese where every sentence is translated', () => {
-  i18n.setLang('zh');
-  assert.equal(i18n.note('No FP8. No NVLink.'), '不支持 FP8。没有 NVLink。');
-  assert.equal(i18n.note('No FP8. A sentence the table lacks.'), null);
-  i18n.setLang('en');
-  assert.equal(i18n.note('No FP8. A sentence the table lacks.'), 'No FP8. A sentence the table lacks.');
-});

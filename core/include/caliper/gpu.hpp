@@ -70,6 +70,7 @@ struct GpuSpec {
     std::string confidence;            // high | medium | low
     std::vector<std::string> sources;
     std::string notes;
+    std::string notesZh;  // the notes in Chinese (catalog notes_zh), shown to a zh reader
 };
 
 // CPU and GPU share one memory (Apple silicon; LPDDR SoCs such as DGX Spark

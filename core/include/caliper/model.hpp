@@ -165,6 +165,7 @@ struct ModelSpec : ModelArchitecture {
     std::string confidence = "medium";  // high | medium | low, as in the catalog
     std::vector<std::string> sources;
     std::string notes;
+    std::string notesZh;  // the notes in Chinese (catalog notes_zh), shown to a zh reader
 };
 static_assert(std::is_trivially_copyable_v<ModelArchitecture>, "copied per matrix cell as one block");
 

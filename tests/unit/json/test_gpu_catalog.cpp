@@ -312,6 +312,30 @@ TEST_CASE("gpuToJson writes the catalog keys and reads back to the same entry", 
     }
 }
 
+// The page shows a Chinese reader each entry's notes_zh (data/README.md),
+// which it reads from the engine's listings: they carry it as written.
+TEST_CASE("the catalog listings pass each entry's Chinese notes through", "[gpus][models][json]") {
+    const Json gpus = Json::parse(caliper::listGpusJson(projectCatalog()).json);
+    const Json models = Json::parse(caliper::listModelsJson(projectCatalog()).json);
+    REQUIRE(gpus.size() == projectCatalog().gpus.size());
+    REQUIRE(models.size() == projectCatalog().models.size());
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+        INFO(gpus[i]["id"]);
+        CHECK(gpus[i].value("notes_zh", std::string()) == projectCatalog().gpus[i].notesZh);
+    }
+    for (std::size_t i = 0; i < models.size(); ++i) {
+        INFO(models[i]["id"]);
+        CHECK(models[i].value("notes_zh", std::string()) == projectCatalog().models[i].notesZh);
+    }
+    CHECK(gpu("h100-sxm5-80gb").notesZh.find("数据手册") == 0);  // data/gpus.json: "数据手册：稠密 BF16/FP16 ..."
+    Json entry = fixture("gpus_valid.json")["gpus"][0];
+    CHECK(caliper::io::gpuFromJson(entry, "/gpus/0").notesZh.empty());  // optional
+    entry["notes_zh"] = 3;
+    const caliper::Error error = gpuError(entry);
+    CHECK(error.code == "invalid_value");
+    CHECK(error.path == "/gpus/0/notes_zh");
+}
+
 TEST_CASE("denseTensorTflops16 prefers BF16, then FP16, then FP32", "[gpus]") {
     CHECK(caliper::denseTensorTflops16(gpu("h100-sxm5-80gb")) == Approx(989.4));  // BF16 tensor
     CHECK(caliper::denseTensorTflops16(gpu("v100-sxm2-32gb")) == Approx(125));    // Volta: FP16 only

@@ -4,7 +4,6 @@
 import { codes } from './codes.js';
 import { en } from './en.js';
 import { formulas } from './formulas.js';
-import { notes } from './notes.js';
 import { zh } from './zh.js';
 import { unpackText } from '../engine/unpack.js';
 
@@ -29,7 +28,6 @@ function ready() {
       Object.assign(codes[lang], tables.codes[lang]);
     });
     Object.assign(formulas.zh, tables.formulas.zh);
-    Object.assign(notes.zh, tables.notes.zh);
     phrases = null;
   });
   return unpacked;
@@ -209,21 +207,6 @@ function formula(text) {
   return untranslated(out).length ? null : out;
 }
 
-// A catalog note in the page's language: English as written; otherwise
-// its sentences from the table (i18n/notes.js), or null where one of them
-// is not there (the page then shows the English, labelled).
-function note(text) {
-  var s = String(text == null ? '' : text);
-  if (current === 'en') return s;
-  var table = notes[current] || {}, out = '';
-  var sentences = s.split(/(?<=\.)\s+/);
-  for (var i = 0; i < sentences.length; i++) {
-    if (!table[sentences[i]]) return null;
-    out += table[sentences[i]];
-  }
-  return out;
-}
-
 // The English words left in a text: words of two letters or more in small
 // letters, apart from quantity names and symbols (bf16, lm_head, n_ctx,
 // llama.cpp, fp8-block), product names (vllm, sglang) and units written in
@@ -244,4 +227,4 @@ function untranslated(text) {
   return out;
 }
 
-export { LANGS, normalize, pick, fill, t, has, code, codeTemplate, sentence, errorText, errorDetail, warningText, setLang, lang, locale, apply, dictionaries, ready, formula, note, untranslated };
+export { LANGS, normalize, pick, fill, t, has, code, codeTemplate, sentence, errorText, errorDetail, warningText, setLang, lang, locale, apply, dictionaries, ready, formula, untranslated };

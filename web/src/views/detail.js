@@ -307,7 +307,8 @@ function mathBlock(r, ctx) {
 function sourcesBlock(entries, ctx) {
   var items = entries.filter(Boolean).map(function (e) {
     var meta = e.confidence ? ' (' + ctx.t('detail.confidence', { level: ctx.t('confidence.' + e.confidence) }) + ')' : '';
-    var shown = e.notes ? i18n.note(e.notes) : null;
+    // The catalog carries each note in Chinese beside the English (notes_zh).
+    var shown = !e.notes ? null : i18n.lang() === 'en' ? e.notes : e['notes_' + i18n.lang()] || null;
     // Sources are citations (documents, files, pages by their own titles),
     // quoted as written.
     return el('div', { class: 'source-entry' }, [el('h4', null, e.name + meta),

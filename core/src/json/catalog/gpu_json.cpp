@@ -167,6 +167,7 @@ void readProvenance(ObjectReader& r, GpuSpec& g) {
         if (g.sources[i].empty()) fail("invalid_value", childPath(r.pathOf("sources"), i), "expected a non-empty source");
     }
     g.notes = r.requiredString("notes");
+    g.notesZh = r.optionalString("notes_zh");
 }
 
 Json nullable(const std::optional<double>& value) { return value ? Json(*value) : Json(nullptr); }
@@ -217,6 +218,7 @@ Json gpuToJson(const GpuSpec& g) {
                 {"cloud_usd_per_hour", nullable(g.cloudUsdPerHour)}, {"cloud_provider", g.cloudProvider},
                 {"cloud_date", g.cloudDate}, {"caveats", g.caveats}, {"confidence", g.confidence},
                 {"sources", g.sources}, {"notes", g.notes}};
+    if (!g.notesZh.empty()) out["notes_zh"] = g.notesZh;
     if (!g.cloudPrices.empty()) out["cloud_prices"] = cloudPricesToJson(g.cloudPrices);
     return out;
 }

@@ -271,6 +271,7 @@ void readProvenance(ModelReader& in, ModelSpec& m) {
         if (m.sources[i].empty()) fail("invalid_value", childPath(in.r.pathOf("sources"), i), "expected a non-empty source");
     }
     m.notes = in.text("notes", "");
+    m.notesZh = in.r.optionalString("notes_zh");  // optional in the catalog too
 }
 
 struct Listing {  // keys a listing carries that the engine recomputes

@@ -91,6 +91,7 @@ Json modelToJson(const ModelSpec& m) {
            {"kv_bytes_per_token", static_cast<std::int64_t>(std::llround(kvBytesPerToken16(m)))},
            {"confidence", m.confidence}, {"sources", m.sources}, {"notes", m.notes}};
     if (!m.releaseDate.empty()) j["release_date"] = m.releaseDate;
+    if (!m.notesZh.empty()) j["notes_zh"] = m.notesZh;
     j["linear_attention"] = linearJson(m.linear);
     j["sparse_attention"] = sparseJson(m.sparse);
     j["attn_output_gate"] = m.attnOutputGate;
