@@ -189,17 +189,15 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
             const bool same = known.fit && known.variant == v && known.fit->count == count &&
                               known.fit->plan.strategy == plan.strategy && known.fit->plan.tp == plan.tp &&
                               known.fit->plan.pp == plan.pp;
-            std::optional<MemoryBreakdown> fitting;  // the plan's memory where the search did not keep it
-            if (!same) {
-                if (!sizing::countUsable(v->in, plan)) {
-                    miss();
-                    continue;
-                }
-                fitting = sizing::evaluateIfFits(v->in, plan);
-                if (!fitting) {
-                    miss();
-                    continue;
-                }
+            // The plan's memory where the search did not keep it, built in
+            // place (an empty optional declared first is zeroed whole, then
+            // the breakdown is moved in).
+            const std::optional<MemoryBreakdown> fitting = same || !sizing::countUsable(v->in, plan)
+                                                               ? std::optional<MemoryBreakdown>()
+                                                               : sizing::evaluateIfFits(v->in, plan);
+            if (!same && !fitting) {
+                miss();
+                continue;
             }
             const MemoryBreakdown& memory = same ? known.fit->memory : *fitting;
             if (!hostFits(*v->scenario, memory, plan)) {

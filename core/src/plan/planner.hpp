@@ -43,6 +43,9 @@ private:
 };
 
 struct Choice {
+    // Written out so that GCC does not zero the whole choice (424 bytes on
+    // every matrix cell) before the members' own initializers.
+    Choice() {}
     Plan plan;
     bool gradientCheckpointing = false;  // as resolved (the request's, or the planner's for "auto")
     bool checkpointingForSpeed = false;  // on although off fits: it lets a shallower, faster pipeline fit

@@ -28,6 +28,9 @@ std::optional<CountFit> fewestGpusFit(const sizing::Inputs& in);
 // the one-GPU plan with its memory when it was evaluated (the breakdown the
 // planner shows when nothing fits).
 struct CountSearch {
+    // Written out so that GCC does not zero the optionals' storage (560
+    // bytes on every matrix cell) before the members' own initializers.
+    CountSearch() {}
     std::optional<CountFit> fit;
     double lowest = 0;  // no planFor plan below this many GPUs fits (weights spread evenly + CUDA context)
     std::bitset<kMaxGpus + 1> missed;  // counts whose planFor plan was probed and is unusable or does not fit
