@@ -25,12 +25,19 @@ constexpr double kBackwardShare = 2.0 / 3.0;
 // The published MFU tables ran tensor parallelism over NVLink (H100, ~360
 // GB/s busbw): only time beyond that reference is charged.
 const Link kReferenceTpLink{360.0, 20e-6, "NVLink reference"};
-// CPU Adam streams fp32 master weights, both moments and gradients (~32
-// bytes read + written per parameter) at an effective ~40 GB/s of host
-// memory bandwidth [E]: ZeRO-Offload (arXiv 2101.06840) reports the CPU step
-// as the bottleneck it hides with one-step delay, which is not assumed here.
-constexpr double kCpuAdamBytesPerParam = 32.0;
-constexpr double kHostMemoryGBps = 40.0;
+// ZeRO-Offload's CPU Adam (DeepSpeed csrc/adam/cpu_adam_impl.cpp, Step_AVX)
+// streams each parameter once: it reads the fp32 master weight, both fp32
+// moments and the fp32 gradient the offload accumulates on the host (16 B),
+// writes the weight and both moments back (12 B) and the 16-bit copy that
+// goes back to the GPU (2 B): 30 bytes, with a few FLOPs each, so the host's
+// memory bandwidth bounds it (Ren et al., arXiv 2101.06840, section 5.1:
+// CPU-Adam vectorised with AVX SIMD and tiled over OpenMP threads, 5-7x
+// PyTorch's CPU Adam, DeepSpeed's ZeRO-Offload tutorial).
+constexpr double kCpuAdamBytesPerParam = 30.0;
+// Sustained share of the host's peak memory bandwidth a streaming kernel
+// reaches: the same 3/4 the llama.cpp host reads measure (speed/speed.cpp,
+// kHostBandwidthFraction: llama.cpp PR #1642, issue #11744).
+constexpr double kCpuAdamBandwidthFraction = 0.75;
 // QLoRA: bitsandbytes dequantizes each 4-bit weight to 16 bits before every
 // GEMM: read 0.5 B, write 2 B, GEMM reads 2 B again (methodology 4.3).
 constexpr double kDequantBytesPerWeight = 4.5;
@@ -236,9 +243,17 @@ double dataParallelExposedS(const Scenario& s, const Plan& plan, const Workload&
     return std::max(0.0, commS - kOverlap * kBackwardShare * computeS);
 }
 
-// CPU offload: gradients down and parameters up over PCIe, the CPU Adam step
-// of every GPU in the node, and streamed weights for parameter offload.
-double offloadS(const Scenario& s, const Workload& work, const Layout& l, double computeS) {
+// CPU offload, as DeepSpeed's ZeRO-2 with offload_optimizer runs it
+// (Ren et al., arXiv 2101.06840, section 4.1, figure 5; DeepSpeed
+// stage_1_and_2.py): each micro-batch's 16-bit gradients go to host RAM over
+// PCIe bucket by bucket while its backward runs (overlap_comm), accumulated
+// there in fp32; once per optimizer step the CPU runs Adam over the
+// parameters every GPU of the node owns, sharing the host's memory
+// bandwidth, and the 16-bit parameters come back over PCIe before the next
+// forward. The one-step delayed update (DPU) that hides the CPU step is not
+// assumed (the paper turns it on only after the first few thousand steps).
+// Everything once per step is amortised over the step's micro-batches.
+double offloadS(const Scenario& s, const Plan& plan, const Workload& work, const Layout& l, double computeS) {
     const double pcie = hostLink(s.gpu).busGBps * kBytesPerGB;
     if (pcie <= 0) return 0;
     double checkpointS = 0;
@@ -252,8 +267,19 @@ double offloadS(const Scenario& s, const Workload& work, const Layout& l, double
     }
     if (s.parallel.offload == Offload::None) return checkpointS;
     const double ownParams = trainableParams(s, work) / (double(l.tp) * l.pp * l.dp);
-    double t = 2.0 * kGradientBytes * ownParams / pcie +
-               ownParams * std::max(1, s.gpu.gpusPerNode) * kCpuAdamBytesPerParam / (kHostMemoryGBps * kBytesPerGB);
+    // Gradients down, each micro-batch, beyond the backward they overlap.
+    const double gradientS = kGradientBytes * ownParams / pcie;
+    const double backwardS = kBackwardShare * computeS / std::max(1.0, l.microbatches);
+    const double gradientExposedS = l.microbatches * std::max(0.0, gradientS - kOverlap * backwardS);
+    // CPU Adam over the node's GPUs' shards, at the host's memory bandwidth.
+    const double hostGBps = s.host.memoryBandwidthGBps > 0 ? s.host.memoryBandwidthGBps : 0.0;
+    const int gpusOnHost = std::max(1, std::min(std::max(1, plan.gpuCount), std::max(1, s.gpu.gpusPerNode)));
+    const double adamS = hostGBps > 0 ? ownParams * gpusOnHost * kCpuAdamBytesPerParam /
+                                            (kCpuAdamBandwidthFraction * hostGBps * kBytesPerGB)
+                                      : 0.0;
+    // Updated 16-bit parameters up, after the step.
+    const double parameterS = kGradientBytes * ownParams / pcie;
+    double t = gradientExposedS + adamS + parameterS;
     if (s.parallel.offload == Offload::Parameters) {
         const double streamed = 2.0 * kGradientBytes * work.totalParams / (double(l.tp) * l.pp) / pcie;
         t += std::max(0.0, streamed - kPrefetchOverlap * computeS);
@@ -281,7 +307,7 @@ StepTimes stepTimes(const Scenario& s, const Plan& plan, const Workload& work, c
     t.contextS = contextRingS(s, work, l, t.computeS * flops.attentionShare);
     t.tpExtraS = tensorParallelExtraS(s, work, l);
     t.dataParallelS = dataParallelExposedS(s, plan, work, l, t.computeS);
-    t.offloadS = offloadS(s, work, l, t.computeS);
+    t.offloadS = offloadS(s, plan, work, l, t.computeS);
     t.dequantS = qloraDequantS(s, work, l);
     return t;
 }
@@ -366,7 +392,7 @@ void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work,
         out.explain.push_back({"train_dp_comm_exposed_s", "gradient all-reduce / ZeRO-3 gathers not hidden by 0.8 x backward",
                                t.dataParallelS});
     }
-    if (t.offloadS > 0) out.explain.push_back({"train_offload_s", "PCIe transfers and CPU Adam step", t.offloadS});
+    if (t.offloadS > 0) out.explain.push_back({"train_offload_s", "ZeRO-Offload: 16-bit gradients to host over PCIe beyond the backward they overlap, CPU Adam (30 B per parameter at 0.75 x host memory bandwidth, shared by the node's GPUs), 16-bit parameters back over PCIe", t.offloadS});
     if (t.dequantS > 0) out.explain.push_back({"train_dequant_s", "NF4 -> bf16 dequantization per pass", t.dequantS});
     out.explain.push_back({"train_tokens_per_s", "data-parallel replicas x tokens per step / step time", *out.trainTokensPerS});
 }
