@@ -115,6 +115,16 @@ KvRead kvBytesPerTokenByKind(const Workload& work) {
     return {perWeight * (1.0 - s) * work.globalKvScale, perWeight * s};
 }
 
+KvRankShare kvRankShare(const ModelSpec& model, int tp) {
+    if (model.attention == AttentionKind::Mla) return {};
+    return {kvHeadRankShare(fullLayerKvHeads(model), tp), kvHeadRankShare(slidingLayerKvHeads(model), tp)};
+}
+
+double kvBytesReadOnRank(const Workload& work, const KvRankShare& share, double context) {
+    const KvRead read = kvBytesReadByKind(work, context);
+    return read.full * share.full + read.sliding * share.sliding;
+}
+
 double attentionFlopsPerToken(const Workload& work, double context) {
     // QK^T and AV: 2 FLOPs per multiply-add, two products, per layer.
     return 4.0 * work.layers * work.attentionWidth * effectiveContext(work, std::max(0.0, context), work.globalWidthScale);

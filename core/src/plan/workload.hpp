@@ -56,6 +56,19 @@ KvRead kvBytesReadByKind(const Workload& work, double context);
 // kvBytesPerToken split the same way (every layer's KV of one token).
 KvRead kvBytesPerTokenByKind(const Workload& work);
 
+// Share of each kind of layer's KV one of `tp` attention ranks holds and
+// reads: KV heads split over the ranks and replicated once the ranks
+// outnumber them (kvHeadRankShare, full and sliding layers by their own
+// heads); MLA's latent is kept whole on every rank (vLLM MLAAttentionSpec:
+// one KV head, not sharded).
+struct KvRankShare {
+    double full = 1, sliding = 1;
+};
+KvRankShare kvRankShare(const ModelSpec& model, int tp);
+// KV bytes one sequence reads at `context` on one attention rank, all layers
+// (a pipeline stage reads its layers' part).
+double kvBytesReadOnRank(const Workload& work, const KvRankShare& share, double context);
+
 // Attention FLOPs for one new token attending to `context` earlier tokens.
 double attentionFlopsPerToken(const Workload& work, double context);
 

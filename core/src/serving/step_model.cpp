@@ -70,17 +70,13 @@ StepModel build(const Scenario& s, const Plan& plan, const Workload& work, bool 
     m.layout = replicaLayout(s, plan);
     m.tpLatencyPriorS = m.layout.tpLink.latencyS;
     // KV heads split over the attention ranks and are replicated once the
-    // ranks outnumber them; MLA's latent is kept whole on every rank.
+    // ranks outnumber them; MLA's latent is kept whole on every rank. Full
+    // and sliding layers each by their own KV heads (MiMo-V2-Flash at tp 8:
+    // 1 of 4 heads on a full layer, 1 of 8 on a sliding one).
     const ModelSpec& model = s.model;
-    // Full and sliding layers each by their own KV heads (MiMo-V2-Flash at
-    // tp 8: 1 of 4 heads on a full layer, 1 of 8 on a sliding one).
-    if (model.attention == AttentionKind::Mla) {
-        m.kvShare = 1.0;
-        m.slidingKvShare = 1.0;
-    } else {
-        m.kvShare = kvHeadRankShare(fullLayerKvHeads(model), m.layout.attentionTp);
-        m.slidingKvShare = kvHeadRankShare(slidingLayerKvHeads(model), m.layout.attentionTp);
-    }
+    const KvRankShare share = kvRankShare(model, m.layout.attentionTp);
+    m.kvShare = share.full;
+    m.slidingKvShare = share.sliding;
     // Experts spread over the ranks exchange tokens all-to-all only where
     // attention data parallelism splits the tokens among them. Without it
     // every rank holds the step's tokens after attention's all-reduce, picks
@@ -227,8 +223,7 @@ double StepModel::routedExpertSlowdown(double stepTokens) const {
 }
 
 double StepModel::kvReadOnRank(double context) const {
-    const KvRead read = kvBytesReadByKind(work, context);
-    return read.full * kvShare + read.sliding * slidingKvShare;
+    return kvBytesReadOnRank(work, {kvShare, slidingKvShare}, context);
 }
 
 double StepModel::kvBytesPerTokenOnRank() const {
@@ -243,11 +238,13 @@ double StepModel::stepS(double decodes, double context, double prefillTokens, do
     const double allGpus = double(l.gpus);
     // Bytes per GPU: dense (and attention) weights over the attention ranks,
     // touched experts over every GPU, each attention group's own requests' KV.
+    // A rank's KV is its share of the KV heads (kvReadOnRank, already split
+    // over the attention ranks) on its stage's layers: over pp only.
     const double expertBytes = weightBytesPerStep(work, tokens) - work.denseWeightBytes;
     const double groupDecodes = decodes / l.attentionDp;
     const double kvRate = std::max(0.05, kvReadFraction);
-    const double decodeKvBytes = groupDecodes * kvReadOnRank(context) / tpGpus / kvRate;
-    const double promptKvBytes = prefillTokens > 0 ? kvReadOnRank(prefillContext) / tpGpus / kvRate : 0;
+    const double decodeKvBytes = groupDecodes * kvReadOnRank(context) / l.pp / kvRate;
+    const double promptKvBytes = prefillTokens > 0 ? kvReadOnRank(prefillContext) / l.pp / kvRate : 0;
     const double weightBytes =
         work.denseWeightBytes / tpGpus + std::max(0.0, expertBytes) * expertReadFactor / allGpus;
     // Compute per GPU: decode-shaped and prompt-shaped work at their rates.

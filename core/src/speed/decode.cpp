@@ -54,6 +54,8 @@ struct StageTimes {
 // estimate; the context samples then add only the KV read and attention.
 struct StageRates {
     double shards = 1;             // tp x pp: each GPU's share of the work
+    double stages = 1;             // pp: a stage's share of the layers (and so of a rank's KV)
+    KvRankShare kvShare;           // each kind of layer's KV one tensor-parallel rank reads
     double sequences = 1;          // sequences per micro-batch
     double bandwidthBytesPerS = 0; // achieved
     double flopsPerS = 0;          // achieved matmul rate
@@ -68,6 +70,8 @@ StageRates stageRates(const Scenario& scenario, const EngineRates& engine, const
     const GpuSpec& gpu = scenario.gpu;
     StageRates r;
     r.shards = double(layout.tp) * layout.pp;
+    r.stages = layout.pp;
+    r.kvShare = kvRankShare(scenario.model, layout.tp);
     r.sequences = sequences;
     r.bandwidthBytesPerS = engine.bandwidthFraction * gpu.bandwidthGBps * kBytesPerGB;
     r.flopsPerS = engine.decodeComputeFraction() * engine.peak.tflops * kFlopsPerTflop;
@@ -103,11 +107,12 @@ StageRates stageRates(const Scenario& scenario, const EngineRates& engine, const
 // One pipeline stage (1/pp of the layers, 1/tp of each) at `context` tokens.
 StageTimes stageTimes(const StageRates& r, const Workload& work, double context) {
     StageTimes t = r.fixed;
-    const double bytes = (r.weightBytes + r.sequences * kvBytesRead(work, context)) / r.shards;
+    // A rank reads its share of the KV heads (replicated once tp exceeds
+    // them, MLA's latent whole) on its stage's layers.
+    const double kvBytes = r.sequences * kvBytesReadOnRank(work, r.kvShare, context) / r.stages;
+    const double bytes = r.weightBytes / r.shards + kvBytes;
     t.memoryS = (r.bandwidthBytesPerS > 0 ? bytes / r.bandwidthBytesPerS : 0) + r.dequantCopyS / r.shards;
-    if (r.kvCopyBytesPerS > 0) {
-        t.memoryS += kConcatKvCopies * r.sequences * kvBytesRead(work, context) / r.shards / r.kvCopyBytesPerS;
-    }
+    if (r.kvCopyBytesPerS > 0) t.memoryS += kConcatKvCopies * kvBytes / r.kvCopyBytesPerS;
     const double flops =
         r.sequences * (2.0 * (work.blockMatmulParams + work.lmHeadParams) + attentionFlopsPerToken(work, context)) /
         r.shards;

@@ -175,3 +175,30 @@ TEST_CASE("serving step: full and sliding layers' KV shared by their own KV head
     // 80 layers x 8 heads x 128 x 2 (K and V) x 2 B, an eighth per rank.
     CHECK(lm.kvBytesPerTokenOnRank() == Approx(80.0 * 8 * 128 * 2 * 2 / 8).epsilon(1e-12));
 }
+
+TEST_CASE("serving step: a rank reads its share of the KV heads on its stage's layers, no less", "[serving][step]") {
+    // Llama-3.1-70B (8 KV heads, 80 layers, head dim 128, bf16 KV) on vLLM
+    // at tp 8: each rank holds 1 KV head, so one token's KV it reads is
+    // 80 layers x 1 head x 128 x 2 (K, V) x 2 B = 40,960 B; 1/8 of the
+    // whole model's 327,680 B (the KV pool's bytes per token on a rank),
+    // not a further 1/8 of that.
+    const PropertyJson llama = {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm5-80gb"}, {"engine", "vllm"},
+                                {"gpu_count", 8},          {"prompt_tokens", 1024},  {"output_tokens", 256},
+                                {"batch", 64},             {"kv_cache", "bf16"},     {"parallel", {{"tp", 8}}}};
+    const std::optional<Scenario> s = accepted(llama);
+    REQUIRE(s);
+    serving::StepModel m = serving::stepModel(*s, estimate(*s, EstimateDetail{false, false, false}).plan);
+    REQUIRE(m.layout.attentionTp == 8);
+    REQUIRE(m.layout.pp == 1);
+    m.engine.stepOverheadS = 0;
+    m.engine.perSequenceOverheadS = 0;
+    m.kvReadFraction = 1;  // KV streamed at the weights' rate
+    const double perTokenOnRankB = 80.0 * 1 * 128 * 2 * 2;
+    REQUIRE(m.kvBytesPerTokenOnRank() == Approx(perTokenOnRankB).epsilon(1e-12));
+    // 64 running requests 1,024 tokens further on: only the decode
+    // attention's KV read grows (its FLOPs, 4 x 80 x 8,192 per context token
+    // over 8 GPUs, stay far under the H100's FLOP/byte ridge), by 64 x 1,024
+    // x 40,960 B = 2.68 GB per GPU at the achieved bandwidth.
+    const double extraS = m.stepS(64, 2048, 0, 0) - m.stepS(64, 1024, 0, 0);
+    CHECK(extraS == Approx(64.0 * 1024 * perTokenOnRankB / m.bandwidthBytesPerS).epsilon(1e-9));
+}
