@@ -68,6 +68,9 @@ var zh = {
   "gradient buckets (DDP's copy, or DeepSpeed's reduce/allgather buckets": '梯度桶（DDP 的副本，或 DeepSpeed 的 reduce/allgather 桶',
   'elements by default': '个元素（默认）', 'with Hugging Face': '使用 Hugging Face 的', "and ZeRO-3's gathered parameters": '以及 ZeRO-3 聚合的参数',
   "share of allocated training memory kept reserved by PyTorch's caching allocator": 'PyTorch 缓存分配器为已分配训练显存保留的比例',
+  'of the memory freed each step, not its persistent parameter, gradient and optimizer buffers': '按每步释放的显存计，不含其常驻的参数、梯度和优化器缓冲区',
+  'ZeRO-Offload: 16-bit gradients to host over PCIe beyond the backward they overlap, CPU Adam (30 B per parameter at 0.75 x host memory bandwidth, shared by the node\'s GPUs), 16-bit parameters back over PCIe':
+    'ZeRO-Offload：16 位梯度经 PCIe 传到主机（超出与反向传播重叠的部分），CPU 上的 Adam（每参数 30 B，按 0.75 × 主机内存带宽，由节点内的显卡共用），16 位参数经 PCIe 传回',
   'prior': '先验', 'for fixed-length pre-training sequences': '用于定长预训练序列', 'calibrated': '已校准',
   'blocks of earlier fine-tuning steps of other lengths kept by the caching allocator': '缓存分配器保留的、此前其他长度微调步的显存块',
   'one more copy of the logits/loss working set': '再一份 logits/损失工作集', 'at most the memory left free': '至多为剩余空闲显存',
