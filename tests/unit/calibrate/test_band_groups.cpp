@@ -47,7 +47,7 @@ TEST_CASE("band groups follow the mechanism the estimate cannot see", "[calibrat
 }
 
 TEST_CASE("a group's band ranks above the engine's and the fallback counts the group level", "[calibration][bands]") {
-    std::vector<caliper::CalibrationBand> bands = {{"training_speed", 3, -1, -0.1, 0.1, 20},
+    std::vector<caliper::CalibrationBand> bands = {{"training_speed", 3, -1, -0.1, 0.1, 20, ""},
                                                    {"training_speed", -1, -1, 0.4, 0.8, 10, "moe"}};
     double lo = 0, hi = 0;
     int fell = -1;

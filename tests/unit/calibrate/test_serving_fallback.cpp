@@ -109,7 +109,7 @@ TEST_CASE("a left-out serving system's rows never enter its family fit", "[calib
 TEST_CASE("a band that falls back widens by its kind's measured factor", "[calibration][serving]") {
     // One engine-wide band of width 0.4: a GPU family without its own band
     // falls back one level and widens by the factor about its centre.
-    const std::vector<caliper::CalibrationBand> bands = {{"serving_ttft", 1, -1, -0.1, 0.3, 20}};
+    const std::vector<caliper::CalibrationBand> bands = {{"serving_ttft", 1, -1, -0.1, 0.3, 20, ""}};
     double lo = 0, hi = 0;
     REQUIRE(caliper::lookupBand(bands, "serving_ttft", 1, 3, lo, hi, 1.5));
     CHECK(lo == Approx(0.1 - 0.3));  // centre 0.1, half-width 0.2 x 1.5

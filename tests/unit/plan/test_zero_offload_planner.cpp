@@ -54,7 +54,7 @@ TEST_CASE("a full fine-tune no GPU-only plan fits on four 2080 Ti 22GB runs with
     // A host RAM below that, stated (128 GiB) or the desktop default the
     // planner assumes (64 GiB): the plan is shown, not fitting, with the RAM
     // it needs; the fewest GPUs stay those of the plans on the GPUs alone.
-    for (const std::string host : {std::string(R"(,"host":{"ram_gib":128})"), std::string()}) {
+    for (const std::string& host : {std::string(R"(,"host":{"ram_gib":128})"), std::string()}) {
         const Json small = estimateOk(kQwenFull + R"(,"gpu_count":4)" + host + "}");
         CHECK(small["fits"] == false);
         CHECK(small["plan"]["offload"] == "optimizer");
