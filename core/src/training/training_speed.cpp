@@ -43,6 +43,15 @@ constexpr double kCpuAdamBandwidthFraction = 0.75;
 constexpr double kDequantBytesPerWeight = 4.5;
 // The dequantize kernel streams at about the 16-bit decode rate (0.8 of peak).
 constexpr double kDequantBandwidthFraction = 0.8;
+// LoRA over an LLM.int8 base (bitsandbytes load_in_8bit, MatMul8bitLt): the
+// forward multiplies int8 by int8, but the backward's input gradient first
+// restores a 16-bit weight (bitsandbytes/autograd/_functions.py,
+// MatMul8bitLt.backward: `CB = state.CB.to(ctx.dtype_A, copy=True).mul_(
+// state.SCB.unsqueeze(1).mul(1.0 / 127.0))`, then `torch.matmul(grad_output,
+// CB)`): read 1 B, write 2 B; scale: read 2 B, write 2 B; the GEMM reads the
+// 2 B copy: 9 B per weight, once per backward. The int8 forward's own
+// activation quantization (double_quant, mm_dequant) is not counted.
+constexpr double kInt8BackwardDequantBytesPerWeight = 9;
 // Micro-batches per optimizer step. Pre-training accumulates to a global
 // batch of ~4M tokens (Llama 2 and 3: 4M; GPT-3 175B: 3.2M; the Megatron
 // README runs 0.8-12.6M); fine-tuning steps every micro-batch (Hugging Face
@@ -288,11 +297,16 @@ double offloadS(const Scenario& s, const Plan& plan, const Workload& work, const
 }
 
 double qloraDequantS(const Scenario& s, const Workload& work, const Layout& l) {
-    if (s.task != Task::Finetune || s.method != Method::Qlora) return 0;
-    const double passes = s.gradientCheckpointing ? 3.0 : 2.0;  // forward, backward, recomputed forward
+    if (s.task != Task::Finetune) return 0;
+    const bool int8Base = s.method == Method::Lora && s.weights == WeightFormat::Int8;
+    if (s.method != Method::Qlora && !int8Base) return 0;
+    // NF4 dequantizes in every pass (forward, backward, recomputed forward);
+    // LLM.int8 only in the backward.
+    const double passes = int8Base ? 1.0 : s.gradientCheckpointing ? 3.0 : 2.0;
+    const double bytesPerWeight = int8Base ? kInt8BackwardDequantBytesPerWeight : kDequantBytesPerWeight;
     const double bandwidth = kDequantBandwidthFraction * s.gpu.bandwidthGBps * kBytesPerGB;
     if (bandwidth <= 0) return 0;
-    return l.microbatches * passes * work.blockMatmulParams * kDequantBytesPerWeight / (l.tp * l.pp) / bandwidth;
+    return l.microbatches * passes * work.blockMatmulParams * bytesPerWeight / (l.tp * l.pp) / bandwidth;
 }
 
 StepTimes stepTimes(const Scenario& s, const Plan& plan, const Workload& work, const TrainingFlops& flops,
@@ -393,7 +407,10 @@ void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work,
                                t.dataParallelS});
     }
     if (t.offloadS > 0) out.explain.push_back({"train_offload_s", "ZeRO-Offload: 16-bit gradients to host over PCIe beyond the backward they overlap, CPU Adam (30 B per parameter at 0.75 x host memory bandwidth, shared by the node's GPUs), 16-bit parameters back over PCIe", t.offloadS});
-    if (t.dequantS > 0) out.explain.push_back({"train_dequant_s", "NF4 -> bf16 dequantization per pass", t.dequantS});
+    if (t.dequantS > 0) out.explain.push_back({"train_dequant_s",
+                                   s.method == Method::Lora && s.weights == WeightFormat::Int8 ? "LLM.int8 -> 16-bit weight restored for each backward"
+                                                                   : "NF4 -> bf16 dequantization per pass",
+                                   t.dequantS});
     out.explain.push_back({"train_tokens_per_s", "data-parallel replicas x tokens per step / step time", *out.trainTokensPerS});
 }
 

@@ -222,6 +222,28 @@ TEST_CASE("LoRA skips weight gradients and checkpointing adds a forward pass", "
     CHECK(*estimateSpeed(checkpointed, singleGpu()).trainTokensPerS / fullRate == Approx(0.75).epsilon(0.05));
 }
 
+TEST_CASE("LoRA over an LLM.int8 base restores a 16-bit weight in every backward", "[speed][training][int8]") {
+    Scenario bf16 = training(llama31_8b(), h100Sxm(), Engine::Transformers, Task::Finetune, Method::Lora);
+    bf16.batch = 2;
+    bf16.seqLen = 2048;
+    Scenario int8 = bf16;
+    int8.weights = WeightFormat::Int8;
+    const SpeedEstimate base = estimateSpeed(bf16, singleGpu());
+    const SpeedEstimate quantized = estimateSpeed(int8, singleGpu());
+    // Llama-3.1-8B's block linears: 32 layers x (4096 x (4096 + 1024 + 1024 +
+    // 4096) + 3 x 4096 x 14336) = 6.979e9 weights; bitsandbytes'
+    // MatMul8bitLt.backward moves 9 B per weight (int8 read, 16-bit copy
+    // written, scaled in place, read by the GEMM) once per step, at 0.8 x
+    // 3350 GB/s: 6.979e9 x 9 / 2.68e12 = 23.4 ms.
+    CHECK(explained(quantized, "train_dequant_s") == Approx(6.979e9 * 9 / (0.8 * 3350e9)).epsilon(0.01));
+    CHECK(std::none_of(base.explain.begin(), base.explain.end(),
+                       [](const ExplainTerm& t) { return t.term == "train_dequant_s"; }));
+    // Same FLOPs, one more term in the step: the step time grows by it.
+    const double tokensPerStep = 2.0 * 2048;
+    CHECK(tokensPerStep / *quantized.trainTokensPerS - tokensPerStep / *base.trainTokensPerS ==
+          Approx(explained(quantized, "train_dequant_s")).epsilon(0.01));
+}
+
 TEST_CASE("gradients crossing a slow network show up in the step time", "[speed][training][comm]") {
     Scenario s = training(llama2_7b(), rtx4090(), Engine::Deepspeed, Task::Finetune, Method::Full);
     s.batch = 1;
