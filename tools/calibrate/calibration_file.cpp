@@ -55,6 +55,45 @@ std::string gpuName(const FittedConstant& f) {
     return "*";
 }
 
+// Band coverage per band kind and mechanism group: each group's left-out
+// rows against bands made without their source, and how many sources its
+// rows come from. A group whose rows all come from one source is tested,
+// when that source is left out, against the other groups' spread only.
+std::string bandGroupCoverage(const RowSet& set, const CrossReport& report) {
+    struct Tally {
+        int covered = 0, banded = 0;
+        std::map<std::string, std::pair<int, int>> bySource;  // source -> covered, banded
+    };
+    std::map<std::pair<std::string, std::string>, Tally> groups;  // band kind, group -> tally
+    for (std::size_t i = 0; i < set.rows.size(); ++i) {
+        const CalibrationRow& r = set.rows[i];
+        if (std::isnan(report.bandLowLog[i])) continue;
+        const bool inside = report.crossLog[i] >= report.bandLowLog[i] && report.crossLog[i] <= report.bandHighLog[i];
+        Tally& t = groups[{bandKind(r.kind), r.bandGroup}];
+        t.covered += inside;
+        ++t.banded;
+        auto& s = t.bySource[r.source];
+        s.first += inside;
+        ++s.second;
+    }
+    std::string out = "80% band coverage per band group (left-out rows against bands made without their source):\n";
+    char line[320];
+    for (const auto& [key, t] : groups) {
+        std::snprintf(line, sizeof line, "  %-16s %-16s %4d/%-4d (%3.0f%%) from %d source%s", key.first.c_str(),
+                      key.second.empty() ? "-" : key.second.c_str(), t.covered, t.banded, 100.0 * t.covered / t.banded,
+                      int(t.bySource.size()), t.bySource.size() == 1 ? "" : "s");
+        out += line;
+        const char* sep = ": ";
+        for (const auto& [source, s] : t.bySource) {
+            std::snprintf(line, sizeof line, "%s%.40s %d/%d", sep, source.c_str(), s.first, s.second);
+            out += line;
+            sep = "; ";
+        }
+        out += "\n";
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string calibrationJson(const RowSet& set, const CrossReport& report) {
@@ -291,6 +330,7 @@ std::string crossValidationTable(const RowSet& set, const CrossReport& report) {
     }
     out += "known: rows of setups the engine knows (catalog model, stated GPU variant, a contract engine); only they "
            "make and test the bands\n";
+    out += bandGroupCoverage(set, report);
     out += "per left-out source (rows with an error; median absolute error of the fitted kinds in and out of sample; "
            "its known rows inside the 80% bands made without it):\n";
     for (const auto& [source, count] : report.sources) {
