@@ -85,7 +85,7 @@ std::string bandGroupCoverage(const RowSet& set, const CrossReport& report) {
         out += line;
         const char* sep = ": ";
         for (const auto& [source, s] : t.bySource) {
-            std::snprintf(line, sizeof line, "%s%.40s %d/%d", sep, source.c_str(), s.first, s.second);
+            std::snprintf(line, sizeof line, "%s%.48s %d/%d", sep, source.c_str(), s.first, s.second);
             out += line;
             sep = "; ";
         }
