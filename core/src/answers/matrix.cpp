@@ -1,5 +1,7 @@
 #include "caliper/answers/matrix.hpp"
 
+#include <algorithm>
+
 #include "caliper/cost/cost.hpp"
 #include "flash_attention_default.hpp"
 #include "caliper/plan/estimate.hpp"
@@ -176,6 +178,58 @@ void withoutPriceList(GpuSpec& gpu) {
     gpu.priceNote.clear();
 }
 
+// What the GPU-count search reads of a column's GPU (plan/prepared.hpp,
+// CountShare): columns alike in all of it are worked out one after another,
+// each row's search shared between them.
+struct SearchClass {
+    double memoryGib = 0;
+    bool a100 = false;
+    int gpusPerNode = 0;
+    int nvlinkMaxGpus = 0;
+    bool supportsFp8 = false;
+    bool operator==(const SearchClass& o) const {
+        return memoryGib == o.memoryGib && a100 == o.a100 && gpusPerNode == o.gpusPerNode &&
+               nvlinkMaxGpus == o.nvlinkMaxGpus && supportsFp8 == o.supportsFp8;
+    }
+};
+
+SearchClass searchClassOf(const GpuSpec& gpu, const Scenario& workload) {
+    SearchClass c;
+    c.memoryGib = gpu.memoryGib;
+    c.a100 = gpu.name.find("A100") != std::string::npos;
+    c.gpusPerNode = workload.interconnect.gpusPerNode > 0 ? workload.interconnect.gpusPerNode : gpu.gpusPerNode;  // as adaptToGpu
+    c.nvlinkMaxGpus = gpu.nvlinkMaxGpus;
+    c.supportsFp8 = gpu.supportsFp8;
+    return c;
+}
+
+// The columns in the order they are worked out, and each column's search
+// class (-1 where no other column shares it). The cells' places do not
+// follow the order: every cell is written at its own row and column.
+void columnOrder(const Scenario& workload, const std::vector<const GpuSpec*>& gpus, std::vector<std::size_t>& order,
+                 std::vector<int>& classOf) {
+    std::vector<SearchClass> classes;
+    std::vector<int> members;
+    classOf.assign(gpus.size(), -1);
+    for (std::size_t g = 0; g < gpus.size(); ++g) {
+        const SearchClass c = searchClassOf(*gpus[g], workload);
+        std::size_t i = 0;
+        while (i < classes.size() && !(classes[i] == c)) ++i;
+        if (i == classes.size()) {
+            classes.push_back(c);
+            members.push_back(0);
+        }
+        ++members[i];
+        classOf[g] = int(i);
+    }
+    order.resize(gpus.size());
+    for (std::size_t g = 0; g < gpus.size(); ++g) order[g] = g;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return classOf[a] < classOf[b]; });
+    for (int& c : classOf) {
+        if (members[std::size_t(c)] < 2) c = -1;
+    }
+}
+
 }  // namespace
 
 MatrixCell evaluateCell(const Scenario& workload, const ModelSpec& model, const GpuSpec& gpu, int maxGpus,
@@ -220,7 +274,11 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
     Scenario s = workload;
     s.gpuCountAuto = true;
     s.model = ModelSpec();  // its texts stay empty; a cell sets the figures, id and family of its row
-    for (std::size_t g = 0; g < gpus.size(); ++g) {
+    std::vector<std::size_t> order;
+    std::vector<int> searchClass;
+    columnOrder(workload, gpus, order, searchClass);
+    std::vector<CountShare> shares(models.size());  // per row: the search of the column group being worked out
+    for (const std::size_t g : order) {
         s.gpu = withoutText(*gpus[g]);
         s.gpu.caveats.clear();
         s.engine = workload.engine;  // adaptToGpu may swap a serving engine for llama.cpp on Apple columns
@@ -252,6 +310,13 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
                 s.weightsWhy = choice.why;
             }
             sizing::holdWeights(s, figures[m]);  // the row's weight bytes, kept while the format stays
+            if (searchClass[g] >= 0) {
+                shares[m].request = &s;
+                shares[m].gpuClass = searchClass[g];
+                figures[m].countShare = &shares[m];
+            } else {
+                figures[m].countShare = nullptr;
+            }
             cells[m][g] = cellOf(s, maxGpus, slo, &figures[m], &costs, &bandTop);
             lean.workloadShape = std::move(s.model.workloadShape);
         }

@@ -228,7 +228,9 @@ std::optional<int> fewestGpus(const sizing::Inputs& in) {
 
 std::optional<CountFit> fewestGpusFit(const sizing::Inputs& in) { return searchGpuCounts(in).fit; }
 
-CountSearch searchGpuCounts(const sizing::Inputs& in) {
+namespace {
+
+CountSearch searchUnshared(const sizing::Inputs& in) {
     CountSearch out;
     const Scenario& scenario = *in.scenario;
     if (in.usableGiB <= sizing::kCudaContextGiB) {
@@ -261,6 +263,45 @@ CountSearch searchGpuCounts(const sizing::Inputs& in) {
     }
     const int fewest = fewestInGap(search, *fitting, lowestMulti, monotone(strategy));
     if (found.count != fewest) fitsCount(search, fewest);  // the searches end on their answer; this keeps that true
+    return out;
+}
+
+}  // namespace
+
+bool CountShare::holds(const sizing::Inputs& in) const {
+    const Scenario& s = *in.scenario;
+    return heldClass == gpuClass && engine == s.engine && weights == s.weights && kvCache == s.kvCache &&
+           flashAttention == s.flashAttention && memoryGib == s.gpu.memoryGib && usableGiB == in.usableGiB &&
+           allocatorReserve == in.allocatorReserve && lossCopies == in.lossCopies &&
+           gpusPerNode == s.gpu.gpusPerNode && nvlinkMaxGpus == s.gpu.nvlinkMaxGpus &&
+           supportsFp8 == s.gpu.supportsFp8;
+}
+
+void CountShare::keep(const sizing::Inputs& in, const CountSearch& found) {
+    const Scenario& s = *in.scenario;
+    heldClass = gpuClass;
+    engine = s.engine;
+    weights = s.weights;
+    kvCache = s.kvCache;
+    flashAttention = s.flashAttention;
+    memoryGib = s.gpu.memoryGib;
+    usableGiB = in.usableGiB;
+    allocatorReserve = in.allocatorReserve;
+    lossCopies = in.lossCopies;
+    gpusPerNode = s.gpu.gpusPerNode;
+    nvlinkMaxGpus = s.gpu.nvlinkMaxGpus;
+    supportsFp8 = s.gpu.supportsFp8;
+    search = found;
+}
+
+CountSearch searchGpuCounts(const sizing::Inputs& in) {
+    CountShare* share = in.countShare;
+    // Only the matrix cell's own request: a planner's variant (another
+    // checkpointing, context or loss) is searched on its own.
+    if (!share || share->request != in.scenario || share->gpuClass < 0) return searchUnshared(in);
+    if (share->holds(in)) return share->search;
+    CountSearch out = searchUnshared(in);
+    share->keep(in, out);
     return out;
 }
 
