@@ -230,18 +230,22 @@ std::optional<CountFit> fewestGpusFit(const sizing::Inputs& in) { return searchG
 
 namespace {
 
-CountSearch searchUnshared(const sizing::Inputs& in) {
-    CountSearch out;
+// The search into `out`, which may hold an earlier search.
+void searchInto(const sizing::Inputs& in, CountSearch& out) {
+    out.fit.reset();
+    out.lowest = 0;
+    out.missed.reset();
+    out.one.reset();
     const Scenario& scenario = *in.scenario;
     if (in.usableGiB <= sizing::kCudaContextGiB) {
         out.lowest = double(kMaxGpus) + 1;
-        return out;
+        return;
     }
     CountFit& found = out.fit.emplace();  // the last probe that fit; reset where none did
     Search search{in, found, out.missed, out.one};
     const double lowest = lowestPossibleCount(in);
     out.lowest = lowest;
-    if (lowest <= 1 && fitsCount(search, 1)) return out;
+    if (lowest <= 1 && fitsCount(search, 1)) return;
     // (Serving only: training adds only the NCCL buffers to the context,
     // which rules out too few probes to pay for the bound.)
     double lowestMulti = in.training ? lowest : std::max(lowest, lowestMultiGpuCount(in));
@@ -259,11 +263,10 @@ CountSearch searchUnshared(const sizing::Inputs& in) {
     }
     if (!fitting) {
         out.fit.reset();
-        return out;
+        return;
     }
     const int fewest = fewestInGap(search, *fitting, lowestMulti, monotone(strategy));
     if (found.count != fewest) fitsCount(search, fewest);  // the searches end on their answer; this keeps that true
-    return out;
 }
 
 }  // namespace
@@ -277,7 +280,7 @@ bool CountShare::holds(const sizing::Inputs& in) const {
            supportsFp8 == s.gpu.supportsFp8;
 }
 
-void CountShare::keep(const sizing::Inputs& in, const CountSearch& found) {
+void CountShare::keep(const sizing::Inputs& in) {
     const Scenario& s = *in.scenario;
     heldClass = gpuClass;
     engine = s.engine;
@@ -291,17 +294,26 @@ void CountShare::keep(const sizing::Inputs& in, const CountSearch& found) {
     gpusPerNode = s.gpu.gpusPerNode;
     nvlinkMaxGpus = s.gpu.nvlinkMaxGpus;
     supportsFp8 = s.gpu.supportsFp8;
-    search = found;
 }
 
-CountSearch searchGpuCounts(const sizing::Inputs& in) {
+const CountSearch& searchGpuCounts(const sizing::Inputs& in, CountSearch& scratch) {
     CountShare* share = in.countShare;
     // Only the matrix cell's own request: a planner's variant (another
     // checkpointing, context or loss) is searched on its own.
-    if (!share || share->request != in.scenario || share->gpuClass < 0) return searchUnshared(in);
-    if (share->holds(in)) return share->search;
-    CountSearch out = searchUnshared(in);
-    share->keep(in, out);
+    if (!share || share->request != in.scenario || share->gpuClass < 0) {
+        searchInto(in, scratch);
+        return scratch;
+    }
+    if (!share->holds(in)) {
+        searchInto(in, share->search);
+        share->keep(in);
+    }
+    return share->search;
+}
+
+CountSearch searchGpuCounts(const sizing::Inputs& in) {
+    CountSearch out;
+    searchInto(in, out);
     return out;
 }
 

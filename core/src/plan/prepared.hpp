@@ -70,8 +70,13 @@ struct CountShare {
 
     // Whether `search` was worked out for a cell the search cannot tell from `in`'s.
     bool holds(const sizing::Inputs& in) const;
-    void keep(const sizing::Inputs& in, const CountSearch& found);
+    // Marks `search`, just worked out for `in`, as held for `in`'s cell.
+    void keep(const sizing::Inputs& in);
 };
+
+// searchGpuCounts without a copy: the search shared through
+// `in.countShare` where it applies, else worked out into `scratch`.
+const CountSearch& searchGpuCounts(const sizing::Inputs& in, CountSearch& scratch);
 
 // Per-GPU memory under `plan`, with the explanation when asked.
 MemoryEstimate estimateMemory(const sizing::Inputs& in, const Plan& plan, bool withExplain);
