@@ -179,26 +179,22 @@ void withoutPriceList(GpuSpec& gpu) {
 }
 
 // What the GPU-count search reads of a column's GPU (plan/prepared.hpp,
-// CountShare): columns alike in all of it are worked out one after another,
-// each row's search shared between them.
+// CountShare) besides the server and NVLink domain sizes: columns alike in
+// it are worked out one after another, each row's search shared between
+// them (in full where the sizes match too, else where one GPU fits).
 struct SearchClass {
     double memoryGib = 0;
     bool a100 = false;
-    int gpusPerNode = 0;
-    int nvlinkMaxGpus = 0;
     bool supportsFp8 = false;
     bool operator==(const SearchClass& o) const {
-        return memoryGib == o.memoryGib && a100 == o.a100 && gpusPerNode == o.gpusPerNode &&
-               nvlinkMaxGpus == o.nvlinkMaxGpus && supportsFp8 == o.supportsFp8;
+        return memoryGib == o.memoryGib && a100 == o.a100 && supportsFp8 == o.supportsFp8;
     }
 };
 
-SearchClass searchClassOf(const GpuSpec& gpu, const Scenario& workload) {
+SearchClass searchClassOf(const GpuSpec& gpu) {
     SearchClass c;
     c.memoryGib = gpu.memoryGib;
     c.a100 = gpu.name.find("A100") != std::string::npos;
-    c.gpusPerNode = workload.interconnect.gpusPerNode > 0 ? workload.interconnect.gpusPerNode : gpu.gpusPerNode;  // as adaptToGpu
-    c.nvlinkMaxGpus = gpu.nvlinkMaxGpus;
     c.supportsFp8 = gpu.supportsFp8;
     return c;
 }
@@ -212,7 +208,7 @@ void columnOrder(const Scenario& workload, const std::vector<const GpuSpec*>& gp
     std::vector<int> members;
     classOf.assign(gpus.size(), -1);
     for (std::size_t g = 0; g < gpus.size(); ++g) {
-        const SearchClass c = searchClassOf(*gpus[g], workload);
+        const SearchClass c = searchClassOf(*gpus[g]);
         std::size_t i = 0;
         while (i < classes.size() && !(classes[i] == c)) ++i;
         if (i == classes.size()) {
@@ -224,7 +220,19 @@ void columnOrder(const Scenario& workload, const std::vector<const GpuSpec*>& gp
     }
     order.resize(gpus.size());
     for (std::size_t g = 0; g < gpus.size(); ++g) order[g] = g;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return classOf[a] < classOf[b]; });
+    // Within a group, columns with the same flash attention default, then
+    // server and NVLink domain sizes, next to each other (adaptToGpu: the
+    // request's servers where it names them).
+    auto perNode = [&](std::size_t g) {
+        return workload.interconnect.gpusPerNode > 0 ? workload.interconnect.gpusPerNode : gpus[g]->gpusPerNode;
+    };
+    auto flashDefault = [&](std::size_t g) { return gpus[g]->flashAttention2 || gpus[g]->vendor != "nvidia"; };  // adaptFlashAttention
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        if (classOf[a] != classOf[b]) return classOf[a] < classOf[b];
+        if (flashDefault(a) != flashDefault(b)) return flashDefault(b);
+        if (perNode(a) != perNode(b)) return perNode(a) < perNode(b);
+        return gpus[a]->nvlinkMaxGpus < gpus[b]->nvlinkMaxGpus;
+    });
     for (int& c : classOf) {
         if (members[std::size_t(c)] < 2) c = -1;
     }

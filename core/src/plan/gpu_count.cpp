@@ -271,21 +271,38 @@ void searchInto(const sizing::Inputs& in, CountSearch& out) {
 
 }  // namespace
 
+namespace {
+
+// The memory code reads 16-bit floats as 2 bytes whichever kind
+// (weightFormatInfo, kvBytesPerElement; the dequantization test lists
+// both): a GPU without bf16, whose default formats are fp16, needs the
+// same memory for them.
+WeightFormat sizedAs(WeightFormat f) { return f == WeightFormat::Fp16 ? WeightFormat::Bf16 : f; }
+KvFormat sizedAs(KvFormat f) { return f == KvFormat::Fp16 ? KvFormat::Bf16 : f; }
+
+}  // namespace
+
 bool CountShare::holds(const sizing::Inputs& in) const {
     const Scenario& s = *in.scenario;
-    return heldClass == gpuClass && engine == s.engine && weights == s.weights && kvCache == s.kvCache &&
-           flashAttention == s.flashAttention && memoryGib == s.gpu.memoryGib && usableGiB == in.usableGiB &&
-           allocatorReserve == in.allocatorReserve && lossCopies == in.lossCopies &&
-           gpusPerNode == s.gpu.gpusPerNode && nvlinkMaxGpus == s.gpu.nvlinkMaxGpus &&
-           supportsFp8 == s.gpu.supportsFp8;
+    if (heldClass != gpuClass || engine != s.engine || weights != sizedAs(s.weights) || kvCache != sizedAs(s.kvCache) ||
+        flashAttention != s.flashAttention || memoryGib != s.gpu.memoryGib || usableGiB != in.usableGiB ||
+        allocatorReserve != in.allocatorReserve || lossCopies != in.lossCopies || supportsFp8 != s.gpu.supportsFp8) {
+        return false;
+    }
+    if (gpusPerNode == s.gpu.gpusPerNode && nvlinkMaxGpus == s.gpu.nvlinkMaxGpus) return true;
+    // A search that ended on its first probe, one GPU fitting, made only the
+    // one-GPU plan: planFor(in, 1) is Single where the strategy is left to
+    // the planner (one node, no tensor or expert degree), so neither the
+    // server's size nor the NVLink domain entered it.
+    return s.parallel.strategy == Strategy::Auto && search.fit && search.fit->count == 1;
 }
 
 void CountShare::keep(const sizing::Inputs& in) {
     const Scenario& s = *in.scenario;
     heldClass = gpuClass;
     engine = s.engine;
-    weights = s.weights;
-    kvCache = s.kvCache;
+    weights = sizedAs(s.weights);
+    kvCache = sizedAs(s.kvCache);
     flashAttention = s.flashAttention;
     memoryGib = s.gpu.memoryGib;
     usableGiB = in.usableGiB;

@@ -47,14 +47,16 @@ CountSearch searchGpuCounts(const sizing::Inputs& in);
 // matrix works out the columns in groups of GPUs the search cannot tell
 // apart). What the search reads of a GPU: its memory (usable memory,
 // Ollama's context, the serving chunk size), whether its name says A100
-// (vLLM's chunk size there), its server and NVLink domain sizes (plan
-// layouts, node counts) and FP8 support (Transformer Engine's FP8
-// activations); of the training reserve scales, which read the GPU's
-// group, the prepared values. The matrix groups columns by the first four
-// (`gpuClass`); everything else the scenario takes from the GPU (engine,
-// formats, flash attention) is compared here, cell by cell, with the
-// prepared figures that follow from the GPU. Used only for the cell's
-// request itself (`request`), never for a planner's variant of it.
+// (vLLM's chunk size there), FP8 support (Transformer Engine's FP8
+// activations), and its server and NVLink domain sizes (layouts and node
+// counts of plans above one GPU); of the training reserve scales, which
+// read the GPU's group, the prepared values. The matrix groups columns by
+// the first three (`gpuClass`), and within a group by the sizes; the sizes,
+// and everything else the scenario takes from the GPU (engine, formats,
+// flash attention; fp16 and bf16 alike: both 2 bytes), are compared here,
+// cell by cell, with the prepared
+// figures that follow from the GPU. Used only for the cell's request itself
+// (`request`), never for a planner's variant of it.
 struct CountShare {
     const Scenario* request = nullptr;  // the matrix's cell scenario
     int gpuClass = -1;                  // the column's group, set by the matrix per column
