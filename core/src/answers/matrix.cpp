@@ -311,7 +311,9 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
             if (s.model.family != lean.family) s.model.family = lean.family;
             if (s.model.modality != lean.modality) s.model.modality = lean.modality;
             s.model.workloadShape = std::move(lean.workloadShape);
-            adaptFlashAttention(s);  // Ollama's default follows the row's architecture
+            // Ollama's default follows the row's architecture; every other
+            // engine's follows the GPU alone (set with the column).
+            if (s.engine == Engine::Ollama) adaptFlashAttention(s);
             if (!s.weightsExplicit) {  // the default format is the model's own (native weights)
                 const WeightsChoice choice = defaultWeights(s);
                 s.weights = choice.format;

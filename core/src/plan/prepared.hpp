@@ -54,9 +54,9 @@ CountSearch searchGpuCounts(const sizing::Inputs& in);
 // the first three (`gpuClass`), and within a group by the sizes; the sizes,
 // and everything else the scenario takes from the GPU (engine, formats,
 // flash attention; fp16 and bf16 alike: both 2 bytes), are compared here,
-// cell by cell, with the prepared
-// figures that follow from the GPU. Used only for the cell's request itself
-// (`request`), never for a planner's variant of it.
+// cell by cell, with the prepared figures that follow from the GPU. Used
+// only for the cell's request itself (`request`), never for a planner's
+// variant of it.
 struct CountShare {
     const Scenario* request = nullptr;  // the matrix's cell scenario
     int gpuClass = -1;                  // the column's group, set by the matrix per column
