@@ -1,5 +1,7 @@
 #include "caliper/answers/matrix.hpp"
 
+#include <algorithm>
+
 #include "caliper/cost/cost.hpp"
 #include "flash_attention_default.hpp"
 #include "caliper/plan/estimate.hpp"
@@ -176,6 +178,66 @@ void withoutPriceList(GpuSpec& gpu) {
     gpu.priceNote.clear();
 }
 
+// What the GPU-count search reads of a column's GPU (plan/prepared.hpp,
+// CountShare) besides the server and NVLink domain sizes: columns alike in
+// it are worked out one after another, each row's search shared between
+// them (in full where the sizes match too, else where one GPU fits).
+struct SearchClass {
+    double memoryGib = 0;
+    bool a100 = false;
+    bool supportsFp8 = false;
+    bool operator==(const SearchClass& o) const {
+        return memoryGib == o.memoryGib && a100 == o.a100 && supportsFp8 == o.supportsFp8;
+    }
+};
+
+SearchClass searchClassOf(const GpuSpec& gpu) {
+    SearchClass c;
+    c.memoryGib = gpu.memoryGib;
+    c.a100 = gpu.name.find("A100") != std::string::npos;
+    c.supportsFp8 = gpu.supportsFp8;
+    return c;
+}
+
+// The columns in the order they are worked out, and each column's search
+// class (-1 where no other column shares it). The cells' places do not
+// follow the order: every cell is written at its own row and column.
+void columnOrder(const Scenario& workload, const std::vector<const GpuSpec*>& gpus, std::vector<std::size_t>& order,
+                 std::vector<int>& classOf) {
+    std::vector<SearchClass> classes;
+    std::vector<int> members;
+    classOf.assign(gpus.size(), -1);
+    for (std::size_t g = 0; g < gpus.size(); ++g) {
+        const SearchClass c = searchClassOf(*gpus[g]);
+        std::size_t i = 0;
+        while (i < classes.size() && !(classes[i] == c)) ++i;
+        if (i == classes.size()) {
+            classes.push_back(c);
+            members.push_back(0);
+        }
+        ++members[i];
+        classOf[g] = int(i);
+    }
+    order.resize(gpus.size());
+    for (std::size_t g = 0; g < gpus.size(); ++g) order[g] = g;
+    // Within a group, columns with the same flash attention default, then
+    // server and NVLink domain sizes, next to each other (adaptToGpu: the
+    // request's servers where it names them).
+    auto perNode = [&](std::size_t g) {
+        return workload.interconnect.gpusPerNode > 0 ? workload.interconnect.gpusPerNode : gpus[g]->gpusPerNode;
+    };
+    auto flashDefault = [&](std::size_t g) { return gpus[g]->flashAttention2 || gpus[g]->vendor != "nvidia"; };  // adaptFlashAttention
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        if (classOf[a] != classOf[b]) return classOf[a] < classOf[b];
+        if (flashDefault(a) != flashDefault(b)) return flashDefault(b);
+        if (perNode(a) != perNode(b)) return perNode(a) < perNode(b);
+        return gpus[a]->nvlinkMaxGpus < gpus[b]->nvlinkMaxGpus;
+    });
+    for (int& c : classOf) {
+        if (members[std::size_t(c)] < 2) c = -1;
+    }
+}
+
 }  // namespace
 
 MatrixCell evaluateCell(const Scenario& workload, const ModelSpec& model, const GpuSpec& gpu, int maxGpus,
@@ -220,7 +282,11 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
     Scenario s = workload;
     s.gpuCountAuto = true;
     s.model = ModelSpec();  // its texts stay empty; a cell sets the figures, id and family of its row
-    for (std::size_t g = 0; g < gpus.size(); ++g) {
+    std::vector<std::size_t> order;
+    std::vector<int> searchClass;
+    columnOrder(workload, gpus, order, searchClass);
+    std::vector<CountShare> shares(models.size());  // per row: the search of the column group being worked out
+    for (const std::size_t g : order) {
         s.gpu = withoutText(*gpus[g]);
         s.gpu.caveats.clear();
         s.engine = workload.engine;  // adaptToGpu may swap a serving engine for llama.cpp on Apple columns
@@ -245,13 +311,22 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
             if (s.model.family != lean.family) s.model.family = lean.family;
             if (s.model.modality != lean.modality) s.model.modality = lean.modality;
             s.model.workloadShape = std::move(lean.workloadShape);
-            adaptFlashAttention(s);  // Ollama's default follows the row's architecture
+            // Ollama's default follows the row's architecture; every other
+            // engine's follows the GPU alone (set with the column).
+            if (s.engine == Engine::Ollama) adaptFlashAttention(s);
             if (!s.weightsExplicit) {  // the default format is the model's own (native weights)
                 const WeightsChoice choice = defaultWeights(s);
                 s.weights = choice.format;
                 s.weightsWhy = choice.why;
             }
             sizing::holdWeights(s, figures[m]);  // the row's weight bytes, kept while the format stays
+            if (searchClass[g] >= 0) {
+                shares[m].request = &s;
+                shares[m].gpuClass = searchClass[g];
+                figures[m].countShare = &shares[m];
+            } else {
+                figures[m].countShare = nullptr;
+            }
             cells[m][g] = cellOf(s, maxGpus, slo, &figures[m], &costs, &bandTop);
             lean.workloadShape = std::move(s.model.workloadShape);
         }

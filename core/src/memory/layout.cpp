@@ -81,6 +81,7 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
         in.kv = kvTerms(s, in.shape);
     }
     if (held && held->holdsWork(s)) in.work = &held->work;
+    if (held) in.countShare = held->countShare;
     in.training = s.task != Task::Inference;
     in.lora = s.task == Task::Finetune && (s.method == Method::Lora || s.method == Method::Qlora);
     in.qlora = in.lora && s.method == Method::Qlora;

@@ -15,6 +15,10 @@
 #include "caliper/scenario.hpp"
 #include "plan/workload.hpp"
 
+namespace caliper {
+struct CountShare;  // plan/prepared.hpp
+}
+
 namespace caliper::sizing {
 
 // printf-style formatting for explanation formulas.
@@ -168,6 +172,8 @@ struct Inputs {
     // usableMemoryGiB(*scenario), read by every fit test of a count search
     // (it reads only the GPU, the task and the engine, which no search changes).
     double usableGiB = 0;
+    // Where a matrix shares GPU-count searches between columns (ModelFigures).
+    CountShare* countShare = nullptr;
 };
 
 Inputs prepare(const Scenario& s);
@@ -201,6 +207,10 @@ struct ModelFigures {
     WeightFormat workWeights = WeightFormat::Bf16;
     KvFormat workKv = KvFormat::Bf16;
     bool workKnown = false;
+    // A matrix row's count search shared with the other GPU columns the
+    // search cannot tell apart (plan/prepared.hpp); set by the matrix for
+    // each cell, null elsewhere. prepare() hands it on to the inputs.
+    CountShare* countShare = nullptr;
     bool holdsWork(const Scenario& s) const { return workKnown && workWeights == s.weights && workKv == s.kvCache; }
     bool holdsKv(const Scenario& s) const {
         return kvKnown && s.engine != Engine::Ollama && kvFormat == s.kvCache && kvEngine == s.engine &&

@@ -228,18 +228,24 @@ std::optional<int> fewestGpus(const sizing::Inputs& in) {
 
 std::optional<CountFit> fewestGpusFit(const sizing::Inputs& in) { return searchGpuCounts(in).fit; }
 
-CountSearch searchGpuCounts(const sizing::Inputs& in) {
-    CountSearch out;
+namespace {
+
+// The search into `out`, which may hold an earlier search.
+void searchInto(const sizing::Inputs& in, CountSearch& out) {
+    out.fit.reset();
+    out.lowest = 0;
+    out.missed.reset();
+    out.one.reset();
     const Scenario& scenario = *in.scenario;
     if (in.usableGiB <= sizing::kCudaContextGiB) {
         out.lowest = double(kMaxGpus) + 1;
-        return out;
+        return;
     }
     CountFit& found = out.fit.emplace();  // the last probe that fit; reset where none did
     Search search{in, found, out.missed, out.one};
     const double lowest = lowestPossibleCount(in);
     out.lowest = lowest;
-    if (lowest <= 1 && fitsCount(search, 1)) return out;
+    if (lowest <= 1 && fitsCount(search, 1)) return;
     // (Serving only: training adds only the NCCL buffers to the context,
     // which rules out too few probes to pay for the bound.)
     double lowestMulti = in.training ? lowest : std::max(lowest, lowestMultiGpuCount(in));
@@ -257,10 +263,74 @@ CountSearch searchGpuCounts(const sizing::Inputs& in) {
     }
     if (!fitting) {
         out.fit.reset();
-        return out;
+        return;
     }
     const int fewest = fewestInGap(search, *fitting, lowestMulti, monotone(strategy));
     if (found.count != fewest) fitsCount(search, fewest);  // the searches end on their answer; this keeps that true
+}
+
+}  // namespace
+
+namespace {
+
+// The memory code reads 16-bit floats as 2 bytes whichever kind
+// (weightFormatInfo, kvBytesPerElement; the dequantization test lists
+// both): a GPU without bf16, whose default formats are fp16, needs the
+// same memory for them.
+WeightFormat sizedAs(WeightFormat f) { return f == WeightFormat::Fp16 ? WeightFormat::Bf16 : f; }
+KvFormat sizedAs(KvFormat f) { return f == KvFormat::Fp16 ? KvFormat::Bf16 : f; }
+
+}  // namespace
+
+bool CountShare::holds(const sizing::Inputs& in) const {
+    const Scenario& s = *in.scenario;
+    if (heldClass != gpuClass || engine != s.engine || weights != sizedAs(s.weights) || kvCache != sizedAs(s.kvCache) ||
+        flashAttention != s.flashAttention || memoryGib != s.gpu.memoryGib || usableGiB != in.usableGiB ||
+        allocatorReserve != in.allocatorReserve || lossCopies != in.lossCopies || supportsFp8 != s.gpu.supportsFp8) {
+        return false;
+    }
+    if (gpusPerNode == s.gpu.gpusPerNode && nvlinkMaxGpus == s.gpu.nvlinkMaxGpus) return true;
+    // A search that ended on its first probe, one GPU fitting, made only the
+    // one-GPU plan: planFor(in, 1) is Single where the strategy is left to
+    // the planner (one node, no tensor or expert degree), so neither the
+    // server's size nor the NVLink domain entered it.
+    return s.parallel.strategy == Strategy::Auto && search.fit && search.fit->count == 1;
+}
+
+void CountShare::keep(const sizing::Inputs& in) {
+    const Scenario& s = *in.scenario;
+    heldClass = gpuClass;
+    engine = s.engine;
+    weights = sizedAs(s.weights);
+    kvCache = sizedAs(s.kvCache);
+    flashAttention = s.flashAttention;
+    memoryGib = s.gpu.memoryGib;
+    usableGiB = in.usableGiB;
+    allocatorReserve = in.allocatorReserve;
+    lossCopies = in.lossCopies;
+    gpusPerNode = s.gpu.gpusPerNode;
+    nvlinkMaxGpus = s.gpu.nvlinkMaxGpus;
+    supportsFp8 = s.gpu.supportsFp8;
+}
+
+const CountSearch& searchGpuCounts(const sizing::Inputs& in, CountSearch& scratch) {
+    CountShare* share = in.countShare;
+    // Only the matrix cell's own request: a planner's variant (another
+    // checkpointing, context or loss) is searched on its own.
+    if (!share || share->request != in.scenario || share->gpuClass < 0) {
+        searchInto(in, scratch);
+        return scratch;
+    }
+    if (!share->holds(in)) {
+        searchInto(in, share->search);
+        share->keep(in);
+    }
+    return share->search;
+}
+
+CountSearch searchGpuCounts(const sizing::Inputs& in) {
+    CountSearch out;
+    searchInto(in, out);
     return out;
 }
 

@@ -342,7 +342,8 @@ Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, c
 
     // The fewest GPUs that fit under the leanest candidate (the default
     // strategy shards states for training; checkpointing on).
-    const CountSearch search = searchGpuCounts(on.in);
+    CountSearch scratch;
+    const CountSearch& search = searchGpuCounts(on.in, scratch);
     const std::optional<CountFit>& leanest = search.fit;
     if (leanest) out.gpusNeeded = leanest->count;
     int count = request.gpuCountAuto ? (leanest ? leanest->count : 1) : std::max(1, request.gpuCount);

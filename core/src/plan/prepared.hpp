@@ -43,6 +43,43 @@ struct CountSearch {
 };
 CountSearch searchGpuCounts(const sizing::Inputs& in);
 
+// A count search shared between the GPU columns of one matrix row (the
+// matrix works out the columns in groups of GPUs the search cannot tell
+// apart). What the search reads of a GPU: its memory (usable memory,
+// Ollama's context, the serving chunk size), whether its name says A100
+// (vLLM's chunk size there), FP8 support (Transformer Engine's FP8
+// activations), and its server and NVLink domain sizes (layouts and node
+// counts of plans above one GPU); of the training reserve scales, which
+// read the GPU's group, the prepared values. The matrix groups columns by
+// the first three (`gpuClass`), and within a group by the sizes; the sizes,
+// and everything else the scenario takes from the GPU (engine, formats,
+// flash attention; fp16 and bf16 alike: both 2 bytes), are compared here,
+// cell by cell, with the prepared figures that follow from the GPU. Used
+// only for the cell's request itself (`request`), never for a planner's
+// variant of it.
+struct CountShare {
+    const Scenario* request = nullptr;  // the matrix's cell scenario
+    int gpuClass = -1;                  // the column's group, set by the matrix per column
+    int heldClass = -1;                 // the group `search` was worked out for (-1: none)
+    Engine engine = Engine::Transformers;
+    WeightFormat weights = WeightFormat::Bf16;
+    KvFormat kvCache = KvFormat::Bf16;
+    bool flashAttention = false;
+    double memoryGib = 0, usableGiB = 0, allocatorReserve = 0, lossCopies = 0;
+    int gpusPerNode = 0, nvlinkMaxGpus = 0;
+    bool supportsFp8 = false;
+    CountSearch search;
+
+    // Whether `search` was worked out for a cell the search cannot tell from `in`'s.
+    bool holds(const sizing::Inputs& in) const;
+    // Marks `search`, just worked out for `in`, as held for `in`'s cell.
+    void keep(const sizing::Inputs& in);
+};
+
+// searchGpuCounts without a copy: the search shared through
+// `in.countShare` where it applies, else worked out into `scratch`.
+const CountSearch& searchGpuCounts(const sizing::Inputs& in, CountSearch& scratch);
+
 // Per-GPU memory under `plan`, with the explanation when asked.
 MemoryEstimate estimateMemory(const sizing::Inputs& in, const Plan& plan, bool withExplain);
 

@@ -40,13 +40,16 @@ void requireSame(const std::optional<double>& cell, const std::optional<double>&
     if (cell) REQUIRE(*cell == Approx(*single).epsilon(1e-12));
 }
 
-// Every cell of the whole catalog against estimate() on the same scenario.
-void checkEveryCell(const Scenario& workload) {
+// Every cell of the whole catalog (or of the GPUs given) against
+// estimate() on the same scenario; returns the cells.
+std::vector<std::vector<MatrixCell>> checkEveryCell(const Scenario& workload,
+                                                    const std::vector<const GpuSpec*>* only = nullptr) {
     const Catalog& catalog = test::projectCatalog();
     std::vector<const ModelSpec*> models;
     std::vector<const GpuSpec*> gpus;
     for (const ModelSpec& m : catalog.models) models.push_back(&m);
-    for (const GpuSpec& g : catalog.gpus) gpus.push_back(&g);
+    if (only) gpus = *only;
+    else for (const GpuSpec& g : catalog.gpus) gpus.push_back(&g);
     const auto cells = computeMatrix(workload, models, gpus, kMaxGpus);
     REQUIRE(cells.size() == models.size());
     int fitting = 0, tight = 0;
@@ -90,6 +93,7 @@ void checkEveryCell(const Scenario& workload) {
     CHECK(fitting < int(models.size() * gpus.size()));
     INFO(tight << " tight cells");
     CHECK(tight < fitting);
+    return cells;
 }
 
 }  // namespace
@@ -147,4 +151,45 @@ TEST_CASE("matrix cells equal single estimates: the planner's knobs left open", 
 TEST_CASE("matrix cells equal single estimates: full fine-tuning and pre-training", "[matrix]") {
     checkEveryCell(workloadFor(Task::Finetune, Method::Full, Engine::Deepspeed));
     checkEveryCell(workloadFor(Task::Pretrain, Method::Full, Engine::Megatron));
+}
+
+TEST_CASE("matrix cells equal single estimates where columns share a count search", "[matrix]") {
+    // Columns of the same memory share each row's GPU-count search
+    // (plan/prepared.hpp CountShare): in full where the server and NVLink
+    // domain sizes match, else only where one GPU fits. Four H100 80GB
+    // columns: the catalog's (8-GPU servers, NVSwitch over 8), the same in
+    // 4-GPU servers with NVLink bridges over 2 (tensor degrees capped at 2,
+    // nodes counted by 4), the same without NVLink, and the same without
+    // bf16 (fp16 defaults: the same 2 bytes, shared).
+    const GpuSpec& h100 = test::catalogGpu("h100-sxm5-80gb");
+    GpuSpec smallServers = h100;
+    smallServers.id = "h100-4-per-server";
+    smallServers.gpusPerNode = 4;
+    smallServers.nvlinkMaxGpus = 2;
+    GpuSpec noNvlink = h100;
+    noNvlink.id = "h100-no-nvlink";
+    noNvlink.nvlinkMaxGpus = 0;
+    noNvlink.nvlinkGBps = 0;
+    GpuSpec fp16Only = h100;
+    fp16Only.id = "h100-fp16";
+    fp16Only.supportsBf16 = false;
+    const std::vector<const GpuSpec*> gpus{&h100, &smallServers, &noNvlink, &fp16Only};
+    for (const Scenario& w : {workloadFor(Task::Inference, Method::Full, Engine::Vllm),
+                              workloadFor(Task::Inference, Method::Full, Engine::Transformers),
+                              workloadFor(Task::Finetune, Method::Full, Engine::Deepspeed)}) {
+        const auto cells = checkEveryCell(w, &gpus);
+        // Models above one GPU plan differently in the smaller servers (so
+        // the shared search must not carry those over), and the same where
+        // one GPU holds them.
+        int differ = 0, sameOnOne = 0;
+        for (const auto& row : cells) {
+            if (row[0].gpusNeeded != row[1].gpusNeeded || row[0].nodes != row[1].nodes ||
+                row[0].strategy != row[1].strategy || row[0].totalGiB != row[1].totalGiB) {
+                ++differ;
+            }
+            if (row[0].fitsOne && row[1].fitsOne) sameOnOne += row[0].totalGiB == row[1].totalGiB;
+        }
+        CHECK(differ > 0);
+        CHECK(sameOnOne > 0);
+    }
 }
