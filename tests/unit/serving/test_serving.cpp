@@ -694,3 +694,19 @@ TEST_CASE("serving: a llama.cpp plan that does not fit has no serving figures", 
     CHECK(two["fits"] == true);
     CHECK(two["serving"].is_object());
 }
+
+TEST_CASE("serving: llama.cpp runs a pure prompt in the cache sized for it", "[serving]") {
+    // llama-bench -p 2048 -n 0 on Llama 3.1 8B: the cache is sized for prompt +
+    // output = 2,048 cells (a multiple of llama.cpp's 256-cell padding), 32
+    // layers x 8 KV heads x 128 x 2 (k, v) x 2 B = 131,072 B a cell: 0.25 GiB.
+    // The prompt fills it exactly and no generated token is written, so the
+    // server starts and serves it; it does not "refuse to start".
+    const PropertyJson e = PropertyJson::parse(
+        estimateJson(projectCatalog(), R"({"model":"llama-3.1-8b","gpu":"rtx-5090","engine":"llama.cpp",)"
+                                       R"("prompt_tokens":2048,"output_tokens":0})")
+            .json);
+    REQUIRE(e["ok"] == true);
+    CHECK(e["memory"]["kv_cache_gib"].get<double>() == Approx(0.25));
+    CHECK(e["serving"].is_object());
+    CHECK(e.dump().find("kv_pool_too_small") == std::string::npos);
+}
