@@ -191,7 +191,10 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
     }
     // Continuous batching runs whenever weights and activations leave the KV
     // pool room for one request: more concurrent requests than it holds queue.
-    if (continuousBatching(scenario)) {
+    // llama.cpp allocates its whole context (-c) at load and admits nothing
+    // more: a plan that does not fit fails to load, and serves no one.
+    const bool loads = r.fits || runtimeOf(scenario.engine) != Engine::LlamaCpp;
+    if (continuousBatching(scenario) && loads) {
         r.serving = estimateServing(scenario, r.plan, r.memory, detail.explain ? &r.explain : nullptr, &warnings);
         if (r.serving && r.fits) priceServing(*r.serving, r.usdPerHour, r.powerW.value_or(0));
         if (r.serving && !r.fits) {

@@ -28,6 +28,14 @@ double roundUp(double value, double step) { return step > 1 ? std::ceil(value / 
 
 double tokensPerRequest(const Scenario& s, const StepModel& model) {
     const double prompt = double(std::max<std::int64_t>(0, s.promptTokens));
+    // llama.cpp's slot holds the context its cache was sized for
+    // (cacheContextTokens: prompt + output, Ollama's num_ctx, which truncates
+    // a longer prompt): a pure prompt run (llama-bench -p) writes no
+    // generated token, so it needs no cell for one.
+    if (runtimeOf(s.engine) == Engine::LlamaCpp) {
+        const double own = prompt + double(std::max<std::int64_t>(0, s.outputTokens));
+        return std::max(1.0, std::min(own, double(cacheContextTokens(s))));
+    }
     const double output = double(std::max<std::int64_t>(1, s.outputTokens));
     // Reserved at admission: the whole request. Allocated on demand: requests
     // of a steady state are spread over their decode, so one holds its prompt

@@ -421,6 +421,13 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
         }
         base.gpuCountAuto = true;
         base.batch = 1;
+        // A GPU the estimate rejects for this engine or format (TensorRT-LLM
+        // off NVIDIA, MLX off Apple, FP8 weights below Ampere) serves nothing.
+        if (std::optional<Error> rejected = scenarioError(base)) {
+            ++answer.rejectedGpus;
+            if (!answer.firstRejection) answer.firstRejection = std::move(*rejected);
+            continue;
+        }
         for (const Formats formats : formatsTried(base)) {
             Scenario s = base;
             s.kvCache = formats.kv;

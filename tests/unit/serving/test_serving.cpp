@@ -651,3 +651,62 @@ TEST_CASE("serve: an slo without a target is missing_key at /slo; no slo ranks b
     CHECK(open["deployments"][0]["meets_slo"] == true);
     CHECK(answer(base + R"(,"slo":null})")["deployments"].size() == open["deployments"].size());
 }
+
+TEST_CASE("serve: a GPU the estimate rejects for the engine or format is left out", "[serving][serve]") {
+    // TensorRT-LLM is built on CUDA (NVIDIA/TensorRT-LLM README, "Supported
+    // hardware"); MLX runs on Apple GPUs only (ml-explore/mlx README); FP8
+    // weights need cc 8.0+ (Marlin weight-only) in vLLM, and a V100 is cc 7.0.
+    // estimate() rejects each of these, so serve must not rank them.
+    const PropertyJson trt = answer(R"({"model":"qwen3-30b-a3b","users":5,"engine":"tensorrt-llm",
+                                        "gpu":["mi300x","h100-sxm5-80gb"]})");
+    REQUIRE(trt["deployments"].size() > 0);
+    for (const auto& d : trt["deployments"]) CHECK(d["gpu"] == "h100-sxm5-80gb");
+    const PropertyJson fp8 = answer(R"({"model":"llama-3.1-70b","users":5,"weights":"fp8",
+                                        "gpu":["v100-sxm2-32gb","a100-sxm4-80gb"]})");
+    REQUIRE(fp8["deployments"].size() > 0);
+    for (const auto& d : fp8["deployments"]) CHECK(d["gpu"] == "a100-sxm4-80gb");
+    const PropertyJson mlx = answer(R"({"model":"qwen3-8b","users":1,"engine":"mlx",
+                                        "gpu":["h100-sxm5-80gb","apple-m4-max-40c"]})");
+    REQUIRE(mlx["deployments"].size() > 0);
+    for (const auto& d : mlx["deployments"]) CHECK(d["gpu"] == "apple-m4-max-40c");
+    // Every GPU asked for rejects it: the request is the mistake, as estimate says.
+    rejected(R"({"model":"qwen3-30b-a3b","users":5,"engine":"tensorrt-llm","gpu":"mi300x"})", "incompatible_options",
+             "/engine");
+}
+
+TEST_CASE("serving: a llama.cpp plan that does not fit has no serving figures", "[serving]") {
+    // Llama 3.1 70B in Q4_K_M is about 39 GiB of weights (70.55e9 x ~4.8 bits);
+    // one 24 GB RTX 4090 cannot load it, and llama.cpp allocates its whole
+    // context at load, so nothing is served: no speed, price or energy.
+    const PropertyJson e = PropertyJson::parse(
+        estimateJson(projectCatalog(),
+                     R"({"model":"llama-3.1-70b","gpu":"rtx-4090","engine":"llama.cpp","weights":"Q4_K_M"})")
+            .json);
+    REQUIRE(e["ok"] == true);
+    CHECK(e["fits"] == false);
+    CHECK(e["decode_tokens_per_s"].is_null());
+    CHECK(e["serving"].is_null());
+    // Two cards hold it (about 20 GiB of weights each): served again.
+    const PropertyJson two = PropertyJson::parse(
+        estimateJson(projectCatalog(), R"({"model":"llama-3.1-70b","gpu":"rtx-4090","gpu_count":2,"engine":"llama.cpp",)"
+                                       R"("weights":"Q4_K_M"})")
+            .json);
+    CHECK(two["fits"] == true);
+    CHECK(two["serving"].is_object());
+}
+
+TEST_CASE("serving: llama.cpp runs a pure prompt in the cache sized for it", "[serving]") {
+    // llama-bench -p 2048 -n 0 on Llama 3.1 8B: the cache is sized for prompt +
+    // output = 2,048 cells (a multiple of llama.cpp's 256-cell padding), 32
+    // layers x 8 KV heads x 128 x 2 (k, v) x 2 B = 131,072 B a cell: 0.25 GiB.
+    // The prompt fills it exactly and no generated token is written, so the
+    // server starts and serves it; it does not "refuse to start".
+    const PropertyJson e = PropertyJson::parse(
+        estimateJson(projectCatalog(), R"({"model":"llama-3.1-8b","gpu":"rtx-5090","engine":"llama.cpp",)"
+                                       R"("prompt_tokens":2048,"output_tokens":0})")
+            .json);
+    REQUIRE(e["ok"] == true);
+    CHECK(e["memory"]["kv_cache_gib"].get<double>() == Approx(0.25));
+    CHECK(e["serving"].is_object());
+    CHECK(e.dump().find("kv_pool_too_small") == std::string::npos);
+}

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "caliper/catalog.hpp"
+#include "caliper/error.hpp"
 #include "caliper/result.hpp"
 #include "caliper/scenario.hpp"
 #include "caliper/serving/serving.hpp"
@@ -79,6 +80,10 @@ struct ServeAnswer {
     // GPUs left out because the catalog gives no memory bandwidth: no decode
     // speed can be estimated for them (the estimate's speed_unknown).
     std::vector<std::string> speedUnknownIds, speedUnknownNames;
+    // GPUs whose single estimate rejects the request (scenarioError), and
+    // the first such error: where every GPU is, the request is the mistake.
+    int rejectedGpus = 0;
+    std::optional<Error> firstRejection;
     // What holds for every deployment (the request's context against the
     // model's, as the estimate warns).
     std::vector<Warning> warnings;

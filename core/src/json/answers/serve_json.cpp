@@ -191,6 +191,9 @@ Json serveToJson(const Catalog& catalog, const Json& request) {
     const std::vector<GpuSpec> gpus = selectGpus(catalog, request);
 
     const ServeAnswer answer = serve(workload, gpus, options);
+    // Every GPU asked for rejects the engine or format (TensorRT-LLM on an AMD
+    // GPU): the request is wrong, as the single estimate says.
+    if (answer.firstRejection && answer.rejectedGpus == int(gpus.size())) throw InputError(*answer.firstRejection);
     Json out = {{"ok", true}};
     const ParamCounts params = countParams(workload.model);
     out["model"] = {{"id", workload.model.id}, {"name", workload.model.name}, {"params_b", tidy(params.total / 1e9)}};
