@@ -238,6 +238,26 @@ const GpuSpec* gpuWithoutMemorySuffix(const Catalog& catalog, std::string_view q
     return split ? findEntry(catalog.gpus, split->base) : nullptr;
 }
 
+// "48G 4090", "22g 2080ti": the memory size written before the name, as Chinese
+// listings often do ("22G 2080Ti 魔改"), moved behind it ("4090 48G"), or empty
+// when the query does not start with a size. Split on the raw text for the same
+// reason as splitMemorySuffix.
+std::string memoryPrefixMovedBehind(std::string_view query) {
+    std::size_t start = 0;
+    while (start < query.size() && std::isspace(static_cast<unsigned char>(query[start]))) ++start;
+    std::size_t end = start;
+    while (end < query.size() && std::isdigit(static_cast<unsigned char>(query[end]))) ++end;
+    if (end == start || end >= query.size() || (query[end] != 'g' && query[end] != 'G')) return {};
+    std::size_t after = end + 1;
+    if (after < query.size() && (query[after] == 'b' || query[after] == 'B')) ++after;
+    // The size must be a word of its own: "5090" or "4g5" is not one.
+    if (after >= query.size() || std::isalnum(static_cast<unsigned char>(query[after]))) return {};
+    std::string moved(query.substr(after));
+    moved += ' ';
+    moved += query.substr(start, end + 1 - start);
+    return moved;
+}
+
 // "2080ti魔改22g", "3080 20G 魔改", "RTX 4090 48GB modded": the word that marks a
 // modified card may stand anywhere in the name. Without it, the rest must name a
 // modified entry, so "魔改3090" does not silently become the stock card.
@@ -255,6 +275,11 @@ const GpuSpec* findModifiedGpu(const Catalog& catalog, std::string_view query) {
     if (!marked) return nullptr;
     const GpuSpec* gpu = findEntry(catalog.gpus, rest);
     if (!gpu) gpu = findGpuByMemorySuffix(catalog, rest);
+    if (!gpu) {
+        const std::string moved = memoryPrefixMovedBehind(rest);
+        if (!moved.empty()) gpu = findEntry(catalog.gpus, moved);
+        if (!gpu && !moved.empty()) gpu = findGpuByMemorySuffix(catalog, moved);
+    }
     return gpu && gpu->name.find("(modified)") != std::string::npos ? gpu : nullptr;
 }
 
@@ -303,12 +328,20 @@ std::vector<std::string> nearestNames(const std::vector<Entry>& entries, const s
 const GpuSpec* findGpu(const Catalog& catalog, std::string_view query) {
     if (const GpuSpec* gpu = findEntry(catalog.gpus, query)) return gpu;
     if (const GpuSpec* gpu = findGpuByMemorySuffix(catalog, query)) return gpu;
-    return findModifiedGpu(catalog, query);
+    if (const GpuSpec* gpu = findModifiedGpu(catalog, query)) return gpu;
+    const std::string moved = memoryPrefixMovedBehind(query.substr(0, 200));
+    if (moved.empty()) return nullptr;
+    if (const GpuSpec* gpu = findEntry(catalog.gpus, moved)) return gpu;
+    return findGpuByMemorySuffix(catalog, moved);
 }
 
 std::vector<std::string> nearestGpuNames(const Catalog& catalog, std::string_view query, std::size_t count) {
-    const std::string key = stripVendorWords(normalizeName(query.substr(0, 200)));
-    return nearestNames(catalog.gpus, key, count, gpuWithoutMemorySuffix(catalog, query.substr(0, 200)));
+    const std::string_view head = query.substr(0, 200);
+    const std::string moved = memoryPrefixMovedBehind(head);
+    // "48G 5090" is compared as "5090 48G", so the card it names leads.
+    const std::string_view asWritten = moved.empty() ? head : std::string_view(moved);
+    const std::string key = stripVendorWords(normalizeName(asWritten));
+    return nearestNames(catalog.gpus, key, count, gpuWithoutMemorySuffix(catalog, asWritten));
 }
 namespace {
 

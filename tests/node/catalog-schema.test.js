@@ -71,3 +71,39 @@ test('data/schema/gpus.schema.json checks cloud_prices and a null bandwidth', ()
     assert.strictEqual(validate(copy), false, what);
   }
 });
+
+// A card without a purchase price in one currency says so in its price_note
+// (issue 16: a price in USD and CNY for every card sold, or null with a note).
+test('every GPU without a USD or CNY price says which is missing in price_note', () => {
+  const missing = [];
+  for (const g of read('data/gpus.json').gpus) {
+    const note = g.price_note || '';
+    if (g.price_usd === null && g.price_cny === null) {
+      if (!note.trim()) missing.push(`${g.id}: no price and no note`);
+    } else if (g.price_cny === null && !/CNY|yuan|RMB/.test(note)) {
+      missing.push(`${g.id}: USD price, note silent on CNY`);
+    } else if (g.price_usd === null && !/USD|dollar|\$/.test(note)) {
+      missing.push(`${g.id}: CNY price, note silent on USD`);
+    }
+  }
+  assert.deepStrictEqual(missing, []);
+});
+
+test('data/schema/gpus.schema.json wants a price_note beside a null price', () => {
+  const validate = validator('data/schema/gpus.schema.json');
+  const catalog = read('data/gpus.json');
+  const byId = (c) => Object.fromEntries(c.gpus.map((g) => [g.id, g]));
+  const cases = [
+    ['null USD price, empty note', (g) => { g['l20'].price_usd = null; g['l20'].price_note = ''; }],
+    ['null CNY price, empty note', (g) => { g['rtx-5090'].price_cny = null; g['rtx-5090'].price_note = ''; }],
+  ];
+  for (const [what, mutate] of cases) {
+    const copy = JSON.parse(JSON.stringify(catalog));
+    mutate(byId(copy));
+    assert.strictEqual(validate(copy), false, what);
+  }
+  // Both prices known: the note may be empty.
+  const copy = JSON.parse(JSON.stringify(catalog));
+  Object.assign(byId(copy)['rtx-4090'], { price_note: '' });
+  assert.ok(validate(copy));
+});

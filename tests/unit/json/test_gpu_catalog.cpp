@@ -816,3 +816,47 @@ TEST_CASE("company names, driver names and physical memory sizes of late-2026 ca
     // A size no B200 has is still a miss.
     CHECK(caliper::findGpu(catalog, "B200 96G") == nullptr);
 }
+
+TEST_CASE("a memory size written before the card's name resolves as one written after it", "[gpus][names]") {
+    const caliper::Catalog& catalog = projectCatalog();
+    // Chinese listings often lead with the size ("22G 2080Ti 魔改"); the size still has to be the entry's
+    // own (rtx-4090-48gb 48 GB, rtx-2080-ti-22gb 22 GB, rtx-3080-20gb 20 GB, a100-sxm4-40gb 40 GB).
+    const std::pair<const char*, const char*> cases[] = {
+        {"48G 4090", "rtx-4090-48gb"},     {"48GB RTX 4090", "rtx-4090-48gb"}, {"22g 2080ti", "rtx-2080-ti-22gb"},
+        {"22G 2080Ti 魔改", "rtx-2080-ti-22gb"}, {"20G 3080", "rtx-3080-20gb"},  {"40G A100", "a100-sxm4-40gb"},
+        {"24G 4090", "rtx-4090"},          {"48G 4090D", "rtx-4090d-48gb"},
+    };
+    for (const auto& [query, id] : cases) {
+        INFO(query);
+        const GpuSpec* found = caliper::findGpu(catalog, query);
+        REQUIRE(found);
+        CHECK(found->id == id);
+    }
+    // A size no such card has stays a miss, and the miss suggests the card the name starts with.
+    CHECK(caliper::findGpu(catalog, "96G 4090") == nullptr);
+    CHECK(caliper::nearestGpuNames(catalog, "96G 4090").front() == "NVIDIA GeForce RTX 4090");
+    // A leading number that is not a size word is not read as one.
+    CHECK(caliper::findGpu(catalog, "4g5 4090") == nullptr);
+}
+
+TEST_CASE("driver names of Intel cards and sizes that pin one model resolve", "[gpus][names]") {
+    const caliper::Catalog& catalog = projectCatalog();
+    const std::pair<const char*, const char*> cases[] = {
+        // sycl-ls, clinfo and xpu-smi print these device names (public llama.cpp and IPEX-LLM logs).
+        {"Intel(R) Arc(TM) B580 Graphics", "arc-b580"},
+        // Each GPU of the dual card reports the same name and is one 24 GB B60.
+        {"Intel(R) Arc(TM) Pro B60 Graphics", "arc-pro-b60"},
+        // The H100 NVL is the only 94 GB H100; the 32-core-GPU M4 Max ships only with 36 GB.
+        {"H100 94G", "h100-nvl-94gb"},
+        {"M4 Max 36GB", "apple-m4-max-32c"},
+    };
+    for (const auto& [query, id] : cases) {
+        INFO(query);
+        const GpuSpec* found = caliper::findGpu(catalog, query);
+        REQUIRE(found);
+        CHECK(found->id == id);
+        CHECK(found->memoryGb > 0);
+    }
+    CHECK(caliper::findGpu(catalog, "h100-nvl-94gb")->memoryGb == Approx(94));
+    CHECK(caliper::findGpu(catalog, "apple-m4-max-32c")->memoryGb == Approx(36));
+}
