@@ -205,6 +205,25 @@ h.forEachOrigin('plan knobs', (env) => {
     await page.close();
   });
 
+  test('ZeRO-Offload chosen by the planner is named in the plan line, in English and in Chinese', async () => {
+    cli.requireCli();
+    const dicts = (await import('../../web/src/i18n/i18n.js')).dictionaries();
+    // Llama 3.1 8B full fine-tune on one 80 GB card: with the optimizer
+    // states on the GPU it needs two (16 bytes a parameter is 120 GiB), so
+    // the planner moves them to the host (docs/CONTRACT.md parallel.offload).
+    for (const lang of ['en', 'zh']) {
+      const page = await openDetail(env.context, env.url(`lang=${lang}&task=full&cell=llama-3.1-8b~h100-sxm5-80gb`));
+      const r = cli.estimate(await detailRequest(page));
+      assert.notEqual(r.plan.offload, 'none', 'the engine offloads this plan (else this test checks nothing)');
+      const words = dicts[lang][`knob.offload.${r.plan.offload}`];
+      assert.ok(words, `the page has ${lang} words for the offload ${r.plan.offload}`);
+      const line = await page.textContent('#detail .verdict .rec-meta');
+      assert.ok(line.includes(words), `${lang} plan line names the offload: ${line}`);
+      assert.doesNotMatch(line, /knob\./, 'no dictionary key shown as text');
+      await page.close();
+    }
+  });
+
   test('Apple: the GPU memory limit (macOS wired limit) changes the usable memory', async () => {
     const page = await openDetail(env.context, env.url('cell=llama-3.1-8b~apple-m4-10c-24gb'));
     const r = cli.estimate(await detailRequest(page));

@@ -103,6 +103,16 @@ test('the byte door answers exactly what the string functions answer', async () 
       : field === 'status' || field === 'strategy' ? described[field][v] : field === 'fits_one' || field === 'needs_nvlink' || field === 'tight' || field === 'users_at_slo_fp8' ? v === 1 : v));
     assert.deepStrictEqual(read, columns[field], field);
   });
+  // cells_only: the same numbers without the headers, their sizes instead.
+  const full = JSON.parse(callBytes(engine, 'matrix', [JSON.stringify({ ...lora, cells_layout: 'columns' })]));
+  const bare = JSON.parse(callBytes(engine, 'matrix', [JSON.stringify({ ...lora, cells_layout: 'values', cells_only: true })]));
+  assert.deepStrictEqual(Array.from(engine.cellValues()), Array.from(values), 'the same cells');
+  assert.strictEqual(bare.models, undefined);
+  assert.strictEqual(bare.gpus, undefined);
+  assert.strictEqual(bare.model_count, full.models.length);
+  assert.strictEqual(bare.gpu_count, full.gpus.length);
+  assert.strictEqual(JSON.parse(engine.matrix(JSON.stringify({ ...lora, cells_only: true }))).cells.length, full.models.length,
+    'cells_only keeps the cells in the other layouts too');
   callBytes(engine, 'caveats', []);
   assert.strictEqual(engine.cellValues().length, 0, 'numbers only for the call that asked for them');
   assert.strictEqual(JSON.parse(engine.matrix(JSON.stringify({ ...lora, cells_layout: 'values' }))).error.path, '/cells_layout',

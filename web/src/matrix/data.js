@@ -174,7 +174,8 @@ function callBlock(job, rows, cols) {
   // compact text layout (a third of the text of cell objects).
   var door = job.engine;
   var layout = door.takesValues && door.takesValues() ? 'values' : 'columns';
-  var req = Object.assign(workload(job.req), rows.spec, cols.spec, { cells_layout: layout });
+  // cells_only: the headers are the job's already (one call per selection, above).
+  var req = Object.assign(workload(job.req), rows.spec, cols.spec, { cells_layout: layout, cells_only: true });
   var out;
   try {
     out = door.matrix(req);
@@ -184,7 +185,8 @@ function callBlock(job, rows, cols) {
     rows.at.forEach(function (r) { var row = rowArray(job, r); cols.at.forEach(function (c) { row[c] = REJECTED_CELL; }); });
     return;
   }
-  if (out.models.length !== rows.at.length || out.gpus.length !== cols.at.length) {
+  var modelCount = out.models ? out.models.length : out.model_count, gpuCount = out.gpus ? out.gpus.length : out.gpu_count;
+  if (modelCount !== rows.at.length || gpuCount !== cols.at.length) {
     throw new engine.EngineError({ code: 'engine_mismatch', message: 'the engine answered a different selection than the page asked for' });
   }
   if (typeof out.cny_per_usd === 'number') job.cnyPerUsd = out.cny_per_usd;

@@ -4,6 +4,7 @@
 // Each left on auto says what the planner chose (the result's `plan`).
 import * as dom from '../dom/dom.js';
 import * as format from '../format/format.js';
+import * as i18n from '../i18n/i18n.js';
 
 var el = dom.el;
 var LLAMA_ENGINES = ['llama.cpp', 'ollama'];
@@ -126,11 +127,13 @@ function explained(r, term) {
   return null;
 }
 
-// "none", "31 layers' experts on the CPU", "40 layers on the GPU".
+// "none", "31 layers' experts on the CPU", "40 layers on the GPU",
+// "optimizer states on the CPU (ZeRO-Offload)".
 function offloadText(plan, ctx) {
   if (plan.offload === 'moe-experts' && plan.cpu_moe_layers != null) return ctx.t('knob.cpuMoeChosen', { n: plan.cpu_moe_layers });
   if (plan.offload === 'layers' && plan.gpu_layers != null) return ctx.t('knob.gpuLayersChosen', { n: plan.gpu_layers });
-  return ctx.t('knob.offload.' + plan.offload);
+  // A value this page has no words for yet is shown as the engine names it.
+  return i18n.has('knob.offload.' + plan.offload) ? ctx.t('knob.offload.' + plan.offload) : String(plan.offload);
 }
 
 export { fields, offloadText, LLAMA_ENGINES };

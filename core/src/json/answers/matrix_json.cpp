@@ -333,7 +333,7 @@ std::string matrixText(const Catalog& catalog, const Json& request, bool pretty,
     std::vector<Warning> warnings;
     ScenarioOptions options;
     options.resolveModelAndGpu = false;
-    options.extraKeys = {"max_gpus", "gpu_filter", "model_filter", "cells_layout", "slo"};
+    options.extraKeys = {"max_gpus", "gpu_filter", "model_filter", "cells_layout", "cells_only", "slo"};
     const Scenario workload = scenarioFromJson(catalog, request, warnings, options);
     ObjectReader r(request, "");
     const int maxGpus = static_cast<int>(r.integerOr("max_gpus", kDefaultMatrixMaxGpus, limitOf("max_gpus").minInteger(),
@@ -342,6 +342,10 @@ std::string matrixText(const Catalog& catalog, const Json& request, bool pretty,
     // one array per field in row-major order; "values": the same as numbers
     // beside the text (only where the caller takes them: the WebAssembly module).
     const std::string layout = r.enumOr("cells_layout", "rows", {"rows", "columns", "values"});
+    // cells_only: the caller holds the model and GPU headers already (the
+    // page asks for them once per selection): the answer leaves them out
+    // and says its size in model_count and gpu_count.
+    const bool cellsOnly = r.boolOr("cells_only", false);
     // Users-at-SLO mode: each cell also says how many concurrent users one
     // replica of its GPUs serves within the latency target.
     const std::optional<Slo> planSlo = readPlanSlo(r, workload.task, true);
@@ -376,13 +380,18 @@ std::string matrixText(const Catalog& catalog, const Json& request, bool pretty,
     Json out = {{"ok", true}, {"max_gpus", maxGpus}, {"cny_per_usd", tidy(workload.cnyPerUsd)}};
     if (sloMode) out["slo"] = {{"ttft_s", tidyOrNull(slo.ttftS)}, {"tpot_ms", tidyOrNull(slo.tpotMs)},
                                {"min_user_tokens_per_s", tidyOrNull(slo.minUserTokensPerS)}};
-    Json modelList = Json::array();
-    for (const ModelSpec* m : models) modelList.push_back(modelHeader(*m));
-    Json gpuList = Json::array();
-    for (const GpuSpec* g : gpus) gpuList.push_back(gpuHeader(*g));
     const auto cells = computeMatrix(workload, models, gpus, maxGpus, sloMode ? &slo : nullptr);
-    out["models"] = std::move(modelList);
-    out["gpus"] = std::move(gpuList);
+    if (cellsOnly) {
+        out["model_count"] = models.size();
+        out["gpu_count"] = gpus.size();
+    } else {
+        Json modelList = Json::array();
+        for (const ModelSpec* m : models) modelList.push_back(modelHeader(*m));
+        Json gpuList = Json::array();
+        for (const GpuSpec* g : gpus) gpuList.push_back(gpuHeader(*g));
+        out["models"] = std::move(modelList);
+        out["gpus"] = std::move(gpuList);
+    }
     out["warnings"] = warningsToJson(warnings);
     if (layout == "values") {
         out["cell_values"] = writeCellValues(*values, cells);
