@@ -135,6 +135,8 @@ var en = {
   'knob.offload.none': 'none',
   'knob.offload.layers': 'layers (-ngl)',
   'knob.offload.moe-experts': 'MoE experts (--n-cpu-moe)',
+  'knob.offload.optimizer': 'optimizer states to host RAM (ZeRO-Offload)',
+  'knob.offload.parameters': 'parameters and optimizer states to host RAM (ZeRO-3 offload)',
   'knob.gpuLayers': 'Layers on the GPU',
   'knob.cpuMoeLayers': 'Layers with experts on the CPU',
   'knob.gpuLayersChosen': '{n|layer|layers} on the GPU',

@@ -135,6 +135,8 @@ var zh = {
   'knob.offload.none': '不卸载',
   'knob.offload.layers': '按层（-ngl）',
   'knob.offload.moe-experts': 'MoE 专家（--n-cpu-moe）',
+  'knob.offload.optimizer': '优化器状态放主机内存（ZeRO-Offload）',
+  'knob.offload.parameters': '参数和优化器状态放主机内存（ZeRO-3 卸载）',
   'knob.gpuLayers': '放在显卡上的层数',
   'knob.cpuMoeLayers': '专家放在 CPU 的层数',
   'knob.gpuLayersChosen': '显卡上 {n} 层',
