@@ -1022,8 +1022,11 @@ Choice withZeroOffload(const Scenario& request, int maxGpus, const sizing::Model
         }
     }
     const Scenario& off = params ? off3 : off2;
+    // A count within the limit that fits with every state on the GPUs (at a
+    // stated count that does not fit, the fewest that do).
+    const bool gpuOnlyWithin = c.gpusNeeded && *c.gpusNeeded <= maxGpus;
     const bool fewer = fewest && (!gpuOnlyFits || *fewest->gpusNeeded < *c.gpusNeeded) &&
-                       !(gpuOnlyFits && knifeEdge(off, *fewest, maxGpus, held));
+                       !(gpuOnlyWithin && knifeEdge(off, *fewest, maxGpus, held));
     if (request.gpuCountAuto) {
         if (!fewer) return c;
         Choice o = std::move(*fewest);
