@@ -863,7 +863,7 @@ Scenario offloaded(const Scenario& request, bool params) {
     return off;
 }
 
-// The host RAM one node of `count` GPUs needs for `off` where no GPU
+// The host RAM the whole job needs for `off` at `count` GPUs, where no GPU
 // memory is in question: its memory at that count (one evaluation).
 double hostNeedGiB(const Scenario& off, int count, const sizing::ModelFigures* held) {
     Scenario at = off;
@@ -874,22 +874,20 @@ double hostNeedGiB(const Scenario& off, int count, const sizing::ModelFigures* h
     const sizing::Inputs in = sizing::prepare(at, held);
     const Plan plan = sizing::planFor(in, count);
     const MemoryBreakdown m = sizing::evaluate(in, plan, sizing::Explain(), nullptr);
-    return m.cpuOffloadGiB / std::max(1, plan.nodes);
+    return m.cpuOffloadGiB;
 }
 
-// The fewest GPUs whose host RAM holds `needGiB` a node: where the RAM is
-// a rented share of a server (hostShare), a plan on more of its GPUs rents
-// more of it; a whole server's RAM holds it or more servers share it.
-int countForHost(const Scenario& off, double needGiB, double wholeJobGiB) {
+// The fewest GPUs whose host RAM holds `wholeJobGiB` spread over their
+// nodes (plan.nodes: the count over gpus_per_node), each node's RAM as the
+// fit test reads it (hostShare): a rented share of a server grows with the
+// GPUs a plan runs on it, and more servers share the RAM a job needs.
+int countForHost(const Scenario& off, double wholeJobGiB) {
     const int perServer = std::max(1, off.gpu.gpusPerNode);
-    const HostShare whole = hostShare(off, perServer, 1);
-    if (needGiB <= whole.ramGib + 1e-9) {
-        if (!off.host.ramPerServer || off.host.ramExplicit) return 1;
-        const double perGpuGiB = whole.ramGib / perServer;
-        return std::max(1, static_cast<int>(std::ceil(needGiB / perGpuGiB - 1e-9)));
+    for (int count = 1; count <= kMaxGpus; ++count) {
+        const int nodes = (count + perServer - 1) / perServer;
+        if (wholeJobGiB / nodes <= hostShare(off, count, nodes).ramGib + 1e-9) return count;
     }
-    const int nodes = static_cast<int>(std::ceil(wholeJobGiB / std::max(1e-9, whole.ramGib) - 1e-9));
-    return std::max(2, nodes) * perServer;
+    return kMaxGpus + 1;
 }
 
 // The choice with `off` at the request's count or (`autoCount`) the fewest
@@ -918,10 +916,9 @@ Choice offloadChoice(Scenario off, bool autoCount, int maxGpus, const sizing::Mo
     Choice c = chooseDataParallel(off, maxGpus, held);
     if (c.fits || !c.gpusNeeded) return c;
     int count = std::max(1, c.plan.gpuCount);
-    double needGiB = c.memory.cpuOffloadGiB / std::max(1, c.plan.nodes);
     double wholeGiB = c.memory.cpuOffloadGiB;
     for (int tries = 0; tries < 8; ++tries) {
-        const int next = std::max(count + 1, countForHost(off, needGiB, wholeGiB));
+        const int next = std::max(count + 1, countForHost(off, wholeGiB));
         if (next > std::min(maxGpus, kMaxGpus)) break;
         Scenario at = off;
         at.gpuCountAuto = false;
@@ -933,7 +930,6 @@ Choice offloadChoice(Scenario off, bool autoCount, int maxGpus, const sizing::Mo
             return o;
         }
         count = next;
-        needGiB = o.memory.cpuOffloadGiB / std::max(1, o.plan.nodes);
         wholeGiB = o.memory.cpuOffloadGiB;
     }
     return c;
@@ -973,8 +969,7 @@ bool knifeEdge(const Scenario& off, const Choice& o, int maxGpus, const sizing::
 // only where that count is fewer than `c`'s and within the limit. The
 // count, or 0 where it is not weighed.
 int infinityFirstCount(const Scenario& off3, const Choice& c, int maxGpus, const sizing::ModelFigures* held) {
-    const double needGiB = hostNeedGiB(off3, 1, held);
-    const int fewest = countForHost(off3, needGiB, needGiB);
+    const int fewest = countForHost(off3, hostNeedGiB(off3, 1, held));
     return fewest <= maxGpus && (!fitsWithin(c, maxGpus) || fewest < *c.gpusNeeded) ? fewest : 0;
 }
 
