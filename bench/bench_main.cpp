@@ -8,7 +8,7 @@
 //   build/bin/caliper_bench [--quick]
 //   valgrind --tool=callgrind build/bin/caliper_bench --profile-catalog
 //   valgrind --tool=callgrind build/bin/caliper_bench --profile-matrix
-//   perf record -g build/bin/caliper_bench --profile-matrix 50 [lora|lora-defaults|slo]   (N passes)
+//   perf record -g build/bin/caliper_bench --profile-matrix 50 [lora|lora-defaults|slo|full]   (N passes)
 //   valgrind --tool=callgrind build/bin/caliper_bench --profile-estimate-json
 #include <time.h>
 
@@ -92,6 +92,16 @@ Scenario loraDefaultsScenario(const Catalog& catalog, const char* model, const c
     Scenario s = loraScenario(catalog, model, gpu);
     s.gradientCheckpointingAuto = true;
     s.batchAuto = true;
+    return s;
+}
+
+// A full fine-tune as the SFT preset asks it (checkpointing on, one
+// sequence a micro-batch): the cells where the planner weighs ZeRO-Offload
+// and ZeRO-3 with offloaded parameters.
+Scenario fullScenario(const Catalog& catalog, const char* model, const char* gpu) {
+    Scenario s = loraScenario(catalog, model, gpu);
+    s.method = Method::Full;
+    s.gradientCheckpointing = true;
     return s;
 }
 
@@ -318,11 +328,13 @@ int main(int argc, char** argv) {
         const bool lora = argc > 3 && std::strcmp(argv[3], "lora") == 0;
         const bool loraDefaults = argc > 3 && std::strcmp(argv[3], "lora-defaults") == 0;
         const bool withSlo = argc > 3 && std::strcmp(argv[3], "slo") == 0;  // the users-at-SLO mode below
+        const bool full = argc > 3 && std::strcmp(argv[3], "full") == 0;  // full fine-tune, as the SFT preset
         Slo slo;
         slo.ttftS = 2.0;
         slo.minUserTokensPerS = 20.0;
         const Scenario workload = lora           ? loraScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb")
                                   : loraDefaults ? loraDefaultsScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb")
+                                  : full         ? fullScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb")
                                                  : inferenceScenario(catalog, "llama-3.1-8b", "h100-sxm5-80gb");
         std::vector<std::vector<MatrixCell>> buffer;
         for (int i = 0; i < passes; ++i) {

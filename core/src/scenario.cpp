@@ -174,9 +174,12 @@ HostSpec hostDefaults(const GpuSpec& gpu) {
     if (gpu.gpuClass == "datacenter") {
         // 8 channels of DDR5-4800 per socket x 8 B = 307.2 GB/s (Xeon
         // Sapphire Rapids); 2 TiB of RAM as in a DGX H100.
+        // Both are for the server's 8 GPUs: a plan that states no RAM
+        // rents 1/8 of each per GPU (hostShare).
         h.ramGib = 2048;
         h.memoryBandwidthGBps = 307.2;
-        h.basis = "server: 8-channel DDR5-4800 (307.2 GB/s), 2 TiB RAM (DGX H100)";
+        h.ramPerServer = true;
+        h.basis = "server: 8-channel DDR5-4800 (307.2 GB/s), 2 TiB RAM (DGX H100) for 8 GPUs, rented by the GPU";
         // One socket, like the bandwidth: Xeon Platinum 8480+/8480C (DGX
         // H100), 56 cores x 2 AVX-512 FMA units (Intel ARK) x 16 FP32 lanes
         // x 2 FLOPs x 2.0 GHz base = 7.168 TFLOPS.

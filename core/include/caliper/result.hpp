@@ -78,6 +78,7 @@ struct Plan {
     bool gradientCheckpointing = false;
     bool layersOnHost = false;  // the planner left layers on the CPU where the request set no offload (Ollama's scheduler)
     bool statesOnHost = false;  // the planner moved the optimizer states to host RAM (ZeRO-Offload) where the request set no offload
+    bool paramsOnHost = false;  // and the parameters too, under ZeRO-3 (ZeRO-Infinity's CPU offload)
     int microBatch = 1;    // training: sequences per micro-batch per GPU (the request's batch, or the planner's for "auto")
     int gpuLayers = -1;    // llama.cpp layers on the GPUs with offload "layers" (-1 = all)
     int cpuMoeLayers = 0;  // layers whose routed experts run on the CPU (offload "moe-experts")

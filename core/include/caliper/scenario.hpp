@@ -122,6 +122,8 @@ struct HostSpec {
     double pcieGBps = 0;             // GB/s per direction per GPU
     double cpuTflops = 0;            // peak FP32 vector FMA rate of the CPU(s) beside the GPUs; 0 = unknown
     bool ramExplicit = false;        // the request gave ram_gib: offload beyond it does not fit
+    bool ramPerServer = false;       // the default RAM and bandwidth are a whole server's, shared by its GPUs (hostShare)
+    bool ramBinding = false;         // the planner's own offload: bounded by the default RAM as by a stated one
     bool explicitAny = false;        // the request gave a host object (defaults do not follow the GPU)
     const char* basis = "";          // how the defaults were made (explain)
     const char* cpuBasis = "";       // where cpuTflops comes from (explain)
@@ -130,6 +132,20 @@ struct HostSpec {
 // Defaults by platform, stated in explain: Apple unified memory, desktop
 // dual-channel DDR5, 8-channel DDR5 servers.
 HostSpec hostDefaults(const GpuSpec& gpu);
+
+// The host one node of a plan has: where the request states no RAM and the
+// default is a server's (ramPerServer), a plan on k GPUs of a node rents k/8
+// of the 8-GPU server, its RAM and its memory bandwidth alike
+// (host_share.cpp); else the whole host, as stated or assumed.
+struct HostShare {
+    double ramGib = 0;
+    double memoryBandwidthGBps = 0;
+    int gpusOnNode = 1;     // the plan's GPUs on one node
+    int gpusPerServer = 1;  // the default server's GPUs, of which the share is taken
+    bool rented = false;    // a share of the default server, not its whole
+};
+struct Scenario;
+HostShare hostShare(const Scenario& s, int gpuCount, int nodes);
 
 struct Scenario {
     ModelSpec model;

@@ -151,6 +151,7 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
                    {"micro_batch", training ? Json(r.plan.microBatch) : Json(nullptr)},
                    {"loss_kernel", r.plan.lossKernel ? Json(toString(*r.plan.lossKernel)) : Json(nullptr)},
                    {"offload", toString(r.plan.layersOnHost   ? Offload::Layers
+                                        : r.plan.paramsOnHost ? Offload::Parameters
                                         : r.plan.statesOnHost ? Offload::Optimizer
                                                               : s.parallel.offload)},
                    {"gpu_layers", r.plan.gpuLayers >= 0 ? Json(r.plan.gpuLayers) : Json(nullptr)},

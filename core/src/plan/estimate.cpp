@@ -78,7 +78,7 @@ Warning notFitWarning(const Scenario& s, const sizing::Inputs& in, const Estimat
                                            fewest};
     }
     const double hostPerNodeGiB = r.memory.cpuOffloadGiB / std::max(1, p.nodes);
-    if (s.host.ramExplicit && hostPerNodeGiB > s.host.ramGib + 1e-9) {
+    if ((s.host.ramExplicit || p.statesOnHost) && hostPerNodeGiB > hostShare(s, p.gpuCount, p.nodes).ramGib + 1e-9) {
         return Warning{"does_not_fit", "the GPUs' memory fits (" + oneDecimal(r.memory.totalGiB) + " of " +
                                            oneDecimal(r.usableMemoryGiB) + " GiB usable), the host RAM does not (host_ram_too_small)"};
     }
@@ -141,26 +141,35 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
                                        oneDecimal(r.memory.cpuOffloadGiB) + " GiB in host RAM), much slower than on the GPU"});
     }
     const double hostPerNodeGiB = r.memory.cpuOffloadGiB / std::max(1, r.plan.nodes);
+    // A plan on part of a server with the default RAM has its share (hostShare).
+    const HostShare host = hostShare(scenario, r.plan.gpuCount, r.plan.nodes);
+    const std::string hostText =
+        host.rented ? oneDecimal(host.ramGib) + " GiB, the share of " + std::to_string(host.gpusOnNode) + " GPUs of the " +
+                          oneDecimal(scenario.host.ramGib) + " GiB a server holds for " + std::to_string(host.gpusPerServer)
+                    : "host.ram_gib is " + oneDecimal(host.ramGib);
     // The planner's own ZeRO-Offload is bounded by the assumed RAM too.
-    if ((scenario.host.ramExplicit || r.plan.statesOnHost) && hostPerNodeGiB > scenario.host.ramGib + 1e-9) {
+    if ((scenario.host.ramExplicit || r.plan.statesOnHost) && hostPerNodeGiB > host.ramGib + 1e-9) {
         warnings.push_back(Warning{"host_ram_too_small", "needs " + oneDecimal(hostPerNodeGiB) +
-                                                             " GiB of host RAM per node for offloaded weights or states; host.ram_gib is " +
-                                                             oneDecimal(scenario.host.ramGib)});
-    } else if (!scenario.host.ramExplicit && r.fits && hostPerNodeGiB > scenario.host.ramGib + 1e-9) {
+                                                             " GiB of host RAM per node for offloaded weights or states; " +
+                                                             hostText});
+    } else if (!scenario.host.ramExplicit && r.fits && hostPerNodeGiB > host.ramGib + 1e-9) {
         // The machine's RAM was assumed, not stated: the plan is not refused
         // on it, but the reader is told it needs more than the assumption.
         warnings.push_back(Warning{"host_ram_assumed", "keeps " + oneDecimal(hostPerNodeGiB) +
                                                            " GiB per node in host RAM, above the " +
-                                                           oneDecimal(scenario.host.ramGib) + " GiB assumed (" +
+                                                           oneDecimal(host.ramGib) + " GiB assumed (" +
                                                            scenario.host.basis +
+                                                           (host.rented ? "; " + hostText : std::string()) +
                                                            "); state host.ram_gib to judge the fit"});
     }
     if (detail.explain && r.memory.cpuOffloadGiB > 0) {
         r.explain.push_back(ExplainTerm{"host_ram_gib",
                                         std::string("host RAM of each node (") +
-                                            (scenario.host.ramExplicit ? "as given" : scenario.host.basis) +
+                                            (scenario.host.ramExplicit ? "as given"
+                                             : host.rented             ? scenario.host.basis + std::string("; ") + hostText
+                                                                       : scenario.host.basis) +
                                             "); the plan keeps " + oneDecimal(hostPerNodeGiB) + " GiB there",
-                                        scenario.host.ramGib});
+                                        host.ramGib});
     }
     if (!r.fits) warnings.push_back(notFitWarning(scenario, in, r));
 

@@ -7,6 +7,7 @@
 #include "plan/planner.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string_view>
 
@@ -18,6 +19,7 @@
 #include "memory/sizing.hpp"
 #include "memory/overhead.hpp"
 #include "speed/speed_parts.hpp"
+#include "calibration/ranges.hpp"
 
 namespace caliper::planner {
 
@@ -55,9 +57,11 @@ Strategies trainingStrategies(const Scenario& s) {
 }
 
 // Host RAM a plan keeps (offloaded states or weights, per node) against
-// the machine's, when the request states it.
+// the machine's, when the request states it or the planner offloads on its
+// own: the node's share of a server where the RAM is the default (hostShare).
 bool hostFits(const Scenario& s, const MemoryBreakdown& m, const Plan& plan) {
-    return !s.host.ramExplicit || m.cpuOffloadGiB / std::max(1, plan.nodes) <= s.host.ramGib + 1e-9;
+    if (!s.host.ramExplicit && !s.host.ramBinding) return true;
+    return m.cpuOffloadGiB / std::max(1, plan.nodes) <= hostShare(s, plan.gpuCount, plan.nodes).ramGib + 1e-9;
 }
 
 double speedOf(const Scenario& s, const SpeedEstimate& speed) {
@@ -643,7 +647,7 @@ std::optional<Choice> splitLikeOllama(const Scenario& request) {
     split.parallel.offload = Offload::Layers;
     split.parallel.gpuLayers = -1;
     Choice c = chooseOffload(split);
-    if (!c.fits || c.memory.cpuOffloadGiB > request.host.ramGib + 1e-9) return std::nullopt;
+    if (!c.fits || c.memory.cpuOffloadGiB > hostShare(request, c.plan.gpuCount, c.plan.nodes).ramGib + 1e-9) return std::nullopt;
     c.plan.layersOnHost = true;
     c.why.replace("gpu_layers_most_that_fit", "ollama_layers_on_cpu");
     return c;
@@ -849,16 +853,125 @@ bool zeroOffloadWeighed(const Scenario& s) {
            !unifiedMemory(s.gpu);
 }
 
-// The choice with ZeRO-Offload (`off`, the request moved to it), the host
-// RAM bounding it, at the request's count or (`autoCount`) the fewest that
-// fit.
-Choice offloadChoice(Scenario off, bool autoCount, int maxGpus, const sizing::ModelFigures* held) {
-    off.host.ramExplicit = true;
-    if (autoCount) {
-        off.gpuCountAuto = true;
-        off.gpuCount = 1;
+// The request moved to ZeRO-Offload (ZeRO-2, offload_optimizer) or, with
+// `params`, to ZeRO-Infinity's CPU offload (ZeRO-3 with offload_param and
+// offload_optimizer on "cpu"), bounded by the host RAM, stated or assumed.
+Scenario offloaded(const Scenario& request, bool params) {
+    Scenario off = request;
+    off.parallel.offload = params ? Offload::Parameters : Offload::Optimizer;
+    off.parallel.strategy = params ? Strategy::Zero3 : Strategy::Zero2;
+    off.host.ramBinding = true;
+    return off;
+}
+
+// The host RAM the whole job needs for `off` at `count` GPUs, where no GPU
+// memory is in question: its memory at that count (one evaluation).
+double hostNeedGiB(const Scenario& off, int count, const sizing::ModelFigures* held) {
+    Scenario at = off;
+    at.gpuCountAuto = false;
+    at.gpuCount = count;
+    if (at.batchAuto) at.batch = 1;
+    if (at.gradientCheckpointingAuto) at.gradientCheckpointing = true;
+    const sizing::Inputs in = sizing::prepare(at, held);
+    const Plan plan = sizing::planFor(in, count);
+    const MemoryBreakdown m = sizing::evaluate(in, plan, sizing::Explain(), nullptr);
+    return m.cpuOffloadGiB;
+}
+
+// The fewest GPUs whose host RAM holds `wholeJobGiB` spread over their
+// nodes (plan.nodes: the count over gpus_per_node), each node's RAM as the
+// fit test reads it (hostShare): a rented share of a server grows with the
+// GPUs a plan runs on it, and more servers share the RAM a job needs.
+int countForHost(const Scenario& off, double wholeJobGiB) {
+    const int perServer = std::max(1, off.gpu.gpusPerNode);
+    for (int count = 1; count <= kMaxGpus; ++count) {
+        const int nodes = (count + perServer - 1) / perServer;
+        if (wholeJobGiB / nodes <= hostShare(off, count, nodes).ramGib + 1e-9) return count;
     }
-    return chooseDataParallel(off, maxGpus, held);
+    return kMaxGpus + 1;
+}
+
+// The choice with `off` at the request's count or (`autoCount`) the fewest
+// GPUs that fit: the GPUs' count search first, then, where the host RAM is
+// what does not fit (a rented share of a server grows with its GPUs), the
+// fewest GPUs whose share holds it, stepped up while the RAM a plan needs
+// grows with its count (ZeRO-2's fp32 gradient partitions).
+// `first`, where given, is a count tried before the search: ZeRO-3's
+// working set on a GPU does not shrink with the count, so the fewest GPUs
+// whose host RAM holds its states are its fewest.
+Choice offloadChoice(Scenario off, bool autoCount, int maxGpus, const sizing::ModelFigures* held, int first = 0) {
+    if (!autoCount) return chooseDataParallel(off, maxGpus, held);
+    if (first > 0 && first <= std::min(maxGpus, kMaxGpus)) {
+        Scenario at = off;
+        at.gpuCountAuto = false;
+        at.gpuCount = first;
+        Choice o = chooseDataParallel(at, maxGpus, held);
+        if (o.fits) {
+            o.gpusNeeded = first;
+            o.why.replace("count_requested", "count_fewest_that_fit");
+            return o;
+        }
+    }
+    off.gpuCountAuto = true;
+    off.gpuCount = 1;
+    Choice c = chooseDataParallel(off, maxGpus, held);
+    if (c.fits || !c.gpusNeeded) return c;
+    int count = std::max(1, c.plan.gpuCount);
+    double wholeGiB = c.memory.cpuOffloadGiB;
+    for (int tries = 0; tries < 8; ++tries) {
+        const int next = std::max(count + 1, countForHost(off, wholeGiB));
+        if (next > std::min(maxGpus, kMaxGpus)) break;
+        Scenario at = off;
+        at.gpuCountAuto = false;
+        at.gpuCount = next;
+        Choice o = chooseDataParallel(at, maxGpus, held);
+        if (o.fits) {
+            o.gpusNeeded = next;
+            o.why.replace("count_requested", "count_fewest_that_fit");
+            return o;
+        }
+        count = next;
+        wholeGiB = o.memory.cpuOffloadGiB;
+    }
+    return c;
+}
+
+// Whether `o`, an offloaded plan, sits within the band of the memory
+// estimate's error at the top of its GPUs (the matrix's "tight" verdict,
+// calibration/ranges.cpp): a plan at 0% headroom is not one a practitioner
+// runs, so it does not displace a GPU-only plan that fits. Where the
+// planner fills the GPUs with the largest micro-batch that fits, the plan
+// is judged at its leanest, which it could run instead: one sequence a
+// micro-batch and, where the planner decides it, checkpointing on.
+bool knifeEdge(const Scenario& off, const Choice& o, int maxGpus, const sizing::ModelFigures* held) {
+    const std::optional<double> top = memoryBandTopFactor(off);
+    if (!top) return false;
+    const double usable = usableMemoryGiB(off);
+    if (!tightFit(o.memory.totalGiB, o.memory.kvPoolGib.has_value(), usable, top)) return false;
+    const bool leaner = (off.batchAuto && o.plan.microBatch > 1) || (off.gradientCheckpointingAuto && !o.gradientCheckpointing);
+    if (!leaner) return true;
+    Scenario one = off;
+    if (one.batchAuto) {
+        one.batchAuto = false;
+        one.batch = 1;
+    }
+    if (one.gradientCheckpointingAuto) {
+        one.gradientCheckpointingAuto = false;
+        one.gradientCheckpointing = true;
+    }
+    one.gpuCountAuto = false;
+    one.gpuCount = std::max(1, o.plan.gpuCount);
+    const Choice c = chooseDataParallel(one, maxGpus, held);
+    return !c.fits || tightFit(c.memory.totalGiB, c.memory.kvPoolGib.has_value(), usable, top);
+}
+
+// ZeRO-Infinity's host RAM bounds its count from below (18 B a parameter x
+// DeepSpeed's 1.5, whole job; the GPUs hold a working set only): weighed
+// only where that count is fewer than `c`'s and within the limit. The
+// count, or 0 where it is not weighed.
+int infinityFirstCount(const Scenario& off3, const Choice& c, int maxGpus, const sizing::ModelFigures* held) {
+    const int fewest = countForHost(off3, hostNeedGiB(off3, 1, held));
+    return fewest <= maxGpus && (!fitsWithin(c, maxGpus) || fewest < *c.gpusNeeded) ? fewest : 0;
 }
 
 // By the default objective, fewest GPUs first, then the fastest: the
@@ -869,45 +982,71 @@ Choice offloadChoice(Scenario off, bool autoCount, int maxGpus, const sizing::Mo
 // nothing is evaluated where `c` fits on one GPU, at its stated count, or
 // where one GPU's 16-bit weights and fewest activations already overflow
 // (ZeRO-2 keeps the weights whole on every GPU): most matrix cells.
-// gpus_needed is the fewer of the two searches', so that the fewest GPUs
-// that fit are those of one rule at every count. At a stated count where
-// the GPUs hold the offloaded plan but the host RAM does not, it is shown,
-// not fitting, with the RAM it needs (host_ram_too_small).
+// ZeRO-Offload (ZeRO-2) comes first; where it does not fit, ZeRO-3 with
+// parameters and optimizer in host RAM (ZeRO-Infinity's CPU offload), whose
+// GPUs hold one gathered working set and stream the parameters over PCIe.
+// An offloaded plan within the memory estimate's band of the top (tight)
+// does not replace a GPU-only plan that fits within the limit.
+// gpus_needed is the fewer of the searches', so that the fewest GPUs that
+// fit are those of one rule at every count. At a stated count where the
+// GPUs hold the offloaded plan but the host RAM does not, it is shown, not
+// fitting, with the RAM it needs (host_ram_too_small).
 Choice withZeroOffload(const Scenario& request, int maxGpus, const sizing::ModelFigures* held, Choice c) {
     if (!zeroOffloadWeighed(request)) return c;
     const bool gpuOnlyOnOne = fitsWithin(c, maxGpus) && *c.gpusNeeded <= 1;
     if (gpuOnlyOnOne || (!request.gpuCountAuto && c.fits)) return c;
-    Scenario off = request;
-    off.parallel.offload = Offload::Optimizer;
-    off.parallel.strategy = Strategy::Zero2;
-    if (!weightsMayFit(off, held)) return c;
-    auto mark = [](Choice& o) {
+    const bool gpuOnlyFits = fitsWithin(c, maxGpus);
+    auto mark = [](Choice& o, bool params) {
         o.plan.statesOnHost = true;
-        o.why.push_back("zero_offload_to_fit");
+        o.plan.paramsOnHost = params;
+        o.why.push_back(params ? "zero_infinity_to_fit" : "zero_offload_to_fit");
     };
-    const Choice fewest = offloadChoice(off, true, maxGpus, held);
-    const bool offloadFits = fitsWithin(fewest, maxGpus);
-    const bool fewer = offloadFits && (!fitsWithin(c, maxGpus) || *fewest.gpusNeeded < *c.gpusNeeded);
-    if (request.gpuCountAuto) {
-        if (!fewer) return c;
-        Choice o = fewest;
-        mark(o);
-        return o;
+    // The fewest GPUs of each offload (auto count), ZeRO-2 first.
+    const Scenario off2 = offloaded(request, false), off3 = offloaded(request, true);
+    std::optional<Choice> fewest;
+    bool params = false;
+    if (weightsMayFit(off2, held)) {
+        Choice f = offloadChoice(off2, true, maxGpus, held);
+        if (fitsWithin(f, maxGpus)) fewest = std::move(f);
     }
-    const std::optional<int> needed = fewer ? fewest.gpusNeeded : c.gpusNeeded;
-    Choice o = offloadChoice(off, false, maxGpus, held);
-    if (!o.fits) {
-        // The GPUs may hold it where the host RAM does not.
-        Scenario gpusOnly = off;
-        gpusOnly.host.ramGib = std::numeric_limits<double>::max();
-        if (!offloadChoice(gpusOnly, false, maxGpus, held).fits) {
-            c.gpusNeeded = needed;
-            return c;
+    const int infinityFirst = fewest ? 0 : infinityFirstCount(off3, c, maxGpus, held);
+    if (infinityFirst > 0) {
+        Choice f = offloadChoice(off3, true, maxGpus, held, infinityFirst);
+        if (fitsWithin(f, maxGpus)) {
+            fewest = std::move(f);
+            params = true;
         }
     }
-    o.gpusNeeded = needed;
-    mark(o);
-    return o;
+    const Scenario& off = params ? off3 : off2;
+    // A count within the limit that fits with every state on the GPUs (at a
+    // stated count that does not fit, the fewest that do).
+    const bool gpuOnlyWithin = c.gpusNeeded && *c.gpusNeeded <= maxGpus;
+    const bool fewer = fewest && (!gpuOnlyFits || *fewest->gpusNeeded < *c.gpusNeeded) &&
+                       !(gpuOnlyWithin && knifeEdge(off, *fewest, maxGpus, held));
+    if (request.gpuCountAuto) {
+        if (!fewer) return c;
+        Choice o = std::move(*fewest);
+        mark(o, params);
+        return o;
+    }
+    const std::optional<int> needed = fewer ? fewest->gpusNeeded : c.gpusNeeded;
+    // At the stated count: ZeRO-2's offload where the GPUs hold it, else ZeRO-3's.
+    for (const bool p : {false, true}) {
+        const Scenario& at = p ? off3 : off2;
+        if (!p && !weightsMayFit(off2, held)) continue;
+        Choice o = offloadChoice(at, false, maxGpus, held);
+        if (!o.fits) {
+            // The GPUs may hold it where the host RAM does not.
+            Scenario gpusOnly = at;
+            gpusOnly.host.ramGib = std::numeric_limits<double>::max();
+            if (!offloadChoice(gpusOnly, false, maxGpus, held).fits) continue;
+        }
+        o.gpusNeeded = needed;
+        mark(o, p);
+        return o;
+    }
+    c.gpusNeeded = needed;
+    return c;
 }
 
 Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
@@ -963,7 +1102,7 @@ Scenario resolved(const Scenario& request, const Choice& choice) {
     if (training(request)) s.batch = choice.plan.microBatch;
     if (choice.lossKernel) s.lossKernel = choice.lossKernel;
     if (choice.plan.statesOnHost) {
-        s.parallel.offload = Offload::Optimizer;
+        s.parallel.offload = choice.plan.paramsOnHost ? Offload::Parameters : Offload::Optimizer;
         s.parallel.strategy = choice.plan.strategy;
     }
     if (choice.plan.layersOnHost) {

@@ -280,18 +280,31 @@ double offloadS(const Scenario& s, const Plan& plan, const Workload& work, const
     const double gradientS = kGradientBytes * ownParams / pcie;
     const double backwardS = kBackwardShare * computeS / std::max(1.0, l.microbatches);
     const double gradientExposedS = l.microbatches * std::max(0.0, gradientS - kOverlap * backwardS);
-    // CPU Adam over the node's GPUs' shards, at the host's memory bandwidth.
-    const double hostGBps = s.host.memoryBandwidthGBps > 0 ? s.host.memoryBandwidthGBps : 0.0;
-    const int gpusOnHost = std::max(1, std::min(std::max(1, plan.gpuCount), std::max(1, s.gpu.gpusPerNode)));
+    // CPU Adam over the node's GPUs' shards, at the host's memory bandwidth:
+    // the plan's share of a server where the host is the default (hostShare).
+    const HostShare host = hostShare(s, plan.gpuCount, plan.nodes);
+    const double hostGBps = host.memoryBandwidthGBps > 0 ? host.memoryBandwidthGBps : 0.0;
+    const int gpusOnHost = host.gpusOnNode;
     const double adamS = hostGBps > 0 ? ownParams * gpusOnHost * kCpuAdamBytesPerParam /
                                             (kCpuAdamBandwidthFraction * hostGBps * kBytesPerGB)
                                       : 0.0;
-    // Updated 16-bit parameters up, after the step.
-    const double parameterS = kGradientBytes * ownParams / pcie;
+    // Updated 16-bit parameters up, after the step; with the parameters
+    // offloaded (ZeRO-3 offload_param) they stay in host RAM and are
+    // fetched instead, pass by pass: each GPU copies its own 1/dp partition
+    // over its PCIe link and ZeRO-3's all-gather (dataParallelExposedS)
+    // spreads it (DeepSpeed partitioned_param_swapper / stage3 fetch;
+    // Rajbhandari et al., ZeRO-Infinity, arXiv 2104.07857, section 6.1
+    // bandwidth-centric partitioning), in the forward, in the backward and,
+    // with checkpointing, in the recomputed forward, every micro-batch,
+    // half hidden by the prefetch.
+    const bool paramsOffloaded = s.parallel.offload == Offload::Parameters;
+    const double parameterS = paramsOffloaded ? 0.0 : kGradientBytes * ownParams / pcie;
     double t = gradientExposedS + adamS + parameterS;
-    if (s.parallel.offload == Offload::Parameters) {
-        const double streamed = 2.0 * kGradientBytes * work.totalParams / (double(l.tp) * l.pp) / pcie;
-        t += std::max(0.0, streamed - kPrefetchOverlap * computeS);
+    if (paramsOffloaded) {
+        const double passes = s.gradientCheckpointing ? 3.0 : 2.0;
+        const double shardParams = work.totalParams / (double(l.tp) * l.pp * l.dp);
+        const double streamedS = l.microbatches * passes * kGradientBytes * shardParams / pcie;
+        t += std::max(0.0, streamedS - kPrefetchOverlap * computeS);
     }
     return t + checkpointS;
 }
@@ -406,7 +419,9 @@ void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work,
         out.explain.push_back({"train_dp_comm_exposed_s", "gradient all-reduce / ZeRO-3 gathers not hidden by 0.8 x backward",
                                t.dataParallelS});
     }
-    if (t.offloadS > 0) out.explain.push_back({"train_offload_s", "ZeRO-Offload: 16-bit gradients to host over PCIe beyond the backward they overlap, CPU Adam (30 B per parameter at 0.75 x host memory bandwidth, shared by the node's GPUs), 16-bit parameters back over PCIe", t.offloadS});
+    if (t.offloadS > 0 && s.parallel.offload == Offload::Parameters) {
+        out.explain.push_back({"train_offload_s", "ZeRO-3 with parameters and optimizer in host RAM: each GPU's 16-bit parameter partition over PCIe in every forward, backward and recomputed forward (half hidden by the prefetch), its 16-bit gradients to host, CPU Adam (30 B per parameter at 0.75 x host memory bandwidth, shared by the node's GPUs; a rented share of a server gets its share of the bandwidth)", t.offloadS});
+    } else if (t.offloadS > 0) out.explain.push_back({"train_offload_s", "ZeRO-Offload: 16-bit gradients to host over PCIe beyond the backward they overlap, CPU Adam (30 B per parameter at 0.75 x host memory bandwidth, shared by the node's GPUs; a rented share of a server gets its share of the bandwidth), 16-bit parameters back over PCIe", t.offloadS});
     if (t.dequantS > 0) out.explain.push_back({"train_dequant_s",
                                    s.method == Method::Lora && s.weights == WeightFormat::Int8 ? "LLM.int8 -> 16-bit weight restored for each backward"
                                                                    : "NF4 -> bf16 dequantization per pass",

@@ -87,7 +87,8 @@ TEST_CASE("full fine-tuning of an 8B model on A100 40GB shards states and checkp
     // Left to the planner, fewest GPUs first: ZeRO-Offload on one card (Ren
     // et al. 2101.06840 train 13B on one 32 GB V100), its 16-bit weights
     // 8.03e9 x 2 B = 14.96 GiB on the GPU and 8.03e9 x 16 x 1.5 B = 179.5
-    // GiB in the server host RAM assumed beside it (2 TiB, host.basis).
+    // GiB in host RAM: one GPU's share of the server assumed beside it
+    // (2 TiB for 8 GPUs, host.basis: 256 GiB, host_share.cpp).
     const Json fewest = estimateOk(R"({"model":"llama-3-8b","gpu":"a100-sxm4-40gb","gpu_count":"auto","task":"finetune","method":"full"})");
     CHECK(fewest["fits"] == true);
     CHECK(fewest["gpus_needed"] == 1);

@@ -24,8 +24,10 @@ double explainValue(const Json& result, const std::string& term) {
 
 TEST_CASE("ZeRO-Offload's step on one A100 40GB: compute plus the CPU Adam and the parameters back", "[speed][offload]") {
     // Llama 3 8B (models.json: 8.03e9 parameters), full fine-tune, the
-    // planner's choice on one card: ZeRO-2 with the optimizer offloaded.
-    const Json r = estimateOk(R"({"model":"llama-3-8b","gpu":"A100 40GB","task":"finetune","method":"full","gpu_count":"auto"})");
+    // planner's choice on one card: ZeRO-2 with the optimizer offloaded, on
+    // a whole server's host stated (2 TiB: the plan owns it).
+    const Json r = estimateOk(R"({"model":"llama-3-8b","gpu":"A100 40GB","task":"finetune","method":"full","gpu_count":"auto",)"
+                              R"("host":{"ram_gib":2048}})");
     REQUIRE(r["plan"]["offload"] == "optimizer");
     REQUIRE(r["plan"]["gpu_count"] == 1);
     const double computeS = explainValue(r, "train_step_compute_s");
@@ -41,6 +43,17 @@ TEST_CASE("ZeRO-Offload's step on one A100 40GB: compute plus the CPU Adam and t
     // The offload now costs about half the compute, not 16 times it: the
     // CPU step is one GPU's shard, not eight GPUs' of a node that holds one.
     CHECK(explainValue(r, "train_offload_s") < computeS);
+
+    // With no host stated, one GPU rents 1/8 of the default server
+    // (host_share.cpp): 2048 / 8 = 256 GiB, which holds the 8.03e9 x 16 x
+    // 1.5 B = 179.5 GiB, and 307.2 / 8 = 38.4 GB/s for the CPU Adam:
+    // 8.03e9 x 30 / (0.75 x 38.4e9) = 8.365 s, eight times the owned host's.
+    const Json rented = estimateOk(R"({"model":"llama-3-8b","gpu":"A100 40GB","task":"finetune","method":"full","gpu_count":"auto"})");
+    REQUIRE(rented["plan"]["offload"] == "optimizer");
+    REQUIRE(rented["plan"]["gpu_count"] == 1);
+    CHECK(explainValue(rented, "host_ram_gib") == Approx(256.0));
+    CHECK(explainValue(rented, "train_offload_s") == Approx(8.03e9 * 30 / (0.75 * 38.4e9) + parametersS).epsilon(0.01));
+    CHECK(rented["train_tokens_per_s"].get<double>() < r["train_tokens_per_s"].get<double>());
 }
 
 TEST_CASE("ZeRO-Offload on one V100 trains a 10B model near the paper's 40 TFLOP/s", "[speed][offload]") {
