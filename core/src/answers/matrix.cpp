@@ -1,5 +1,7 @@
 #include "caliper/answers/matrix.hpp"
 
+#include <utility>
+
 #include "caliper/cost/cost.hpp"
 #include "flash_attention_default.hpp"
 #include "caliper/plan/estimate.hpp"
@@ -234,12 +236,12 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
             // The row's model goes into the scenario field by field: its
             // architecture as one block, the three texts the figures read (the
             // GGUF mix tells Falcon by id and family; llama.cpp leaves a vision
-            // model's tower in its mmproj file), and its pipeline moved in and
-            // back. Moving the whole spec, a dozen strings and vectors, each
+            // model's tower in its mmproj file), its id and its pipeline moved
+            // in and back. Moving the whole spec, a dozen strings and vectors, each
             // way cost a tenth of the matrix.
             ModelSpec& lean = leanModels[m];
             static_cast<ModelArchitecture&>(s.model) = lean;
-            s.model.id = lean.id;
+            s.model.id = std::move(lean.id);  // moved back below, as the pipeline is
             // Neighbouring rows mostly share these two: compared first, an
             // equal text is not copied again.
             if (s.model.family != lean.family) s.model.family = lean.family;
@@ -254,6 +256,7 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
             sizing::holdWeights(s, figures[m]);  // the row's weight bytes, kept while the format stays
             cells[m][g] = cellOf(s, maxGpus, slo, &figures[m], &costs, &bandTop);
             lean.workloadShape = std::move(s.model.workloadShape);
+            lean.id = std::move(s.model.id);
         }
     }
 }
