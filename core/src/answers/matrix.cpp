@@ -226,7 +226,7 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
         s.gpu = withoutText(*gpus[g]);
         s.gpu.caveats.clear();
         s.engine = workload.engine;  // adaptToGpu may swap a serving engine for llama.cpp on Apple columns
-        adaptToGpu(s);
+        adaptToGpu(s);  // sets the column's flash-attention default too (Ollama's is set per row below)
         const HeldGpuRates rates(s.gpu);  // the column's achieved fractions, per engine and format
         const serving::HeldStepConstants steps(s.gpu);  // and its serving step constants (vLLM, SGLang decode)
         const CostBasis costs = costBasis(s);  // and its prices
@@ -247,7 +247,9 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
             if (s.model.family != lean.family) s.model.family = lean.family;
             if (s.model.modality != lean.modality) s.model.modality = lean.modality;
             s.model.workloadShape = std::move(lean.workloadShape);
-            adaptFlashAttention(s);  // Ollama's default follows the row's architecture
+            // Ollama's default follows the row's architecture; every other
+            // engine's the GPU alone (adaptToGpu set it for the column).
+            if (s.engine == Engine::Ollama) adaptFlashAttention(s);
             if (!s.weightsExplicit) {  // the default format is the model's own (native weights)
                 const WeightsChoice choice = defaultWeights(s);
                 s.weights = choice.format;

@@ -95,7 +95,7 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
     }
     in.trainableParams = in.lora ? in.adapterParams : in.counts.total;
     in.usableGiB = usableMemoryGiB(s);
-    in.vllmLargeSampler = vllmLargeSampler(s);
+    in.vllmLargeSampler = !in.training && runtimeOf(s.engine) == Engine::Vllm && vllmLargeSampler(s);
     if (in.training) {
         prepareOverhead(s, in);
         in.adapterBytesPerParam = adapterBytesPerParam(s);

@@ -175,7 +175,8 @@ struct Inputs {
     // usableMemoryGiB(*scenario), read by every fit test of a count search
     // (it reads only the GPU, the task and the engine, which no search changes).
     double usableGiB = 0;
-    // vllmLargeSampler(*scenario), read by every serving fit test's last stage.
+    // vllmLargeSampler(*scenario) for vLLM inference (else false), read by
+    // every fit test's last stage.
     bool vllmLargeSampler = false;
 };
 
