@@ -210,11 +210,12 @@ void addHostWork(const Scenario& s, const Plan& plan, bool withExplain, bool wit
 // server; the server's request latency is in TTFT only). So both figures
 // come from one step model and agree at one user; TensorRT-LLM keeps the
 // decode path its own decode rows calibrate (within 2% of its serving step).
-bool decodesWithStepModel(const Scenario& s, const Plan& plan) {
+// `engine`: engineRates of the scenario (its peak is matmulPeak's).
+bool decodesWithStepModel(const Scenario& s, const Plan& plan, const EngineRates& engine) {
     const Engine e = runtimeOf(s.engine);
     if (e != Engine::Vllm && e != Engine::Sglang) return false;
     if (plan.gpuLayers >= 0 || plan.cpuMoeLayers > 0) return false;
-    return s.model.layers > 0 && s.gpu.bandwidthGBps > 0 && matmulPeak(s.engine, s.weights, s.gpu).tflops > 0;
+    return s.model.layers > 0 && s.gpu.bandwidthGBps > 0 && engine.peak.tflops > 0;
 }
 
 void decodeWithStepModel(const Scenario& s, const Plan& plan, const Workload& work, bool withExplain,
@@ -260,7 +261,7 @@ SpeedEstimate speedWith(const Scenario& scenario, const Plan& plan, bool withExp
         const EngineRates engine = engineRates(scenario.engine, scenario.weights, scenario.gpu);
         // The step model replaces the decode figure; the decode path still
         // writes its terms (bytes read, achieved rates) where explained.
-        const bool stepModelDecode = decodesWithStepModel(scenario, plan);
+        const bool stepModelDecode = decodesWithStepModel(scenario, plan, engine);
         if (!stepModelDecode || withExplain) estimateDecode(scenario, engine, layout, work, withExplain, out);
         if (stepModelDecode) decodeWithStepModel(scenario, plan, work, withExplain, out);
         estimatePrefill(scenario, engine, layout, work, withExplain, out);
