@@ -1,6 +1,7 @@
 #include "caliper/answers/matrix.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "caliper/cost/cost.hpp"
 #include "flash_attention_default.hpp"
@@ -290,7 +291,7 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
         s.gpu = withoutText(*gpus[g]);
         s.gpu.caveats.clear();
         s.engine = workload.engine;  // adaptToGpu may swap a serving engine for llama.cpp on Apple columns
-        adaptToGpu(s);
+        adaptToGpu(s);  // sets the column's flash-attention default too (Ollama's is set per row below)
         const HeldGpuRates rates(s.gpu);  // the column's achieved fractions, per engine and format
         const serving::HeldStepConstants steps(s.gpu);  // and its serving step constants (vLLM, SGLang decode)
         const CostBasis costs = costBasis(s);  // and its prices
@@ -300,12 +301,12 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
             // The row's model goes into the scenario field by field: its
             // architecture as one block, the three texts the figures read (the
             // GGUF mix tells Falcon by id and family; llama.cpp leaves a vision
-            // model's tower in its mmproj file), and its pipeline moved in and
-            // back. Moving the whole spec, a dozen strings and vectors, each
+            // model's tower in its mmproj file), its id and its pipeline moved
+            // in and back. Moving the whole spec, a dozen strings and vectors, each
             // way cost a tenth of the matrix.
             ModelSpec& lean = leanModels[m];
             static_cast<ModelArchitecture&>(s.model) = lean;
-            s.model.id = lean.id;
+            s.model.id = std::move(lean.id);  // moved back below, as the pipeline is
             // Neighbouring rows mostly share these two: compared first, an
             // equal text is not copied again.
             if (s.model.family != lean.family) s.model.family = lean.family;
@@ -329,6 +330,7 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
             }
             cells[m][g] = cellOf(s, maxGpus, slo, &figures[m], &costs, &bandTop);
             lean.workloadShape = std::move(s.model.workloadShape);
+            lean.id = std::move(s.model.id);
         }
     }
 }

@@ -116,6 +116,10 @@ double quantizedWorkspaceBytes(const Inputs& in) {
 
 }  // namespace
 
+bool vllmLargeSampler(const Scenario& s) {
+    return s.gpu.memoryGib >= kLargeGpuGiB && s.gpu.name.find("A100") == std::string::npos;
+}
+
 double inferenceActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
     const Scenario& s = *in.scenario;
     const ModelShape& sh = in.shape;
@@ -142,10 +146,10 @@ double inferenceActivationBytes(const Inputs& in, const Layout& layout, const St
         why = trt ? "TensorRT-LLM max_num_tokens" : "the profile run of a chunked-prefill batch";
         if (stage.last) logits = kServingMaxSeqs * sh.vocab * kSamplerBytesPerLogit;
         if (runtimeOf(s.engine) == Engine::Vllm) {
-            // (The GPU's name is searched only for the stage that samples.)
-            auto large = [&] { return s.gpu.memoryGib >= kLargeGpuGiB && s.gpu.name.find("A100") == std::string::npos; };
+            // (The GPU's name is searched once per prepared scenario: prepare.)
             const double sampler =
-                stage.last ? (large() ? kVllmMaxSeqsLarge : kServingMaxSeqs) * sh.vocab * kVllmSamplerBytesPerLogit : 0;
+                stage.last ? (in.vllmLargeSampler ? kVllmMaxSeqsLarge : kServingMaxSeqs) * sh.vocab * kVllmSamplerBytesPerLogit
+                           : 0;
             const double forward = tokens * perToken;
             logits = std::max(0.0, sampler - forward);  // the peak is the larger of the two
             why = "the profile run of a chunked-prefill batch, or the sampler's on max_num_seqs rows if larger";

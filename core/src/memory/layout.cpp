@@ -59,27 +59,28 @@ void holdWeights(const Scenario& s, ModelFigures& figures) {
     figures.kvKnown = true;
 }
 
+namespace {
+
+// The model's and the format's parts, copied straight into the inputs
+// (from the row's held figures where they match the scenario).
+Inputs modelParts(const Scenario& s, const ModelFigures* held) {
+    if (!held) {
+        const ParamCounts counts = countParams(s.model);
+        const ModelShape shape = modelShape(s.model, counts);
+        return Inputs(&s, counts, shape, weightParts(s, shape, counts), kvTerms(s, shape));
+    }
+    const bool weightsHeld =
+        held->weightsKnown && held->weightsFormat == s.weights && held->weightsEngineKind == weightsEngineKind(s.engine);
+    const bool kvHeld = held->holdsKv(s);
+    if (weightsHeld && kvHeld) return Inputs(&s, held->counts, held->shape, held->weights, held->kv);  // a matrix cell
+    return Inputs(&s, held->counts, held->shape, weightsHeld ? held->weights : weightParts(s, held->shape, held->counts),
+                  kvHeld ? held->kv : kvTerms(s, held->shape));
+}
+
+}  // namespace
+
 Inputs prepare(const Scenario& s, const ModelFigures* held) {
-    Inputs in;
-    in.scenario = &s;
-    if (held) {
-        in.counts = held->counts;
-        in.shape = held->shape;
-    } else {
-        in.counts = countParams(s.model);
-        in.shape = modelShape(s.model, in.counts);
-    }
-    if (held && held->weightsKnown && held->weightsFormat == s.weights &&
-        held->weightsEngineKind == weightsEngineKind(s.engine)) {
-        in.weights = held->weights;
-    } else {
-        in.weights = weightParts(s, in.shape, in.counts);
-    }
-    if (held && held->holdsKv(s)) {
-        in.kv = held->kv;
-    } else {
-        in.kv = kvTerms(s, in.shape);
-    }
+    Inputs in = modelParts(s, held);
     if (held && held->holdsWork(s)) in.work = &held->work;
     if (held) in.countShare = held->countShare;
     in.training = s.task != Task::Inference;
@@ -95,6 +96,7 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
     }
     in.trainableParams = in.lora ? in.adapterParams : in.counts.total;
     in.usableGiB = usableMemoryGiB(s);
+    in.vllmLargeSampler = !in.training && runtimeOf(s.engine) == Engine::Vllm && vllmLargeSampler(s);
     if (in.training) {
         prepareOverhead(s, in);
         in.adapterBytesPerParam = adapterBytesPerParam(s);

@@ -144,6 +144,13 @@ KvTerms kvTerms(const Scenario& s, const ModelShape& shape);
 
 // Everything a plan evaluation reads, prepared once per scenario.
 struct Inputs {
+    Inputs() = default;
+    // The model's and format's parts copied straight in (prepare): members
+    // left to their initializers and then assigned are zero-filled first,
+    // a kilobyte per matrix cell.
+    Inputs(const Scenario* s, const ParamCounts& c, const ModelShape& sh, const WeightParts& w, const KvTerms& k)
+        : scenario(s), counts(c), shape(sh), weights(w), kv(k) {}
+
     const Scenario* scenario = nullptr;
     ParamCounts counts;
     ModelShape shape;
@@ -174,9 +181,15 @@ struct Inputs {
     double usableGiB = 0;
     // Where a matrix shares GPU-count searches between columns (ModelFigures).
     CountShare* countShare = nullptr;
+    // vllmLargeSampler(*scenario) for vLLM inference (else false), read by
+    // every fit test's last stage.
+    bool vllmLargeSampler = false;
 };
 
 Inputs prepare(const Scenario& s);
+// Whether vLLM profiles its sampler on 1,024 rows on this GPU rather than
+// 256 (memory/activations.cpp); it reads the GPU alone.
+bool vllmLargeSampler(const Scenario& s);
 // Sets the training reserve scales of `in` (memory/overhead.cpp).
 void prepareOverhead(const Scenario& s, Inputs& in);
 

@@ -56,7 +56,8 @@ ReplicaLayout replicaLayout(const Scenario& s, const Plan& plan) {
     l.tpLink = groupLink(s, l.attentionTp, l.attentionTp > perNode);
     // Without attention data parallelism the experts' group is the attention group.
     l.expertLink = tp == l.attentionTp ? l.tpLink : groupLink(s, tp, tp > perNode);
-    l.stageLink = groupLink(s, 2, l.gpus > perNode);
+    // Read only where stages hand over (stepS, pp > 1).
+    if (l.pp > 1) l.stageLink = groupLink(s, 2, l.gpus > perNode);
     return l;
 }
 

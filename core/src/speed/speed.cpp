@@ -210,11 +210,12 @@ void addHostWork(const Scenario& s, const Plan& plan, bool withExplain, bool wit
 // server; the server's request latency is in TTFT only). So both figures
 // come from one step model and agree at one user; TensorRT-LLM keeps the
 // decode path its own decode rows calibrate (within 2% of its serving step).
-bool decodesWithStepModel(const Scenario& s, const Plan& plan) {
+// `engine`: engineRates of the scenario (its peak is matmulPeak's).
+bool decodesWithStepModel(const Scenario& s, const Plan& plan, const EngineRates& engine) {
     const Engine e = runtimeOf(s.engine);
     if (e != Engine::Vllm && e != Engine::Sglang) return false;
     if (plan.gpuLayers >= 0 || plan.cpuMoeLayers > 0) return false;
-    return s.model.layers > 0 && s.gpu.bandwidthGBps > 0 && matmulPeak(s.engine, s.weights, s.gpu).tflops > 0;
+    return s.model.layers > 0 && s.gpu.bandwidthGBps > 0 && engine.peak.tflops > 0;
 }
 
 void decodeWithStepModel(const Scenario& s, const Plan& plan, const Workload& work, bool withExplain,
@@ -251,24 +252,16 @@ void decodeWithStepModel(const Scenario& s, const Plan& plan, const Workload& wo
     ex.push_back({"decode_tokens_per_s", "replicas x sequences / step time", *out.decodeTokensPerS});
 }
 
-SpeedEstimate speedOf(const Scenario& scenario, const Plan& plan, bool withExplain, bool withWarnings,
-                      const ParamCounts* counts, const Workload* held = nullptr) {
+// The figures with the scenario's workload worked out (speedOf below).
+SpeedEstimate speedWith(const Scenario& scenario, const Plan& plan, bool withExplain, bool withWarnings,
+                        const Workload& work) {
     SpeedEstimate out;
-    if (!usable(scenario)) {
-        if (withWarnings) {
-            out.warnings.push_back({"speed_unknown", "the model or GPU lacks the figures a speed estimate needs"});
-        }
-        return out;
-    }
-    std::optional<Workload> own;  // empty where the caller holds it (a matrix row): nothing to fill
-    if (!held) own = makeWorkload(scenario, counts);
-    const Workload& work = held ? *held : *own;
     if (scenario.task == Task::Inference) {
         const ServingLayout layout = servingLayout(scenario, plan);
         const EngineRates engine = engineRates(scenario.engine, scenario.weights, scenario.gpu);
         // The step model replaces the decode figure; the decode path still
         // writes its terms (bytes read, achieved rates) where explained.
-        const bool stepModelDecode = decodesWithStepModel(scenario, plan);
+        const bool stepModelDecode = decodesWithStepModel(scenario, plan, engine);
         if (!stepModelDecode || withExplain) estimateDecode(scenario, engine, layout, work, withExplain, out);
         if (stepModelDecode) decodeWithStepModel(scenario, plan, work, withExplain, out);
         estimatePrefill(scenario, engine, layout, work, withExplain, out);
@@ -281,6 +274,22 @@ SpeedEstimate speedOf(const Scenario& scenario, const Plan& plan, bool withExpla
         out.warnings.push_back({"no_tensor_rate", "the GPU has no listed compute rate: compute-bound figures are missing"});
     }
     return out;
+}
+
+// A matrix row holds its workload (`held`); otherwise it is worked out here.
+// (Not an empty std::optional<Workload> for the held case: the compiler
+// zero-fills its 144 bytes on every call, a tenth of a cell's speed time.)
+SpeedEstimate speedOf(const Scenario& scenario, const Plan& plan, bool withExplain, bool withWarnings,
+                      const ParamCounts* counts, const Workload* held = nullptr) {
+    if (!usable(scenario)) {
+        SpeedEstimate out;
+        if (withWarnings) {
+            out.warnings.push_back({"speed_unknown", "the model or GPU lacks the figures a speed estimate needs"});
+        }
+        return out;
+    }
+    if (held) return speedWith(scenario, plan, withExplain, withWarnings, *held);
+    return speedWith(scenario, plan, withExplain, withWarnings, makeWorkload(scenario, counts));
 }
 
 }  // namespace
