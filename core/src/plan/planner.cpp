@@ -379,8 +379,7 @@ Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, c
         }
     }
 
-    // At a stated count beyond one server (or one a single group cannot
-    // use), replicas of a smaller group where they serve more tokens/s.
+    // At a stated count one group cannot use, replicas of a smaller group.
     std::optional<ReplicaFit> replicas;
     if (replicasWeighed(request) &&
         replicasTried(request, best || sizing::countUsable(on.in, sizing::planFor(on.in, count)))) {

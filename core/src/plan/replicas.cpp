@@ -59,8 +59,13 @@ bool replicasWeighed(const Scenario& s) {
            s.parallel.offload == Offload::None && s.engine != Engine::Ollama;
 }
 
-bool replicasTried(const Scenario& s, bool oneGroupUsable) {
-    return s.gpuCount > std::max(1, s.gpu.gpusPerNode) || !oneGroupUsable;
+bool replicasTried(const Scenario&, bool oneGroupUsable) {
+    // Where one group can use the count, it stays one engine instance over
+    // all of it (the benchmark rows run so: vLLM --tensor-parallel-size 8;
+    // llmfit's single-stream vLLM rows on eight RTX 5880 Ada, which the
+    // catalog counts as two 4-GPU servers), and a serving deployment keeps
+    // its layout as its concurrency rises.
+    return !oneGroupUsable;
 }
 
 namespace {

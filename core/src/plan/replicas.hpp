@@ -20,9 +20,10 @@ namespace caliper::planner {
 // or dp), no offload and not Ollama (whose context follows the VRAM).
 bool replicasWeighed(const Scenario& s);
 
-// Whether a stated count is tried as replicas at all: beyond one server, or
-// where one group cannot use every GPU (`oneGroupUsable` false). Within a
-// server a stated count is one engine instance over all of it (vLLM's
+// Whether a stated count is tried as replicas: where one model-parallel
+// group cannot use every GPU (`oneGroupUsable` false: a pipeline of more
+// stages than layers, a tensor degree the heads do not divide). A count one
+// group can use stays one engine instance over all of it (vLLM's
 // --tensor-parallel-size N, as the benchmark rows run it).
 bool replicasTried(const Scenario& s, bool oneGroupUsable);
 

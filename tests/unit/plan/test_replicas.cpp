@@ -66,15 +66,26 @@ TEST_CASE("an 8B model on 1,024 H100s is served as replicas, not one group", "[p
 }
 
 TEST_CASE("replicas hold their share of the concurrent requests", "[planner][replicas]") {
-    // 64 concurrent requests over 16 one-GPU replicas: 4 each, so each
-    // GPU's KV cache is one GPU's at batch 4 (ceil(64 / 16) = 4).
+    // 512 GPUs are more than one group of Llama 3 8B can use (TP 8 x 32
+    // stages = 256), so one-GPU replicas: 2,048 concurrent requests over 512
+    // replicas are 4 each, and each GPU's KV cache is one GPU's at batch 4
+    // (ceil(2048 / 512) = 4).
     const Json r = estimateOk(
-        R"({"model":"llama-3-8b","gpu":"H100 SXM5","task":"inference","gpu_count":16,"batch":64,"engine":"transformers"})");
+        R"({"model":"llama-3-8b","gpu":"H100 SXM5","task":"inference","gpu_count":512,"batch":2048,"engine":"transformers"})");
     const Json one = estimateOk(
         R"({"model":"llama-3-8b","gpu":"H100 SXM5","task":"inference","gpu_count":1,"batch":4,"engine":"transformers"})");
     REQUIRE(r["fits"] == true);
-    REQUIRE(r["plan"]["dp"] == 16);
+    REQUIRE(r["plan"]["dp"] == 512);
     CHECK(r["memory"]["kv_cache_gib"].get<double>() == Approx(one["memory"]["kv_cache_gib"].get<double>()).epsilon(1e-9));
+}
+
+TEST_CASE("one request at a time on a count one group can use stays one group", "[planner][replicas]") {
+    // llmfit's single-stream vLLM rows on eight RTX 5880 Ada (the catalog:
+    // 4 per server) run one engine over all eight: a lone request uses one
+    // replica, so replicas would leave the others idle.
+    const Json r = estimateOk(R"({"model":"llama-3-8b","gpu":"rtx-5880-ada","task":"inference","gpu_count":8})");
+    CHECK(r["plan"]["dp"] == 1);
+    CHECK(r["plan"]["tp"].get<int>() * r["plan"]["pp"].get<int>() == 8);
 }
 
 TEST_CASE("within one server a stated count stays one tensor-parallel group", "[planner][replicas]") {
@@ -89,16 +100,15 @@ TEST_CASE("within one server a stated count stays one tensor-parallel group", "[
 TEST_CASE("a count replicas do not divide leaves the rest idle, and says so", "[planner][replicas]") {
     // Llama 3.1 405B in FP8 is about 405 GB of weights: four 80 GB H100s
     // (320 GB) cannot hold it, eight (640 GB) can, so the smallest group is
-    // one server at TP 8. 20 GPUs as one group would be TP 4 x PP 5 across
-    // three servers, whose stages run one after another at batch 1; two TP-8
-    // replicas decode two sequences at TP-8 speed. 2 x 8 = 16 GPUs used, 4
-    // idle.
+    // one server at TP 8. 1,010 GPUs (2 x 5 x 101) as one group would be
+    // TP 2 x 505 stages of a 126-layer model: not a layout. 126 TP-8
+    // replicas use 1,008 GPUs; 2 idle.
     const Json r = estimateOk(
-        R"({"model":"llama-3.1-405b","gpu":"H100 SXM5","task":"inference","gpu_count":20,"weights":"fp8"})");
+        R"({"model":"llama-3.1-405b","gpu":"H100 SXM5","task":"inference","gpu_count":1010,"weights":"fp8"})");
     REQUIRE(r["fits"] == true);
     CHECK(r["plan"]["tp"] == 8);
-    CHECK(r["plan"]["dp"] == 2);
-    CHECK(r["plan"]["gpu_count"] == 16);
+    CHECK(r["plan"]["dp"] == 126);
+    CHECK(r["plan"]["gpu_count"] == 1008);
     CHECK(whyHas(r, "replicas_leave_gpus_idle"));
     CHECK(warned(r, "gpus_idle"));
 }
