@@ -366,8 +366,9 @@ Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, c
 
     // Past one server an "auto" count takes whole servers (wholeNodes,
     // replicas.hpp): the fewest multiple of GPUs per node at or above the
-    // fewest that fit whose plan fits within the limit.
-    if (request.gpuCountAuto && best) {
+    // fewest that fit whose plan fits within the limit. Not Ollama, whose
+    // context follows the count's VRAM (chooseOllamaContext bands counts).
+    if (request.gpuCountAuto && best && !contextFollowsCount(request)) {
         for (int n = wholeNodes(request, count), step = 0; n > count && n <= maxGpus && step < kWholeNodeSteps;
              n += std::max(1, request.gpu.gpusPerNode), ++step) {
             if (std::optional<Candidate> whole = bestAt(offPtr, on, n, known)) {
