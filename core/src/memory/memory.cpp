@@ -8,6 +8,7 @@
 #include "memory/overhead.hpp"
 #include "plan/prepared.hpp"
 #include "memory/sizing.hpp"
+#include "memory/accelerate_split.hpp"
 
 namespace caliper {
 
@@ -257,8 +258,43 @@ bool lastFuller(const StageFigures& a, const StageFigures& b) {
 
 }  // namespace
 
+namespace {
+
+// accelerate's device_map="auto" split: the fullest of its GPUs
+// (accelerate_split.cpp).
+MemoryBreakdown evaluateAccelerate(const Inputs& in, const Layout& layout, const AccelerateStages& split,
+                                   const Explain& ex, std::vector<Warning>* warnings) {
+    const Explain quiet;
+    int fullest = 0;
+    StageFigures most = stageFigures(in, layout, split.stages[0], quiet, nullptr);
+    for (int i = 1; i < split.count; ++i) {
+        StageFigures f = stageFigures(in, layout, split.stages[i], quiet, nullptr);
+        if (f.totalGiB() > most.totalGiB()) {
+            most = f;
+            fullest = i;
+        }
+    }
+    const Stage& st = split.stages[std::size_t(fullest)];
+    ex.add("fullest_gpu", [&] { return fmt("accelerate device_map=\"auto\" over %d GPUs: GPUs but the last capped at total/%d + "
+                                           "1.25 layers, GPU 0 less the largest module, filled in order; the fullest is %s "
+                                           "(%.0f layers%s%s)",
+                                           layout.pp, layout.pp,
+                                           fullest == 0 ? "GPU 0" : fullest == split.count - 1 ? "the last GPU" : "a middle GPU",
+                                           st.layers, st.first ? ", the embeddings" : "",
+                                           st.last ? ", lm_head and the logits" : ""); },
+           most.totalGiB());
+    return evaluateStage(in, layout, st, ex, warnings);
+}
+
+}  // namespace
+
 MemoryBreakdown evaluate(const Inputs& in, const Plan& plan, const Explain& ex, std::vector<Warning>* warnings) {
     const Layout layout = layoutOf(plan);
+    if (layout.layerSplit && layout.pp > 1) {
+        if (const std::optional<AccelerateStages> split = accelerateStages(in, layout)) {
+            return evaluateAccelerate(in, layout, *split, ex, warnings);
+        }
+    }
     const Stage first = firstStage(in, layout);
     if (layout.pp == 1) return evaluateStage(in, layout, first, ex, warnings);
     const Stage last = lastStage(in, layout);
@@ -305,6 +341,11 @@ bool stageFits(const Inputs& in, const Layout& layout, const Stage& stage) {
 
 std::optional<MemoryBreakdown> evaluateIfFits(const Inputs& in, const Plan& plan) {
     const Layout layout = layoutOf(plan);
+    if (layout.layerSplit && layout.pp > 1 && accelerateStages(in, layout)) {
+        MemoryBreakdown m = evaluate(in, plan, Explain(), nullptr);
+        if (!fits(*in.scenario, m)) return std::nullopt;
+        return m;
+    }
     const Explain quiet;
     const Stage first = firstStage(in, layout);
     const Stage last = lastStage(in, layout);

@@ -18,6 +18,7 @@
 #include "caliper/serving/estimate_serving.hpp"
 #include "caliper/workloads/workloads.hpp"
 #include "plan/planner.hpp"
+#include "plan/replicas.hpp"
 
 namespace caliper {
 
@@ -125,7 +126,18 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
             weightFormatInfo(scenario.weights).linearBits});
     }
 
-    const MemoryEstimate memory = estimateMemory(in, r.plan, detail.explain);
+    // Replicas hold one replica's share of the requests each (replicas.hpp).
+    const MemoryEstimate memory =
+        runsReplicas(scenario, r.plan)
+            ? estimateMemory(replicaScenario(scenario, r.plan), replicaPlan(scenario, r.plan), detail.explain)
+            : estimateMemory(in, r.plan, detail.explain);
+    if (detail.explain && runsReplicas(scenario, r.plan)) {
+        r.explain.push_back(ExplainTerm{"replicas",
+                                        "copies of the model serving separate requests, each on " +
+                                            std::to_string(r.plan.gpuCount / r.plan.dp) +
+                                            " GPU(s): throughput sums over them, a request's latency is one replica's",
+                                        double(r.plan.dp)});
+    }
     r.memory = memory.memory;
     r.fits = fitsMemory(scenario, r.memory) && choice.fits;
     append(r.explain, memory.explain);
@@ -172,6 +184,13 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
                                         host.ramGib});
     }
     if (!r.fits) warnings.push_back(notFitWarning(scenario, in, r));
+    if (r.fits && !scenario.gpuCountAuto && r.plan.gpuCount < scenario.gpuCount && runsReplicas(scenario, r.plan)) {
+        warnings.push_back(Warning{"gpus_idle", std::to_string(scenario.gpuCount - r.plan.gpuCount) + " of " +
+                                                    std::to_string(scenario.gpuCount) + " GPUs idle: " +
+                                                    std::to_string(r.plan.dp) + " replicas of " +
+                                                    std::to_string(r.plan.gpuCount / r.plan.dp) +
+                                                    " GPUs use " + std::to_string(r.plan.gpuCount)});
+    }
 
     // Speed and cost describe a plan that runs; a plan that does not fit has none.
     if (r.fits) {

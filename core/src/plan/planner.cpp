@@ -16,6 +16,7 @@
 #include "caliper/units.hpp"
 #include "caliper/plan/plan.hpp"
 #include "plan/prepared.hpp"
+#include "plan/replicas.hpp"
 #include "memory/sizing.hpp"
 #include "memory/overhead.hpp"
 #include "speed/speed_parts.hpp"
@@ -368,7 +369,37 @@ Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, c
         }
     }
 
-    if (best) {
+    // Past one server an "auto" count takes whole servers (wholeNodes,
+    // replicas.hpp): the fewest multiple of GPUs per node at or above the
+    // fewest that fit whose plan fits within the limit. Not Ollama, whose
+    // context follows the count's VRAM (chooseOllamaContext bands counts).
+    if (request.gpuCountAuto && best && !contextFollowsCount(request)) {
+        for (int n = wholeNodes(request, count), step = 0; n > count && n <= maxGpus && step < kWholeNodeSteps;
+             n += std::max(1, request.gpu.gpusPerNode), ++step) {
+            if (std::optional<Candidate> whole = bestAt(offPtr, on, n, known)) {
+                best = std::move(whole);
+                count = n;
+                out.why.back() = "count_whole_nodes";
+                break;
+            }
+        }
+    }
+
+    // At a stated count one group cannot use, replicas of a smaller group.
+    std::optional<ReplicaFit> replicas;
+    if (replicasWeighed(request) &&
+        replicasTried(request, best || sizing::countUsable(on.in, sizing::planFor(on.in, count)))) {
+        replicas = bestReplicas(*on.scenario, count);
+        if (replicas && best && best->rate() * (1 + 1e-9) >= replicas->tokensPerS) replicas.reset();
+    }
+
+    if (replicas) {
+        out.plan = replicas->plan;
+        out.memory = std::move(replicas->memory);
+        out.fits = true;
+        if (out.plan.gpuCount <= maxGpus) out.speed = std::move(replicas->speed);
+        out.why.push_back(out.plan.gpuCount < count ? "replicas_leave_gpus_idle" : "replicas_fill_count");
+    } else if (best) {
         take(out, *best, request, maxGpus);
     } else {
         // Nothing fits at this count: show the leanest plan (what comes

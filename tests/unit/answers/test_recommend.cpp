@@ -42,11 +42,16 @@ TEST_CASE("every recommended option fits, at the fewest GPUs of its type", "[rec
         // The same configuration through the estimate door must fit. The
         // option is the planner's count within the limit: the fewest that fit,
         // or a few more where tensor parallelism then covers every GPU and
-        // runs faster per GPU (a 3-stage pipeline vs TP 4).
+        // runs faster per GPU (a 3-stage pipeline vs TP 4), or, past one
+        // server, whole servers (the fewest multiple of GPUs per node).
         const Json estimate = estimateOf("qwen2.5-32b", option, workload);
         CHECK(estimate["fits"] == true);
-        CHECK(estimate["gpus_needed"].get<int>() <= option["gpu_count"].get<int>());
-        if (estimate["gpus_needed"] != option["gpu_count"]) CHECK(estimate["plan"]["tp"] == option["gpu_count"]);
+        const int needed = estimate["gpus_needed"];
+        const int count = option["gpu_count"];
+        const int perNode = estimate["plan"]["gpus_per_node"];
+        CHECK(needed <= count);
+        const bool wholeNodes = needed > perNode && count % perNode == 0;
+        if (needed != count && !wholeNodes) CHECK(estimate["plan"]["tp"] == option["gpu_count"]);
         CHECK(option["gpu_count"].get<int>() <= result["max_gpus"].get<int>());
         CHECK(option["needed_gib"].get<double>() <= option["usable_gib"].get<double>());
     }

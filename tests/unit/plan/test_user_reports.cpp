@@ -70,8 +70,11 @@ TEST_CASE("ollama turns flash attention on for the architectures it enables it f
 TEST_CASE("a plan whose memory fits but whose count it cannot use says so", "[planner][warnings]") {
     // Llama 3.1 8B has 32 layers: llama.cpp's layer split puts at most one
     // stage per layer, so 64 GPUs leave 32 idle and the count is not a usable
-    // layout, while one GPU holds the model (8B x Q4_K_M < 5 GiB).
-    const Json r = estimateOk(R"({"model":"llama-3.1-8b","gpu":"h100","gpu_count":64,"engine":"llama.cpp","weights":"Q4_K_M"})");
+    // layout, while one GPU holds the model (8B x Q4_K_M < 5 GiB). (With the
+    // strategy left "auto" the planner serves the count as replicas
+    // instead: test_replicas.cpp.)
+    const Json r = estimateOk(
+        R"({"model":"llama-3.1-8b","gpu":"h100","gpu_count":64,"engine":"llama.cpp","weights":"Q4_K_M","parallel":{"strategy":"layer-split"}})");
     REQUIRE(r["fits"] == false);
     CHECK(r["memory"]["total_gib"].get<double>() < r["usable_memory_gib"].get<double>());
     const Json* w = warning(r, "does_not_fit");

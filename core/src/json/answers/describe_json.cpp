@@ -25,7 +25,7 @@ constexpr const char* kWarningCodes[] = {
     "fastest",           "fewest_gpus",             "fits",                  "fp4_weight_only",
     "fp8_weight_only",   "kv_pool_too_small",       "layer_split_no_speedup", "limited_nvlink",
     "liquid_cooling",    "lowest_cost_per_token",   "lowest_power",          "mixed_inventory",
-    "model_shape_assumed", "multi_node",            "no_bf16",               "no_ecc",
+    "model_shape_assumed", "multi_node", "gpus_idle",            "no_bf16",               "no_ecc",
     "no_flash_attention_2", "no_fp8",               "no_gpus",               "no_nvlink",
     "no_power",          "no_price",                "no_speed",              "no_tensor_rate",
     "nothing_fits",      "nvlink",                  "ollama_context_truncated", "params_b_mismatch", "partial_nvlink",
