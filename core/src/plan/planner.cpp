@@ -967,6 +967,26 @@ Choice offloadChoice(Scenario off, bool autoCount, int maxGpus, const sizing::Mo
     return c;
 }
 
+// Past one server an offloaded "auto" count takes whole servers too
+// (wholeNodes, replicas.hpp: clusters are rented and scheduled by the
+// node): the first multiple of GPUs per node whose plan fits within the
+// limit, else the fewest that fit as they are. gpus_needed stays the fewest.
+void offloadToWholeNodes(const Scenario& off, Choice& o, int maxGpus, const sizing::ModelFigures* held) {
+    const int count = std::max(1, o.plan.gpuCount);
+    for (int n = wholeNodes(off, count), step = 0; n > count && n <= std::min(maxGpus, kMaxGpus) && step < kWholeNodeSteps;
+         n += std::max(1, off.gpu.gpusPerNode), ++step) {
+        Scenario at = off;
+        at.gpuCountAuto = false;
+        at.gpuCount = n;
+        Choice w = chooseDataParallel(at, maxGpus, held);
+        if (!w.fits) continue;
+        w.gpusNeeded = o.gpusNeeded;
+        w.why.replace("count_requested", "count_whole_nodes");
+        o = std::move(w);
+        return;
+    }
+}
+
 // Whether `o`, an offloaded plan, sits within the band of the memory
 // estimate's error at the top of its GPUs (the matrix's "tight" verdict,
 // calibration/ranges.cpp): a plan at 0% headroom is not one a practitioner
@@ -1057,6 +1077,7 @@ Choice withZeroOffload(const Scenario& request, int maxGpus, const sizing::Model
     if (request.gpuCountAuto) {
         if (!fewer) return c;
         Choice o = std::move(*fewest);
+        offloadToWholeNodes(off, o, maxGpus, held);
         mark(o, params);
         return o;
     }
