@@ -24,6 +24,11 @@ constexpr double kBoardHostWPerGpu = (10200.0 - 8 * 700.0) / 8.0;
 // V100 SXM2 (NVIDIA DGX-1 datasheet), 137.5 W per slot.
 constexpr double kAmpereBoardHostWPerGpu = (6500.0 - 8 * 400.0) / 8.0;
 constexpr double kVoltaBoardHostWPerGpu = (3500.0 - 8 * 300.0) / 8.0;
+// Blackwell Ultra boards: a DGX B300 draws 14.5 kW max (NVIDIA DGX B300 User
+// Guide, as relayed by public deployment notes) with 8 GPUs at the catalog's
+// 1,400 W board maximum: 412.5 W per slot, so 8x B300 is the system's
+// 14.5 kW, not 8 x (1,400 + 575) = 15.8 kW.
+constexpr double kBlackwellUltraBoardHostWPerGpu = (14500.0 - 8 * 1400.0) / 8.0;
 // PCIe data-center server without GPUs: dual-socket CPUs, memory, NICs and
 // fans, ~1 kW per node [E].
 constexpr double kServerHostW = 1000.0;
@@ -70,6 +75,9 @@ CostBasis::HostPower hostPower(const GpuSpec& gpu) {
     if (gpu.formFactor == "module" && gpu.architecture.rfind("Hopper", 0) == 0) return {0, false};
     if (board(gpu) && gpu.vendor == "nvidia" && gpu.architecture.rfind("Ampere", 0) == 0) return {kAmpereBoardHostWPerGpu, true};
     if (board(gpu) && gpu.vendor == "nvidia" && gpu.architecture.rfind("Volta", 0) == 0) return {kVoltaBoardHostWPerGpu, true};
+    if (board(gpu) && gpu.vendor == "nvidia" && gpu.architecture.rfind("Blackwell Ultra", 0) == 0) {
+        return {kBlackwellUltraBoardHostWPerGpu, true};
+    }
     if (board(gpu)) return {kBoardHostWPerGpu, true};
     if (gpu.gpuClass == "datacenter") return {kServerHostW, false};
     return {kDesktopHostW, false};
@@ -169,7 +177,7 @@ void addPower(const Scenario& s, const CostBasis& basis, const Plan& plan, bool 
     out.powerW = gpus * s.gpu.tdpW + nodes * hostW;
     if (withExplain) {
         out.explain.push_back({"power_w",
-                               basis.host.watts > 0 ? "GPUs x TDP + nodes x host share (board slots as their DGX: DGX-1 3.5 kW, DGX A100 6.5 kW, DGX H100 10.2 kW per 8 GPUs)"
+                               basis.host.watts > 0 ? "GPUs x TDP + nodes x host share (board slots as their DGX: DGX-1 3.5 kW, DGX A100 6.5 kW, DGX H100 10.2 kW, DGX B300 14.5 kW per 8 GPUs)"
                                                     : "machines x catalog power (a SoC machine adds no host share)",
                                *out.powerW});
     }

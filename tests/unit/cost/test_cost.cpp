@@ -142,6 +142,29 @@ TEST_CASE("older NVIDIA boards draw their own DGX's power, not the DGX H100's", 
     CHECK(*estimateCost(priced(v100), gpus(8), SpeedEstimate{}).powerW == Approx(3500.0));
 }
 
+TEST_CASE("an 8x B300 node draws the DGX B300's 14.5 kW", "[cost][power]") {
+    // NVIDIA DGX B300: 14.5 kW max with 8 B300 at 1,400 W each; the DGX
+    // H100's 575 W per slot would give 15.8 kW, above the system's rating.
+    GpuSpec b300 = h100Sxm();
+    b300.architecture = "Blackwell Ultra";
+    b300.tdpW = 1400;
+    const CostEstimate c = estimateCost(priced(b300), gpus(8), SpeedEstimate{});
+    REQUIRE(c.powerW);
+    CHECK(*c.powerW == Approx(14500.0));
+}
+
+TEST_CASE("a GH200 module's power counts its Grace CPU: no host share beside it", "[cost][power]") {
+    // GH200: up to 1,000 W for the whole module (Grace CPU, LPDDR5X and the
+    // Hopper GPU); four of them in a node draw 4 x 1,000 W = 4,000 W.
+    GpuSpec gh200 = h100Sxm();
+    gh200.formFactor = "module";
+    gh200.architecture = "Hopper";
+    gh200.tdpW = 1000;
+    const CostEstimate c = estimateCost(priced(gh200), gpus(4), SpeedEstimate{});
+    REQUIRE(c.powerW);
+    CHECK(*c.powerW == Approx(4000.0));
+}
+
 TEST_CASE("rack power is warned only above what an average rack supplies", "[cost][power]") {
     // Uptime Institute 2020 rack density survey: 8.4 kW per rack on average.
     // Four H100 SXM: 4 x (700 + 575) W = 5,100 W, which a common rack holds.
