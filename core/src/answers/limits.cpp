@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "caliper/plan/compat.hpp"
 #include "caliper/plan/estimate.hpp"
 #include "memory/sizing.hpp"
 #include "plan/planner.hpp"
@@ -19,6 +20,9 @@ namespace {
 // the request as given when it asked for "auto".
 int gpuCountFor(const Scenario& s) {
     if (!s.gpuCountAuto) return std::max(1, s.gpuCount);
+    // The planner holds such an engine to one device; a limit judged on
+    // more would suggest changes that, applied, still do not fit.
+    if (runsOnOneDevice(s)) return 1;
     return fewestGpus(s).value_or(1);
 }
 

@@ -24,6 +24,11 @@ constexpr double kBoardHostWPerGpu = (10200.0 - 8 * 700.0) / 8.0;
 // V100 SXM2 (NVIDIA DGX-1 datasheet), 137.5 W per slot.
 constexpr double kAmpereBoardHostWPerGpu = (6500.0 - 8 * 400.0) / 8.0;
 constexpr double kVoltaBoardHostWPerGpu = (3500.0 - 8 * 300.0) / 8.0;
+// Blackwell Ultra boards: a DGX B300 draws 14.5 kW max (NVIDIA DGX B300 User
+// Guide, as relayed by public deployment notes) with 8 GPUs at the catalog's
+// 1,400 W board maximum: 412.5 W per slot, so 8x B300 is the system's
+// 14.5 kW, not 8 x (1,400 + 575) = 15.8 kW.
+constexpr double kBlackwellUltraBoardHostWPerGpu = (14500.0 - 8 * 1400.0) / 8.0;
 // PCIe data-center server without GPUs: dual-socket CPUs, memory, NICs and
 // fans, ~1 kW per node [E].
 constexpr double kServerHostW = 1000.0;
@@ -47,9 +52,12 @@ bool requiresLiquidCooling(const GpuSpec& gpu) {
     }
     return false;
 }
-// One server above ~3 kW exceeds a standard rack circuit (the source
-// articles: "单机≤4卡H100需3kW+机柜", 4x H100 needs a 3 kW+ rack).
-constexpr double kRackCircuitW = 3000.0;
+// What a common data-centre rack supplies: 8.4 kW on average (Uptime
+// Institute 2020 rack density survey, journal.uptimeinstitute.com "Rack
+// density is rising": most sites' densest racks 10-19 kW, the average
+// 8.4 kW). A node above it needs a high-density rack; one below fits
+// beside others (a 4-GPU server, an 8x A100 board at 6.5 kW).
+constexpr double kRackBudgetW = 8400.0;
 
 bool board(const GpuSpec& gpu) { return gpu.formFactor == "sxm" || gpu.formFactor == "oam"; }
 
@@ -61,8 +69,15 @@ CostBasis::HostPower hostPower(const GpuSpec& gpu) {
     // source gives the small boards around them a host figure.
     if (gpu.formFactor == "soc" || gpu.vendor == "apple") return {0, false};
     if (requiresLiquidCooling(gpu)) return {kNvl72HostWPerGpu, true};
+    // A Grace Hopper superchip's rating (GH200: up to 1,000 W, set by the
+    // system builder between 450 and 1,000 W) is the whole module: the
+    // Grace CPU and its LPDDR5X are in it, so no host share is added.
+    if (gpu.formFactor == "module" && gpu.architecture.rfind("Hopper", 0) == 0) return {0, false};
     if (board(gpu) && gpu.vendor == "nvidia" && gpu.architecture.rfind("Ampere", 0) == 0) return {kAmpereBoardHostWPerGpu, true};
     if (board(gpu) && gpu.vendor == "nvidia" && gpu.architecture.rfind("Volta", 0) == 0) return {kVoltaBoardHostWPerGpu, true};
+    if (board(gpu) && gpu.vendor == "nvidia" && gpu.architecture.rfind("Blackwell Ultra", 0) == 0) {
+        return {kBlackwellUltraBoardHostWPerGpu, true};
+    }
     if (board(gpu)) return {kBoardHostWPerGpu, true};
     if (gpu.gpuClass == "datacenter") return {kServerHostW, false};
     return {kDesktopHostW, false};
@@ -162,13 +177,14 @@ void addPower(const Scenario& s, const CostBasis& basis, const Plan& plan, bool 
     out.powerW = gpus * s.gpu.tdpW + nodes * hostW;
     if (withExplain) {
         out.explain.push_back({"power_w",
-                               basis.host.watts > 0 ? "GPUs x TDP + nodes x host share (board slots as their DGX: DGX-1 3.5 kW, DGX A100 6.5 kW, DGX H100 10.2 kW per 8 GPUs)"
+                               basis.host.watts > 0 ? "GPUs x TDP + nodes x host share (board slots as their DGX: DGX-1 3.5 kW, DGX A100 6.5 kW, DGX H100 10.2 kW, DGX B300 14.5 kW per 8 GPUs)"
                                                     : "machines x catalog power (a SoC machine adds no host share)",
                                *out.powerW});
     }
-    if (withWarnings && nodeW > kRackCircuitW) {
+    // A liquid-cooled rack-scale system has its own warning (liquid_cooling).
+    if (withWarnings && nodeW > kRackBudgetW && !basis.liquidCooling) {
         out.warnings.push_back({"rack_power", "one node draws about " + groupedNumber(nodeW, 0) +
-                                                  " W, more than a standard 3 kW rack circuit"});
+                                                  " W, more than the 8.4 kW an average data-centre rack supplies: it needs a high-density rack"});
     }
 }
 

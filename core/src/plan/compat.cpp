@@ -15,10 +15,19 @@ namespace caliper {
 
 bool isGgufFormat(WeightFormat format) { return format >= WeightFormat::Q8_0; }
 
+// What a GGUF file can hold: llama.cpp's quant types and ggml's F32, F16,
+// BF16 and MXFP4 tensor types (ggml.h enum ggml_type).
+bool ggufLoads(WeightFormat format) {
+    return isGgufFormat(format) || format == WeightFormat::Fp32 || format == WeightFormat::Fp16 ||
+           format == WeightFormat::Bf16 || format == WeightFormat::Mxfp4;
+}
+
 bool isTrainingEngine(Engine engine) {
     return engine == Engine::Deepspeed || engine == Engine::Fsdp || engine == Engine::Megatron ||
            engine == Engine::Unsloth || engine == Engine::Torchtune;
 }
+
+bool runsOnOneDevice(const Scenario& s) { return s.engine == Engine::Vllm && s.gpu.vendor == "apple"; }
 
 bool engineRunsJob(Engine engine, bool inference) {
     return engine == Engine::Transformers || isTrainingEngine(engine) != inference;
@@ -64,6 +73,26 @@ std::optional<Error> engineError(const Scenario& s) {
         return rejection("incompatible_options", "/gpu_count",
             "vllm on Apple silicon (vllm-metal) runs on one Mac; use llama.cpp to split a model across Macs");
     }
+    // TensorRT-LLM's support matrix (nvidia.github.io/TensorRT-LLM,
+    // reference/support-matrix, "Hardware") lists Blackwell, Hopper, Ada and
+    // Ampere; Volta was dropped (release notes 0.x), Turing (SM75) is the
+    // oldest its kernels were ever built for. Pascal and older cannot run it.
+    if (e == Engine::TensorrtLlm && !s.gpu.computeCapability.empty() && computeCapability(s.gpu) < 7.5) {
+        return rejection("incompatible_options", "/engine",
+            "tensorrt-llm needs Turing (CUDA capability 7.5) or newer, and supports Ampere and newer; " + s.gpu.name +
+                " has " + s.gpu.computeCapability);
+    }
+    // llama.cpp loads GGUF files only (ggml-org/llama.cpp README: "requires
+    // the model to be stored in the GGUF file format"): its quant types, F32,
+    // F16, BF16 and MXFP4 (ggml's MXFP4 type, added for gpt-oss). Ollama runs
+    // llama.cpp's GGUF models; on Apple its MLX runner also serves NVFP4
+    // library tags (measured rows: llmfit, Ollama ":nvfp4" tags on an M5 Max).
+    if ((e == Engine::LlamaCpp || e == Engine::Ollama) && !ggufLoads(s.weights) &&
+        !(e == Engine::Ollama && s.gpu.vendor == "apple" && s.weights == WeightFormat::Nvfp4)) {
+        return rejection("incompatible_options", "/weights",
+            std::string(toString(e)) + " loads GGUF files (Q8_0 ... Q2_K, F16, BF16, F32, MXFP4), not " +
+                toString(s.weights) + " weights");
+    }
     // MLX runs on Apple silicon's Metal GPU only (ml-explore/mlx README).
     if (e == Engine::Mlx && s.gpu.vendor != "apple") {
         return rejection("incompatible_options", "/engine", "mlx runs on Apple silicon only; " + s.gpu.name + " is not an Apple GPU");
@@ -98,6 +127,21 @@ namespace {
 bool isFourBit(WeightFormat f) {
     return f == WeightFormat::Nf4 || f == WeightFormat::Nf4Dq || f == WeightFormat::GptqInt4 ||
            f == WeightFormat::AwqInt4;
+}
+
+// vLLM's own builds: ROCm on MI200s (gfx90a), MI300 (gfx942), MI350
+// (gfx950), Radeon RX 7900 (gfx1100/1101), RX 9000 (gfx1200/1201) and Ryzen
+// AI MAX (gfx1151) (docs.vllm.ai, installation/gpu, "AMD ROCm"
+// requirements), and Apple silicon through vLLM-Metal (installation README).
+bool vllmSupports(const Scenario& s) {
+    if (s.engine != Engine::Vllm) return false;
+    if (s.gpu.vendor == "apple") return true;
+    if (s.gpu.vendor != "amd") return false;
+    const std::string& arch = s.gpu.architecture;
+    for (const char* family : {"CDNA 2", "CDNA 3", "CDNA 4", "RDNA 3", "RDNA 4"}) {
+        if (arch.rfind(family, 0) == 0) return true;
+    }
+    return false;
 }
 
 void add(std::vector<Warning>& out, const char* code, std::string message) {
@@ -229,12 +273,17 @@ std::vector<Warning> compatibilityWarnings(const Scenario& s, const Plan& plan) 
     }
     const bool fp4 = s.weights == WeightFormat::Mxfp4 || s.weights == WeightFormat::Nvfp4;
     if (fp4 && !nativeFp4(gpu) && !training && runtimeOf(s.engine) != Engine::LlamaCpp) {
-        add(out, "fp4_weight_only", std::string("no FP4 tensor cores before Blackwell: ") + toString(s.weights) +
-                                        " weights are dequantized to 16-bit inside the GEMM (weight-only, Marlin-class "
-                                        "kernels): memory as " + toString(s.weights) +
+        // Marlin and "before Blackwell" are NVIDIA's; other GPUs (Apple's
+        // Metal, AMD before CDNA 4) dequantize in their own kernels.
+        const std::string lacks = nvidia ? std::string("no FP4 tensor cores before Blackwell: ")
+                                         : gpu.name + " has no FP4 matrix units: ";
+        const char* kernels = nvidia ? " (weight-only, Marlin-class kernels)" : " (weight-only)";
+        add(out, "fp4_weight_only", lacks + toString(s.weights) + " weights are dequantized to 16-bit inside the matmul" +
+                                        kernels + ": memory as " + toString(s.weights) +
                                         ", decode near the memory roofline, prefill at the 16-bit rate");
     }
-    if (!nvidia && (s.engine == Engine::Vllm || s.engine == Engine::TensorrtLlm || s.engine == Engine::Sglang)) {
+    if (!nvidia && (s.engine == Engine::Vllm || s.engine == Engine::TensorrtLlm || s.engine == Engine::Sglang) &&
+        !vllmSupports(s)) {
         add(out, "software_ecosystem", gpu.name + " is not a CUDA GPU: check that " + toString(s.engine) +
                                            " supports it (ROCm, CANN, Gaudi or Metal builds)");
     }

@@ -142,11 +142,47 @@ TEST_CASE("older NVIDIA boards draw their own DGX's power, not the DGX H100's", 
     CHECK(*estimateCost(priced(v100), gpus(8), SpeedEstimate{}).powerW == Approx(3500.0));
 }
 
-TEST_CASE("four H100 SXM in one server already exceed a 3 kW rack circuit", "[cost][power]") {
-    // Source articles: a server with up to 4 H100 needs a 3 kW+ rack.
-    const CostEstimate c = estimateCost(priced(h100Sxm()), gpus(4), SpeedEstimate{});
-    CHECK(*c.powerW > 3000.0);
-    CHECK(warned(c, "rack_power"));
+TEST_CASE("an 8x B300 node draws the DGX B300's 14.5 kW", "[cost][power]") {
+    // NVIDIA DGX B300: 14.5 kW max with 8 B300 at 1,400 W each; the DGX
+    // H100's 575 W per slot would give 15.8 kW, above the system's rating.
+    GpuSpec b300 = h100Sxm();
+    b300.architecture = "Blackwell Ultra";
+    b300.tdpW = 1400;
+    const CostEstimate c = estimateCost(priced(b300), gpus(8), SpeedEstimate{});
+    REQUIRE(c.powerW);
+    CHECK(*c.powerW == Approx(14500.0));
+}
+
+TEST_CASE("a GH200 module's power counts its Grace CPU: no host share beside it", "[cost][power]") {
+    // GH200: up to 1,000 W for the whole module (Grace CPU, LPDDR5X and the
+    // Hopper GPU); four of them in a node draw 4 x 1,000 W = 4,000 W.
+    GpuSpec gh200 = h100Sxm();
+    gh200.formFactor = "module";
+    gh200.architecture = "Hopper";
+    gh200.tdpW = 1000;
+    const CostEstimate c = estimateCost(priced(gh200), gpus(4), SpeedEstimate{});
+    REQUIRE(c.powerW);
+    CHECK(*c.powerW == Approx(4000.0));
+}
+
+TEST_CASE("rack power is warned only above what an average rack supplies", "[cost][power]") {
+    // Uptime Institute 2020 rack density survey: 8.4 kW per rack on average.
+    // Four H100 SXM: 4 x (700 + 575) W = 5,100 W, which a common rack holds.
+    const CostEstimate four = estimateCost(priced(h100Sxm()), gpus(4), SpeedEstimate{});
+    CHECK(*four.powerW == Approx(5100.0));
+    CHECK_FALSE(warned(four, "rack_power"));
+    // An 8x A100 board: the DGX A100's 6.5 kW, below 8.4 kW: no warning.
+    GpuSpec a100 = h100Sxm();
+    a100.architecture = "Ampere";
+    a100.tdpW = 400;
+    CHECK_FALSE(warned(estimateCost(priced(a100), gpus(8), SpeedEstimate{}), "rack_power"));
+    // An NVL72 rack carries the liquid-cooling warning, not a rack-power one.
+    GpuSpec gb200 = h100Sxm();
+    gb200.tdpW = 1200;
+    gb200.caveats = {"nvl72-rack"};
+    const CostEstimate rack = estimateCost(priced(gb200), gpus(72), SpeedEstimate{});
+    CHECK(warned(rack, "liquid_cooling"));
+    CHECK_FALSE(warned(rack, "rack_power"));
 }
 
 TEST_CASE("liquid cooling only for the parts that require it: NVL72 racks", "[cost][power]") {
@@ -164,6 +200,18 @@ TEST_CASE("liquid cooling only for the parts that require it: NVL72 racks", "[co
     const CostEstimate rack = estimateCost(priced(gb200), gpus(72), SpeedEstimate{});
     REQUIRE(rack.powerW);
     CHECK(*rack.powerW == Approx(120000.0));
+}
+
+TEST_CASE("a Mac without an Apple power figure shows a warning, not 0 W", "[cost][power]") {
+    // Apple gives whole-system power for some Macs only; an entry without
+    // one keeps null (tdp 0 here), and the plan says so.
+    GpuSpec mac = h100Sxm();
+    mac.vendor = "apple";
+    mac.formFactor = "soc";
+    mac.tdpW = 0;
+    const CostEstimate c = estimateCost(priced(mac), gpus(1), SpeedEstimate{});
+    CHECK_FALSE(c.powerW.has_value());
+    CHECK(warned(c, "power_unknown"));
 }
 
 TEST_CASE("unknown board power is null with a warning, never 0", "[cost][power]") {

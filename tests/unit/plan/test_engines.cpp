@@ -210,6 +210,19 @@ TEST_CASE("engines refuse the jobs and platforms they do not run", "[engines][er
         {R"({"model":"llama-3.1-8b","gpu":"mi300x","engine":"tensorrt-llm"})", "/engine"},
         {R"({"model":"llama-3.1-8b","gpu":"apple-m2-ultra-76c","engine":"tensorrt-llm"})", "/engine"},
         {R"({"model":"llama-3.1-8b","gpu":"apple-m2-ultra-76c","gpu_count":2,"engine":"vllm"})", "/gpu_count"},
+        // TensorRT-LLM's support matrix starts at Turing (SM75); the P40 is
+        // Pascal (compute capability 6.1).
+        {R"({"model":"llama-3.1-8b","gpu":"p40","engine":"tensorrt-llm"})", "/engine"},
+        // llama.cpp and Ollama load GGUF files only: no AWQ, GPTQ, NVFP4 or
+        // block-scaled FP8 checkpoints (llama.cpp README: GGUF format).
+        {R"({"model":"llama-3.1-8b","gpu":"h100","engine":"llama.cpp","weights":"awq-int4"})", "/weights"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","engine":"llama.cpp","weights":"gptq-int4"})", "/weights"},
+        {R"({"model":"llama-3.1-8b","gpu":"b200","engine":"llama.cpp","weights":"nvfp4"})", "/weights"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","engine":"llama.cpp","weights":"fp8-block"})", "/weights"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","engine":"ollama","weights":"awq-int4"})", "/weights"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","engine":"ollama","weights":"gptq-int4"})", "/weights"},
+        {R"({"model":"llama-3.1-8b","gpu":"b200","engine":"ollama","weights":"nvfp4"})", "/weights"},
+        {R"({"model":"llama-3.1-8b","gpu":"h100","engine":"ollama","weights":"fp8-block"})", "/weights"},
     }));
     const Json error = rejected(request);
     CHECK(error["code"] == "incompatible_options");
@@ -248,4 +261,80 @@ TEST_CASE("unified-memory machines serve with llama.cpp by default, vLLM where a
     }
     // A discrete card keeps vLLM.
     CHECK(estimate(R"({"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb"})")["scenario"]["engine"] == "vllm");
+}
+
+TEST_CASE("llama.cpp names what it loads, and still takes GGUF, 16-bit and MXFP4 weights", "[engines]") {
+    const Json error = rejected(R"({"model":"llama-3.1-8b","gpu":"h100","engine":"llama.cpp","weights":"awq-int4"})");
+    CHECK(error["message"].get<std::string>().find("GGUF") != std::string::npos);
+    // GGUF holds its quant types, F16/BF16/F32 and ggml's MXFP4 type.
+    for (const char* weights : {"Q4_K_M", "Q8_0", "bf16", "fp16", "mxfp4"}) {
+        const Json r = estimate(std::string(R"({"model":"llama-3.1-8b","gpu":"h100","engine":"llama.cpp","weights":")") +
+                                weights + R"("})");
+        CHECK(r["ok"] == true);
+    }
+    // TensorRT-LLM on an Ampere card is still planned.
+    CHECK(estimate(R"({"model":"llama-3.1-8b","gpu":"a100-sxm4-80gb","engine":"tensorrt-llm"})")["ok"] == true);
+}
+
+TEST_CASE("vLLM on AMD Instinct and Apple silicon raises no software warning; on a Gaudi it does", "[engines]") {
+    // vLLM's installation docs list ROCm builds for MI200s, MI300 and MI350
+    // (gfx90a, gfx942, gfx950) and Apple silicon through vLLM-Metal.
+    const auto warns = [](const Json& r, const std::string& code) {
+        for (const Json& w : r["warnings"]) {
+            if (w["code"] == code) return true;
+        }
+        return false;
+    };
+    for (const char* gpu : {"mi300x", "mi355x", "apple-m4-max-40c"}) {
+        const Json r = estimate(std::string(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":")") + gpu + R"("})");
+        INFO(gpu);
+        CHECK_FALSE(warns(r, "software_ecosystem"));
+    }
+    // The MI50 (gfx906) is not in vLLM's ROCm list: the warning stays.
+    CHECK(warns(estimate(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"mi50-32gb"})"), "software_ecosystem"));
+}
+
+TEST_CASE("the FP4 weight-only warning on Apple speaks of Apple's GPU, not Blackwell or Marlin", "[engines]") {
+    const Json r = estimate(R"({"model":"llama-3.1-8b","gpu":"apple-m4-max-40c","engine":"vllm","weights":"nvfp4"})");
+    bool seen = false;
+    for (const Json& w : r["warnings"]) {
+        if (w["code"] != "fp4_weight_only") continue;
+        seen = true;
+        const std::string message = w["message"];
+        CHECK(message.find("Blackwell") == std::string::npos);
+        CHECK(message.find("Marlin") == std::string::npos);
+        CHECK(message.find("Apple") != std::string::npos);
+    }
+    CHECK(seen);
+}
+
+TEST_CASE("vLLM on one Mac: each make-it-fit suggestion fits when applied", "[engines][suggestions]") {
+    // Qwen3-235B-A22B (235B parameters) on an M4 Max with vllm-metal: one
+    // Mac only. The limits behind the suggestions were judged on the six
+    // Macs an "auto" count would take elsewhere, so each said "fits on 1
+    // GPU" though applied none did. Every suggestion is now re-estimated as
+    // stated and must fit.
+    // Llama-3.1-70B at batch 1: 141 GB of bf16 weights do not fit the
+    // Mac's ~96 GiB GPU share, 70 GB of int8 do: one suggestion that fits.
+    const auto [base, suggested] = GENERATE(table<std::string, bool>({
+        {R"({"model":"qwen3-235b-a22b","gpu":"apple-m4-max-40c","engine":"vllm","gpu_count":"auto","batch":64,"prompt_tokens":8192)", false},
+        {R"({"model":"llama-3.1-70b","gpu":"apple-m4-max-40c","engine":"vllm","gpu_count":"auto","batch":1,"prompt_tokens":1024)", true},
+    }));
+    const Json r = estimate(base + "}");
+    REQUIRE(r["fits"] == false);
+    CHECK(r["suggestions"].empty() != suggested);
+    for (const Json& s : r["suggestions"]) {
+        const std::string change = s["change"], detail = s["detail"];
+        INFO(change << ": " << detail);
+        std::string applied;
+        if (change == "quantize") applied = R"(,"weights":")" + detail.substr(detail.rfind(' ') + 1) + "\"";
+        else if (change == "smaller_batch") applied = R"(,"batch":)" + detail.substr(detail.rfind(' ') + 1);
+        else if (change == "shorter_context") {
+            // "context of N tokens": prompt = N - output
+            const std::string n = detail.substr(11, detail.find(" tokens") - 11);
+            const long long tokens = std::stoll(n) - r["scenario"]["output_tokens"].get<long long>();
+            applied = R"(,"prompt_tokens":)" + std::to_string(tokens);
+        } else continue;
+        CHECK(estimate(base + applied + "}")["fits"] == true);
+    }
 }

@@ -17,7 +17,12 @@ std::vector<Warning> compatibilityWarnings(const Scenario& scenario, const Plan&
 std::optional<Warning> contextWarning(const Scenario& scenario);
 
 bool isGgufFormat(WeightFormat format);
+// Whether llama.cpp can load the format from a GGUF file.
+bool ggufLoads(WeightFormat format);
 bool isTrainingEngine(Engine engine);
+// vLLM on Apple silicon (vllm-metal) serves from one Mac: an "auto" count is
+// that one, wherever a count is judged (the planner, limits, suggestions).
+bool runsOnOneDevice(const Scenario& scenario);
 // Which kind of job an engine runs: Transformers both, the training
 // frameworks (DeepSpeed, FSDP, Megatron) training, the others inference.
 bool engineRunsJob(Engine engine, bool inference);

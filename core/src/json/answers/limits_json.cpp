@@ -1,6 +1,7 @@
 // The limits request: a scenario (model, gpu, gpu_count or "auto") and the
 // inverse questions on those GPUs: the longest context, the largest batch and
 // the best weight format that fit, each with the memory at that value.
+#include "caliper/plan/compat.hpp"
 #include "caliper/plan/estimate.hpp"
 #include "caliper/answers/limits.hpp"
 #include "json/result_json.hpp"
@@ -63,7 +64,7 @@ Json limitsToJson(const Catalog& catalog, const Json& request) {
     std::vector<Warning> warnings;
     const Scenario s = scenarioFromJson(catalog, request, warnings);
     checkScenario(s);
-    const int gpuCount = s.gpuCountAuto ? fewestGpus(s).value_or(1) : s.gpuCount;
+    const int gpuCount = !s.gpuCountAuto ? s.gpuCount : runsOnOneDevice(s) ? 1 : fewestGpus(s).value_or(1);
     const ContextLimit context = longestContext(s);
     const BatchLimit batch = largestBatch(s);
 
