@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "speed/gemm_rows.hpp"
+#include "training/moe_step.hpp"
 
 namespace caliper {
 
@@ -236,7 +237,8 @@ double trainingMfu(const Scenario& s, const Plan& plan, const Workload& work, do
     }
     // Time per hardware FLOP over the 16-bit dense rate: the attention core
     // at that rate, the linear layers' GEMMs kFp8GemmSpeedup faster in FP8,
-    // the routed experts' GEMMs slower by their narrow K.
+    // the routed experts' GEMMs slower by their narrow K, and waiting on the
+    // busiest expert-parallel rank (moeLoadImbalance).
     const double attention = std::clamp(attentionShare, 0.0, 1.0), linear = 1.0 - attention;
     const double matmul = work.blockMatmulParams + work.lmHeadParams;
     const double expertActive = work.experts > 0 ? work.expertParams * work.expertsPerToken / work.experts : 0.0;
@@ -249,7 +251,9 @@ double trainingMfu(const Scenario& s, const Plan& plan, const Workload& work, do
                                                        std::max(1, plan.ep) / work.experts
                                                  : denseTokens;
     const double time =
-        attention + linear * ((1.0 - expertShare) + expertShare * expertGemmTime(s.model, halfK, halfM, expertTokens, denseTokens)) / gemmSpeed;
+        attention + linear * ((1.0 - expertShare) + expertShare * moeLoadImbalance(s, work, plan.ep) *
+                                                        expertGemmTime(s.model, halfK, halfM, expertTokens, denseTokens)) /
+                        gemmSpeed;
     const double peakRatio = fp8 && peakTflops > 0 ? bf16Tflops / peakTflops : 1.0;
     return mfu * peakRatio / time;
 }

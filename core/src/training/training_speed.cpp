@@ -11,6 +11,7 @@
 #include "memory/sizing.hpp"
 #include "speed/efficiency.hpp"
 #include "speed/speed_parts.hpp"
+#include "training/moe_step.hpp"
 #include "training/training_efficiency.hpp"
 
 namespace caliper {
@@ -79,9 +80,10 @@ constexpr double kRingPassesKvForwardBackward = 3.0;
 
 struct StepTimes {
     double computeS = 0, bubbleS = 0, pipelineSendS = 0, tpExtraS = 0, dataParallelS = 0, expertS = 0, contextS = 0,
-           offloadS = 0, dequantS = 0;
+           offloadS = 0, dequantS = 0, moeTokenS = 0;
     double totalS() const {
-        return computeS + bubbleS + pipelineSendS + tpExtraS + dataParallelS + expertS + contextS + offloadS + dequantS;
+        return computeS + bubbleS + pipelineSendS + tpExtraS + dataParallelS + expertS + contextS + offloadS + dequantS +
+               moeTokenS;
     }
 };
 
@@ -199,10 +201,11 @@ double expertAllToAllS(const Scenario& s, const Workload& work, const Layout& l,
         linkS = std::max(linkS, copies * (l.ep - local) / l.ep / (network.busGBps * kBytesPerGB));
         latencyS = std::max(latencyS, network.latencyS);
     }
-    const double perLayer = kAllToAllPerLayer * (latencyS + linkS);
+    // The busiest rank receives moeLoadImbalance() x the mean share.
+    const double perLayer = kAllToAllPerLayer * (latencyS + linkS * moeLoadImbalance(s, work, l.ep));
     const ModelSpec& m = s.model;
     const int moeLayers = std::max(0, (m.layers - std::max(0, m.moe.denseLayers)) / std::max(1, m.moe.layerInterval));
-    return perLayer * moeLayers / l.pp * l.microbatches;
+    return moeAllToAllExposedShare() * perLayer * moeLayers / l.pp * l.microbatches;
 }
 
 // Ring attention between the context-parallel ranks, beyond the attention
@@ -331,6 +334,7 @@ StepTimes stepTimes(const Scenario& s, const Plan& plan, const Workload& work, c
     t.pipelineSendS = pipelineSendExposedS(s, work, l, t.computeS);
     bool expertAcrossNodes = false;
     t.expertS = expertAllToAllS(s, work, l, expertAcrossNodes);
+    t.moeTokenS = moeTokenWorkS(s, plan, work, l.micro) * l.microbatches;
     t.contextS = contextRingS(s, work, l, t.computeS * flops.attentionShare);
     t.tpExtraS = tensorParallelExtraS(s, work, l);
     t.dataParallelS = dataParallelExposedS(s, plan, work, l, t.computeS);
@@ -413,6 +417,12 @@ void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work,
                                t.pipelineSendS});
     }
     if (t.expertS > 0) out.explain.push_back({"train_ep_all_to_all_s", "MoE dispatch + combine, forward and backward, per MoE layer", t.expertS});
+    if (t.moeTokenS > 0) {
+        out.explain.push_back({"train_moe_token_work_s",
+                               "MoE token permute/unpermute and gated activation (forward and backward, at 0.8 x HBM "
+                               "bandwidth) plus a fixed time per local expert's GEMMs per MoE layer and micro-batch",
+                               t.moeTokenS});
+    }
     if (t.contextS > 0) out.explain.push_back({"train_cp_ring_exposed_s", "ring-attention K/V passes beyond the attention compute", t.contextS});
     if (t.tpExtraS > 0) out.explain.push_back({"train_tp_comm_extra_s", "tensor-parallel all-reduces beyond NVLink speed", t.tpExtraS});
     if (t.dataParallelS > 0) {
