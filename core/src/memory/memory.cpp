@@ -208,7 +208,7 @@ void applyEnginePool(const Inputs& in, const Layout& layout, const Stage& st, do
     if (kv <= f.pool.pool) {
         // The engine starts and holds the batch: the process shows its budget.
         f.pool.slack = std::max(0.0, budgetPool - kv);
-        f.pool.total = budget;
+        f.pool.total = std::max(budget, nonKv + kv);  // tensors beyond the budget still rule it out
     } else {
         f.pool.slack = 0;
         f.pool.total = nonKv + kv;
