@@ -9,6 +9,7 @@
 #include "plan/prepared.hpp"
 #include "memory/sizing.hpp"
 #include "memory/accelerate_split.hpp"
+#include "serving/startup_pool.hpp"
 
 namespace caliper {
 
@@ -167,19 +168,53 @@ struct StageFigures {
 // larger than the pool runs (the pool full), and a pool smaller than one
 // request does not, whatever the batch: its total is then what one request
 // needs beside the rest.
-void admitByBlocks(const Inputs& in, const Layout& layout, const Stage& st, double nonKv, StageFigures& f) {
+void admitByBlocks(const Inputs& in, const Layout& layout, const Stage& st, double nonKv,
+                   const serving::StartupAccounting& engine, StageFigures& f) {
     const double kv = f.t.kvCacheBytes;
     // Without a stated max_model_len one request is at most the batch's
     // KV divided by the batch: where the batch fits, so does one.
     if (kv <= f.pool.pool && !in.scenario->maxModelLen) return;
     const double one = oneSequenceBytes(in, layout, st);
     if (one > f.pool.pool) {
+        // The engine refuses to start: the plan needs the GPU memory at which
+        // its accounting leaves one request's KV (more than this GPU has).
         f.pool.slack = 0;
-        f.pool.total = std::max(f.pool.total, nonKv + one);
+        f.pool.total = std::max({f.pool.total, nonKv + one, gibToBytes(engine.capacityForGiB(bytesToGiB(one)))});
     } else if (kv > f.pool.pool) {
         f.pool.queued = true;
-        f.pool.total = nonKv + f.pool.pool;
+        const double budget = gibToBytes(in.scenario->gpuMemoryUtilization * in.scenario->gpu.memoryGib);
+        f.pool.slack = std::max(0.0, budget - nonKv - f.pool.pool);
+        f.pool.total = budget;
     }
+}
+
+// The engine's own start-up pool (serving/startup_pool.hpp) replaces the
+// budget's: one computation for memory.kv_pool_gib, serving.kv_pool_gib and
+// the fit verdict. Where the KV fits it, the process keeps its budget.
+void applyEnginePool(const Inputs& in, const Layout& layout, const Stage& st, double nonKv, StageFigures& f) {
+    const Scenario& s = *in.scenario;
+    const std::optional<serving::StartupAccounting> engine =
+        serving::startupAccounting(s, bytesToGiB(f.t.weightsBytes), bytesToGiB(f.t.activationsBytes), layout.tp, layout.pp);
+    if (!engine) return;
+    const double budgetPool = f.pool.pool;  // what the process's budget leaves after the breakdown's tensors
+    const double budget = nonKv + budgetPool;
+    f.pool.pool = gibToBytes(engine->poolGiB(s.gpu.memoryGib));
+    const double kv = f.t.kvCacheBytes;
+    if (runtimeOf(s.engine) == Engine::TensorrtLlm) {
+        // TensorRT-LLM's fit stays the breakdown's (its fraction can be raised);
+        // a batch beyond its pool waits for blocks.
+        f.pool.queued = kv > f.pool.pool && f.pool.pool > 0 && kv <= budgetPool;
+        return;
+    }
+    if (kv <= f.pool.pool) {
+        // The engine starts and holds the batch: the process shows its budget.
+        f.pool.slack = std::max(0.0, budgetPool - kv);
+        f.pool.total = std::max(budget, nonKv + kv);  // tensors beyond the budget still rule it out
+    } else {
+        f.pool.slack = 0;
+        f.pool.total = nonKv + kv;
+    }
+    admitByBlocks(in, layout, st, nonKv, *engine, f);
 }
 
 StageFigures stageFigures(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex,
@@ -191,7 +226,7 @@ StageFigures stageFigures(const Inputs& in, const Layout& layout, const Stage& s
                           persistentStateBytes(in, f.t.weightsBytes, f.t.gradientsBytes, f.t.optimizerBytes));
     const double nonKv = allocatedBytes - f.t.kvCacheBytes + f.o.total();
     f.pool = applyPool(*in.scenario, nonKv, f.t.kvCacheBytes);
-    if (servingPool(*in.scenario) && f.pool.pool > 0) admitByBlocks(in, layout, st, nonKv, f);
+    if (f.pool.paged) applyEnginePool(in, layout, st, nonKv, f);
     return f;
 }
 

@@ -185,6 +185,15 @@ std::optional<Error> scenarioError(const Scenario& s) {
             "tensor parallel degree " + std::to_string(s.parallel.tp) + " must divide the " +
                 std::to_string(s.model.heads) + " attention heads");
     }
+    // MTP drafts with the model's own multi-token-prediction layers
+    // (vLLM --speculative-config method "mtp", SGLang NEXTN): a model that
+    // ships none has nothing to draft with.
+    if (s.task == Task::Inference && s.serving.speculative && s.serving.speculative->method == "mtp" &&
+        s.model.mtpLayers <= 0 && !s.model.id.empty()) {
+        return rejection("incompatible_options", "/serving/speculative/method",
+            s.model.id + " has no multi-token-prediction layers to draft with: speculative method \"mtp\" needs them "
+                         "(use \"eagle\" or \"draft\")");
+    }
     const bool cpuOffload = s.parallel.offload == Offload::Layers || s.parallel.offload == Offload::MoeExperts;
     if (cpuOffload && (runtimeOf(s.engine) != Engine::LlamaCpp || s.engine == Engine::Mlx || training)) {
         return rejection("incompatible_options", "/parallel/offload",

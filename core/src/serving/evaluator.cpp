@@ -15,7 +15,12 @@ Evaluator::Evaluator(const Scenario& scenario, const Plan& plan, const MemoryBre
     const double perRequest = tokensPerRequest(scenario_, model_);
     // Every attention group holds its own requests' KV.
     running_ = perRequest > 0 ? std::floor(pool_.tokens / perRequest) * model_.layout.attentionDp : 0;
-    if (runtimeOf(scenario_.engine) == Engine::LlamaCpp && running_ >= 1) {
+    // vLLM refuses to start where its pool cannot hold one request of
+    // max_model_len (kv_cache_utils.py check_enough_kv_cache_memory), as the
+    // memory breakdown's fit verdict says; SGLang clips to its pool likewise.
+    const Engine runtime = runtimeOf(scenario_.engine);
+    if ((runtime == Engine::Vllm || runtime == Engine::Sglang) && pool_.tokens < pool_.maxModelLen) running_ = 0;
+    if (runtime == Engine::LlamaCpp && running_ >= 1) {
         running_ = double(std::max<std::int64_t>(1, scenario_.batch));  // its slots hold the request's context
     }
 }

@@ -12,6 +12,7 @@
 #include "caliper/model/formats.hpp"
 #include "caliper/units.hpp"
 #include "plan/workload.hpp"
+#include "serving/startup_pool.hpp"
 
 namespace caliper::serving {
 
@@ -44,28 +45,43 @@ double tokensPerRequest(const Scenario& s, const StepModel& model) {
     return roundUp(prompt + output, model.engine.kvBlockTokens);
 }
 
+std::optional<StartupAccounting> startupAccounting(const Scenario& s, double weightsGiB, double activationsGiB,
+                                                   int tensorParallel, int pipelineParallel) {
+    const int tp = std::max(1, tensorParallel), pp = std::max(1, pipelineParallel);
+    // Attention data parallelism splits the tensor-parallel ranks (step_model.cpp replicaLayout).
+    const int adp = s.parallel.attentionDp > 1 && tp % s.parallel.attentionDp == 0 ? s.parallel.attentionDp : 1;
+    StartupAccounting a;
+    a.nonTorchGiB = nonTorchMemoryGiB(s, tp / adp);
+    switch (runtimeOf(s.engine)) {
+        case Engine::TensorrtLlm:
+            a.fraction = kTrtllmFreeFraction;
+            a.fixedGiB = kTrtllmFreeFraction * (weightsGiB + activationsGiB + kCudaContextGiB + a.nonTorchGiB);
+            return a;
+        case Engine::Sglang:
+            a.fraction = s.gpuMemoryUtilizationStated ? s.gpuMemoryUtilization : sglangMemFractionStatic(s, tp, pp);
+            a.fixedGiB = weightsGiB + a.nonTorchGiB;
+            return a;
+        case Engine::Vllm:
+            a.fraction = s.gpuMemoryUtilization;
+            a.fixedGiB = weightsGiB + activationsGiB + a.nonTorchGiB;
+            return a;
+        default:
+            return std::nullopt;
+    }
+}
+
 KvPool kvPool(const Scenario& s, const StepModel& model, const MemoryBreakdown& memory) {
     KvPool p;
     const ReplicaLayout& l = model.layout;
     // KV of one token on one GPU: its pipeline stage's layers, its share of heads.
     p.bytesPerToken = model.kvBytesPerTokenOnRank() / l.pp;
-    const double total = s.gpu.memoryGib;
     p.nonTorchGiB = nonTorchMemoryGiB(s, l.attentionTp);
-    switch (runtimeOf(s.engine)) {
-        case Engine::TensorrtLlm:
-            p.poolGiB = kTrtllmFreeFraction *
-                        (total - memory.weightsGiB - memory.activationsGiB - kCudaContextGiB - p.nonTorchGiB);
-            break;
-        case Engine::LlamaCpp:
-            p.poolGiB = memory.kvCacheGiB;  // the context the request sets (-c): allocated whole
-            break;
-        case Engine::Sglang:
-            p.poolGiB = (s.gpuMemoryUtilizationStated ? s.gpuMemoryUtilization : sglangMemFractionStatic(s, l.gpus / l.pp, l.pp)) * total -
-                        memory.weightsGiB - p.nonTorchGiB;
-            break;
-        default:
-            p.poolGiB = s.gpuMemoryUtilization * total - memory.weightsGiB - memory.activationsGiB - p.nonTorchGiB;
-            break;
+    if (runtimeOf(s.engine) == Engine::LlamaCpp) {
+        p.poolGiB = memory.kvCacheGiB;  // the context the request sets (-c): allocated whole
+    } else if (const auto a = startupAccounting(s, memory.weightsGiB, memory.activationsGiB, l.gpus / l.pp, l.pp)) {
+        p.poolGiB = a->poolGiB(s.gpu.memoryGib);
+    } else {
+        p.poolGiB = s.gpuMemoryUtilization * s.gpu.memoryGib - memory.weightsGiB - memory.activationsGiB - p.nonTorchGiB;
     }
     p.poolGiB = std::max(0.0, p.poolGiB);
     p.maxModelLen = s.engine == Engine::Ollama ? double(ollamaNumCtx(s))

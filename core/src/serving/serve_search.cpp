@@ -221,6 +221,12 @@ const char* replicaLayoutWhy(const Plan& plan, int gpusPerReplica) {
     return nullptr;
 }
 
+// llama.cpp's server runs n_parallel slots from one cache of n_ctx cells,
+// each slot n_ctx / n_parallel of them (llama-server -np; Ollama
+// OLLAMA_NUM_PARALLEL, KvSize = num_ctx x numParallel; MLX takes llama.cpp's
+// figures): a replica is sized with a slot for each user it carries.
+bool slotsPerReplica(const Scenario& s) { return runtimeOf(s.engine) == Engine::LlamaCpp; }
+
 // The deployment of `replicas` copies of the candidate carrying the load.
 std::optional<Deployment> deploy(const Candidate& c, int replicas, const ServeOptions& o) {
     Deployment d = shapedLike(c, replicas, c.gpus * replicas);
@@ -228,6 +234,8 @@ std::optional<Deployment> deploy(const Candidate& c, int replicas, const ServeOp
     s.gpuCount = d.gpuCount;
     const double users = o.users.value_or(1);
     s.batch = std::int64_t(std::ceil(users));
+    // A slotted replica runs the slots it was sized with, not every user.
+    if (slotsPerReplica(s)) s.batch = std::max<std::int64_t>(1, c.scenario.batch);
     const serving::Evaluator e(s, d.plan, c.memory);
     const auto f = e.at(users, o.requestRatePerS);
     if (!f) return std::nullopt;
@@ -237,6 +245,63 @@ std::optional<Deployment> deploy(const Candidate& c, int replicas, const ServeOp
     if (const char* layout = replicaLayoutWhy(c.plan, c.gpus)) d.why.push_back(layout);
     closeWhy(d);
     return d;
+}
+
+// The candidate re-sized with `slots` parallel slots (its cache holds that
+// many contexts), if they still fit its GPUs in the same layout.
+std::optional<Candidate> withSlots(const Candidate& c, int slots) {
+    Candidate out = c;
+    out.scenario.batch = slots;
+    const EstimateResult r = estimate(out.scenario, EstimateDetail{false, false, false});
+    if (!r.fits || r.plan.tp * r.plan.pp != c.gpus) return std::nullopt;
+    out.plan = r.plan;
+    out.memory = r.memory;
+    return out;
+}
+
+struct Slotted {
+    Deployment deployment;
+    Candidate candidate;
+};
+
+// The fewest replicas of a slotted engine that carry the users within the
+// SLO, each sized with ceil(users / replicas) slots (and meeting it with all
+// of them busy): fewer users a replica,
+// faster steps and a smaller cache, so the replicas that meet the SLO are
+// those above one count, found by bisection. Nothing when even the most that
+// max_gpus allows do not meet it.
+std::optional<Slotted> slottedDeployment(const Candidate& c, const ServeOptions& o) {
+    const double users = *o.users;
+    const int most = std::max(1, std::min(o.maxGpus / std::max(1, c.gpus), int(std::ceil(users))));
+    auto sized = [&](int replicas) -> std::optional<Slotted> {
+        const int slots = int(std::ceil(users / replicas - 1e-9));
+        if (slots > kMaxUsersPerReplica) return std::nullopt;
+        std::optional<Candidate> k = withSlots(c, slots);
+        if (!k) return std::nullopt;
+        // Users are whole: the fullest server runs all its slots, and must
+        // meet the SLO so (the deployment's figures are the mean load's).
+        const serving::Evaluator server(k->scenario, k->plan, k->memory);
+        const std::optional<ServingFigures> full = server.at(slots, std::nullopt);
+        if (!full || !meetsSlo(*full, o.slo)) return std::nullopt;
+        std::optional<Deployment> d = deploy(*k, replicas, o);
+        if (!d || !d->meetsSlo) return std::nullopt;
+        return Slotted{std::move(*d), std::move(*k)};
+    };
+    std::optional<Slotted> best = sized(1);
+    if (best) return best;
+    best = sized(most);
+    if (!best) return std::nullopt;
+    int lo = 1, hi = most;  // lo misses, hi meets
+    while (hi - lo > 1) {
+        const int mid = lo + (hi - lo) / 2;
+        if (std::optional<Slotted> m = sized(mid)) {
+            hi = mid;
+            best = std::move(m);
+        } else {
+            lo = mid;
+        }
+    }
+    return best;
 }
 
 // Disaggregated serving: how far the sizing loop grows the replicas.
@@ -448,6 +513,12 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
                 if (n == *fewest || n == 2 * *fewest) sizes.push_back(*c);
                 if (o.disaggregation == ServeOptions::Disaggregation::Yes) continue;
                 ++answer.candidates;
+                if (slotsPerReplica(c->scenario) && o.users) {
+                    if (std::optional<Slotted> sl = slottedDeployment(*c, o)) {
+                        meeting.push_back({std::move(sl->deployment), std::move(sl->candidate), std::nullopt});
+                        continue;
+                    }
+                }
                 const serving::Evaluator e(c->scenario, c->plan, c->memory);
                 if (!e.runs()) continue;
                 const double cap = o.requestRatePerS ? *o.requestRatePerS : std::min(kMaxUsersPerReplica, *o.users);

@@ -140,7 +140,9 @@ ServeOptions readServeOptions(ObjectReader& r) {
                                         !o.slo.minUserTokensPerS) {
         fail("missing_key", "/slo", "slo needs ttft_s, tpot_ms or min_user_tokens_per_s");
     }
-    o.users = r.optionalNumber("users", 1, kMaxUsers);
+    // Users are people (or concurrent sessions): whole ones. A request rate
+    // is a mean and may be fractional.
+    if (const auto users = r.optionalInteger("users", 1, std::int64_t(kMaxUsers))) o.users = double(*users);
     o.requestRatePerS = r.optionalNumber("request_rate_per_s", limitOf("request_rate_per_s").min,
                                          limitOf("request_rate_per_s").max);
     if (o.users && o.requestRatePerS) {
@@ -166,6 +168,9 @@ Json serveToJson(const Catalog& catalog, const Json& request) {
     if (!request.is_object()) failType("invalid_value", "", "a JSON object", request);
     if (auto it = request.find("gpu"); it != request.end() && it->is_array() && it->size() > kMaxServeGpus) {
         fail("too_large", "/gpu", "more than 512 GPUs listed");
+    }
+    if (auto it = request.find("gpu"); it != request.end() && it->is_array() && it->empty()) {
+        fail("invalid_value", "/gpu", "an empty GPU list: give GPU ids, \"all\", or leave gpu out");
     }
     if (auto it = request.find("batch"); it != request.end()) {
         fail("invalid_value", "/batch", "serve sizes the concurrency itself: give 'users' or 'request_rate_per_s'");
