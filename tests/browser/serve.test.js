@@ -47,7 +47,8 @@ h.forEachOrigin('serve view', (env) => {
       const g = gpus.find((x) => x.id === d.gpu);
       assert.equal(rows[i][1], d.gpu_name + (g.vendor === 'nvidia' && g.class === 'consumer' ? ' †' : ''), `row ${i + 1}: GPU`);
       assert.ok(rows[i][2].startsWith(String(d.gpu_count)), `row ${i + 1}: count ${rows[i][2]}`);
-      assert.equal(rows[i][10], d.meets_slo ? '✓' : '✗');
+      // ≈: meets by the estimate, not across its 80% band (slo_margin "tight").
+      assert.equal(rows[i][10], d.meets_slo ? (d.slo_margin === 'tight' ? '≈' : '✓') : '✗');
     });
     assert.ok((await page.textContent('#serve-verdict')).includes(answer.deployments[0].gpu_name));
     await h.screenshot(page, `serve-en-desktop-${env.name}`, { fullPage: true });

@@ -119,3 +119,22 @@ test('the named GPUs always show: the first N, then each named card\'s best depl
   assert.equal(serve.shownDeployments(ranking, 10, []).length, 7, 'no names: the first N');
   assert.deepEqual(serve.rows({ deployments: [STUB.deployments[1]] }, Object.assign({ ranks: [12] }, opts('en', 'usd')))[0].cells[0], '12');
 });
+
+test('figures with their 80% band as the detail view writes it, a tight verdict marked ≈ (ranges, slo_margin)', () => {
+  // A made-up band: per user 28–37 tok/s, TPOT 27–36 ms, cost $0.9–1.2 per
+  // million tokens; in yuan the dollar band times the answer's rate (7.42 / 1.03).
+  const d = Object.assign({}, STUB.deployments[0], { slo_margin: 'tight', ranges: {
+    'serving.user_tokens_per_s': [28, 37], 'serving.tpot_ms': [27, 36], 'serving.ttft_s': [0.6, 1.2],
+    usd_per_million_output_tokens: [0.9, 1.2] } });
+  const row = serve.rows({ deployments: [d] }, opts('en', 'usd'))[0];
+  assert.deepEqual([row.cells[5], row.cells[6], row.cells[7], row.cells[9], row.cells[10]],
+    ['32.3 tok/s (28–37)', '800 ms (600 ms–1.2 s)', '31 ms (27–36)', '$1.03 ($0.90–$1.20)', '≈']);
+  assert.equal(row.tight, true);
+  const zhRow = serve.rows({ deployments: [d] }, opts('zh', 'cny'))[0];
+  assert.equal(zhRow.cells[5], '32.3 token/秒 (28–37)');
+  assert.match(zhRow.cells[9], /^¥7\.42 \(¥6\.48–¥8\.64\)$/);
+  // The curve's point read-out: each figure with the point's band.
+  const p = Object.assign({}, STUB.curve[0], { ranges: { user_tokens_per_s: [50, 70], tpot_ms: [14, 20] } });
+  const text = frontier.pointText(p, opts('en', 'usd'));
+  assert.ok(text.includes('60 tok/s (50–70)') && text.includes('16 ms (14–20)'), text);
+});

@@ -75,4 +75,23 @@ bool tightFit(double totalGiB, bool kvPool, double usableGiB, const std::optiona
     return !kvPool && topFactor && totalGiB > 0 && totalGiB * *topFactor > usableGiB;
 }
 
+std::vector<FigureRange> servingRanges(const Scenario& workload, const GpuSpec& gpu, const ServingFigures& f) {
+    std::vector<FigureRange> out;
+    double lowLog = 0, highLog = 0;
+    // As measuredRange: the measured value lies in [v / e^p90, v / e^p10].
+    auto band = [&](const char* kind) {
+        return calibrationBand(kind, workload.engine, gpu, lowLog, highLog, bandGroup(kind, workload));
+    };
+    if (f.ttftS > 0 && band("serving_ttft")) out.push_back({"serving.ttft_s", f.ttftS * std::exp(-highLog), f.ttftS * std::exp(-lowLog)});
+    if (!(f.tpotMs > 0) || !band("serving_tpot")) return out;
+    const double fast = std::exp(-highLog), slow = std::exp(-lowLog);  // TPOT low and high per unit
+    out.push_back({"serving.tpot_ms", f.tpotMs * fast, f.tpotMs * slow});
+    for (const auto& [key, value] : {std::pair{"serving.user_tokens_per_s", f.userTokensPerS},
+                                     {"serving.output_tokens_per_s", f.outputTokensPerS},
+                                     {"serving.output_tokens_per_s_per_gpu", f.outputTokensPerSPerGpu}}) {
+        if (value > 0) out.push_back({key, value / slow, value / fast});
+    }
+    return out;
+}
+
 }  // namespace caliper

@@ -4,6 +4,9 @@
 #include "caliper/scenario.hpp"
 
 #include <optional>
+#include <vector>
+
+#include "caliper/serving/serving.hpp"
 
 namespace caliper {
 
@@ -23,5 +26,14 @@ std::optional<double> memoryBandTopFactor(const Scenario& scenario);
 // usable memory. A pre-allocated KV pool (kvPool) fills the GPU by design
 // and has no band, as in applyCalibrationBands.
 bool tightFit(double totalGiB, bool kvPool, double usableGiB, const std::optional<double>& topFactor);
+
+// The 80% bands of one deployment's serving figures on `gpu`, from the same
+// serving_ttft / serving_tpot bands applyCalibrationBands gives the single
+// estimate: "serving.ttft_s" and "serving.tpot_ms" as there, and the figures
+// that follow from TPOT (tokens/s per user = 1 / TPOT, per GPU and in all =
+// concurrency / TPOT, so the TPOT band inverted) under the names the
+// deployment gives them: "serving.user_tokens_per_s",
+// "serving.output_tokens_per_s", "serving.output_tokens_per_s_per_gpu".
+std::vector<FigureRange> servingRanges(const Scenario& workload, const GpuSpec& gpu, const ServingFigures& f);
 
 }  // namespace caliper

@@ -86,6 +86,15 @@ function moneyField(obj, usdKey, currency, fallbackRate) {
   return { value: obj[usdKey], currency: 'usd' };
 }
 
+// A figure's 80% band in an answer's `ranges` (docs/CONTRACT.md), or null.
+function bandOf(ranges, key) {
+  var b = ranges && ranges[key];
+  return Array.isArray(b) && isNum(b[0]) && isNum(b[1]) ? b : null;
+}
+
+// " (44–58)" after a figure: its band, each end written by text(); '' without one.
+function bandText(band, text) { return band ? ' (' + text(band[0]) + '–' + text(band[1]) + ')' : ''; }
+
 function gib(locale, v) {
   if (!isNum(v)) return '—';
   return number(locale, v, v >= 100 ? 0 : 1) + ' GiB';
@@ -151,4 +160,4 @@ function tokenCount(n) {
   return String(n);
 }
 
-export { number, compact, money, moneyField, gib, params, duration, durationShort, seconds, power, parseInput, tokenCount, isNum };
+export { number, compact, money, moneyField, bandOf, bandText, gib, params, duration, durationShort, seconds, power, parseInput, tokenCount, isNum };

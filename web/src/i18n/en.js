@@ -434,6 +434,7 @@ var en = {
   'serve.perMonth': 'Per month',
   'serve.perMTok': 'Per million output tokens',
   'serve.meets': 'Meets the SLO',
+  'serve.tight': 'tight: meets the SLO by the estimate, not across its 80% band',
   'serve.users': '{n|user|users}',
   'serve.rate': '{n|request|requests}/s',
   'serve.none': 'No GPU in the selection holds this model within the GPU limit.',
@@ -450,7 +451,7 @@ var en = {
   'serve.speedUnknown': 'Left out: the catalog has no memory bandwidth or no tensor rate for {names}, so no serving speed can be estimated.',
   'serve.frontier': 'Throughput and interactivity',
   'serve.frontierNote': 'Each dot is a number of users at once on the first deployment; filled dots meet the SLO. Left of the dashed line users get less than the SLO asks.',
-  'serve.point': '{users|user|users} at once: {user} tokens/s each, {gpu} tokens/s per GPU, first token {ttft}, {tpot} per token',
+  'serve.point': '{users|user|users} at once: {user} each, {gpu} per GPU, first token {ttft}, {tpot} per token',
   'serve.axisUser': 'tokens/s per user',
   'serve.axisGpu': 'output tokens/s per GPU',
   'serve.sloLine': 'SLO: {n} tokens/s per user'

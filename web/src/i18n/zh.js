@@ -434,6 +434,7 @@ var zh = {
   'serve.perMonth': '每月',
   'serve.perMTok': '每百万输出 token',
   'serve.meets': '满足 SLO',
+  'serve.tight': '偏紧：按估算满足 SLO，按 80% 区间不一定',
   'serve.users': '{n} 个用户',
   'serve.rate': '每秒 {n} 个请求',
   'serve.none': '所选显卡在卡数上限内都放不下这个模型。',
@@ -450,7 +451,7 @@ var zh = {
   'serve.speedUnknown': '未列入：目录中没有 {names} 的显存带宽或张量算力，无法估计服务速度。',
   'serve.frontier': '吞吐与交互速度',
   'serve.frontierNote': '每个圆点代表第一种部署方案上的一个并发用户数；实心点满足 SLO。虚线左侧，用户得到的速度低于 SLO 要求。',
-  'serve.point': '同时 {users} 个用户：每人 {user} token/秒，每卡 {gpu} token/秒，首 token {ttft}，每 token {tpot}',
+  'serve.point': '同时 {users} 个用户：每人 {user}，每卡 {gpu}，首 token {ttft}，每 token {tpot}',
   'serve.axisUser': '每用户 token/秒',
   'serve.axisGpu': '每卡输出 token/秒',
   'serve.sloLine': 'SLO：每用户 {n} token/秒'

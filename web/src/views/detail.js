@@ -26,8 +26,7 @@ function figureText(result, f, ctx) {
   var v = result[f[1]], L = ctx.locale;
   if (v == null) return null;
   var units = unitTexts(ctx.t);
-  var range = result.ranges && result.ranges[f[1]];
-  var band = Array.isArray(range) && format.isNum(range[0]) && format.isNum(range[1]) ? range : null;
+  var band = format.bandOf(result.ranges, f[1]);
   switch (f[2]) {
     case 'rate': return format.number(L, v) + ' ' + ctx.t('unit.tokPerS') + (band ? bandText(band, function (x) { return format.number(L, x); }) : '');
     case 'seconds': return format.seconds(L, v, units) + (band ? bandText(band, function (x) { return format.seconds(L, x, units); }) : '');
@@ -41,7 +40,7 @@ function figureText(result, f, ctx) {
   }
 }
 
-function bandText(band, text) { return ' (' + text(band[0]) + '–' + text(band[1]) + ')'; }
+var bandText = format.bandText;
 
 function unitTexts(t) {
   return { ms: t('unit.ms'), s: t('unit.s'), min: t('unit.min'), h: t('unit.h'), d: t('unit.d'), y: t('unit.y') };

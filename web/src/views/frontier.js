@@ -98,13 +98,17 @@ function node(tag, attrs, text) {
   return n;
 }
 
-// The text for one point, in the page's words.
+// The text for one point, in the page's words, each figure with its 80%
+// band where the point has one (its ranges), as the detail view writes it.
 function pointText(p, opts) {
   var L = opts.locale, t = opts.t;
+  var num = function (x) { return format.number(L, x); };
+  var band = function (key, text) { return format.bandText(format.bandOf(p.ranges, key), text); };
   return t('serve.point', {
-    users: format.number(L, p.concurrency, 0), user: format.number(L, p.user_tokens_per_s),
-    gpu: format.number(L, p.output_tokens_per_s_per_gpu), ttft: format.seconds(L, p.ttft_s, opts.units),
-    tpot: format.number(L, p.tpot_ms) + ' ' + t('unit.ms')
+    users: format.number(L, p.concurrency, 0), user: num(p.user_tokens_per_s) + ' ' + t('unit.tokPerS') + band('user_tokens_per_s', num),
+    gpu: num(p.output_tokens_per_s_per_gpu) + ' ' + t('unit.tokPerS') + band('output_tokens_per_s_per_gpu', num),
+    ttft: format.seconds(L, p.ttft_s, opts.units) + band('ttft_s', function (x) { return format.seconds(L, x, opts.units); }),
+    tpot: num(p.tpot_ms) + ' ' + t('unit.ms') + band('tpot_ms', num)
   });
 }
 

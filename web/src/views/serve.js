@@ -94,10 +94,22 @@ function refreshLists(models) {
 
 // The money figure of a deployment in the currency in force: the engine's
 // cny twin where it gives one (cny_per_month), else its rate.
-function money(d, usdKey, currency, rate, locale) {
+// withBand: the figure's 80% band after it, scaled from the dollar band to
+// the currency shown (ranges are per figure, docs/CONTRACT.md "Serve").
+function money(d, usdKey, currency, rate, locale, withBand) {
   var m = format.moneyField(d, usdKey, currency, rate);
-  return m.value == null ? '—' : format.money(locale, m.value, m.currency);
+  if (m.value == null) return '—';
+  var text = format.money(locale, m.value, m.currency), scale = m.value / d[usdKey];
+  return withBand ? text + band(d, usdKey, function (x) { return format.money(locale, x * scale, m.currency); }) : text;
 }
+
+// A figure's 80% band in the deployment's (or curve point's) ranges, as the
+// detail view writes it: " (18–23)".
+function band(d, key, text) { return format.bandText(format.bandOf(d.ranges, key), text); }
+
+// Meets the SLO by the estimate, not across its 80% band (slo_margin
+// "tight"): the matrix's and detail's tight symbol.
+var SYMBOL_TIGHT = '≈';
 
 // A deployment's layout: TP x PP and replicas, or its prefill and decode
 // replicas when they are split.
@@ -149,11 +161,14 @@ function hasWhy(d, code) { return Array.isArray(d.why) && d.why.indexOf(code) >=
 function rows(answer, opts) {
   var t = opts.t, L = opts.locale;
   var perM = opts.pricing === 'purchase' ? 'purchase_usd_per_million_output_tokens' : 'usd_per_million_output_tokens';
+  var num = function (x) { return format.number(L, x); };
+  var secs = function (x) { return format.seconds(L, x, opts.units); };
   return (answer.deployments || []).map(function (d, i) {
     var s = d.serving || {};
     var rank = opts.ranks ? opts.ranks[i] : i + 1;
+    var tight = !!d.meets_slo && d.slo_margin === 'tight';
     return {
-      rank: rank, gpu: d.gpu, meets: !!d.meets_slo,
+      rank: rank, gpu: d.gpu, meets: !!d.meets_slo, tight: tight,
       // Why the search shaped it so (deployment why codes), on the plan's cell.
       why: (Array.isArray(d.why) ? d.why : []).map(function (c) { return i18n.code('why', c); }).join(t('list.sep')),
       cells: [
@@ -162,12 +177,12 @@ function rows(answer, opts) {
         t('serve.gpus', { n: d.gpu_count }),
         planText(d, t) + (hasWhy(d, 'fp8_weights_more_users') ? ' · ' + t('serve.fp8Weights') : '') + (d.kv_cache === 'fp8' ? ' · FP8 KV' : ''),
         format.number(L, d.concurrency_per_replica, 0),
-        format.isNum(s.user_tokens_per_s) ? format.number(L, s.user_tokens_per_s) + ' ' + t('unit.tokPerS') : '—',
-        format.seconds(L, s.ttft_s, opts.units),
-        format.isNum(s.tpot_ms) ? format.number(L, s.tpot_ms) + ' ' + t('unit.ms') : '—',
+        format.isNum(s.user_tokens_per_s) ? format.number(L, s.user_tokens_per_s) + ' ' + t('unit.tokPerS') + band(d, 'serving.user_tokens_per_s', num) : '—',
+        format.seconds(L, s.ttft_s, opts.units) + (format.isNum(s.ttft_s) ? band(d, 'serving.ttft_s', secs) : ''),
+        format.isNum(s.tpot_ms) ? format.number(L, s.tpot_ms) + ' ' + t('unit.ms') + band(d, 'serving.tpot_ms', num) : '—',
         money(d, 'usd_per_month', opts.currency, opts.cnyPerUsd, L),
-        money(d, perM, opts.currency, opts.cnyPerUsd, L),
-        d.meets_slo ? '✓' : '✗'
+        money(d, perM, opts.currency, opts.cnyPerUsd, L, true),
+        d.meets_slo ? (tight ? SYMBOL_TIGHT : '✓') : '✗'
       ]
     };
   });
@@ -184,11 +199,21 @@ function table(list, opts) {
   var body = list.map(function (r) {
     var cls = (r.meets ? 'meets' : 'misses') + (r.named ? ' named' : '');
     return el('tr', { class: cls, dataset: { gpuId: r.gpu, rank: r.rank } }, r.cells.map(function (c, i) {
-      return el(i === 1 ? 'th' : 'td', { scope: i === 1 ? 'row' : null, class: NUMERIC.indexOf(i) >= 0 ? 'num' : i === 10 ? (r.meets ? 'yes' : 'no') : null,
-        title: i === 3 && r.why ? r.why : null, dataset: i === 1 ? null : { label: opts.t(HEADERS[i]) } }, c);
+      return el(i === 1 ? 'th' : 'td', { scope: i === 1 ? 'row' : null,
+        class: NUMERIC.indexOf(i) >= 0 ? 'num' : i === 10 ? (r.tight ? 'tight' : r.meets ? 'yes' : 'no') : null,
+        title: i === 3 && r.why ? r.why : i === 10 && r.tight ? opts.t('serve.tight') : null, dataset: i === 1 ? null : { label: opts.t(HEADERS[i]) } }, c);
     }));
   });
   return el('table', { class: 'plain serve-table', id: 'serve-table' }, [el('thead', null, head), el('tbody', null, body)]);
+}
+
+// Under the table: what the brackets are, and the tight symbol where a row has it.
+function bandNotes(shown, list, t) {
+  var banded = shown.some(function (x) { return x.d.ranges && Object.keys(x.d.ranges).length; });
+  var tight = list.some(function (r) { return r.tight; });
+  if (!banded && !tight) return null;
+  return el('p', { class: 'note', id: 'serve-bands' }, [banded ? t('detail.bandNote') : '',
+    tight ? (banded ? ' ' : '') + SYMBOL_TIGHT + ' ' + t('serve.tight') : '']);
 }
 
 // The answer in one sentence: the first deployment, what each user gets and,
@@ -351,7 +376,7 @@ function render() {
     unmatched, missing,
     el('p', { class: 'serve-verdict ' + (answer.meets_slo === false ? 'misses' : 'meets'), id: 'serve-verdict' }, verdictText(answer, s, t, L, opts)),
     presetNote(answer, t, L, opts),
-    list.length ? el('div', { class: 'panel table-scroll' }, [classes, table(list, opts), named, geforce]) : null,
+    list.length ? el('div', { class: 'panel table-scroll' }, [classes, table(list, opts), named, geforce, bandNotes(shown, list, t)]) : null,
     svg ? el('div', { class: 'panel' }, [el('h3', null, t('serve.frontier')), el('p', { class: 'note' }, t('serve.frontierNote')), svg, readout, tools]) : null,
     warn.length ? el('ul', { class: 'list warn-list' }, warn) : null]);
   ctx.setStatus('');

@@ -4,6 +4,7 @@
 // "prompt_tokens", "output_tokens", "max_gpus", "pricing", "top", and any
 // scenario key (engine, weights, serving, max_model_len, ...)}
 // -> {"deployments": [...], "curve": [...]}.
+#include "calibration/ranges.hpp"
 #include "caliper/serving/serve.hpp"
 #include "caliper/units.hpp"
 #include "caliper/workloads/workloads.hpp"
@@ -48,7 +49,48 @@ Json disaggregatedToJson(const std::optional<DisaggregatedSplit>& split) {
             {"kv_transfer_ms", tidy(split->kvTransferS * 1e3)}};
 }
 
-Json deploymentToJson(const Deployment& d, const Scenario& s) {
+const FigureRange* findRange(const std::vector<FigureRange>& ranges, const std::string& key) {
+    for (const FigureRange& r : ranges) {
+        if (r.key == key) return &r;
+    }
+    return nullptr;
+}
+
+// The SLO held against the slow end of the deployment's bands (the highest
+// TTFT and TPOT, the lowest tokens/s per user), as the estimate's fit verdict
+// holds memory against the top of its band: "meets" by the estimate and the
+// band, "tight" by the estimate only, "misses"; null without a target.
+Json sloMargin(const Deployment& d, const Slo& slo, const std::vector<FigureRange>& ranges) {
+    if (!slo.ttftS && !slo.tpotMs && !slo.minUserTokensPerS) return nullptr;
+    if (!d.meetsSlo) return "misses";
+    ServingFigures slow = d.serving;
+    if (const FigureRange* r = findRange(ranges, "serving.ttft_s")) slow.ttftS = r->high;
+    if (const FigureRange* r = findRange(ranges, "serving.tpot_ms")) slow.tpotMs = r->high;
+    if (const FigureRange* r = findRange(ranges, "serving.user_tokens_per_s")) slow.userTokensPerS = r->low;
+    return meetsSlo(slow, slo) ? "meets" : "tight";
+}
+
+// The deployment's 80% bands (docs/CONTRACT.md "ranges"); a cost per million
+// output tokens is a price over the per-GPU throughput, so its band is the
+// throughput band inverted.
+Json deploymentRanges(const std::vector<FigureRange>& ranges, const Json& deployment) {
+    Json out = Json::object();
+    for (const FigureRange& r : ranges) out[r.key] = {tidy(r.low), tidy(r.high)};
+    const FigureRange* perGpu = findRange(ranges, "serving.output_tokens_per_s_per_gpu");
+    const Json& value = deployment["serving"]["output_tokens_per_s_per_gpu"];
+    if (!perGpu || !value.is_number() || !(perGpu->low > 0)) return out;
+    const double perGpuValue = value.get<double>();
+    for (const char* key : {"usd_per_million_output_tokens", "cny_per_million_output_tokens",
+                            "purchase_usd_per_million_output_tokens", "purchase_cny_per_million_output_tokens"}) {
+        const Json& cost = deployment[key];
+        if (!cost.is_number()) continue;
+        const double c = cost.get<double>();
+        out[key] = {tidy(c * perGpuValue / perGpu->high), tidy(c * perGpuValue / perGpu->low)};
+    }
+    return out;
+}
+
+Json deploymentToJson(const Deployment& d, const Scenario& s, const Slo& slo) {
     const double tokensPerS = d.serving.outputTokensPerS;
     std::optional<double> purchasePerHour, usdPerMonth;
     if (d.purchaseUsd) purchasePerHour = *d.purchaseUsd / kWriteOffHours;
@@ -56,7 +98,7 @@ Json deploymentToJson(const Deployment& d, const Scenario& s) {
     Json plan = {{"strategy", toString(d.plan.strategy)}, {"gpu_count", d.gpuCount}, {"tp", d.plan.tp},
                  {"pp", d.plan.pp}, {"dp", d.replicas}, {"ep", s.parallel.ep > 0 ? s.parallel.ep : d.plan.ep},
                  {"attention_dp", s.parallel.attentionDp > 0 ? s.parallel.attentionDp : 1}, {"nodes", d.plan.nodes}};
-    return {{"gpu", d.gpu.id},
+    Json out = {{"gpu", d.gpu.id},
             {"gpu_name", d.gpu.name},
             {"gpu_count", d.gpuCount},
             {"plan", std::move(plan)},
@@ -78,16 +120,35 @@ Json deploymentToJson(const Deployment& d, const Scenario& s) {
             {"power_w", d.powerW > 0 ? Json(tidy(d.powerW)) : Json(nullptr)},
             {"meets_slo", d.meetsSlo},
             {"why", d.why}};
+    const std::vector<FigureRange> ranges = servingRanges(s, d.gpu, d.serving);
+    out["ranges"] = deploymentRanges(ranges, out);
+    out["slo_margin"] = sloMargin(d, slo, ranges);
+    return out;
 }
 
-Json curveToJson(const std::vector<CurvePoint>& curve) {
+// The curve is the first deployment's (`gpu`): each point carries its bands
+// under the point's own names.
+Json curveToJson(const std::vector<CurvePoint>& curve, const Scenario& s, const GpuSpec* gpu) {
     Json list = Json::array();
     for (const CurvePoint& p : curve) {
-        list.push_back({{"concurrency", tidy(p.concurrency)},
-                        {"user_tokens_per_s", tidy(p.userTokensPerS)},
-                        {"output_tokens_per_s_per_gpu", tidy(p.outputTokensPerSPerGpu)},
-                        {"ttft_s", tidy(p.ttftS)},
-                        {"tpot_ms", tidy(p.tpotMs)}});
+        Json point = {{"concurrency", tidy(p.concurrency)},
+                      {"user_tokens_per_s", tidy(p.userTokensPerS)},
+                      {"output_tokens_per_s_per_gpu", tidy(p.outputTokensPerSPerGpu)},
+                      {"ttft_s", tidy(p.ttftS)},
+                      {"tpot_ms", tidy(p.tpotMs)}};
+        Json ranges = Json::object();
+        if (gpu) {
+            ServingFigures f;
+            f.ttftS = p.ttftS;
+            f.tpotMs = p.tpotMs;
+            f.userTokensPerS = p.userTokensPerS;
+            f.outputTokensPerSPerGpu = p.outputTokensPerSPerGpu;
+            for (const FigureRange& r : servingRanges(s, *gpu, f)) {
+                ranges[r.key.substr(r.key.find('.') + 1)] = {tidy(r.low), tidy(r.high)};
+            }
+        }
+        point["ranges"] = std::move(ranges);
+        list.push_back(std::move(point));
     }
     return list;
 }
@@ -211,9 +272,9 @@ Json serveToJson(const Catalog& catalog, const Json& request) {
     out["pricing"] = options.purchasePricing ? "purchase" : "cloud";
     out["meets_slo"] = answer.anyMeetsSlo;
     Json list = Json::array();
-    for (const Deployment& d : answer.deployments) list.push_back(deploymentToJson(d, workload));
+    for (const Deployment& d : answer.deployments) list.push_back(deploymentToJson(d, workload, options.slo));
     out["deployments"] = std::move(list);
-    out["curve"] = curveToJson(answer.curve);
+    out["curve"] = curveToJson(answer.curve, workload, answer.deployments.empty() ? nullptr : &answer.deployments.front().gpu);
     out["candidates"] = answer.candidates;
     warnings.insert(warnings.end(), answer.warnings.begin(), answer.warnings.end());
     if (!answer.anyMeetsSlo) {
