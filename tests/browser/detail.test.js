@@ -144,7 +144,7 @@ h.forEachOrigin('cell detail and CSV export', (env) => {
       seen.add(mi + '|' + gi);
       const cell = engine.cells[mi][gi];
       assert.equal(row[col('status')], cell.status);
-      for (const key of ['gpus_needed', 'total_gib', 'decode_tokens_per_s', 'usd_per_hour']) {
+      for (const key of ['gpu_count', 'gpus_needed', 'total_gib', 'decode_tokens_per_s', 'usd_per_hour']) {
         const want = cell[key] == null ? '' : String(cell[key]);
         assert.equal(row[col(key)], want, `${key} of ${row[0]} × ${row[col('gpu_id')]}`);
       }

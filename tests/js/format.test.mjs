@@ -80,6 +80,9 @@ test('cell symbols carry the fit without colour', () => {
   assert.equal(cells.symbol({ status: 'fits-multi', gpus_needed: 4, needs_nvlink: true }), '4×⇌');
   assert.equal(cells.symbol({ status: 'multi-node', gpus_needed: 16 }), '16×⊞');
   assert.equal(cells.symbol({ status: 'no', gpus_needed: null }), '✗');
+  // The plan's own count where the planner chose more than the fewest that fit
+  // (a pipeline fits on 7, tensor parallelism runs on 8): the figures are for it.
+  assert.equal(cells.symbol({ status: 'fits-multi', gpu_count: 8, gpus_needed: 7, needs_nvlink: true }), '8×⇌');
 });
 
 test('the figure shown depends on the metric and the task', () => {
@@ -92,6 +95,7 @@ test('the figure shown depends on the metric and the task', () => {
   assert.equal(cells.figureText(cell, 'cost', true, opts), '$75');
   assert.equal(cells.figureText(cell, 'memory', false, opts), '17');
   assert.equal(cells.figureText(cell, 'gpus', false, opts), '1');
+  assert.equal(cells.figureText({ status: 'fits-multi', gpu_count: 8, gpus_needed: 7 }, 'gpus', false, opts), '8');
   assert.equal(cells.figureText({ status: 'no' }, 'speed', false, opts), '');
   assert.equal(cells.figureText({ status: 'fits', decode_tokens_per_s: null }, 'speed', false, opts), '–');
   // A speech model's cell: no tokens/s, its own figure (seconds of audio per second).

@@ -154,11 +154,12 @@ test('CSV fields are quoted and cannot start a formula', () => {
 test('matrix CSV has one line per model × GPU', () => {
   const matrix = { models: [{ id: 'm', name: 'M', family: 'F', params_b: 7 }],
     gpus: [{ id: 'g1', name: 'G1', group: 'consumer', memory_gib: 24 }, { id: 'g2', name: 'G2', group: 'other', memory_gib: 64 }],
-    cells: [[{ status: 'fits', gpus_needed: 1, total_gib: 15 }, { status: 'no', gpus_needed: null }]] };
+    cells: [[{ status: 'fits', gpu_count: 1, gpus_needed: 1, total_gib: 15 }, { status: 'no', gpu_count: null, gpus_needed: null }]] };
   const lines = exporter.matrixToCsv(matrix).trim().split('\r\n');
   assert.equal(lines.length, 3);
   assert.ok(lines[0].startsWith('model_id,model_name,family,params_b,gpu_id'));
-  assert.ok(lines[1].startsWith('m,M,F,7,g1,G1,consumer,24,1,fits'));
+  assert.ok(lines[0].includes(',gpu_count,gpus_needed,status,'));
+  assert.ok(lines[1].startsWith('m,M,F,7,g1,G1,consumer,24,1,1,fits'));
 });
 
 test('matrix CSV money columns follow the currency: yuan at the engine\'s rate, dollars without one', () => {

@@ -3,6 +3,7 @@
 #include "caliper/answers/inventory.hpp"
 
 #include "caliper/plan/estimate.hpp"
+#include "caliper/plan/plan.hpp"
 #include "caliper/answers/limits.hpp"
 #include "caliper/error.hpp"
 
@@ -42,6 +43,13 @@ GroupFit sizeOn(Scenario s, const InventoryGroup& group) {
     EstimateResult r = estimate(s, kFiguresOnly);
     fit.gpusNeeded = r.gpusNeeded;
     fit.fits = r.gpusNeeded && *r.gpusNeeded <= group.count;
+    if (!fit.gpusNeeded) {
+        // No count within the owned ones fits (the estimate's max_gpus): the
+        // fewest that fit at all still tells how many more to buy.
+        Scenario any = s;
+        any.maxGpus = kMaxGpus;
+        fit.gpusNeeded = estimate(any, kFiguresOnly).gpusNeeded;
+    }
     if (!fit.fits) {
         // Show the per-GPU memory with every owned GPU, the closest it gets.
         s.gpuCountAuto = false;

@@ -38,6 +38,7 @@ MatrixCell pipelineCellOf(const Scenario& s, int maxGpus, const CostBasis* costs
     cell.nodes = r.plan.nodes;
     if (!cell.gpusNeeded || *cell.gpusNeeded > maxGpus) return cell;
     cell.status = cell.fitsOne ? CellStatus::Fits : CellStatus::FitsMulti;
+    cell.gpuCount = r.plan.gpuCount;
     cell.usdPerHour = r.usdPerHour;
     cell.workloadFigure = workloadCellFigure(s.model, r.workloadFigures).value;
     return cell;
@@ -117,6 +118,7 @@ MatrixCell figuresOf(const Scenario& request, const Scenario& s, planner::Choice
         return cell;
     }
     cell.status = cell.fitsOne ? CellStatus::Fits : plan.nodes > 1 ? CellStatus::MultiNode : CellStatus::FitsMulti;
+    cell.gpuCount = plan.gpuCount;
     cell.tight = tightFit(choice.memory.totalGiB, choice.memory.kvPoolGib.has_value(), usableMemoryGiB(request),
                           bandTop ? *bandTop : memoryBandTopFactor(request));
     if (slo) cell.usersAtSlo = usersAtSlo(request, choice, *slo, held, cell.usersAtSloFp8);

@@ -86,6 +86,23 @@ Warning notFitWarning(const Scenario& s, const sizing::Inputs& in, const Estimat
     return Warning{"does_not_fit", memoryText};
 }
 
+// A tensor plan asked for at a stated count that came out with no tensor
+// split: no degree above 1 divides the count (within a node) and the
+// attention heads and suits the KV heads (plan.cpp, largestTensorDegree),
+// so the GPUs run as a pipeline of stages instead.
+std::optional<Warning> tensorImpossibleWarning(const Scenario& request, const Plan& p) {
+    if (request.gpuCountAuto || request.parallel.strategy != Strategy::Tensor || request.parallel.tp > 0) return std::nullopt;
+    if (request.task != Task::Inference || p.gpuCount < 2 || p.tp > 1) return std::nullopt;
+    const int heads = std::max(1, request.model.heads);
+    const int kvHeads = request.model.kvHeads > 0 ? request.model.kvHeads : heads;
+    return Warning{"tensor_parallel_impossible",
+                   "tensor parallelism cannot split the model over " + std::to_string(p.gpuCount) +
+                       " GPUs: its degree must divide both the GPUs of a server and the model's " + std::to_string(heads) +
+                       " attention heads (and suit its " + std::to_string(kvHeads) +
+                       " KV heads), and no degree above 1 does; the GPUs run as a pipeline of " + std::to_string(p.pp) +
+                       " stages instead, one at a time per token"};
+}
+
 }  // namespace
 
 EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
@@ -107,6 +124,13 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
     r.usableMemoryGiB = usableMemoryGiB(scenario);
 
     r.gpusNeeded = choice.gpusNeeded;
+    // An "auto" count is chosen within max_gpus (as a matrix cell is): a
+    // plan the planner could fit only above it does not fit, and no count
+    // within the limit does (gpus_needed null), as the cell says `no`.
+    const bool overLimit = request.gpuCountAuto && choice.fits && choice.plan.gpuCount > request.maxGpus;
+    const int fewestAboveLimit =
+        choice.gpusNeeded && *choice.gpusNeeded > request.maxGpus ? *choice.gpusNeeded : choice.plan.gpuCount;
+    if (overLimit) r.gpusNeeded.reset();
     r.plan = choice.plan;
     if (scenario.task != Task::Inference) r.plan.lossKernel = lossKernelOf(scenario);
     if (r.plan.nodes > 1) {
@@ -139,7 +163,7 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
                                         double(r.plan.dp)});
     }
     r.memory = memory.memory;
-    r.fits = fitsMemory(scenario, r.memory) && choice.fits;
+    r.fits = fitsMemory(scenario, r.memory) && choice.fits && !overLimit;
     append(r.explain, memory.explain);
 
     std::vector<Warning> warnings = compatibilityWarnings(scenario, r.plan);
@@ -183,7 +207,13 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
                                             "); the plan keeps " + oneDecimal(hostPerNodeGiB) + " GiB there",
                                         host.ramGib});
     }
-    if (!r.fits) warnings.push_back(notFitWarning(scenario, in, r));
+    if (overLimit) {
+        warnings.push_back(Warning{"over_max_gpus", "the fewest GPUs of this type that fit is " +
+                                                        std::to_string(fewestAboveLimit) + ", above max_gpus " +
+                                                        std::to_string(request.maxGpus) + ": no count within the limit fits"});
+    } else if (!r.fits) {
+        warnings.push_back(notFitWarning(scenario, in, r));
+    }
     if (r.fits && !scenario.gpuCountAuto && r.plan.gpuCount < scenario.gpuCount && runsReplicas(scenario, r.plan)) {
         warnings.push_back(Warning{"gpus_idle", std::to_string(scenario.gpuCount - r.plan.gpuCount) + " of " +
                                                     std::to_string(scenario.gpuCount) + " GPUs idle: " +
@@ -191,6 +221,7 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
                                                     std::to_string(r.plan.gpuCount / r.plan.dp) +
                                                     " GPUs use " + std::to_string(r.plan.gpuCount)});
     }
+    if (const std::optional<Warning> w = tensorImpossibleWarning(request, r.plan)) warnings.push_back(*w);
 
     // Speed and cost describe a plan that runs; a plan that does not fit has none.
     if (r.fits) {

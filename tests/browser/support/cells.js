@@ -34,13 +34,14 @@ function sample(cells, n) {
   return [...picked.values()];
 }
 
-// ≈ where the engine's cell is tight (fits by the estimate, not by its 80% band).
+// ≈ where the engine's cell is tight (fits by the estimate, not by its 80% band);
+// N is the count of the cell's plan (gpu_count), the one its figures are for.
 function expectedSymbol(cell) {
   const tight = cell.tight === true ? '≈' : '';
   switch (cell.status) {
     case 'fits': return tight || '✓';
-    case 'fits-multi': return cell.gpus_needed + '×' + (cell.needs_nvlink ? '⇌' : '') + tight;
-    case 'multi-node': return cell.gpus_needed + '×⊞' + tight;
+    case 'fits-multi': return cell.gpu_count + '×' + (cell.needs_nvlink ? '⇌' : '') + tight;
+    case 'multi-node': return cell.gpu_count + '×⊞' + tight;
     default: return '✗';
   }
 }

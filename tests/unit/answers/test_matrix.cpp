@@ -52,7 +52,7 @@ std::vector<std::vector<MatrixCell>> checkEveryCell(const Scenario& workload,
     else for (const GpuSpec& g : catalog.gpus) gpus.push_back(&g);
     const auto cells = computeMatrix(workload, models, gpus, kMaxGpus);
     REQUIRE(cells.size() == models.size());
-    int fitting = 0, tight = 0;
+    int fitting = 0, tight = 0, above = 0;
     for (std::size_t m = 0; m < models.size(); ++m) {
         REQUIRE(cells[m].size() == gpus.size());
         for (std::size_t g = 0; g < gpus.size(); ++g) {
@@ -66,14 +66,24 @@ std::vector<std::vector<MatrixCell>> checkEveryCell(const Scenario& workload,
             const MatrixCell& c = cells[m][g];
             const std::string where = models[m]->id + " on " + gpus[g]->id;
             INFO(where);
-            REQUIRE(c.gpusNeeded == r.gpusNeeded);
+            // Above the limit the estimate says no count fits (gpus_needed
+            // null) and names the fewest apart; the cell keeps that count.
+            if (r.gpusNeeded || !c.gpusNeeded) REQUIRE(c.gpusNeeded == r.gpusNeeded);
+            else REQUIRE(c.status == CellStatus::No);
             REQUIRE(c.totalGiB == Approx(r.memory.totalGiB).epsilon(1e-12));
             REQUIRE(c.strategy == r.plan.strategy);
             REQUIRE(c.nodes == r.plan.nodes);
             const bool fits = r.fits && r.plan.gpuCount <= kMaxGpus;
             REQUIRE((c.status != CellStatus::No) == fits);
-            if (!fits) continue;
+            if (!fits) {
+                REQUIRE_FALSE(c.gpuCount.has_value());
+                continue;
+            }
             ++fitting;
+            // The cell's count is its plan's, the one its figures are for,
+            // where the planner chose more than the fewest within the limit.
+            REQUIRE(c.gpuCount == r.plan.gpuCount);
+            above += *c.gpuCount > *c.gpusNeeded;
             requireSame(c.decodeTokensPerS, r.decodeTokensPerS, where);
             requireSame(c.prefillTokensPerS, r.prefillTokensPerS, where);
             requireSame(c.trainTokensPerS, r.trainTokensPerS, where);
@@ -93,6 +103,8 @@ std::vector<std::vector<MatrixCell>> checkEveryCell(const Scenario& workload,
     CHECK(fitting < int(models.size() * gpus.size()));
     INFO(tight << " tight cells");
     CHECK(tight < fitting);
+    INFO(above << " cells whose plan runs on more GPUs than the fewest that fit");
+    CHECK(above < fitting);
     return cells;
 }
 
@@ -100,6 +112,21 @@ std::vector<std::vector<MatrixCell>> checkEveryCell(const Scenario& workload,
 
 TEST_CASE("matrix cells equal single estimates: vLLM inference", "[matrix]") {
     checkEveryCell(workloadFor(Task::Inference, Method::Full, Engine::Vllm));
+}
+
+TEST_CASE("a matrix cell's count is its plan's: Llama 2 70B on RTX 4090", "[matrix]") {
+    // 70B parameters in BF16 are 129 GiB of weights: on 24 GiB cards a
+    // pipeline fits on 7, but tensor parallelism must divide the 64 heads,
+    // so within a limit of 8 the planner runs TP 8 (faster per token) and
+    // the cell's figures are for 8 GPUs, not the 7 that fit.
+    const Scenario w = workloadFor(Task::Inference, Method::Full, Engine::Vllm);
+    const MatrixCell c = evaluateCell(w, test::catalogModel("llama-2-70b"), test::catalogGpu("rtx-4090"), kMaxGpus);
+    REQUIRE(c.status == CellStatus::FitsMulti);
+    REQUIRE(c.gpusNeeded);
+    REQUIRE(c.gpuCount);
+    CHECK(*c.gpuCount == 8);
+    CHECK(*c.gpusNeeded < *c.gpuCount);
+    CHECK(c.needsNvlink);  // tensor parallel
 }
 
 TEST_CASE("matrix cells equal single estimates: llama.cpp inference", "[matrix]") {

@@ -330,12 +330,14 @@ TEST_CASE("an auto count with Ollama keeps every layer on the GPUs within the li
     CHECK(one["decode_tokens_per_s"].get<double>() < two["decode_tokens_per_s"].get<double>() / 2);
     // A host that cannot hold the rest (Ollama would not load the split), or
     // offload stated as none: every layer on the GPUs, the fewest that hold
-    // them (2, beyond the limit, as an "auto" count shows a plan past it).
+    // them is 2, beyond the limit of 1: no count within it fits, so
+    // gpus_needed is null and the warning names the 2 (CONTRACT gpus_needed).
     for (const char* knob : {R"(,"host":{"ram_gib":8})", R"(,"parallel":{"offload":"none"})"}) {
         const Json onGpus = estimateOk(base + R"(,"max_gpus":1)" + knob + "}");
         CHECK(onGpus["plan"]["offload"] == "none");
-        CHECK(onGpus["plan"]["gpu_count"] == 2);
-        CHECK(onGpus["gpus_needed"] == 2);
+        CHECK(onGpus["fits"] == false);
+        CHECK(onGpus["gpus_needed"].is_null());
+        CHECK(hasWarning(onGpus, "over_max_gpus"));
     }
 }
 

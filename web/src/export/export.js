@@ -5,7 +5,7 @@ import * as format from '../format/format.js';
 import { currencyOf } from '../state/defaults.js';
 import { toMatrixRequest } from '../state/requests.js';
 
-var CSV_COLUMNS = ['gpus_needed', 'status', 'strategy', 'nodes', 'needs_nvlink', 'total_gib', 'decode_tokens_per_s',
+var CSV_COLUMNS = ['gpu_count', 'gpus_needed', 'status', 'strategy', 'nodes', 'needs_nvlink', 'total_gib', 'decode_tokens_per_s',
   'prefill_tokens_per_s', 'train_tokens_per_s', 'train_hours', 'usd_per_hour', 'usd_per_million_tokens', 'cost_usd', 'users_at_slo'];
 
 // A CSV field: quoted when needed; text that a spreadsheet would run as a

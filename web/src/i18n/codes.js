@@ -169,6 +169,8 @@ var zh = {
   'warn.power_unknown': '目录中没有这款显卡有来源的板卡功耗：功耗和能耗未知。',
   'warn.host_ram_too_small': '主机内存不足以容纳卸载到 CPU 的权重或优化器状态。',
   'warn.host_ram_assumed': '卸载到主机内存的部分超过了按机型假定的内存容量；请用 host.ram_gib 填写实际内存以判断能否放下。',
+  'warn.over_max_gpus': '在 GPU 数上限之内放不下：最少需要的卡数超过了 max_gpus；提高上限即可计入。',
+  'warn.tensor_parallel_impossible': '按这个卡数无法做张量并行：并行度必须同时整除卡数和模型的注意力头数（并与 KV 头数相容），没有大于 1 的并行度满足，因此改为流水线并行，各段依次计算。',
   'warn.cpu_offload_slow': '部分权重留在主机内存并由 CPU 计算：生成速度受主机内存带宽限制。',
   'warn.ollama_layers_on_cpu': '模型放不进显存：Ollama 只把部分层放在显卡上，其余层在 CPU 上运行（占用主机内存），速度远低于全部在显卡上。',
   'warn.cpu_offload_pcie_bound': '部分权重留在主机内存：每步 32 个 token 以上时，llama.cpp 每个 512-token 微批次把它们经 PCIe 拷到显卡，速度受 PCIe 带宽限制。',

@@ -13,14 +13,18 @@ var SYMBOL_TIGHT = '≈';
 
 function isTight(cell) { return !!cell && (cell.tight === true || cell.fit === 'tight') && cell.status !== 'no'; }
 
+// The count of the plan the cell's figures are for (the engine's gpu_count;
+// gpus_needed, the fewest that fit, can be fewer where the objective chose more).
+function planCount(cell) { return cell.gpu_count != null ? cell.gpu_count : cell.gpus_needed; }
+
 function symbol(cell) {
   if (cell === null) return '';  // not loaded yet
   if (!cell) return SYMBOL_NO;
   var tight = isTight(cell) ? SYMBOL_TIGHT : '';
   switch (cell.status) {
     case 'fits': return tight || SYMBOL_FITS;
-    case 'fits-multi': return cell.gpus_needed + '×' + (cell.needs_nvlink ? SYMBOL_NVLINK : '') + tight;
-    case 'multi-node': return cell.gpus_needed + '×' + SYMBOL_NODES + tight;
+    case 'fits-multi': return planCount(cell) + '×' + (cell.needs_nvlink ? SYMBOL_NVLINK : '') + tight;
+    case 'multi-node': return planCount(cell) + '×' + SYMBOL_NODES + tight;
     default: return SYMBOL_NO;
   }
 }
@@ -32,7 +36,7 @@ function figureKey(cell, metric, training) {
       if (training) return cell && cell.cost_usd != null ? 'cost_usd' : 'usd_per_hour';
       return cell && cell.usd_per_million_tokens != null ? 'usd_per_million_tokens' : 'usd_per_hour';
     case 'memory': return 'total_gib';
-    case 'gpus': return 'gpus_needed';
+    case 'gpus': return cell && cell.gpu_count != null ? 'gpu_count' : 'gpus_needed';  // the plan's count
     case 'users':  // users at the SLO: an inference figure
       if (!training) return 'users_at_slo';
       return cell && cell.train_hours != null ? 'train_hours' : 'train_tokens_per_s';
@@ -68,7 +72,7 @@ function figureText(cell, metric, training, opts) {
     var users = v >= 1e4 ? format.compact(opts.locale, v) : String(v);
     return cell.users_at_slo_fp8 ? users + ' FP8' : users;
   }
-  if (key === 'gpus_needed') return String(v);
+  if (key === 'gpu_count' || key === 'gpus_needed') return String(v);
   if (isMoney(key)) {
     var m = format.moneyField(cell, key, opts.currency, opts.cnyPerUsd);
     return format.money(opts.locale, m.value, m.currency, true);

@@ -106,7 +106,7 @@ function rowArray(job, r) {
   return job.matrix.cells[r] || (job.matrix.cells[r] = job.matrix.gpus.map(function () { return null; }));
 }
 
-var REJECTED_CELL = { status: 'no', gpus_needed: null };
+var REJECTED_CELL = { status: 'no', gpu_count: null, gpus_needed: null };
 
 // Cell i of the engine's "values" layout (cell_values: each field's
 // numbers, null as NaN, status and strategy as indices into its lists),

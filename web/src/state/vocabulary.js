@@ -25,7 +25,7 @@ var INTER_NODE_LABELS = { 'infiniband-xdr': 'InfiniBand XDR', 'infiniband-ndr': 
   'roce-400g': 'RoCE 400G', 'roce-200g': 'RoCE 200G', 'ethernet-100g': 'Ethernet 100G', 'ethernet-25g': 'Ethernet 25G' };
 
 // The fields of the matrix cell, which the "values" layout carries (matrix/data.js).
-var CELL_FIELDS = ['cost_usd', 'decode_tokens_per_s', 'fits_one', 'gpus_needed', 'needs_nvlink', 'nodes', 'prefill_tokens_per_s',
+var CELL_FIELDS = ['cost_usd', 'decode_tokens_per_s', 'fits_one', 'gpu_count', 'gpus_needed', 'needs_nvlink', 'nodes', 'prefill_tokens_per_s',
   'status', 'strategy', 'tight', 'total_gib', 'train_hours', 'train_tokens_per_s', 'usd_per_hour', 'usd_per_million_tokens',
   'users_at_slo', 'users_at_slo_fp8', 'workload_figure'];
 

@@ -42,6 +42,10 @@ private:
 // fault every 4 KiB.
 struct MatrixCell {
     std::optional<int> gpusNeeded;
+    // The GPUs of the cell's plan, those its figures are for: the objective
+    // may choose more than gpusNeeded within the limit (TP 8 where PP 7 fits
+    // on 7). Empty where the cell is `no`.
+    std::optional<int> gpuCount;
     CellStatus status = CellStatus::No;
     Strategy strategy = Strategy::Single;
     int nodes = 1;

@@ -37,7 +37,9 @@ constexpr const char* kWarningCodes[] = {
     "unknown_compute_rate", "workload_trained_as_transformer",
     // the planner's host offload and board power
     "cpu_offload_slow", "cpu_offload_pcie_bound", "ollama_layers_on_cpu", "cpu_offload_compute_bound", "host_ram_too_small",
-    "host_ram_assumed", "power_unknown"};
+    "host_ram_assumed", "power_unknown",
+    // an "auto" count above max_gpus; tensor parallelism asked for at a count it cannot split
+    "over_max_gpus", "tensor_parallel_impossible"};
 
 // The codes of {"ok":false,"error":{"code",...}}: the engine's, and the
 // WebAssembly module's own (no_catalog, unknown_function).

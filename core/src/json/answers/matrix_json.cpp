@@ -190,6 +190,9 @@ const CellField kCellFields[] = {
      [](const MatrixCell& c) { return valueOf(c.decodeTokensPerS); }},
     {"fits_one", [](TextWriter& o, const MatrixCell& c) { o.put(c.fitsOne ? "true" : "false"); },
      [](const MatrixCell& c) { return valueOf(c.fitsOne); }},
+    // The plan's own count (its figures are for it); gpus_needed is the fewest that fit.
+    {"gpu_count", [](TextWriter& o, const MatrixCell& c) { c.gpuCount ? o.integer(*c.gpuCount) : o.put("null"); },
+     [](const MatrixCell& c) { return c.gpuCount ? static_cast<double>(*c.gpuCount) : kNoValue; }},
     {"gpus_needed", [](TextWriter& o, const MatrixCell& c) { c.gpusNeeded ? o.integer(*c.gpusNeeded) : o.put("null"); },
      [](const MatrixCell& c) { return c.gpusNeeded ? static_cast<double>(*c.gpusNeeded) : kNoValue; }},
     {"needs_nvlink", [](TextWriter& o, const MatrixCell& c) { o.put(c.needsNvlink ? "true" : "false"); },
