@@ -59,6 +59,7 @@ std::optional<StartupAccounting> startupAccounting(const Scenario& s, double wei
             return a;
         case Engine::Sglang:
             a.fraction = s.gpuMemoryUtilizationStated ? s.gpuMemoryUtilization : sglangMemFractionStatic(s, tp, pp);
+            if (!s.gpuMemoryUtilizationStated) a.reservedGiB = (1 - a.fraction) * s.gpu.memoryGib;
             a.fixedGiB = weightsGiB + a.nonTorchGiB;
             return a;
         case Engine::Vllm:
