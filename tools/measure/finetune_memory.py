@@ -17,6 +17,10 @@ built. A CUDA out-of-memory error is recorded as OOM.
   amp   (MEASURE_SET=2) mixed precision: fp32 parameters, the step under
         torch.autocast(bf16), fused AdamW with fp32 states (HF Trainer's
         bf16=True on a model loaded in fp32)
+MEASURE_SET=3 runs architectures the first two sets lack (Qwen3 14B, Phi-4,
+Gemma 2 9B, Qwen2.5 14B, Qwen3-30B-A3B under LoRA, Phi-3-mini, small Qwen
+models at large batches), sized for a 141 GB GPU; MEASURE_SET=4 LoRA of
+Qwen3 32B and Mistral Small 24B, mixed precision Llama 3.1 8B, Gemma 3 4B.
 
 Writes one JSON line per run to $OUT/runs.jsonl (or argv[1]).
 Usage: python3 tools/measure/finetune_memory.py [out.jsonl]
@@ -48,8 +52,19 @@ ARCH = {
     "qwen3-8b": "Qwen3Config",
     "qwen3-4b": "Qwen3Config",
     "mistral-7b-v0.3": "MistralConfig",
+    "qwen3-14b": "Qwen3Config",
+    "qwen2.5-14b": "Qwen2Config",
+    "phi-4": "Phi3Config",
+    "phi-3-mini": "Phi3Config",
+    "gemma-2-9b": "Gemma2Config",
+    "qwen3-1.7b": "Qwen3Config",
+    "qwen2.5-3b": "Qwen2Config",
+    "qwen3-30b-a3b": "Qwen3MoeConfig",
+    "qwen3-32b": "Qwen3Config",
+    "mistral-small-24b": "MistralConfig",
+    "gemma-3-4b": "Gemma3TextConfig",
 }
-MODEL_ORDER = list(ARCH)
+MODEL_ORDER = list(ARCH)[:9]
 
 # Second set: mixed precision full fine-tuning of the smaller models, and
 # long contexts with LoRA and checkpointing at micro-batch 1.
@@ -57,6 +72,38 @@ AMP_MODELS = ["llama-3.2-1b", "qwen2.5-0.5b", "qwen2.5-1.5b", "llama-3.2-3b", "q
 AMP_RUNS = [("full", False, 1, 512), ("full", True, 4, 2048), ("full", False, 2, 2048)]
 LONG_MODELS = ["llama-3.1-8b", "qwen2.5-7b", "mistral-7b-v0.3", "llama-3.2-3b", "qwen3-8b"]
 LONG_RUNS = [("lora", True, 1, 8192), ("lora", True, 1, 16384), ("lora", True, 1, 32768)]
+
+# Third set (a 141 GB H200): architectures not in the first two sets, each
+# sweep straddling the fit boundary of the larger memory; small models at
+# large batches; a MoE under LoRA.
+SET3_MODELS = ["qwen3-14b", "phi-4", "gemma-2-9b", "qwen2.5-14b", "qwen3-30b-a3b", "phi-3-mini",
+               "qwen3-1.7b", "qwen2.5-3b"]
+SET3_RUNS = [
+    ("full", False, 1, 1024),
+    ("full", True, 4, 2048),
+    ("full", False, 2, 2048),
+    ("lora", False, 2, 2048),
+    ("lora", True, 8, 4096),
+    ("lora", False, 8, 4096),
+]
+SET3_SMALL_RUNS = [
+    ("full", False, 4, 2048),
+    ("full", True, 16, 4096),
+    ("full", False, 8, 4096),
+    ("lora", False, 8, 4096),
+    ("lora", True, 16, 8192),
+]
+SET3_MOE_RUNS = [("lora", False, 1, 2048), ("lora", True, 8, 4096), ("lora", False, 4, 4096)]
+# Fourth set (the same H200): LoRA of 24-32B models at the fit boundary,
+# mixed precision full fine-tuning of an 8B model, Gemma 3's text model.
+SET4_PLAN = [
+    ("qwen3-32b", [("lora", False, 1, 2048), ("lora", True, 4, 4096), ("lora", False, 2, 4096),
+                   ("lora", True, 16, 4096)], False),
+    ("mistral-small-24b", [("lora", False, 1, 2048), ("lora", True, 4, 4096), ("lora", False, 4, 4096),
+                           ("lora", True, 16, 4096)], False),
+    ("llama-3.1-8b", [("full", False, 1, 1024), ("full", True, 4, 2048), ("full", False, 2, 2048)], True),
+    ("gemma-3-4b", SET3_SMALL_RUNS, False),
+]
 
 # (method, gradient checkpointing, micro-batch, sequence length), most
 # informative first: each model's runs straddle its fit boundary on 80 GB.
@@ -95,6 +142,19 @@ def hf_config(entry, arch, layers=None):
     )
     if arch == "MistralConfig":
         kwargs["sliding_window"] = None
+    if arch == "Phi3Config":
+        kwargs["sliding_window"] = None
+        kwargs["pad_token_id"] = None
+    if arch == "Gemma3TextConfig":
+        kwargs["sliding_window"] = entry.get("sliding_window") or 1024
+        kwargs["query_pre_attn_scalar"] = entry["head_dim"]
+    if arch == "Gemma2Config":
+        kwargs["sliding_window"] = entry.get("sliding_window") or 4096
+        kwargs["query_pre_attn_scalar"] = entry["head_dim"]
+    moe = entry.get("moe")
+    if moe:
+        kwargs.update(num_experts=moe["experts"], num_experts_per_tok=moe["experts_per_token"],
+                      moe_intermediate_size=moe["expert_intermediate_size"], output_router_logits=False)
     return cls(**kwargs)
 
 
@@ -158,6 +218,11 @@ def one_run(model, vocab, batch, seq, amp=False):
 
 def measure_model(model_id, out, deadline, layers=None, runs=RUNS, amp=False):
     entry = catalog_entry(model_id)
+    if time.time() > deadline:
+        for method, ckpt, batch, seq in runs:
+            out(dict(model=model_id, method=method, gradient_checkpointing=ckpt, batch=batch,
+                     seq_len=seq, outcome="skipped"))
+        return
     free()
     torch.cuda.reset_peak_memory_stats()
     model = build_model(hf_config(entry, ARCH[model_id], layers), torch.float32 if amp else torch.bfloat16)
@@ -169,7 +234,8 @@ def measure_model(model_id, out, deadline, layers=None, runs=RUNS, amp=False):
                       params_exact=entry.get("params_exact"), method=method,
                       gradient_checkpointing=ckpt, batch=batch, seq_len=seq,
                       precision="amp-fp32-master" if amp else "bf16",
-                      weights_allocated_gib=round(weights_gib, 3))
+                      weights_allocated_gib=round(weights_gib, 3),
+                      attention=getattr(model.config, "_attn_implementation", None))
         if time.time() > deadline:
             record["outcome"] = "skipped"
             out(record)
@@ -223,6 +289,11 @@ def main():
         setup["peft"] = peft.__version__
     except Exception as e:  # noqa: BLE001
         setup["peft"] = "missing: %s" % e
+    try:
+        import bitsandbytes
+        setup["bitsandbytes"] = bitsandbytes.__version__
+    except Exception as e:  # noqa: BLE001
+        setup["bitsandbytes"] = "missing: %s" % e
     print(json.dumps(setup), flush=True)
     with open(path, "a") as f:
         def out(record):
@@ -243,7 +314,12 @@ def main():
             sys.exit(3)
         if os.environ.get("MEASURE_SMOKE"):
             return
-        if os.environ.get("MEASURE_SET") == "2":
+        if os.environ.get("MEASURE_SET") == "3":
+            plan = [(m, SET3_SMALL_RUNS if m in ("qwen3-1.7b", "qwen2.5-3b", "phi-3-mini") else
+                     SET3_MOE_RUNS if m == "qwen3-30b-a3b" else SET3_RUNS, False) for m in SET3_MODELS]
+        elif os.environ.get("MEASURE_SET") == "4":
+            plan = SET4_PLAN
+        elif os.environ.get("MEASURE_SET") == "2":
             plan = [(m, AMP_RUNS, True) for m in AMP_MODELS] + [(m, LONG_RUNS, False) for m in LONG_MODELS]
         else:
             plan = [(m, RUNS, False) for m in MODEL_ORDER]

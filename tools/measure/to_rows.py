@@ -13,8 +13,19 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MODELS = {m["id"]: m for m in json.loads((ROOT / "data" / "models.json").read_text())["models"]}
-SOURCE = ("tools/measure/finetune_memory.py (Caliper's own measurement on one NVIDIA H100 80GB HBM3, "
-          "randomly initialised weights, 2026-11-26; runs in validation/measured/)")
+# Each measuring session is its own source: its GPU, date and software.
+SESSIONS = {
+    "NVIDIA H100 80GB HBM3": ("h100", "2026-11-26"),
+    "NVIDIA H200": ("h200", "2026-11-27"),
+}
+
+
+def source(gpu):
+    # The first word names the session's runs, so validation and the fitter
+    # count each session as its own source (left out as one).
+    short, day = SESSIONS[gpu]
+    return ("validation/measured/{}-finetune (Caliper's own runs of tools/measure/finetune_memory.py on one {}, "
+            "randomly initialised weights, {})".format(short, gpu, day))
 
 
 def describe(run):
@@ -47,13 +58,14 @@ def rows(run):
         return
     entry = MODELS[run["model"]]
     precision = run.get("precision", "bf16")
-    rid = "caliper-h100-{}-{}-{}-ck{}-b{}-s{}".format(run["model"], run["method"], precision,
+    gpu = run["setup"]["gpu"]
+    rid = "caliper-{}-{}-{}-{}-ck{}-b{}-s{}".format(SESSIONS[gpu][0], run["model"], run["method"], precision,
                                                       int(run["gradient_checkpointing"]), run["batch"],
                                                       run["seq_len"])
     base = dict(model=entry["hf_id"], params_b=entry["params_b"], quant="bf16" if precision == "bf16" else
-                "fp32 weights, bf16 autocast", method=run["method"], gpu="NVIDIA H100 80GB HBM3", gpu_count=1,
+                "fp32 weights, bf16 autocast", method=run["method"], gpu=gpu, gpu_count=1,
                 batch=run["batch"], seq_len=run["seq_len"], optimizer="AdamW", engine="transformers",
-                engine_version=run["setup"]["transformers"], extra=describe(run), source=SOURCE,
+                engine_version=run["setup"]["transformers"], extra=describe(run), source=source(gpu),
                 measured=True, trust="high")
     quote = json.dumps({k: run[k] for k in ("outcome", "peak_reserved_gib", "peak_allocated_gib") if k in run})
     if run["outcome"] == "fits":
