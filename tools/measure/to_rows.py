@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Validation rows from the runs tools/measure/finetune_memory.py recorded.
+"""Validation rows from the runs tools/measure/finetune_memory.py and
+inference_memory.py recorded.
 
 Each run that fit gives a finetune_memory row (torch.cuda.max_memory_reserved,
 GiB); each OOM gives a fits row "OOM"; a run that fit with its reserved peak
@@ -20,12 +21,12 @@ SESSIONS = {
 }
 
 
-def source(gpu):
+def source(gpu, what="finetune"):
     # The first word names the session's runs, so validation and the fitter
     # count each session as its own source (left out as one).
     short, day = SESSIONS[gpu]
-    return ("validation/measured/{}-finetune (Caliper's own runs of tools/measure/finetune_memory.py on one {}, "
-            "randomly initialised weights, {})".format(short, gpu, day))
+    return ("validation/measured/{}-{} (Caliper's own runs of tools/measure/{}_memory.py on one {}, "
+            "randomly initialised weights, {})".format(short, what, what, gpu, day))
 
 
 def describe(run):
@@ -53,7 +54,33 @@ def describe(run):
     return "; ".join(parts)
 
 
+def inference_rows(run):
+    """A generate() run of inference_memory.py: its peak as an inference_memory row."""
+    if run["outcome"] != "fits":
+        return
+    entry = MODELS[run["model"]]
+    s = run["setup"]
+    gpu = s["gpu"]
+    rid = "caliper-{}-{}-generate-b{}-i{}-o{}".format(SESSIONS[gpu][0], run["model"], run["batch"], run["isl"],
+                                                     run["osl"])
+    extra = ("Hugging Face transformers {} generate(), torch {}; bf16 weights, sdpa attention, the default KV "
+             "cache; greedy, {} random prompts of {} tokens, exactly {} new tokens each (no end token); one GPU; "
+             "figure: torch.cuda.max_memory_reserved over the generate() call, weights included (live tensors' "
+             "peak {} GiB; CUDA context {} GiB not included)").format(
+                 s["transformers"], s["torch"], run["batch"], run["isl"], run["osl"], run["peak_allocated_gib"],
+                 s.get("used_before_allocations_gib"))
+    quote = json.dumps({k: run[k] for k in ("outcome", "peak_reserved_gib", "peak_allocated_gib")})
+    yield dict(id=rid + "-memory", kind="inference_memory", model=entry["hf_id"], params_b=entry["params_b"],
+               quant="bf16", method="inference", gpu=gpu, gpu_count=1, batch=run["batch"], isl=run["isl"],
+               osl=run["osl"], engine="transformers", engine_version=s["transformers"], extra=extra,
+               source=source(gpu, "inference"), measured=True, trust="high", value=run["peak_reserved_gib"],
+               unit="GiB", quote=quote)
+
+
 def rows(run):
+    if "isl" in run:
+        yield from inference_rows(run)
+        return
     if run.get("layers") != MODELS[run["model"]]["layers"] or run["outcome"] not in ("fits", "OOM"):
         return
     entry = MODELS[run["model"]]

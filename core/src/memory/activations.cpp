@@ -41,12 +41,15 @@ constexpr double kTrtllmMaxTokens = 8192;
 constexpr double kLlamaCppUbatch = 512;
 constexpr double kF32 = 4;
 constexpr double kBf16 = 2;
-// Hugging Face causal-LM heads before transformers 4.45 computed logits for
-// every prompt position and upcast them to fp32 (LlamaForCausalLM
-// `logits.float()`): 2 + 4 bytes per position per vocabulary entry. Newer
-// generate() keeps only the last position; Caliper counts the older,
-// larger buffer.
-constexpr double kFullPromptLogitBytes = 6;
+// transformers' generate() asks the head for the last position's logits
+// only (generation/utils.py: `logits_to_keep` = 1 where the model supports
+// it, `num_logits_to_keep` since v4.45), in the model's dtype, and takes an
+// fp32 copy of them: 2 + 4 bytes per sequence per vocabulary entry. (Heads
+// before 4.45 computed every prompt position; Caliper's H200 generate() runs,
+// validation/measured-h200.jsonl, show the prompt's logits are not
+// held: Llama 3.1 8B, 32 x 4,096-token prompts, 52.4 GiB reserved where
+// every position's logits alone would be 94 GiB.)
+constexpr double kLastPositionLogitBytes = 6;
 // Eager attention keeps bf16 scores and their fp32 softmax for one layer.
 constexpr double kEagerScoreBytes = 6;
 // bitsandbytes 4-bit dequantizes each weight to fp16 and, with the default
@@ -135,7 +138,7 @@ double inferenceActivationBytes(const Inputs& in, const Layout& layout, const St
     if (runtimeOf(s.engine) == Engine::Transformers) {
         tokens = double(s.batch) * prompt;
         why = "the whole prompt of every sequence in one forward pass";
-        if (stage.last) logits = tokens * sh.vocab * kFullPromptLogitBytes;
+        if (stage.last) logits = double(s.batch) * sh.vocab * kLastPositionLogitBytes;
         if (!s.flashAttention) scores = double(s.batch) * sh.heads / layout.tp * prompt * prompt * kEagerScoreBytes;
     } else {
         const bool trt = runtimeOf(s.engine) == Engine::TensorrtLlm;

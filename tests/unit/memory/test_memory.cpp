@@ -392,3 +392,24 @@ TEST_CASE("layer split puts the output layer on the last GPU", "[memory][plan]")
     // 80 layers split 20/20/20/20: the last GPU adds the output matrix and logits.
     CHECK(lastStage);
 }
+
+TEST_CASE("transformers generate() holds the last position's logits, not the prompt's", "[memory][transformers]") {
+    // generate() passes logits_to_keep = 1 (transformers generation/utils.py),
+    // so the head's output is one row per sequence, bf16 plus its fp32 copy:
+    // 32 x 128,256 x 6 B = 24.6 MB. Every prompt position's logits would be
+    // 32 x 4,096 x 128,256 x 6 B = 100.9 GB.
+    Scenario s = serving("llama-3.1-8b", "h200-sxm-141gb", Engine::Transformers);
+    s.batch = 32;
+    s.promptTokens = 4096;
+    s.outputTokens = 64;
+    const MemoryEstimate m = estimateMemory(s, makePlan(s, 1));
+    const double lastRowsGb = 32.0 * 128256 * 6 / 1e9;
+    const double promptLogitsGb = 32.0 * 4096 * 128256 * 6 / 1e9;
+    CHECK(gb(m.memory.activationsGiB) > lastRowsGb);
+    CHECK(gb(m.memory.activationsGiB) < 0.25 * promptLogitsGb);
+    // Caliper's H200 run of this request (validation/measured-h200.jsonl,
+    // caliper-h200-llama-3.1-8b-generate-b32-i4096-o64-memory): 45.6 GiB of
+    // live tensors at the peak, 52.4 GiB reserved. The estimate lies between.
+    CHECK(m.memory.totalGiB > 45.6 * 0.97);
+    CHECK(m.memory.totalGiB < 52.4);
+}

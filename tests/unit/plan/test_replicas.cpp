@@ -197,13 +197,12 @@ TEST_CASE("accelerate's device_map split: the fullest GPU decides the fit", "[me
     CHECK(split->stages[2].last);
     // The breakdown is the fullest GPU's. A middle GPU holds the most
     // weights, 10 x 436.2 = 4362 MB, against the last's 7 x 436.2 + 1050.7 =
-    // 4104 MB; but the last also computes the logits of the 2,048-token
-    // prompt, upcast to fp32 by transformers: 2048 x 128256 x 4 B = 1.05 GB,
-    // more than the middle GPU's 258 MB of extra weights and its 3 more
-    // layers' KV (3 x 2560 tokens x 2 x 1024 x 2 B = 31 MB). So the last GPU
-    // is the fullest, with 7 layers and lm_head.
+    // 4104 MB; the last also computes the logits, but generate() asks for
+    // the last position's only (1 x 128256 x 6 B = 0.8 MB), less than the
+    // middle GPU's 258 MB of extra weights and its 3 more layers' KV. So the
+    // middle GPU is the fullest, with 10 layers.
     const MemoryEstimate m = estimateMemory(in, plan, true);
-    CHECK(gibToBytes(m.memory.weightsGiB) == Approx(7 * layer + in.weights.headBytes).epsilon(1e-6));
+    CHECK(gibToBytes(m.memory.weightsGiB) == Approx(10 * layer).epsilon(1e-6));
     // Over 2 GPUs: per_gpu = 16.06 / 2 GB + 545 MB = 8575 MB; GPU 0 takes
     // (8575 - 1050.7 - 1050.7) / 436.2 = 14 layers, the last 18 and lm_head,
     // 2 layers (872 MB) more than an even 16 + 16 split puts there.
