@@ -136,12 +136,23 @@ struct Variant {
     }
 };
 
-// A known fit: the count search's answer, so it is not evaluated again;
+// A known fit: the count search's answer (and the probed count above it
+// that fit, where an "auto" count rounds up to whole servers), so it is not
+// evaluated again;
 // and the search itself, whose ruled-out counts are not evaluated again.
 struct Known {
     const Variant* variant = nullptr;
     const CountFit* fit = nullptr;
     const CountSearch* search = nullptr;
+
+    // The search's fit at `count` for `v` (its answer, or the probed count
+    // above it that fit too), or null.
+    const CountFit* fitAt(const Variant* v, int count) const {
+        if (variant != v) return nullptr;
+        if (fit && fit->count == count) return fit;
+        if (search && search->above && search->above->count == count) return &*search->above;
+        return nullptr;
+    }
 };
 
 // Candidates (strategy by position, checkpointing off or on) that did not
@@ -187,13 +198,13 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
                 (known.variant == v ? known.search->ruledOut(count) : count < known.search->lowest)) {
                 continue;
             }
-            const bool searched = strategy == Strategy::Auto && known.fit && known.variant == v && known.fit->count == count;
-            const Plan plan = searched                      ? known.fit->plan
+            const CountFit* const fit = known.fitAt(v, count);
+            const bool searched = strategy == Strategy::Auto && fit;
+            const Plan plan = searched                      ? fit->plan
                               : strategy == Strategy::Auto ? sizing::planFor(v->in, count)
                                                            : sizing::planWith(v->in, count, strategy);
-            const bool same = known.fit && known.variant == v && known.fit->count == count &&
-                              known.fit->plan.strategy == plan.strategy && known.fit->plan.tp == plan.tp &&
-                              known.fit->plan.pp == plan.pp;
+            const bool same = fit && fit->plan.strategy == plan.strategy && fit->plan.tp == plan.tp &&
+                              fit->plan.pp == plan.pp;
             // The plan's memory where the search did not keep it, built in
             // place (an empty optional declared first is zeroed whole, then
             // the breakdown is moved in).
@@ -204,7 +215,7 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
                 miss();
                 continue;
             }
-            const MemoryBreakdown& memory = same ? known.fit->memory : *fitting;
+            const MemoryBreakdown& memory = same ? fit->memory : *fitting;
             if (!hostFits(*v->scenario, memory, plan)) {
                 miss();
                 continue;
