@@ -241,13 +241,6 @@ void columnOrder(const Scenario& workload, const std::vector<const GpuSpec*>& gp
     }
 }
 
-// Whether the row's held figures are those holdWeights would work out for
-// the cell: its weights, workload and (but for Ollama, never kept) KV terms.
-bool holdsAll(const sizing::ModelFigures& f, const Scenario& s) {
-    return f.weightsKnown && f.weightsFormat == s.weights && f.weightsEngineKind == sizing::weightsEngineKind(s.engine) &&
-           f.holdsWork(s) && (s.engine == Engine::Ollama || f.holdsKv(s));
-}
-
 }  // namespace
 
 MatrixCell evaluateCell(const Scenario& workload, const ModelSpec& model, const GpuSpec& gpu, int maxGpus,
@@ -275,12 +268,9 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
     cells.resize(models.size());
     for (std::vector<MatrixCell>& row : cells) row.resize(gpus.size());  // every cell is written below
     std::vector<ModelSpec> leanModels;
-    // Per row: counts and shape, the same in every column, with the weights,
-    // KV and workload last held (`held[m]`: which of the row's two).
-    std::vector<sizing::ModelFigures> figures;  // row m: 2m and 2m + 1
-    std::vector<std::size_t> held(models.size());
+    std::vector<sizing::ModelFigures> figures;  // per row: counts and shape, the same in every column
     leanModels.reserve(models.size());
-    figures.reserve(2 * models.size());
+    figures.reserve(models.size());
     for (const ModelSpec* m : models) {
         leanModels.push_back(withoutText(*m));
         ModelSpec& lean = leanModels.back();
@@ -291,9 +281,7 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
         lean.nativeDtype.clear();
         lean.confidence.clear();
         figures.push_back(sizing::modelFigures(lean));
-        figures.push_back(figures.back());
     }
-    for (std::size_t m = 0; m < models.size(); ++m) held[m] = 2 * m;
     Scenario s = workload;
     s.gpuCountAuto = true;
     s.model = ModelSpec();  // its texts stay empty; a cell sets the figures, id and family of its row
@@ -334,22 +322,15 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
                 s.weights = choice.format;
                 s.weightsWhy = choice.why;
             }
-            // The row's weight bytes, KV terms and workload, kept while the
-            // formats and engine stay; a row meets one or two sets of them
-            // (16-bit formats on GPUs without bf16, llama.cpp on Apple
-            // columns), so the set before the last is kept too and taken
-            // back where the last no longer holds.
-            if (!holdsAll(figures[held[m]], s)) held[m] ^= 1;
-            sizing::ModelFigures& rowFigures = figures[held[m]];
-            sizing::holdWeights(s, rowFigures);
+            sizing::holdWeights(s, figures[m]);  // the row's weight bytes, kept while the format stays
             if (searchClass[g] >= 0) {
                 shares[m].request = &s;
                 shares[m].gpuClass = searchClass[g];
-                rowFigures.countShare = &shares[m];
+                figures[m].countShare = &shares[m];
             } else {
-                rowFigures.countShare = nullptr;
+                figures[m].countShare = nullptr;
             }
-            cells[m][g] = cellOf(s, maxGpus, slo, &rowFigures, &costs, &bandTop);
+            cells[m][g] = cellOf(s, maxGpus, slo, &figures[m], &costs, &bandTop);
             lean.workloadShape = std::move(s.model.workloadShape);
             lean.id = std::move(s.model.id);
         }
