@@ -245,15 +245,16 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
 // server, at which tensor parallelism can use every GPU: a pipeline of
 // stages at batch 1 runs them one after another, so 8 GPUs in tensor
 // parallel can decode several times faster than 7 in a pipeline.
-std::vector<int> tensorCountsAbove(const Scenario& s, int fewest, int maxGpus) {
-    std::vector<int> out;
+// (Each count is handed to `visit`, which returns true to stop: a list
+// would allocate for every cell that weighs them.)
+template <class Visit>
+void tensorCountsAbove(const Scenario& s, int fewest, int maxGpus, Visit visit) {
     const int limit = std::min(maxGpus, std::max(1, s.gpu.gpusPerNode));
     const int heads = std::max(1, s.model.heads);
     const int kv = std::max(1, s.model.kvHeads > 0 ? s.model.kvHeads : s.model.heads);
     for (int n = fewest + 1; n <= limit; ++n) {
-        if (heads % n == 0 && (kv % n == 0 || n % kv == 0)) out.push_back(n);
+        if (heads % n == 0 && (kv % n == 0 || n % kv == 0) && visit(n)) return;
     }
-    return out;
 }
 
 // llama.cpp with CPU offload at the request's count ("auto": 1 here;
@@ -369,15 +370,17 @@ Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, c
     std::optional<Candidate> best = bestAt(offPtr, on, count, known);
     if (request.gpuCountAuto && best && !training(request) && best->plan.pp > 1 &&
         runtimeOf(request.engine) != Engine::LlamaCpp && request.parallel.strategy == Strategy::Auto) {
-        for (int n : tensorCountsAbove(request, count, maxGpus)) {
+        const int fewest = count;
+        tensorCountsAbove(request, fewest, maxGpus, [&](int n) {
             std::optional<Candidate> wider = bestAt(offPtr, on, n, Known{});
-            if (wider && wider->rate() / n > best->rate() / count * (1 + 1e-9)) {
+            if (wider && wider->rate() / n > best->rate() / fewest * (1 + 1e-9)) {
                 best = std::move(wider);
                 count = n;
                 out.why.back() = "count_faster_per_gpu";
-                break;  // the first count where tensor parallelism covers every GPU
+                return true;  // the first count where tensor parallelism covers every GPU
             }
-        }
+            return false;
+        });
     }
 
     // Past one server an "auto" count takes whole servers (wholeNodes,
