@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "caliper/plan/estimate.hpp"
 #include "caliper/error.hpp"
@@ -27,7 +28,7 @@ bool isTrainingEngine(Engine engine) {
            engine == Engine::Unsloth || engine == Engine::Torchtune;
 }
 
-bool runsOnOneDevice(const Scenario& s) { return s.engine == Engine::Vllm && s.gpu.vendor == "apple"; }
+bool runsOnOneDevice(const Scenario& s) { return s.engine == Engine::Vllm && std::string_view(s.gpu.vendor) == "apple"; }
 
 bool engineRunsJob(Engine engine, bool inference) {
     return engine == Engine::Transformers || isTrainingEngine(engine) != inference;
@@ -43,6 +44,8 @@ Error rejection(const char* code, const char* path, std::string message) {
 
 // The engine-specific rules of scenarioError: which task, platform and
 // options each engine takes.
+// (Vendors are compared as string_views: inline, lengths first; every
+// matrix cell runs these checks.)
 std::optional<Error> engineError(const Scenario& s) {
     const bool training = s.task != Task::Inference;
     const Engine e = s.engine;
@@ -62,14 +65,14 @@ std::optional<Error> engineError(const Scenario& s) {
     }
     // TensorRT-LLM is built on CUDA and runs on NVIDIA GPUs only
     // (NVIDIA/TensorRT-LLM README, "Supported hardware").
-    if (e == Engine::TensorrtLlm && s.gpu.vendor != "nvidia") {
+    if (e == Engine::TensorrtLlm && std::string_view(s.gpu.vendor) != "nvidia") {
         return rejection("incompatible_options", "/engine", "tensorrt-llm runs on NVIDIA GPUs only; " + s.gpu.name + " is not one");
     }
     // vLLM reaches an Apple GPU through the vllm-metal plugin, which runs on
     // one Mac: "Single GPU Only", "No Distributed Inference: Tensor and
     // pipeline parallelism not supported" (vllm-project/vllm-metal README,
     // Limitations). Several Macs pool with llama.cpp's RPC backend instead.
-    if (e == Engine::Vllm && s.gpu.vendor == "apple" && !s.gpuCountAuto && s.gpuCount > 1) {
+    if (e == Engine::Vllm && std::string_view(s.gpu.vendor) == "apple" && !s.gpuCountAuto && s.gpuCount > 1) {
         return rejection("incompatible_options", "/gpu_count",
             "vllm on Apple silicon (vllm-metal) runs on one Mac; use llama.cpp to split a model across Macs");
     }
@@ -88,18 +91,18 @@ std::optional<Error> engineError(const Scenario& s) {
     // llama.cpp's GGUF models; on Apple its MLX runner also serves NVFP4
     // library tags (measured rows: llmfit, Ollama ":nvfp4" tags on an M5 Max).
     if ((e == Engine::LlamaCpp || e == Engine::Ollama) && !ggufLoads(s.weights) &&
-        !(e == Engine::Ollama && s.gpu.vendor == "apple" && s.weights == WeightFormat::Nvfp4)) {
+        !(e == Engine::Ollama && std::string_view(s.gpu.vendor) == "apple" && s.weights == WeightFormat::Nvfp4)) {
         return rejection("incompatible_options", "/weights",
             std::string(toString(e)) + " loads GGUF files (Q8_0 ... Q2_K, F16, BF16, F32, MXFP4), not " +
                 toString(s.weights) + " weights");
     }
     // MLX runs on Apple silicon's Metal GPU only (ml-explore/mlx README).
-    if (e == Engine::Mlx && s.gpu.vendor != "apple") {
+    if (e == Engine::Mlx && std::string_view(s.gpu.vendor) != "apple") {
         return rejection("incompatible_options", "/engine", "mlx runs on Apple silicon only; " + s.gpu.name + " is not an Apple GPU");
     }
     // Unsloth's kernels are Triton kernels for NVIDIA GPUs, CUDA capability
     // 7.0 and up (Unsloth README, "Key Features").
-    if (e == Engine::Unsloth && s.gpu.vendor == "nvidia" && !s.gpu.computeCapability.empty() &&
+    if (e == Engine::Unsloth && std::string_view(s.gpu.vendor) == "nvidia" && !s.gpu.computeCapability.empty() &&
         std::atof(s.gpu.computeCapability.c_str()) < 7.0) {
         return rejection("incompatible_options", "/engine",
             "unsloth needs CUDA capability 7.0 or newer; " + s.gpu.name + " has " + s.gpu.computeCapability);
@@ -135,8 +138,8 @@ bool isFourBit(WeightFormat f) {
 // requirements), and Apple silicon through vLLM-Metal (installation README).
 bool vllmSupports(const Scenario& s) {
     if (s.engine != Engine::Vllm) return false;
-    if (s.gpu.vendor == "apple") return true;
-    if (s.gpu.vendor != "amd") return false;
+    if (std::string_view(s.gpu.vendor) == "apple") return true;
+    if (std::string_view(s.gpu.vendor) != "amd") return false;
     const std::string& arch = s.gpu.architecture;
     for (const char* family : {"CDNA 2", "CDNA 3", "CDNA 4", "RDNA 3", "RDNA 4"}) {
         if (arch.rfind(family, 0) == 0) return true;
@@ -266,7 +269,7 @@ std::vector<Warning> compatibilityWarnings(const Scenario& s, const Plan& plan) 
     std::vector<Warning> out;
     const GpuSpec& gpu = s.gpu;
     const bool training = s.task != Task::Inference;
-    const bool nvidia = gpu.vendor == "nvidia";
+    const bool nvidia = std::string_view(gpu.vendor) == "nvidia";
     const double cc = computeCapability(gpu);
     const bool wants16 = s.weights == WeightFormat::Bf16 || training;
     if (nvidia && !gpu.supportsBf16 && wants16) {
@@ -296,7 +299,7 @@ std::vector<Warning> compatibilityWarnings(const Scenario& s, const Plan& plan) 
         add(out, "software_ecosystem", gpu.name + " is not a CUDA GPU: check that " + toString(s.engine) +
                                            " supports it (ROCm, CANN, Gaudi or Metal builds)");
     }
-    if (gpu.vendor == "apple" && training) {
+    if (std::string_view(gpu.vendor) == "apple" && training) {
         add(out, "software_ecosystem", "training on Apple GPUs runs through MLX or PyTorch MPS, without CUDA kernels");
     }
     if (plan.gpuCount > 1 && gpu.nvlinkGBps <= 0 && nvidia && training) {

@@ -236,6 +236,7 @@ void searchInto(const sizing::Inputs& in, CountSearch& out) {
     out.lowest = 0;
     out.missed.reset();
     out.one.reset();
+    out.above.reset();
     const Scenario& scenario = *in.scenario;
     if (in.usableGiB <= sizing::kCudaContextGiB) {
         out.lowest = double(kMaxGpus) + 1;
@@ -265,7 +266,9 @@ void searchInto(const sizing::Inputs& in, CountSearch& out) {
         out.fit.reset();
         return;
     }
+    const CountFit fitted = found;  // the scan's fit, kept where the gap holds a smaller one
     const int fewest = fewestInGap(search, *fitting, lowestMulti, monotone(strategy));
+    if (fewest != *fitting && fitted.count == *fitting) out.above.emplace(fitted);
     if (found.count != fewest) fitsCount(search, fewest);  // the searches end on their answer; this keeps that true
 }
 

@@ -136,12 +136,23 @@ struct Variant {
     }
 };
 
-// A known fit: the count search's answer, so it is not evaluated again;
+// A known fit: the count search's answer (and the probed count above it
+// that fit, where an "auto" count rounds up to whole servers), so it is not
+// evaluated again;
 // and the search itself, whose ruled-out counts are not evaluated again.
 struct Known {
     const Variant* variant = nullptr;
     const CountFit* fit = nullptr;
     const CountSearch* search = nullptr;
+
+    // The search's fit at `count` for `v` (its answer, or the probed count
+    // above it that fit too), or null.
+    const CountFit* fitAt(const Variant* v, int count) const {
+        if (variant != v) return nullptr;
+        if (fit && fit->count == count) return fit;
+        if (search && search->above && search->above->count == count) return &*search->above;
+        return nullptr;
+    }
 };
 
 // Candidates (strategy by position, checkpointing off or on) that did not
@@ -187,13 +198,13 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
                 (known.variant == v ? known.search->ruledOut(count) : count < known.search->lowest)) {
                 continue;
             }
-            const bool searched = strategy == Strategy::Auto && known.fit && known.variant == v && known.fit->count == count;
-            const Plan plan = searched                      ? known.fit->plan
+            const CountFit* const fit = known.fitAt(v, count);
+            const bool searched = strategy == Strategy::Auto && fit;
+            const Plan plan = searched                      ? fit->plan
                               : strategy == Strategy::Auto ? sizing::planFor(v->in, count)
                                                            : sizing::planWith(v->in, count, strategy);
-            const bool same = known.fit && known.variant == v && known.fit->count == count &&
-                              known.fit->plan.strategy == plan.strategy && known.fit->plan.tp == plan.tp &&
-                              known.fit->plan.pp == plan.pp;
+            const bool same = fit && fit->plan.strategy == plan.strategy && fit->plan.tp == plan.tp &&
+                              fit->plan.pp == plan.pp;
             // The plan's memory where the search did not keep it, built in
             // place (an empty optional declared first is zeroed whole, then
             // the breakdown is moved in).
@@ -204,7 +215,7 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
                 miss();
                 continue;
             }
-            const MemoryBreakdown& memory = same ? known.fit->memory : *fitting;
+            const MemoryBreakdown& memory = same ? fit->memory : *fitting;
             if (!hostFits(*v->scenario, memory, plan)) {
                 miss();
                 continue;
@@ -234,15 +245,16 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
 // server, at which tensor parallelism can use every GPU: a pipeline of
 // stages at batch 1 runs them one after another, so 8 GPUs in tensor
 // parallel can decode several times faster than 7 in a pipeline.
-std::vector<int> tensorCountsAbove(const Scenario& s, int fewest, int maxGpus) {
-    std::vector<int> out;
+// (Each count is handed to `visit`, which returns true to stop: a list
+// would allocate for every cell that weighs them.)
+template <class Visit>
+void tensorCountsAbove(const Scenario& s, int fewest, int maxGpus, Visit visit) {
     const int limit = std::min(maxGpus, std::max(1, s.gpu.gpusPerNode));
     const int heads = std::max(1, s.model.heads);
     const int kv = std::max(1, s.model.kvHeads > 0 ? s.model.kvHeads : s.model.heads);
     for (int n = fewest + 1; n <= limit; ++n) {
-        if (heads % n == 0 && (kv % n == 0 || n % kv == 0)) out.push_back(n);
+        if (heads % n == 0 && (kv % n == 0 || n % kv == 0) && visit(n)) return;
     }
-    return out;
 }
 
 // llama.cpp with CPU offload at the request's count ("auto": 1 here;
@@ -358,15 +370,17 @@ Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, c
     std::optional<Candidate> best = bestAt(offPtr, on, count, known);
     if (request.gpuCountAuto && best && !training(request) && best->plan.pp > 1 &&
         runtimeOf(request.engine) != Engine::LlamaCpp && request.parallel.strategy == Strategy::Auto) {
-        for (int n : tensorCountsAbove(request, count, maxGpus)) {
+        const int fewest = count;
+        tensorCountsAbove(request, fewest, maxGpus, [&](int n) {
             std::optional<Candidate> wider = bestAt(offPtr, on, n, Known{});
-            if (wider && wider->rate() / n > best->rate() / count * (1 + 1e-9)) {
+            if (wider && wider->rate() / n > best->rate() / fewest * (1 + 1e-9)) {
                 best = std::move(wider);
                 count = n;
                 out.why.back() = "count_faster_per_gpu";
-                break;  // the first count where tensor parallelism covers every GPU
+                return true;  // the first count where tensor parallelism covers every GPU
             }
-        }
+            return false;
+        });
     }
 
     // Past one server an "auto" count takes whole servers (wholeNodes,

@@ -35,6 +35,10 @@ struct CountSearch {
     double lowest = 0;  // no planFor plan below this many GPUs fits (weights spread evenly + CUDA context)
     std::bitset<kMaxGpus + 1> missed;  // counts whose planFor plan was probed and is unusable or does not fit
     std::optional<CountFit> one;       // count 1's plan and its full memory breakdown, when evaluated
+    // The probed count the scan first found to fit, where fewer GPUs in the
+    // gap below it fit too (the answer, `fit`, is then one of those): most
+    // often a whole number of servers, which an "auto" count rounds up to.
+    std::optional<CountFit> above;
 
     // Whether planFor at `count` is known not to fit.
     bool ruledOut(int count) const {
