@@ -89,9 +89,10 @@ namespace {
 // Words people put in front of a product name that the catalog need not
 // repeat: "NVIDIA GeForce RTX 4090" should find "RTX 4090".
 // "kunlunxin" before "kunlun": the first word that prefixes the key is removed.
-constexpr std::array<std::string_view, 23> kVendorWords = {
+constexpr std::array<std::string_view, 26> kVendorWords = {
     "nvidia", "geforce", "tesla", "amd",   "radeon", "intel", "huawei", "apple", "cambricon", "hygon", "kunlunxin", "kunlun",
-    "baidu",  "metax",   "enflame", "英伟达", "华为",   "海光",  "昆仑芯",  "百度",   "沐曦",      "燧原",  "寒武纪"};
+    "baidu",  "metax",   "enflame", "英伟达", "华为",   "海光",  "昆仑芯",  "百度",   "沐曦",      "燧原",  "寒武纪",
+    "iluvatar", "天数智芯", "天数"};
 
 // Runs for every catalog name on a miss ("did you mean"): the words are
 // skipped by view and the key copied once, at most.

@@ -364,7 +364,7 @@ TEST_CASE("bad GPU entries are rejected with a code, a pointer and a message", "
         {"gpus_empty_sources.json", "invalid_value", "/gpus/0/sources", "expected at least 1 entries, got 0"},
         {"gpus_bad_vendor.json", "invalid_value", "/gpus/0/vendor",
          "expected one of nvidia, amd, intel, huawei, apple, cambricon, biren, moore-threads, hygon, kunlunxin, metax, "
-         "enflame, got \"nvida\""},
+         "enflame, iluvatar, got \"nvida\""},
         {"gpus_bad_confidence.json", "invalid_value", "/gpus/0/confidence", "got \"certain\""},
         {"gpus_tdp_out_of_range.json", "invalid_value", "/gpus/0/tdp_w", "expected a number at most 5000, got 70000"},
         {"gpus_missing_nullable_key.json", "missing_key", "/gpus/0/fp8_tflops", "required key 'fp8_tflops' is missing"},
@@ -454,7 +454,8 @@ TEST_CASE("China-market accelerators carry their software-ecosystem caveat", "[g
     const std::pair<const char*, const char*> byVendor[] = {
         {"huawei", "ascend-cann"},      {"cambricon", "cambricon-neuware"}, {"biren", "biren-supa"},
         {"moore-threads", "musa-ecosystem"}, {"hygon", "hygon-dtk"},          {"kunlunxin", "kunlunxin-xpu"},
-        {"metax", "metax-maca"},          {"enflame", "enflame-tops"}};
+        {"metax", "metax-maca"},          {"enflame", "enflame-tops"},
+        {"iluvatar", "iluvatar-corex"}};
     int checked = 0;
     for (const GpuSpec& g : projectCatalog().gpus) {
         for (const auto& [vendor, caveat] : byVendor) {
@@ -859,4 +860,51 @@ TEST_CASE("driver names of Intel cards and sizes that pin one model resolve", "[
     }
     CHECK(caliper::findGpu(catalog, "h100-nvl-94gb")->memoryGb == Approx(94));
     CHECK(caliper::findGpu(catalog, "apple-m4-max-32c")->memoryGb == Approx(36));
+}
+
+TEST_CASE("TITAN RTX, V100S, MI250 and Iluvatar's BI-V100 load with their sourced figures and resolve by name",
+          "[gpus][names]") {
+    const std::pair<const char*, const char*> names[] = {
+        {"TITAN RTX", "titan-rtx"},           {"NVIDIA TITAN RTX", "titan-rtx"},
+        {"Tesla V100S", "v100s-pcie-32gb"},   {"V100S 32GB", "v100s-pcie-32gb"},
+        {"Tesla V100S-PCIE-32GB", "v100s-pcie-32gb"},  // nvidia-smi's name
+        {"MI250", "mi250"},                   {"AMD Instinct MI250", "mi250"},
+        {"MI250X", "mi250x"},                 {"天垓100", "iluvatar-bi-v100"},
+        {"BI-V100", "iluvatar-bi-v100"},      {"天数智芯天垓100", "iluvatar-bi-v100"},
+        {"Iluvatar BI-V100", "iluvatar-bi-v100"}, {"天垓150", "iluvatar-bi-v150"},
+        {"BI-V150", "iluvatar-bi-v150"},      {"智铠100", "iluvatar-mr-v100"},
+        {"MR-V100", "iluvatar-mr-v100"}};
+    for (const auto& [query, id] : names) {
+        INFO(query);
+        const GpuSpec* found = caliper::findGpu(projectCatalog(), query);
+        REQUIRE(found);
+        CHECK(found->id == id);
+    }
+    // TITAN RTX: 576 tensor cores x 64 FMA x 2 x 1.77 GHz = 130.5 TFLOPS FP16
+    // (accumulate precision at that rate unstated: FP32-accumulate null).
+    CHECK(value(gpu("titan-rtx").fp16Acc16Tflops) == Approx(130.5));
+    CHECK_FALSE(gpu("titan-rtx").fp16Tflops.has_value());
+    CHECK(gpu("titan-rtx").bandwidthGBps == Approx(672));
+    CHECK(gpu("titan-rtx").memoryGb == Approx(24));
+    // V100S: 640 x 64 x 2 x 1.601 GHz = 131 TFLOPS; HBM2 raised to 1,134 GB/s.
+    CHECK(value(gpu("v100s-pcie-32gb").fp16Tflops) == Approx(640 * 64 * 2 * 1.601e-3).epsilon(0.005));
+    CHECK(gpu("v100s-pcie-32gb").bandwidthGBps == Approx(1134));
+    CHECK(gpu("v100s-pcie-32gb").bandwidthGBps > gpu("v100-pcie-32gb").bandwidthGBps);
+    // MI250: 208 of the MI250X's 220 CUs at the same clock: 383 x 208/220 = 362.1.
+    CHECK(value(gpu("mi250").bf16Tflops) == Approx(383.0 * 208 / 220).epsilon(0.001));
+    CHECK(gpu("mi250").memoryGb == Approx(gpu("mi250x").memoryGb));
+    // BI-V100: Iluvatar's announced 147 TFLOPS FP16/BF16, 32 GB HBM2 at 1.2 TB/s.
+    CHECK(value(gpu("iluvatar-bi-v100").bf16Tflops) == Approx(147));
+    CHECK(gpu("iluvatar-bi-v100").bandwidthGBps == Approx(1200));
+    CHECK(gpu("iluvatar-bi-v100").confidence == "low");
+    // MR-V100's product sheet: 96 TFLOPS FP16, 192 TOPS INT8, 32 GB; bandwidth
+    // unpublished. BI-V150: 64 GB and 350 W published, no rates: memory fit only.
+    CHECK(value(gpu("iluvatar-mr-v100").fp16Tflops) == Approx(96));
+    CHECK(value(gpu("iluvatar-mr-v100").int8Tops) == Approx(2 * 96));
+    CHECK(gpu("iluvatar-bi-v150").memoryGb == Approx(64));
+    CHECK_FALSE(gpu("iluvatar-bi-v150").bf16Tflops.has_value());
+    for (const char* id : {"iluvatar-mr-v100", "iluvatar-bi-v150"}) {
+        const auto& caveats = gpu(id).caveats;
+        CHECK(std::find(caveats.begin(), caveats.end(), "unpublished-bandwidth") != caveats.end());
+    }
 }

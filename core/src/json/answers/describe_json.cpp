@@ -39,7 +39,9 @@ constexpr const char* kWarningCodes[] = {
     "cpu_offload_slow", "cpu_offload_pcie_bound", "ollama_layers_on_cpu", "cpu_offload_compute_bound", "host_ram_too_small",
     "host_ram_assumed", "power_unknown",
     // an "auto" count above max_gpus; tensor parallelism asked for at a count it cannot split
-    "over_max_gpus", "tensor_parallel_impossible"};
+    "over_max_gpus", "tensor_parallel_impossible",
+    // a quantization in the model's name (Ollama tag, GGUF file name)
+    "model_name_format_unknown", "model_name_format_ignored", "weights_differ_from_model_name"};
 
 // The codes of {"ok":false,"error":{"code",...}}: the engine's, and the
 // WebAssembly module's own (no_catalog, unknown_function).

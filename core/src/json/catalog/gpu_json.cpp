@@ -76,7 +76,8 @@ void readIdentity(ObjectReader& r, GpuSpec& g) {
         if (g.aliases[i].empty()) fail("invalid_value", childPath(r.pathOf("aliases"), i), "expected a non-empty alias");
     }
     g.vendor = r.requiredEnum("vendor", {"nvidia", "amd", "intel", "huawei", "apple", "cambricon", "biren",
-                                         "moore-threads", "hygon", "kunlunxin", "metax", "enflame"});
+                                         "moore-threads", "hygon", "kunlunxin", "metax", "enflame",
+                                         "iluvatar"});
     g.gpuClass = r.requiredEnum("class", {"consumer", "workstation", "datacenter"});
     g.market = r.requiredEnum("market", {"global", "china"});
     g.architecture = r.requiredString("architecture");

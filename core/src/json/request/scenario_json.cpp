@@ -314,6 +314,37 @@ void readPrices(Scenario& s, ObjectReader& r) {
     s.cnyPerUsd = numberOr("cny_per_usd", s.cnyPerUsd);
 }
 
+// The quantization a model name carries ("qwen2.5:7b-instruct-q4_K_M",
+// "...-Q4_K_M.gguf") is the weights' format unless `weights` says otherwise;
+// one Caliper does not know leaves the default, with a warning.
+void applyNamedWeights(Scenario& s, const ModelReference& named, std::vector<Warning>& warnings) {
+    if (named.formatName.empty()) return;
+    if (!named.weights) {
+        warnings.push_back({"model_name_format_unknown",
+                            "the model name's quantization '" + named.formatName +
+                                "' is not a weight format Caliper knows; sized with " +
+                                (s.weightsExplicit ? "the stated 'weights'" : "the default weights") +
+                                " (set 'weights' to a known format, e.g. Q4_K_M)"});
+        return;
+    }
+    // GGUF types (from Q8_0 on, weight_format.hpp) are llama.cpp inference formats: a
+    // fine-tune of the model a GGUF file names trains its 16-bit checkpoint.
+    if (s.task != Task::Inference && *named.weights >= WeightFormat::Q8_0) {
+        warnings.push_back({"model_name_format_ignored",
+                            "the model name's GGUF quantization '" + named.formatName +
+                                "' is for llama.cpp inference; training sizes the checkpoint's weights"});
+        return;
+    }
+    if (!s.weightsExplicit) {
+        s.weights = *named.weights;
+        s.weightsExplicit = true;
+    } else if (s.weights != *named.weights) {
+        warnings.push_back({"weights_differ_from_model_name",
+                            std::string("'weights' (") + toString(s.weights) + ") differs from the model name's '" +
+                                named.formatName + "'; sized with 'weights'"});
+    }
+}
+
 }  // namespace
 
 WeightFormat parseWeightFormat(const Json& value, const std::string& path) {
@@ -346,10 +377,19 @@ std::string didYouMean(const std::vector<std::string>& names) {
 }  // namespace
 
 ModelSpec resolveModel(const Catalog& catalog, const Json& value, const std::string& path,
-                       std::vector<Warning>& warnings) {
+                       std::vector<Warning>& warnings, ModelReference* named) {
     if (value.is_string()) {
         const std::string query = value.get<std::string>();
-        if (const ModelSpec* model = findModel(catalog, query)) return *model;
+        const ModelReference ref = findModelReference(catalog, query);
+        if (ref.model) {
+            if (named) *named = ref;
+            else if (!ref.formatName.empty()) {
+                warnings.push_back({"model_name_format_ignored",
+                                    "the quantization in the model name ('" + ref.formatName +
+                                        "') is not applied here; set 'weights' to size that format"});
+            }
+            return *ref.model;
+        }
         fail("unknown_model", path, "unknown model '" + query.substr(0, 100) + "'" + didYouMean(nearestModelNames(catalog, query)));
     }
     if (!value.is_object()) failType("invalid_value", path, "a model id or a model object", value);
@@ -407,10 +447,11 @@ Scenario scenarioFromJson(const Catalog& catalog, const Json& request, std::vect
                           const ScenarioOptions& options) {
     ObjectReader r(request, "");
     Scenario s;
+    ModelReference named;  // the quantization a model name carries ("...-Q4_K_M.gguf")
     if (options.resolveModelAndGpu) {
         const Json* model = r.raw("model");
         if (!model || model->is_null()) fail("missing_key", "/model", "required key 'model' is missing");
-        s.model = resolveModel(catalog, *model, "/model", warnings);
+        s.model = resolveModel(catalog, *model, "/model", warnings, &named);
         const Json* gpu = r.raw("gpu");
         if (!gpu || gpu->is_null()) fail("missing_key", "/gpu", "required key 'gpu' is missing");
         s.gpu = resolveGpu(catalog, *gpu, "/gpu");
@@ -424,6 +465,7 @@ Scenario scenarioFromJson(const Catalog& catalog, const Json& request, std::vect
                                         {"serving", Task::Inference}})
                            : (r.ignore("task"), Task::Inference);
     applyTaskDefaults(s, r, warnings);
+    applyNamedWeights(s, named, warnings);
     readLora(s, r);
     const int nodes = readParallel(s, r);
     readPrices(s, r);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "caliper/catalog.hpp"
+#include "caliper/model_reference.hpp"
 #include "caliper/names.hpp"
 #include "caliper/result.hpp"
 #include "caliper/scenario.hpp"
@@ -20,8 +21,11 @@ struct ScenarioOptions {
 Scenario scenarioFromJson(const Catalog& catalog, const Json& request, std::vector<Warning>& warnings,
                           const ScenarioOptions& options = {});
 
+// A model by id, alias, Ollama tag or GGUF file name, or a model object. Where
+// the name carries a quantization ("...-Q4_K_M.gguf"), `named` receives it for
+// the caller to apply; without `named` a warning says it was not applied.
 ModelSpec resolveModel(const Catalog& catalog, const Json& value, const std::string& path,
-                       std::vector<Warning>& warnings);
+                       std::vector<Warning>& warnings, ModelReference* named = nullptr);
 GpuSpec resolveGpu(const Catalog& catalog, const Json& value, const std::string& path);
 
 // A value of E by its name in E's table (caliper/names.hpp), compared
