@@ -136,7 +136,13 @@ TEST_CASE("generated scenarios: more GPUs never raise per-GPU memory under ZeRO-
             INFO(at.dump() << ": " << previousCount << " GPUs " << previous->totalGiB << " GiB, " << count
                            << " GPUs " << memory.totalGiB << " GiB; weights " << previous->weightsGiB << " -> "
                            << memory.weightsGiB);
-            CHECK(atMost(memory.totalGiB, previous->totalGiB));
+            // SGLang's default mem_fraction_static reserves tp x pp / 8 GiB
+            // more per GPU as the group grows (server_args.py
+            // _handle_gpu_memory_settings, serving/engine_defaults.cpp): a
+            // model that does not fit shows that reserve in its total.
+            const bool sglangReserve = at.value("engine", std::string()) == "sglang" && !at.contains("gpu_memory_utilization");
+            const double reserveGrowthGiB = sglangReserve ? (count - previousCount) / 8.0 : 0.0;
+            CHECK(atMost(memory.totalGiB, previous->totalGiB + reserveGrowthGiB));
             // Serving splits the weights themselves; training strategies
             // move bytes between terms (FSDP gathers layers into "weights").
             if (task == "inference") CHECK(atMost(memory.weightsGiB, previous->weightsGiB));
