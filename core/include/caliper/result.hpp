@@ -131,6 +131,7 @@ struct EstimateResult {
     std::optional<double> usdPerHour;           // cloud price of the whole plan
     std::optional<double> usdPerMillionTokens;  // serving cost at this batch
     std::optional<double> purchaseUsd;          // count x purchase price
+    std::optional<double> purchaseCny;          // the same in CNY (the catalog's CNY price where it has one)
     std::optional<double> powerW;               // GPUs + host share; null when unknown or not running
     std::optional<double> energyKwh;            // for a training run
     int priceYear = 0;

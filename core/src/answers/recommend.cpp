@@ -100,6 +100,7 @@ RecommendOption makeOption(const Catalog& catalog, const Scenario& s, const Esti
     o.trainHours = r.trainHours;
     o.usdPerHour = r.usdPerHour;
     o.purchaseUsd = r.purchaseUsd;
+    o.purchaseCny = r.purchaseCny;
     o.usdPerMillionTokens = usdPerMillionTokens(r);
     o.costUsd = r.costUsd;
     o.pricedByRun = s.task != Task::Inference && s.trainTokens.has_value();

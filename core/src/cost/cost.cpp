@@ -230,8 +230,13 @@ CostEstimate costOf(const Scenario& s, const CostBasis& basis, const Plan& plan,
         out.purchaseUsd = *unit * gpus;
         if (withExplain) out.explain.push_back({"purchase_usd", "GPUs x price per card", *out.purchaseUsd});
     }
-    if (withExplain && s.currency == "cny") {
-        if (const auto cny = unitPriceCny(s)) out.explain.push_back({"purchase_cny", "GPUs x price per card in CNY", *cny * gpus});
+    // A card sold in China has its own CNY street price (price_cny), not the
+    // USD price at the exchange rate: every door prints this one.
+    if (const auto cny = basis.unitCny) {
+        out.purchaseCny = *cny * gpus;
+        if (withExplain && s.currency == "cny") {
+            out.explain.push_back({"purchase_cny", "GPUs x price per card in CNY", *out.purchaseCny});
+        }
     }
     addPower(s, basis, plan, withExplain, withWarnings, out);
     addServingCost(speed, withExplain, out);
@@ -246,6 +251,7 @@ CostBasis basisOf(const Scenario& s, bool withOrigin) {
         basis.hourOrigin = std::move(hourly->origin);
     }
     basis.unitUsd = unitPriceUsd(s);
+    basis.unitCny = unitPriceCny(s);
     basis.host = hostPower(s.gpu);
     basis.liquidCooling = requiresLiquidCooling(s.gpu);
     return basis;

@@ -209,7 +209,7 @@ Json resultToJson(const EstimateResult& r, const Scenario& s) {
     out["cny_per_hour"] = cnyOrNull(r.usdPerHour, s.cnyPerUsd);
     out["usd_per_million_tokens"] = tidyOrNull(r.usdPerMillionTokens);
     out["purchase_usd"] = tidyOrNull(r.purchaseUsd);
-    out["purchase_cny"] = cnyOrNull(r.purchaseUsd, s.cnyPerUsd);
+    out["purchase_cny"] = tidyOrNull(r.purchaseCny);
     out["price_year"] = r.priceYear > 0 ? Json(r.priceYear) : Json(nullptr);
     out["cny_per_usd"] = tidy(s.cnyPerUsd);
     out["power_w"] = tidyOrNull(r.powerW);

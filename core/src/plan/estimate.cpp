@@ -242,6 +242,7 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
         r.costUsd = cost.costUsd;
         r.usdPerMillionTokens = cost.usdPerMillionTokens;
         r.purchaseUsd = cost.purchaseUsd;
+        r.purchaseCny = cost.purchaseCny;
         r.powerW = cost.powerW;
         r.energyKwh = cost.energyKwh;
         r.priceYear = cost.priceYear;

@@ -166,6 +166,7 @@ void price(Deployment& d, const Scenario& s) {
     const CostEstimate cost = estimateCost(s, d.plan, SpeedEstimate{}, false);
     d.usdPerHour = cost.usdPerHour;
     d.purchaseUsd = cost.purchaseUsd;
+    d.purchaseCny = cost.purchaseCny;
     d.powerW = cost.powerW.value_or(0);  // 0 = unknown board power (serve_json writes null)
     priceServing(d.serving, d.usdPerHour, d.powerW);
 }

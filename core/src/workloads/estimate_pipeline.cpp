@@ -176,6 +176,7 @@ EstimateResult estimatePipeline(const Scenario& s, EstimateDetail detail, const 
                                           : costFigures(s, r.plan, SpeedEstimate{});
     r.usdPerHour = cost.usdPerHour;
     r.purchaseUsd = cost.purchaseUsd;
+    r.purchaseCny = cost.purchaseCny;
     r.powerW = cost.powerW;
     r.priceYear = cost.priceYear;
     for (const ExplainTerm& t : cost.explain) r.explain.push_back(t);

@@ -66,6 +66,7 @@ struct RecommendOption {
     std::optional<double> trainHours;
     std::optional<double> usdPerHour;           // cloud price of the whole configuration
     std::optional<double> purchaseUsd;          // cards only, no servers
+    std::optional<double> purchaseCny;          // the same in CNY (the catalog's CNY price where it has one)
     std::optional<double> usdPerMillionTokens;  // served tokens (inference) or trained tokens (training)
     std::optional<double> costUsd;              // the training run, when train_tokens is set
     // A training task with train_tokens: "cheapest" on cloud prices ranks

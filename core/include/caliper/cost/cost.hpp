@@ -15,6 +15,7 @@ struct CostEstimate {
     std::optional<double> costUsd;
     std::optional<double> usdPerMillionTokens;
     std::optional<double> purchaseUsd;
+    std::optional<double> purchaseCny;  // the catalog's own CNY price where it has one
     std::optional<double> powerW;  // null when the board power is unknown
     std::optional<double> energyKwh;
     int priceYear = 0;
@@ -35,6 +36,7 @@ struct CostBasis {
     std::optional<double> hourUsd;  // price of one GPU-hour
     std::string hourOrigin;         // where that price comes from (estimateCost's explanation only)
     std::optional<double> unitUsd;  // purchase price of one card
+    std::optional<double> unitCny;  // in CNY: the catalog's price_cny, else unitUsd at cny_per_usd
     struct HostPower {
         double watts = 0;
         bool perGpu = false;  // per GPU slot (boards, racks), else per node

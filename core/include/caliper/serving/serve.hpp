@@ -58,6 +58,7 @@ struct Deployment {
     ServingFigures serving;
     std::optional<double> usdPerHour;   // cloud bill of every GPU
     std::optional<double> purchaseUsd;  // all cards
+    std::optional<double> purchaseCny;  // all cards, in CNY (the catalog's CNY price where it has one)
     double powerW = 0;
     bool meetsSlo = false;
     double sloGap = 0;         // worst ratio of a figure to its target (<= 1 meets)

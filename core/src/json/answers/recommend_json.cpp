@@ -99,7 +99,7 @@ Json optionToJson(const Catalog& catalog, const RecommendOption& o, double cnyPe
             {"usd_per_hour", tidyOrNull(o.usdPerHour)},
             {"cny_per_hour", cnyOrNull(o.usdPerHour, cnyPerUsd)},
             {"purchase_usd", tidyOrNull(o.purchaseUsd)},
-            {"purchase_cny", cnyOrNull(o.purchaseUsd, cnyPerUsd)},
+            {"purchase_cny", tidyOrNull(o.purchaseCny)},
             {"usd_per_million_tokens", tidyOrNull(o.usdPerMillionTokens)},
             {"cost_usd", tidyOrNull(o.costUsd)},
             {"cost_cny", cnyOrNull(o.costUsd, cnyPerUsd)},

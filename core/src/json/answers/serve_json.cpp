@@ -92,8 +92,9 @@ Json deploymentRanges(const std::vector<FigureRange>& ranges, const Json& deploy
 
 Json deploymentToJson(const Deployment& d, const Scenario& s, const Slo& slo) {
     const double tokensPerS = d.serving.outputTokensPerS;
-    std::optional<double> purchasePerHour, usdPerMonth;
+    std::optional<double> purchasePerHour, purchaseCnyPerHour, usdPerMonth;
     if (d.purchaseUsd) purchasePerHour = *d.purchaseUsd / kWriteOffHours;
+    if (d.purchaseCny) purchaseCnyPerHour = *d.purchaseCny / kWriteOffHours;
     if (d.usdPerHour) usdPerMonth = *d.usdPerHour * kHoursPerMonth;
     Json plan = {{"strategy", toString(d.plan.strategy)}, {"gpu_count", d.gpuCount}, {"tp", d.plan.tp},
                  {"pp", d.plan.pp}, {"dp", d.replicas}, {"ep", s.parallel.ep > 0 ? s.parallel.ep : d.plan.ep},
@@ -111,11 +112,11 @@ Json deploymentToJson(const Deployment& d, const Scenario& s, const Slo& slo) {
             {"usd_per_month", tidyOrNull(usdPerMonth)},
             {"cny_per_month", cny(usdPerMonth, s.cnyPerUsd)},
             {"purchase_usd", tidyOrNull(d.purchaseUsd)},
-            {"purchase_cny", cny(d.purchaseUsd, s.cnyPerUsd)},
+            {"purchase_cny", tidyOrNull(d.purchaseCny)},
             {"usd_per_million_output_tokens", tidyOrNull(perMillion(d.usdPerHour, tokensPerS))},
             {"cny_per_million_output_tokens", cny(perMillion(d.usdPerHour, tokensPerS), s.cnyPerUsd)},
             {"purchase_usd_per_million_output_tokens", tidyOrNull(perMillion(purchasePerHour, tokensPerS))},
-            {"purchase_cny_per_million_output_tokens", cny(perMillion(purchasePerHour, tokensPerS), s.cnyPerUsd)},
+            {"purchase_cny_per_million_output_tokens", tidyOrNull(perMillion(purchaseCnyPerHour, tokensPerS))},
             {"joules_per_output_token", tidyOrNull(d.serving.joulesPerOutputToken)},
             {"power_w", d.powerW > 0 ? Json(tidy(d.powerW)) : Json(nullptr)},
             {"meets_slo", d.meetsSlo},
