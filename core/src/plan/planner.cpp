@@ -922,6 +922,22 @@ int countForHost(const Scenario& off, double wholeJobGiB) {
     return kMaxGpus + 1;
 }
 
+// The offloaded plan `off` at `count` GPUs, as a stated count chooses it.
+Choice offloadAt(const Scenario& off, int count, int maxGpus, const sizing::ModelFigures* held) {
+    Scenario at = off;
+    at.gpuCountAuto = false;
+    at.gpuCount = count;
+    return chooseDataParallel(at, maxGpus, held);
+}
+
+// `o`, a plan at a count the search picked (not the request's), with the
+// fewest GPUs that fit and the reason for its count.
+Choice fewestAt(Choice o, std::optional<int> gpusNeeded, const char* why) {
+    o.gpusNeeded = gpusNeeded;
+    o.why.replace("count_requested", why);
+    return o;
+}
+
 // The choice with `off` at the request's count or (`autoCount`) the fewest
 // GPUs that fit: the GPUs' count search first, then, where the host RAM is
 // what does not fit (a rented share of a server grows with its GPUs), the
@@ -933,15 +949,8 @@ int countForHost(const Scenario& off, double wholeJobGiB) {
 Choice offloadChoice(Scenario off, bool autoCount, int maxGpus, const sizing::ModelFigures* held, int first = 0) {
     if (!autoCount) return chooseDataParallel(off, maxGpus, held);
     if (first > 0 && first <= std::min(maxGpus, kMaxGpus)) {
-        Scenario at = off;
-        at.gpuCountAuto = false;
-        at.gpuCount = first;
-        Choice o = chooseDataParallel(at, maxGpus, held);
-        if (o.fits) {
-            o.gpusNeeded = first;
-            o.why.replace("count_requested", "count_fewest_that_fit");
-            return o;
-        }
+        Choice o = offloadAt(off, first, maxGpus, held);
+        if (o.fits) return fewestAt(std::move(o), first, "count_fewest_that_fit");
     }
     off.gpuCountAuto = true;
     off.gpuCount = 1;
@@ -952,15 +961,8 @@ Choice offloadChoice(Scenario off, bool autoCount, int maxGpus, const sizing::Mo
     for (int tries = 0; tries < 8; ++tries) {
         const int next = std::max(count + 1, countForHost(off, wholeGiB));
         if (next > std::min(maxGpus, kMaxGpus)) break;
-        Scenario at = off;
-        at.gpuCountAuto = false;
-        at.gpuCount = next;
-        Choice o = chooseDataParallel(at, maxGpus, held);
-        if (o.fits) {
-            o.gpusNeeded = next;
-            o.why.replace("count_requested", "count_fewest_that_fit");
-            return o;
-        }
+        Choice o = offloadAt(off, next, maxGpus, held);
+        if (o.fits) return fewestAt(std::move(o), next, "count_fewest_that_fit");
         count = next;
         wholeGiB = o.memory.cpuOffloadGiB;
     }
@@ -975,14 +977,9 @@ void offloadToWholeNodes(const Scenario& off, Choice& o, int maxGpus, const sizi
     const int count = std::max(1, o.plan.gpuCount);
     for (int n = wholeNodes(off, count), step = 0; n > count && n <= std::min(maxGpus, kMaxGpus) && step < kWholeNodeSteps;
          n += std::max(1, off.gpu.gpusPerNode), ++step) {
-        Scenario at = off;
-        at.gpuCountAuto = false;
-        at.gpuCount = n;
-        Choice w = chooseDataParallel(at, maxGpus, held);
+        Choice w = offloadAt(off, n, maxGpus, held);
         if (!w.fits) continue;
-        w.gpusNeeded = o.gpusNeeded;
-        w.why.replace("count_requested", "count_whole_nodes");
-        o = std::move(w);
+        o = fewestAt(std::move(w), o.gpusNeeded, "count_whole_nodes");
         return;
     }
 }
