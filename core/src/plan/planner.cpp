@@ -735,7 +735,38 @@ std::optional<Choice> fewestOffloaded(const Scenario& request, int maxGpus, bool
 
 }  // namespace
 
+namespace {
+
+// Inference with `parallel.dp` stated (above 1): that many replicas of one
+// model-parallel group, each a separate engine serving its share of the
+// requests (replicas.hpp, as bestReplicas builds them): the group is planned
+// as a request of its own, on count / dp GPUs (an "auto" count: the fewest
+// that hold one replica, times dp) with ceil(batch / dp) of the concurrent
+// requests and no replicas of its own, then spread over the dp copies.
+// compat.cpp has checked that dp (times any stated tp and pp) divides the count.
+Choice chooseStatedReplicas(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
+    const int replicas = request.parallel.dp;
+    Scenario group = request;
+    group.parallel.dp = 1;
+    group.batch = (std::max<std::int64_t>(1, request.batch) + replicas - 1) / replicas;
+    if (!request.gpuCountAuto) group.gpuCount = std::max(1, request.gpuCount / replicas);
+    Choice c = choose(group, std::max(1, maxGpus / replicas), held);
+    c.plan.gpuCount *= replicas;
+    c.plan.dp = std::max(1, c.plan.dp) * replicas;
+    const int perNode = std::max(1, request.gpu.gpusPerNode);
+    c.plan.nodes = (c.plan.gpuCount + perNode - 1) / perNode;
+    if (c.plan.strategy == Strategy::Single) c.plan.strategy = Strategy::Ddp;  // replicas of one GPU each
+    if (c.gpusNeeded) *c.gpusNeeded *= replicas;
+    c.speed.reset();
+    if (c.fits && c.plan.gpuCount <= maxGpus) c.speed = speedFigures(request, c.plan);
+    c.why.push_back("replicas_fill_count");
+    return c;
+}
+
+}  // namespace
+
 Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
+    if (request.task == Task::Inference && request.parallel.dp > 1) return chooseStatedReplicas(request, maxGpus, held);
     const bool offloadStated = request.parallel.offload == Offload::Layers || request.parallel.offload == Offload::MoeExperts;
     if (contextFollowsCount(request) && !offloadStated) {
         Choice c = chooseOllamaContext(request, maxGpus, held);
