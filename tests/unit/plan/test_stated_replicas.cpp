@@ -33,7 +33,8 @@ TEST_CASE("a stated dp serves that many replicas of count / dp GPUs", "[planner]
     // heads take tensor parallelism 4 within the server, one stage. Each
     // replica holds ceil(16 / 2) = 8 of the 16 concurrent requests, so the
     // memory per GPU and a request's latency are those of 4 GPUs at batch 8,
-    // and the fleet's decode rate is twice that replica's.
+    // and the fleet's decode rate is twice that replica's (to the JSON's
+    // six significant digits).
     const Json r = estimateOk(kLlama8 + R"("gpu_count":8,"parallel":{"dp":2}})");
     const Json one = estimateOk(kLlama8 + R"("gpu_count":4,"batch":8})");
     REQUIRE(r["fits"] == true);
@@ -43,7 +44,7 @@ TEST_CASE("a stated dp serves that many replicas of count / dp GPUs", "[planner]
     CHECK(r["plan"]["pp"] == 1);
     CHECK(hasWhy(r, "replicas_fill_count"));
     CHECK(r["memory"]["total_gib"].get<double>() == Approx(one["memory"]["total_gib"].get<double>()));
-    CHECK(r["decode_tokens_per_s"].get<double>() == Approx(2 * one["decode_tokens_per_s"].get<double>()).epsilon(1e-6));
+    CHECK(r["decode_tokens_per_s"].get<double>() == Approx(2 * one["decode_tokens_per_s"].get<double>()).epsilon(1e-5));
     // One replica is the fewest that fit, one GPU (16 GB of bf16 weights in
     // 80 GB): two replicas need two.
     CHECK(r["gpus_needed"] == 2);
