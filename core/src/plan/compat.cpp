@@ -239,6 +239,18 @@ std::optional<Error> scenarioError(const Scenario& s) {
             "tp x pp x cp = " + std::to_string(tp * pp * cp) + " needs more than the " + std::to_string(s.gpuCount) +
                 " GPUs requested");
     }
+    // Serving replicas (plan/replicas.hpp): dp copies of one tp x pp group,
+    // which together use the whole stated count.
+    if (!training && !s.gpuCountAuto && s.parallel.dp > 0) {
+        const int dp = s.parallel.dp;
+        const bool bothStated = s.parallel.tp > 0 && s.parallel.pp > 0;
+        if (s.gpuCount % dp != 0 || (bothStated ? tp * pp * dp != s.gpuCount : (s.gpuCount / dp) % (tp * pp) != 0)) {
+            return rejection("invalid_parallel", "/parallel/dp",
+                "dp " + std::to_string(dp) + " replicas x tp " + std::to_string(tp) + " x pp " +
+                    (s.parallel.pp > 0 ? std::to_string(pp) : std::string("(any)")) + " must multiply to the " +
+                    std::to_string(s.gpuCount) + " GPUs requested");
+        }
+    }
     if (s.parallel.ep > 1 && training) {
         if (s.model.moe.experts <= 0) {
             return rejection("incompatible_options", "/parallel/ep", s.model.id + " is a dense model: it has no experts to spread");

@@ -749,7 +749,38 @@ std::optional<Choice> fewestOffloaded(const Scenario& request, int maxGpus, bool
 
 }  // namespace
 
+namespace {
+
+// Inference with `parallel.dp` stated (above 1): that many replicas of one
+// model-parallel group, each a separate engine serving its share of the
+// requests (replicas.hpp, as bestReplicas builds them): the group is planned
+// as a request of its own, on count / dp GPUs (an "auto" count: the fewest
+// that hold one replica, times dp) with ceil(batch / dp) of the concurrent
+// requests and no replicas of its own, then spread over the dp copies.
+// compat.cpp has checked that dp (times any stated tp and pp) divides the count.
+Choice chooseStatedReplicas(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
+    const int replicas = request.parallel.dp;
+    Scenario group = request;
+    group.parallel.dp = 1;
+    group.batch = (std::max<std::int64_t>(1, request.batch) + replicas - 1) / replicas;
+    if (!request.gpuCountAuto) group.gpuCount = std::max(1, request.gpuCount / replicas);
+    Choice c = choose(group, std::max(1, maxGpus / replicas), held);
+    c.plan.gpuCount *= replicas;
+    c.plan.dp = std::max(1, c.plan.dp) * replicas;
+    const int perNode = std::max(1, request.gpu.gpusPerNode);
+    c.plan.nodes = (c.plan.gpuCount + perNode - 1) / perNode;
+    if (c.plan.strategy == Strategy::Single) c.plan.strategy = Strategy::Ddp;  // replicas of one GPU each
+    if (c.gpusNeeded) *c.gpusNeeded *= replicas;
+    c.speed.reset();
+    if (c.fits && c.plan.gpuCount <= maxGpus) c.speed = speedFigures(request, c.plan);
+    c.why.push_back("replicas_fill_count");
+    return c;
+}
+
+}  // namespace
+
 Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
+    if (request.task == Task::Inference && request.parallel.dp > 1) return chooseStatedReplicas(request, maxGpus, held);
     const bool offloadStated = request.parallel.offload == Offload::Layers || request.parallel.offload == Offload::MoeExperts;
     if (contextFollowsCount(request) && !offloadStated) {
         Choice c = chooseOllamaContext(request, maxGpus, held);
@@ -936,6 +967,22 @@ int countForHost(const Scenario& off, double wholeJobGiB) {
     return kMaxGpus + 1;
 }
 
+// The offloaded plan `off` at `count` GPUs, as a stated count chooses it.
+Choice offloadAt(const Scenario& off, int count, int maxGpus, const sizing::ModelFigures* held) {
+    Scenario at = off;
+    at.gpuCountAuto = false;
+    at.gpuCount = count;
+    return chooseDataParallel(at, maxGpus, held);
+}
+
+// `o`, a plan at a count the search picked (not the request's), with the
+// fewest GPUs that fit and the reason for its count.
+Choice fewestAt(Choice o, std::optional<int> gpusNeeded, const char* why) {
+    o.gpusNeeded = gpusNeeded;
+    o.why.replace("count_requested", why);
+    return o;
+}
+
 // The choice with `off` at the request's count or (`autoCount`) the fewest
 // GPUs that fit: the GPUs' count search first, then, where the host RAM is
 // what does not fit (a rented share of a server grows with its GPUs), the
@@ -947,15 +994,8 @@ int countForHost(const Scenario& off, double wholeJobGiB) {
 Choice offloadChoice(Scenario off, bool autoCount, int maxGpus, const sizing::ModelFigures* held, int first = 0) {
     if (!autoCount) return chooseDataParallel(off, maxGpus, held);
     if (first > 0 && first <= std::min(maxGpus, kMaxGpus)) {
-        Scenario at = off;
-        at.gpuCountAuto = false;
-        at.gpuCount = first;
-        Choice o = chooseDataParallel(at, maxGpus, held);
-        if (o.fits) {
-            o.gpusNeeded = first;
-            o.why.replace("count_requested", "count_fewest_that_fit");
-            return o;
-        }
+        Choice o = offloadAt(off, first, maxGpus, held);
+        if (o.fits) return fewestAt(std::move(o), first, "count_fewest_that_fit");
     }
     off.gpuCountAuto = true;
     off.gpuCount = 1;
@@ -966,15 +1006,8 @@ Choice offloadChoice(Scenario off, bool autoCount, int maxGpus, const sizing::Mo
     for (int tries = 0; tries < 8; ++tries) {
         const int next = std::max(count + 1, countForHost(off, wholeGiB));
         if (next > std::min(maxGpus, kMaxGpus)) break;
-        Scenario at = off;
-        at.gpuCountAuto = false;
-        at.gpuCount = next;
-        Choice o = chooseDataParallel(at, maxGpus, held);
-        if (o.fits) {
-            o.gpusNeeded = next;
-            o.why.replace("count_requested", "count_fewest_that_fit");
-            return o;
-        }
+        Choice o = offloadAt(off, next, maxGpus, held);
+        if (o.fits) return fewestAt(std::move(o), next, "count_fewest_that_fit");
         count = next;
         wholeGiB = o.memory.cpuOffloadGiB;
     }
@@ -989,14 +1022,9 @@ void offloadToWholeNodes(const Scenario& off, Choice& o, int maxGpus, const sizi
     const int count = std::max(1, o.plan.gpuCount);
     for (int n = wholeNodes(off, count), step = 0; n > count && n <= std::min(maxGpus, kMaxGpus) && step < kWholeNodeSteps;
          n += std::max(1, off.gpu.gpusPerNode), ++step) {
-        Scenario at = off;
-        at.gpuCountAuto = false;
-        at.gpuCount = n;
-        Choice w = chooseDataParallel(at, maxGpus, held);
+        Choice w = offloadAt(off, n, maxGpus, held);
         if (!w.fits) continue;
-        w.gpusNeeded = o.gpusNeeded;
-        w.why.replace("count_requested", "count_whole_nodes");
-        o = std::move(w);
+        o = fewestAt(std::move(w), o.gpusNeeded, "count_whole_nodes");
         return;
     }
 }

@@ -265,25 +265,16 @@ struct Slotted {
     Candidate candidate;
 };
 
-// The fewest replicas of a slotted engine that carry the users within the
-// SLO, each sized with ceil(users / replicas) slots (and meeting it with all
-// of them busy): fewer users a replica,
-// faster steps and a smaller cache, so the replicas that meet the SLO are
-// those above one count, found by bisection. Nothing when even the most that
-// max_gpus allows do not meet it.
-std::optional<Slotted> slottedDeployment(const Candidate& c, const ServeOptions& o) {
-    const double users = *o.users;
-    const int most = std::max(1, std::min(o.maxGpus / std::max(1, c.gpus), int(std::ceil(users))));
+// The fewest replicas of a slotted engine whose deployment meets the SLO,
+// each replica sized by `sizedFor(replicas)` (nothing where that many do
+// not hold their share): fewer users or requests a replica, faster steps and
+// a smaller cache, so the replicas that meet the SLO are those above one
+// count, found by bisection. Nothing when even `most` do not meet it.
+template <typename SizedFor>
+std::optional<Slotted> fewestSlottedReplicas(const ServeOptions& o, int most, const SizedFor& sizedFor) {
     auto sized = [&](int replicas) -> std::optional<Slotted> {
-        const int slots = int(std::ceil(users / replicas - 1e-9));
-        if (slots > kMaxUsersPerReplica) return std::nullopt;
-        std::optional<Candidate> k = withSlots(c, slots);
+        std::optional<Candidate> k = sizedFor(replicas);
         if (!k) return std::nullopt;
-        // Users are whole: the fullest server runs all its slots, and must
-        // meet the SLO so (the deployment's figures are the mean load's).
-        const serving::Evaluator server(k->scenario, k->plan, k->memory);
-        const std::optional<ServingFigures> full = server.at(slots, std::nullopt);
-        if (!full || !meetsSlo(*full, o.slo)) return std::nullopt;
         std::optional<Deployment> d = deploy(*k, replicas, o);
         if (!d || !d->meetsSlo) return std::nullopt;
         return Slotted{std::move(*d), std::move(*k)};
@@ -303,6 +294,82 @@ std::optional<Slotted> slottedDeployment(const Candidate& c, const ServeOptions&
         }
     }
     return best;
+}
+
+// The fewest replicas of a slotted engine that carry the users within the
+// SLO, each sized with ceil(users / replicas) slots (and meeting it with all
+// of them busy).
+std::optional<Slotted> slottedDeployment(const Candidate& c, const ServeOptions& o) {
+    const double users = *o.users;
+    const int most = std::max(1, std::min(o.maxGpus / std::max(1, c.gpus), int(std::ceil(users))));
+    return fewestSlottedReplicas(o, most, [&](int replicas) -> std::optional<Candidate> {
+        const int slots = int(std::ceil(users / replicas - 1e-9));
+        if (slots > kMaxUsersPerReplica) return std::nullopt;
+        std::optional<Candidate> k = withSlots(c, slots);
+        if (!k) return std::nullopt;
+        // Users are whole: the fullest server runs all its slots, and must
+        // meet the SLO so (the deployment's figures are the mean load's).
+        const serving::Evaluator server(k->scenario, k->plan, k->memory);
+        const std::optional<ServingFigures> full = server.at(slots, std::nullopt);
+        if (!full || !meetsSlo(*full, o.slo)) return std::nullopt;
+        return k;
+    });
+}
+
+// Fixed-point steps of the slots a request rate needs (slotsForRate): each
+// step's slots are at least the last's, and they settle within a few.
+constexpr int kSlotIterations = 16;
+
+// The candidate with the most slots in (`fitting`, `over`) its GPUs hold
+// (`fitting` holds, `over` does not): the KV pool bounds the slots.
+std::optional<Candidate> mostSlotsWithin(const Candidate& c, std::optional<Candidate> atFitting, int fitting, int over) {
+    while (over - fitting > 1) {
+        const int mid = fitting + (over - fitting) / 2;
+        if (std::optional<Candidate> k = withSlots(c, mid)) {
+            fitting = mid;
+            atFitting = std::move(k);
+        } else {
+            over = mid;
+        }
+    }
+    return atFitting;
+}
+
+// The slots one replica of a slotted engine needs for its share of a
+// request rate, by Little's law: the requests in flight are the arrival
+// rate times a request's latency, L = lambda x W, with W = TTFT + (output
+// tokens - 1) x TPOT (Little 1961; the open loop of steady_state.cpp uses
+// the same law), and W grows with L (each decode step carries more
+// sequences). From one slot, the replica is re-sized with ceil(lambda x W)
+// slots and judged again until its slots cover the requests in flight (the
+// fixed point), or its GPUs hold no more (the most slots the KV pool holds:
+// the open loop then finds it saturated, and the deployment misses the SLO).
+std::optional<Candidate> slotsForRate(const Candidate& c, double ratePerS) {
+    const double outputTokens = double(std::max<std::int64_t>(1, c.scenario.outputTokens));
+    int slots = 1;
+    std::optional<Candidate> k = withSlots(c, slots);
+    for (int i = 0; k && i < kSlotIterations; ++i) {
+        const serving::Evaluator e(k->scenario, k->plan, k->memory);
+        const std::optional<ServingFigures> f = e.at(1, ratePerS);
+        if (!f) return std::nullopt;
+        const double latencyS = f->ttftS + (outputTokens - 1.0) * f->tpotMs / 1e3;
+        const int next = int(std::min(kMaxUsersPerReplica, std::ceil(ratePerS * latencyS - 1e-9)));
+        if (next <= slots) return k;
+        std::optional<Candidate> more = withSlots(c, next);
+        if (!more) return mostSlotsWithin(c, std::move(k), slots, next);
+        k = std::move(more);
+        slots = next;
+    }
+    return k;
+}
+
+// The fewest replicas of a slotted engine that carry a request rate within
+// the SLO, each sized with the slots its share of the rate keeps in flight
+// (slotsForRate).
+std::optional<Slotted> slottedRateDeployment(const Candidate& c, const ServeOptions& o) {
+    const double rate = *o.requestRatePerS;
+    const int most = std::max(1, o.maxGpus / std::max(1, c.gpus));
+    return fewestSlottedReplicas(o, most, [&](int replicas) { return slotsForRate(c, rate / replicas); });
 }
 
 // Disaggregated serving: how far the sizing loop grows the replicas.
@@ -514,8 +581,8 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
                 if (n == *fewest || n == 2 * *fewest) sizes.push_back(*c);
                 if (o.disaggregation == ServeOptions::Disaggregation::Yes) continue;
                 ++answer.candidates;
-                if (slotsPerReplica(c->scenario) && o.users) {
-                    if (std::optional<Slotted> sl = slottedDeployment(*c, o)) {
+                if (slotsPerReplica(c->scenario) && (o.users || o.requestRatePerS)) {
+                    if (std::optional<Slotted> sl = o.users ? slottedDeployment(*c, o) : slottedRateDeployment(*c, o)) {
                         meeting.push_back({std::move(sl->deployment), std::move(sl->candidate), std::nullopt});
                         continue;
                     }

@@ -135,6 +135,38 @@ double allGatherS(double bytes, int ranks, const Link& link) {
     return link.latencyS + double(ranks - 1) / ranks * bytes / (link.busGBps * kBytesPerGB);
 }
 
+namespace {
+
+// NCCL's latencies in microseconds, Simple protocol (the one large
+// gradient buckets run; src/graph/tuning.cc baseLat and hwLat): the ring's
+// base 8.4, a hop 3.4 over NVLink, 5.7 over PCIe, 9.6 over the network; the
+// tree's hop 28 within a node, 50 over the network. A multi-node ring
+// all-reduce of a large message pays 1.9x its latency (ncclTopoGetAlgoTime:
+// "plateau effect of ring").
+constexpr double kRingBaseUs = 8.4;
+constexpr double kRingNvlinkHopUs = 3.4;
+constexpr double kRingPcieHopUs = 5.7;
+constexpr double kRingNetHopUs = 9.6;
+constexpr double kTreeNodeHopUs = 28.0;
+constexpr double kTreeNetHopUs = 50.0;
+constexpr double kRingPlateau = 1.9;
+
+}  // namespace
+
+double ncclLatencyS(int ranks, int nodes, bool nvlink, bool allReduce) {
+    if (ranks <= 1) return 0;
+    nodes = std::clamp(nodes, 1, ranks);
+    const double steps = allReduce ? 2.0 * (ranks - 1) : double(ranks - 1);
+    const double interSteps = allReduce ? 2.0 * (nodes - 1) : double(nodes - 1);
+    const double hopUs = nvlink ? kRingNvlinkHopUs : kRingPcieHopUs;
+    double ringUs = kRingBaseUs + (steps - interSteps) * hopUs + interSteps * kRingNetHopUs;
+    if (!allReduce) return ringUs * 1e-6;
+    if (nodes > 1) ringUs *= kRingPlateau;
+    const double perNode = double(ranks) / nodes;
+    const double treeUs = 2.0 * ((perNode - 1.0) * kTreeNodeHopUs + std::log2(double(nodes)) * kTreeNetHopUs);
+    return std::min(ringUs, treeUs) * 1e-6;
+}
+
 double sendS(double bytes, const Link& link) {
     if (link.busGBps <= 0) return 0;
     return link.latencyS + bytes / (link.busGBps * kBytesPerGB);

@@ -28,6 +28,16 @@ Link hostLink(const GpuSpec& gpu);
 double allReduceS(double bytes, int ranks, const Link& link);
 // All-gather or reduce-scatter: (n-1)/n x bytes / busbw.
 double allGatherS(double bytes, int ranks, const Link& link);
+// The fixed time of one large collective over `ranks` GPUs spread evenly
+// over `nodes` servers, as NCCL's tuner models it (src/graph/tuning.cc,
+// ncclTopoTuneModel, Simple protocol): a ring pays a hop latency at each of
+// its steps (2(n-1) for an all-reduce, n-1 for a reduce-scatter or
+// all-gather; the inter-node ones at the network's latency), so it grows
+// linearly with the ranks; a tree (all-reduce only) pays 2 x (ranks per
+// node - 1) intra-node and 2 log2(nodes) network hops. NCCL runs the
+// faster: the smaller of the two. `nvlink`: the GPUs of a node talk over
+// NVLink (else PCIe).
+double ncclLatencyS(int ranks, int nodes, bool nvlink, bool allReduce);
 // Point-to-point send of `bytes` (pipeline stage boundary).
 double sendS(double bytes, const Link& link);
 

@@ -81,6 +81,34 @@ TEST_CASE("serve splits llama.cpp users over replicas only as the SLO needs", "[
     if (replicas > 1) CHECK(tpotWith(int(std::ceil(64.0 / (replicas - 1)))) > 25);
 }
 
+TEST_CASE("serve sizes llama.cpp slots for a request rate by Little's law", "[serving][serve]") {
+    // Half a request a second of 512 prompt and 256 output tokens to Llama
+    // 3.1 8B on RTX 4090s. Little's law (Little 1961): the requests in
+    // flight are the rate times a request's latency, L = lambda x W with
+    // W = TTFT + 255 x TPOT. One GPU decodes a few sequences at ~19 ms a
+    // token (read from the engine below), so W ~ 4.9 s and L ~ 2.4: one
+    // replica of ceil(L) = 3 slots carries the rate within a 100 ms TPOT,
+    // not three one-slot replicas.
+    const PropertyJson served = okJson(serveJson(
+        projectCatalog(), R"({"model":"llama-3.1-8b","gpu":"rtx-4090","engine":"llama.cpp","request_rate_per_s":0.5,)"
+                          R"("prompt_tokens":512,"output_tokens":256,"slo":{"tpot_ms":100}})"));
+    REQUIRE(served["deployments"].size() >= 1);
+    const PropertyJson& best = served["deployments"][0];
+    REQUIRE(best["meets_slo"] == true);
+    CHECK(best["replicas"] == 1);
+    CHECK(best["gpu_count"] == 1);
+    const PropertyJson& f = best["serving"];
+    const double latencyS = f["ttft_s"].get<double>() + 255 * f["tpot_ms"].get<double>() / 1e3;
+    const double inFlight = 0.5 * latencyS;
+    // The fixed point: the slots cover the requests in flight, and no more
+    // than the next whole number of them.
+    CHECK(f["max_concurrency"].get<double>() == std::ceil(inFlight - 1e-9));
+    CHECK(f["max_concurrency"].get<double>() > 1);
+    // The open loop's requests in flight obey the same law.
+    CHECK(best["concurrency_per_replica"].get<double>() == Approx(inFlight).epsilon(0.01));
+    CHECK(f["requests_per_s"].get<double>() == Approx(0.5));
+}
+
 TEST_CASE("one start-up KV pool: memory and serving agree, and a plan whose engine refuses to start does not fit",
           "[serving][memory]") {
     // memory.kv_pool_gib and serving.kv_pool_gib are one computation

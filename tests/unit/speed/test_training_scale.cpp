@@ -9,18 +9,13 @@
 #include <string>
 
 #include "api_fixture.hpp"
+#include "result_fixture.hpp"
 
 using caliper::test::estimateOk;
+using caliper::test::explainValue;
 using Json = nlohmann::json;
 
 namespace {
-
-double explainValue(const Json& result, const std::string& term) {
-    for (const Json& e : result["explain"])
-        if (e.value("term", "") == term) return e["value"].get<double>();
-    FAIL("no explain term " << term);
-    return 0;
-}
 
 Json llama70bOn(int gpus) {
     return estimateOk(std::string(R"({"model":"llama-3.1-70b","gpu":"h100","task":"pretrain","engine":"megatron",)") +

@@ -7,20 +7,11 @@
 #include <string>
 
 #include "api_fixture.hpp"
+#include "result_fixture.hpp"
 
 using caliper::test::estimateOk;
+using caliper::test::explainValue;
 using Json = nlohmann::json;
-
-namespace {
-
-double explainValue(const Json& result, const std::string& term) {
-    for (const Json& e : result["explain"])
-        if (e.value("term", "") == term) return e["value"].get<double>();
-    FAIL("no explain term " << term);
-    return 0;
-}
-
-}  // namespace
 
 TEST_CASE("ZeRO-Offload's step on one A100 40GB: compute plus the CPU Adam and the parameters back", "[speed][offload]") {
     // Llama 3 8B (models.json: 8.03e9 parameters), full fine-tune, the
