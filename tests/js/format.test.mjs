@@ -112,5 +112,16 @@ test('sort values skip cells that do not fit', () => {
   assert.equal(cells.figureText({ status: 'fits', users_at_slo: 193 }, 'users', false, { locale: 'en', currency: 'usd', cnyPerUsd: 7 }), '193');
   // A figure the engine found with FP8 weights/KV says so.
   assert.equal(cells.figureText({ status: 'fits', users_at_slo: 193, users_at_slo_fp8: true }, 'users', false, { locale: 'en', currency: 'usd', cnyPerUsd: 7 }), '193 FP8');
+  // Its band where fewer users meet the SLO at the slow end of the serving
+  // bands (users_at_slo_low); none where as many do.
+  assert.equal(cells.figureText({ status: 'fits', users_at_slo: 48, users_at_slo_low: 37 }, 'users', false, { locale: 'en', currency: 'usd', cnyPerUsd: 7 }), '37–48');
+  assert.equal(cells.figureText({ status: 'fits', users_at_slo: 48, users_at_slo_low: 48 }, 'users', false, { locale: 'en', currency: 'usd', cnyPerUsd: 7 }), '48');
+  assert.ok(cells.sloTight({ status: 'fits', users_at_slo: 48, users_at_slo_low: 37 }));
+  // Beside a band the FP8 mark follows the symbol (the cell has no room for both on one line).
+  const fp8Band = { status: 'fits', users_at_slo: 48, users_at_slo_low: 37, users_at_slo_fp8: true };
+  assert.equal(cells.figureText(fp8Band, 'users', false, { locale: 'en', currency: 'usd', cnyPerUsd: 7 }), '37–48');
+  assert.equal(cells.symbol(fp8Band, 'users', false), '✓ FP8');
+  assert.equal(cells.symbol(fp8Band, 'speed', false), '✓');
+  assert.ok(!cells.sloTight({ status: 'fits', users_at_slo: 48, users_at_slo_low: null }));
   assert.equal(cells.figureText({ status: 'fits', gpus_needed: 2 }, 'gpus', false, { locale: 'en', currency: 'usd', cnyPerUsd: 7 }), '2');
 });

@@ -24,7 +24,8 @@ const GPUS = [
 function cellFor(m, g) {
   return { cost_usd: null, decode_tokens_per_s: m * 10 + g, fits_one: true, gpu_count: 1, gpus_needed: 1, needs_nvlink: false, nodes: 1,
     prefill_tokens_per_s: 1000 + m * 10 + g, status: 'fits', strategy: 'single', tight: (m + g) % 2 === 1, total_gib: 5 + m, train_hours: null,
-    train_tokens_per_s: null, usd_per_hour: 2 + g, usd_per_million_tokens: 0.5, users_at_slo: null, users_at_slo_fp8: false, workload_figure: null };
+    train_tokens_per_s: null, usd_per_hour: 2 + g, usd_per_million_tokens: 0.5, users_at_slo: null, users_at_slo_fp8: false, users_at_slo_low: null,
+    workload_figure: null };
 }
 let extraField = null;  // a field the engine may add later
 

@@ -233,10 +233,25 @@ function ensureLists() {
   syncPresets();
 }
 
+// A link's keys by the label of the control they set (the notice below
+// names them in the reader's language, not as the URL's short names).
+var URL_KEY_LABELS = { task: 'ctl.task', w: 'ctl.weights', ctx: 'ctl.context', b: 'ctl.batch', g: 'ctl.maxGpus',
+  eng: 'ctl.engine', show: 'ctl.metric', tt: 'ctl.trainTokens', q: 'filter.search', gq: 'filter.gpuSearch',
+  fam: 'filter.families', pmin: 'filter.size', pmax: 'filter.size', cls: 'filter.classes', gcl: 'filter.classes',
+  mem: 'filter.minMemory', net: 'ctl.interNode', gpn: 'ctl.gpusPerNode', view: 'nav.label', rm: 'rec.model',
+  obj: 'rec.objective', pr: 'rec.pricing', top: 'rec.top', inv: 'inv.title', su: 'serve.usersLabel',
+  sr: 'serve.rateLabel', sttft: 'serve.ttftLabel', stpot: 'serve.tpotLabel', stps: 'serve.tpsLabel',
+  spi: 'serve.inLabel', spo: 'serve.outLabel', scls: 'serve.gpusLabel', sdis: 'serve.disLabel' };
+
 // What the link asked for that the page could not read, in one line.
 function showRefused() {
   var keys = refusedKeys(), cut = shortenedKeys(), box = $('#url-notice');
-  var names = function (list) { return list.map(function (k) { return i18n.has('urlKey.' + k) ? t('urlKey.' + k) : k; }).join(t('list.sep')); };
+  var names = function (list) {
+    return list.map(function (k) {
+      var label = i18n.has('urlKey.' + k) ? 'urlKey.' + k : URL_KEY_LABELS[k];
+      return label ? t(label) : k;
+    }).join(t('list.sep'));
+  };
   var lines = [];
   if (keys.length) lines.push(t('status.urlRefused', { keys: names(keys) }));
   if (cut.length) lines.push(t('status.urlShortened', { keys: names(cut), n: TEXT_MAX }));

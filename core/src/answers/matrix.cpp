@@ -60,9 +60,12 @@ struct SameGpu {
 // serve search's formats: the most users of them, FP8 weights halving the
 // bytes per step and FP8 KV doubling the pool), and the cell keeps the
 // larger figure, marked `fp8`.
+// `low` receives the users within the SLO at the slow end of the bands
+// (lowAtSlowEnd below).
 std::optional<double> usersAtSlo(const Scenario& request, const planner::Choice& choice, const Slo& slo,
-                                 const sizing::ModelFigures* held, bool& fp8) {
+                                 const sizing::ModelFigures* held, bool& fp8, CellFigure& low) {
     fp8 = false;
+    low = std::nullopt;
     if (!continuousBatching(request)) return std::nullopt;
     Scenario s = planner::resolved(request, choice);
     const SameGpu resolvedGpu(request.gpu, s.gpu);
@@ -71,8 +74,18 @@ std::optional<double> usersAtSlo(const Scenario& request, const planner::Choice&
     s.serving.requestRatePerS.reset();
     const serving::Evaluator e(s, choice.plan, choice.memory);
     const double own = e.runs() ? serving::usersWithin(e, slo, serving::kMaxUsersPerReplica).perReplica : 0.0;
+    // The same replica's users with the SLO held against the slow end of the
+    // serving bands (serve's slo_margin): searched up to `users` only.
+    const auto lowAtSlowEnd = [&](const serving::Evaluator& ev, const Scenario& at, double users) {
+        if (users < 1) return;
+        const std::optional<Slo> slow = sloAtSlowEnd(at, at.gpu, slo);
+        if (slow) low = serving::usersWithin(ev, *slow, users).perReplica;
+    };
     const std::vector<serving::Formats> tried = serving::formatsTried(s);
-    if (tried.size() < 2 || own >= serving::kMaxUsersPerReplica) return own;
+    if (tried.size() < 2 || own >= serving::kMaxUsersPerReplica) {
+        lowAtSlowEnd(e, s, own);
+        return own;
+    }
     Scenario v = s;
     const SameGpu variantGpu(request.gpu, v.gpu);
     v.weights = tried.back().weights;
@@ -85,17 +98,27 @@ std::optional<double> usersAtSlo(const Scenario& request, const planner::Choice&
     const planner::Choice c = planner::choose(v, choice.plan.gpuCount, held);
     // One replica over the same GPUs, as serve's candidates (not FP8 replicas
     // side by side where FP8 fits fewer GPUs).
-    if (!c.fits || c.plan.gpuCount != choice.plan.gpuCount || c.plan.tp * c.plan.pp != c.plan.gpuCount) return own;
+    if (!c.fits || c.plan.gpuCount != choice.plan.gpuCount || c.plan.tp * c.plan.pp != c.plan.gpuCount) {
+        lowAtSlowEnd(e, s, own);
+        return own;
+    }
     const Scenario resolvedVariant = planner::resolved(v, c);
     const SameGpu resolvedVariantGpu(request.gpu, resolvedVariant.gpu);
     const serving::Evaluator ev(resolvedVariant, c.plan, c.memory);
-    if (!ev.runs()) return own;
+    if (!ev.runs()) {
+        lowAtSlowEnd(e, s, own);
+        return own;
+    }
     // Only more users than the request's formats serve count: the search
     // starts above them and stops at once where FP8 serves no more.
     const double users = own >= 1 ? serving::usersAbove(ev, slo, own, serving::kMaxUsersPerReplica)
                                    : serving::usersWithin(ev, slo, serving::kMaxUsersPerReplica).perReplica;
-    if (users <= own) return own;
+    if (users <= own) {
+        lowAtSlowEnd(e, s, own);
+        return own;
+    }
     fp8 = true;
+    lowAtSlowEnd(ev, resolvedVariant, users);
     return users;
 }
 
@@ -121,7 +144,7 @@ MatrixCell figuresOf(const Scenario& request, const Scenario& s, planner::Choice
     cell.gpuCount = plan.gpuCount;
     cell.tight = tightFit(choice.memory.totalGiB, choice.memory.kvPoolGib.has_value(), usableMemoryGiB(request),
                           bandTop ? *bandTop : memoryBandTopFactor(request));
-    if (slo) cell.usersAtSlo = usersAtSlo(request, choice, *slo, held, cell.usersAtSloFp8);
+    if (slo) cell.usersAtSlo = usersAtSlo(request, choice, *slo, held, cell.usersAtSloFp8, cell.usersAtSloLow);
     if (!choice.speed) choice.speed = speedFigures(s, plan);
     const SpeedEstimate& speed = *choice.speed;
     cell.decodeTokensPerS = speed.decodeTokensPerS;

@@ -94,4 +94,23 @@ std::vector<FigureRange> servingRanges(const Scenario& workload, const GpuSpec& 
     return out;
 }
 
+std::optional<Slo> sloAtSlowEnd(const Scenario& workload, const GpuSpec& gpu, const Slo& slo) {
+    double lowLog = 0, highLog = 0;
+    auto band = [&](const char* kind) {
+        return calibrationBand(kind, workload.engine, gpu, lowLog, highLog, bandGroup(kind, workload));
+    };
+    Slo out = slo;
+    bool any = false;
+    // As servingRanges: the slow end is the estimate x e^-lowLog.
+    if (slo.ttftS && band("serving_ttft")) { out.ttftS = *slo.ttftS / std::exp(-lowLog); any = true; }
+    if ((slo.tpotMs || slo.minUserTokensPerS) && band("serving_tpot")) {
+        const double slow = std::exp(-lowLog);
+        if (slo.tpotMs) out.tpotMs = *slo.tpotMs / slow;
+        if (slo.minUserTokensPerS) out.minUserTokensPerS = *slo.minUserTokensPerS * slow;
+        any = true;
+    }
+    if (!any) return std::nullopt;
+    return out;
+}
+
 }  // namespace caliper

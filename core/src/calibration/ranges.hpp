@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "caliper/serving/serve.hpp"
 #include "caliper/serving/serving.hpp"
 
 namespace caliper {
@@ -35,5 +36,12 @@ bool tightFit(double totalGiB, bool kvPool, double usableGiB, const std::optiona
 // deployment gives them: "serving.user_tokens_per_s",
 // "serving.output_tokens_per_s", "serving.output_tokens_per_s_per_gpu".
 std::vector<FigureRange> servingRanges(const Scenario& workload, const GpuSpec& gpu, const ServingFigures& f);
+
+// The SLO the estimate must meet for the slow end of those bands (the
+// highest TTFT and TPOT, the lowest tokens/s per user) to meet `slo`: each
+// band is the estimate times a factor, so each target is divided (TTFT,
+// TPOT) or multiplied (tokens/s per user) by its factor. None where the
+// calibration has no serving band on this engine and GPU.
+std::optional<Slo> sloAtSlowEnd(const Scenario& workload, const GpuSpec& gpu, const Slo& slo);
 
 }  // namespace caliper

@@ -79,6 +79,42 @@ TEST_CASE("matrix users at SLO: a cell's users are what serve fits in one replic
     CHECK(compared >= 6);
 }
 
+TEST_CASE("matrix users at SLO: the low end is where serve's slo_margin turns from meets to tight", "[serving][matrix]") {
+    // users_at_slo_low holds the SLO against the slow end of the serving
+    // bands, as serve's slo_margin does (docs/CONTRACT.md): serve at the low
+    // end says "meets", one user more (up to users_at_slo) says "tight". The
+    // request names 16-bit formats, so serve sizes the cell's own replica.
+    const PropertyJson slo = {{"ttft_s", 2}, {"min_user_tokens_per_s", 20}};
+    const PropertyJson request = {{"model", {"llama-3.1-8b", "qwen2.5-14b"}},
+                                  {"gpu", {"h100-sxm5-80gb", "a100-sxm4-80gb", "l40s"}},
+                                  {"prompt_tokens", 1024}, {"output_tokens", 256}, {"slo", slo},
+                                  {"weights", "bf16"}, {"kv_cache", "bf16"}};
+    const PropertyJson m = ok(matrixJson(projectCatalog(), request.dump()));
+    int banded = 0;
+    for (std::size_t i = 0; i < m["models"].size(); ++i) {
+        for (std::size_t j = 0; j < m["gpus"].size(); ++j) {
+            const PropertyJson& cell = m["cells"][i][j];
+            if (cell["users_at_slo"].is_null() || cell["users_at_slo_low"].is_null()) continue;
+            const double users = cell["users_at_slo"].get<double>(), low = cell["users_at_slo_low"].get<double>();
+            CHECK(low <= users);
+            PropertyJson serve = {{"model", m["models"][i]["id"]}, {"gpu", {m["gpus"][j]["id"]}},
+                                  {"max_gpus", cell["gpus_needed"]}, {"prompt_tokens", 1024}, {"output_tokens", 256},
+                                  {"slo", slo}, {"kv_cache", "bf16"}, {"weights", "bf16"}};
+            INFO(serve.dump() << " users " << users << " low " << low);
+            if (low >= 1) {
+                serve["users"] = low;
+                CHECK(ok(serveJson(projectCatalog(), serve.dump()))["deployments"][0]["slo_margin"] == "meets");
+                ++banded;
+            }
+            if (low < users) {
+                serve["users"] = low + 1;
+                CHECK(ok(serveJson(projectCatalog(), serve.dump()))["deployments"][0]["slo_margin"] == "tight");
+            }
+        }
+    }
+    CHECK(banded >= 3);
+}
+
 TEST_CASE("matrix users at SLO: FP8 weights and KV where the GPU has FP8 and the request left them open",
           "[serving][matrix]") {
     // data/gpus.json: the H100 SXM supports FP8 (fp8 tensor rate listed), the

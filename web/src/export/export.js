@@ -6,7 +6,7 @@ import { currencyOf } from '../state/defaults.js';
 import { toMatrixRequest } from '../state/requests.js';
 
 var CSV_COLUMNS = ['gpu_count', 'gpus_needed', 'status', 'strategy', 'nodes', 'needs_nvlink', 'total_gib', 'decode_tokens_per_s',
-  'prefill_tokens_per_s', 'train_tokens_per_s', 'train_hours', 'usd_per_hour', 'usd_per_million_tokens', 'cost_usd', 'users_at_slo'];
+  'prefill_tokens_per_s', 'train_tokens_per_s', 'train_hours', 'usd_per_hour', 'usd_per_million_tokens', 'cost_usd', 'users_at_slo', 'users_at_slo_low'];
 
 // A CSV field: quoted when needed; text that a spreadsheet would run as a
 // formula (= + - @ at the start) gets a leading apostrophe.

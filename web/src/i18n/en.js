@@ -86,7 +86,7 @@ var en = {
   'matrix.figureCostTrain': '{cur} for the run (cloud)',
   'matrix.figureMemory': 'GiB per GPU',
   'matrix.figureGpus': 'GPUs needed',
-  'matrix.figureUsers': 'concurrent users one replica of these GPUs serves within the SLO of the Serve view',
+  'matrix.figureUsers': 'concurrent users one replica of these GPUs serves within the SLO of the Serve view; “37–48”: 48 by the estimate, 37 at the slow end of its 80% band (tight above 37)',
   'matrix.figureNote': 'Number in a cell: {what}.',
   'legend.title': 'Legend',
   'legend.fits': 'fits one GPU',

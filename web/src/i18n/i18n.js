@@ -209,11 +209,12 @@ function formula(text) {
 
 // The English words left in a text: words of two letters or more in small
 // letters, apart from quantity names and symbols (bf16, lm_head, n_ctx,
-// llama.cpp, fp8-block), product names (vllm, sglang) and units written in
+// llama.cpp, fp8-block), product and package names (vllm, sglang,
+// flash-attention) and units written in
 // small letters (ms).
 var NAMES = ['vllm', 'sglang', 'ollama', 'mlx', 'megatron', 'deepspeed', 'transformers', 'fsdp', 'unsloth', 'torchtune',
   'tensorrt-llm', 'adamw', 'sgd', 'adafactor', 'ggml', 'nvidia-smi', 'pytorch', 'torch', 'cuda', 'bitsandbytes', 'mmproj',
-  'busbw', 'max', 'auto', 'caliper', 'token', 'eager', 'all-reduce', 'reduce', 'allgather', 'hidden', 'tp', 'pp', 'dp', 'ep', 'cp', 'vp', 'ms', 'logits', 'ln', 'cn-hangzhou'];
+  'busbw', 'flash-attention', 'max', 'auto', 'caliper', 'token', 'eager', 'all-reduce', 'reduce', 'allgather', 'hidden', 'tp', 'pp', 'dp', 'ep', 'cp', 'vp', 'ms', 'logits', 'ln', 'cn-hangzhou'];
 function untranslated(text) {
   var out = [], re = /[A-Za-z][A-Za-z'\u2019-]*/g, m;
   var s = String(text);

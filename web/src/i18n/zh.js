@@ -86,7 +86,7 @@ var zh = {
   'matrix.figureCostTrain': '本次训练云端成本（{cur}）',
   'matrix.figureMemory': '单卡显存 GiB',
   'matrix.figureGpus': '所需卡数',
-  'matrix.figureUsers': '这些卡组成的一个副本在“推理服务”视图的 SLO 内可服务的并发用户数',
+  'matrix.figureUsers': '这些卡组成的一个副本在“推理服务”视图的 SLO 内可服务的并发用户数；“37–48”：按估算为 48，按 80% 区间的慢端为 37（超过 37 即偏紧）',
   'matrix.figureNote': '单元格中的数字：{what}。',
   'legend.title': '图例',
   'legend.fits': '单卡可跑',

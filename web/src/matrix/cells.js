@@ -13,20 +13,39 @@ var SYMBOL_TIGHT = '≈';
 
 function isTight(cell) { return !!cell && (cell.tight === true || cell.fit === 'tight') && cell.status !== 'no'; }
 
+// Users at the SLO that meet it by the estimate only: fewer do at the slow
+// end of the serving bands (users_at_slo_low, serve's slo_margin "tight").
+function sloTight(cell) {
+  var low = cell && cell.users_at_slo_low;
+  return typeof low === 'number' && isFinite(low) && typeof cell.users_at_slo === 'number' && low < cell.users_at_slo;
+}
+
 // The count of the plan the cell's figures are for (the engine's gpu_count;
 // gpus_needed, the fewest that fit, can be fewer where the objective chose more).
 function planCount(cell) { return cell.gpu_count != null ? cell.gpu_count : cell.gpus_needed; }
 
-function symbol(cell) {
+// metric, training (optional): the figure the cell shows below the symbol.
+// A users-at-SLO band leaves no room beside it for its FP8 mark, which
+// then follows the symbol.
+function symbol(cell, metric, training) {
   if (cell === null) return '';  // not loaded yet
   if (!cell) return SYMBOL_NO;
+  var mark = fp8OnSymbol(cell, metric, training) ? ' FP8' : '';
   var tight = isTight(cell) ? SYMBOL_TIGHT : '';
+  return fitSymbol(cell, tight) + (cell.status === 'no' ? '' : mark);
+}
+
+function fitSymbol(cell, tight) {
   switch (cell.status) {
     case 'fits': return tight || SYMBOL_FITS;
     case 'fits-multi': return planCount(cell) + '×' + (cell.needs_nvlink ? SYMBOL_NVLINK : '') + tight;
     case 'multi-node': return planCount(cell) + '×' + SYMBOL_NODES + tight;
     default: return SYMBOL_NO;
   }
+}
+
+function fp8OnSymbol(cell, metric, training) {
+  return !!cell && !!metric && cell.users_at_slo_fp8 === true && sloTight(cell) && figureKey(cell, metric, training) === 'users_at_slo';
 }
 
 // The cell's key: which engine field the metric shows for this task.
@@ -68,9 +87,13 @@ function figureText(cell, metric, training, opts) {
   if (typeof v !== 'number' || !isFinite(v)) return '–';
   if (key === 'train_hours') return format.durationShort(opts.locale, v);
   if (key === 'users_at_slo') {
-    // Marked where the figure is with FP8 weights/KV the request left open (the engine's users_at_slo_fp8).
-    var users = v >= 1e4 ? format.compact(opts.locale, v) : String(v);
-    return cell.users_at_slo_fp8 ? users + ' FP8' : users;
+    var count = function (n) { return n >= 1e4 ? format.compact(opts.locale, n) : String(n); };
+    // Its band, as serve's slo_margin holds the SLO: "37–48" where 48 meet it
+    // by the estimate and 37 at the slow end of the 80% band (tight above 37).
+    var users = sloTight(cell) ? count(cell.users_at_slo_low) + '–' + count(v) : count(v);
+    // Marked where the figure is with FP8 weights/KV the request left open
+    // (the engine's users_at_slo_fp8): here, or after the symbol beside a band.
+    return cell.users_at_slo_fp8 && !fp8OnSymbol(cell, metric, training) ? users + ' FP8' : users;
   }
   if (key === 'gpu_count' || key === 'gpus_needed') return String(v);
   if (isMoney(key)) {
@@ -87,4 +110,4 @@ function statusKey(cell) {
   return cell.status === 'fits-multi' && cell.needs_nvlink ? 'fits-multi-nvlink' : cell.status;
 }
 
-export { SYMBOL_TIGHT, isTight, SYMBOL_FITS, SYMBOL_NO, SYMBOL_NVLINK, SYMBOL_NODES, symbol, figureKey, sortValue, higherIsBetter, figureText, statusKey, isMoney };
+export { SYMBOL_TIGHT, isTight, sloTight, SYMBOL_FITS, SYMBOL_NO, SYMBOL_NVLINK, SYMBOL_NODES, symbol, figureKey, sortValue, higherIsBetter, figureText, statusKey, isMoney };

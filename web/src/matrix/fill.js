@@ -92,7 +92,7 @@ function cellClass(cell, first) {
 // The symbol on the first line, the figure on the second.
 function cellText(cell, fmt) {
   if (cell == null) return '';
-  return cells.symbol(cell) + '\n' + cells.figureText(cell, fmt.metric, fmt.training, fmt.opts);
+  return cells.symbol(cell, fmt.metric, fmt.training) + '\n' + cells.figureText(cell, fmt.metric, fmt.training, fmt.opts);
 }
 
 function pad(span) {

@@ -27,7 +27,7 @@ var INTER_NODE_LABELS = { 'infiniband-xdr': 'InfiniBand XDR', 'infiniband-ndr': 
 // The fields of the matrix cell, which the "values" layout carries (matrix/data.js).
 var CELL_FIELDS = ['cost_usd', 'decode_tokens_per_s', 'fits_one', 'gpu_count', 'gpus_needed', 'needs_nvlink', 'nodes', 'prefill_tokens_per_s',
   'status', 'strategy', 'tight', 'total_gib', 'train_hours', 'train_tokens_per_s', 'usd_per_hour', 'usd_per_million_tokens',
-  'users_at_slo', 'users_at_slo_fp8', 'workload_figure'];
+  'users_at_slo', 'users_at_slo_fp8', 'users_at_slo_low', 'workload_figure'];
 
 function unique(list) { return list.filter(function (v, i) { return v != null && list.indexOf(v) === i; }); }
 

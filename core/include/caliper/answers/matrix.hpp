@@ -75,6 +75,12 @@ struct MatrixCell {
     // `caliper serve` does, it also tries FP8 in every format the request
     // left open at 16 bits (usersAtSloFp8 says when that served more).
     CellFigure usersAtSlo;
+    // The users at the slow end of the serving bands (the highest TTFT and
+    // TPOT, the lowest tokens/s per user of their 80% bands), as `caliper
+    // serve`'s slo_margin holds the SLO: usersAtSlo's low end. Below
+    // usersAtSlo, that many users meet the SLO by the estimate only
+    // ("tight"); empty where usersAtSlo is or the calibration has no band.
+    CellFigure usersAtSloLow;
 };
 
 struct Slo;

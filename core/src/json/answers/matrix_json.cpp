@@ -223,6 +223,9 @@ const CellField kCellFields[] = {
     // ... with FP8 weights and/or KV cache in the formats the request left open.
     {"users_at_slo_fp8", [](TextWriter& o, const MatrixCell& c) { o.put(c.usersAtSloFp8 ? "true" : "false"); },
      [](const MatrixCell& c) { return valueOf(c.usersAtSloFp8); }},
+    // users_at_slo at the slow end of the serving bands (its 80% band's low end).
+    {"users_at_slo_low", [](TextWriter& o, const MatrixCell& c) { o.number(c.usersAtSloLow); },
+     [](const MatrixCell& c) { return valueOf(c.usersAtSloLow); }},
     // A non-LLM model's own figure, in the unit its model header names.
     {"workload_figure", [](TextWriter& o, const MatrixCell& c) { o.number(c.workloadFigure); },
      [](const MatrixCell& c) { return valueOf(c.workloadFigure); }},
