@@ -74,7 +74,8 @@ scenario keys and defaults (only "model" and "gpu" are required):
                       torchtune: chunked; others: eager, or fused-linear where eager does not fit)
                       or {loss_kernel}
   lora                {"rank": 16, "targets": "all-linear" | "attention" | "query-value", "fused_qkv": false,
-                       "quantized_head": false, "previous_step_inputs": false}
+                       "quantized_head": false, "previous_step_inputs": false,
+                       "experts": "auto" | "modules" | "fused"}
   kv_heads_repeated   training: k and v repeated to every query head before attention (LitGPT)
   untied_head         the output head is its own copy of a tied embedding table (LitGPT)
   parallel            {"strategy": "auto", "tp": null, "pp": null, "offload": "none"}

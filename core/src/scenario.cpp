@@ -78,6 +78,15 @@ bool fp32Adapters(const Scenario& s) {
     }
 }
 
+bool fusedExpertAdapters(const Scenario& s) {
+    if (s.method != Method::Lora || !s.lora.allLinear() || s.model.moe.experts <= 0) return false;
+    switch (s.lora.experts) {
+        case ExpertAdapters::Fused: return true;
+        case ExpertAdapters::Modules: return false;
+        default: return s.engine == Engine::Transformers || s.engine == Engine::Deepspeed || s.engine == Engine::Fsdp;
+    }
+}
+
 bool fp32GradientsOf(const Scenario& s) {
     if (s.fp32Gradients) return *s.fp32Gradients;
     return s.engine == Engine::Megatron;

@@ -73,6 +73,21 @@ bool currentTransformers(const RowFacts& f) {
     return major > 4 || (major == 4 && minor >= 49);
 }
 
+// transformers v5 fused the MoE experts into 3D parameters, which PEFT adapts
+// by merging (lora.experts "fused", the engine's default for transformers); a
+// row of an earlier or unstated version ran one nn.Linear per expert.
+bool fusedExpertsTransformers(const RowFacts& f) {
+    int major = 0;
+    return f.engine == "transformers" && std::sscanf(f.engineVersion.c_str(), "%d", &major) == 1 && major >= 5;
+}
+
+void expertModulesUnlessV5(const RowFacts& f, Json& request) {
+    if (fusedExpertsTransformers(f) || request.value("method", "lora") != "lora") return;
+    Json& lora = request["lora"];
+    if (!lora.is_object()) lora = Json::object();
+    if (!lora.contains("experts")) lora["experts"] = "modules";
+}
+
 // Adapters trained in the model's dtype, where the row does not say (a
 // request without a method is fine-tuned with LoRA).
 void adaptersInModelDtype(Json& request) {
@@ -87,6 +102,7 @@ void applyTransformersEra(const RowFacts& f, const std::string& task, Json& requ
     // Only the engines whose default loss is the Hugging Face head's.
     const std::string engine = request.value("engine", "transformers");
     if (engine != "transformers" && engine != "deepspeed" && engine != "fsdp") return;
+    expertModulesUnlessV5(f, request);
     // A measured run used the head's own loss: the rows name no Liger
     // kernel, which the planner would otherwise weigh where the eager loss
     // does not fit (loss_kernel "auto").

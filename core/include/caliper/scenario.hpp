@@ -56,6 +56,19 @@ struct InterconnectSpec {
 // PEFT-based engines (transformers, deepspeed, fsdp).
 enum class AdapterDtype { Auto, Fp32, Model };
 
+// How LoRA reaches a MoE model's routed experts (lora.experts).
+// Modules: one nn.Linear per expert, each with its own LoRA branch run on the
+// tokens routed to it (transformers v4's ModuleList experts under PEFT,
+// torchtune, ms-swift of that era). Fused: the experts are 3D parameters
+// (transformers v5's `@use_experts_implementation` Qwen3MoeExperts etc.:
+// gate_up_proj [E, 2f, h], down_proj [E, h, f]) that PEFT adapts through
+// `target_parameters` (lora.ParamWrapper), merging W + B.A into a new tensor of
+// every expert at each forward (see train_activations.cpp). Auto: Fused for
+// LoRA under transformers, deepspeed and fsdp (transformers v5 with PEFT from
+// 0.19 on, whose MoE conversion turns "all-linear" into those parameters), else
+// Modules.
+enum class ExpertAdapters { Auto, Modules, Fused };
+
 // The linear layers LoRA adapts in each block. QueryValue: q and v only
 // (PEFT's default target_modules for Llama-family models, q_proj and v_proj;
 // LitGPT's lora_query/lora_value defaults). The frozen layers keep no input
@@ -97,6 +110,7 @@ struct LoraSpec {
     // ln_f). The multiply saves each linear's output for adapter_scale's
     // gradient.
     bool outputScale = false;
+    ExpertAdapters experts = ExpertAdapters::Auto;
 };
 
 struct ParallelSpec {
@@ -314,6 +328,9 @@ std::int64_t cacheContextTokens(const Scenario& scenario);
 LossKernel lossKernelOf(const Scenario& scenario);
 // Whether LoRA adapters train in fp32 beside a 16-bit base (AdapterDtype).
 bool fp32Adapters(const Scenario& scenario);
+// LoRA on all linear layers of a MoE model whose routed experts are fused 3D
+// parameters adapted by merging (lora.experts, ExpertAdapters::Fused).
+bool fusedExpertAdapters(const Scenario& scenario);
 // Whether full training keeps fp32 gradients: the request's choice, else
 // Megatron's default (Megatron-LM arguments.py turns on
 // accumulate_allreduce_grads_in_fp32 for bf16; NeMo's bf16_mixed sets

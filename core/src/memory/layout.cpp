@@ -77,6 +77,22 @@ Inputs modelParts(const Scenario& s, const ModelFigures* held) {
                   kvHeld ? held->kv : kvTerms(s, held->shape));
 }
 
+// PEFT's transformers-v5 MoE conversion (peft/utils/transformers_weight_conversion.py,
+// _convert_peft_config_moe) maps the v4 targets gate_proj and up_proj onto the
+// fused gate_up_proj at rank 2r (rank_pattern r x 2, alpha doubled), down_proj
+// onto down_proj at rank r, and the router's gate onto gate.weight; a 3D
+// target's lora_A is (r E) x d_in and lora_B d_out x (r E) (lora/layer.py
+// ParamWrapper.update_layer). Against r (h + f) for each of gate, up and down
+// of every expert, that adds 2 f per expert (2r (h + 2f) - 2r (h + f)) and the
+// router's h + E, per MoE layer, in units of r. Caliper's H200 run of
+// Qwen3-30B-A3B (validation/measured/h200-finetune-set3.jsonl, PEFT 0.21,
+// transformers 5.17) counts 996,507,648 trainable parameters: exactly this.
+double fusedExpertExtraDims(const ModelShape& sh, const Scenario& s) {
+    if (!fusedExpertAdapters(s)) return 0;
+    const double gateUp = sh.gated ? 2.0 * sh.expertFfn * sh.experts : 0.0;
+    return double(sh.moeLayers) * (gateUp + sh.hidden + sh.experts);
+}
+
 }  // namespace
 
 Inputs prepare(const Scenario& s, const ModelFigures* held) {
@@ -92,7 +108,7 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
         const double dims = s.lora.allLinear()                           ? in.shape.loraDimsAllLinear
                             : s.lora.targets == LoraTargets::QueryValue ? in.shape.loraDimsQueryValue
                                                                         : in.shape.loraDimsAttention;
-        in.adapterParams = double(std::max(1, s.lora.rank)) * dims;
+        in.adapterParams = double(std::max(1, s.lora.rank)) * (dims + fusedExpertExtraDims(in.shape, s));
     }
     in.trainableParams = in.lora ? in.adapterParams : in.counts.total;
     in.usableGiB = usableMemoryGiB(s);

@@ -70,6 +70,7 @@ struct ModelShape {
     double expertFfn = 0;  // routed-expert inner size
     double sharedExpertFfn = 0;  // always-on expert inner size (= expertFfn unless set apart)
     int experts = 0, topK = 0, sharedExperts = 0;
+    int moeLayers = 0;     // layers with routed experts
     bool gated = true;
     LinearGroups groups;
     double loraDimsAllLinear = 0;   // sum of (d_in + d_out) over every block linear layer

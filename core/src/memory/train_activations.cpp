@@ -115,6 +115,30 @@ constexpr double kAdapterCopyBytes = 4;
 // backward; dropout does not keep its input, so an fp32 cast feeding it is
 // not kept either. Without dropout PEFT's nn.Identity passes x itself.
 constexpr double kDropoutMaskBytes = 1;
+// LoRA on fused expert parameters (lora.experts "fused", transformers v5 MoE
+// under PEFT's target_parameters). lora.ParamWrapper._activate_lora (PEFT
+// lora/layer.py) registers `W + delta` as a parametrization of gate_up_proj and
+// down_proj for the experts' forward, delta = einsum(B, A) in the adapters'
+// fp32, cast to the weight's dtype: a new 16-bit tensor of every expert of the
+// layer, which requires grad. The experts' matmuls (transformers
+// integrations/moe.py: F.linear on `gate_up_proj[expert_idx]`, or grouped_mm on
+// the whole tensor) save that weight, or views of it, for the input's
+// gradient, so each MoE layer keeps one 16-bit copy of all its experts until
+// its backward: with 128 experts of Qwen3-30B-A3B, 1.125 GiB a layer, 54 GiB
+// over 48 layers, against 2.8 GiB for the tokens' own activations at 2,048
+// tokens. Caliper's H200 runs (transformers 5.17, PEFT 0.21, bf16 Qwen3-30B-A3B,
+// LoRA on all linear layers) run out of 139.8 GiB without checkpointing at
+// 1 x 2,048 tokens and fit with it at 8 x 4,096 (130.0 GiB allocated), where
+// one layer's copy is live at a time. The same weight requiring grad makes
+// the matmuls save their inputs for its gradient: each routed pass keeps its
+// gathered 16-bit input (the lora_A fp32 input copies of per-expert modules are
+// gone: no branch reads the tokens), and the down projection its input.
+constexpr double kMergedExpertCopies = 1;
+// Backward of the largest merged tensor (gate_up_proj): its 16-bit gradient
+// and that gradient cast back to the fp32 delta (the `.to(dtype)` backward),
+// 2 + 4 bytes per element, before einsum's backward reduces it to A's and B's.
+constexpr double kMergedExpertGradBytes = 2 + 4;
+
 // Eager RMSNorm (transformers' LlamaRMSNorm and its copies in every RMSNorm
 // family, models/llama/modeling_llama.py; torchtune modules/rms_norm.py,
 // LitGPT's RMSNorm alike): `hidden_states.to(torch.float32)`, then `pow(2)`
@@ -329,6 +353,18 @@ double adapterCopyBytesPerToken(const Inputs& in) {
     bytes += group(sh.qDim, queryValue ? 0 : branch, s.flashAttention);
     // Each expert a token visits casts its own gate/up input and down input.
     const double passes = sh.experts > 0 ? std::max(1.0, double(sh.topK + sh.sharedExperts)) : 1.0;
+    if (fusedExpertAdapters(s)) {
+        // Routed experts adapted through their merged weight (kMergedExpertCopies):
+        // each routed pass keeps its gathered 16-bit input, the down projection's
+        // input stays as the base count has it; shared experts are nn.Linear
+        // modules with their own branches. The router's merged weight keeps the
+        // normed input.
+        const double shared = double(sh.sharedExperts);
+        const double routedPasses = double(sh.topK) * sh.moeLayers / std::max(1, sh.layers);
+        bytes += (copies ? branch * shared * (sh.gated ? 2 : 1) * copyBytes * h : 0) + routedPasses * inputBytes * h;
+        bytes += group(mlpWidth(sh, s.model) - routedWidth(sh, s.model), branch, false);
+        return bytes;
+    }
     bytes += group(h, allLinear ? branch * passes * (sh.gated ? 2 : 1) : 0, false);
     bytes += group(mlpWidth(sh, s.model), allLinear ? branch : 0, false);
     return bytes;
@@ -383,6 +419,26 @@ double fusedQkvBytesPerToken(const Inputs& in) {
     return bytes;
 }
 
+// Routed experts of this GPU: split over expert-parallel ranks, else over
+// tensor parallelism (as training.cpp splits them).
+double localExperts(const Layout& layout, double params) { return params / (layout.ep > 1 ? layout.ep : layout.tp); }
+
+// The merged 16-bit expert weights one layer keeps (kMergedExpertCopies),
+// averaged over the stack as the other per-layer terms are.
+double mergedExpertLayerBytes(const Inputs& in, const Layout& layout) {
+    if (!in.lora || !fusedExpertAdapters(*in.scenario)) return 0;
+    return kMergedExpertCopies * elementBytes(*in.scenario) * localExperts(layout, in.shape.groups.expert) /
+           std::max(1, in.shape.stackLayers);
+}
+
+// Backward's working set of the largest merged expert tensor (kMergedExpertGradBytes).
+double mergedExpertGradBytes(const Inputs& in, const Layout& layout) {
+    if (!in.lora || !fusedExpertAdapters(*in.scenario)) return 0;
+    const ModelShape& sh = in.shape;
+    const double largest = double(sh.experts) * sh.expertFfn * sh.hidden * (sh.gated ? 2 : 1);
+    return kMergedExpertGradBytes * localExperts(layout, largest);
+}
+
 struct PerLayer {
     double full = 0;    // every saved activation of one layer
     double stored = 0;  // what stays saved per layer (the checkpoint with recomputation)
@@ -407,7 +463,7 @@ PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
     // The fp32 adapter copies and the eager norms' copies are bytes already, not 16-bit elements.
     p.full = full * scale +
              sb * in.layerCopyBytesPerToken / layout.tp / layout.cp +
-             autocastLayerCastBytes(in, layout);
+             autocastLayerCastBytes(in, layout) + mergedExpertLayerBytes(in, layout);
     // The checkpoint is the layer's input, in the residual stream's dtype
     // (fp32 under autocast).
     p.stored = s.gradientCheckpointing ? kCheckpointCoeff * sb * sh.hidden * elementBytes(s) / 2 / layout.tp / layout.cp
@@ -569,11 +625,14 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
     // The previous step's kept 4-bit inputs last until the new loss is bound,
     // after the forward and the loss's forward.
     const double previousStep = previousStepInputBytes(in, layout, stage);
-    const double forwardPeak = held + previousStep + std::max({logits + headCast, recompute, cachedCasts});
+    // A merged expert tensor's gradient (lora.experts "fused") comes with its
+    // layer's backward, after the loss's working set is freed.
+    const double mergedGrad = mergedExpertGradBytes(in, layout);
+    const double forwardPeak = held + previousStep + std::max({logits + headCast, recompute + mergedGrad, cachedCasts});
     // With gradients freed each step: the larger of the loss-time peak and the
     // end of backward (all gradients + the first layer, or the tied embedding's
     // sum), less the gradients.
-    const double backwardEnd = std::max(layer.full, tiedEmbeddingSumBytes(in, layout));
+    const double backwardEnd = std::max(layer.full + mergedGrad, tiedEmbeddingSumBytes(in, layout));
     const double beyondGradients =
         freedGradientBytes > 0 ? std::max(forwardPeak - freedGradientBytes, backwardEnd) : forwardPeak;
     const double bytes = beyondGradients + workspace;
@@ -608,6 +667,11 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                                    ? fmt(" (autocast: 16-bit activations, + input casts %.0f bytes per token, + 16-bit "
                                          "weight casts %.3f GiB per layer)",
                                          autocastCopyBytesPerToken(in), bytesToGiB(autocastLayerCastBytes(in, layout)))
+                                   : std::string())
+                       .append(mergedExpertLayerBytes(in, layout) > 0
+                                   ? fmt(" + merged 16-bit expert weights W + B.A %.3f GiB per layer (PEFT ParamWrapper "
+                                         "on fused experts; %.3f GiB for the largest one's gradient in backward)",
+                                         bytesToGiB(mergedExpertLayerBytes(in, layout)), bytesToGiB(mergedGrad))
                                    : std::string())
                        .append(discardedBytesPerToken(s, in.shape) > 0
                                    ? fmt(" - %.0f bytes per token recomputed (recompute_modules%s%s)",

@@ -144,6 +144,7 @@ void addLinearLayers(const ModelSpec& m, ModelShape& s) {
     }
     s.loraDimsAttention = lora;
     const int moeLayers = moeLayerCount(m);
+    s.moeLayers = moeLayers;
     lora += addMlp(g, s, s.ffn, ffnLayers(m) - moeLayers + std::max(0, m.encoderLayers));
     if (moeLayers > 0) {
         const LinearGroups before = g;

@@ -235,4 +235,42 @@ TEST_CASE("LitGPT's adapter v2 saves every linear layer's output and trains the 
     CHECK(activationsGb(s) - lora == Approx(expected / 1e9).epsilon(0.001));
 }
 
+TEST_CASE("LoRA on fused experts merges every expert's weight and keeps it for backward", "[memory][lora]") {
+    // Qwen3-30B-A3B: h = 2048, expert f = 768, 128 experts, top-8, 48 layers,
+    // q width 4096, k/v 512; bf16 on an H200, one 2,048-token sample, fp32
+    // adapters (PEFT's default), no checkpointing.
+    Scenario s = loraStep("qwen3-30b-a3b");
+    s.gpu = catalogGpu("h200-sxm-141gb");
+    s.lora.adapterDtype = AdapterDtype::Fp32;
+    s.lora.experts = ExpertAdapters::Modules;
+    const MemoryBreakdown modules = memoryOn(s, 1);
+    s.lora.experts = ExpertAdapters::Fused;
+    const MemoryBreakdown fused = memoryOn(s, 1);
+    // Adapters: per layer r [q 2048+4096, k and v 2048+512, o 4096+2048] =
+    // 16 x 17,408; per expert modules 3 x 16 (2048 + 768); fused gate_up at
+    // rank 32 over 2048 + 1536 and down at 16 over 768 + 2048, and the
+    // router's gate.weight at 16 over 2048 + 128: 20,760,576 a layer, 48
+    // layers = 996,507,648 adapters, the trainable count PEFT 0.21 printed
+    // for Caliper's H200 run (validation/measured/h200-finetune-set3.jsonl).
+    CHECK(fused.adapterGiB * kBytesPerGiB / 4 == Approx(996507648.0).epsilon(1e-6));
+    CHECK(modules.adapterGiB * kBytesPerGiB / 4 == Approx(843841536.0).epsilon(1e-6));
+    // Activations: each layer keeps its merged 16-bit experts, 128 x 3 x 2048
+    // x 768 x 2 = 1,207,959,552 bytes; per token and layer the modules' fp32
+    // lora_A input copies (8 experts x (gate, up) x 4 x 2048, less the 2-byte
+    // normed input, + 4 x 6144 for down less its 2-byte input: 139,264 bytes)
+    // give way to each routed pass's gathered 16-bit input (8 x 2 x 2048 =
+    // 32,768): -106,496 bytes. Both peak when the loss starts backward (the
+    // 3.7 GB of logits outweigh gate_up's 2.4 GB gradient working set).
+    const double expected = 48 * (1207959552.0 - 106496.0 * 2048);
+    CHECK((fused.activationsGiB - modules.activationsGiB) * kBytesPerGiB == Approx(expected).epsilon(0.001));
+    // "auto" is fused under transformers, per-expert modules under torchtune.
+    s.lora.experts = ExpertAdapters::Auto;
+    CHECK(memoryOn(s, 1).activationsGiB == Approx(fused.activationsGiB));
+    s.engine = Engine::Torchtune;
+    s.lora.experts = ExpertAdapters::Modules;
+    const double torchtuneModules = memoryOn(s, 1).activationsGiB;
+    s.lora.experts = ExpertAdapters::Auto;
+    CHECK(memoryOn(s, 1).activationsGiB == Approx(torchtuneModules));
+}
+
 }  // namespace caliper::test

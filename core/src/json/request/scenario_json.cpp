@@ -167,6 +167,10 @@ void readLora(Scenario& s, ObjectReader& r) {
     s.lora.quantizedHead = l.boolOr("quantized_head", false);
     s.lora.previousStepInputs = l.boolOr("previous_step_inputs", false);
     s.lora.outputScale = l.boolOr("output_scale", false);
+    const std::string experts = l.enumOr("experts", "auto", {"auto", "modules", "fused"});
+    s.lora.experts = experts == "modules" ? ExpertAdapters::Modules
+                     : experts == "fused" ? ExpertAdapters::Fused
+                                          : ExpertAdapters::Auto;
     l.ignore("alpha");
     l.finish();
 }
