@@ -241,6 +241,26 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
     return best;
 }
 
+// bestAt's candidate at `count` for a serving request (one variant, one
+// strategy) where its tokens/s per GPU beat `perGpuBar`, else none. Its
+// speed is worked out before its memory: a slower plan loses whether it
+// fits or not, so its memory is never needed (most wider counts lose).
+std::optional<Candidate> fasterAt(const Variant& on, int count, double perGpuBar) {
+    const Scenario& s = *on.scenario;
+    const Plan plan = sizing::planFor(on.in, count);
+    if (!sizing::countUsable(on.in, plan)) return std::nullopt;
+    SpeedEstimate speed = on.in.work ? speedFigures(s, plan, *on.in.work) : speedFigures(s, plan, &on.in.counts);
+    const double tokensPerS = speedOf(s, speed);
+    if (!(tokensPerS / count > perGpuBar)) return std::nullopt;
+    std::optional<MemoryBreakdown> fitting = sizing::evaluateIfFits(on.in, plan);
+    if (!fitting || !hostFits(s, *fitting, plan)) return std::nullopt;
+    std::optional<Candidate> out;
+    out.emplace(plan, *fitting, on.in);
+    out->speed = std::move(speed);
+    out->tokensPerS = tokensPerS;
+    return out;
+}
+
 // Serving counts above the fewest that fit, within the limit and one
 // server, at which tensor parallelism can use every GPU: a pipeline of
 // stages at batch 1 runs them one after another, so 8 GPUs in tensor
@@ -372,8 +392,8 @@ Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, c
         runtimeOf(request.engine) != Engine::LlamaCpp && request.parallel.strategy == Strategy::Auto) {
         const int fewest = count;
         tensorCountsAbove(request, fewest, maxGpus, [&](int n) {
-            std::optional<Candidate> wider = bestAt(offPtr, on, n, Known{});
-            if (wider && wider->rate() / n > best->rate() / fewest * (1 + 1e-9)) {
+            std::optional<Candidate> wider = fasterAt(on, n, best->rate() / fewest * (1 + 1e-9));
+            if (wider) {
                 best = std::move(wider);
                 count = n;
                 out.why.back() = "count_faster_per_gpu";
