@@ -83,7 +83,7 @@ bool activationsAloneOverflow(const sizing::Inputs& in, Strategy strategy) {
     // Context parallelism divides every layer's activations too.
     layout.cp = sizing::maxContextDegree(in, kMaxGpus);
     sizing::Stage stage;
-    stage.layers = in.shape.stackLayers;
+    stage.layers = in.shape().stackLayers;
     stage.last = false;
     const double floor = sizing::trainingActivationBytes(in, layout, stage, sizing::Explain());
     if (bytesToGiB(floor) + sizing::kCudaContextGiB > in.usableGiB) return true;
@@ -95,7 +95,7 @@ bool activationsAloneOverflow(const sizing::Inputs& in, Strategy strategy) {
     best.strategy = Strategy::Tensor;
     best.tp = layout.tp;
     best.cp = layout.cp;
-    best.pp = in.shape.stackLayers;
+    best.pp = in.shape().stackLayers;
     best.dp = std::max(1, kMaxGpus / best.cp);  // optimizer states shard over dp x cp
     best.gpuCount = best.tp * best.cp * best.pp * best.dp;
     return !sizing::planFits(in, best);

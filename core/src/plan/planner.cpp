@@ -87,7 +87,7 @@ struct Candidate {
     // (A constructor, so that the first candidate is built in place in its
     // std::optional: a candidate is a few hundred bytes, one per cell.)
     Candidate(const Plan& p, const MemoryBreakdown& m, const sizing::Inputs& in)
-        : plan(p), memory(m), scenario(in.scenario), counts(&in.counts), work(in.work),
+        : plan(p), memory(m), scenario(in.scenario), counts(&in.counts()), work(in.work),
           checkpointing(in.scenario->gradientCheckpointing) {}
 
     double rate() {
@@ -249,7 +249,7 @@ std::optional<Candidate> fasterAt(const Variant& on, int count, double perGpuBar
     const Scenario& s = *on.scenario;
     const Plan plan = sizing::planFor(on.in, count);
     if (!sizing::countUsable(on.in, plan)) return std::nullopt;
-    SpeedEstimate speed = on.in.work ? speedFigures(s, plan, *on.in.work) : speedFigures(s, plan, &on.in.counts);
+    SpeedEstimate speed = on.in.work ? speedFigures(s, plan, *on.in.work) : speedFigures(s, plan, &on.in.counts());
     const double tokensPerS = speedOf(s, speed);
     if (!(tokensPerS / count > perGpuBar)) return std::nullopt;
     std::optional<MemoryBreakdown> fitting = sizing::evaluateIfFits(on.in, plan);
@@ -295,7 +295,7 @@ Choice chooseOffload(const Scenario& request) {
             plan.gpuLayers = request.parallel.gpuLayers;
             out.why.push_back("gpu_layers_requested");
         } else {
-            int lo = 0, hi = in.shape.stackLayers, best = 0;
+            int lo = 0, hi = in.shape().stackLayers, best = 0;
             while (lo <= hi) {
                 const int mid = (lo + hi) / 2;
                 plan.gpuLayers = mid;
