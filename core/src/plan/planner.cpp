@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <new>
 #include <string_view>
 
 #include "caliper/gpu.hpp"
@@ -99,6 +100,58 @@ struct Candidate {
     }
 };
 
+// A candidate or none, built in place. (Not MaybeCandidate: GCC
+// zero-fills an empty optional's whole payload, some 400 bytes, on every
+// bestAt call, one or more per matrix cell.)
+class MaybeCandidate {
+public:
+    MaybeCandidate() noexcept {}
+    MaybeCandidate(MaybeCandidate&& o) noexcept {
+        if (o.has_) emplace(std::move(o.c_));
+    }
+    MaybeCandidate& operator=(MaybeCandidate&& o) noexcept {
+        if (this != &o) {
+            reset();
+            if (o.has_) emplace(std::move(o.c_));
+        }
+        return *this;
+    }
+    MaybeCandidate& operator=(Candidate&& c) noexcept {
+        if (has_) {
+            c_ = std::move(c);
+        } else {
+            emplace(std::move(c));
+        }
+        return *this;
+    }
+    MaybeCandidate(const MaybeCandidate&) = delete;
+    MaybeCandidate& operator=(const MaybeCandidate&) = delete;
+    ~MaybeCandidate() { reset(); }
+
+    template <class... Args>
+    Candidate& emplace(Args&&... args) {
+        reset();
+        new (&c_) Candidate(std::forward<Args>(args)...);
+        has_ = true;
+        return c_;
+    }
+    void reset() noexcept {
+        if (has_) {
+            c_.~Candidate();
+            has_ = false;
+        }
+    }
+    explicit operator bool() const { return has_; }
+    Candidate* operator->() { return &c_; }
+    Candidate& operator*() { return c_; }
+
+private:
+    union {
+        Candidate c_;
+    };
+    bool has_ = false;
+};
+
 // The request with checkpointing (and, for the micro-batch search, the
 // batch) set, prepared once (in place: the prepared inputs are large, and
 // every matrix cell makes one). Without a change the request itself is used
@@ -172,11 +225,11 @@ private:
 // The fastest fitting candidate at `count`: per strategy, checkpointing off
 // when it fits, else on; equal speeds keep the simpler strategy. `misses`,
 // when given, skips the candidates it holds and records those that miss.
-std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count, const Known& known,
+MaybeCandidate bestAt(const Variant* off, const Variant& on, int count, const Known& known,
                                 Misses* misses = nullptr) {
     const Scenario& s = *on.scenario;
     const Strategies strategies = !training(s) || count == 1 ? Strategies{{Strategy::Auto}, 1} : trainingStrategies(s);
-    std::optional<Candidate> best;
+    MaybeCandidate best;
     const bool layoutByMemory = training(s) && runtimeOf(s.engine) == Engine::Megatron &&
                                 (s.parallel.tp <= 0 || s.parallel.pp <= 0);
     int index = -1;
@@ -245,16 +298,16 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
 // strategy) where its tokens/s per GPU beat `perGpuBar`, else none. Its
 // speed is worked out before its memory: a slower plan loses whether it
 // fits or not, so its memory is never needed (most wider counts lose).
-std::optional<Candidate> fasterAt(const Variant& on, int count, double perGpuBar) {
+MaybeCandidate fasterAt(const Variant& on, int count, double perGpuBar) {
     const Scenario& s = *on.scenario;
     const Plan plan = sizing::planFor(on.in, count);
-    if (!sizing::countUsable(on.in, plan)) return std::nullopt;
+    if (!sizing::countUsable(on.in, plan)) return {};
     SpeedEstimate speed = on.in.work ? speedFigures(s, plan, *on.in.work) : speedFigures(s, plan, &on.in.counts());
     const double tokensPerS = speedOf(s, speed);
-    if (!(tokensPerS / count > perGpuBar)) return std::nullopt;
+    if (!(tokensPerS / count > perGpuBar)) return {};
     std::optional<MemoryBreakdown> fitting = sizing::evaluateIfFits(on.in, plan);
-    if (!fitting || !hostFits(s, *fitting, plan)) return std::nullopt;
-    std::optional<Candidate> out;
+    if (!fitting || !hostFits(s, *fitting, plan)) return {};
+    MaybeCandidate out;
     out.emplace(plan, *fitting, on.in);
     out->speed = std::move(speed);
     out->tokensPerS = tokensPerS;
@@ -387,12 +440,12 @@ Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, c
     out.why.push_back(request.gpuCountAuto ? "count_fewest_that_fit" : "count_requested");
 
     const Known known{&on, leanest ? &*leanest : nullptr, &search};
-    std::optional<Candidate> best = bestAt(offPtr, on, count, known);
+    MaybeCandidate best = bestAt(offPtr, on, count, known);
     if (request.gpuCountAuto && best && !training(request) && best->plan.pp > 1 &&
         runtimeOf(request.engine) != Engine::LlamaCpp && request.parallel.strategy == Strategy::Auto) {
         const int fewest = count;
         tensorCountsAbove(request, fewest, maxGpus, [&](int n) {
-            std::optional<Candidate> wider = fasterAt(on, n, best->rate() / fewest * (1 + 1e-9));
+            MaybeCandidate wider = fasterAt(on, n, best->rate() / fewest * (1 + 1e-9));
             if (wider) {
                 best = std::move(wider);
                 count = n;
@@ -410,7 +463,7 @@ Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, c
     if (request.gpuCountAuto && best && !contextFollowsCount(request)) {
         for (int n = wholeNodes(request, count), step = 0; n > count && n <= maxGpus && step < kWholeNodeSteps;
              n += std::max(1, request.gpu.gpusPerNode), ++step) {
-            if (std::optional<Candidate> whole = bestAt(offPtr, on, n, known)) {
+            if (MaybeCandidate whole = bestAt(offPtr, on, n, known)) {
                 best = std::move(whole);
                 count = n;
                 out.why.back() = "count_whole_nodes";
@@ -524,7 +577,7 @@ Choice searchMicroBatch(const Scenario& request, Variant* off, Variant& onVarian
         // micro-batch 1); the others are the larger micro-batch's plan's.
         Choice larger;
         larger.why.push_back(*best.why.begin());
-        std::optional<Candidate> candidate = bestAt(off, onVariant, count, Known{}, &misses);
+        MaybeCandidate candidate = bestAt(off, onVariant, count, Known{}, &misses);
         if (candidate) {
             take(larger, *candidate, at, maxGpus);
             finish(larger, at, off != nullptr);
