@@ -473,19 +473,24 @@ Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, c
     }
 
     // At a stated count one group cannot use, replicas of a smaller group.
-    std::optional<ReplicaFit> replicas;
+    // (The replicas' optional is declared only where they are weighed: GCC
+    // zero-fills an empty optional's whole payload, for every cell.)
+    bool replicated = false;
     if (replicasWeighed(request) &&
         replicasTried(request, best || sizing::countUsable(on.in, sizing::planFor(on.in, count)))) {
-        replicas = bestReplicas(*on.scenario, count);
-        if (replicas && best && best->rate() * (1 + 1e-9) >= replicas->tokensPerS) replicas.reset();
+        std::optional<ReplicaFit> replicas = bestReplicas(*on.scenario, count);
+        if (replicas && !(best && best->rate() * (1 + 1e-9) >= replicas->tokensPerS)) {
+            out.plan = replicas->plan;
+            out.memory = std::move(replicas->memory);
+            out.fits = true;
+            if (out.plan.gpuCount <= maxGpus) out.speed = std::move(replicas->speed);
+            out.why.push_back(out.plan.gpuCount < count ? "replicas_leave_gpus_idle" : "replicas_fill_count");
+            replicated = true;
+        }
     }
 
-    if (replicas) {
-        out.plan = replicas->plan;
-        out.memory = std::move(replicas->memory);
-        out.fits = true;
-        if (out.plan.gpuCount <= maxGpus) out.speed = std::move(replicas->speed);
-        out.why.push_back(out.plan.gpuCount < count ? "replicas_leave_gpus_idle" : "replicas_fill_count");
+    if (replicated) {
+        // The replicas' plan is the choice (above).
     } else if (best) {
         take(out, *best, request, maxGpus);
     } else {
