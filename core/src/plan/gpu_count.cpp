@@ -316,19 +316,22 @@ void CountShare::keep(const sizing::Inputs& in) {
     supportsFp8 = s.gpu.supportsFp8;
 }
 
-const CountSearch& searchGpuCounts(const sizing::Inputs& in, CountSearch& scratch) {
+const CountSearch* sharedCountSearch(const sizing::Inputs& in) {
     CountShare* share = in.countShare;
     // Only the matrix cell's own request: a planner's variant (another
     // checkpointing, context or loss) is searched on its own.
-    if (!share || share->request != in.scenario || share->gpuClass < 0) {
-        searchInto(in, scratch);
-        return scratch;
-    }
+    if (!share || share->request != in.scenario || share->gpuClass < 0) return nullptr;
     if (!share->holds(in)) {
         searchInto(in, share->search);
         share->keep(in);
     }
-    return share->search;
+    return &share->search;
+}
+
+const CountSearch& searchGpuCounts(const sizing::Inputs& in, CountSearch& scratch) {
+    if (const CountSearch* shared = sharedCountSearch(in)) return *shared;
+    searchInto(in, scratch);
+    return scratch;
 }
 
 CountSearch searchGpuCounts(const sizing::Inputs& in) {

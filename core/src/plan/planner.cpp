@@ -426,14 +426,14 @@ void finish(Choice& out, const Scenario& request, bool autoCheckpointing) {
 
 // The choice given the variant without checkpointing (`offPtr`, when the
 // planner decides it) and with the request's (or, deciding, with it on).
-Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, const Variant& on) {
+// `search`: the count search of `on`'s inputs.
+Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, const Variant& on,
+                  const CountSearch& search) {
     Choice out;
     const bool autoCheckpointing = offPtr != nullptr;
 
     // The fewest GPUs that fit under the leanest candidate (the default
     // strategy shards states for training; checkpointing on).
-    CountSearch scratch;
-    const CountSearch& search = searchGpuCounts(on.in, scratch);
     const std::optional<CountFit>& leanest = search.fit;
     if (leanest) out.gpusNeeded = leanest->count;
     int count = request.gpuCountAuto ? (leanest ? leanest->count : 1) : std::max(1, request.gpuCount);
@@ -509,6 +509,15 @@ Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, c
     }
     finish(out, request, autoCheckpointing);
     return out;
+}
+
+// The same with the count search shared through the matrix row where it
+// applies, else made here.
+Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, const Variant& on) {
+    if (const CountSearch* shared = sharedCountSearch(on.in)) return chooseWith(request, maxGpus, offPtr, on, *shared);
+    CountSearch scratch;
+    searchGpuCounts(on.in, scratch);
+    return chooseWith(request, maxGpus, offPtr, on, scratch);
 }
 
 Choice chooseKnobs(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
