@@ -173,7 +173,7 @@ double partialPass(const Catalog& catalog, const Scenario& workload, int steps) 
             total += double(s.model.layers);
             if (steps < 1) continue;
             const sizing::Inputs in = sizing::prepare(s);
-            total += in.counts.total;
+            total += in.counts().total;
             if (steps < 2) continue;
             const std::optional<CountFit> fit = fewestGpusFit(in);
             if (steps < 3) continue;

@@ -69,7 +69,7 @@ void loraRules(double n, double adapters, bool qlora, std::vector<QuickRule>& ou
 
 std::vector<QuickRule> quickRules(const Scenario& s) {
     const sizing::Inputs in = sizing::prepare(s);
-    const double n = in.counts.total;
+    const double n = in.counts().total;
     std::vector<QuickRule> out;
     if (s.task == Task::Inference) inferenceRules(n, out);
     else if (in.lora) loraRules(n, in.adapterParams, in.qlora, out);

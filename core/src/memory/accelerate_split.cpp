@@ -34,8 +34,8 @@ std::optional<AccelerateStages> accelerateStages(const Inputs& in, const Layout&
     if (in.training || !layout.layerSplit || layout.pp < 2 || s.engine != Engine::Transformers || layout.gpuLayers >= 0) {
         return std::nullopt;
     }
-    const WeightParts& w = in.weights;
-    const int layers = in.shape.stackLayers;
+    const WeightParts& w = in.weights();
+    const int layers = in.shape().stackLayers;
     const double layer = w.layerBytes;
     if (layer <= 0 || layers < layout.pp) return std::nullopt;
     const bool tied = s.model.tiedEmbeddings;

@@ -82,7 +82,7 @@ double servingChunkTokens(const Scenario& s) {
 
 double llamaCppComputeBytes(const Inputs& in, const Stage& stage, const Explain& ex) {
     const Scenario& s = *in.scenario;
-    const ModelShape& sh = in.shape;
+    const ModelShape& sh = in.shape();
     const double context = double(s.batch) * double(cacheContextTokens(s));
     const double nCtx = std::ceil(context / 256) * 256;
     const double ubatch = std::min(kLlamaCppUbatch, nCtx);
@@ -111,9 +111,9 @@ double quantizedWorkspaceBytes(const Inputs& in) {
     const Scenario& s = *in.scenario;
     if (runtimeOf(s.engine) != Engine::Transformers) return 0;  // fused kernels (Marlin, GEMV) dequantize on the fly
     if (s.weights == WeightFormat::Nf4 || s.weights == WeightFormat::Nf4Dq) {
-        return in.shape.largestLinear * kBnb4bitInferenceWorkspaceBytes;
+        return in.shape().largestLinear * kBnb4bitInferenceWorkspaceBytes;
     }
-    if (s.weights == WeightFormat::Int8) return in.shape.largestLinear * kInt8WorkspaceBytes;
+    if (s.weights == WeightFormat::Int8) return in.shape().largestLinear * kInt8WorkspaceBytes;
     return 0;
 }
 
@@ -125,7 +125,7 @@ bool vllmLargeSampler(const Scenario& s) {
 
 double inferenceActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
     const Scenario& s = *in.scenario;
-    const ModelShape& sh = in.shape;
+    const ModelShape& sh = in.shape();
     if (runtimeOf(s.engine) == Engine::LlamaCpp) {
         const double bytes = llamaCppComputeBytes(in, stage, ex);
         ex.add("activations_gib", "the llama.cpp compute buffer above", bytesToGiB(bytes));

@@ -165,16 +165,16 @@ double indexerBytesPerToken(const Scenario& s, const CacheLayers& layers) {
 void explainKv(const Inputs& in, const Layout& layout, double stageShare, double crossBytes, double bytes,
                const Explain& ex) {
     const Scenario& s = *in.scenario;
-    const LayerCache cache = layerCache(s, in.shape);
-    const CacheLayers layers = cacheLayers(s.model, in.shape);
+    const LayerCache cache = layerCache(s, in.shape());
+    const CacheLayers layers = cacheLayers(s.model, in.shape());
     const CacheTokens tokens = cacheTokens(s);
     const double elementBytes = kvBytesPerElement(s.kvCache);
     const std::string perLayer = s.model.attention == AttentionKind::Mla
                                      ? (cache.shardable ? "MLA decompressed K and V per head" : "MLA latent + RoPE key")
                                      : s.model.vHeadDim > 0 || unitKvHeads(s.model) != s.model.kvHeads
                                      ? fmt("%d KV heads x (%.0f key + %.0f value head dim)", unitKvHeads(s.model),
-                                           in.shape.headDim, valueHeadDim(s.model))
-                                     : fmt("2 x %d KV heads x %.0f head dim", in.shape.kvHeads, in.shape.headDim);
+                                           in.shape().headDim, valueHeadDim(s.model))
+                                     : fmt("2 x %d KV heads x %.0f head dim", in.shape().kvHeads, in.shape().headDim);
     ex.add("kv_bytes_per_token",
            [&] { return fmt("%.0f elements per layer (%s) x %.4g bytes (%s) x %.0f layers%s%s%s", cache.elements, perLayer.c_str(),
                elementBytes, toString(s.kvCache), layers.full + layers.sliding,
@@ -203,7 +203,7 @@ void explainKv(const Inputs& in, const Layout& layout, double stageShare, double
                tokens.full, static_cast<long long>(s.batch), static_cast<long long>(s.promptTokens),
                static_cast<long long>(s.outputTokens), layout0,
                layout.tp > 1
-                   ? rankShareText(rankShares(cache.shardable, layerHeads(s.model, in.shape), layout.tp)).c_str()
+                   ? rankShareText(rankShares(cache.shardable, layerHeads(s.model, in.shape()), layout.tp)).c_str()
                    : "",
                stageShare < 1 ? fmt(" x %.3g of the layers on this GPU", stageShare).c_str() : "",
                crossBytes > 0 ? fmt(" + cross-attention %.3f GiB", bytesToGiB(crossBytes)).c_str() : ""); },
@@ -214,10 +214,10 @@ void explainKv(const Inputs& in, const Layout& layout, double stageShare, double
 
 double kvBytesPerTokenPerGpu(const Inputs& in, const Layout& layout, const Stage& stage) {
     const Scenario& s = *in.scenario;
-    const LayerCache cache = layerCache(s, in.shape);
-    const CacheLayers layers = cacheLayers(s.model, in.shape);
-    const double stageShare = stage.layers / in.shape.stackLayers;
-    const RankShares shares = rankShares(cache.shardable, layerHeads(s.model, in.shape), layout.tp);
+    const LayerCache cache = layerCache(s, in.shape());
+    const CacheLayers layers = cacheLayers(s.model, in.shape());
+    const double stageShare = stage.layers / in.shape().stackLayers;
+    const RankShares shares = rankShares(cache.shardable, layerHeads(s.model, in.shape()), layout.tp);
     return layers.weighted(shares) * stageShare * cache.elements * kvBytesPerElement(s.kvCache) +
            stageShare * indexerBytesPerToken(s, layers);
 }
@@ -253,12 +253,12 @@ KvTerms kvTerms(const Scenario& s, const ModelShape& shape) {
 
 double oneSequenceBytes(const Inputs& in, const Layout& layout, const Stage& stage) {
     const Scenario& s = *in.scenario;
-    const KvTerms& kv = in.kv;
-    const double stageShare = stage.layers / in.shape.stackLayers;
+    const KvTerms& kv = in.kv();
+    const double stageShare = stage.layers / in.shape().stackLayers;
     const RankShares shares = rankShares(kv.shardable, {kv.fullKvHeads, kv.slidingKvHeads}, layout.tp);
     const double selfTokenLayers = kv.oneFullTokenLayers * shares.full + kv.oneSlidingTokenLayers * shares.sliding;
     const double crossBytes = kv.crossLayers > 0 ? stageShare * kv.crossLayers * s.model.crossAttentionTokens * 2.0 *
-                                                       in.shape.kvDim * kv.elementBytes * headShare({0, true}, in.shape, layout.tp)
+                                                       in.shape().kvDim * kv.elementBytes * headShare({0, true}, in.shape(), layout.tp)
                                                  : 0.0;
     // The linear/SSM state is per sequence, whatever its length.
     const double stateBytes = s.batch > 0 ? linearStateBytes(s, layout, stageShare) / double(s.batch) : 0.0;
@@ -269,8 +269,8 @@ double oneSequenceBytes(const Inputs& in, const Layout& layout, const Stage& sta
 double kvBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
     if (in.training) return 0;
     const Scenario& s = *in.scenario;
-    const KvTerms& kv = in.kv;
-    const double stageShare = stage.layers / in.shape.stackLayers;
+    const KvTerms& kv = in.kv();
+    const double stageShare = stage.layers / in.shape().stackLayers;
     const RankShares shares = rankShares(kv.shardable, {kv.fullKvHeads, kv.slidingKvHeads}, layout.tp);
     const double selfBytes =
         stageShare * kv.layerTokenBytes * (kv.fullTokenLayers * shares.full + kv.slidingTokenLayers * shares.sliding);
@@ -278,8 +278,8 @@ double kvBytes(const Inputs& in, const Layout& layout, const Stage& stage, const
     // sequence. (Without such layers the product is +0 whatever its other,
     // finite factors: not worked out, since every plan probed comes here.)
     const double crossBytes = kv.crossLayers > 0 ? stageShare * kv.crossLayers * s.model.crossAttentionTokens *
-                                                       double(s.batch) * 2.0 * in.shape.kvDim * kv.elementBytes *
-                                                       headShare({0, true}, in.shape, layout.tp)
+                                                       double(s.batch) * 2.0 * in.shape().kvDim * kv.elementBytes *
+                                                       headShare({0, true}, in.shape(), layout.tp)
                                                  : 0.0;
     const double indexerBytes = stageShare * kv.indexerBytesPerToken * kv.fullTokens;
     const double stateBytes = linearStateBytes(s, layout, stageShare);

@@ -61,20 +61,27 @@ void holdWeights(const Scenario& s, ModelFigures& figures) {
 
 namespace {
 
-// The model's and the format's parts, copied straight into the inputs
-// (from the row's held figures where they match the scenario).
+// The model's and the format's parts, read from the row's held figures
+// where they match the scenario, else worked out into the inputs' own.
 Inputs modelParts(const Scenario& s, const ModelFigures* held) {
     if (!held) {
-        const ParamCounts counts = countParams(s.model);
-        const ModelShape shape = modelShape(s.model, counts);
-        return Inputs(&s, counts, shape, weightParts(s, shape, counts), kvTerms(s, shape));
+        auto own = std::make_shared<Inputs::Parts>();
+        own->counts = countParams(s.model);
+        own->shape = modelShape(s.model, own->counts);
+        own->weights = weightParts(s, own->shape, own->counts);
+        own->kv = kvTerms(s, own->shape);
+        return Inputs(&s, std::move(own));
     }
     const bool weightsHeld =
         held->weightsKnown && held->weightsFormat == s.weights && held->weightsEngineKind == weightsEngineKind(s.engine);
     const bool kvHeld = held->holdsKv(s);
     if (weightsHeld && kvHeld) return Inputs(&s, held->counts, held->shape, held->weights, held->kv);  // a matrix cell
-    return Inputs(&s, held->counts, held->shape, weightsHeld ? held->weights : weightParts(s, held->shape, held->counts),
-                  kvHeld ? held->kv : kvTerms(s, held->shape));
+    auto own = std::make_shared<Inputs::Parts>();
+    own->counts = held->counts;
+    own->shape = held->shape;
+    own->weights = weightsHeld ? held->weights : weightParts(s, held->shape, held->counts);
+    own->kv = kvHeld ? held->kv : kvTerms(s, held->shape);
+    return Inputs(&s, std::move(own));
 }
 
 // PEFT's transformers-v5 MoE conversion (peft/utils/transformers_weight_conversion.py,
@@ -105,12 +112,12 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
     if (in.lora) {
         // LoRA adds B (d_out x r) and A (r x d_in) to each adapted matrix:
         // r (d_in + d_out) parameters (LoRA §4).
-        const double dims = s.lora.allLinear()                           ? in.shape.loraDimsAllLinear
-                            : s.lora.targets == LoraTargets::QueryValue ? in.shape.loraDimsQueryValue
-                                                                        : in.shape.loraDimsAttention;
-        in.adapterParams = double(std::max(1, s.lora.rank)) * (dims + fusedExpertExtraDims(in.shape, s));
+        const double dims = s.lora.allLinear()                           ? in.shape().loraDimsAllLinear
+                            : s.lora.targets == LoraTargets::QueryValue ? in.shape().loraDimsQueryValue
+                                                                        : in.shape().loraDimsAttention;
+        in.adapterParams = double(std::max(1, s.lora.rank)) * (dims + fusedExpertExtraDims(in.shape(), s));
     }
-    in.trainableParams = in.lora ? in.adapterParams : in.counts.total;
+    in.trainableParams = in.lora ? in.adapterParams : in.counts().total;
     in.usableGiB = usableMemoryGiB(s);
     in.vllmLargeSampler = !in.training && runtimeOf(s.engine) == Engine::Vllm && vllmLargeSampler(s);
     if (in.training) {
@@ -122,11 +129,11 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
 }
 
 double stageParams(const Inputs& in, const Stage& stage) {
-    const double table = in.shape.vocab * in.shape.hidden;
+    const double table = in.shape().vocab * in.shape().hidden;
     const bool tied = headSharesTable(*in.scenario);
-    double params = stage.layers * in.shape.layerParams;
+    double params = stage.layers * in.shape().layerParams;
     if (stage.first) {
-        params += in.counts.embedding - (tied ? 0 : table);  // input table and learned positions
+        params += in.counts().embedding - (tied ? 0 : table);  // input table and learned positions
         params += double(std::max<std::int64_t>(0, in.scenario->model.extraParams));
     }
     if (stage.last && (!tied || !stage.first)) params += table;  // lm_head, or the tied copy of a split

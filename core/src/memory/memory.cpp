@@ -98,7 +98,7 @@ struct StageBytes {
 StageBytes stageTensors(const Inputs& in, const Layout& layout, const Stage& st, const Explain& ex,
                         const double* knownWeightBytes, const TrainingStates* knownStates = nullptr) {
     StageBytes t;
-    t.hostBytes = in.weights.hostBytes + offloadedWeightBytes(in, layout);
+    t.hostBytes = in.weights().hostBytes + offloadedWeightBytes(in, layout);
     if (in.training) {
         const TrainingStates states = knownStates ? *knownStates : trainingStates(in, layout, st, ex);
         t.weightsBytes = states.weights;
@@ -117,9 +117,9 @@ StageBytes stageTensors(const Inputs& in, const Layout& layout, const Stage& st,
         // llama.cpp keeps the KV cache of the layers -ngl leaves on the CPU in
         // host RAM beside their weights (llama-kv-cache.cpp: each layer's
         // cache on its layer's device).
-        if (layout.gpuLayers >= 0 && layout.gpuLayers < in.shape.stackLayers) {
+        if (layout.gpuLayers >= 0 && layout.gpuLayers < in.shape().stackLayers) {
             Stage cpu = st;
-            cpu.layers = in.shape.stackLayers - layout.gpuLayers;
+            cpu.layers = in.shape().stackLayers - layout.gpuLayers;
             t.hostBytes += kvBytes(in, layout, cpu, Explain());
         }
     }

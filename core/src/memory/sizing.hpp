@@ -1,4 +1,5 @@
 #pragma once
+#include <memory>
 #include <algorithm>
 #include <type_traits>
 // Internal interface of the memory model. A scenario is prepared once
@@ -145,18 +146,28 @@ KvTerms kvTerms(const Scenario& s, const ModelShape& shape);
 
 // Everything a plan evaluation reads, prepared once per scenario.
 struct Inputs {
-    Inputs() = default;
-    // The model's and format's parts copied straight in (prepare): members
-    // left to their initializers and then assigned are zero-filled first,
+    // The model's and format's parts: read in place from a matrix row's
+    // held figures (which outlive the cell's inputs and do not change while
+    // it is worked out), or kept by the inputs where worked out afresh
+    // (`own`, shared by copies). Copying them into every cell's inputs cost
     // a kilobyte per matrix cell.
+    struct Parts {
+        ParamCounts counts;
+        ModelShape shape;
+        WeightParts weights;
+        KvTerms kv;
+    };
+    Inputs() = delete;
+    Inputs(const Scenario* s, std::shared_ptr<const Parts> own) : scenario(s), own_(std::move(own)) { point(*own_); }
     Inputs(const Scenario* s, const ParamCounts& c, const ModelShape& sh, const WeightParts& w, const KvTerms& k)
-        : scenario(s), counts(c), shape(sh), weights(w), kv(k) {}
+        : scenario(s), counts_(&c), shape_(&sh), weights_(&w), kv_(&k) {}
+
+    const ParamCounts& counts() const { return *counts_; }
+    const ModelShape& shape() const { return *shape_; }
+    const WeightParts& weights() const { return *weights_; }
+    const KvTerms& kv() const { return *kv_; }
 
     const Scenario* scenario = nullptr;
-    ParamCounts counts;
-    ModelShape shape;
-    WeightParts weights;
-    KvTerms kv;
     bool training = false;
     bool qlora = false;
     bool lora = false;       // lora or qlora
@@ -185,6 +196,19 @@ struct Inputs {
     // vllmLargeSampler(*scenario) for vLLM inference (else false), read by
     // every fit test's last stage.
     bool vllmLargeSampler = false;
+
+private:
+    void point(const Parts& p) {
+        counts_ = &p.counts;
+        shape_ = &p.shape;
+        weights_ = &p.weights;
+        kv_ = &p.kv;
+    }
+    std::shared_ptr<const Parts> own_;
+    const ParamCounts* counts_ = nullptr;
+    const ModelShape* shape_ = nullptr;
+    const WeightParts* weights_ = nullptr;
+    const KvTerms* kv_ = nullptr;
 };
 
 Inputs prepare(const Scenario& s);
@@ -292,14 +316,14 @@ inline Layout layoutOf(const Plan& plan) {
 // With llama.cpp's -ngl below the layer count only the last gpu_layers
 // layers sit on the GPUs; the output layer stays on the CPU with the rest.
 inline int gpuStackLayers(const Inputs& in, const Layout& layout) {
-    const int layers = in.shape.stackLayers;
+    const int layers = in.shape().stackLayers;
     return layout.gpuLayers >= 0 ? std::min(layers, layout.gpuLayers) : layers;
 }
 
 inline Stage firstStage(const Inputs& in, const Layout& layout) {
     Stage st;
     const int layers = gpuStackLayers(in, layout);
-    const bool allOnGpu = layers == in.shape.stackLayers;
+    const bool allOnGpu = layers == in.shape().stackLayers;
     const int perStage = (layers + layout.pp - 1) / layout.pp;
     st.layers = layout.pp > 1 ? std::min(layers, perStage) : layers;
     st.first = true;
@@ -319,7 +343,7 @@ inline Stage lastStage(const Inputs& in, const Layout& layout) {
     const int layers = gpuStackLayers(in, layout);
     st.layers = layers / layout.pp;
     st.first = false;
-    st.last = layers == in.shape.stackLayers;
+    st.last = layers == in.shape().stackLayers;
     st.inFlight = 1;
     return st;
 }

@@ -254,7 +254,7 @@ bool eagerRmsNorm(const Scenario& s) {
 double eagerNormBytesPerToken(const Inputs& in) {
     const Scenario& s = *in.scenario;
     if (!eagerRmsNorm(s)) return 0;
-    const ModelShape& sh = in.shape;
+    const ModelShape& sh = in.shape();
     const double eb = activationElementBytes(s);
     const double upcast = kFp32Bytes - eb;  // fp32 copy in place of the 16-bit input (none in fp32 training)
     // The normalized tensor is in the input's dtype: fp32 under autocast.
@@ -269,20 +269,20 @@ double eagerNormBytesPerToken(const Inputs& in) {
 // (see kAutocastAttentionCopies).
 double autocastCopyBytesPerToken(const Inputs& in) {
     if (!autocastTraining(*in.scenario)) return 0;
-    const ModelShape& sh = in.shape;
+    const ModelShape& sh = in.shape();
     return kAutocastElementBytes * sh.hidden * (kAutocastAttentionCopies + (sh.gated ? kAutocastGatedMlpCopies : 0));
 }
 
 // 16-bit weight casts one layer's linears save under autocast, bytes per GPU.
 double autocastLayerCastBytes(const Inputs& in, const Layout& layout) {
     if (!autocastTraining(*in.scenario)) return 0;
-    return kAutocastWeightCastBytes * in.shape.layerParams / layout.tp;
+    return kAutocastWeightCastBytes * in.shape().layerParams / layout.tp;
 }
 
 // lm_head's 16-bit weight cast under autocast, saved until its backward.
 double autocastHeadCastBytes(const Inputs& in, const Layout& layout, const Stage& stage) {
     if (!autocastTraining(*in.scenario) || !stage.last) return 0;
-    return kAutocastWeightCastBytes * in.shape.vocab * in.shape.hidden / layout.tp;
+    return kAutocastWeightCastBytes * in.shape().vocab * in.shape().hidden / layout.tp;
 }
 
 // bitsandbytes' 4-bit matmul (bitsandbytes/autograd/_functions.py,
@@ -312,7 +312,7 @@ bool frozenLinearsKeepInputs(const Scenario& s) { return s.weights == WeightForm
 double previousStepInputBytes(const Inputs& in, const Layout& layout, const Stage& stage) {
     const Scenario& s = *in.scenario;
     if (!in.lora || !s.lora.previousStepInputs || !frozenLinearsKeepInputs(s) || s.gradientCheckpointing) return 0;
-    const ModelShape& sh = in.shape;
+    const ModelShape& sh = in.shape();
     const double passes = sh.experts > 0 ? std::max(1.0, double(sh.topK + sh.sharedExperts)) : 1.0;
     const double mlpInput = s.model.normsPerLayer >= 2 ? sh.hidden : 0.0;
     const double perTokenLayer = sh.hidden + sh.qDim + passes * (mlpInput + mlpWidth(sh, s.model));
@@ -328,7 +328,7 @@ double previousStepInputBytes(const Inputs& in, const Layout& layout, const Stag
 double adapterCopyBytesPerToken(const Inputs& in) {
     if (!in.lora) return 0;
     const Scenario& s = *in.scenario;
-    const ModelShape& sh = in.shape;
+    const ModelShape& sh = in.shape();
     const double h = sh.hidden;
     const bool dropout = s.lora.dropout > 0;
     // Without a cast or dropout, lora_A saves x itself, which the base count holds.
@@ -384,7 +384,7 @@ double adapterCopyBytesPerToken(const Inputs& in) {
 double outputScaleBytesPerToken(const Inputs& in) {
     const Scenario& s = *in.scenario;
     if (!in.lora || !s.lora.outputScale) return 0;
-    const ModelShape& sh = in.shape;
+    const ModelShape& sh = in.shape();
     const double outputs = (sh.qDim + 2 * sh.kvDim) + sh.hidden + mlpWidth(sh, s.model) * (sh.gated ? 2 : 1) + sh.hidden;
     const double prefix = sh.qDim;
     return activationElementBytes(s) * (outputs + prefix);
@@ -409,7 +409,7 @@ double outputScaleBytesPerToken(const Inputs& in) {
 // 4h-byte index_copy source).
 double fusedQkvBytesPerToken(const Inputs& in) {
     const Scenario& s = *in.scenario;
-    const ModelShape& sh = in.shape;
+    const ModelShape& sh = in.shape();
     if (s.model.attention == AttentionKind::Mla) return 0;
     double bytes = 0;
     if (s.kvHeadsRepeated && sh.kvHeads == sh.heads) bytes += activationElementBytes(s) * (sh.qDim + sh.kvDim);
@@ -427,14 +427,14 @@ double localExperts(const Layout& layout, double params) { return params / (layo
 // averaged over the stack as the other per-layer terms are.
 double mergedExpertLayerBytes(const Inputs& in, const Layout& layout) {
     if (!in.lora || !fusedExpertAdapters(*in.scenario)) return 0;
-    return kMergedExpertCopies * elementBytes(*in.scenario) * localExperts(layout, in.shape.groups.expert) /
-           std::max(1, in.shape.stackLayers);
+    return kMergedExpertCopies * elementBytes(*in.scenario) * localExperts(layout, in.shape().groups.expert) /
+           std::max(1, in.shape().stackLayers);
 }
 
 // Backward's working set of the largest merged expert tensor (kMergedExpertGradBytes).
 double mergedExpertGradBytes(const Inputs& in, const Layout& layout) {
     if (!in.lora || !fusedExpertAdapters(*in.scenario)) return 0;
-    const ModelShape& sh = in.shape;
+    const ModelShape& sh = in.shape();
     const double largest = double(sh.experts) * sh.expertFfn * sh.hidden * (sh.gated ? 2 : 1);
     return kMergedExpertGradBytes * localExperts(layout, largest);
 }
@@ -446,7 +446,7 @@ struct PerLayer {
 
 PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
     const Scenario& s = *in.scenario;
-    const ModelShape& sh = in.shape;
+    const ModelShape& sh = in.shape();
     const double sb = double(s.seqLen) * double(s.batch);
     const double g = s.model.attention == AttentionKind::Mla || s.kvHeadsRepeated ? 1.0 : double(sh.kvHeads) / sh.heads;
     // Sequence parallelism shards all of it over tp; context parallelism
@@ -488,7 +488,7 @@ PerLayer perLayerBytes(const Inputs& in, const Layout& layout) {
 double tiedEmbeddingSumBytes(const Inputs& in, const Layout& layout) {
     if (in.lora || !headSharesTable(*in.scenario)) return 0;
     const double copies = autocastTraining(*in.scenario) ? 1 : 2;
-    return copies * in.shape.vocab * in.shape.hidden * weightBytesPerParam(*in.scenario) / layout.tp;
+    return copies * in.shape().vocab * in.shape().hidden * weightBytesPerParam(*in.scenario) / layout.tp;
 }
 
 }  // namespace
@@ -519,8 +519,8 @@ constexpr double kFusedLinearLossBytesPerToken = 4;  // loss_1d, fp32
 double fusedLinearLossBytes(const Inputs& in, const Layout& layout) {
     const Scenario& s = *in.scenario;
     const std::int64_t tokens = std::max<std::int64_t>(1, s.seqLen * s.batch / std::max(1, layout.cp));
-    const double chunk = double(fusedLinearChunkTokens(tokens, in.shape.vocab, in.shape.hidden));
-    return elementBytes(s) * (double(tokens) * in.shape.hidden + chunk * in.shape.vocab) +
+    const double chunk = double(fusedLinearChunkTokens(tokens, in.shape().vocab, in.shape().hidden));
+    return elementBytes(s) * (double(tokens) * in.shape().hidden + chunk * in.shape().vocab) +
            kFusedLinearLossBytesPerToken * double(tokens);
 }
 
@@ -559,7 +559,7 @@ double lossBytesPerLogit(const Scenario& s) {
 double lossWorkingSetBytes(const Inputs& in, const Layout& layout) {
     const Scenario& s = *in.scenario;
     if (lossKernelOf(s) == LossKernel::FusedLinear) return fusedLinearLossBytes(in, layout);
-    return lossBytesPerLogit(s) * double(s.seqLen) * double(s.batch) * in.shape.vocab / layout.tp / layout.cp;
+    return lossBytesPerLogit(s) * double(s.seqLen) * double(s.batch) * in.shape().vocab / layout.tp / layout.cp;
 }
 
 double offloadedCheckpointBytes(const Inputs& in, const Layout& layout, const Stage& stage) {
@@ -607,7 +607,7 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
     // chunk's matmul and its backward (bitsandbytes MatMul4Bit:
     // F.dequantize_4bit(B, quant_state).to(A.dtype)): vocabulary x hidden.
     const double largestQuantized =
-        std::max(in.shape.largestLinear, quantizedHead(s) && stage.last ? in.shape.vocab * in.shape.hidden / layout.tp : 0.0);
+        std::max(in.shape().largestLinear, quantizedHead(s) && stage.last ? in.shape().vocab * in.shape().hidden / layout.tp : 0.0);
     const double workspace = dequant ? largestQuantized * kDequantBytes : 0;
     // The loss's working set is freed before backward reaches the last layer,
     // whose recomputation (with checkpointing) comes after it: the two never
@@ -638,8 +638,8 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
     const double bytes = beyondGradients + workspace;
     if (ex.on()) {
         const double g =
-            s.model.attention == AttentionKind::Mla || s.kvHeadsRepeated ? 1.0 : double(in.shape.kvHeads) / in.shape.heads;
-        const LayerCoeffs c = layerCoeffs(s, in.shape.gated);
+            s.model.attention == AttentionKind::Mla || s.kvHeadsRepeated ? 1.0 : double(in.shape().kvHeads) / in.shape().heads;
+        const LayerCoeffs c = layerCoeffs(s, in.shape().gated);
         ex.add("activations_gib",
                [&] {
                    const double adapterBytes = adapterCopyBytesPerToken(in);
@@ -673,14 +673,14 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                                          "on fused experts; %.3f GiB for the largest one's gradient in backward)",
                                          bytesToGiB(mergedExpertLayerBytes(in, layout)), bytesToGiB(mergedGrad))
                                    : std::string())
-                       .append(discardedBytesPerToken(s, in.shape) > 0
+                       .append(discardedBytesPerToken(s, in.shape()) > 0
                                    ? fmt(" - %.0f bytes per token recomputed (recompute_modules%s%s)",
-                                         discardedBytesPerToken(s, in.shape), s.recomputeLayernorm ? " layernorm" : "",
+                                         discardedBytesPerToken(s, in.shape()), s.recomputeLayernorm ? " layernorm" : "",
                                          s.recomputeMoeAct ? " moe_act" : "")
                                    : std::string())
                        .c_str(),
-                   static_cast<long long>(s.seqLen), static_cast<long long>(s.batch), in.shape.hidden,
-                   mlpWidth(in.shape, s.model),
+                   static_cast<long long>(s.seqLen), static_cast<long long>(s.batch), in.shape().hidden,
+                   mlpWidth(in.shape(), s.model),
                    (layout.tp > 1 ? fmt(", / tensor parallel %d", layout.tp) : std::string()).append(
                        layout.cp > 1 ? fmt(", / context parallel %d", layout.cp) : std::string()).c_str(),
                    bytesToGiB(layer.full),
@@ -693,9 +693,9 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                               "logits, V=%.0f, none kept whole)",
                               static_cast<long long>(fusedLinearChunkTokens(
                                   std::max<std::int64_t>(1, s.seqLen * s.batch / std::max(1, layout.cp)),
-                                  in.shape.vocab, in.shape.hidden)),
-                              in.shape.vocab)
-                        : fmt("logits %.0f*s*b*V (V=%.0f, %s loss)", logitsCoeff, in.shape.vocab,
+                                  in.shape().vocab, in.shape().hidden)),
+                              in.shape().vocab)
+                        : fmt("logits %.0f*s*b*V (V=%.0f, %s loss)", logitsCoeff, in.shape().vocab,
                               toString(lossKernelOf(s))))
                        .c_str(),
                    bytesToGiB(logits),

@@ -20,7 +20,7 @@ struct Shares {
 
 Shares sharesOf(const Inputs& in, const Layout& layout, const Stage& stage) {
     Shares sh;
-    const double stageShare = stage.layers / in.shape.stackLayers;
+    const double stageShare = stage.layers / in.shape().stackLayers;
     if (in.lora) {
         sh.params = in.adapterParams * stageShare / layout.tp;
         // Frozen routed experts are split over the expert-parallel ranks as
@@ -28,14 +28,14 @@ Shares sharesOf(const Inputs& in, const Layout& layout, const Stage& stage) {
         // parallel layout: each EP rank holds experts / ep of every MoE layer).
         const double experts = layout.ep > 1 ? expertWeightBytes(in) * stageShare : 0;
         sh.baseBytes = (stageWeightBytes(in, stage) - experts) / layout.tp + experts / layout.ep;
-        sh.layerBytes = in.weights.layerBytes / layout.tp;
+        sh.layerBytes = in.weights().layerBytes / layout.tp;
     } else {
         // Routed experts are split over the expert-parallel ranks, not over
         // tensor parallelism (Megatron-Core MoE parallel folding: expert
         // tensor parallel size 1 by default when EP is set).
-        const double experts = layout.ep > 1 ? in.shape.groups.expert * stageShare : 0;
+        const double experts = layout.ep > 1 ? in.shape().groups.expert * stageShare : 0;
         sh.params = (stageParams(in, stage) - experts) / layout.tp + experts / layout.ep;
-        sh.layerBytes = in.shape.layerParams * weightBytesPerParam(*in.scenario) / layout.tp;
+        sh.layerBytes = in.shape().layerParams * weightBytesPerParam(*in.scenario) / layout.tp;
     }
     return sh;
 }
@@ -51,7 +51,7 @@ TrainingStates zeroStates(const Inputs& in, const Layout& layout, const Shares& 
     const double wb = weightBytesPerParam(s);
     const double fp32Grad = wb < 4 ? kFp32Bytes : 0;
     const double opt = masterCopyBytes(in) + optimizerStateBytes(in, false);
-    const double largest = in.shape.largestModule / layout.tp;
+    const double largest = in.shape().largestModule / layout.tp;
     const bool stage3 = layout.strategy == Strategy::Zero3;
     TrainingStates t;
     if (stage3) {
@@ -142,7 +142,7 @@ TrainingStates adapterStates(const Inputs& in, const Layout& layout, const Share
     // base costs no more gathered bytes than a fully trained one would.
     // FSDP gathers its wrapping units (decoder layers) either way.
     const double gathered = layout.strategy == Strategy::Zero3
-                                ? in.shape.largestModule * weightBytesPerParam(s) / layout.tp
+                                ? in.shape().largestModule * weightBytesPerParam(s) / layout.tp
                                 : kFsdpLiveUnits * sh.layerBytes;
     TrainingStates t;
     t.weights = sharded ? sh.baseBytes / n + gathered : sh.baseBytes;
@@ -156,7 +156,7 @@ TrainingStates adapterStates(const Inputs& in, const Layout& layout, const Share
         // (DeepSpeed's estimators keep "largest layer" params for the same
         // reason). FSDP gathers its wrapping units (decoder layers).
         const double module =
-            layout.strategy == Strategy::Zero3 ? in.shape.largestModule * weightBytesPerParam(s) / layout.tp : 0;
+            layout.strategy == Strategy::Zero3 ? in.shape().largestModule * weightBytesPerParam(s) / layout.tp : 0;
         t.weights = std::max(kFsdpLiveUnits * sh.layerBytes, module);
         t.adapter = t.gradients = t.optimizer = 0;
     } else if (s.parallel.offload != Offload::None) {

@@ -66,8 +66,8 @@ double optimizerStateBytes(const Inputs& in, bool adapters) {
             // Factored second moment: one fp32 row and one column vector per
             // matrix (Shazeer & Stern 2018); no first moment (beta1 = None).
             if (adapters) return kFp32Bytes * 2.0 / std::max(1, in.scenario->lora.rank);
-            const double vectors = in.shape.loraDimsAllLinear + in.shape.vocab + in.shape.hidden;
-            return in.counts.total > 0 ? kFp32Bytes * vectors / in.counts.total : 0;
+            const double vectors = in.shape().loraDimsAllLinear + in.shape().vocab + in.shape().hidden;
+            return in.counts().total > 0 ? kFp32Bytes * vectors / in.counts().total : 0;
         }
     }
     return kAdamWStateBytes;
@@ -97,12 +97,12 @@ double communicationBuffers(const Inputs& in, const Layout& layout, double train
     if (layout.strategy == Strategy::Zero3 && (layout.dp > 1 || offloaded)) {
         // Only what is not resident anyway: the other GPUs' shards, or all of
         // it when parameters live in host RAM.
-        const double perGpu = in.counts.total / (layout.tp * layout.pp);
+        const double perGpu = in.counts().total / (layout.tp * layout.pp);
         const double remote = offloaded ? perGpu : perGpu * (1 - 1.0 / layout.dp);
         const double params = std::min(kZero3MaxLiveParameters + kZero3MaxReuseDistance, remote);
-        live = params * (in.lora ? in.weights.linearBits / 8 : weightBytesPerParam(s));
+        live = params * (in.lora ? in.weights().linearBits / 8 : weightBytesPerParam(s));
     }
-    const double h2 = in.shape.hidden * in.shape.hidden;
+    const double h2 = in.shape().hidden * in.shape().hidden;
     const bool native = runtimeOf(s.engine) == Engine::Deepspeed;
     const double reduce = native ? kDeepSpeedBucketElements : h2;
     const double second = layout.strategy == Strategy::Zero3 ? (native ? kDeepSpeedPrefetchElements : kHfPrefetchShare * h2)
@@ -119,7 +119,7 @@ void explainAdapters(const Inputs& in, double trainable, const TrainingStates& t
                s.lora.rank, s.lora.allLinear()                           ? "all block linear"
                : s.lora.targets == LoraTargets::QueryValue ? "attention q/v"
                                                            : "attention q/k/v/o", in.adapterParams,
-               100 * in.adapterParams / std::max(1.0, in.counts.total), in.counts.total / 1e9); },
+               100 * in.adapterParams / std::max(1.0, in.counts().total), in.counts().total / 1e9); },
            in.adapterParams);
     ex.add("adapter_gib", [&] { return fmt("%.0f adapter parameters on this GPU x %.0f bytes (%s)", trainable,
                                                  adapterBytesPerParam(s), adapterBytesPerParam(s) == kFp32Bytes ? "fp32" : "the model's 16-bit dtype"); }, bytesToGiB(t.adapter));

@@ -86,8 +86,8 @@ double expertWeightBytes(const Inputs& in) {
     // gpt-oss MXFP4 stores exactly the experts at 4.25 bits; other formats
     // at the block average.
     const double bits = in.scenario->weights == WeightFormat::Mxfp4 ? weightFormatInfo(WeightFormat::Mxfp4).linearBits
-                                                                    : in.weights.linearBits;
-    return in.shape.groups.expert * bits / 8;
+                                                                    : in.weights().linearBits;
+    return in.shape().groups.expert * bits / 8;
 }
 
 double expertLayerBytes(const Inputs& in) {
@@ -100,15 +100,15 @@ double expertLayerBytes(const Inputs& in) {
 
 double offloadedWeightBytes(const Inputs& in, const Layout& layout) {
     double bytes = layout.cpuMoeLayers > 0 ? layout.cpuMoeLayers * expertLayerBytes(in) : 0.0;
-    const int layers = in.shape.stackLayers;
+    const int layers = in.shape().stackLayers;
     if (layout.gpuLayers >= 0 && layout.gpuLayers < layers) {
-        bytes += (layers - layout.gpuLayers) * in.weights.layerBytes + in.weights.headBytes + in.weights.tiedHeadBytes;
+        bytes += (layers - layout.gpuLayers) * in.weights().layerBytes + in.weights().headBytes + in.weights().tiedHeadBytes;
     }
     return bytes;
 }
 
 double stageWeightBytes(const Inputs& in, const Stage& stage) {
-    const WeightParts& w = in.weights;
+    const WeightParts& w = in.weights();
     double bytes = stage.layers * w.layerBytes;
     if (stage.first) bytes += w.embedBytes + w.extraBytes;
     if (stage.last) bytes += w.headBytes + (stage.first ? 0 : w.tiedHeadBytes);
@@ -120,24 +120,24 @@ double weightBytes(const Inputs& in, const Layout& layout, const Stage& stage, c
     // --n-cpu-moe: those layers' routed experts stay in host RAM.
     if (layout.cpuMoeLayers > 0) bytes = std::max(0.0, bytes - layout.cpuMoeLayers * expertLayerBytes(in) / layout.pp);
     const bool sharded = layout.shardedStates && layout.dp > 1;
-    if (sharded) bytes = bytes / layout.dp + 2.0 * in.shape.layerParams * in.weights.linearBits / 8;
+    if (sharded) bytes = bytes / layout.dp + 2.0 * in.shape().layerParams * in.weights().linearBits / 8;
     if (ex.on()) {
         const Scenario& s = *in.scenario;
         ex.add("weights_gib",
                [&] { return fmt("%.0f block layers x %.3f GiB (linear layers at %.3f bits/weight in %s) + embeddings %.3f GiB + "
                    "lm_head %.3f GiB%s%s, on the fullest GPU (%.1f layers)%s",
-                   double(in.shape.stackLayers), bytesToGiB(in.weights.layerBytes), in.weights.linearBits,
-                   toString(s.weights), bytesToGiB(in.weights.embedBytes + in.weights.extraBytes),
-                   bytesToGiB(in.weights.headBytes + in.weights.tiedHeadBytes),
+                   double(in.shape().stackLayers), bytesToGiB(in.weights().layerBytes), in.weights().linearBits,
+                   toString(s.weights), bytesToGiB(in.weights().embedBytes + in.weights().extraBytes),
+                   bytesToGiB(in.weights().headBytes + in.weights().tiedHeadBytes),
                    layout.tp > 1 ? fmt(", / tensor parallel %d", layout.tp).c_str() : "",
                    sharded ? fmt(", sharded over %d GPUs + two gathered layers", layout.dp).c_str() : "",
                    stage.layers,
-                   in.weights.hostBytes > 0
-                       ? fmt("; token_embd %.3f GiB stays in host RAM", bytesToGiB(in.weights.hostBytes)).c_str()
+                   in.weights().hostBytes > 0
+                       ? fmt("; token_embd %.3f GiB stays in host RAM", bytesToGiB(in.weights().hostBytes)).c_str()
                        : "") +
-                   (in.weights.mmprojBytes > 0
+                   (in.weights().mmprojBytes > 0
                         ? fmt("; vision tower %.3f GiB is in the separate mmproj file, loaded only with --mmproj "
-                              "(not counted)", bytesToGiB(in.weights.mmprojBytes))
+                              "(not counted)", bytesToGiB(in.weights().mmprojBytes))
                         : std::string()); },
                bytesToGiB(bytes));
     }

@@ -45,8 +45,8 @@ struct FirstStages {
 // weights (evaluateIfFits' floor): a closed-form guess, settled by that
 // test (the weights grow with the layers).
 int mostLayersByWeights(const FirstStages& f) {
-    const int layers = f.in.shape.stackLayers;
-    const sizing::WeightParts& w = f.in.weights;
+    const int layers = f.in.shape().stackLayers;
+    const sizing::WeightParts& w = f.in.weights();
     const double room = (gibToBytes(f.in.usableGiB) - f.fixedBytes) * f.layout.tp - w.embedBytes - w.extraBytes;
     int k = w.layerBytes > 0 ? int(std::clamp(std::floor(room / w.layerBytes), 0.0, double(layers))) : layers;
     while (k < layers && f.weightsPass(k + 1)) ++k;
@@ -73,7 +73,7 @@ int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 // fit on none of the catalog's GPU counts are ruled out here unevaluated).
 double lowestPossibleCount(const sizing::Inputs& in) {
     const double budget = in.usableGiB - sizing::kCudaContextGiB;
-    const double weights = bytesToGiB(in.weights.total(in.shape.stackLayers));
+    const double weights = bytesToGiB(in.weights().total(in.shape().stackLayers));
     return budget > 0 ? weights / budget : double(kMaxGpus) + 1;
 }
 
@@ -91,7 +91,7 @@ double lowestMultiGpuCount(const sizing::Inputs& in) {
     sizing::Layout two;
     two.count = 2;
     const double budget = in.usableGiB - bytesToGiB(sizing::fixedOverhead(in, two).total());
-    const double weights = bytesToGiB(in.weights.total(in.shape.stackLayers));
+    const double weights = bytesToGiB(in.weights().total(in.shape().stackLayers));
     return budget > 0 ? weights / budget : double(kMaxGpus) + 1;
 }
 
@@ -118,7 +118,7 @@ double lowestStagedCount(const sizing::Inputs& in, double above) {
     f.fixedBytes = sizing::fixedOverhead(in, f.layout).total();
     const int widest = f.layout.strategy == Strategy::Tensor ? sizing::maxTensorDegree(in) : 1;
     if (above <= widest) return above;  // a single stage may come below
-    const int layers = in.shape.stackLayers;
+    const int layers = in.shape().stackLayers;
     // Each degree's bound by the weights first, the full tests only where it
     // is below the fewest so far (they only raise it); the widest degrees,
     // which spread a stage thinnest, first.

@@ -66,7 +66,7 @@ Warning notFitWarning(const Scenario& s, const sizing::Inputs& in, const Estimat
     const std::string count = std::to_string(p.gpuCount);
     const std::string fewest = r.gpusNeeded ? "; " + std::to_string(*r.gpusNeeded) + " fit (gpus_needed)" : "";
     if (!sizing::countUsable(in, p)) {
-        const int layers = std::max(1, in.shape.stackLayers);
+        const int layers = std::max(1, in.shape().stackLayers);
         if (p.pp >= layers && p.tp * p.pp * p.cp * p.dp != p.gpuCount) {
             return Warning{"does_not_fit", "the memory fits, but the plan cannot use " + count + " GPUs: it splits the model's " +
                                                std::to_string(layers) + " layers into " + std::to_string(p.pp) +
@@ -116,8 +116,8 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
     const Scenario scenario = planner::resolved(request, choice);
     const sizing::Inputs in = sizing::prepare(scenario);
     r.modelId = scenario.model.id;
-    r.paramsB = in.counts.total / 1e9;
-    r.activeParamsB = in.counts.active / 1e9;
+    r.paramsB = in.counts().total / 1e9;
+    r.activeParamsB = in.counts().active / 1e9;
     r.gpuId = scenario.gpu.id;
     r.gpuName = scenario.gpu.name;
     r.gpuMemoryGiB = scenario.gpu.memoryGib;
@@ -170,7 +170,7 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
     if (scenario.model.workload != WorkloadKind::Llm) warnings.push_back(trainingWarning(scenario));
     append(warnings, memory.warnings);
     if (r.plan.layersOnHost) {
-        const int layers = std::max(1, in.shape.stackLayers);
+        const int layers = std::max(1, in.shape().stackLayers);
         warnings.push_back(Warning{"ollama_layers_on_cpu",
                                    "the model does not fit the GPUs' memory: Ollama keeps " + std::to_string(r.plan.gpuLayers) +
                                        " of " + std::to_string(layers) + " layers there and runs the rest on the CPU (" +

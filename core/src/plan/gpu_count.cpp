@@ -83,7 +83,7 @@ bool activationsAloneOverflow(const sizing::Inputs& in, Strategy strategy) {
     // Context parallelism divides every layer's activations too.
     layout.cp = sizing::maxContextDegree(in, kMaxGpus);
     sizing::Stage stage;
-    stage.layers = in.shape.stackLayers;
+    stage.layers = in.shape().stackLayers;
     stage.last = false;
     const double floor = sizing::trainingActivationBytes(in, layout, stage, sizing::Explain());
     if (bytesToGiB(floor) + sizing::kCudaContextGiB > in.usableGiB) return true;
@@ -95,7 +95,7 @@ bool activationsAloneOverflow(const sizing::Inputs& in, Strategy strategy) {
     best.strategy = Strategy::Tensor;
     best.tp = layout.tp;
     best.cp = layout.cp;
-    best.pp = in.shape.stackLayers;
+    best.pp = in.shape().stackLayers;
     best.dp = std::max(1, kMaxGpus / best.cp);  // optimizer states shard over dp x cp
     best.gpuCount = best.tp * best.cp * best.pp * best.dp;
     return !sizing::planFits(in, best);
@@ -316,19 +316,22 @@ void CountShare::keep(const sizing::Inputs& in) {
     supportsFp8 = s.gpu.supportsFp8;
 }
 
-const CountSearch& searchGpuCounts(const sizing::Inputs& in, CountSearch& scratch) {
+const CountSearch* sharedCountSearch(const sizing::Inputs& in) {
     CountShare* share = in.countShare;
     // Only the matrix cell's own request: a planner's variant (another
     // checkpointing, context or loss) is searched on its own.
-    if (!share || share->request != in.scenario || share->gpuClass < 0) {
-        searchInto(in, scratch);
-        return scratch;
-    }
+    if (!share || share->request != in.scenario || share->gpuClass < 0) return nullptr;
     if (!share->holds(in)) {
         searchInto(in, share->search);
         share->keep(in);
     }
-    return share->search;
+    return &share->search;
+}
+
+const CountSearch& searchGpuCounts(const sizing::Inputs& in, CountSearch& scratch) {
+    if (const CountSearch* shared = sharedCountSearch(in)) return *shared;
+    searchInto(in, scratch);
+    return scratch;
 }
 
 CountSearch searchGpuCounts(const sizing::Inputs& in) {

@@ -105,7 +105,7 @@ void megatronDegrees(const sizing::Inputs& in, Plan& plan) {
     // Each GPU holds at least its share of the weights: a model-parallel
     // size below weights / usable memory cannot fit.
     const double usable = gibToBytes(usableMemoryGiB(s));
-    const double floorSize = usable > 0 ? in.weights.total(in.shape.stackLayers) / usable : 1;
+    const double floorSize = usable > 0 ? in.weights().total(in.shape().stackLayers) / usable : 1;
     auto place = [&](int tp, int pp, int cp) {
         plan.tp = tp;
         plan.pp = pp;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <new>
 #include <string_view>
 
 #include "caliper/gpu.hpp"
@@ -87,7 +88,7 @@ struct Candidate {
     // (A constructor, so that the first candidate is built in place in its
     // std::optional: a candidate is a few hundred bytes, one per cell.)
     Candidate(const Plan& p, const MemoryBreakdown& m, const sizing::Inputs& in)
-        : plan(p), memory(m), scenario(in.scenario), counts(&in.counts), work(in.work),
+        : plan(p), memory(m), scenario(in.scenario), counts(&in.counts()), work(in.work),
           checkpointing(in.scenario->gradientCheckpointing) {}
 
     double rate() {
@@ -97,6 +98,58 @@ struct Candidate {
         }
         return tokensPerS;
     }
+};
+
+// A candidate or none, built in place. (Not MaybeCandidate: GCC
+// zero-fills an empty optional's whole payload, some 400 bytes, on every
+// bestAt call, one or more per matrix cell.)
+class MaybeCandidate {
+public:
+    MaybeCandidate() noexcept {}
+    MaybeCandidate(MaybeCandidate&& o) noexcept {
+        if (o.has_) emplace(std::move(o.c_));
+    }
+    MaybeCandidate& operator=(MaybeCandidate&& o) noexcept {
+        if (this != &o) {
+            reset();
+            if (o.has_) emplace(std::move(o.c_));
+        }
+        return *this;
+    }
+    MaybeCandidate& operator=(Candidate&& c) noexcept {
+        if (has_) {
+            c_ = std::move(c);
+        } else {
+            emplace(std::move(c));
+        }
+        return *this;
+    }
+    MaybeCandidate(const MaybeCandidate&) = delete;
+    MaybeCandidate& operator=(const MaybeCandidate&) = delete;
+    ~MaybeCandidate() { reset(); }
+
+    template <class... Args>
+    Candidate& emplace(Args&&... args) {
+        reset();
+        new (&c_) Candidate(std::forward<Args>(args)...);
+        has_ = true;
+        return c_;
+    }
+    void reset() noexcept {
+        if (has_) {
+            c_.~Candidate();
+            has_ = false;
+        }
+    }
+    explicit operator bool() const { return has_; }
+    Candidate* operator->() { return &c_; }
+    Candidate& operator*() { return c_; }
+
+private:
+    union {
+        Candidate c_;
+    };
+    bool has_ = false;
 };
 
 // The request with checkpointing (and, for the micro-batch search, the
@@ -172,11 +225,11 @@ private:
 // The fastest fitting candidate at `count`: per strategy, checkpointing off
 // when it fits, else on; equal speeds keep the simpler strategy. `misses`,
 // when given, skips the candidates it holds and records those that miss.
-std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count, const Known& known,
+MaybeCandidate bestAt(const Variant* off, const Variant& on, int count, const Known& known,
                                 Misses* misses = nullptr) {
     const Scenario& s = *on.scenario;
     const Strategies strategies = !training(s) || count == 1 ? Strategies{{Strategy::Auto}, 1} : trainingStrategies(s);
-    std::optional<Candidate> best;
+    MaybeCandidate best;
     const bool layoutByMemory = training(s) && runtimeOf(s.engine) == Engine::Megatron &&
                                 (s.parallel.tp <= 0 || s.parallel.pp <= 0);
     int index = -1;
@@ -241,6 +294,26 @@ std::optional<Candidate> bestAt(const Variant* off, const Variant& on, int count
     return best;
 }
 
+// bestAt's candidate at `count` for a serving request (one variant, one
+// strategy) where its tokens/s per GPU beat `perGpuBar`, else none. Its
+// speed is worked out before its memory: a slower plan loses whether it
+// fits or not, so its memory is never needed (most wider counts lose).
+MaybeCandidate fasterAt(const Variant& on, int count, double perGpuBar) {
+    const Scenario& s = *on.scenario;
+    const Plan plan = sizing::planFor(on.in, count);
+    if (!sizing::countUsable(on.in, plan)) return {};
+    SpeedEstimate speed = on.in.work ? speedFigures(s, plan, *on.in.work) : speedFigures(s, plan, &on.in.counts());
+    const double tokensPerS = speedOf(s, speed);
+    if (!(tokensPerS / count > perGpuBar)) return {};
+    std::optional<MemoryBreakdown> fitting = sizing::evaluateIfFits(on.in, plan);
+    if (!fitting || !hostFits(s, *fitting, plan)) return {};
+    MaybeCandidate out;
+    out.emplace(plan, *fitting, on.in);
+    out->speed = std::move(speed);
+    out->tokensPerS = tokensPerS;
+    return out;
+}
+
 // Serving counts above the fewest that fit, within the limit and one
 // server, at which tensor parallelism can use every GPU: a pipeline of
 // stages at batch 1 runs them one after another, so 8 GPUs in tensor
@@ -275,7 +348,7 @@ Choice chooseOffload(const Scenario& request) {
             plan.gpuLayers = request.parallel.gpuLayers;
             out.why.push_back("gpu_layers_requested");
         } else {
-            int lo = 0, hi = in.shape.stackLayers, best = 0;
+            int lo = 0, hi = in.shape().stackLayers, best = 0;
             while (lo <= hi) {
                 const int mid = (lo + hi) / 2;
                 plan.gpuLayers = mid;
@@ -353,27 +426,27 @@ void finish(Choice& out, const Scenario& request, bool autoCheckpointing) {
 
 // The choice given the variant without checkpointing (`offPtr`, when the
 // planner decides it) and with the request's (or, deciding, with it on).
-Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, const Variant& on) {
+// `search`: the count search of `on`'s inputs.
+Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, const Variant& on,
+                  const CountSearch& search) {
     Choice out;
     const bool autoCheckpointing = offPtr != nullptr;
 
     // The fewest GPUs that fit under the leanest candidate (the default
     // strategy shards states for training; checkpointing on).
-    CountSearch scratch;
-    const CountSearch& search = searchGpuCounts(on.in, scratch);
     const std::optional<CountFit>& leanest = search.fit;
     if (leanest) out.gpusNeeded = leanest->count;
     int count = request.gpuCountAuto ? (leanest ? leanest->count : 1) : std::max(1, request.gpuCount);
     out.why.push_back(request.gpuCountAuto ? "count_fewest_that_fit" : "count_requested");
 
     const Known known{&on, leanest ? &*leanest : nullptr, &search};
-    std::optional<Candidate> best = bestAt(offPtr, on, count, known);
+    MaybeCandidate best = bestAt(offPtr, on, count, known);
     if (request.gpuCountAuto && best && !training(request) && best->plan.pp > 1 &&
         runtimeOf(request.engine) != Engine::LlamaCpp && request.parallel.strategy == Strategy::Auto) {
         const int fewest = count;
         tensorCountsAbove(request, fewest, maxGpus, [&](int n) {
-            std::optional<Candidate> wider = bestAt(offPtr, on, n, Known{});
-            if (wider && wider->rate() / n > best->rate() / fewest * (1 + 1e-9)) {
+            MaybeCandidate wider = fasterAt(on, n, best->rate() / fewest * (1 + 1e-9));
+            if (wider) {
                 best = std::move(wider);
                 count = n;
                 out.why.back() = "count_faster_per_gpu";
@@ -390,7 +463,7 @@ Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, c
     if (request.gpuCountAuto && best && !contextFollowsCount(request)) {
         for (int n = wholeNodes(request, count), step = 0; n > count && n <= maxGpus && step < kWholeNodeSteps;
              n += std::max(1, request.gpu.gpusPerNode), ++step) {
-            if (std::optional<Candidate> whole = bestAt(offPtr, on, n, known)) {
+            if (MaybeCandidate whole = bestAt(offPtr, on, n, known)) {
                 best = std::move(whole);
                 count = n;
                 out.why.back() = "count_whole_nodes";
@@ -400,19 +473,24 @@ Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, c
     }
 
     // At a stated count one group cannot use, replicas of a smaller group.
-    std::optional<ReplicaFit> replicas;
+    // (The replicas' optional is declared only where they are weighed: GCC
+    // zero-fills an empty optional's whole payload, for every cell.)
+    bool replicated = false;
     if (replicasWeighed(request) &&
         replicasTried(request, best || sizing::countUsable(on.in, sizing::planFor(on.in, count)))) {
-        replicas = bestReplicas(*on.scenario, count);
-        if (replicas && best && best->rate() * (1 + 1e-9) >= replicas->tokensPerS) replicas.reset();
+        std::optional<ReplicaFit> replicas = bestReplicas(*on.scenario, count);
+        if (replicas && !(best && best->rate() * (1 + 1e-9) >= replicas->tokensPerS)) {
+            out.plan = replicas->plan;
+            out.memory = std::move(replicas->memory);
+            out.fits = true;
+            if (out.plan.gpuCount <= maxGpus) out.speed = std::move(replicas->speed);
+            out.why.push_back(out.plan.gpuCount < count ? "replicas_leave_gpus_idle" : "replicas_fill_count");
+            replicated = true;
+        }
     }
 
-    if (replicas) {
-        out.plan = replicas->plan;
-        out.memory = std::move(replicas->memory);
-        out.fits = true;
-        if (out.plan.gpuCount <= maxGpus) out.speed = std::move(replicas->speed);
-        out.why.push_back(out.plan.gpuCount < count ? "replicas_leave_gpus_idle" : "replicas_fill_count");
+    if (replicated) {
+        // The replicas' plan is the choice (above).
     } else if (best) {
         take(out, *best, request, maxGpus);
     } else {
@@ -431,6 +509,15 @@ Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, c
     }
     finish(out, request, autoCheckpointing);
     return out;
+}
+
+// The same with the count search shared through the matrix row where it
+// applies, else made here.
+Choice chooseWith(const Scenario& request, int maxGpus, const Variant* offPtr, const Variant& on) {
+    if (const CountSearch* shared = sharedCountSearch(on.in)) return chooseWith(request, maxGpus, offPtr, on, *shared);
+    CountSearch scratch;
+    searchGpuCounts(on.in, scratch);
+    return chooseWith(request, maxGpus, offPtr, on, scratch);
 }
 
 Choice chooseKnobs(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
@@ -504,7 +591,7 @@ Choice searchMicroBatch(const Scenario& request, Variant* off, Variant& onVarian
         // micro-batch 1); the others are the larger micro-batch's plan's.
         Choice larger;
         larger.why.push_back(*best.why.begin());
-        std::optional<Candidate> candidate = bestAt(off, onVariant, count, Known{}, &misses);
+        MaybeCandidate candidate = bestAt(off, onVariant, count, Known{}, &misses);
         if (candidate) {
             take(larger, *candidate, at, maxGpus);
             finish(larger, at, off != nullptr);

@@ -83,6 +83,10 @@ struct CountShare {
 // searchGpuCounts without a copy: the search shared through
 // `in.countShare` where it applies, else worked out into `scratch`.
 const CountSearch& searchGpuCounts(const sizing::Inputs& in, CountSearch& scratch);
+// The search shared through `in.countShare` (worked out there if it does
+// not hold yet), or null where none applies: a caller then makes its own
+// (a CountSearch zero-fills its counts' bitset, so is made only then).
+const CountSearch* sharedCountSearch(const sizing::Inputs& in);
 
 // Per-GPU memory under `plan`, with the explanation when asked.
 MemoryEstimate estimateMemory(const sizing::Inputs& in, const Plan& plan, bool withExplain);

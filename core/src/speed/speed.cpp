@@ -94,18 +94,18 @@ struct HostPart {
         : s(scenario), in(sizing::prepare(scenario)), layout(sizing::layoutOf(plan)) {
         hostBytes = sizing::offloadedWeightBytes(in, layout);
     }
-    int cpuLayers() const { return layout.gpuLayers >= 0 ? std::max(0, in.shape.stackLayers - layout.gpuLayers) : 0; }
+    int cpuLayers() const { return layout.gpuLayers >= 0 ? std::max(0, in.shape().stackLayers - layout.gpuLayers) : 0; }
     // Host-resident bytes a step touches where a share `active` of each MoE
     // layer's experts is used, and the same over the whole model.
     std::pair<double, double> touched(double active) const {
-        const sizing::ModelShape& sh = in.shape;
+        const sizing::ModelShape& sh = in.shape();
         const double expertBytes = sizing::expertLayerBytes(in);
         const int moeLayers = s.model.moe.experts > 0 ? std::max(0, (s.model.layers - std::max(0, s.model.moe.denseLayers)) /
                                                                           std::max(1, s.model.moe.layerInterval))
                                                       : 0;
         const double untouchedPerLayer = expertBytes * moeLayers / std::max(1, sh.stackLayers) * (1 - active);
-        const double perLayer = std::max(0.0, in.weights.layerBytes - untouchedPerLayer);
-        const double head = in.weights.headBytes + in.weights.tiedHeadBytes;
+        const double perLayer = std::max(0.0, in.weights().layerBytes - untouchedPerLayer);
+        const double head = in.weights().headBytes + in.weights().tiedHeadBytes;
         const int cpu = cpuLayers();
         const double host = cpu * perLayer + (cpu > 0 ? head : 0) + layout.cpuMoeLayers * expertBytes * active;
         return {host, sh.stackLayers * perLayer + head};
@@ -113,7 +113,7 @@ struct HostPart {
     // tokens: tokens in the step; context: mean attended positions per token.
     HostStep step(double tokens, double context) const {
         HostStep h;
-        const sizing::ModelShape& sh = in.shape;
+        const sizing::ModelShape& sh = in.shape();
         if (tokens >= kGpuOffloadMinTokens && s.host.pcieGBps > 0) {
             h.copied = true;
             h.copies = std::ceil(tokens / kUbatchTokens);
@@ -128,7 +128,7 @@ struct HostPart {
         // 2 FLOPs per active host-resident weight per token (bytes back to
         // weights at the linear layers' bits), plus attention QK^T and PV
         // (2 x 2 x context x q width) in the layers on the CPU.
-        const double activeParams = touched(perToken).first * 8 / std::max(1.0, in.weights.linearBits);
+        const double activeParams = touched(perToken).first * 8 / std::max(1.0, in.weights().linearBits);
         h.flops = tokens * (2 * activeParams + cpuLayers() * 4 * context * sh.qDim);
         h.computeS = s.host.cpuTflops > 0 ? h.flops / (s.host.cpuTflops * 1e12) : 0;
         h.seconds = std::max(h.readS, h.computeS);

@@ -187,7 +187,7 @@ TEST_CASE("accelerate's device_map split: the fullest GPU decides the fit", "[me
     REQUIRE(split);
     REQUIRE(split->count == 3);
     // (Each derived figure above checked against the prepared model.)
-    const double layer = in.weights.layerBytes;
+    const double layer = in.weights().layerBytes;
     CHECK(layer / 1e6 == Approx(436.2).margin(1.0));
     CHECK(split->stages[0].layers == 5);
     CHECK(split->stages[0].first);
@@ -215,7 +215,7 @@ TEST_CASE("accelerate's device_map split: the fullest GPU decides the fit", "[me
     CHECK(split2->stages[0].layers == 14);
     CHECK(split2->stages[1].layers == 18);
     const MemoryEstimate m2 = estimateMemory(in2, plan2, false);
-    CHECK(gibToBytes(m2.memory.weightsGiB) == Approx(18 * layer + in2.weights.headBytes).epsilon(1e-6));
+    CHECK(gibToBytes(m2.memory.weightsGiB) == Approx(18 * layer + in2.weights().headBytes).epsilon(1e-6));
 }
 
 TEST_CASE("accelerate keeps a tied lm_head and the logits on GPU 0", "[memory][accelerate]") {
@@ -235,5 +235,5 @@ TEST_CASE("accelerate keeps a tied lm_head and the logits on GPU 0", "[memory][a
     CHECK(split->stages[0].first);
     CHECK(split->stages[0].last);
     CHECK(!split->stages[1].last);
-    CHECK(split->stages[0].layers + split->stages[1].layers == in.shape.stackLayers);
+    CHECK(split->stages[0].layers + split->stages[1].layers == in.shape().stackLayers);
 }
