@@ -11,9 +11,10 @@ import { untranslated } from '../../web/src/i18n/i18n.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // Product, library, command and unit names written in small letters: the
 // Mac mini, FLUX.1 [dev], verl, diffusers, safetensors, sudo sysctl, a
-// config's 'qwen' model type, 'half' (a shader type), px (pixels).
+// config's 'qwen' model type, 'half' (a shader type), px (pixels), nm
+// (nanometres, a chip process).
 const LOWERCASE_NAMES = ['null', 'true', 'false', 'mini', 'dev', 'verl', 'diffusers', 'safetensors', 'sudo', 'sysctl', 'awesomeagents',
-  'largefalcon', 'granitemoehybrid', 'qwen', 'qkv', 'proj', 'yes', 'no', 'plain', 'half', 'px'];
+  'largefalcon', 'granitemoehybrid', 'qwen', 'qkv', 'proj', 'yes', 'no', 'plain', 'half', 'px', 'nm'];
 const entries = (file, key) => JSON.parse(fs.readFileSync(path.join(root, 'data', file), 'utf8'))[key];
 
 for (const [file, key] of [['gpus.json', 'gpus'], ['models.json', 'models']]) {
