@@ -272,6 +272,19 @@ def measure_model(model_id, out, deadline, layers=None, runs=RUNS, amp=False):
     free()
 
 
+def record_writer(f, setup, start):
+    """A function that stamps a run's record with the setup and the time
+    since start, prints it and appends it to the open file f."""
+    def out(record):
+        record["setup"] = setup
+        record["t_s"] = round(time.time() - start, 1)
+        line = json.dumps(record)
+        print(line, flush=True)
+        f.write(line + "\n")
+        f.flush()
+    return out
+
+
 def main():
     path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.environ.get("OUT", "."), "runs.jsonl")
     budget = float(os.environ.get("MEASURE_BUDGET_S", "300"))
@@ -296,13 +309,7 @@ def main():
         setup["bitsandbytes"] = "missing: %s" % e
     print(json.dumps(setup), flush=True)
     with open(path, "a") as f:
-        def out(record):
-            record["setup"] = setup
-            record["t_s"] = round(time.time() - start, 1)
-            line = json.dumps(record)
-            print(line, flush=True)
-            f.write(line + "\n")
-            f.flush()
+        out = record_writer(f, setup, start)
         # Smoke: every path on a two-layer model, so a broken path stops the sweep in seconds.
         smoke = [("full", False, 1, 128), ("full", True, 1, 128), ("lora", False, 1, 128), ("lora", True, 1, 128)]
         before = sum(1 for _ in open(path))

@@ -98,13 +98,7 @@ def main():
                  cuda=torch.version.cuda, used_before_allocations_gib=round((total_b - free_b) / fm.GIB, 3))
     print(json.dumps(setup), flush=True)
     with open(path, "a") as f:
-        def out(record):
-            record["setup"] = setup
-            record["t_s"] = round(time.time() - start, 1)
-            line = json.dumps(record)
-            print(line, flush=True)
-            f.write(line + "\n")
-            f.flush()
+        out = fm.record_writer(f, setup, start)
         for model_id in MODELS:
             try:
                 measure_model(model_id, out, start + budget)
