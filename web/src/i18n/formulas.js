@@ -158,6 +158,8 @@ var zh = {
   'ring-attention K/V passes beyond the attention compute': '环形注意力 K/V 传递中超出注意力计算的部分',
   'tensor-parallel all-reduces beyond NVLink speed': '张量并行 all-reduce 中超出 NVLink 速度的部分',
   'gradient all-reduce / ZeRO-3 gathers not hidden by': '梯度 all-reduce / ZeRO-3 聚合中未被掩盖的部分，掩盖量',
+  "across servers each bucket also pays NCCL's ring/tree latency over the data-parallel ranks, and the last bucket is never hidden":
+    '跨服务器时每个分桶还要付出 NCCL 在数据并行各卡间的环形/树形算法延迟，且最后一个分桶从不被掩盖',
   'backward': '反向', 'PCIe transfers and CPU Adam step': 'PCIe 传输与 CPU Adam 步',
   'dequantization per pass': '每遍反量化', 'micro-batches per step': '每步微批次数',
   // Workloads.
