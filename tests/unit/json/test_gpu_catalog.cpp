@@ -433,6 +433,11 @@ TEST_CASE("purchase prices load with their currency and year", "[gpus][cost]") {
     CHECK(value(gpu("rtx-3090").priceCny) == Approx(11999));
     CHECK(value(gpu("rtx-3090").priceUsd) == Approx(1499));
     CHECK(value(gpu("rtx-4060").priceCny) == Approx(2399));
+    // IT Home, ithome.com (January 2025): RTX 5080 first sale in China at CNY 8,299; the M4 Mac mini (16 GB) is
+    // CNY 4,499 on Apple China (December 2024). A card no longer sold new keeps a null CNY price.
+    CHECK(value(gpu("rtx-5080").priceCny) == Approx(8299));
+    CHECK(value(gpu("apple-m4-10c-16gb").priceCny) == Approx(4499));
+    CHECK_FALSE(gpu("rtx-3070").priceCny.has_value());
     CHECK(gpu("rtx-4060").priceYear == 2023);
 }
 
