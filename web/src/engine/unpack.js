@@ -65,8 +65,9 @@ function inflate(bytes) {
   return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip')));
 }
 
-// {b8, length} → the text it packs.
+// {b8, length[, lzma]} → the text it packs.
 function unpackText(packed) {
+  if (packed.lzma) return unlzma(packed).then(function (bytes) { return new TextDecoder().decode(bytes); });
   return Promise.resolve().then(function () { return inflate(b8Decode(packed.b8, packed.length)).text(); });
 }
 
@@ -75,4 +76,34 @@ function gunzipBytes(bytes) {
     .then(function (buffer) { return new Uint8Array(buffer); });
 }
 
-export { b122Decode, b8Decode, WINDOWS_1252_C1, unpackText, gunzipBytes, inflate };
+// LZMA streams ({b8, length, lzma: the unpacked length}; the single file's
+// engine module and catalog) are unpacked by the page's own decoder module
+// (wasm/unlzma.cpp), which the file carries gzip-compressed
+// (window.CALIPER_UNLZMA). Compiled once; each stream gets an instance of
+// its own, whose memory holds the decoder's probabilities, the stream and
+// what it unpacks to, all above the module's own memory; the returned bytes
+// are a view of that memory.
+var decoder = null;
+function unlzma(packed) {
+  if (!decoder) {
+    var d = globalThis.CALIPER_UNLZMA;
+    if (!d) return Promise.reject(new Error('this page has no LZMA decoder'));
+    decoder = gunzipBytes(b8Decode(d.b8, d.length)).then(function (bytes) { return WebAssembly.compile(bytes); });
+  }
+  var stream = b8Decode(packed.b8, packed.length), size = packed.lzma;
+  return decoder.then(function (module) { return WebAssembly.instantiate(module, {}); }).then(function (instance) {
+    var e = instance.exports, memory = e.memory, probs = memory.buffer.byteLength;
+    var at = probs + 2 * e.lzma_probs(stream[0]), out = at + stream.length + 8, have = memory.buffer.byteLength;
+    if (out + size > have) memory.grow(Math.ceil((out + size - have) / 65536));
+    new Uint8Array(memory.buffer, at, stream.length).set(stream);
+    if (e.lzma_decode(at, stream.length, out, size, probs) !== size) throw new Error('the page data are damaged');
+    return new Uint8Array(memory.buffer, out, size);
+  });
+}
+
+// {b8, length[, lzma]} → the bytes it packs.
+function unpackBytes(packed) {
+  return packed.lzma ? unlzma(packed) : gunzipBytes(b8Decode(packed.b8, packed.length));
+}
+
+export { b122Decode, b8Decode, WINDOWS_1252_C1, unpackText, unpackBytes, gunzipBytes, inflate };
