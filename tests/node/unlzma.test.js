@@ -26,15 +26,23 @@ async function decoder() {
   return instance.exports;
 }
 
-// Lays the probabilities, the stream and the output above the module's own
-// memory, as unpack.js does, and returns what lzma_decode returned and wrote.
-function decode(e, stream, size) {
-  const probs = e.memory.buffer.byteLength;
-  const at = probs + 2 * e.lzma_probs(stream[0]), out = at + stream.length + 8;
+// Lays the state, the probabilities, the stream and the output above the
+// module's own memory and decodes in steps of `step` bytes, as unpack.js
+// does; returns the bytes decoded (-1: refused; fewer than asked: the
+// stream ended) and what was written.
+function decode(e, stream, size, step = 32768) {
+  const state = e.memory.buffer.byteLength;
+  assert.ok(e.lzma_state_size() <= 64);
+  const probs = state + 64, at = probs + 2 * e.lzma_probs(stream[0]), out = at + stream.length + 8;
   const have = e.memory.buffer.byteLength;
   if (out + size > have) e.memory.grow(Math.ceil((out + size - have) / 65536));
   new Uint8Array(e.memory.buffer, at, stream.length).set(stream);
-  const n = e.lzma_decode(at, stream.length, out, size, probs);
+  let n = e.lzma_start(state, at, stream.length, probs);
+  while (n >= 0 && n < size) {
+    const stop = Math.min(size, n + step), got = e.lzma_step(state, out, size, stop);
+    if (got < stop) { n = got; break; }
+    n = got;
+  }
   return { n, bytes: Buffer.from(new Uint8Array(e.memory.buffer, out, Math.max(n, 0))) };
 }
 
@@ -63,9 +71,13 @@ test('the decoder gives back what xz packed: text, binary, one byte, the catalog
       fs.readFileSync(path.join(root, 'data/models.json'))];
     for (const input of inputs) {
       for (const options of ['--lzma1=preset=9e,lc=3,lp=0,pb=0', '--lzma1=preset=6,lc=3,lp=0,pb=2']) {
-        const { n, bytes } = decode(e, xz(input, options), input.length);
-        assert.strictEqual(n, input.length, options);
-        assert.ok(bytes.equals(input), `${input.length} bytes, ${options}`);
+        // In one step, and in steps that end inside matches (a match runs past its step's end).
+        for (const step of [input.length, 1000, 7]) {
+          if (step === 7 && input.length > 10000) continue;
+          const { n, bytes } = decode(e, xz(input, options), input.length, step);
+          assert.strictEqual(n, input.length, `${options}, steps of ${step}`);
+          assert.ok(bytes.equals(input), `${input.length} bytes, ${options}, steps of ${step}`);
+        }
       }
     }
   });
@@ -88,6 +100,9 @@ test('a damaged or truncated stream is refused or stays within its output, never
     }
     // Cut short: refused (the decoder reads past the end of what it was given).
     assert.strictEqual(decode(await decoder(), stream.subarray(0, stream.length >> 1), input.length).n, -1);
+    // Asked for more than the stream holds: it stops at its end marker, short of the asked length.
+    const { n } = decode(await decoder(), stream, input.length + 100);
+    assert.strictEqual(n, input.length);
   });
 
 test('the page unpacks the single file\'s LZMA streams through its decoder', { skip: !hasDecoder && 'no build-wasm' },

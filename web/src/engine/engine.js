@@ -27,7 +27,8 @@ function compileWasm() {
   var w = globalThis.CALIPER_WASM;
   if (compiled || !w || !(w.b8 || w.b122)) return compiled;
   if (w.lzma) {
-    compiled = unpackBytes(w).then(function (bytes) { return WebAssembly.compile(bytes); });
+    // The single file's loader starts it (web/src/loader.js).
+    compiled = w.compiled || unpackBytes(w).then(function (bytes) { return WebAssembly.compile(bytes); });
     compiled.catch(function () { /* reported by init() */ });
     return compiled;
   }
