@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(cmake g++ make emscripten nlohmann-json3-dev catch2 chromium clang libclang-rt-14-dev nodejs gzip zopfli)
+APT_PACKAGES=(cmake g++ make emscripten nlohmann-json3-dev catch2 chromium clang libclang-rt-14-dev nodejs gzip zopfli xz-utils)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

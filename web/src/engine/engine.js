@@ -1,7 +1,7 @@
 // The only file that touches the wasm engine: JSON in, parsed objects out.
 // A rejected request ({ok:false,error}) becomes a thrown EngineError carrying
 // the engine's code, message and JSON pointer.
-import { b122Decode, b8Decode, gunzipBytes, unpackText } from './unpack.js';
+import { b122Decode, b8Decode, gunzipBytes, unpackBytes, unpackText } from './unpack.js';
 
 var instance = null;
 var catalogTexts = null;  // the catalog in use, for export
@@ -16,15 +16,22 @@ function EngineError(error) {
 EngineError.prototype = Object.create(Error.prototype);
 EngineError.prototype.constructor = EngineError;
 
-// The wasm binary when the build shipped it apart (gzip written a byte a
-// character in the single file, 7 bits a character in engine-wasm.js),
-// compiled as it unpacks, from the moment this script runs (the page
+// The wasm binary when the build shipped it apart (LZMA, or gzip where the
+// build had no decoder, written a byte a character in the single file;
+// gzip 7 bits a character in engine-wasm.js); a gzip stream is compiled as
+// it unpacks, from the moment this script runs (the page
 // parses on meanwhile); unpacked whole first where the browser cannot
 // stream.
 var compiled = null;
 function compileWasm() {
   var w = globalThis.CALIPER_WASM;
   if (compiled || !w || !(w.b8 || w.b122)) return compiled;
+  if (w.lzma) {
+    // The single file's loader starts it (web/src/loader.js).
+    compiled = w.compiled || unpackBytes(w).then(function (bytes) { return WebAssembly.compile(bytes); });
+    compiled.catch(function () { /* reported by init() */ });
+    return compiled;
+  }
   var gz = w.b8 ? b8Decode(w.b8, w.length) : b122Decode(w.b122, w.length);
   var streamed = function () {
     var body = new Blob([gz]).stream().pipeThrough(new DecompressionStream('gzip'));
