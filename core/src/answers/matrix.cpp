@@ -199,10 +199,12 @@ struct RowFigures {
     sizing::ModelFigures variants[kVariants];  // [0] set by the matrix from the row's model
     std::size_t used = 1;
     std::size_t next = 1;  // the set reworked next once all are used
+    std::size_t last = 0;  // the set the row's last cell read, tried first
 
     sizing::ModelFigures& heldFor(const Scenario& s) {
+        if (holdsAll(variants[last], s)) return variants[last];
         for (std::size_t i = 0; i < used; ++i) {
-            if (holdsAll(variants[i], s)) return variants[i];
+            if (i != last && holdsAll(variants[i], s)) return variants[last = i];
         }
         std::size_t i = used;
         if (used < kVariants) {
@@ -212,6 +214,7 @@ struct RowFigures {
             next = next + 1 < kVariants ? next + 1 : 0;
         }
         sizing::holdWeights(s, variants[i]);
+        last = i;
         return variants[i];
     }
 };
