@@ -182,6 +182,43 @@ MatrixCell cellOf(const Scenario& request, int maxGpus, const Slo* slo, const si
     return figuresOf(request, request, choice, maxGpus, slo, held, costs, bandTop);
 }
 
+// A row's held figures (sizing::ModelFigures) for the few weight formats,
+// engines and KV cache formats its columns take: FP8 weights where the GPU
+// has FP8, 16-bit elsewhere, fp16 where it lacks bf16, llama.cpp on
+// unified-memory machines. The columns go by memory, not by these, so one
+// held set was worked out again at most column changes (a third of the
+// row's cells); each set is kept and picked by what it was worked out for.
+// Whether sizing::holdWeights(s, f) would change nothing.
+bool holdsAll(const sizing::ModelFigures& f, const Scenario& s) {
+    return f.weightsKnown && f.weightsFormat == s.weights && f.weightsEngineKind == sizing::weightsEngineKind(s.engine) &&
+           f.holdsWork(s) && (s.engine == Engine::Ollama || f.holdsKv(s));
+}
+
+struct RowFigures {
+    static constexpr std::size_t kVariants = 4;
+    sizing::ModelFigures variants[kVariants];  // [0] set by the matrix from the row's model
+    std::size_t used = 1;
+    std::size_t next = 1;  // the set reworked next once all are used
+    std::size_t last = 0;  // the set the row's last cell read, tried first
+
+    sizing::ModelFigures& heldFor(const Scenario& s) {
+        if (holdsAll(variants[last], s)) return variants[last];
+        for (std::size_t i = 0; i < used; ++i) {
+            if (i != last && holdsAll(variants[i], s)) return variants[last = i];
+        }
+        std::size_t i = used;
+        if (used < kVariants) {
+            variants[used++] = variants[0];  // the counts and shape; holdWeights sets the rest
+        } else {
+            i = next;
+            next = next + 1 < kVariants ? next + 1 : 0;
+        }
+        sizing::holdWeights(s, variants[i]);
+        last = i;
+        return variants[i];
+    }
+};
+
 // The engine reads figures only; names, aliases, sources and notes would
 // cost an allocation each on every copy.
 template <class Entry>
@@ -291,7 +328,7 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
     cells.resize(models.size());
     for (std::vector<MatrixCell>& row : cells) row.resize(gpus.size());  // every cell is written below
     std::vector<ModelSpec> leanModels;
-    std::vector<sizing::ModelFigures> figures;  // per row: counts and shape, the same in every column
+    std::vector<RowFigures> figures;  // per row: counts and shape, the same in every column
     leanModels.reserve(models.size());
     figures.reserve(models.size());
     for (const ModelSpec* m : models) {
@@ -303,7 +340,7 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
         lean.releaseDate.clear();
         lean.nativeDtype.clear();
         lean.confidence.clear();
-        figures.push_back(sizing::modelFigures(lean));
+        figures.emplace_back().variants[0] = sizing::modelFigures(lean);
     }
     Scenario s = workload;
     s.gpuCountAuto = true;
@@ -345,15 +382,15 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
                 s.weights = choice.format;
                 s.weightsWhy = choice.why;
             }
-            sizing::holdWeights(s, figures[m]);  // the row's weight bytes, kept while the format stays
+            sizing::ModelFigures& held = figures[m].heldFor(s);  // the row's weight bytes for this format
             if (searchClass[g] >= 0) {
                 shares[m].request = &s;
                 shares[m].gpuClass = searchClass[g];
-                figures[m].countShare = &shares[m];
+                held.countShare = &shares[m];
             } else {
-                figures[m].countShare = nullptr;
+                held.countShare = nullptr;
             }
-            cells[m][g] = cellOf(s, maxGpus, slo, &figures[m], &costs, &bandTop);
+            cells[m][g] = cellOf(s, maxGpus, slo, &held, &costs, &bandTop);
             lean.workloadShape = std::move(s.model.workloadShape);
             lean.id = std::move(s.model.id);
         }

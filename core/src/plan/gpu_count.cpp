@@ -297,7 +297,20 @@ bool CountShare::holds(const sizing::Inputs& in) const {
     // one-GPU plan: planFor(in, 1) is Single where the strategy is left to
     // the planner (one node, no tensor or expert degree), so neither the
     // server's size nor the NVLink domain entered it.
-    return s.parallel.strategy == Strategy::Auto && search.fit && search.fit->count == 1;
+    if (s.parallel.strategy != Strategy::Auto || !search.fit) return false;
+    if (search.fit->count == 1) return true;
+    // Serving plans of no more GPUs than either server holds read neither
+    // size: one node, tensor parallelism over all of them (planFor; the
+    // degree is capped by the server only above its size), experts spread
+    // within the stage; the memory model reads the plan alone. (Training
+    // reads the NVLink domain: Megatron's degrees, the activations' bound.)
+    // The serving scan probes upward to its first fit and then the counts
+    // below it, so the widest count the search made a plan for is its
+    // scan's fit (`above`, where the gap held a smaller one) or the answer.
+    if (in.training) return false;
+    const int widest = search.above ? std::max(search.above->count, search.fit->count) : search.fit->count;
+    if (widest > std::min(gpusPerNode, s.gpu.gpusPerNode)) return false;
+    return (search.missed >> std::size_t(widest + 1)).none();
 }
 
 void CountShare::keep(const sizing::Inputs& in) {

@@ -864,23 +864,29 @@ Choice chooseStatedReplicas(const Scenario& request, int maxGpus, const sizing::
     return c;
 }
 
-}  // namespace
-
-Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
-    if (request.task == Task::Inference && request.parallel.dp > 1) return chooseStatedReplicas(request, maxGpus, held);
-    const bool offloadStated = request.parallel.offload == Offload::Layers || request.parallel.offload == Offload::MoeExperts;
-    if (contextFollowsCount(request) && !offloadStated) {
-        Choice c = chooseOllamaContext(request, maxGpus, held);
-        // Only cells that do not fit on the GPUs within the limit weigh the split.
-        if (ollamaMaySplitLayers(request) && !fitsWithin(c, maxGpus)) {
-            if (std::optional<Choice> split = fewestOffloaded(request, maxGpus, true)) return std::move(*split);
-        }
-        return c;
+// Ollama's choice where its context follows the count.
+Choice chooseFollowingContext(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
+    Choice c = chooseOllamaContext(request, maxGpus, held);
+    // Only cells that do not fit on the GPUs within the limit weigh the split.
+    if (ollamaMaySplitLayers(request) && !fitsWithin(c, maxGpus)) {
+        if (std::optional<Choice> split = fewestOffloaded(request, maxGpus, true)) c = std::move(*split);
     }
+    return c;
+}
+
+// The planner's choice where neither stated replicas nor Ollama's context
+// decide it. (Every return is the one `c`, so that it is built in the
+// caller's place: GCC moves a named choice into the result where another
+// return statement returns something else, a copy of its few hundred bytes
+// on every matrix cell.)
+Choice chooseOnGpus(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
     Choice c = chooseUnbanded(request, maxGpus, held);
     if (!c.fits && ollamaSplitsLayers(request)) splitLayersLikeOllama(request, c);
     if (ollamaMaySplitLayers(request) && !fitsWithin(c, maxGpus)) {
-        if (std::optional<Choice> split = fewestOffloaded(request, maxGpus, true)) return std::move(*split);
+        if (std::optional<Choice> split = fewestOffloaded(request, maxGpus, true)) {
+            c = std::move(*split);
+            return c;
+        }
     }
     if (!request.gpuCountAuto && request.engine == Engine::Ollama && request.task == Task::Inference &&
         !request.maxModelLen) {
@@ -892,6 +898,15 @@ Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* 
         c.gpusNeeded = chooseOllamaContext(any, maxGpus, held).gpusNeeded;
     }
     return c;
+}
+
+}  // namespace
+
+Choice choose(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
+    if (request.task == Task::Inference && request.parallel.dp > 1) return chooseStatedReplicas(request, maxGpus, held);
+    const bool offloadStated = request.parallel.offload == Offload::Layers || request.parallel.offload == Offload::MoeExperts;
+    if (contextFollowsCount(request) && !offloadStated) return chooseFollowingContext(request, maxGpus, held);
+    return chooseOnGpus(request, maxGpus, held);
 }
 
 namespace {
