@@ -199,6 +199,7 @@ void setTraining(const RowFacts& f, const RowSetup& s, Json& req) {
     // turn checkpointing on, the frameworks' default (off) ran, not the
     // planner's choice. QLoRA keeps its recipe default (on).
     else if (f.method != "qlora" && !layoutUnstated) req["gradient_checkpointing"] = false;
+    if (!s.recomputeModules.empty()) req["recompute_modules"] = s.recomputeModules;
 }
 
 void setParallel(const RowSetup& s, bool training, Json& req) {

@@ -116,6 +116,17 @@ void readSwitches(const std::string& t, RowSetup& s) {
     s.selectiveRecompute = mentions(t, {"selective recompute", "selective activation recompute",
                                         "recompute-granularity selective", "recompute_granularity=selective",
                                         "recompute_granularity: selective"});
+    // "recompute_modules=layernorm,moe_act": Megatron-Core's module names.
+    static const Patterns modules = compile({R"(recompute_modules\s*=\s*([a-z_]+(?:,[a-z_]+)*))"});
+    const Hit listed = lastHit(t, modules);
+    if (listed.position >= 0) {
+        std::size_t from = 0;
+        while (from <= listed.capture.size()) {
+            const std::size_t comma = std::min(listed.capture.find(',', from), listed.capture.size());
+            if (comma > from) s.recomputeModules.push_back(listed.capture.substr(from, comma - from));
+            from = comma + 1;
+        }
+    }
     // Unsloth always recomputes activations (its "unsloth" checkpointing mode).
     if (!s.gradientCheckpointing && s.engines.unsloth) s.gradientCheckpointing = true;
     s.flashAttention = lastSwitch(t, faValued, faOn, faOff);

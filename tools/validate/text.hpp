@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace caliper::io {
 
@@ -45,6 +46,9 @@ struct RowSetup {
     std::optional<std::int64_t> loraRank;
     std::optional<bool> loraAllLinear, gradientCheckpointing, flashAttention;
     bool selectiveRecompute = false;  // Megatron's selective recomputation (attention core)
+    // Megatron-Core's --recompute-modules as a row names them
+    // ("recompute_modules=layernorm,moe_act"): the request's recompute_modules.
+    std::vector<std::string> recomputeModules;
     std::optional<std::int64_t> zeroStage;
     bool offloadParameters = false, offloadOptimizer = false;
     std::optional<std::int64_t> tp, pp, dp, cp, ep, vp;

@@ -50,7 +50,14 @@ constexpr double kShuffleBandwidthFraction = 0.8;
 // (0.169; 300 us: 0.187, 600 us: 0.181, 30 us: 0.363, none: 0.393, and
 // 0.405 before this file). The rows that ran 16 local experts a rank (EP 8
 // of 128) are the ones the dense-table MFU overestimated 2-3x; those with
-// 4-8 (EP 16-64) it did not.
+// 4-8 (EP 16-64) it did not. Refitted jointly on a second source, the
+// Megatron MoE model zoo's H100 BF16 runs (validation/megatron-moe-zoo.jsonl:
+// Qwen3-235B-A22B at EP 8 and 32, Qwen3-Next-80B-A3B; 12 rows, 46 in all):
+// 400 us and 0.5 stay the joint minimum (0.175; 350 us: 0.176, 450 us: 0.177,
+// 300 us: 0.181, 200 us: 0.212, none: 0.369). Each source alone: Megatron-
+// Bridge's rows 450 us at 0.5 (0.161; 400 us: 0.166), the zoo's 300 us at 0.75
+// (0.134; none: 0.300-0.321), so both want a fixed cost per local expert of
+// 300-450 us; the zoo's rows scored at the other source's fit: 0.191.
 constexpr double kExpertGemmFixedS = 400e-6;
 // Share of the expert-parallel all-to-all hidden under compute: Megatron-
 // Core overlaps one micro-batch's dispatch and combine with another's

@@ -112,6 +112,36 @@ TEST_CASE("a training row that names no offload is scored with its states on the
     CHECK(m.request["parallel"]["offload"] == "none");
 }
 
+TEST_CASE("a row naming Megatron-Core's recompute modules carries them to the request", "[validation]") {
+    // The Megatron MoE model zoo's table writes its recompute column as
+    // module names ("norm, act": --recompute-modules layernorm moe_act);
+    // the row states them as recompute_modules=layernorm,moe_act.
+    const auto m = caliper::test::mappedRow(validationRow(
+        {{"kind", "train_tflops_per_gpu"},
+         {"model", "Qwen/Qwen3-235B-A22B"},
+         {"params_b", 235},
+         {"quant", "bf16"},
+         {"method", "pretrain"},
+         {"gpu", "H100 SXM"},
+         {"gpu_count", 256},
+         {"tp", 2},
+         {"pp", 8},
+         {"ep", 32},
+         {"batch", 1},
+         {"global_batch", 2048},
+         {"seq_len", 4096},
+         {"engine", "megatron-core"},
+         {"extra", "VP=4. Recompute column 'norm, act': recompute_modules=layernorm,moe_act."},
+         {"value", 245},
+         {"unit", "TFLOP/s/GPU"},
+         {"measured", true}}));
+    REQUIRE(m.request.contains("recompute_modules"));
+    CHECK(m.request["recompute_modules"] == Json::array({"layernorm", "moe_act"}));
+    // No full recomputation: the modules replace Megatron's default.
+    CHECK(m.request["gradient_checkpointing"] == false);
+    CHECK(caliper::io::readSetup("no recompute stated").recomputeModules.empty());
+}
+
 TEST_CASE("DeepSpeed estimator rows compare model states on any large GPU", "[validation]") {
     const auto m =
         caliper::test::mappedRow(validationRow({{"kind", "train_memory"},
