@@ -223,6 +223,9 @@ void setParallel(const RowSetup& s, bool training, Json& req) {
     if (s.zeroStage) parallel["strategy"] = *s.zeroStage == 0 ? "ddp" : "zero" + std::to_string(*s.zeroStage);
     else if (multi && s.layerSplit) parallel["strategy"] = training ? "pipeline" : "layer-split";
     else if (multi && training && s.fsdpColumn && *s.fsdpColumn > 0) parallel["strategy"] = "fsdp";
+    // The run's own FSDP sharding strategy (llm-foundry's tables:
+    // "sharding_strategy=FULL_SHARD"), not the planner's choice.
+    else if (multi && training && !s.fsdpSharding.empty()) parallel["strategy"] = s.fsdpSharding;
     else if (multi && training && s.distributedOptimizer && !splitByDegrees) parallel["strategy"] = "zero1";
     if (s.offloadParameters) parallel["offload"] = "parameters";
     else if (s.offloadOptimizer) parallel["offload"] = "optimizer";

@@ -152,6 +152,15 @@ void readDistributed(const std::string& t, RowSetup& s) {
     s.offloadParameters = offloaded(paramsValued, paramsOn);
     s.offloadOptimizer = s.offloadParameters || offloaded(optimizerValued, optimizerOn);
     s.distributedOptimizer = mentions(t, {"distributed optimizer"});
+    // torch.distributed.fsdp.ShardingStrategy (fsdp/api.py): FULL_SHARD
+    // shards parameters, gradients and optimizer states (ZeRO-3's layout);
+    // SHARD_GRAD_OP keeps the parameters whole between forward and backward
+    // (ZeRO-2's); NO_SHARD is DDP.
+    static const Patterns sharding = compile({R"(sharding_strategy\s*[=:]?\s*(full_shard|shard_grad_op|no_shard))"});
+    const Hit shard = lastHit(t, sharding);
+    if (shard.capture == "full_shard") s.fsdpSharding = "fsdp";
+    else if (shard.capture == "shard_grad_op") s.fsdpSharding = "zero2";
+    else if (shard.capture == "no_shard") s.fsdpSharding = "ddp";
     s.layerSplit = mentions(t, {"device_map", "layer split", "naive model parallel"}) &&
                    mentions(t, {"split", "across"});
 }

@@ -54,6 +54,10 @@ struct RowSetup {
     std::optional<std::int64_t> tp, pp, dp, cp, ep, vp;
     std::optional<std::int64_t> fsdpColumn;  // Megatron-Bridge tables' FSDP column (> 0: sharded data parallel)
     bool distributedOptimizer = false;  // Megatron: optimizer states sharded over data parallel
+    // PyTorch FSDP's sharding_strategy as a config states it (llm-foundry's
+    // fsdp_config): "fsdp" (FULL_SHARD), "zero2" (SHARD_GRAD_OP), "ddp"
+    // (NO_SHARD); empty when the text names none.
+    std::string fsdpSharding;
     bool layerSplit = false;            // device_map-style naive split of layers over GPUs
     bool perGpu = false;                // the value is per GPU
     bool includesPrefill = false;       // output tokens/s over prefill + generation time

@@ -174,7 +174,16 @@ void inferenceTensorDegrees(const Scenario& s, Plan& plan) {
 
 Strategy defaultStrategy(const Scenario& s, int gpuCount) {
     if (gpuCount <= 1) return Strategy::Single;
-    if (!trainingTask(s)) return runtimeOf(s.engine) == Engine::LlamaCpp ? Strategy::LayerSplit : Strategy::Tensor;
+    if (!trainingTask(s)) {
+        if (runtimeOf(s.engine) == Engine::LlamaCpp) return Strategy::LayerSplit;
+        // Hugging Face transformers spreads a model over several GPUs with
+        // from_pretrained(device_map="auto") (accelerate's big-model
+        // inference: layers placed in order, one GPU at a time); tensor
+        // parallelism there is opt-in (tp_plan="auto" under torchrun), so it
+        // is the plan only where the request states a tensor degree.
+        if (s.engine == Engine::Transformers && s.parallel.tp <= 1) return Strategy::LayerSplit;
+        return Strategy::Tensor;
+    }
     if (runtimeOf(s.engine) == Engine::Fsdp) return Strategy::Fsdp;
     if (runtimeOf(s.engine) == Engine::Megatron) return Strategy::Tensor;
     if (s.engine == Engine::Unsloth) return Strategy::Ddp;  // replicas only (planner.cpp)

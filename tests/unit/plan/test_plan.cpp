@@ -17,6 +17,15 @@ TEST_CASE("default strategy per task, engine and count", "[plan]") {
     CHECK(defaultStrategy(s, 4) == Strategy::Tensor);
     s.engine = Engine::LlamaCpp;
     CHECK(defaultStrategy(s, 2) == Strategy::LayerSplit);
+    // transformers spreads a model over GPUs with device_map="auto"
+    // (accelerate's layer split); tensor parallelism (tp_plan="auto") is
+    // what a request states with a tensor degree.
+    s.engine = Engine::Transformers;
+    CHECK(defaultStrategy(s, 1) == Strategy::Single);
+    CHECK(defaultStrategy(s, 4) == Strategy::LayerSplit);
+    s.parallel.tp = 4;
+    CHECK(defaultStrategy(s, 4) == Strategy::Tensor);
+    s.parallel.tp = 0;
     Scenario t = finetuning("llama-3.1-8b", "h100-sxm5-80gb", Method::Full, Engine::Transformers);
     CHECK(defaultStrategy(t, 8) == Strategy::Zero3);
     t.engine = Engine::Deepspeed;
@@ -205,4 +214,22 @@ TEST_CASE("more GPUs never raise per-GPU memory under sharding", "[plan][propert
             previous = used;
         }
     }
+}
+
+TEST_CASE("transformers inference over several GPUs is accelerate's layer split by default", "[plan]") {
+    // Llama 3 70B in bf16 over 4 H100s with engine transformers and no
+    // strategy: the plan is device_map="auto", 80 layers over 4 pipeline
+    // stages run one GPU at a time (tp 1, pp 4), not tensor parallelism.
+    Scenario s = serving("llama-3-70b", "h100-sxm5-80gb", Engine::Transformers);
+    Plan p = makePlan(s, 4);
+    CHECK(p.strategy == Strategy::LayerSplit);
+    CHECK(p.tp == 1);
+    CHECK(p.pp == 4);
+    // A stated tensor degree (tp_plan="auto" under torchrun) keeps tensor
+    // parallelism: 64 heads and 8 KV heads divide by 4.
+    s.parallel.tp = 4;
+    p = makePlan(s, 4);
+    CHECK(p.strategy == Strategy::Tensor);
+    CHECK(p.tp == 4);
+    CHECK(p.pp == 1);
 }

@@ -619,13 +619,20 @@ TEST_CASE("benchmark-only models run on the shape of their own configuration", "
                                                            {"seq_len", 2048},
                                                            {"engine", "llm-foundry"},
                                                            {"value", 162},
-                                                           {"extra", "activation_checkpointing=True"}}));
+                                                           {"extra", "PyTorch FSDP sharding_strategy=FULL_SHARD, "
+                                                                     "activation_checkpointing=True"}}));
     CHECK(m.request["model"]["hidden_size"] == 5120);
     CHECK(m.request["model"]["layers"] == 40);
     CHECK(m.request["model"]["vocab_size"] == 50368);
     CHECK(m.request["model"]["mlp"] == "plain");
     CHECK(m.request["loss_kernel"] == "fused");  // MPT's default fused_crossentropy
     CHECK(m.request["engine"] == "fsdp");
+    // The table's FULL_SHARD column is the run's layout: parameters,
+    // gradients and optimizer states sharded over the 64 ranks, micro-batch
+    // 16 (the row's batch), checkpointing on.
+    CHECK(m.request["parallel"]["strategy"] == "fsdp");
+    CHECK(m.request["batch"] == 16);
+    CHECK(m.request["gradient_checkpointing"] == true);
     // NeMo's GPT-3 175B (launcher conf gpt3/175b.yaml): 96 layers of 12288.
     const auto g = caliper::test::mappedRow(validationRow(
         {{"kind", "train_tflops_per_gpu"}, {"model", "GPT3-175B"}, {"params_b", 175}, {"quant", "fp8"},
@@ -820,4 +827,28 @@ TEST_CASE("aiconfigurator's TensorRT-LLM rows and its vLLM rows from 0.16 on ran
     CHECK_FALSE(row("vllm", "0.12.0", aic).request.contains("serving"));
     // Another source's rows keep the engine's default.
     CHECK_FALSE(row("tensorrt-llm", "1.0.0rc3", "github.com/NVIDIA/TensorRT-LLM").request.contains("serving"));
+}
+
+TEST_CASE("an FSDP sharding strategy the row states is the request's strategy", "[validation]") {
+    // torch.distributed.fsdp.ShardingStrategy: FULL_SHARD is ZeRO-3's layout
+    // (the engine's "fsdp"), SHARD_GRAD_OP ZeRO-2's, NO_SHARD DDP.
+    const auto row = [](const char* extra) {
+        return caliper::test::mappedRow(validationRow({{"kind", "train_tflops_per_gpu"},
+                                                       {"model", "mpt-13b"},
+                                                       {"params_b", 12.854},
+                                                       {"quant", "bf16"},
+                                                       {"method", "pretrain"},
+                                                       {"gpu", "a100_40gb"},
+                                                       {"gpu_count", 8},
+                                                       {"batch", 8},
+                                                       {"seq_len", 2048},
+                                                       {"engine", "llm-foundry"},
+                                                       {"value", 150},
+                                                       {"extra", extra}}));
+    };
+    CHECK(row("sharding_strategy=SHARD_GRAD_OP").request["parallel"]["strategy"] == "zero2");
+    CHECK(row("sharding_strategy: NO_SHARD").request["parallel"]["strategy"] == "ddp");
+    CHECK(row("FSDP sharding_strategy=FULL_SHARD").request["parallel"]["strategy"] == "fsdp");
+    // No strategy in the text: the planner's (engine fsdp defaults to it).
+    CHECK(!row("activation_checkpointing=True").request["parallel"].contains("strategy"));
 }
