@@ -439,6 +439,12 @@ TEST_CASE("purchase prices load with their currency and year", "[gpus][cost]") {
     CHECK(value(gpu("apple-m4-10c-16gb").priceCny) == Approx(4499));
     CHECK_FALSE(gpu("rtx-3070").priceCny.has_value());
     CHECK(gpu("rtx-4060").priceYear == 2023);
+    // May 2023 China prices of the RTX 4060 family: 4060 Ti 16GB / 8GB from CNY 3,899 / 3,199 (a copy of a
+    // 2023-05-22 news item; PurePC also gives the 8 GB card's China MSRP as RMB 3,199).
+    CHECK(value(gpu("rtx-4060-ti-16gb").priceCny) == Approx(3899));
+    CHECK(value(gpu("rtx-4060-ti-8gb").priceCny) == Approx(3199));
+    // 36Kr's 2022-03-09 launch roundup: Mac Studio with M1 Ultra from CNY 29,999 (the $3,999 model).
+    CHECK(value(gpu("apple-m1-ultra-48c-64gb").priceCny) == Approx(29999));
 }
 
 TEST_CASE("memory-modded cards keep the stock card's compute and bandwidth", "[gpus]") {
