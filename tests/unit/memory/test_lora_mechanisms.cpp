@@ -38,23 +38,28 @@ TEST_CASE("Frozen linear layers keep no input for a weight gradient", "[memory][
 }
 
 TEST_CASE("bitsandbytes 4-bit layers keep their inputs although their weights are frozen", "[memory][lora]") {
-    // bitsandbytes/autograd/_functions.py MatMul4Bit.forward:
-    // `if any(ctx.needs_input_grad[:2]): ctx.tensors = (A, B)`. Llama 2 7B,
+    // bitsandbytes/autograd/_functions.py MatMul4Bit.forward before 0.43.2
+    // (lora.kept_4bit_inputs): `if any(ctx.needs_input_grad[:2]):
+    // ctx.tensors = (A, B)`; from 0.43.2 on `(None, B)`. Llama 2 7B,
     // LoRA on every linear layer: PEFT's fp32 adapters save a 4-byte cast of
     // each adapted input, 4 (3h + q width + 2h + f) = 142,336 bytes per token
     // and layer; over a 16-bit base the frozen layers' 2-byte inputs (the
     // normed input twice and down's, 2 x (2 x 4096 + 11008) = 38,400) leave,
-    // over an NF4 base they stay.
+    // over an NF4 base of bitsandbytes before 0.43.2 they stay; from 0.43.2 on
+    // they leave as over a 16-bit base.
     const double tokenLayers = 2048.0 * 32;
     for (const Method method : {Method::Lora, Method::Qlora}) {
-        Scenario s = loraStep("llama-2-7b", method);
-        s.gradientCheckpointing = false;
-        s.lora.targets = LoraTargets::AllLinear;
-        const double model = activationsGb(s);
-        s.lora.adapterDtype = AdapterDtype::Fp32;
-        const double expected = method == Method::Qlora ? 142336.0 : 142336.0 - 38400.0;
-        INFO(toString(method));
-        CHECK(activationsGb(s) - model == Approx(expected * tokenLayers / 1e9).epsilon(0.001));
+        for (const bool kept : {false, true}) {
+            Scenario s = loraStep("llama-2-7b", method);
+            s.gradientCheckpointing = false;
+            s.lora.targets = LoraTargets::AllLinear;
+            s.lora.kept4bitInputs = kept;
+            const double model = activationsGb(s);
+            s.lora.adapterDtype = AdapterDtype::Fp32;
+            const double expected = method == Method::Qlora && kept ? 142336.0 : 142336.0 - 38400.0;
+            INFO(toString(method) << (kept ? " kept" : ""));
+            CHECK(activationsGb(s) - model == Approx(expected * tokenLayers / 1e9).epsilon(0.001));
+        }
     }
 }
 
@@ -195,6 +200,7 @@ TEST_CASE("The previous step's 4-bit matmul inputs stay through the next forward
     s.seqLen = 512;
     s.batch = 2;
     s.globalBatch = 4;
+    s.lora.kept4bitInputs = true;  // the pinned 0.42.0
     const double kept = activationsGb(s);
     s.lora.previousStepInputs = true;
     CHECK(activationsGb(s) - kept == Approx(2.0 * 1024 * (32 * 23296.0 + 4096) / 1e9).epsilon(0.001));
