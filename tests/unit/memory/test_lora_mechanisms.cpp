@@ -224,7 +224,8 @@ TEST_CASE("LitGPT's adapter v2 saves every linear layer's output and trains the 
     // adapter_scale requires grad, so the multiply saves linear(x) + bias: one
     // 16-bit output per linear layer. Llama 2 7B (h = 4096, 32 heads and 32
     // kv heads of 128, f = 11008, 32 layers, V = 32000), one 2,048-token
-    // sample over an NF4 base (whose matmul keeps every input either way, so
+    // sample over an NF4 base of LitGPT's bitsandbytes 0.42 (whose matmul
+    // keeps every input either way, lora.kept_4bit_inputs, so
     // only the outputs differ): qkv 3h + proj h + fc_1, fc_2 2f + proj h =
     // 42,496 elements, plus the adapter prefix's gated output `gating_factor *
     // ay` (adapter.py), h = 4,096: 2 x 46,592 = 93,184 bytes per token and
@@ -235,6 +236,7 @@ TEST_CASE("LitGPT's adapter v2 saves every linear layer's output and trains the 
     Scenario s = loraStep("llama-2-7b", Method::Qlora);
     s.weights = WeightFormat::Nf4;
     s.lora.targets = LoraTargets::QueryValue;
+    s.lora.kept4bitInputs = true;
     const double lora = activationsGb(s);
     s.lora.outputScale = true;
     const double expected = (93184.0 + 16384.0) * 2048 * 32 + 2.0 * 2048 * 32000;
