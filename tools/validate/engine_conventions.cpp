@@ -88,6 +88,17 @@ void expertModulesUnlessV5(const RowFacts& f, Json& request) {
     if (!lora.contains("experts")) lora["experts"] = "modules";
 }
 
+// bitsandbytes before 0.43.2 (July 2024) keeps every 4-bit matmul's input
+// (lora.kept_4bit_inputs): the rows of earlier code paths ran it (ms-swift's
+// early-2024 benchmark states 0.41.3; LitGPT pins 0.42.0).
+void keptFourBitInputs(Json& request) {
+    const std::string weights = request.value("weights", std::string());
+    if (weights != "nf4" && weights != "nf4-dq") return;
+    Json& lora = request["lora"];
+    if (!lora.is_object()) lora = Json::object();
+    if (!lora.contains("kept_4bit_inputs")) lora["kept_4bit_inputs"] = true;
+}
+
 // Adapters trained in the model's dtype, where the row does not say (a
 // request without a method is fine-tuned with LoRA).
 void adaptersInModelDtype(Json& request) {
@@ -112,6 +123,7 @@ void applyTransformersEra(const RowFacts& f, const std::string& task, Json& requ
     }
     if (!request.contains("loss_kernel")) request["loss_kernel"] = "eager-shifted";
     adaptersInModelDtype(request);
+    keptFourBitInputs(request);
 }
 
 }  // namespace
@@ -144,6 +156,8 @@ void applyFrameworkRequest(const RowFacts& f, const RowSetup& setup, const std::
     // LitGPT's own LoRA and adapter layers (lit_gpt/lora.py, adapter.py)
     // train in the model's dtype.
     adaptersInModelDtype(request);
+    // Its 4-bit runs (LoRA and adapters) ran bitsandbytes before 0.43.2.
+    keptFourBitInputs(request);
     // LitGPT repeats k and v to every query head for training (litgpt/model.py
     // at the config hub table's commit and at 8641822).
     if (!request.contains("kv_heads_repeated")) request["kv_heads_repeated"] = true;

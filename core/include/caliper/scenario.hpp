@@ -103,6 +103,20 @@ struct LoraSpec {
     // loop that keeps the last step's loss bound until the next loss replaces
     // it (LitGPT's fit loop) keeps that graph alive. See train_activations.cpp.
     bool previousStepInputs = false;
+    // bitsandbytes before 0.43.2 (June 2024): MatMul4Bit keeps its input for
+    // backward (`ctx.tensors = (A, B)`) although the 4-bit weight is frozen;
+    // PR #1270 ("fix QLoRA mem bug: delete useless buffered activation") made
+    // it `(None, B)`. previous_step_inputs implies it.
+    bool kept4bitInputs = false;
+    // PEFT's prepare_model_for_kbit_training (peft/utils/other.py, every
+    // release since v0.4.0) casts every 16-bit parameter the bitsandbytes
+    // base left unquantized (embeddings, lm_head, norms, biases) to fp32:
+    // "cast all non INT8 parameters to fp32". Called by PEFT's QLoRA guide,
+    // the QLoRA reference script and TRL's SFTTrainer from v0.7 to December
+    // 2025 (which from December 2023 under bf16=True casts the embeddings and
+    // lm_head back: peft_module_casting_to_bf16); not by LitGPT, ms-swift
+    // 1.x, LLaMA-Factory or Unsloth.
+    bool upcastUnquantized = false;
     // LitGPT's adapter v2 (litgpt/adapter_v2.py): no LoRA branch; every
     // linear layer, lm_head included, is an AdapterV2Linear returning
     // `adapter_scale * (linear(x) + adapter_bias)` with both vectors trained,

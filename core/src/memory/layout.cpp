@@ -35,7 +35,7 @@ ModelFigures modelFigures(const ModelSpec& model) {
 Inputs prepare(const Scenario& s) { return prepare(s, nullptr); }
 
 void holdWeights(const Scenario& s, ModelFigures& figures) {
-    const int engineKind = weightsEngineKind(s.engine);
+    const int engineKind = weightsKind(s);
     if (!figures.weightsKnown || figures.weightsFormat != s.weights || figures.weightsEngineKind != engineKind) {
         figures.weights = weightParts(s, figures.shape, figures.counts);
         figures.weightsFormat = s.weights;
@@ -73,7 +73,7 @@ Inputs modelParts(const Scenario& s, const ModelFigures* held) {
         return Inputs(&s, std::move(own));
     }
     const bool weightsHeld =
-        held->weightsKnown && held->weightsFormat == s.weights && held->weightsEngineKind == weightsEngineKind(s.engine);
+        held->weightsKnown && held->weightsFormat == s.weights && held->weightsEngineKind == weightsKind(s);
     const bool kvHeld = held->holdsKv(s);
     if (weightsHeld && kvHeld) return Inputs(&s, held->counts, held->shape, held->weights, held->kv);  // a matrix cell
     auto own = std::make_shared<Inputs::Parts>();

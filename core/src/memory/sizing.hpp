@@ -118,6 +118,34 @@ inline int weightsEngineKind(Engine engine) {
     return runtimeOf(engine) == Engine::LlamaCpp ? 1 : 0;
 }
 
+// The base's unquantized parameters cast to fp32 by PEFT's
+// prepare_model_for_kbit_training (lora.upcast_unquantized): LoRA over a
+// bitsandbytes base only; PEFT skips the cast for GPTQ, AQLM, EETQ, HQQ and
+// torchao bases.
+inline bool upcastUnquantized(const Scenario& s) {
+    return s.lora.upcastUnquantized && (s.method == Method::Lora || s.method == Method::Qlora) &&
+           (s.weights == WeightFormat::Int8 || s.weights == WeightFormat::Nf4 || s.weights == WeightFormat::Nf4Dq);
+}
+
+// transformers v5 stores an MoE's routed experts as 3D nn.Parameter tensors
+// (Qwen3MoeExperts.gate_up_proj and down_proj, bitsandbytes issue #1849),
+// and its bitsandbytes loading replaces nn.Linear and Conv1D modules only
+// (integrations/bitsandbytes.py _replace_with_bnb_linear: `isinstance(module,
+// (nn.Linear, Conv1D))`), so LoRA over a k-bit base keeps those experts in
+// 16 bits. A stated lora.experts "fused" stands for that layout (its auto
+// default keeps the quantized one-module-per-expert layout for k-bit bases).
+inline bool bnbSkipsFusedExperts(const Scenario& s) {
+    if (s.model.moe.experts <= 0 || (s.method != Method::Lora && s.method != Method::Qlora)) return false;
+    if (s.weights != WeightFormat::Int8 && s.weights != WeightFormat::Nf4 && s.weights != WeightFormat::Nf4Dq) return false;
+    return s.lora.experts == ExpertAdapters::Fused;
+}
+
+// What the held weight figures depend on besides the format: the engine kind,
+// the fp32 upcast (4) and 16-bit fused experts (8).
+inline int weightsKind(const Scenario& s) {
+    return weightsEngineKind(s.engine) + (upcastUnquantized(s) ? 4 : 0) + (bnbSkipsFusedExperts(s) ? 8 : 0);
+}
+
 // The KV cache's terms that no plan changes (kv_cache.cpp), worked out once
 // per scenario: the GPU-count search evaluates many plans of one scenario.
 struct KvTerms {
@@ -225,7 +253,7 @@ struct ModelFigures {
     ModelShape shape;
     // The weights' bytes as last worked out for this model (a matrix row
     // meets one or two formats and engine kinds): weightParts() reads only
-    // the model, the format and weightsEngineKind(engine).
+    // the model, the format and weightsKind(scenario): the engine kind and lora.upcast_unquantized.
     WeightParts weights;
     WeightFormat weightsFormat = WeightFormat::Bf16;
     int weightsEngineKind = 0;

@@ -285,12 +285,23 @@ double autocastHeadCastBytes(const Inputs& in, const Layout& layout, const Stage
     return kAutocastWeightCastBytes * in.shape().vocab * in.shape().hidden / layout.tp;
 }
 
-// bitsandbytes' 4-bit matmul (bitsandbytes/autograd/_functions.py,
-// MatMul4Bit.forward: `if any(ctx.needs_input_grad[:2]): ctx.tensors = (A, B)`)
-// keeps its input whenever that input needs a gradient, although the frozen
-// 4-bit weight needs none: a QLoRA base over bitsandbytes keeps every linear
-// layer's input, adapted or not.
-bool frozenLinearsKeepInputs(const Scenario& s) { return s.weights == WeightFormat::Nf4 || s.weights == WeightFormat::Nf4Dq; }
+// bitsandbytes' 4-bit matmul before 0.43.2 (bitsandbytes/autograd/
+// _functions.py, MatMul4Bit.forward: `if any(ctx.needs_input_grad[:2]):
+// ctx.tensors = (A, B)`) keeps its input whenever that input needs a
+// gradient, although the frozen 4-bit weight needs none: a QLoRA base keeps
+// every linear layer's input, adapted or not (lora.kept_4bit_inputs, implied
+// by lora.previous_step_inputs). From 0.43.2 on (PR #1270) it keeps
+// `ctx.tensors = (None, B)`: only the adapters' own saves remain. The LLM.int8 matmul does the same in every
+// release (MatMul8bitLt.forward: `if any(ctx.needs_input_grad[:2]):
+// ctx.tensors = (CAt, subA, A)`; 0.42.0 to today), so a load_in_8bit base
+// keeps its frozen layers' 16-bit inputs too. (Through 0.44.1 it also keeps
+// CAt, an int8 transposed copy of the input, from F.double_quant, which 0.45.0
+// computes only when the weight needs a gradient: not counted.)
+bool frozenLinearsKeepInputs(const Scenario& s) {
+    if (s.weights == WeightFormat::Int8) return true;
+    return (s.weights == WeightFormat::Nf4 || s.weights == WeightFormat::Nf4Dq) &&
+           (s.lora.kept4bitInputs || s.lora.previousStepInputs);
+}
 
 // bitsandbytes before 0.43.2 keeps MatMul4Bit's input as an attribute of its
 // autograd context (autograd/_functions.py: `ctx.tensors = (A, B)`; removed by
@@ -699,7 +710,7 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                               toString(lossKernelOf(s))))
                        .c_str(),
                    bytesToGiB(logits),
-                   (previousStep > 0 ? fmt(" + the previous step's 4-bit matmul inputs %.3f GiB (bitsandbytes' "
+                   (previousStep > 0 ? fmt(" + the previous step's bitsandbytes matmul inputs %.3f GiB (bitsandbytes' "
                                            "ctx.tensors, kept while the loop holds that step's loss)",
                                            bytesToGiB(previousStep))
                                      : std::string())

@@ -38,6 +38,12 @@ double linearBytes(const Scenario& s, const ModelShape& shape, SideBits& side, d
         linearBits = g.total() > 0 ? (g.expert * info.linearBits + dense * 16) / g.total() : info.linearBits;
         return (g.expert * info.linearBits + dense * 16) / 8;
     }
+    if (bnbSkipsFusedExperts(s)) {
+        // The routed experts stay 16-bit; the other linear layers are quantized.
+        const double bits = g.expert * 16 + (g.total() - g.expert) * info.linearBits;
+        linearBits = g.total() > 0 ? bits / g.total() : info.linearBits;
+        return bits / 8;
+    }
     linearBits = info.linearBits;
     return g.total() * info.linearBits / 8;
 }
@@ -48,6 +54,10 @@ WeightParts weightParts(const Scenario& s, const ModelShape& shape, const ParamC
     WeightParts w;
     SideBits side;
     const double linear = linearBytes(s, shape, side, w.linearBits);
+    // prepare_model_for_kbit_training: `param.data = param.data.to(torch.float32)`
+    // for every fp16/bf16 parameter that is not a Params4bit (int8 weights are
+    // int8 already), so what the base keeps in 16 bits takes 32.
+    if (upcastUnquantized(s)) side = SideBits{32, 32, 32, 32};
     const double table = shape.vocab * shape.hidden;
     const double positions = std::max(0.0, counts.embedding - table * (s.model.tiedEmbeddings ? 1 : 2));
     const double extraParams = double(std::max<std::int64_t>(0, s.model.extraParams));
@@ -86,7 +96,8 @@ double expertWeightBytes(const Inputs& in) {
     // gpt-oss MXFP4 stores exactly the experts at 4.25 bits; other formats
     // at the block average.
     const double bits = in.scenario->weights == WeightFormat::Mxfp4 ? weightFormatInfo(WeightFormat::Mxfp4).linearBits
-                                                                    : in.weights().linearBits;
+                        : bnbSkipsFusedExperts(*in.scenario) ? 16.0
+                                                             : in.weights().linearBits;
     return in.shape().groups.expert * bits / 8;
 }
 
@@ -138,7 +149,10 @@ double weightBytes(const Inputs& in, const Layout& layout, const Stage& stage, c
                    (in.weights().mmprojBytes > 0
                         ? fmt("; vision tower %.3f GiB is in the separate mmproj file, loaded only with --mmproj "
                               "(not counted)", bytesToGiB(in.weights().mmprojBytes))
-                        : std::string()); },
+                        : std::string()) +
+                   (bnbSkipsFusedExperts(s) ? "; the routed experts stay 16-bit: transformers v5 keeps them as 3D parameters, "
+                                              "which bitsandbytes' loading (nn.Linear only) does not quantize"
+                                            : ""); },
                bytesToGiB(bytes));
     }
     return bytes;

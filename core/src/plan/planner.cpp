@@ -652,7 +652,7 @@ bool unsharded(const Scenario& s) {
 // preparation): most cells that need several GPUs stop here.
 bool weightsMayFit(const Scenario& s, const sizing::ModelFigures* held) {
     if (!unsharded(s) || !held || !held->weightsKnown || held->weightsFormat != s.weights ||
-        held->weightsEngineKind != sizing::weightsEngineKind(s.engine)) {
+        held->weightsEngineKind != sizing::weightsKind(s)) {
         return true;
     }
     const std::int64_t sequences = s.batchAuto ? 1 : std::max<std::int64_t>(1, s.batch);
@@ -951,7 +951,7 @@ bool splitMayFitWithin(const Scenario& split, int maxGpus, const sizing::ModelFi
     // its CUDA context: where the matrix row holds the weights, that bound
     // settles most cells before any preparation.
     if (held && held->weightsKnown && held->weightsFormat == split.weights &&
-        held->weightsEngineKind == sizing::weightsEngineKind(split.engine)) {
+        held->weightsEngineKind == sizing::weightsKind(split)) {
         const double budget = gibToBytes(usableMemoryGiB(split) - sizing::kCudaContextGiB);
         if (held->weights.total(held->shape.stackLayers) > budget * lean.gpuCount) return false;
     }

@@ -38,23 +38,28 @@ TEST_CASE("Frozen linear layers keep no input for a weight gradient", "[memory][
 }
 
 TEST_CASE("bitsandbytes 4-bit layers keep their inputs although their weights are frozen", "[memory][lora]") {
-    // bitsandbytes/autograd/_functions.py MatMul4Bit.forward:
-    // `if any(ctx.needs_input_grad[:2]): ctx.tensors = (A, B)`. Llama 2 7B,
+    // bitsandbytes/autograd/_functions.py MatMul4Bit.forward before 0.43.2
+    // (lora.kept_4bit_inputs): `if any(ctx.needs_input_grad[:2]):
+    // ctx.tensors = (A, B)`; from 0.43.2 on `(None, B)`. Llama 2 7B,
     // LoRA on every linear layer: PEFT's fp32 adapters save a 4-byte cast of
     // each adapted input, 4 (3h + q width + 2h + f) = 142,336 bytes per token
     // and layer; over a 16-bit base the frozen layers' 2-byte inputs (the
     // normed input twice and down's, 2 x (2 x 4096 + 11008) = 38,400) leave,
-    // over an NF4 base they stay.
+    // over an NF4 base of bitsandbytes before 0.43.2 they stay; from 0.43.2 on
+    // they leave as over a 16-bit base.
     const double tokenLayers = 2048.0 * 32;
     for (const Method method : {Method::Lora, Method::Qlora}) {
-        Scenario s = loraStep("llama-2-7b", method);
-        s.gradientCheckpointing = false;
-        s.lora.targets = LoraTargets::AllLinear;
-        const double model = activationsGb(s);
-        s.lora.adapterDtype = AdapterDtype::Fp32;
-        const double expected = method == Method::Qlora ? 142336.0 : 142336.0 - 38400.0;
-        INFO(toString(method));
-        CHECK(activationsGb(s) - model == Approx(expected * tokenLayers / 1e9).epsilon(0.001));
+        for (const bool kept : {false, true}) {
+            Scenario s = loraStep("llama-2-7b", method);
+            s.gradientCheckpointing = false;
+            s.lora.targets = LoraTargets::AllLinear;
+            s.lora.kept4bitInputs = kept;
+            const double model = activationsGb(s);
+            s.lora.adapterDtype = AdapterDtype::Fp32;
+            const double expected = method == Method::Qlora && kept ? 142336.0 : 142336.0 - 38400.0;
+            INFO(toString(method) << (kept ? " kept" : ""));
+            CHECK(activationsGb(s) - model == Approx(expected * tokenLayers / 1e9).epsilon(0.001));
+        }
     }
 }
 
@@ -195,6 +200,7 @@ TEST_CASE("The previous step's 4-bit matmul inputs stay through the next forward
     s.seqLen = 512;
     s.batch = 2;
     s.globalBatch = 4;
+    s.lora.kept4bitInputs = true;  // the pinned 0.42.0
     const double kept = activationsGb(s);
     s.lora.previousStepInputs = true;
     CHECK(activationsGb(s) - kept == Approx(2.0 * 1024 * (32 * 23296.0 + 4096) / 1e9).epsilon(0.001));
@@ -218,7 +224,8 @@ TEST_CASE("LitGPT's adapter v2 saves every linear layer's output and trains the 
     // adapter_scale requires grad, so the multiply saves linear(x) + bias: one
     // 16-bit output per linear layer. Llama 2 7B (h = 4096, 32 heads and 32
     // kv heads of 128, f = 11008, 32 layers, V = 32000), one 2,048-token
-    // sample over an NF4 base (whose matmul keeps every input either way, so
+    // sample over an NF4 base of LitGPT's bitsandbytes 0.42 (whose matmul
+    // keeps every input either way, lora.kept_4bit_inputs, so
     // only the outputs differ): qkv 3h + proj h + fc_1, fc_2 2f + proj h =
     // 42,496 elements, plus the adapter prefix's gated output `gating_factor *
     // ay` (adapter.py), h = 4,096: 2 x 46,592 = 93,184 bytes per token and
@@ -229,6 +236,7 @@ TEST_CASE("LitGPT's adapter v2 saves every linear layer's output and trains the 
     Scenario s = loraStep("llama-2-7b", Method::Qlora);
     s.weights = WeightFormat::Nf4;
     s.lora.targets = LoraTargets::QueryValue;
+    s.lora.kept4bitInputs = true;
     const double lora = activationsGb(s);
     s.lora.outputScale = true;
     const double expected = (93184.0 + 16384.0) * 2048 * 32 + 2.0 * 2048 * 32000;

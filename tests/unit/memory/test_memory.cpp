@@ -147,6 +147,7 @@ TEST_CASE("worked example (c): Llama-2-70B QLoRA r = 64 on all linear layers", "
     Scenario s = finetuning("llama-2-70b", "h100-sxm5-80gb", Method::Qlora);
     s.lora.rank = 64;
     s.lora.targets = LoraTargets::AllLinear;
+    s.lora.kept4bitInputs = true;  // the example's bitsandbytes, before 0.43.2
     s.globalBatch = 2;
     const MemoryEstimate e = estimateMemory(s, makePlan(s, 1));
     const MemoryBreakdown& m = e.memory;

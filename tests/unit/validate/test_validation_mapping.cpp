@@ -390,11 +390,14 @@ TEST_CASE("LitGPT rows follow LitGPT's scripts: allocated memory, chunked loss, 
     // BitsandbytesPrecision quantizes lm_head with the other linear layers.
     CHECK(one.request["untied_head"] == true);
     CHECK(one.request["lora"]["quantized_head"] == true);
+    // LitGPT pins bitsandbytes 0.42.0, whose MatMul4Bit keeps its input.
+    CHECK(one.request["lora"]["kept_4bit_inputs"] == true);
     // A 16-bit LoRA run has no 4-bit head.
     Json sixteen = qlora;
     sixteen["quant"] = "bf16";
     sixteen["method"] = "lora";
     CHECK_FALSE(caliper::test::mappedRow(sixteen).request["lora"].contains("quantized_head"));
+    CHECK_FALSE(caliper::test::mappedRow(sixteen).request["lora"].contains("kept_4bit_inputs"));
     // A config hub yaml listing every layer (gemma-2b/lora.yaml: lora_query,
     // lora_key, lora_value, lora_projection, lora_mlp, lora_head true).
     Json every = qlora;

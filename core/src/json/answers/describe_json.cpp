@@ -100,6 +100,7 @@ Json taskDefaults(const Catalog& catalog, Task task) {
             {"untied_head", s.untiedHead},
             {"lora", {{"rank", s.lora.rank}, {"targets", toString(s.lora.targets)}, {"fused_qkv", s.lora.fusedQkv}, {"adapter_dtype", "auto"},
                       {"quantized_head", s.lora.quantizedHead}, {"previous_step_inputs", s.lora.previousStepInputs},
+                      {"upcast_unquantized", s.lora.upcastUnquantized}, {"kept_4bit_inputs", s.lora.kept4bitInputs},
                       {"output_scale", s.lora.outputScale}, {"experts", "auto"}}},
             {"parallel",
              {{"strategy", toString(s.parallel.strategy)},

@@ -166,6 +166,8 @@ void readLora(Scenario& s, ObjectReader& r) {
     s.lora.dropout = l.numberOr("dropout", 0.0, 0.0, 1.0);
     s.lora.quantizedHead = l.boolOr("quantized_head", false);
     s.lora.previousStepInputs = l.boolOr("previous_step_inputs", false);
+    s.lora.upcastUnquantized = l.boolOr("upcast_unquantized", false);
+    s.lora.kept4bitInputs = l.boolOr("kept_4bit_inputs", false);
     s.lora.outputScale = l.boolOr("output_scale", false);
     const std::string experts = l.enumOr("experts", "auto", {"auto", "modules", "fused"});
     s.lora.experts = experts == "modules" ? ExpertAdapters::Modules
