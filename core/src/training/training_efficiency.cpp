@@ -273,7 +273,8 @@ double trainingMfu(const Scenario& s, const Plan& plan, const Workload& work, do
     const double expertShare = matmul > 0 ? std::clamp(expertActive / matmul, 0.0, 1.0) : 0.0;
     const double gemmSpeed = fp8 ? kFp8GemmSpeedup : 1.0;
     // FP8 runs only Transformer Engine's linear layers in FP8: the lm_head
-    // (Megatron-Core's output_layer, a ColumnParallelLinear outside TE;
+    // (Megatron-Core's output_layer in megatron/core/models/gpt/gpt_model.py is
+    // a tensor_parallel.ColumnParallelLinear, outside TE;
     // torchtitan's float8 filter skips "output" too) stays in 16 bits.
     const double lmShare = fp8 && matmul > 0 ? std::clamp(work.lmHeadParams / matmul, 0.0, 1.0 - expertShare) : 0.0;
     // FP8 cast time over the 16-bit GEMM time at the base efficiency: bytes
