@@ -20,7 +20,8 @@ built. A CUDA out-of-memory error is recorded as OOM.
 MEASURE_SET=3 runs architectures the first two sets lack (Qwen3 14B, Phi-4,
 Gemma 2 9B, Qwen2.5 14B, Qwen3-30B-A3B under LoRA, Phi-3-mini, small Qwen
 models at large batches), sized for a 141 GB GPU; MEASURE_SET=4 LoRA of
-Qwen3 32B and Mistral Small 24B, mixed precision Llama 3.1 8B, Gemma 3 4B.
+Qwen3 32B and Mistral Small 24B, mixed precision Llama 3.1 8B, Gemma 3 4B;
+MEASURE_SET=5 DeepSeek-V2-Lite, Mixtral 8x7B, Gemma 3 12B/27B, Qwen1.5-MoE, Qwen3 0.6B.
 
 Writes one JSON line per run to $OUT/runs.jsonl (or argv[1]).
 Usage: python3 tools/measure/finetune_memory.py [out.jsonl]
@@ -63,6 +64,12 @@ ARCH = {
     "qwen3-32b": "Qwen3Config",
     "mistral-small-24b": "MistralConfig",
     "gemma-3-4b": "Gemma3TextConfig",
+    "deepseek-v2-lite": "DeepseekV2Config",
+    "mixtral-8x7b": "MixtralConfig",
+    "gemma-3-12b": "Gemma3TextConfig",
+    "gemma-3-27b": "Gemma3TextConfig",
+    "qwen1.5-moe-a2.7b": "Qwen2MoeConfig",
+    "qwen3-0.6b": "Qwen3Config",
 }
 MODEL_ORDER = list(ARCH)[:9]
 
@@ -103,6 +110,22 @@ SET4_PLAN = [
                            ("lora", True, 16, 4096)], False),
     ("llama-3.1-8b", [("full", False, 1, 1024), ("full", True, 4, 2048), ("full", False, 2, 2048)], True),
     ("gemma-3-4b", SET3_SMALL_RUNS, False),
+]
+# Fifth set (an H200): architectures the first four lack, each straddling the
+# fit boundary: MLA with fine-grained and shared experts (DeepSeek-V2-Lite),
+# Mixtral's eight large experts and Qwen1.5-MoE's shared expert, Gemma 3's
+# larger text models, a 0.6B model whose logits dominate.
+SET5_PLAN = [
+    ("deepseek-v2-lite", [("lora", False, 1, 2048), ("lora", True, 8, 4096), ("lora", False, 4, 4096),
+                          ("lora", True, 32, 4096)], False),
+    ("mixtral-8x7b", [("lora", True, 2, 4096), ("lora", False, 1, 2048), ("lora", True, 8, 4096)], False),
+    ("gemma-3-12b", [("full", True, 1, 2048), ("full", False, 1, 1024), ("full", True, 4, 4096),
+                     ("lora", False, 2, 2048), ("lora", True, 8, 4096)], False),
+    ("qwen1.5-moe-a2.7b", [("full", True, 1, 2048), ("full", False, 1, 1024), ("full", True, 4, 4096),
+                           ("lora", False, 2, 4096), ("lora", True, 16, 4096)], False),
+    ("gemma-3-27b", [("lora", False, 1, 2048), ("lora", True, 4, 4096), ("lora", True, 16, 4096)], False),
+    ("qwen3-0.6b", [("full", False, 4, 2048), ("full", True, 16, 4096), ("full", False, 8, 4096),
+                    ("lora", True, 32, 8192)], False),
 ]
 
 # (method, gradient checkpointing, micro-batch, sequence length), most
@@ -152,9 +175,26 @@ def hf_config(entry, arch, layers=None):
         kwargs["sliding_window"] = entry.get("sliding_window") or 4096
         kwargs["query_pre_attn_scalar"] = entry["head_dim"]
     moe = entry.get("moe")
-    if moe:
+    if arch == "MixtralConfig":
+        kwargs.update(num_local_experts=moe["experts"], num_experts_per_tok=moe["experts_per_token"],
+                      intermediate_size=moe["expert_intermediate_size"], output_router_logits=False)
+    elif arch == "DeepseekV2Config":
+        mla = entry["mla"]
+        # The config derives head_dim from the MLA dimensions itself.
+        del kwargs["head_dim"]
+        kwargs.update(n_routed_experts=moe["experts"], n_shared_experts=moe["shared_experts"],
+                      num_experts_per_tok=moe["experts_per_token"],
+                      moe_intermediate_size=moe["expert_intermediate_size"],
+                      first_k_dense_replace=moe["dense_layers"], kv_lora_rank=mla["kv_lora_rank"],
+                      q_lora_rank=mla["q_lora_rank"] or None, qk_nope_head_dim=mla["qk_nope_head_dim"],
+                      qk_rope_head_dim=mla["qk_rope_head_dim"], v_head_dim=mla["v_head_dim"],
+                      topk_method="greedy", n_group=1, topk_group=1)
+    elif moe:
         kwargs.update(num_experts=moe["experts"], num_experts_per_tok=moe["experts_per_token"],
                       moe_intermediate_size=moe["expert_intermediate_size"], output_router_logits=False)
+        if arch == "Qwen2MoeConfig":
+            # One shared expert as wide as the catalog's shared experts together.
+            kwargs["shared_expert_intermediate_size"] = moe["shared_experts"] * moe["expert_intermediate_size"]
     return cls(**kwargs)
 
 
@@ -292,7 +332,7 @@ def main():
     setup = dict(torch=torch.__version__, transformers=transformers.__version__,
                  gpu=torch.cuda.get_device_name(0),
                  total_gib=round(torch.cuda.get_device_properties(0).total_memory / GIB, 3),
-                 cuda=torch.version.cuda)
+                 cuda=torch.version.cuda, date=time.strftime("%Y-%m-%d", time.gmtime()))
     torch.cuda.init()
     free_b, total_b = torch.cuda.mem_get_info()
     # What nvidia-smi shows beyond PyTorch's reserved pool: the CUDA context.
@@ -326,6 +366,8 @@ def main():
                      SET3_MOE_RUNS if m == "qwen3-30b-a3b" else SET3_RUNS, False) for m in SET3_MODELS]
         elif os.environ.get("MEASURE_SET") == "4":
             plan = SET4_PLAN
+        elif os.environ.get("MEASURE_SET") == "5":
+            plan = SET5_PLAN
         elif os.environ.get("MEASURE_SET") == "2":
             plan = [(m, AMP_RUNS, True) for m in AMP_MODELS] + [(m, LONG_RUNS, False) for m in LONG_MODELS]
         else:
