@@ -12,7 +12,8 @@ out-of-memory error is recorded as OOM.
 
 Writes one JSON line per run to argv[1] (or $OUT/inference-runs.jsonl).
 Environment: MEASURE_BUDGET_S (default 240) stops starting new runs after
-that many seconds.
+that many seconds; MEASURE_MODELS (comma-separated catalog ids) replaces the
+model list.
 """
 import json
 import os
@@ -95,11 +96,11 @@ def main():
     setup = dict(torch=torch.__version__, transformers=transformers.__version__,
                  gpu=torch.cuda.get_device_name(0),
                  total_gib=round(torch.cuda.get_device_properties(0).total_memory / fm.GIB, 3),
-                 cuda=torch.version.cuda, used_before_allocations_gib=round((total_b - free_b) / fm.GIB, 3))
+                 cuda=torch.version.cuda, date=time.strftime("%Y-%m-%d", time.gmtime()), used_before_allocations_gib=round((total_b - free_b) / fm.GIB, 3))
     print(json.dumps(setup), flush=True)
     with open(path, "a") as f:
         out = fm.record_writer(f, setup, start)
-        for model_id in MODELS:
+        for model_id in os.environ.get("MEASURE_MODELS", ",".join(MODELS)).split(","):
             try:
                 measure_model(model_id, out, start + budget)
             except Exception:  # noqa: BLE001 - one architecture failing leaves the others

@@ -14,19 +14,29 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MODELS = {m["id"]: m for m in json.loads((ROOT / "data" / "models.json").read_text())["models"]}
-# Each measuring session is its own source: its GPU, date and software.
+# Each measuring session is its own source: its GPU, date and software. Runs
+# recorded before the setup carried its date belong to the first session on
+# that GPU.
 SESSIONS = {
-    "NVIDIA H100 80GB HBM3": ("h100", "2026-11-26"),
-    "NVIDIA H200": ("h200", "2026-11-27"),
+    ("NVIDIA H100 80GB HBM3", "2026-11-26"): "h100",
+    ("NVIDIA H200", "2026-11-27"): "h200",
+    ("NVIDIA H200", "2026-11-28"): "h200b",
 }
+FIRST_DAY = {"NVIDIA H100 80GB HBM3": "2026-11-26", "NVIDIA H200": "2026-11-27"}
 
 
-def source(gpu, what="finetune"):
+def session(setup):
+    """(short name, day) of the session that recorded a run."""
+    day = setup.get("date") or FIRST_DAY[setup["gpu"]]
+    return SESSIONS[(setup["gpu"], day)], day
+
+
+def source(setup, what="finetune"):
     # The first word names the session's runs, so validation and the fitter
     # count each session as its own source (left out as one).
-    short, day = SESSIONS[gpu]
+    short, day = session(setup)
     return ("validation/measured/{}-{} (Caliper's own runs of tools/measure/{}_memory.py on one {}, "
-            "randomly initialised weights, {})".format(short, what, what, gpu, day))
+            "randomly initialised weights, {})".format(short, what, what, setup["gpu"], day))
 
 
 def describe(run):
@@ -61,7 +71,7 @@ def inference_rows(run):
     entry = MODELS[run["model"]]
     s = run["setup"]
     gpu = s["gpu"]
-    rid = "caliper-{}-{}-generate-b{}-i{}-o{}".format(SESSIONS[gpu][0], run["model"], run["batch"], run["isl"],
+    rid = "caliper-{}-{}-generate-b{}-i{}-o{}".format(session(s)[0], run["model"], run["batch"], run["isl"],
                                                      run["osl"])
     extra = ("Hugging Face transformers {} generate(), torch {}; bf16 weights, sdpa attention, the default KV "
              "cache; greedy, {} random prompts of {} tokens, exactly {} new tokens each (no end token); one GPU; "
@@ -73,7 +83,7 @@ def inference_rows(run):
     yield dict(id=rid + "-memory", kind="inference_memory", model=entry["hf_id"], params_b=entry["params_b"],
                quant="bf16", method="inference", gpu=gpu, gpu_count=1, batch=run["batch"], isl=run["isl"],
                osl=run["osl"], engine="transformers", engine_version=s["transformers"], extra=extra,
-               source=source(gpu, "inference"), measured=True, trust="high", value=run["peak_reserved_gib"],
+               source=source(s, "inference"), measured=True, trust="high", value=run["peak_reserved_gib"],
                unit="GiB", quote=quote)
 
 
@@ -86,13 +96,13 @@ def rows(run):
     entry = MODELS[run["model"]]
     precision = run.get("precision", "bf16")
     gpu = run["setup"]["gpu"]
-    rid = "caliper-{}-{}-{}-{}-ck{}-b{}-s{}".format(SESSIONS[gpu][0], run["model"], run["method"], precision,
+    rid = "caliper-{}-{}-{}-{}-ck{}-b{}-s{}".format(session(run["setup"])[0], run["model"], run["method"], precision,
                                                       int(run["gradient_checkpointing"]), run["batch"],
                                                       run["seq_len"])
     base = dict(model=entry["hf_id"], params_b=entry["params_b"], quant="bf16" if precision == "bf16" else
                 "fp32 weights, bf16 autocast", method=run["method"], gpu=gpu, gpu_count=1,
                 batch=run["batch"], seq_len=run["seq_len"], optimizer="AdamW", engine="transformers",
-                engine_version=run["setup"]["transformers"], extra=describe(run), source=source(gpu),
+                engine_version=run["setup"]["transformers"], extra=describe(run), source=source(run["setup"]),
                 measured=True, trust="high")
     quote = json.dumps({k: run[k] for k in ("outcome", "peak_reserved_gib", "peak_allocated_gib") if k in run})
     if run["outcome"] == "fits":
