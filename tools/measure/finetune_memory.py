@@ -21,7 +21,8 @@ MEASURE_SET=3 runs architectures the first two sets lack (Qwen3 14B, Phi-4,
 Gemma 2 9B, Qwen2.5 14B, Qwen3-30B-A3B under LoRA, Phi-3-mini, small Qwen
 models at large batches), sized for a 141 GB GPU; MEASURE_SET=4 LoRA of
 Qwen3 32B and Mistral Small 24B, mixed precision Llama 3.1 8B, Gemma 3 4B;
-MEASURE_SET=5 DeepSeek-V2-Lite, Mixtral 8x7B, Gemma 3 12B/27B, Qwen1.5-MoE, Qwen3 0.6B.
+MEASURE_SET=5 DeepSeek-V2-Lite, Mixtral 8x7B, Gemma 3 12B/27B, Qwen1.5-MoE, Qwen3 0.6B;
+MEASURE_SET=6 GLM-4 9B, Falcon3 7B, SmolLM3 3B, Gemma 3 1B, Granite 3.1 8B.
 
 Writes one JSON line per run to $OUT/runs.jsonl (or argv[1]).
 Usage: python3 tools/measure/finetune_memory.py [out.jsonl]
@@ -70,6 +71,11 @@ ARCH = {
     "gemma-3-27b": "Gemma3TextConfig",
     "qwen1.5-moe-a2.7b": "Qwen2MoeConfig",
     "qwen3-0.6b": "Qwen3Config",
+    "glm-4-9b": "GlmConfig",
+    "falcon3-7b": "LlamaConfig",
+    "smollm3-3b": "SmolLM3Config",
+    "gemma-3-1b": "Gemma3TextConfig",
+    "granite-3.1-8b-instruct": "GraniteConfig",
 }
 MODEL_ORDER = list(ARCH)[:9]
 
@@ -126,6 +132,18 @@ SET5_PLAN = [
     ("gemma-3-27b", [("lora", False, 1, 2048), ("lora", True, 4, 4096), ("lora", True, 16, 4096)], False),
     ("qwen3-0.6b", [("full", False, 4, 2048), ("full", True, 16, 4096), ("full", False, 8, 4096),
                     ("lora", True, 32, 8192)], False),
+]
+
+# Sixth set (an H200): dense architectures the others lack: GLM-4's two KV
+# heads, Falcon3's 256-wide heads, SmolLM3, Gemma 3 1B (a 262k vocabulary on
+# a 1B model), Granite 3.1.
+SET6_PLAN = [
+    ("glm-4-9b", [("full", True, 2, 2048), ("full", False, 1, 1024), ("lora", False, 2, 4096),
+                  ("lora", True, 16, 4096)], False),
+    ("falcon3-7b", [("full", False, 2, 2048), ("full", True, 8, 4096), ("lora", False, 4, 4096)], False),
+    ("smollm3-3b", [("full", False, 4, 4096), ("full", True, 16, 8192), ("lora", False, 8, 4096)], False),
+    ("gemma-3-1b", [("full", False, 8, 4096), ("full", True, 32, 4096), ("lora", True, 32, 8192)], False),
+    ("granite-3.1-8b-instruct", [("full", True, 4, 4096), ("lora", False, 4, 4096)], False),
 ]
 
 # (method, gradient checkpointing, micro-batch, sequence length), most
@@ -368,6 +386,8 @@ def main():
             plan = SET4_PLAN
         elif os.environ.get("MEASURE_SET") == "5":
             plan = SET5_PLAN
+        elif os.environ.get("MEASURE_SET") == "6":
+            plan = SET6_PLAN
         elif os.environ.get("MEASURE_SET") == "2":
             plan = [(m, AMP_RUNS, True) for m in AMP_MODELS] + [(m, LONG_RUNS, False) for m in LONG_MODELS]
         else:
