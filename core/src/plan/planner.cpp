@@ -965,17 +965,22 @@ bool splitMayFitWithin(const Scenario& split, int maxGpus, const sizing::ModelFi
 
 // The layer split (eager loss, then Liger's fused one where the loss is
 // "auto" and the eager split is short) where the data-parallel choice `c`
-// does not fit within the limit (an "auto" count) or at the stated count:
-// every other cell keeps `c` with no split evaluated.
+// does not fit within the limit or needs three GPUs or more (an "auto"
+// count: the fewest GPUs win, and a split of two or more stages may need
+// fewer), or does not fit at the stated count: every other cell keeps `c`
+// with no split evaluated.
 Choice withLayerSplit(const Scenario& request, int maxGpus, const sizing::ModelFigures* held, Choice c) {
     if (!layerSplitWeighed(request)) return c;
+    const bool dataParallelFits = fitsWithin(c, maxGpus);
     const bool dataParallelShort = request.gpuCountAuto
-                                       ? !fitsWithin(c, maxGpus) && maxGpus > 1
+                                       ? maxGpus > 1 && (!dataParallelFits || *c.gpusNeeded > 2)
                                        : !c.fits && request.gpuCount > 1 && request.gpuCount <= oneMachine(request);
     if (!dataParallelShort) return c;
+    // Where the data-parallel plan fits, only a split on fewer GPUs is chosen.
+    const int splitLimit = request.gpuCountAuto && dataParallelFits ? *c.gpusNeeded - 1 : maxGpus;
     Scenario split = request;
     split.parallel.strategy = Strategy::LayerSplit;
-    if (request.gpuCountAuto && !splitMayFitWithin(split, maxGpus, held)) return c;
+    if (request.gpuCountAuto && !splitMayFitWithin(split, splitLimit, held)) return c;
     // Counts beyond one machine are no device_map's.
     auto withinMachine = [&](Choice& ch) {
         if (ch.gpusNeeded && *ch.gpusNeeded > oneMachine(request)) {
@@ -984,13 +989,13 @@ Choice withLayerSplit(const Scenario& request, int maxGpus, const sizing::ModelF
         }
         return std::move(ch);
     };
-    Choice first = chooseTraining(split, maxGpus, held);
+    Choice first = chooseTraining(split, splitLimit, held);
     Choice best = withinMachine(first);
     bool fused = false;
     const bool eagerShort = request.gpuCountAuto ? !best.gpusNeeded || *best.gpusNeeded > 2 : !best.fits;
     if (fusedLossWeighed(request) && eagerShort) {
         split.lossKernel = LossKernel::FusedLinear;
-        Choice fc = chooseTraining(split, maxGpus, held);
+        Choice fc = chooseTraining(split, splitLimit, held);
         Choice f = withinMachine(fc);
         if (splitBetter(request, f, best) ||
             (!request.gpuCountAuto && f.gpusNeeded && (!best.gpusNeeded || *f.gpusNeeded < *best.gpusNeeded))) {

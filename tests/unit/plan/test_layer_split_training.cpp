@@ -1,7 +1,7 @@
 // The layer split for Hugging Face fine-tuning (device_map="auto": the
 // layers spread over the GPUs, one GPU busy at a time): weighed by the
-// planner only where no data-parallel plan fits, and run sequentially by the
-// speed model.
+// planner only where no data-parallel plan fits or where it may need fewer
+// GPUs than one that does, and run sequentially by the speed model.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -68,11 +68,29 @@ TEST_CASE("LoRA of Gemma 4 31B on 2080 Ti 22GB cards splits its layers where ZeR
     CHECK_FALSE(listHasCode(eager["plan"]["why"], "loss_fused_linear_to_fit"));
 }
 
-TEST_CASE("the layer split is weighed only where no data-parallel plan fits", "[planner][layer-split]") {
-    // An "auto" count within the default limit: ZeRO-3 fits on 12, and stays.
+TEST_CASE("the layer split is weighed only where it may need fewer GPUs than the data-parallel plan", "[planner][layer-split]") {
+    // An "auto" count within the default limit: ZeRO-3 fits on 12, the split
+    // on 5 (the case above), and gpus_needed is the fewest that fit
+    // (docs/CONTRACT.md), as a stated count of 4 already reports.
     const Json open = estimateOk(kGemmaLora + R"(,"gpu_count":"auto"})");
-    CHECK(open["plan"]["strategy"] == "zero3");
-    CHECK(open["gpus_needed"] == 12);
+    CHECK(open["plan"]["strategy"] == "layer-split");
+    CHECK(open["gpus_needed"] == 5);
+    CHECK(listHasCode(open["plan"]["why"], "layer_split_to_fit"));
+    // Qwen3.5 9B LoRA on the same cards: ZeRO-3 alone needs 3, the split 2.
+    const std::string qwenLora =
+        R"({"model":"qwen3.5-9b","gpu":"2080 Ti 22GB","task":"finetune","method":"lora","gpu_count":"auto")";
+    const Json zero3 = estimateOk(qwenLora + R"(,"parallel":{"strategy":"zero3"}})");
+    REQUIRE(zero3["gpus_needed"] == 3);
+    const Json fewest = estimateOk(qwenLora + "}");
+    CHECK(fewest["gpus_needed"] == 2);
+    CHECK(fewest["plan"]["strategy"] == "layer-split");
+    // Where a data-parallel plan fits on two GPUs, no split needs fewer: a
+    // full fine-tune of Gemma 3 12B on H100s keeps ZeRO.
+    const Json two = estimateOk(
+        R"({"model":"gemma-3-12b","gpu":"H100 SXM5","task":"finetune","method":"full","gpu_count":"auto"})");
+    CHECK(two["gpus_needed"] == 2);
+    CHECK(two["plan"]["strategy"] != "layer-split");
+    CHECK_FALSE(listHasCode(two["plan"]["why"], "layer_split_to_fit"));
     // Within 8 GPUs no data-parallel plan fits: the split on 5 does.
     const Json limited = estimateOk(kGemmaLora + R"(,"gpu_count":"auto","max_gpus":8})");
     CHECK(limited["fits"] == true);
