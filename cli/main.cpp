@@ -76,7 +76,7 @@ scenario keys and defaults (only "model" and "gpu" are required):
   lora                {"rank": 16, "targets": "all-linear" | "attention" | "query-value", "fused_qkv": false,
                        "quantized_head": false, "previous_step_inputs": false,
                        "upcast_unquantized": false, "kept_4bit_inputs": false,
-                       "experts": "auto" | "modules" | "fused"}
+                       "experts": "auto" | "modules" | "fused" | "frozen"}
   kv_heads_repeated   training: k and v repeated to every query head before attention (LitGPT)
   untied_head         the output head is its own copy of a tied embedding table (LitGPT)
   parallel            {"strategy": "auto", "tp": null, "pp": null, "offload": "none"}

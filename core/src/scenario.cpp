@@ -78,14 +78,16 @@ bool fp32Adapters(const Scenario& s) {
     }
 }
 
-bool fusedExpertAdapters(const Scenario& s) {
-    if (s.method != Method::Lora || !s.lora.allLinear() || s.model.moe.experts <= 0) return false;
-    switch (s.lora.experts) {
-        case ExpertAdapters::Fused: return true;
-        case ExpertAdapters::Modules: return false;
-        default: return s.engine == Engine::Transformers || s.engine == Engine::Deepspeed || s.engine == Engine::Fsdp;
+ExpertAdapters expertAdaptersOf(const Scenario& s) {
+    if (s.method != Method::Lora || !s.lora.allLinear() || s.model.moe.experts <= 0) return ExpertAdapters::Modules;
+    if (s.lora.experts != ExpertAdapters::Auto) return s.lora.experts;
+    if (s.engine != Engine::Transformers && s.engine != Engine::Deepspeed && s.engine != Engine::Fsdp) {
+        return ExpertAdapters::Modules;
     }
+    return s.model.moe.peftFrozenExperts ? ExpertAdapters::Frozen : ExpertAdapters::Fused;
 }
+
+bool fusedExpertAdapters(const Scenario& s) { return expertAdaptersOf(s) == ExpertAdapters::Fused; }
 
 bool fp32GradientsOf(const Scenario& s) {
     if (s.fp32Gradients) return *s.fp32Gradients;

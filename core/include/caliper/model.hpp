@@ -30,6 +30,14 @@ struct MoeSpec {
     // Inner size of each always-on expert when it differs from the routed
     // ones (Gemma 4's dense MLP beside its experts); 0 = expertIntermediateSize.
     int sharedExpertIntermediateSize = 0;
+    // A learned scalar gate on the shared expert's output, one nn.Linear(h, 1)
+    // per MoE layer (transformers' Qwen2MoeSparseMoeBlock.shared_expert_gate):
+    // a linear layer that LoRA on all linear layers adapts.
+    bool sharedExpertGate = false;
+    // PEFT's "all-linear" under transformers v5 leaves the routed experts and
+    // the router frozen (moe.peft_all_linear_experts "frozen"): the model type
+    // has no MoE conversion that PEFT reads (see scenario.hpp ExpertAdapters).
+    bool peftFrozenExperts = false;
 };
 
 struct MlaSpec {  // DeepSeek-V2/V3 multi-head latent attention

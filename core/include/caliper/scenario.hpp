@@ -66,8 +66,12 @@ enum class AdapterDtype { Auto, Fp32, Model };
 // every expert at each forward (see train_activations.cpp). Auto: Fused for
 // LoRA under transformers, deepspeed and fsdp (transformers v5 with PEFT from
 // 0.19 on, whose MoE conversion turns "all-linear" into those parameters), else
-// Modules.
-enum class ExpertAdapters { Auto, Modules, Fused };
+// Modules; Frozen in place of Fused for a model whose type PEFT's conversion
+// does not know (moe.peft_all_linear_experts "frozen"). Frozen: "all-linear"
+// adapts nn.Linear modules only, and the 3D experts and the router are not
+// nn.Linear, so they stay frozen (PEFT tuners_utils.py
+// _maybe_include_all_linear_layers: `isinstance(module, (nn.Linear, Conv1D))`).
+enum class ExpertAdapters { Auto, Modules, Fused, Frozen };
 
 // The linear layers LoRA adapts in each block. QueryValue: q and v only
 // (PEFT's default target_modules for Llama-family models, q_proj and v_proj;
@@ -345,6 +349,9 @@ bool fp32Adapters(const Scenario& scenario);
 // LoRA on all linear layers of a MoE model whose routed experts are fused 3D
 // parameters adapted by merging (lora.experts, ExpertAdapters::Fused).
 bool fusedExpertAdapters(const Scenario& scenario);
+// How LoRA on all linear layers reaches a MoE model's routed experts, Auto
+// resolved (Modules where the question does not arise).
+ExpertAdapters expertAdaptersOf(const Scenario& scenario);
 // Whether full training keeps fp32 gradients: the request's choice, else
 // Megatron's default (Megatron-LM arguments.py turns on
 // accumulate_allreduce_grads_in_fp32 for bf16; NeMo's bf16_mixed sets

@@ -110,7 +110,20 @@ CacheTokens cacheTokens(const Scenario& s) {
             t.full = batch * roundUp(context, kTrtllmBlockTokens);
             t.sliding = batch * roundUp(std::min(context, window), kTrtllmBlockTokens);
             return t;
-        default:  // SGLang (page size 1), transformers (exact length)
+        case Engine::Transformers: {
+            // Exact length. A sliding layer of transformers' DynamicCache
+            // (cache_utils.py DynamicSlidingWindowLayer.update, 5.x) keeps
+            // `full_key_states[:, :, -sliding_window + 1:, :]`, a view of the
+            // torch.cat of its past and the new states: after the prefill the
+            // whole prompt's K and V stay allocated behind that view until the
+            // layer's next update replaces them. At the end of the prefill
+            // every sliding layer so holds the full prompt.
+            t.full = batch * context;
+            const double prompt = std::min(context, double(std::max<std::int64_t>(0, s.promptTokens)));
+            t.sliding = batch * std::max(std::min(context, window), prompt);
+            return t;
+        }
+        default:  // SGLang (page size 1)
             t.full = batch * context;
             t.sliding = batch * std::min(context, window);
             return t;

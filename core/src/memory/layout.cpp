@@ -100,6 +100,30 @@ double fusedExpertExtraDims(const ModelShape& sh, const Scenario& s) {
     return double(sh.moeLayers) * (gateUp + sh.hidden + sh.experts);
 }
 
+// LoRA on all linear layers, sum of (d_in + d_out) by how the routed experts
+// are reached (expertAdaptersOf).
+// Fused: _convert_peft_config_moe remaps every target whose leaf name is one
+// of the v4 expert names (gate_proj, up_proj, down_proj for the Qwen2-style
+// types) to target_parameters and drops it from target_modules, so the
+// nn.Linear MLPs that carry those names too, the dense layers' and the
+// shared experts', are left without adapters; the shared expert's gate keeps
+// its own name and its adapter. Caliper's H200 run of DeepSeek-V2-Lite
+// (validation/measured/h200-finetune-set5.jsonl, PEFT 0.21, transformers 5.17)
+// counts 358,994,944 trainable parameters: attention, routed experts and
+// router only (see test_lora_mechanisms.cpp).
+// Frozen: only the nn.Linear modules: attention, dense and shared MLPs, the
+// shared expert's gate.
+double allLinearLoraDims(const ModelShape& sh, const Scenario& s) {
+    switch (expertAdaptersOf(s)) {
+        case ExpertAdapters::Fused: {
+            const double gate = s.model.moe.sharedExpertGate ? (sh.hidden + 1.0) * sh.moeLayers : 0.0;
+            return sh.loraDimsAttention + sh.loraDimsRoutedExperts + gate + fusedExpertExtraDims(sh, s);
+        }
+        case ExpertAdapters::Frozen: return sh.loraDimsAllLinear - sh.loraDimsRoutedExperts;
+        default: return sh.loraDimsAllLinear;
+    }
+}
+
 }  // namespace
 
 Inputs prepare(const Scenario& s, const ModelFigures* held) {
@@ -112,10 +136,10 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
     if (in.lora) {
         // LoRA adds B (d_out x r) and A (r x d_in) to each adapted matrix:
         // r (d_in + d_out) parameters (LoRA §4).
-        const double dims = s.lora.allLinear()                           ? in.shape().loraDimsAllLinear
+        const double dims = s.lora.allLinear()                           ? allLinearLoraDims(in.shape(), s)
                             : s.lora.targets == LoraTargets::QueryValue ? in.shape().loraDimsQueryValue
                                                                         : in.shape().loraDimsAttention;
-        in.adapterParams = double(std::max(1, s.lora.rank)) * (dims + fusedExpertExtraDims(in.shape(), s));
+        in.adapterParams = double(std::max(1, s.lora.rank)) * dims;
     }
     in.trainableParams = in.lora ? in.adapterParams : in.counts().total;
     in.usableGiB = usableMemoryGiB(s);

@@ -75,6 +75,9 @@ struct ModelShape {
     bool gated = true;
     LinearGroups groups;
     double loraDimsAllLinear = 0;   // sum of (d_in + d_out) over every block linear layer
+    double loraDimsDenseMlp = 0;       // the same over the dense MLPs (not MoE layers')
+    double loraDimsRoutedExperts = 0;  // the same over the routed experts, one module each
+    double loraDimsSharedExperts = 0;  // the same over the shared experts and their gate
     double loraDimsAttention = 0;   // the same over q, k, v, o only
     double loraDimsQueryValue = 0;  // the same over q and v only
     double layerParams = 0;         // parameters of one decoder layer (an FSDP unit)
@@ -132,12 +135,13 @@ inline bool upcastUnquantized(const Scenario& s) {
 // and its bitsandbytes loading replaces nn.Linear and Conv1D modules only
 // (integrations/bitsandbytes.py _replace_with_bnb_linear: `isinstance(module,
 // (nn.Linear, Conv1D))`), so LoRA over a k-bit base keeps those experts in
-// 16 bits. A stated lora.experts "fused" stands for that layout (its auto
-// default keeps the quantized one-module-per-expert layout for k-bit bases).
+// 16 bits. A stated lora.experts "fused" or "frozen" stands for that layout
+// (its auto default keeps the quantized one-module-per-expert layout for k-bit
+// bases).
 inline bool bnbSkipsFusedExperts(const Scenario& s) {
     if (s.model.moe.experts <= 0 || (s.method != Method::Lora && s.method != Method::Qlora)) return false;
     if (s.weights != WeightFormat::Int8 && s.weights != WeightFormat::Nf4 && s.weights != WeightFormat::Nf4Dq) return false;
-    return s.lora.experts == ExpertAdapters::Fused;
+    return s.lora.experts == ExpertAdapters::Fused || s.lora.experts == ExpertAdapters::Frozen;
 }
 
 // What the held weight figures depend on besides the format: the engine kind,

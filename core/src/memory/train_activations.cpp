@@ -364,16 +364,33 @@ double adapterCopyBytesPerToken(const Inputs& in) {
     bytes += group(sh.qDim, queryValue ? 0 : branch, s.flashAttention);
     // Each expert a token visits casts its own gate/up input and down input.
     const double passes = sh.experts > 0 ? std::max(1.0, double(sh.topK + sh.sharedExperts)) : 1.0;
-    if (fusedExpertAdapters(s)) {
+    const double moeShare = double(sh.moeLayers) / std::max(1, sh.layers);
+    // The shared expert's scalar gate (Qwen2-MoE), a linear layer on the normed input.
+    const double gateModules = s.model.moe.sharedExpertGate && sh.sharedExperts > 0 ? 1 : 0;
+    const ExpertAdapters experts = expertAdaptersOf(s);
+    if (experts == ExpertAdapters::Fused) {
         // Routed experts adapted through their merged weight (kMergedExpertCopies):
         // each routed pass keeps its gathered 16-bit input, the down projection's
-        // input stays as the base count has it; shared experts are nn.Linear
-        // modules with their own branches. The router's merged weight keeps the
-        // normed input.
-        const double shared = double(sh.sharedExperts);
-        const double routedPasses = double(sh.topK) * sh.moeLayers / std::max(1, sh.layers);
-        bytes += (copies ? branch * shared * (sh.gated ? 2 : 1) * copyBytes * h : 0) + routedPasses * inputBytes * h;
+        // input stays as the base count has it. PEFT's conversion leaves the
+        // dense and shared MLPs without adapters (allLinearLoraDims in
+        // layout.cpp), so their down inputs go; the shared expert's gate keeps
+        // its branch. The router's merged weight keeps the normed input.
+        const double routedPasses = double(sh.topK) * moeShare;
+        bytes += (copies ? branch * moeShare * gateModules * copyBytes * h : 0) + routedPasses * inputBytes * h;
+        bytes += group(mlpWidth(sh, s.model) - routedWidth(sh, s.model), 0, false);
+        return bytes;
+    }
+    if (experts == ExpertAdapters::Frozen) {
+        // Only nn.Linear modules adapted: the dense MLPs, the shared expert (one
+        // module per matrix, as wide as all shared experts) and its gate read
+        // the normed input; the routed experts' frozen 3D weights and the
+        // frozen router keep no input for a weight gradient, nor do the
+        // routed down projections.
+        const double mlpModules = sh.gated ? 2 : 1;
+        const double sharedModules = sh.sharedExperts > 0 ? mlpModules + gateModules : 0;
+        bytes += group(h, branch * ((1 - moeShare) * mlpModules + moeShare * sharedModules), false);
         bytes += group(mlpWidth(sh, s.model) - routedWidth(sh, s.model), branch, false);
+        bytes += group(routedWidth(sh, s.model), 0, false);
         return bytes;
     }
     bytes += group(h, allLinear ? branch * passes * (sh.gated ? 2 : 1) : 0, false);

@@ -145,15 +145,26 @@ void addLinearLayers(const ModelSpec& m, ModelShape& s) {
     s.loraDimsAttention = lora;
     const int moeLayers = moeLayerCount(m);
     s.moeLayers = moeLayers;
-    lora += addMlp(g, s, s.ffn, ffnLayers(m) - moeLayers + std::max(0, m.encoderLayers));
+    s.loraDimsDenseMlp = addMlp(g, s, s.ffn, ffnLayers(m) - moeLayers + std::max(0, m.encoderLayers));
     if (moeLayers > 0) {
         const LinearGroups before = g;
-        lora += addMlp(g, s, s.expertFfn, double(s.experts) * moeLayers);
+        s.loraDimsRoutedExperts = addMlp(g, s, s.expertFfn, double(s.experts) * moeLayers);
         g.expert = (g.gate - before.gate) + (g.up - before.up) + (g.down - before.down);
-        lora += addMlp(g, s, s.sharedExpertFfn, double(s.sharedExperts) * moeLayers);
+        // The shared experts are one MLP as wide as all of them together
+        // (transformers' Qwen2MoeSparseMoeBlock.shared_expert of
+        // shared_expert_intermediate_size; DeepseekV2Moe.shared_experts of
+        // moe_intermediate_size x n_shared_experts): one module per matrix for
+        // LoRA, r (h + n f) each rather than n r (h + f). Same weights either way.
+        LinearGroups shared = g;
+        addMlp(g, s, s.sharedExpertFfn, double(s.sharedExperts) * moeLayers);
+        if (s.sharedExperts > 0) {
+            s.loraDimsSharedExperts = addMlp(shared, s, s.sharedExpertFfn * s.sharedExperts, moeLayers);
+            // Qwen2-MoE's shared_expert_gate, nn.Linear(h, 1) (its weights are extra_params).
+            if (m.moe.sharedExpertGate) s.loraDimsSharedExperts += (s.hidden + 1.0) * moeLayers;
+        }
     }
     s.groups = g;
-    s.loraDimsAllLinear = lora;
+    s.loraDimsAllLinear = lora + s.loraDimsDenseMlp + s.loraDimsRoutedExperts + s.loraDimsSharedExperts;
 }
 
 }  // namespace

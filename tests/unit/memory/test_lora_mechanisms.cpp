@@ -282,3 +282,62 @@ TEST_CASE("LoRA on fused experts merges every expert's weight and keeps it for b
 }
 
 }  // namespace caliper::test
+
+namespace caliper::test {
+
+TEST_CASE("PEFT's all-linear leaves Qwen2-MoE's routed experts frozen under transformers v5", "[memory][lora]") {
+    // Qwen1.5-MoE-A2.7B: h = 2048, 16 heads of 128 (q, k, v, o all 2048 wide),
+    // 60 experts of f = 1408 (top-4), one shared expert of 4 x 1408 = 5632
+    // with its scalar gate, 24 layers. transformers 5.17 has no qwen2_moe
+    // entry in conversion_mapping._MODEL_TO_CONVERSION_PATTERN, so PEFT 0.21
+    // converts nothing and "all-linear" adapts the nn.Linear modules only:
+    // q, k, v, o 4 x 16 (2048 + 2048) = 262,144; the shared expert's gate, up
+    // and down 3 x 16 (2048 + 5632) = 368,640; shared_expert_gate 16 (2048 +
+    // 1) = 32,784: 663,568 a layer, 24 layers = 15,925,632, the trainable
+    // count of Caliper's H200 run (validation/measured/h200-finetune-set5.jsonl).
+    Scenario s = finetuning("qwen1.5-moe-a2.7b", "h200-sxm-141gb", Method::Lora);
+    s.gradientCheckpointing = false;
+    s.globalBatch = 2;
+    s.lora.adapterDtype = AdapterDtype::Fp32;
+    const MemoryBreakdown frozen = memoryOn(s, 1);
+    CHECK(frozen.adapterGiB * kBytesPerGiB / 4 == Approx(15925632.0).epsilon(1e-6));
+    s.lora.experts = ExpertAdapters::Frozen;
+    CHECK(memoryOn(s, 1).adapterGiB == Approx(frozen.adapterGiB));
+    // Stated fused, the experts' merged 16-bit copy comes back: 60 x 3 x 2048
+    // x 1408 x 2 = 1,038,090,240 bytes a layer. Per token and layer the fused
+    // path keeps the gate's fp32 input copy (4 x 2048), the 4 routed passes'
+    // gathered inputs (4 x 2 x 2048) and drops the shared expert's down input
+    // (-2 x 5632): 13,312 bytes; the frozen path keeps the fp32 copies of the
+    // shared expert's gate/up and its scalar gate, less the 2-byte normed input
+    // (3 x 4 x 2048 - 2 x 2048), the shared down's fp32 copy for its 2-byte
+    // input (2 x 5632) and drops the routed down inputs (-2 x 4 x 1408):
+    // 20,480 bytes.
+    s.lora.experts = ExpertAdapters::Fused;
+    const MemoryBreakdown fused = memoryOn(s, 1);
+    const double expected = 24 * (1038090240.0 - (20480.0 - 13312.0) * 2048);
+    CHECK((fused.activationsGiB - frozen.activationsGiB) * kBytesPerGiB == Approx(expected).epsilon(0.001));
+}
+
+TEST_CASE("PEFT's MoE conversion adapts the experts and router, not the dense or shared MLPs", "[memory][lora]") {
+    // Mixtral 8x7B: h = 4096, q 4096, k/v 1024, 8 experts of f = 14,336, 32
+    // layers. Attention 16 [2 (4096 + 4096) + 2 (4096 + 1024)] = 425,984;
+    // gate_up_proj at rank 32 over 8 experts: 32 x 8 (4096 + 28,672) =
+    // 8,388,608; down_proj 16 x 8 (14,336 + 4096) = 2,359,296; the router
+    // 16 (4096 + 8) = 65,664: 11,239,552 a layer, x 32 = 359,665,664.
+    Scenario s = finetuning("mixtral-8x7b", "h200-sxm-141gb", Method::Lora);
+    s.lora.adapterDtype = AdapterDtype::Fp32;
+    CHECK(memoryOn(s, 1).adapterGiB * kBytesPerGiB / 4 == Approx(359665664.0).epsilon(1e-6));
+    // DeepSeek-V2-Lite: MLA q 2048 -> 16 x 192, kv_a 2048 -> 576, kv_b 512 ->
+    // 16 x 256, o 2048 -> 2048: 16 x 16,448 = 263,168 a layer over 27 layers;
+    // 26 MoE layers of 64 experts (f = 1408): gate_up 32 x 64 (2048 + 2816) =
+    // 9,961,472, down 16 x 64 (1408 + 2048) = 3,538,944, router 16 (2048 +
+    // 64) = 33,792. The first layer's dense MLP and the shared experts carry
+    // the converted names gate_proj/up_proj/down_proj and get no adapter:
+    // 7,105,536 + 26 x 13,534,208 = 358,994,944, the count of Caliper's H200
+    // runs of both (validation/measured/h200-finetune-set5.jsonl).
+    s = finetuning("deepseek-v2-lite", "h200-sxm-141gb", Method::Lora);
+    s.lora.adapterDtype = AdapterDtype::Fp32;
+    CHECK(memoryOn(s, 1).adapterGiB * kBytesPerGiB / 4 == Approx(358994944.0).epsilon(1e-6));
+}
+
+}  // namespace caliper::test

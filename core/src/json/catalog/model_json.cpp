@@ -187,6 +187,8 @@ void readMoe(ModelReader& in, ModelSpec& m) {
     // Optional everywhere: only models whose always-on MLP is sized apart carry it.
     m.moe.sharedExpertIntermediateSize = static_cast<int>(
         moe.optionalInteger("shared_expert_intermediate_size", 1, kMaxIntermediate).value_or(0));
+    m.moe.sharedExpertGate = moe.boolOr("shared_expert_gate", false);
+    m.moe.peftFrozenExperts = moe.enumOr("peft_all_linear_experts", "fused", {"fused", "frozen"}) == "frozen";
     moe.finish();
 }
 

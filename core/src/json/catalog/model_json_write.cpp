@@ -40,6 +40,8 @@ Json moeJson(const MoeSpec& moe) {
            {"shared_experts", moe.sharedExperts}, {"expert_intermediate_size", moe.expertIntermediateSize},
            {"dense_layers", moe.denseLayers}, {"layer_interval", moe.layerInterval}};
     if (moe.sharedExpertIntermediateSize > 0) j["shared_expert_intermediate_size"] = moe.sharedExpertIntermediateSize;
+    if (moe.sharedExpertGate) j["shared_expert_gate"] = true;
+    if (moe.peftFrozenExperts) j["peft_all_linear_experts"] = "frozen";
     return j;
 }
 

@@ -92,6 +92,14 @@ void readQwen2Moe(ConfigView& c, ModelSpec& m) {
     const int shared = c.integerOr({"shared_expert_intermediate_size"}, 0, 0, kHfMaxIntermediate);
     m.moe.sharedExperts = shared / m.moe.expertIntermediateSize;
     if (shared > 0) m.extraParams += static_cast<std::int64_t>(m.hiddenSize) * moeLayers(m);
+    m.moe.sharedExpertGate = shared > 0;
+    // transformers 5.17's conversion_mapping._MODEL_TO_CONVERSION_PATTERN maps
+    // the other Qwen2-style MoE types onto "qwen2_moe" but has no entry for
+    // qwen2_moe itself, and PEFT 0.21 (_convert_peft_config_moe) converts only
+    // the types found there (plus mixtral, which it adds): "all-linear" then
+    // adapts nn.Linear modules only, and the 3D experts and the router
+    // (Qwen2MoeTopKRouter, not an nn.Linear) stay frozen.
+    m.moe.peftFrozenExperts = true;
 }
 
 void readQwen3(ConfigView& c, ModelSpec& m) {

@@ -92,6 +92,7 @@ void readQwenHybrid(ConfigView& c, ModelSpec& m) {
     const int shared = c.integerOr({"shared_expert_intermediate_size"}, 0, 0, kHfMaxIntermediate);
     m.moe.sharedExperts = shared / m.moe.expertIntermediateSize;
     if (shared > 0) m.extraParams += static_cast<std::int64_t>(m.hiddenSize) * moeLayersOf(m);  // shared_expert_gate
+    m.moe.sharedExpertGate = shared > 0;
 }
 
 // Nemotron-H: one mixer or one MLP per block as hybrid_override_pattern

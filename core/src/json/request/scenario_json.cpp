@@ -169,10 +169,11 @@ void readLora(Scenario& s, ObjectReader& r) {
     s.lora.upcastUnquantized = l.boolOr("upcast_unquantized", false);
     s.lora.kept4bitInputs = l.boolOr("kept_4bit_inputs", false);
     s.lora.outputScale = l.boolOr("output_scale", false);
-    const std::string experts = l.enumOr("experts", "auto", {"auto", "modules", "fused"});
-    s.lora.experts = experts == "modules" ? ExpertAdapters::Modules
-                     : experts == "fused" ? ExpertAdapters::Fused
-                                          : ExpertAdapters::Auto;
+    const std::string experts = l.enumOr("experts", "auto", {"auto", "modules", "fused", "frozen"});
+    s.lora.experts = experts == "modules"  ? ExpertAdapters::Modules
+                     : experts == "fused"  ? ExpertAdapters::Fused
+                     : experts == "frozen" ? ExpertAdapters::Frozen
+                                           : ExpertAdapters::Auto;
     l.ignore("alpha");
     l.finish();
 }
