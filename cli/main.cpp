@@ -70,6 +70,8 @@ scenario keys and defaults (only "model" and "gpu" are required):
   gradient_checkpointing   false (qlora: true)
   flash_attention     true where the GPU supports FlashAttention-2
   fp32_gradients      full training: fp32 gradient buffer (true), 16-bit (false) or "auto" (megatron: fp32)
+  fp8_params          full training with fp8 weights: linear weights stored in FP8 (NeMo fp8_params),
+                      the master copy in the optimizer's state dtype (default false)
   loss_kernel         training loss over the vocabulary: "auto" (megatron: vocab-parallel; unsloth: fused;
                       torchtune: chunked; others: eager, or fused-linear where eager does not fit)
                       or {loss_kernel}

@@ -297,6 +297,17 @@ void applyEngineConventions(const RowSetup& setup, const std::string& task, cons
     // (examples/training/{gpt,llama}/h100/*_fp8*.sh:
     // +training.model.optim.grad_sync_dtype=bf16).
     if (setup.engines.nemoLauncherPerf && task != "inference") req["fp32_gradients"] = false;
+    // Its fine-tuning rows ran the launcher's SFT examples
+    // (examples/peft/llama/h100/*.sh at the 24.07 tag: peft=llama/sft,
+    // ++peft.model.fp8_params=true), whose config keeps Apex's distributed
+    // Adam states in bf16 (launcher_scripts/conf/peft/llama/sft.yaml:
+    // optim.name distributed_fused_adam, optim.dtype bf16); with FP8 weights
+    // NeMo stores the master copy in that dtype (megatron_base_model.py:
+    // store_params=True when fp8_params).
+    if (setup.engines.nemoLauncherPerf && task == "finetune" && method == "full") {
+        req["optimizer"] = "adamw-bf16";
+        if (req.value("weights", std::string()) == "fp8") req["fp8_params"] = true;
+    }
     // llm-foundry's MPT trains with flash-attn's fused cross entropy (its
     // default loss_fn, llmfoundry/models/mpt/modeling_mpt.py).
     if (setup.engines.llmFoundry && task != "inference") req["loss_kernel"] = "fused";
@@ -326,6 +337,7 @@ std::string applyStructuredKeys(const RowFacts& f, RowSetup& s) {
     if (f.ep) s.ep = countKey(f.ep);
     if (f.pp) s.pp = countKey(f.pp);
     if (f.cp) s.cp = countKey(f.cp);
+    if (f.vp) s.vp = countKey(f.vp);
     if (f.isl) s.promptTokens = countKey(f.isl);
     if (f.osl) s.outputTokens = countKey(f.osl);
     if (f.gpuMemoryUtilization) s.gpuMemoryUtilization = *f.gpuMemoryUtilization;

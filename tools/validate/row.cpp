@@ -127,6 +127,7 @@ RowFacts readFacts(const Json& row) {
     f.pp = rowNumber(row, "pp");
     f.ep = rowNumber(row, "ep");
     f.cp = rowNumber(row, "cp");
+    f.vp = rowNumber(row, "vp");
     f.globalBatch = rowNumber(row, "global_batch");
     f.isl = rowNumber(row, "isl");
     f.osl = rowNumber(row, "osl");

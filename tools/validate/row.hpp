@@ -28,7 +28,7 @@ struct RowFacts {
     // any free text: the engine as the source names it, parallel degrees,
     // input / output tokens per request, vLLM's pool settings.
     std::string engine, engineVersion;
-    std::optional<double> tp, pp, ep, cp, isl, osl, maxModelLen, gpuMemoryUtilization;
+    std::optional<double> tp, pp, ep, cp, vp, isl, osl, maxModelLen, gpuMemoryUtilization;
     std::optional<double> globalBatch;  // sequences per optimizer step (training rows)
     Json value;
     bool measuredRun = true;  // the row reports a run, not a formula or a vendor figure

@@ -64,7 +64,8 @@ void readTokens(const std::string& t, RowSetup& s) {
     // Lightning Fabric's "bf16-true" precision casts the model to bf16 and
     // keeps no fp32 copy (lightning.fabric precision docs: "true" half precision).
     s.keepsCheckpointDtype = mentions(t, {"bf16-true", "bf16_true"});
-    s.packed = mentions(t, {"packing", "packed sequences", "fixed-length", "fixed length"});
+    // NeMo's SFT data: packed_sequence=true (GPTSFTPackedDataset).
+    s.packed = mentions(t, {"packing", "packed sequences", "fixed-length", "fixed length", "packed_sequence=true"});
     s.autocast = mentions(t, {"autocast"});
 }
 

@@ -239,6 +239,12 @@ struct Scenario {
     // grad_reduce_in_fp32) or in the weights' 16 bits; empty = "auto"
     // (fp32GradientsOf).
     std::optional<bool> fp32Gradients;
+    // Full training with FP8 weights: the model stores its linear layers'
+    // weights in FP8 (Transformer Engine's fp8_model_init: NeMo's
+    // `fp8_params`, Megatron-LM's --fp8-param-gather), so the optimizer
+    // keeps the master copy in its state dtype (training_bytes.cpp
+    // masterCopyBytes). Only with `weights` fp8 or fp8-block.
+    bool fp8Params = false;
     // Training: sequences per optimizer step over all replicas (0 = the
     // default: ~4M tokens for pre-training, one micro-batch per replica for
     // fine-tuning); sets the micro-batches a pipeline runs per step.

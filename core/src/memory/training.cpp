@@ -16,7 +16,15 @@ struct Shares {
     double params = 0;   // trainable parameters on this GPU (before ZeRO/FSDP sharding)
     double baseBytes = 0;  // frozen base weights on this GPU (LoRA), stored bytes
     double layerBytes = 0;  // one gathered layer (what ZeRO-3/FSDP fetch per step)
+    double fp8Params = 0;   // of params, those stored in FP8 (Scenario::fp8Params)
 };
+
+// Bytes of the trainable weights on this GPU: 16-bit, except the linears'
+// one-byte FP8 storage under fp8_params.
+double trainableWeightBytes(const Scenario& s, const Shares& sh) {
+    const double wb = weightBytesPerParam(s);
+    return wb * sh.params - (wb - 1) * sh.fp8Params;
+}
 
 Shares sharesOf(const Inputs& in, const Layout& layout, const Stage& stage) {
     Shares sh;
@@ -36,6 +44,7 @@ Shares sharesOf(const Inputs& in, const Layout& layout, const Stage& stage) {
         const double experts = layout.ep > 1 ? in.shape().groups.expert * stageShare : 0;
         sh.params = (stageParams(in, stage) - experts) / layout.tp + experts / layout.ep;
         sh.layerBytes = in.shape().layerParams * weightBytesPerParam(*in.scenario) / layout.tp;
+        sh.fp8Params = fp8StoredParams(in, layout, stageShare);
     }
     return sh;
 }
@@ -59,7 +68,7 @@ TrainingStates zeroStates(const Inputs& in, const Layout& layout, const Shares& 
         t.weights = wb * sh.params / n + wb * largest;
         t.gradients = (wb < 4 ? fp32Grad : wb) * sh.params / n + wb * largest;
     } else {
-        t.weights = wb * sh.params;
+        t.weights = trainableWeightBytes(s, sh);
         t.gradients = wb * sh.params + fp32Grad * sh.params / n;
     }
     t.optimizer = opt * sh.params / n;
@@ -115,7 +124,7 @@ TrainingStates replicatedStates(const Inputs& in, const Layout& layout, const Sh
     const bool fp32Grads = fp32GradientsOf(s);
     const double opt = masterCopyBytes(in) + optimizerStateBytes(in, false);
     TrainingStates t;
-    t.weights = wb * sh.params;
+    t.weights = trainableWeightBytes(s, sh);
     t.gradients = (fp32Grads && wb < 4 ? kFp32Bytes : wb) * sh.params;
     // Megatron's distributed optimizer shards over the data-parallel group,
     // which takes in the context-parallel ranks (parallel_state's dp-cp group).

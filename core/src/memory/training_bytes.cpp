@@ -75,8 +75,25 @@ double optimizerStateBytes(const Inputs& in, bool adapters) {
 
 double masterCopyBytes(const Inputs& in) {
     const Scenario& s = *in.scenario;
+    // FP8-stored weights cannot take the update, so the optimizer keeps the
+    // master copy in its own state dtype: NeMo sets store_params=True when
+    // fp8_params, and Apex's DistributedFusedAdam stores that parameter
+    // shard in `dtype` (nemo/collections/nlp/models/language_modeling/
+    // megatron_base_model.py setup_optimization, r2.0.0rc1): 2 bytes with
+    // bf16 states, 4 with fp32.
+    if (s.fp8Params && !in.lora) return s.optimizer == Optimizer::AdamWBf16 ? 2 : kFp32Bytes;
     if (s.optimizer == Optimizer::AdamWBf16 || weightBytesPerParam(s) >= 4) return 0;
     return kFp32Bytes;
+}
+
+double fp8StoredParams(const Inputs& in, const Layout& layout, double stageShare) {
+    if (!in.scenario->fp8Params || in.lora) return 0;
+    // The block linears (Transformer Engine modules) hold FP8 weights; the
+    // embedding table, lm_head and norms stay 16-bit. Routed experts split
+    // over the expert-parallel ranks, the rest over tensor parallelism.
+    const LinearGroups& g = in.shape().groups;
+    const double experts = layout.ep > 1 ? g.expert : 0;
+    return stageShare * ((g.total() - experts) / layout.tp + experts / layout.ep);
 }
 
 double communicationBuffers(const Inputs& in, const Layout& layout, double trainable) {
@@ -145,7 +162,8 @@ void explainStates(const Inputs& in, const Layout& layout, double trainable, con
                       layout.strategy == Strategy::Zero3;
     if (in.lora) explainAdapters(in, trainable, t, ex);
     ex.add("weights_gib",
-           [&] { return fmt("%s: %s weights, %s", splitName(s, layout.strategy), in.lora ? "frozen base" : "trainable",
+           [&] { return fmt("%s: %s weights%s, %s", splitName(s, layout.strategy), in.lora ? "frozen base" : "trainable",
+               s.fp8Params && !in.lora ? " (block linears stored in FP8, the rest 16-bit)" : "",
                layout.shardedStates && layout.dp > 1 ? fmt("sharded over %d GPUs plus gathered layers", layout.dp).c_str()
                                                      : "held in full"); },
            bytesToGiB(t.weights));
@@ -156,7 +174,8 @@ void explainStates(const Inputs& in, const Layout& layout, double trainable, con
            bytesToGiB(t.gradients));
     ex.add("optimizer_gib",
            [&] { return fmt("%s: %.3g bytes of state per trainable parameter%s%s", toString(s.optimizer),
-               optimizerStateBytes(in, in.lora) + (mixed ? kFp32Bytes : 0), mixed ? " incl. the fp32 master copy" : "",
+               optimizerStateBytes(in, in.lora) + (mixed ? masterCopyBytes(in) : 0),
+               !mixed ? "" : masterCopyBytes(in) < kFp32Bytes ? " incl. the bf16 master copy" : " incl. the fp32 master copy",
                s.parallel.offload != Offload::None ? ", offloaded to CPU RAM" : ""); },
            bytesToGiB(t.optimizer));
     if (t.hostBytes > 0) {

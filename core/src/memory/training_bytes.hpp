@@ -30,8 +30,13 @@ double optimizerStateBytes(const Inputs& in, bool adapters);
 
 // The fp32 master copy of 16-bit weights that mixed precision keeps beside
 // the optimizer moments (ZeRO §3: the "12" of 2 + 2 + 12); none in pure bf16
-// training or when the weights are fp32 already.
+// training or when the weights are fp32 already; in the optimizer's state
+// dtype beside FP8-stored weights (fp8_params).
 double masterCopyBytes(const Inputs& in);
+
+// Trainable parameters on this GPU whose weights are stored in FP8
+// (Scenario::fp8Params): the block linears of its stage share.
+double fp8StoredParams(const Inputs& in, const Layout& layout, double stageShare);
 
 // Gradient buckets of DDP and DeepSpeed, per GPU.
 double communicationBuffers(const Inputs& in, const Layout& layout, double trainableParamsOnGpu);

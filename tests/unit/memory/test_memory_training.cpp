@@ -430,3 +430,49 @@ TEST_CASE("Megatron's persistent parameter, gradient and optimizer buffers add n
     const double allocated = m.weightsGiB + m.activationsGiB + m.gradientsGiB + m.optimizerGiB + m.adapterGiB;
     CHECK(termValue(e, "allocator_reserve_gib") == Approx(0.05 * allocated).epsilon(1e-9));
 }
+
+TEST_CASE("FP8-stored weights take one byte a linear parameter and move the master copy into the optimizer's dtype",
+          "[memory][training]") {
+    // NeMo 24.07's Llama 2 70B SFT recipe (NeMo-Framework-Launcher
+    // examples/peft/llama/h100/70b_2node.sh): 16 H100, TP 4, PP 4, VP 20,
+    // fp8 with ++peft.model.fp8_params=true, 4096 packed tokens, Apex
+    // distributed Adam with dtype bf16 and bf16 gradient sync
+    // (launcher_scripts/conf/peft/llama/sft.yaml).
+    Scenario s = finetuning("llama-2-70b", "h100-sxm5-80gb", Method::Full, Engine::Megatron);
+    s.seqLen = 4096;
+    s.weights = WeightFormat::Fp8;
+    s.fp32Gradients = false;
+    s.gradientCheckpointing = false;
+    s.parallel.tp = 4;
+    s.parallel.pp = 4;
+    s.parallel.vp = 20;
+    s.optimizer = Optimizer::AdamWBf16;
+    const MemoryBreakdown plain = memoryOn(s, 16);
+    s.fp8Params = true;
+    const MemoryBreakdown fp8 = memoryOn(s, 16);
+    // One decoder layer's linears: q and o 8192 x 8192, k and v 8192 x 1024
+    // (8 KV heads of 128), gate, up and down 8192 x 28672 = 855,638,016.
+    // A GPU holds 20 layers over TP 4: 4,278,190,080 of them, one byte
+    // each in FP8 instead of two.
+    CHECK(plain.weightsGiB - fp8.weightsGiB == Approx(4278190080.0 / kBytesPerGiB).epsilon(1e-3));
+    // The master copy joins the bf16 moments: 2 + 4 bytes a parameter
+    // instead of 4, and the parameters on the GPU are the 16-bit weights'
+    // bytes / 2: 6 x weights / 2 = 3 x the 16-bit weights.
+    CHECK(fp8.optimizerGiB == Approx(1.5 * plain.optimizerGiB).epsilon(1e-9));
+    CHECK(fp8.optimizerGiB == Approx(3 * plain.weightsGiB).epsilon(1e-9));
+    // Gradients keep the weights' 16 bits (grad_sync_dtype bf16).
+    CHECK(fp8.gradientsGiB == Approx(plain.weightsGiB).epsilon(1e-9));
+    // 1 + 2 + 6 = 9 bytes a linear parameter (35.9 GiB for 4.28B), and 10
+    // for the first stage's 16-bit embedding shard (32000 x 8192 / 4 =
+    // 65.5M, 1.5% more parameters): within 2% of 9 bytes a linear
+    // parameter, leaving room for the activations on an 80 GB card.
+    CHECK(fp8.weightsGiB + fp8.gradientsGiB + fp8.optimizerGiB ==
+          Approx(9 * 4278190080.0 / kBytesPerGiB).epsilon(0.02));
+    CHECK(fp8.totalGiB < 78);
+    // With fp32 Adam states the master copy stays fp32: fp8_params changes
+    // only the weights.
+    s.optimizer = Optimizer::AdamW;
+    const MemoryBreakdown fp32States = memoryOn(s, 16);
+    s.fp8Params = false;
+    CHECK(memoryOn(s, 16).optimizerGiB == Approx(fp32States.optimizerGiB).epsilon(1e-9));
+}

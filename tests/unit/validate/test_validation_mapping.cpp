@@ -671,6 +671,45 @@ TEST_CASE("a Megatron training row keeps its expert, context and virtual-pipelin
     CHECK(m.request["global_batch"] == 256);
 }
 
+TEST_CASE("NeMo 24.07's fine-tuning rows run the launcher's SFT recipe", "[validation]") {
+    // The performance summary's SFT rows ran NeMo-Framework-Launcher's
+    // examples/peft/llama/h100/*.sh (24.07 tag): ++peft.model.fp8_params=true
+    // and conf/peft/llama/sft.yaml's distributed Adam with dtype bf16; the
+    // 70B example's virtual_pipeline_model_parallel_size=20 is the row's
+    // structured key vp.
+    const Json row = validationRow({{"kind", "train_tokens_per_s_per_gpu"},
+                                    {"model", "LLAMA2-70B"},
+                                    {"params_b", 70},
+                                    {"quant", "fp8"},
+                                    {"method", "full"},
+                                    {"gpu", "H100 (DGX-H100)"},
+                                    {"gpu_count", 16},
+                                    {"tp", 4},
+                                    {"pp", 4},
+                                    {"vp", 20},
+                                    {"batch", 1},
+                                    {"global_batch", 32},
+                                    {"seq_len", 4096},
+                                    {"engine", "nemo"},
+                                    {"value", 1816},
+                                    {"unit", "tokens/s/GPU"},
+                                    {"source", "github.com/NVIDIA/NeMo docs/source/performance/performance_summary.md"},
+                                    {"extra", "SFT; packed_sequence=true, max_seq_length=4096"}});
+    const auto m = caliper::test::mappedRow(row);
+    CHECK(m.request["optimizer"] == "adamw-bf16");
+    CHECK(m.request["fp8_params"] == true);
+    CHECK(m.request["fp32_gradients"] == false);
+    CHECK(m.request["packing"] == true);
+    CHECK(m.request["parallel"]["vp"] == 20);
+    // Its pre-training rows ran examples/training (fp32 Adam states, 16-bit
+    // weights): neither applies.
+    Json pretrain = row;
+    pretrain["method"] = "pretrain";
+    const auto p = caliper::test::mappedRow(pretrain);
+    CHECK_FALSE(p.request.contains("fp8_params"));
+    CHECK(p.request.value("optimizer", std::string("adamw")) != "adamw-bf16");
+}
+
 TEST_CASE("Hugging Face rows run the code paths of their transformers version", "[validation]") {
     // transformers 4.49 dropped the shifted-logits copy (PR #35646) and PEFT
     // keeps adapters in fp32 since v0.12 (July 2024): a row stating

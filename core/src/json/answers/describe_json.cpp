@@ -98,6 +98,7 @@ Json taskDefaults(const Catalog& catalog, Task task) {
             {"autocast", s.autocast},
             {"kv_heads_repeated", s.kvHeadsRepeated},
             {"untied_head", s.untiedHead},
+            {"fp8_params", s.fp8Params},
             {"lora", {{"rank", s.lora.rank}, {"targets", toString(s.lora.targets)}, {"fused_qkv", s.lora.fusedQkv}, {"adapter_dtype", "auto"},
                       {"quantized_head", s.lora.quantizedHead}, {"previous_step_inputs", s.lora.previousStepInputs},
                       {"upcast_unquantized", s.lora.upcastUnquantized}, {"kept_4bit_inputs", s.lora.kept4bitInputs},

@@ -147,6 +147,9 @@ void applyTaskDefaults(Scenario& s, ObjectReader& r, std::vector<Warning>& warni
     s.kvHeadsRepeated = r.boolOr("kv_heads_repeated", false);
     s.untiedHead = r.boolOr("untied_head", false);
     adaptToGpu(s);
+    // FP8-stored weights only exist where the linears train in FP8.
+    const bool fp8Weights = s.weights == WeightFormat::Fp8 || s.weights == WeightFormat::Fp8Block;
+    s.fp8Params = r.boolOr("fp8_params", false) && training && s.method == Method::Full && fp8Weights;
     // autocast only changes an fp32 model's training (the 16-bit formats
     // compute in their own dtype already).
     s.autocast = r.boolOr("autocast", false) && s.task != Task::Inference && s.weights == WeightFormat::Fp32;
