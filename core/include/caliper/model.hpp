@@ -76,6 +76,11 @@ struct SparseAttentionSpec {
     int indexHeads = 0;  // 0 = dense attention
     int indexHeadDim = 0;
     int indexTopk = 0;
+    // Layers that carry their own indexer when fewer than the attention layers
+    // (GLM-5.2 IndexShare: config.json indexer_types "full"); the "shared" ones
+    // reuse the previous indexer's top-k and hold no indexer weights or index
+    // keys. 0 = every attention layer.
+    int indexLayers = 0;
 };
 
 // Global (full-attention) layers of a sliding-window stack with their own
@@ -189,6 +194,7 @@ struct ParamCounts {
 
 // Layer roles of hybrid stacks (all equal `layers` for a plain decoder).
 int fullAttentionLayers(const ModelSpec& model);  // layers with a per-token KV cache
+double indexerLayers(const ModelSpec& model);      // attention layers with their own DSA indexer
 int ffnLayers(const ModelSpec& model);            // layers with an MLP or MoE
 int moeLayerCount(const ModelSpec& model);        // of those, the MoE ones
 // Full-attention layers shaped by `global` (0 without a global shape).

@@ -169,10 +169,13 @@ double linearStateBytes(const Scenario& s, const Layout& layout, double stageSha
            double(s.batch);
 }
 
-// DSA indexer keys: one index_head_dim vector per token and attention layer,
-// not split by tensor parallelism.
+// DSA indexer keys: one index_head_dim vector per token on each layer with its
+// own indexer (all attention layers, or GLM-5.2's IndexShare subset), not split
+// by tensor parallelism.
 double indexerBytesPerToken(const Scenario& s, const CacheLayers& layers) {
-    return (layers.full + layers.sliding) * s.model.sparse.indexHeadDim * kvBytesPerElement(s.kvCache);  // same width on every layer
+    const int attention = fullAttentionLayers(s.model);
+    const double share = attention > 0 ? indexerLayers(s.model) / attention : 0.0;
+    return (layers.full + layers.sliding) * share * s.model.sparse.indexHeadDim * kvBytesPerElement(s.kvCache);
 }
 
 void explainKv(const Inputs& in, const Layout& layout, double stageShare, double crossBytes, double bytes,
@@ -202,7 +205,10 @@ void explainKv(const Inputs& in, const Layout& layout, double stageShare, double
                          layers.fullScale, s.model.global.kvHeads > 0 ? s.model.global.kvHeads : s.model.kvHeads,
                          s.model.global.headDim).c_str()
                    : "",
-               s.model.sparse.indexHeadDim > 0
+               s.model.sparse.indexHeadDim > 0 && indexerLayers(s.model) < fullAttentionLayers(s.model)
+                   ? fmt(" + a %d-wide sparse-attention indexer key on the %.0f layers with their own indexer",
+                         s.model.sparse.indexHeadDim, indexerLayers(s.model)).c_str()
+               : s.model.sparse.indexHeadDim > 0
                    ? fmt(" + a %d-wide sparse-attention indexer key per layer", s.model.sparse.indexHeadDim).c_str()
                    : ""); },
            cache.elements * elementBytes * layers.weighted() + indexerBytesPerToken(s, layers));

@@ -182,7 +182,7 @@ double addLayers(ParamCounts& c, const ModelSpec& m) {
     accumulate(c, attn, selfAttentionLayers);
     if (globalLayers > 0) accumulate(c, globalAttention(m), globalLayers);
     if (swaLayers > 0) accumulate(c, slidingAttention(m), swaLayers);
-    accumulate(c, sparseIndexer(m), fullAttentionLayers(m));
+    accumulate(c, sparseIndexer(m), indexerLayers(m));
     if (m.linear.layers > 0) accumulate(c, linearMixer(m), m.linear.layers);
     c.total += norms * (m.layers + m.encoderLayers);
     accumulate(c, mlp(m, m.intermediateSize), denseLayers + m.encoderLayers);
@@ -228,6 +228,12 @@ double mtpModuleParams(const ModelSpec& m) {
 
 int fullAttentionLayers(const ModelSpec& m) {
     return std::max(0, m.layers - m.linear.ffnOnlyLayers - m.linear.layers);
+}
+
+double indexerLayers(const ModelSpec& m) {
+    if (m.sparse.indexHeads <= 0) return 0;
+    const int attention = fullAttentionLayers(m);
+    return m.sparse.indexLayers > 0 ? std::min(m.sparse.indexLayers, attention) : attention;
 }
 
 int globalAttentionLayers(const ModelSpec& m) {
@@ -297,8 +303,8 @@ ParamCounts countParams(const ModelSpec& m) {
 double kvBytesPerToken16(const ModelSpec& m) {
     // Only full-attention layers cache tokens; linear/SSM layers keep a fixed state.
     const double attentionLayers = fullAttentionLayers(m);
-    // A DSA indexer caches one index_head_dim key per token and layer.
-    const double indexer = attentionLayers * m.sparse.indexHeadDim * kBytes16;
+    // A DSA indexer caches one index_head_dim key per token on each layer that has one.
+    const double indexer = indexerLayers(m) * m.sparse.indexHeadDim * kBytes16;
     if (m.attention == AttentionKind::Mla) {
         // One compressed latent plus one shared RoPE key per layer (DeepSeek-V2 paper, sec. 2.1).
         return attentionLayers * (m.mla.kvLoraRank + m.mla.qkRopeHeadDim) * kBytes16 + indexer;

@@ -148,6 +148,9 @@ TEST_CASE("bad entries for the new model fields give their own error and pointer
         {"models_linear_too_many_layers.json", "invalid_value", "/models/0/linear_attention/layers", "exceed"},
         {"models_linear_missing_key.json", "", "/models/0/linear_attention/conv_kernel", "conv_kernel"},
         {"models_bad_sparse_attention.json", "invalid_value", "/models/0/sparse_attention/index_heads", "expected"},
+        // qwen3.5-27b has 16 full-attention layers beside its 48 linear ones.
+        {"models_too_many_index_layers.json", "invalid_value", "/models/0/sparse_attention/index_layers",
+         "more indexer layers than the 16 attention layers"},
         {"models_negative_mtp_layers.json", "invalid_value", "/models/0/mtp_layers", "expected"},
         {"models_string_output_gate.json", "", "/models/0/attn_output_gate", "true or false"},
         {"models_hybrid_kv_mismatch.json", "invalid_value", "/models/0/kv_bytes_per_token", "(65536)"},

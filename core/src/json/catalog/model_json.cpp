@@ -252,6 +252,7 @@ void readSparseAttention(ModelReader& in, ModelSpec& m) {
     m.sparse.indexHeads = static_cast<int>(x.requiredInteger("index_heads", 1, kMaxHeads));
     m.sparse.indexHeadDim = static_cast<int>(x.requiredInteger("index_head_dim", 1, kMaxHidden));
     m.sparse.indexTopk = static_cast<int>(x.requiredInteger("index_topk", 1, kMaxContext));
+    m.sparse.indexLayers = static_cast<int>(x.integerOr("index_layers", 0, 1, kMaxLayers));
     x.finish();
 }
 
@@ -336,6 +337,10 @@ void checkConsistency(const ModelReader& in, const ModelSpec& m) {
         fail("invalid_value", r.pathOf("mla"), "attention 'mla' and an mla object go together");
     }
     if (m.slidingLayers > m.layers) fail("invalid_value", r.pathOf("sliding_window_layers"), "more sliding-window layers than layers");
+    if (m.sparse.indexLayers > fullAttentionLayers(m)) {
+        fail("invalid_value", r.pathOf("sparse_attention") + "/index_layers",
+             "more indexer layers than the " + std::to_string(fullAttentionLayers(m)) + " attention layers");
+    }
     if (m.crossAttentionLayers > m.layers) fail("invalid_value", r.pathOf("cross_attention_layers"), "more cross-attention layers than layers");
     if (m.linear.layers + m.linear.ffnOnlyLayers > m.layers) {
         fail("invalid_value", r.pathOf("linear_attention") + "/layers",

@@ -65,7 +65,9 @@ Json linearJson(const LinearAttentionSpec& l) {
 
 Json sparseJson(const SparseAttentionSpec& x) {
     if (x.indexHeads <= 0) return nullptr;
-    return Json{{"index_heads", x.indexHeads}, {"index_head_dim", x.indexHeadDim}, {"index_topk", x.indexTopk}};
+    Json j{{"index_heads", x.indexHeads}, {"index_head_dim", x.indexHeadDim}, {"index_topk", x.indexTopk}};
+    if (x.indexLayers > 0) j["index_layers"] = x.indexLayers;
+    return j;
 }
 
 }  // namespace

@@ -54,6 +54,10 @@ void readSparseMla(ConfigView& c, ModelSpec& m) {
         m.sparse.indexHeadDim = c.need({"index_head_dim"}, kHfMaxHidden);
         m.sparse.indexTopk = c.integerOr({"index_topk"}, 2048, 1, kHfMaxPositions);
         c.throwIfMissing();
+        // GLM-5.2 IndexShare: only the "full" entries of indexer_types carry an
+        // indexer; "shared" layers reuse the previous one's top-k.
+        const int own = c.countInList("indexer_types", "full");
+        if (own > 0 && own < fullAttentionLayers(m)) m.sparse.indexLayers = own;
     }
     if (c.has("n_routed_experts")) readDeepSeekMoe(c, m);
     m.mtpLayers = c.integerOr({"num_nextn_predict_layers"}, 0, 0, 64);
