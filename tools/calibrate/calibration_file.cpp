@@ -110,7 +110,9 @@ std::string calibrationJson(const RowSet& set, const CrossReport& report) {
         "by mechanism group; a band that falls back to a wider group is widened per level by band_widening's factor "
         "(serving: left-out over in-sample 10-90% width; others: leave-one-group-out), else 1.25x. Serving constants: engine "
         "(the family level: every GPU without a fitted group of its own takes it, from one GPU system or more), then "
-        "engine x GPU generation, then x format (two GPU systems each).";
+        "engine x GPU generation, then x format (two GPU systems each). Training constants are values, not scales, "
+        "fitted inside their physical bounds on the training speed rows that read them (training_constants; "
+        "calibration-rows.json lists the rows). A mechanism group's band, like a family's, rests on two sources.";
     doc["files"] = set.files;
     doc["rows"] = {{"read", set.rowsRead},
                    {"not_measured_skipped", set.notMeasured},
@@ -152,6 +154,22 @@ std::string calibrationJson(const RowSet& set, const CrossReport& report) {
         serving.push_back(c);
     }
     doc["serving_constants"] = serving;
+    // Training constants: values (not scales) inside their physical bounds,
+    // each on its mechanism group of training speed rows (fitter.hpp); the
+    // engine's prior stays where none is listed.
+    Json training = Json::array();
+    for (const FittedTrainingConstant& f : report.full.training) {
+        Json c;
+        c["constant"] = toString(f.constant);
+        c["value"] = f.value;
+        c["bounds"] = {f.low, f.high};
+        c["rows"] = int(f.rowIds.size());
+        c["sources"] = f.sources;
+        c["median_abs_error_pct_at_prior"] = r4(std::fabs(std::exp(f.medianAbsLogBefore) - 1) * 100);
+        c["median_abs_error_pct_after"] = r4(std::fabs(std::exp(f.medianAbsLogAfter) - 1) * 100);
+        training.push_back(c);
+    }
+    doc["training_constants"] = training;
     Json bands = Json::array();
     for (const CalibrationBand& b : report.bands) {
         Json band = {{"kind", b.kind},
@@ -188,6 +206,11 @@ std::string calibrationRowsJson(const CrossReport& report) {
                         {"row_ids", f.rowIds}});
     }
     doc["constants"] = list;
+    Json trainingList = Json::array();
+    for (const FittedTrainingConstant& f : report.full.training) {
+        trainingList.push_back({{"constant", toString(f.constant)}, {"row_ids", f.rowIds}});
+    }
+    doc["training_constants"] = trainingList;
     // Serving groups fit their seven constants together on the same rows;
     // each row is listed once, under the most specific group it rests on
     // (a wider group rests on its own rows and those of the groups below it).
@@ -275,6 +298,26 @@ std::string crossValidationTable(const RowSet& set, const CrossReport& report) {
                       k.kind.c_str(), k.rows, k.refitted ? "yes" : "no", k.inMedianPct, k.inP90Pct, k.crossMedianPct,
                       k.crossP90Pct, k.knownRows, k.knownCrossMedianPct, fit, band);
         out += line;
+    }
+    for (const FittedTrainingConstant& f : report.full.training) {
+        std::snprintf(line, sizeof line,
+                      "training constant %-20s %.4g (bounds %g-%g) on %d rows of %d sources: median %.1f%% at the prior, "
+                      "%.1f%% fitted\n",
+                      toString(f.constant), f.value, f.low, f.high, int(f.rowIds.size()), int(f.sources.size()),
+                      std::fabs(std::exp(f.medianAbsLogBefore) - 1) * 100, std::fabs(std::exp(f.medianAbsLogAfter) - 1) * 100);
+        out += line;
+    }
+    for (const auto& [source, fitted] : report.trainingFolds) {
+        bool anyTrainingRow = false;
+        for (const CalibrationRow& r : set.rows) anyTrainingRow = anyTrainingRow || (r.source == source && r.figure == Figure::Training);
+        if (!anyTrainingRow) continue;
+        std::snprintf(line, sizeof line, "  without %-48.48s", source.c_str());
+        out += line;
+        for (const FittedTrainingConstant& f : fitted) {
+            std::snprintf(line, sizeof line, " %s %.4g (%d rows)", toString(f.constant), f.value, int(f.rowIds.size()));
+            out += line;
+        }
+        out += "\n";
     }
     bool anySystem = false;
     for (const KindAccuracy& k : report.kinds) anySystem = anySystem || k.systemRows > 0;

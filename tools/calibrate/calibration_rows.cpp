@@ -55,6 +55,42 @@ void readMemoryTerms(Compared compared, CalibrationRow& r) {
     if (any > 0) r.figure = Figure::Memory;
 }
 
+// The engine's training tokens/s per GPU for a row's scenario under the
+// active calibration (0: none).
+double trainRatePerGpu(const Scenario& s) {
+    const EstimateResult e = estimate(s, EstimateDetail{false, false, false});
+    if (!e.trainTokensPerS || !(*e.trainTokensPerS > 0)) return 0;
+    return *e.trainTokensPerS / std::max(1, e.plan.gpuCount);
+}
+
+// A training speed row: its rate under the priors, and which training
+// constants move it (its rate differs between the constant's two bounds).
+void readTrainingTerms(Compared compared, CalibrationRow& r) {
+    if (compared != Compared::TrainTflops && compared != Compared::TrainMfu && compared != Compared::TrainTokens) return;
+    if (r.scenario.task == Task::Inference || !r.fixedPrediction || !(*r.fixedPrediction > 0)) return;
+    r.trainRateAtPriors = trainRatePerGpu(r.scenario);
+    if (!(r.trainRateAtPriors > 0)) return;
+    bool any = false;
+    for (int c = 0; c < kTrainingConstants; ++c) {
+        const TrainingBounds b = trainingConstantBounds(TrainingConstant(c));
+        CalibrationTable low = activeCalibration(), high = activeCalibration();
+        low.training[std::size_t(c)] = b.low;
+        high.training[std::size_t(c)] = b.high;
+        double atLow = 0, atHigh = 0;
+        {
+            const ScopedCalibration use(&low);
+            atLow = trainRatePerGpu(r.scenario);
+        }
+        {
+            const ScopedCalibration use(&high);
+            atHigh = trainRatePerGpu(r.scenario);
+        }
+        r.readsTraining[std::size_t(c)] = std::fabs(atHigh - atLow) > 1e-9 * r.trainRateAtPriors;
+        any = any || r.readsTraining[std::size_t(c)];
+    }
+    if (any) r.figure = Figure::Training;
+}
+
 void readLine(const Catalog& catalog, const std::string& line, RowSet& set) {
     const Json row = Json::parse(line, nullptr, false);
     if (!row.is_object()) return set.unscored.push_back({"?", "not a JSON object"});
@@ -103,6 +139,7 @@ void readLine(const Catalog& catalog, const std::string& line, RowSet& set) {
         r.system = std::string(toString(r.scenario.engine)) + " x " + r.scenario.gpu.id;
     }
     if (r.hasError && r.figure == Figure::Other) readMemoryTerms(m.compared, r);
+    if (r.hasError && r.figure == Figure::Other) readTrainingTerms(m.compared, r);
     if (r.figure != Figure::Other) {
         // The fast path must give the public path's figure, or the row is
         // scored by its fixed prediction only.
@@ -152,6 +189,11 @@ std::optional<double> predictFigure(const CalibrationRow& row) {
         }
         return gib;
     }
+    if (row.figure == Figure::Training) {
+        const double rate = trainRatePerGpu(row.scenario);
+        if (!(rate > 0) || !(row.trainRateAtPriors > 0)) return std::nullopt;
+        return *row.fixedPrediction * rate / row.trainRateAtPriors;
+    }
     const EstimateResult r = estimate(row.scenario, EstimateDetail{false, false, false});
     const double perGpu = row.perGpu ? std::max(1, r.plan.gpuCount) : 1.0;
     const double batch = double(row.scenario.batch);
@@ -173,7 +215,7 @@ std::optional<double> predictFigure(const CalibrationRow& row) {
             if (!(seconds > 0)) return std::nullopt;
             return batch * output / seconds / perGpu;
         }
-        case Figure::Memory:
+        case Figure::Memory: case Figure::Training:
         case Figure::ServingTpot: case Figure::ServingTtft: case Figure::Other: break;
     }
     return row.fixedPrediction;

@@ -20,7 +20,10 @@ namespace caliper::calibrate {
 // How a row's figure is read from a result (the fitted kinds only). Memory:
 // a training memory figure that counts the caching allocator's reserves
 // (nvidia-smi or max_memory_reserved), linear in their calibrated constants.
-enum class Figure { Decode, DecodeWithPrefill, Prefill, FirstToken, Memory, ServingTpot, ServingTtft, Other };
+// Training: a training speed figure (TFLOP/s, tokens/s or MFU per GPU), in
+// proportion to the engine's tokens/s per GPU for the row's plan, which the
+// training constants move.
+enum class Figure { Decode, DecodeWithPrefill, Prefill, FirstToken, Memory, ServingTpot, ServingTtft, Training, Other };
 
 // A serving row's deployment worked out once (plan, memory and the resolved
 // scenario do not depend on the serving constants): a fit's trial re-runs
@@ -62,6 +65,10 @@ struct CalibrationRow {
     // (scale - 1) x term. Exact while the varying-length reserve stays under
     // the memory left free (overhead.cpp clamps it there).
     std::array<double, kCalibratedConstants> memoryTermGib{};
+    // Figure::Training: the engine's tokens/s per GPU under the priors (the
+    // fixed prediction's), and which training constants move it.
+    double trainRateAtPriors = 0;
+    std::array<bool, kTrainingConstants> readsTraining{};
     std::optional<bool> fitCorrect;  // fits rows and rows that ran on their GPUs
     bool hasError = false;           // a % error applies (not a fits row or a lower bound)
 };

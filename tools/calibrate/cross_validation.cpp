@@ -192,7 +192,10 @@ std::vector<CalibrationBand> makeBands(const std::vector<CalibrationRow>& rows, 
         sources[{kind, engine, family, ""}].insert(rows[i].source);
         if (family >= 0) pools[{kind, engine, -1, ""}].push_back(logs[i]);
         pools[{kind, -1, -1, ""}].push_back(logs[i]);
-        if (!rows[i].bandGroup.empty()) pools[{kind, -1, -1, rows[i].bandGroup}].push_back(logs[i]);
+        if (!rows[i].bandGroup.empty()) {
+            pools[{kind, -1, -1, rows[i].bandGroup}].push_back(logs[i]);
+            sources[{kind, -1, -1, rows[i].bandGroup}].insert(rows[i].source);
+        }
         if (kind.size() > 7 && kind.compare(kind.size() - 7, 7, "_memory") == 0) {
             pools[{"memory", engine, -1, ""}].push_back(logs[i]);
             pools[{"memory", -1, -1, ""}].push_back(logs[i]);
@@ -201,8 +204,11 @@ std::vector<CalibrationBand> makeBands(const std::vector<CalibrationRow>& rows, 
     std::vector<CalibrationBand> bands;
     for (const auto& [key, values] : pools) {
         if (int(values.size()) < kMinBandRows) continue;
-        // A family's own band rests on two sources at least, like its constants.
-        if (std::get<2>(key) >= 0 && sources[key].size() < 2) continue;
+        // A family's or a mechanism group's own band rests on two sources at
+        // least, like its constants: one source's spread says nothing of how
+        // far another source's setups sit from it (the group falls back to
+        // its engine's or its kind's band, widened).
+        if ((std::get<2>(key) >= 0 || !std::get<3>(key).empty()) && sources[key].size() < 2) continue;
         CalibrationBand b;
         b.kind = std::get<0>(key);
         b.engine = std::get<1>(key);
@@ -297,6 +303,7 @@ CrossReport crossValidate(const RowSet& set) {
         if (!hasFitted) continue;
         ++report.refits;
         const FitResult fold = fitConstants(rows, use, hasServing);
+        report.trainingFolds.push_back({source, fold.training});
         const ScopedCalibration useFold(&fold.table);
         for (std::size_t i = 0; i < rows.size(); ++i) {
             if (rows[i].source == source) report.crossLog[i] = logError(rows[i]);

@@ -92,6 +92,8 @@ struct CrossReport {
     // where none.
     std::vector<double> bandLowLog, bandHighLog;
     std::vector<CalibrationBand> bands;  // from every cross-validated residual
+    // The training constants each leave-one-source-out fold fitted (source, constants).
+    std::vector<std::pair<std::string, std::vector<FittedTrainingConstant>>> trainingFolds;
     std::vector<KindAccuracy> kinds;
     std::vector<std::pair<std::string, int>> sources;  // source key, rows
     int refits = 0;

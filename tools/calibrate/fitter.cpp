@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <tuple>
@@ -292,6 +293,50 @@ void fitServing(const std::vector<const CalibrationRow*>& pool, FitResult& out) 
     }
 }
 
+// The training constants, each by value inside its physical bounds (a
+// golden-section search over the whole interval: the priors are the bounds'
+// physics, not a centre to scale about), on the training rows that read it.
+// The FP8 speed-up first, on the rows that read it alone (dense FP8 runs:
+// the MoE FP8 runs also read the expert time), then the expert time on every
+// row that reads it, over the speed-up just fitted.
+void fitTraining(const std::vector<const CalibrationRow*>& pool, FitResult& out) {
+    for (int c = 0; c < kTrainingConstants; ++c) {
+        const TrainingConstant constant = TrainingConstant(c);
+        std::vector<const CalibrationRow*> rows;
+        for (const CalibrationRow* r : pool) {
+            if (r->figure != Figure::Training || !r->readsTraining[std::size_t(c)]) continue;
+            bool alone = true;
+            for (int d = c + 1; d < kTrainingConstants; ++d) alone = alone && !r->readsTraining[std::size_t(d)];
+            if (alone) rows.push_back(r);
+        }
+        if (int(rows.size()) < kRowsPerParameter || distinctSetups(rows) < kMinDistinctSetups) continue;
+        const TrainingBounds b = trainingConstantBounds(constant);
+        auto at = [&](double value) {
+            out.table.training[std::size_t(c)] = value;
+            return loss(rows, out.table);
+        };
+        const double before = medianAbsLog(rows, out.table);
+        const double phi = 0.6180339887498949;
+        double lo = b.low, hi = b.high;
+        double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
+        double f1 = at(x1), f2 = at(x2);
+        for (int step = 0; step < kGoldenSteps; ++step) {
+            if (f1 <= f2) { hi = x2; x2 = x1; f2 = f1; x1 = hi - phi * (hi - lo); f1 = at(x1); }
+            else { lo = x1; x1 = x2; f1 = f2; x2 = lo + phi * (hi - lo); f2 = at(x2); }
+        }
+        // Rounded to 4 significant digits, like the scales.
+        char text[32];
+        std::snprintf(text, sizeof text, "%.4g", 0.5 * (lo + hi));
+        const double value = std::clamp(std::atof(text), b.low, b.high);
+        out.table.training[std::size_t(c)] = value;
+        const double after = medianAbsLog(rows, out.table);
+        std::set<std::string> ids, sources;
+        for (const CalibrationRow* r : rows) { ids.insert(r->id); sources.insert(r->source); }
+        out.training.push_back({constant, value, b.low, b.high, {ids.begin(), ids.end()}, {sources.begin(), sources.end()},
+                                before, after});
+    }
+}
+
 }  // namespace
 
 bool gpuIndependent(ServingConstant c) {
@@ -394,6 +439,7 @@ FitResult fitConstants(const std::vector<CalibrationRow>& rows, const std::vecto
             }
         }
     }
+    fitTraining(pool, out);
     // Serving last: its step model reads the decode and prefill constants.
     if (withServing) fitServing(pool, out);
     return out;

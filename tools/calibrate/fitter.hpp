@@ -52,8 +52,28 @@ struct FittedServingConstant {
 // and the request latency's factors: the same on any GPU the engine runs.
 bool gpuIndependent(ServingConstant c);
 
+// A training constant, fitted by value inside its physical bounds on one
+// mechanism group of training speed rows (every engine and GPU; the
+// constants are the GEMMs' and kernels', not a framework's): the FP8 GEMM
+// speed-up on the dense FP8 rows (the rows FP8 alone moves), then the fixed
+// time per local expert on the MoE rows (over the speed-up just fitted).
+// Fitted, like an engine-level group, where the group has kRowsPerParameter
+// rows and two setups (from one source or more: a fold that leaves out one
+// of the two FP8 sources still fits on the other); otherwise the code's
+// prior stays.
+struct FittedTrainingConstant {
+    TrainingConstant constant;
+    double value = 0;
+    double low = 0, high = 0;  // the physical bounds searched
+    std::vector<std::string> rowIds;
+    std::vector<std::string> sources;
+    double medianAbsLogBefore = 0;  // at the prior, and at the fitted value
+    double medianAbsLogAfter = 0;
+};
+
 struct FitResult {
     std::vector<FittedConstant> constants;
+    std::vector<FittedTrainingConstant> training;
     std::vector<FittedServingConstant> serving;
     CalibrationTable table;  // the constants applied (bands empty)
 };

@@ -260,6 +260,28 @@ double calibrated(CalibratedConstant c, Engine engine, WeightFormat format, cons
     return value;
 }
 
+const char* toString(TrainingConstant c) {
+    switch (c) {
+        case TrainingConstant::Fp8GemmSpeedup: return "fp8_gemm_speedup";
+        case TrainingConstant::ExpertGemmFixedS: return "expert_gemm_fixed_s";
+    }
+    return "";
+}
+
+TrainingBounds trainingConstantBounds(TrainingConstant c) {
+    switch (c) {
+        case TrainingConstant::Fp8GemmSpeedup: return {1.0, 2.0};
+        case TrainingConstant::ExpertGemmFixedS: return {0.0, 1e-3};
+    }
+    return {0.0, 0.0};
+}
+
+double calibratedTraining(TrainingConstant c, double prior) {
+    const double fitted = activeCalibration().training[std::size_t(c)];
+    const TrainingBounds b = trainingConstantBounds(c);
+    return std::clamp(std::isfinite(fitted) ? fitted : prior, b.low, b.high);
+}
+
 namespace {
 
 // Largest physical value of each serving constant: a per-layer or

@@ -8,6 +8,7 @@
 // cross-validated errors, which the results carry as `ranges`.
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -98,6 +99,24 @@ struct CalibrationBand {
     std::string group;  // bandGroup's mechanism group; empty: any
 };
 
+// Training-speed constants fitted by value (not as a scale on a prior),
+// each on its own mechanism group of training rows, inside its physical
+// bounds (trainingConstantBounds): the FP8 GEMM's speed over the 16-bit
+// one (training/training_efficiency.cpp) and the fixed time per local
+// expert per MoE layer (training/moe_step.cpp).
+enum class TrainingConstant { Fp8GemmSpeedup, ExpertGemmFixedS };
+constexpr int kTrainingConstants = 2;
+const char* toString(TrainingConstant c);
+// Physical bounds: FP8's dense tensor peak is twice the 16-bit one on every
+// FP8 GPU (H100 SXM 1979 / 989 TFLOP/s, NVIDIA H100 datasheet), so its GEMM
+// runs between 1x and 2x; a fixed cost per expert of 0 to 1 ms (1 ms is
+// ~200 separate kernel launches of ~5 us, more than an expert's GEMMs,
+// permute and FP8 casts take).
+struct TrainingBounds {
+    double low, high;
+};
+TrainingBounds trainingConstantBounds(TrainingConstant c);
+
 struct CalibrationTable {
     // Scale on each prior, per constant and group, fallbacks already applied.
     std::array<double, kCalibratedConstants * kEngineClasses * kFormatClasses * kGpuGroups> scale;
@@ -107,7 +126,13 @@ struct CalibrationTable {
     // the cross-validation measured one (the serving kinds); the others take
     // kBandFallbackWidening.
     std::vector<std::pair<std::string, double>> bandWidening;
-    CalibrationTable() { scale.fill(1.0); servingScale.fill(1.0); }
+    // Fitted training constants (trainingConstantBounds); NaN: the code's prior.
+    std::array<double, kTrainingConstants> training;
+    CalibrationTable() {
+        scale.fill(1.0);
+        servingScale.fill(1.0);
+        training.fill(std::numeric_limits<double>::quiet_NaN());
+    }
     static int index(CalibratedConstant c, EngineClass e, FormatClass f, GpuGroup g) {
         return ((int(c) * kEngineClasses + int(e)) * kFormatClasses + int(f)) * kGpuGroups + int(g);
     }
@@ -139,6 +164,10 @@ private:
 // prior x the group's fitted scale, kept inside the constant's physical
 // bounds (fractions in (0, 1], times >= 0, reserves >= 0).
 double calibrated(CalibratedConstant c, Engine engine, WeightFormat format, const GpuSpec& gpu, double prior);
+
+// A training constant: the table's fitted value where it has one, else the
+// prior, inside the constant's physical bounds.
+double calibratedTraining(TrainingConstant c, double prior);
 
 // A serving constant: prior x its group's fitted scale, inside the
 // constant's physical bounds; the prior alone for engines without serving

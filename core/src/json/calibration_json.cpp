@@ -127,6 +127,18 @@ CalibrationTable parseCalibrationTable(std::string_view text) {
         if (!(b.lowLog <= b.highLog)) throw std::runtime_error("calibration: band of " + b.kind + " has p10 > p90");
         table.bands.push_back(b);
     }
+    if (doc.contains("training_constants")) {
+        for (const Json& j : doc.at("training_constants")) {
+            const int c = indexOf<TrainingConstant>(j.at("constant").get<std::string>(), kTrainingConstants,
+                                                    "training constant");
+            if (c < 0) throw std::runtime_error("calibration: a training constant names itself");
+            const double value = j.at("value").get<double>();
+            const TrainingBounds b = trainingConstantBounds(TrainingConstant(c));
+            if (!(value >= b.low && value <= b.high))
+                throw std::runtime_error("calibration: training constant outside its physical bounds");
+            table.training[std::size_t(c)] = value;
+        }
+    }
     if (doc.contains("band_widening")) {
         for (const Json& j : doc.at("band_widening")) {
             const double factor = j.at("factor").get<double>();

@@ -2,23 +2,9 @@
 // what PEFT's prepare_model_for_kbit_training casts to fp32.
 #include <catch2/catch.hpp>
 
-#include "sizing_fixture.hpp"
+#include "lora_step_fixture.hpp"
 
 namespace caliper::test {
-
-namespace {
-
-// A LoRA step whose activations all stay alive, without checkpointing.
-Scenario kbitStep(const std::string& model, Method method, WeightFormat weights) {
-    Scenario s = finetuning(model, "h100-sxm5-80gb", method);
-    s.weights = weights;
-    s.gradientCheckpointing = false;
-    s.globalBatch = 2;
-    s.lora.adapterDtype = AdapterDtype::Model;
-    return s;
-}
-
-}  // namespace
 
 TEST_CASE("LLM.int8 layers keep their 16-bit inputs although their weights are frozen", "[memory][lora][kbit]") {
     // bitsandbytes/autograd/_functions.py MatMul8bitLt.forward (0.42.0 to
@@ -31,7 +17,7 @@ TEST_CASE("LLM.int8 layers keep their 16-bit inputs although their weights are f
     // stay saved by the int8 matmul, where over a 16-bit base they would
     // leave once lora_A reads its own copy.
     const double tokenLayers = 2048.0 * 32;
-    Scenario s = kbitStep("llama-2-7b", Method::Lora, WeightFormat::Int8);
+    Scenario s = loraStep("llama-2-7b", Method::Lora, WeightFormat::Int8);
     s.lora.targets = LoraTargets::AllLinear;
     const double model = gb(memoryOn(s, 1).activationsGiB);
     s.lora.adapterDtype = AdapterDtype::Fp32;
@@ -47,7 +33,7 @@ TEST_CASE("PEFT's k-bit preparation keeps the unquantized parameters in fp32", "
     // 2 bytes to 4: 2 x 1,050,939,392 = 2,101,878,784 bytes more.
     const double upcast = 2.0 * (2 * 128256.0 * 4096 + 65 * 4096.0);
     for (const WeightFormat format : {WeightFormat::Nf4, WeightFormat::Nf4Dq, WeightFormat::Int8}) {
-        Scenario s = kbitStep("llama-3-8b", format == WeightFormat::Int8 ? Method::Lora : Method::Qlora, format);
+        Scenario s = loraStep("llama-3-8b", format == WeightFormat::Int8 ? Method::Lora : Method::Qlora, format);
         const double sixteen = gb(memoryOn(s, 1).weightsGiB);
         s.lora.upcastUnquantized = true;
         INFO(toString(format));
@@ -55,7 +41,7 @@ TEST_CASE("PEFT's k-bit preparation keeps the unquantized parameters in fp32", "
     }
     // PEFT skips the cast for GPTQ bases, and a 16-bit base is not k-bit.
     for (const WeightFormat format : {WeightFormat::GptqInt4, WeightFormat::Bf16}) {
-        Scenario s = kbitStep("llama-3-8b", format == WeightFormat::Bf16 ? Method::Lora : Method::Qlora, format);
+        Scenario s = loraStep("llama-3-8b", format == WeightFormat::Bf16 ? Method::Lora : Method::Qlora, format);
         const double plain = gb(memoryOn(s, 1).totalGiB);
         s.lora.upcastUnquantized = true;
         INFO(toString(format));
@@ -68,7 +54,7 @@ TEST_CASE("A 4-bit lm_head stays quantized under PEFT's k-bit preparation", "[me
     // (`param.__class__.__name__ != "Params4bit"`): with lora.quantized_head
     // only the embedding table and the norms grow. Llama 3 8B: 128,256 x 4,096
     // + 65 x 4,096 = 525,602,816 parameters, 2 bytes more each.
-    Scenario s = kbitStep("llama-3-8b", Method::Qlora, WeightFormat::Nf4);
+    Scenario s = loraStep("llama-3-8b", Method::Qlora, WeightFormat::Nf4);
     s.lora.quantizedHead = true;
     const double sixteen = gb(memoryOn(s, 1).weightsGiB);
     s.lora.upcastUnquantized = true;
@@ -83,7 +69,7 @@ TEST_CASE("bitsandbytes leaves transformers v5's fused MoE experts in 16 bits", 
     // instead of NF4's 4.5: (16 - 4.5) / 8 x 28,991,029,248 = 41,674,604,544
     // bytes more than with one nn.Linear per expert (v4, lora.experts
     // "modules"), the other layers unchanged.
-    Scenario s = kbitStep("qwen3-30b-a3b", Method::Qlora, WeightFormat::Nf4);
+    Scenario s = loraStep("qwen3-30b-a3b", Method::Qlora, WeightFormat::Nf4);
     s.lora.experts = ExpertAdapters::Modules;
     const double modules = gb(memoryOn(s, 1).weightsGiB);
     s.lora.experts = ExpertAdapters::Fused;

@@ -2,7 +2,7 @@
 // targets, fused qkv, bitsandbytes' 4-bit matmul, repeated k/v heads.
 #include <catch2/catch.hpp>
 
-#include "sizing_fixture.hpp"
+#include "lora_step_fixture.hpp"
 
 namespace caliper::test {
 
@@ -10,16 +10,6 @@ namespace {
 
 // Activations in GB of one estimate on one GPU.
 double activationsGb(const Scenario& s) { return gb(memoryOn(s, 1).activationsGiB); }
-
-// A LoRA step whose activations all stay alive (accumulation over two
-// micro-batches), without checkpointing, adapters in the model's dtype.
-Scenario loraStep(const std::string& model, Method method = Method::Lora) {
-    Scenario s = finetuning(model, "h100-sxm5-80gb", method);
-    s.gradientCheckpointing = false;
-    s.globalBatch = 2;
-    s.lora.adapterDtype = AdapterDtype::Model;
-    return s;
-}
 
 }  // namespace
 
