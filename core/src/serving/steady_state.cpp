@@ -279,13 +279,16 @@ DisaggregatedState disaggregatedState(const Scenario& s, const StepModel& prefil
         double queueS = 0;
         if (n.prompt > 0) {
             const PrefillPath alone = prefillPath(prefill, n, 0.0, 1.0);
-            // A prefill replica that runs one prompt at a time (aiconfigurator's
-            // generated workers: "prefill max_batch_size = 1", rule_plugin/
-            // benchmark/trtllm.rule and sglang.rule) is busy for the prompt's
-            // whole prefill, however many attention-DP ranks it has.
-            const double serviceS = shape.prefillMaxBatch == 1
-                                        ? std::max(alone.perPromptS, prefill.engine.prefillTimeFactor * alone.ownS)
-                                        : alone.perPromptS;
+            // A prefill replica that runs one prompt at a time on each
+            // attention-DP rank (aiconfigurator's generated workers: "prefill
+            // max_batch_size = 1", rule_plugin/benchmark/trtllm.rule and
+            // sglang.rule; the engines' batch limit is per rank) takes a new
+            // prompt per rank only when the last one's prefill ends.
+            const double serviceS =
+                shape.prefillMaxBatch == 1
+                    ? std::max(alone.perPromptS, prefill.engine.prefillTimeFactor * alone.ownS /
+                                                     std::max(1, prefill.layout.attentionDp))
+                    : alone.perPromptS;
             r.prefillServiceS = serviceS;
             const double rho = std::min(kMaxUtilization, ratePerS / prefillReplicas * serviceS);
             r.saturated = ratePerS / prefillReplicas * serviceS >= kMaxUtilization;

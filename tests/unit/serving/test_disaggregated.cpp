@@ -111,8 +111,9 @@ TEST_CASE("disaggregated: bad input is a clear error", "[serving][disaggregated]
 
 TEST_CASE("disaggregated: a closed loop cannot outrun one-prompt-at-a-time prefill replicas", "[serving][disaggregated]") {
     // aiconfigurator's generated prefill workers run one prompt at a time
-    // (trtllm.rule / sglang.rule "prefill max_batch_size = 1"): each prompt
-    // holds the replica for its whole prefill D, so N users complete at most
+    // per rank (trtllm.rule / sglang.rule "prefill max_batch_size = 1"): on
+    // this TP-4 replica (one attention rank) each prompt holds it for its
+    // whole prefill D, so N users complete at most
     // 1 / D requests per second on one prefill replica (asymptotic bound of a
     // closed network, R(N) >= N D - Z), and the rest of the cycle is spent
     // waiting for it: TTFT + (output - 1) x TPOT >= N x D.
