@@ -130,6 +130,10 @@ void readLine(const Catalog& catalog, const std::string& line, RowSet& set) {
     r.gpu = gpuGroup(r.scenario.gpu);
     r.bandGroup = bandGroup(bandKind(r.kind), r.scenario);
     r.figure = r.hasError ? figureOf(m.compared) : Figure::Other;
+    // Disaggregated rows are scored at the public path's figure and not
+    // fitted on: the serving constants rest on aggregated serving, and the
+    // fast path (one replica's evaluator) does not run the split.
+    if (r.scenario.serving.disaggregated) r.figure = Figure::Other;
     if (servingFigure(r)) {
         const EstimateResult full = estimate(r.scenario, EstimateDetail{false, false, false});
         const planner::Choice choice = planner::choose(r.scenario, r.scenario.maxGpus);

@@ -401,6 +401,66 @@ std::optional<std::int64_t> aiconfiguratorStepBudget(const RowFacts& f) {
     return countOf(*f.batch) + countOf(*f.isl) + 1500;
 }
 
+// A positive whole number under `key` of the row, or `fallback`.
+std::int64_t rowCount(const Json& row, const char* key, std::int64_t fallback) {
+    const auto it = row.find(key);
+    if (it == row.end() || !it->is_number()) return fallback;
+    const double v = it->get<double>();
+    if (!(v >= 1) || v > 1e6 || v != std::floor(v)) throw Unexpressible{std::string(key) + " is not a positive whole number"};
+    return std::int64_t(v);
+}
+
+// A disaggregated serving row (`disaggregated`: true) states both pools in
+// structured keys: `prefill_workers` and `decode_workers` engine instances,
+// each of `<pool>_tp` x `<pool>_pp` x `<pool>_attention_dp` GPUs with experts
+// over `<pool>_ep`; `gpu_count` is all of them, `batch` the deployment's
+// concurrency. The request is one decode replica (gpu_count, parallel) with
+// serving.disaggregated holding the split and the prefill degrees.
+void applyDisaggregatedSetup(const RowFacts& f, const Json& row, Json& req) {
+    struct Pool { std::int64_t workers, tp, pp, adp, ep; };
+    auto pool = [&](const std::string& name) {
+        const auto key = [&](const char* k) { return name + "_" + k; };
+        return Pool{rowCount(row, key("workers").c_str(), 0), rowCount(row, key("tp").c_str(), 1),
+                    rowCount(row, key("pp").c_str(), 1), rowCount(row, key("attention_dp").c_str(), 1),
+                    rowCount(row, key("ep").c_str(), 1)};
+    };
+    const Pool p = pool("prefill"), d = pool("decode");
+    if (p.workers <= 0 || d.workers <= 0) throw Unexpressible{"a disaggregated row needs prefill_workers and decode_workers"};
+    const std::int64_t prefillGpus = p.tp * p.pp * p.adp, decodeGpus = d.tp * d.pp * d.adp;
+    const std::int64_t gpus = p.workers * prefillGpus + d.workers * decodeGpus;
+    if (f.gpuCount && countOf(*f.gpuCount) != gpus) {
+        throw Unexpressible{"gpu_count " + std::to_string(countOf(*f.gpuCount)) +
+                            " is not the prefill and decode workers' GPUs " + std::to_string(gpus)};
+    }
+    req["gpu_count"] = decodeGpus;
+    // Attention-DP ranks run the expert layers with the tensor-parallel
+    // ones: a replica spans tp x adp GPUs (as applyServingSetup).
+    Json parallel = {{"tp", d.tp * d.adp}};
+    if (d.adp > 1) parallel["attention_dp"] = d.adp;
+    if (d.ep > 1) parallel["ep"] = d.ep;
+    if (d.pp > 1) parallel["pp"] = d.pp;
+    req["parallel"] = parallel;
+    Json prefill = {{"tp", p.tp * p.adp}};
+    if (p.adp > 1) prefill["attention_dp"] = p.adp;
+    if (p.ep > 1) prefill["ep"] = p.ep;
+    if (p.pp > 1) prefill["pp"] = p.pp;
+    req["serving"]["disaggregated"] = {{"prefill_replicas", p.workers}, {"decode_replicas", d.workers},
+                                       {"prefill_parallel", prefill}};
+    if (const std::int64_t batch = rowCount(row, "prefill_batch", 0); batch > 0) {
+        req["serving"]["disaggregated"]["prefill_max_batch"] = batch;
+    }
+}
+
+// aiconfigurator's generator gives a disaggregated TensorRT-LLM prefill
+// worker max_num_tokens = isl + 1500 rounded up to whole 32-token blocks, so
+// a prompt runs in one step (rule_plugin/benchmark/trtllm.rule "prefill
+// max_num_tokens", commit 095f58a5); decode workers run no prompts.
+std::optional<std::int64_t> aiconfiguratorPrefillBudget(const RowFacts& f) {
+    if (!contains(lowerCase(f.source), "aiconfigurator") || !f.isl) return std::nullopt;
+    if (contractEngine(f.engine) != "tensorrt-llm") return std::nullopt;
+    return (countOf(*f.isl) + 1500 + 31) / 32 * 32;
+}
+
 // Serving rows state their setup in structured keys: the engine instance's
 // parallel degrees (gpu_count = tp x pp x attention-DP ranks), the request
 // lengths and the concurrency; start-up memory rows the context limit and
@@ -496,7 +556,17 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     setParallel(setup, task != "inference", m.request);
     applyFrameworkRequest(f, setup, extra, task, m.request);
     checkFrameworkStateFloor(catalog, f, m.request);
-    if (kind == RowKind::Serving || kind == RowKind::EngineMemory) {
+    const bool disaggregated = row.contains("disaggregated") && row["disaggregated"] == true;
+    if (disaggregated && kind != RowKind::Serving) throw Unexpressible{"disaggregated is for serving rows"};
+    if (disaggregated) {
+        if (!f.isl || !f.osl || !f.batch) throw Unexpressible{"a serving row needs isl, osl and batch"};
+        m.request["prompt_tokens"] = countOf(*f.isl);
+        m.request["output_tokens"] = countOf(*f.osl);
+        m.request["batch"] = countOf(*f.batch);
+        applyDisaggregatedSetup(f, row, m.request);
+        if (const auto budget = aiconfiguratorPrefillBudget(f)) m.request["serving"]["max_num_batched_tokens"] = *budget;
+        m.expectFits.reset();
+    } else if (kind == RowKind::Serving || kind == RowKind::EngineMemory) {
         applyServingSetup(kind, f, rowText(row, "extra"), m.request);
         if (kind == RowKind::Serving && aiconfiguratorMixedChunk(f)) m.request["serving"]["mixed_chunk"] = true;
         if (kind == RowKind::Serving) {

@@ -109,6 +109,8 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
     // Speech, embedding and diffusion models have their own engine
     // (core/src/workloads) and figures.
     if (runsPipeline(request)) return estimatePipeline(request, detail);
+    // A stated prefill/decode split: its decode replica, with both pools' figures.
+    if (request.serving.disaggregated && request.task == Task::Inference) return estimateDisaggregated(request, detail);
     EstimateResult r;
     // The planner resolves the open knobs (count, strategy, checkpointing);
     // every figure below describes its plan, on the resolved scenario.

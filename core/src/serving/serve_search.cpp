@@ -17,6 +17,7 @@
 #include "caliper/serving/estimate_serving.hpp"
 #include "serving/capacity.hpp"
 #include "serving/evaluator.hpp"
+#include "serving/kv_transfer.hpp"
 #include "serving/serving_formats.hpp"
 #include "serving/steady_state.hpp"
 #include "speed/comm.hpp"
@@ -397,18 +398,6 @@ double decodesWithin(const Scenario& s, const serving::Evaluator& decode, double
     return lo;
 }
 
-// One request's prompt KV sent from the prefill replica's GPUs (each its
-// shard, in parallel) to the decode replica: over NVLink inside a server,
-// else the network (NIXL/Mooncake-style transfer engines move the KV over
-// RDMA, GPU to GPU).
-double kvTransferS(const Candidate& prefill, const Candidate& decode, const serving::Evaluator& e) {
-    const Scenario& s = prefill.scenario;
-    const int gpus = prefill.gpus + decode.gpus;
-    const Link link = groupLink(s, gpus, gpus > std::max(1, s.gpu.gpusPerNode));
-    const double bytes = double(std::max<std::int64_t>(0, s.promptTokens)) * e.model().work.kvBytesPerToken;
-    return sendS(bytes / std::max(1, prefill.gpus), link);
-}
-
 // A disaggregated deployment of prefill replicas like `prefill` and decode
 // replicas like `decode`: decode replicas added until each runs no more
 // requests than meet the TPOT target, prefill replicas until the TTFT target
@@ -422,7 +411,7 @@ std::optional<Deployment> disaggregate(const Candidate& prefill, const Candidate
     const double users = o.users.value_or(1);
     const double perDecodeReplica = decodesWithin(s, ed, tpotLimitS(o.slo));
     serving::DisaggregatedShape shape;
-    shape.kvTransferS = kvTransferS(prefill, decode, ed);
+    shape.kvTransferS = serving::kvTransferS(prefill.scenario, ep.model(), prefill.gpus, decode.gpus);
     shape.decodeRunningLimit = ed.runningLimit();
     auto gpusOf = [&](const serving::DisaggregatedShape& x) {
         return x.prefillReplicas * prefill.gpus + x.decodeReplicas * decode.gpus;

@@ -279,12 +279,35 @@ DisaggregatedState disaggregatedState(const Scenario& s, const StepModel& prefil
         double queueS = 0;
         if (n.prompt > 0) {
             const PrefillPath alone = prefillPath(prefill, n, 0.0, 1.0);
-            r.prefillServiceS = alone.perPromptS;
-            const double rho = std::min(kMaxUtilization, ratePerS / prefillReplicas * alone.perPromptS);
-            r.saturated = ratePerS / prefillReplicas * alone.perPromptS >= kMaxUtilization;
+            // A prefill replica that runs one prompt at a time on each
+            // attention-DP rank (aiconfigurator's generated workers: "prefill
+            // max_batch_size = 1", rule_plugin/benchmark/trtllm.rule and
+            // sglang.rule; the engines' batch limit is per rank) takes a new
+            // prompt per rank only when the last one's prefill ends.
+            const double serviceS =
+                shape.prefillMaxBatch == 1
+                    ? std::max(alone.perPromptS, prefill.engine.prefillTimeFactor * alone.ownS /
+                                                     std::max(1, prefill.layout.attentionDp))
+                    : alone.perPromptS;
+            r.prefillServiceS = serviceS;
+            const double rho = std::min(kMaxUtilization, ratePerS / prefillReplicas * serviceS);
+            r.saturated = ratePerS / prefillReplicas * serviceS >= kMaxUtilization;
             const PrefillPath p = prefillPath(prefill, n, 0.0, 1.0 + rho / (1.0 - rho));
             r.prefillOwnS = prefill.engine.prefillTimeFactor * p.ownS;
-            r.prefillWaitS = mdOneWaitS(rho, p.perPromptS);
+            r.prefillWaitS = mdOneWaitS(rho, shape.prefillMaxBatch == 1 ? serviceS : p.perPromptS);
+            if (!rate) {
+                // A closed loop cannot outrun its bottleneck: N users whose
+                // prompts each hold a prefill replica for D seconds complete
+                // at most P / D requests per second, so a request's time in
+                // the prefill queue is at least N D / P less the rest of its
+                // cycle (the asymptotic bound of closed queueing networks,
+                // R(N) >= N Dmax - Z: Lazowska et al., Quantitative System
+                // Performance, 1984, section 5.2). Past the knee the prompts
+                // queue on the prefill replicas, not in an open-loop M/D/1.
+                const double outsideS = decode.engine.requestOverheadS + r.prefillOwnS + shape.kvTransferS +
+                                        decodeS / 2.0 + firstTokenDelayS(decode, decodeS) + (n.output - 1.0) * tpot;
+                r.prefillWaitS = std::max(r.prefillWaitS, users * serviceS / prefillReplicas - outsideS);
+            }
         }
         // Requests beyond the decode pools wait for a running one to finish.
         if (r.queued) queueS = (decoding / running - 1.0) * (n.output - 1.0) * tpot;

@@ -42,6 +42,7 @@ struct DisaggregatedShape {
     int decodeReplicas = 1;
     double kvTransferS = 0;         // one request's prompt KV, prefill to decode replica
     double decodeRunningLimit = 1;  // requests one decode replica's pool runs at once
+    int prefillMaxBatch = 0;        // prompts one prefill replica runs at once (0: as its step budget allows)
 };
 
 struct DisaggregatedState {

@@ -252,7 +252,8 @@ TEST_CASE("accuracy goals, leave-one-source-out on the public rows", "[calibrati
     const auto set = caliper::calibrate::readCalibrationRows(
         projectCatalog(), {{"public.jsonl", readText(dir + "/public.jsonl")},
                            {"public-v2.jsonl", readText(dir + "/public-v2.jsonl")},
-                           {"megatron-moe-zoo.jsonl", readText(dir + "/megatron-moe-zoo.jsonl")}});
+                           {"megatron-moe-zoo.jsonl", readText(dir + "/megatron-moe-zoo.jsonl")},
+                           {"disaggregated.jsonl", readText(dir + "/disaggregated.jsonl")}});
     const auto report = caliper::calibrate::crossValidate(set);
     WARN(caliper::calibrate::crossValidationTable(set, report));
     // Each row's left-out band (the per-source coverage and --residuals-out

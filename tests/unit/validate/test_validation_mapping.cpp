@@ -894,3 +894,37 @@ TEST_CASE("an FSDP sharding strategy the row states is the request's strategy", 
     // No strategy in the text: the planner's (engine fsdp defaults to it).
     CHECK(!row("activation_checkpointing=True").request["parallel"].contains("strategy"));
 }
+
+TEST_CASE("a disaggregated serving row is one decode replica with the split in serving.disaggregated", "[validation]") {
+    // aiconfigurator config 538 (CSV line 656): 7 prefill workers of
+    // attention DP 4 x EP 4 and 2 decode workers of attention DP 8 x EP 8:
+    // 7 x 4 + 2 x 8 = 44 GPUs, 2,048 requests (128 per attention-DP rank).
+    const char* aic = "github.com/ai-dynamo/aiconfigurator aic-core/src/aiconfigurator_core/systems/silicon_sample.csv";
+    Json fields = {{"kind", "serving_ttft_ms"}, {"unit", "ms"}, {"model", "deepseek-ai/DeepSeek-V3"}, {"quant", "fp4"},
+                   {"gpu", "b200_sxm"}, {"gpu_count", 44}, {"engine", "sglang"}, {"engine_version", "0.5.8.post1"},
+                   {"batch", 2048}, {"isl", 8192}, {"osl", 1024}, {"disaggregated", true},
+                   {"prefill_workers", 7}, {"prefill_tp", 1}, {"prefill_pp", 1}, {"prefill_attention_dp", 4},
+                   {"prefill_ep", 4}, {"prefill_batch", 1}, {"decode_workers", 2}, {"decode_tp", 1}, {"decode_pp", 1},
+                   {"decode_attention_dp", 8}, {"decode_ep", 8}, {"value", 9516.7}, {"source", aic},
+                   {"extra", "prefill: 7 workers x (attention_dp_size=4, moe_ep_size=4)"}};
+    const auto m = caliper::test::mappedRow(validationRow(fields));
+    CHECK(m.request["gpu_count"] == 8);
+    CHECK(m.request["parallel"]["tp"] == 8);
+    CHECK(m.request["parallel"]["attention_dp"] == 8);
+    CHECK(m.request["parallel"]["ep"] == 8);
+    CHECK(m.request["batch"] == 2048);
+    const Json& split = m.request["serving"]["disaggregated"];
+    CHECK(split["prefill_replicas"] == 7);
+    CHECK(split["decode_replicas"] == 2);
+    CHECK(split["prefill_max_batch"] == 1);
+    CHECK(split["prefill_parallel"]["tp"] == 4);
+    CHECK(split["prefill_parallel"]["attention_dp"] == 4);
+    // SGLang's aggregated mixed-chunk convention is not applied to the split.
+    CHECK_FALSE(m.request["serving"].contains("mixed_chunk"));
+    // A gpu_count that is not both pools' GPUs is listed, not guessed.
+    fields["gpu_count"] = 40;
+    const caliper::io::MappingOutcome bad =
+        caliper::io::mapValidationRow(caliper::test::projectCatalog(), validationRow(fields));
+    CHECK_FALSE(bad.mapping);
+    CHECK(bad.reason.find("prefill and decode") != std::string::npos);
+}

@@ -3,6 +3,7 @@
 #include <optional>
 #include <vector>
 
+#include "caliper/plan/estimate.hpp"
 #include "caliper/result.hpp"
 #include "caliper/scenario.hpp"
 #include "caliper/serving/serving.hpp"
@@ -25,6 +26,13 @@ bool servingFiguresKnown(const Scenario& scenario);
 std::optional<ServingFigures> estimateServing(const Scenario& scenario, const Plan& plan, const MemoryBreakdown& memory,
                                               std::vector<ExplainTerm>* explain = nullptr,
                                               std::vector<Warning>* warnings = nullptr);
+
+// A disaggregated deployment the request states (serving.disaggregated):
+// the estimate of one decode replica (gpu_count, parallel), holding its share
+// of the `batch` concurrent requests, whose `serving` figures are the whole
+// deployment's: prefill replicas of their own degrees run the prompts and
+// send each request's KV cache to the decode replicas (steady_state.hpp).
+EstimateResult estimateDisaggregated(const Scenario& request, EstimateDetail detail);
 
 // Cost and energy per output token from the deployment's price and power.
 void priceServing(ServingFigures& figures, std::optional<double> usdPerHour, double powerW);

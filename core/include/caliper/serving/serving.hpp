@@ -14,6 +14,23 @@ struct SpeculativeSpec {
     double acceptedTokensPerStep = 1.0;   // tokens each sequence keeps per verification step (>= 1)
 };
 
+// A disaggregated deployment the request states (serving.disaggregated):
+// prefill replicas that only run prompts and send each request's KV cache
+// to decode replicas that only decode. The request's gpu_count and parallel
+// are one decode replica's; `batch` is the whole deployment's concurrency.
+struct DisaggregatedServing {
+    int prefillReplicas = 1;
+    int decodeReplicas = 1;
+    // One prefill replica's degrees (0: the decode replica's).
+    int prefillTp = 0;
+    int prefillPp = 0;
+    int prefillEp = 0;
+    int prefillAttentionDp = 0;
+    // Requests one prefill replica runs at once (TensorRT-LLM max_batch_size,
+    // SGLang max_running_requests); 0: the engine's default.
+    int prefillMaxBatch = 0;
+};
+
 // The request's "serving" object (all optional).
 struct ServingRequest {
     double prefixCacheHitRate = 0;  // share of each prompt found in the prefix cache (0..1)
@@ -24,6 +41,7 @@ struct ServingRequest {
     // --max-num-batched-tokens, TensorRT-LLM max_num_tokens, SGLang
     // --chunked-prefill-size); unset: the engine's default.
     std::optional<double> maxNumBatchedTokens;
+    std::optional<DisaggregatedServing> disaggregated;
 };
 
 // The result's "serving" object.

@@ -16,6 +16,34 @@ constexpr double kMaxAcceptedTokensPerStep = 16;
 constexpr std::int64_t kMaxModelLen = std::int64_t(1) << 24;
 // A step budget is at least one token and, like the context, below 16M.
 constexpr std::int64_t kMaxBatchedTokens = std::int64_t(1) << 24;
+// Replicas of one disaggregated deployment, and a prefill replica's degrees:
+// within the 100,000 GPUs a gpu_count may name.
+constexpr std::int64_t kMaxReplicas = 100000;
+constexpr std::int64_t kMaxDegree = 100000;
+
+DisaggregatedServing readDisaggregated(const Json& value, const std::string& path) {
+    if (!value.is_object()) failType("invalid_value", path, "an object", value);
+    ObjectReader d(value, path);
+    DisaggregatedServing out;
+    out.prefillReplicas = int(d.optionalInteger("prefill_replicas", 1, kMaxReplicas).value_or(1));
+    out.decodeReplicas = int(d.optionalInteger("decode_replicas", 1, kMaxReplicas).value_or(1));
+    out.prefillMaxBatch = int(d.optionalInteger("prefill_max_batch", 1, kMaxReplicas).value_or(0));
+    if (const Json* p = d.raw("prefill_parallel"); p && !p->is_null()) {
+        if (!p->is_object()) failType("invalid_value", d.pathOf("prefill_parallel"), "an object", *p);
+        ObjectReader pr(*p, d.pathOf("prefill_parallel"));
+        out.prefillTp = int(pr.optionalInteger("tp", 1, kMaxDegree).value_or(0));
+        out.prefillPp = int(pr.optionalInteger("pp", 1, kMaxDegree).value_or(0));
+        out.prefillEp = int(pr.optionalInteger("ep", 1, kMaxDegree).value_or(0));
+        out.prefillAttentionDp = int(pr.optionalInteger("attention_dp", 1, kMaxDegree).value_or(0));
+        if (out.prefillTp > 0 && out.prefillAttentionDp > 0 && out.prefillTp % out.prefillAttentionDp != 0) {
+            fail("invalid_parallel", pr.pathOf("attention_dp"),
+                 "attention_dp must divide tp (the attention-DP ranks run the other layers tensor-parallel)");
+        }
+        pr.finish();
+    }
+    d.finish();
+    return out;
+}
 
 }  // namespace
 
@@ -46,6 +74,12 @@ void readServing(Scenario& s, ObjectReader& r) {
     s.serving.mixedChunk = o.boolOr("mixed_chunk", false);
     if (const auto tokens = o.optionalInteger("max_num_batched_tokens", 1, kMaxBatchedTokens)) {
         s.serving.maxNumBatchedTokens = double(*tokens);
+    }
+    if (const Json* split = o.raw("disaggregated"); split && !split->is_null()) {
+        if (s.task != Task::Inference) {
+            fail("incompatible_options", o.pathOf("disaggregated"), "disaggregated serving is for task inference");
+        }
+        s.serving.disaggregated = readDisaggregated(*split, o.pathOf("disaggregated"));
     }
     if (const Json* spec = o.raw("speculative"); spec && !spec->is_null()) {
         if (!spec->is_object()) failType("invalid_value", o.pathOf("speculative"), "an object", *spec);
