@@ -132,8 +132,13 @@ void readLine(const Catalog& catalog, const std::string& line, RowSet& set) {
     r.figure = r.hasError ? figureOf(m.compared) : Figure::Other;
     // Disaggregated rows are scored at the public path's figure and not
     // fitted on: the serving constants rest on aggregated serving, and the
-    // fast path (one replica's evaluator) does not run the split.
-    if (r.scenario.serving.disaggregated) r.figure = Figure::Other;
+    // fast path (one replica's evaluator) does not run the split. Their
+    // kind is reported apart and makes no band: the split's errors are its
+    // own, and would otherwise widen the bands aggregated serving shows.
+    if (r.scenario.serving.disaggregated) {
+        r.figure = Figure::Other;
+        r.kind = "disaggregated_" + r.kind;
+    }
     if (servingFigure(r)) {
         const EstimateResult full = estimate(r.scenario, EstimateDetail{false, false, false});
         const planner::Choice choice = planner::choose(r.scenario, r.scenario.maxGpus);
