@@ -121,7 +121,8 @@ var en = {
   'term.serving_kv_cache_tokens': 'Tokens the KV pool holds', 'term.serving_step_token_budget': 'Tokens per step (scheduler budget)',
   'term.serving_running_requests': 'Requests decoding together per replica', 'term.serving_ttft_s': 'Time to first token (serving)',
   'term.serving_ttft_own_prefill_s': 'Own prompt prefill', 'term.serving_ttft_wait_s': 'Wait for prefills ahead',
-  'term.serving_tpot_ms': 'Time per output token (serving)', 'term.serving_output_tokens_per_s_per_gpu': 'Output tokens/s per GPU'
+  'term.serving_tpot_ms': 'Time per output token (serving)', 'term.serving_output_tokens_per_s_per_gpu': 'Output tokens/s per GPU',
+  'term.serving_kv_transfer_ms': 'KV transfer, prefill to decode'
 };
 var zh = {
   'why.fits_one_gpu': '单卡即可放下', 'why.weights_native': '权重使用检查点原生格式',
@@ -301,7 +302,8 @@ var zh = {
   'term.serving_kv_cache_tokens': 'KV 缓存池可容纳的 token 数', 'term.serving_step_token_budget': '每步 token 数（调度预算）',
   'term.serving_running_requests': '每副本同时解码的请求数', 'term.serving_ttft_s': '首 token 延迟（服务）',
   'term.serving_ttft_own_prefill_s': '自身提示词预填充', 'term.serving_ttft_wait_s': '等待前面的预填充',
-  'term.serving_tpot_ms': '每输出 token 时间（服务）', 'term.serving_output_tokens_per_s_per_gpu': '每卡输出 token/秒'
+  'term.serving_tpot_ms': '每输出 token 时间（服务）', 'term.serving_output_tokens_per_s_per_gpu': '每卡输出 token/秒',
+  'term.serving_kv_transfer_ms': 'KV 传输（预填充到解码）'
 };
 var codes = { en: en, zh: zh };
 export { codes };

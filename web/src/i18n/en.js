@@ -373,6 +373,7 @@ var en = {
   'rec.nodes': '{n|server|servers}',
   'unit.bytesPerToken': 'bytes/token',
   'unit.params': 'parameters',
+  'unit.requests': 'requests',
   'unit.flopPerToken': 'FLOP/token',
   'unit.perMTok': 'per million tokens',
   'obj.cheapestRent': 'Cheapest to rent',

@@ -373,6 +373,7 @@ var zh = {
   'rec.nodes': '{n} 台服务器',
   'unit.bytesPerToken': '字节/token',
   'unit.params': '个参数',
+  'unit.requests': '个请求',
   'unit.flopPerToken': 'FLOP/token',
   'unit.perMTok': '/百万 token',
   'obj.cheapestRent': '租用最便宜',

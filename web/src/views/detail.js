@@ -247,6 +247,7 @@ function rulesBlock(r, ctx) {
 // unit) or, for the few names without one, from the term itself.
 // {prefix, suffix}; fractions also get their value in per cent.
 var TERM_UNITS = { kv_bytes_per_token: 'unit.bytesPerToken', lora_params: 'unit.params',
+  serving_running_requests: 'unit.requests',
   train_model_flops_per_token: 'unit.flopPerToken', fullest_gpu: 'GiB', train_mfu: '%',
   usd_per_hour: '$/h', usd_per_million_tokens: '$/Mtok' };
 var SUFFIX_UNITS = [[/_fraction$/, '%'], [/_tokens_per_s$/, 'unit.tokPerS'], [/_per_s$/, '/s'], [/_gib$/, 'GiB'],
