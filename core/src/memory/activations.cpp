@@ -76,6 +76,26 @@ double perTokenLayerBytes(const ModelShape& s, int tp, double elementBytes) {
     return (residual + std::max(attention, mlp)) * elementBytes;
 }
 
+// Elements per token the routed experts of transformers 5.x hold at their
+// peak, per tensor-parallel rank (integrations/moe.py,
+// grouped_mm_experts_forward, the default experts implementation). S = tokens
+// x top-k rows; the locals live to the function's end. Up projection: the
+// gathered input (S x hidden) + the up output and its masked_fill copy (2 x S x
+// up width, up = 2 x expert_ffn gated); the gated activation peaks no higher.
+// Down projection: the input copy + the down output (S x hidden) + the routing-
+// weighted product + its un-permuted copy (weighted_out[inv_perm]) while the
+// product is live: 2 + 2 x routing-weight bytes per hidden element. The router
+// gives bf16 weights in Qwen3-MoE (Qwen3MoeTopKRouter.forward casts to the
+// logits' dtype) but fp32 in DeepSeek-V2 (the fp32 gate, never cast back), and
+// a bf16 x fp32 product is fp32: 4 bytes.
+double transformersRoutedExpertElements(const ModelShape& s, int tp, double weightBytes) {
+    const double up = (s.gated ? 2.0 : 1.0) * s.expertFfn / tp;
+    const double upPhase = s.hidden + 2 * up;
+    const double downPhase = s.hidden * (2 + 2 * weightBytes / kBf16);
+    return s.topK * std::max(upPhase, downPhase) + s.experts * 2.0;
+}
+
+
 double servingChunkTokens(const Scenario& s) {
     return s.gpu.memoryGib >= kLargeGpuGiB ? kServingChunkTokensLarge : kServingChunkTokensSmall;
 }
@@ -131,7 +151,11 @@ double inferenceActivationBytes(const Inputs& in, const Layout& layout, const St
         ex.add("activations_gib", "the llama.cpp compute buffer above", bytesToGiB(bytes));
         return bytes;
     }
-    const double perToken = perTokenLayerBytes(sh, layout.tp, kBf16);
+    double perToken = perTokenLayerBytes(sh, layout.tp, kBf16);
+    if (runtimeOf(s.engine) == Engine::Transformers && sh.experts > 0) {
+        const double routed = transformersRoutedExpertElements(sh, layout.tp, deepseekV2Architecture(s.model) ? kF32 : kBf16);
+        perToken = std::max(perToken, (3 * sh.hidden + routed) * kBf16);
+    }
     const double prompt = double(std::max<std::int64_t>(s.promptTokens, 1));
     double tokens = 0, logits = 0, scores = 0;
     const char* why = "";

@@ -11,6 +11,10 @@
 
 namespace caliper::sizing {
 
+bool deepseekV2Architecture(const ModelSpec& m) {
+    return m.family.rfind("DeepSeek-V2", 0) == 0 || m.family.rfind("DeepSeek-Coder-V2", 0) == 0;
+}
+
 namespace {
 
 // vLLM CacheConfig.DEFAULT_BLOCK_SIZE: 16 tokens per block; a sequence
@@ -35,11 +39,19 @@ struct LayerCache {
 LayerCache layerCache(const Scenario& s, const ModelShape& shape) {
     const ModelSpec& m = s.model;
     if (m.attention == AttentionKind::Mla) {
-        if (runtimeOf(s.engine) == Engine::Transformers) {
-            // The Hugging Face DeepSeek code caches decompressed K and V per head.
+        if (runtimeOf(s.engine) == Engine::Transformers && !deepseekV2Architecture(m)) {
+            // Other MLA models' Hugging Face code (DeepSeek-V3's and its kin) is
+        // read as caching decompressed K and V per head (not checked at 5.17).
             return {double(shape.heads) * (m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim + m.mla.vHeadDim), true};
         }
-        // kv_lora_rank latent + one shared RoPE key (DeepSeek-V2 §2.1).
+        // kv_lora_rank latent + one shared RoPE key (DeepSeek-V2 §2.1). The
+        // serving engines cache this; so does transformers 5.17 for DeepSeek-V2
+        // (models/deepseek_v2/modeling_deepseek_v2.py, DeepseekV2Attention.forward:
+        // past_key_values.update(k_nope, k_pe) on the normed kv_lora_rank latent and
+        // the RoPE key, both one-head tensors, then expand_kv decompresses per layer).
+        // Caliper's H200 generate() runs bound it: DeepSeek-V2-Lite, 1 x 32,768
+        // tokens, 5.98 GiB allocated above the weights, where decompressed K and V
+        // (27 layers x 16 heads x 320 x 2 B per token) would be 8.4 GiB alone.
         return {double(m.mla.kvLoraRank + m.mla.qkRopeHeadDim), false};
     }
     // K and V of the layer the cache counts in (a sliding one where those

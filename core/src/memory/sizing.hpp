@@ -87,6 +87,9 @@ struct ModelShape {
 };
 
 ModelShape modelShape(const ModelSpec& model, const ParamCounts& counts);
+// The DeepSeek-V2 architecture of transformers (models/deepseek_v2), read by
+// catalog family: its router's fp32 weights and its latent KV cache.
+bool deepseekV2Architecture(const ModelSpec& m);
 
 // Stored bytes of the weights, by where a split puts them.
 struct WeightParts {

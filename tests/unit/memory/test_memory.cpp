@@ -242,7 +242,7 @@ TEST_CASE("weight format bits per weight", "[formats]") {
     CHECK(kvBytesPerElement(KvFormat::Fp8) == Approx(1));
 }
 
-TEST_CASE("MLA caches the compressed latent; transformers caches decompressed heads", "[memory][kv]") {
+TEST_CASE("MLA caches the compressed latent; transformers caches DeepSeek-V3's decompressed heads", "[memory][kv]") {
     // DeepSeek-V3: (kv_lora_rank 512 + rope 64) x 61 layers x 2 bytes = 70.3 KB
     // per token (DeepSeek-V2 §2.1; methodology §2).
     Scenario s = serving("deepseek-v3", "h200-sxm-141gb", Engine::Vllm);
@@ -415,4 +415,46 @@ TEST_CASE("transformers generate() holds the last position's logits, not the pro
     // live tensors at the peak, 52.4 GiB reserved. The estimate lies between.
     CHECK(m.memory.totalGiB > 45.6 * 0.97);
     CHECK(m.memory.totalGiB < 52.4);
+}
+
+TEST_CASE("transformers' grouped_mm experts hold four top-k copies of the hidden state", "[memory][transformers][moe]") {
+    // integrations/moe.py grouped_mm_experts_forward (transformers 5.17): S =
+    // tokens x top-k rows; at the down projection the gathered input, the down
+    // output, the routing-weighted product and its un-permuted copy are live,
+    // 4 x S x hidden bf16 (the up phase, hidden + 2 x 2 x 768 = 5,120 per row,
+    // is smaller than 4 x 2,048 = 8,192). Qwen3-30B-A3B (hidden 2048, top-8,
+    // 128 experts): per token (3 x 2,048 residual + 8 x 8,192 + 128 x 2 router
+    // logits) x 2 B = 143,872 B; 32 x 4,096 prompt tokens in one pass.
+    Scenario s = serving("qwen3-30b-a3b", "h200-sxm-141gb", Engine::Transformers);
+    s.batch = 32;
+    s.promptTokens = 4096;
+    s.outputTokens = 64;
+    const MemoryEstimate m = estimateMemory(s, makePlan(s, 1));
+    const double logits = 32.0 * 151936 * 6;  // last position, bf16 + fp32 copy
+    CHECK(m.memory.activationsGiB == Approx(bytesToGiB(131072.0 * 143872 + logits)));
+    // Caliper's H200 run (caliper-h200b-qwen3-30b-a3b-generate-b32-i4096-o64-memory):
+    // 87.04 GiB allocated at the peak, 93.69 GiB reserved.
+    CHECK(m.memory.totalGiB > 87.04 * 0.97);
+    CHECK(m.memory.totalGiB < 93.69);
+}
+
+TEST_CASE("transformers' DeepSeek-V2 caches the latent and weights experts in fp32", "[memory][transformers][moe][kv]") {
+    // DeepseekV2Attention.forward (transformers 5.17) caches the normed
+    // kv_lora_rank latent and the RoPE key as one-head tensors: (512 + 64) x
+    // 27 layers x 2 B = 31,104 B per token. The router's weights stay fp32, so
+    // the weighted product and its un-permuted copy are 4 B per element: per
+    // routed row 2,048 x (2 + 2 + 4 + 4) B; per token (3 x 2,048 x 2 B residual
+    // + 6 x 2,048 x 12 B + 64 x 2 x 2 B router logits) = 160,000 B.
+    Scenario s = serving("deepseek-v2-lite", "h200-sxm-141gb", Engine::Transformers);
+    s.batch = 32;
+    s.promptTokens = 4096;
+    s.outputTokens = 64;
+    const MemoryEstimate m = estimateMemory(s, makePlan(s, 1));
+    CHECK(termValue(m, "kv_bytes_per_token") == Approx(576.0 * 27 * 2));
+    const double logits = 32.0 * 102400 * 6;
+    CHECK(m.memory.activationsGiB == Approx(bytesToGiB(131072.0 * 160000 + logits)));
+    // Caliper's H200 run (caliper-h200b-deepseek-v2-lite-generate-b32-i4096-o64-memory):
+    // 53.26 GiB allocated at the peak; decompressed K and V (27 x 16 x 320 x
+    // 2 B per token, 34.3 GiB) would not fit under it beside the 29.4 GiB of weights.
+    CHECK(m.memory.totalGiB == Approx(53.26).epsilon(0.03));
 }
