@@ -30,8 +30,12 @@ constexpr double kVoltaBoardHostWPerGpu = (3500.0 - 8 * 300.0) / 8.0;
 // 14.5 kW, not 8 x (1,400 + 575) = 15.8 kW.
 constexpr double kBlackwellUltraBoardHostWPerGpu = (14500.0 - 8 * 1400.0) / 8.0;
 // PCIe data-center server without GPUs: dual-socket CPUs, memory, NICs and
-// fans, ~1 kW per node [E].
+// fans, ~1 kW per node [E]. Such a server carries 8 cards and is rented by
+// the card, as its host RAM is (host_share.cpp: 1/8 of the server per GPU):
+// each card's slot draws 1/8 of it, so one L4 is 72 + 125 W, not 72 + 1,000 W,
+// and eight of them are the whole 1 kW server.
 constexpr double kServerHostW = 1000.0;
+constexpr double kServerSlots = 8.0;
 // Desktop workstation: CPU, board, drives and power-supply losses ~250 W [E].
 constexpr double kDesktopHostW = 250.0;
 // NVL72 racks: a DGX GB200 NVL72 draws 120 kW with 72 x 1200 W GPUs
@@ -61,8 +65,8 @@ constexpr double kRackBudgetW = 8400.0;
 
 bool board(const GpuSpec& gpu) { return gpu.formFactor == "sxm" || gpu.formFactor == "oam"; }
 
-// The host's power beside the GPUs: per GPU slot on boards and racks, per
-// node otherwise.
+// The host's power beside the GPUs: per GPU slot on boards, racks and
+// data-center PCIe servers, per node for desktops and workstations.
 CostBasis::HostPower hostPower(const GpuSpec& gpu) {
     // Apple's catalog figure is the whole Mac at the wall (Apple's power
     // tables), so nothing is added; other SoCs carry the package TDP, and no
@@ -79,7 +83,7 @@ CostBasis::HostPower hostPower(const GpuSpec& gpu) {
         return {kBlackwellUltraBoardHostWPerGpu, true};
     }
     if (board(gpu)) return {kBoardHostWPerGpu, true};
-    if (gpu.gpuClass == "datacenter") return {kServerHostW, false};
+    if (gpu.gpuClass == "datacenter") return {kServerHostW / kServerSlots, true};
     return {kDesktopHostW, false};
 }
 

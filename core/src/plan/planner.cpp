@@ -16,6 +16,7 @@
 #include "caliper/memory/memory.hpp"
 #include "caliper/units.hpp"
 #include "caliper/plan/plan.hpp"
+#include "caliper/plan/compat.hpp"
 #include "plan/prepared.hpp"
 #include "plan/replicas.hpp"
 #include "memory/sizing.hpp"
@@ -1269,7 +1270,13 @@ Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelF
         if (std::optional<Choice> c = fewestOffloaded(request, maxGpus, false)) return std::move(*c);
         return chooseOffload(request);  // none fits: one GPU's split, which does not fit either
     }
-    if (!training(request)) return chooseKnobs(request, maxGpus, held);
+    if (!training(request)) {
+        Choice c = chooseKnobs(request, maxGpus, held);
+        // At a stated count too, no number of Macs holds what one does not
+        // (vllm-metal: one Mac), so there is no count to need.
+        if (runsOnOneDevice(request) && c.gpusNeeded && *c.gpusNeeded > 1) c.gpusNeeded.reset();
+        return c;
+    }
     return withZeroOffload(request, maxGpus, held,
                            withLayerSplit(request, maxGpus, held, chooseDataParallel(request, maxGpus, held)));
 }

@@ -247,6 +247,24 @@ TEST_CASE("an Apple machine draws its catalog figure, with no host share added",
     CHECK(*estimateCost(priced(mac), gpus(2, 2), SpeedEstimate{}).powerW == Approx(540.0));
 }
 
+TEST_CASE("a data-center PCIe card draws its slot's share of the server, as its RAM is rented", "[cost][power]") {
+    // A PCIe data-center server's host is ~1 kW for its 8 cards (cost.cpp
+    // kServerHostW [E]), 125 W a slot: one L4 (72 W TDP, NVIDIA L4 datasheet)
+    // is 72 + 125 = 197 W, not a whole server's 1,072 W; eight are
+    // 8 x 72 + 1,000 = 1,576 W, the whole server, as before.
+    GpuSpec l4 = h100Sxm();
+    l4.id = "l4";
+    l4.formFactor = "pcie";
+    l4.gpuClass = "datacenter";
+    l4.architecture = "Ada Lovelace";
+    l4.tdpW = 72;
+    CHECK(*estimateCost(priced(l4), gpus(1), SpeedEstimate{}).powerW == Approx(72.0 + 125.0));
+    CHECK(*estimateCost(priced(l4), gpus(2), SpeedEstimate{}).powerW == Approx(2 * (72.0 + 125.0)));
+    CHECK(*estimateCost(priced(l4), gpus(8), SpeedEstimate{}).powerW == Approx(8 * 72.0 + 1000.0));
+    // Two full servers: two hosts.
+    CHECK(*estimateCost(priced(l4), gpus(16, 2), SpeedEstimate{}).powerW == Approx(16 * 72.0 + 2 * 1000.0));
+}
+
 TEST_CASE("power adds one host share per node", "[cost][power]") {
     const CostEstimate oneNode = estimateCost(priced(rtx4090()), gpus(8, 1), SpeedEstimate{});
     const CostEstimate twoNodes = estimateCost(priced(rtx4090()), gpus(8, 2), SpeedEstimate{});

@@ -244,6 +244,12 @@ TEST_CASE("vLLM on Apple silicon plans one Mac", "[engines]") {
     const Json small = estimate(R"({"model":"llama-3.1-8b","gpu":"apple-m2-ultra-60c-64gb","gpu_count":"auto","engine":"vllm"})");
     CHECK(small["fits"] == true);
     CHECK(small["gpus_needed"] == 1);
+    // The default count (one) tells the same: Llama-3.1-8B in bf16 (~15 GiB
+    // of weights) is above the M2's 14.4 GiB usable GPU share, and no second
+    // Mac helps vllm-metal, so no count is needed, as with "auto".
+    const Json stated = estimate(R"({"model":"llama-3.1-8b","gpu":"apple-m2-8c","engine":"vllm"})");
+    CHECK(stated["fits"] == false);
+    CHECK(stated["gpus_needed"].is_null());
 }
 
 TEST_CASE("unified-memory machines serve with llama.cpp by default, vLLM where asked", "[engines][unified]") {

@@ -49,7 +49,7 @@ var zh = {
   'the llama.cpp compute buffer above': '即上面的 llama.cpp 计算缓冲区',
   'host RAM of each node': '每节点主机内存', 'server': '服务器', 'desktop': '台式机', 'dual-channel': '双通道',
   'unified memory: RAM and bandwidth are the SoC\u2019s': '统一内存：内存与带宽即 SoC 的', "unified memory: RAM and bandwidth are the SoC's": '统一内存：内存与带宽即 SoC 的',
-  'the plan keeps': '方案在此保存', 'there': '',
+  'the plan keeps': '方案在此保存', 'there': '', 'as given': '按给定值', 'as requested': '按请求所选',
   'the profile run of a chunked-prefill batch': '分块预填充批次的显存探测运行',
   'eager attention scores': 'eager 注意力分数', 'the (C-1)/2 prefills ahead': '排在前面的 (C-1)/2 个预填充',
   'context prompt..prompt+output': '上下文从提示词到提示词+输出',
@@ -177,6 +177,7 @@ var zh = {
   "the larger of the denoiser's or encoder's live activations and the VAE decoder's working set at this size":
     '去噪器或编码器的存活激活与此尺寸下 VAE 解码器工作集中的较大者',
   'GPUs x price per GPU-hour': '显卡数 × 每卡时价格', 'GPUs x price per card': '显卡数 × 每卡价格', 'GPUs x TDP': '显卡数 × TDP',
+  'machines x catalog power': '机器数 × 目录功耗', 'a SoC machine adds no host share': 'SoC 机器不另加主机分摊',
   'output tokens / GPUs': '输出 token / 显卡数', 'average context x sequences': '平均上下文 × 序列数',
   'replicas x sequences': '副本数 × 序列数', 'x tokens at the matmul rate': '× token 数，按矩阵乘算力',
   'x text tokens at the matmul rate': '× 文本 token 数，按矩阵乘算力', 'sequence(s) of': '个序列，每个',

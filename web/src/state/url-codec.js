@@ -15,7 +15,7 @@ var READERS = {
   mem: num(0, 1e6), price: num(0, 1e9), sort: oneOf(SORTS), dir: oneOf(['asc', 'desc']), sg: text,
   cell: text, cnt: countOrAuto, rm: text, obj: oneOf(OBJECTIVES), pr: oneOf(PRICING), top: int(1, 100), cmp: list,
   inv: inventory, cm: custom('model'), cg: custom('gpu'),
-  sm: text, su: num(1, 1e7), sr: num(0.001, 1e6), sttft: num(0.001, 3600), stpot: num(0.01, 60000), stps: num(0.01, 1e5),
+  sm: text, su: int(1, 1e7), sr: num(0.001, 1e6), sttft: num(0.001, 3600), stpot: num(0.01, 60000), stps: num(0.01, 1e5),
   spi: int(1, 1e7), spo: int(1, 1e7), scls: listOf(GROUPS), sdis: oneOf(['no', 'auto', 'yes']), sgq: text,
   interNode: oneOf(['auto'].concat(INTER_NODES)), gpusPerNode: int(1, 1024),
   checkpointing: oneOf(['auto', 'on', 'off']), offload: oneOf(['auto', 'none', 'layers', 'moe-experts']),

@@ -24,7 +24,8 @@ var lastKey = '';
 
 // Number fields: id → [state key, min, max, optional, whole]
 var FIELDS = {
-  'sv-users': ['su', 1, 1e7, false, false], 'sv-rate': ['sr', 0.001, 1e6, true, false],
+  // Users are whole (docs/CONTRACT.md "Serve": 5.5 is invalid_value at /users).
+  'sv-users': ['su', 1, 1e7, false, true], 'sv-rate': ['sr', 0.001, 1e6, true, false],
   'sv-tps': ['stps', 0.01, 1e5, true, false], 'sv-ttft': ['sttft', 0.001, 3600, true, false],
   'sv-tpot': ['stpot', 0.01, 60000, true, false], 'sv-in': ['spi', 1, 1e7, false, true], 'sv-out': ['spo', 1, 1e7, false, true]
 };
