@@ -112,7 +112,9 @@ std::string calibrationJson(const RowSet& set, const CrossReport& report) {
         "(the family level: every GPU without a fitted group of its own takes it, from one GPU system or more), then "
         "engine x GPU generation, then x format (two GPU systems each). Training constants are values, not scales, "
         "fitted inside their physical bounds on the training speed rows that read them (training_constants; "
-        "calibration-rows.json lists the rows). A mechanism group's band, like a family's, rests on two sources.";
+        "calibration-rows.json lists the rows). A mechanism group's or a family's band states its sources: where they are "
+        "one, it is that source's band widened one fallback level by the same factor (one source's spread says nothing "
+        "of another source's).";
     doc["files"] = set.files;
     doc["rows"] = {{"read", set.rowsRead},
                    {"not_measured_skipped", set.notMeasured},
@@ -176,6 +178,7 @@ std::string calibrationJson(const RowSet& set, const CrossReport& report) {
                      {"engine", b.engine >= 0 ? toString(EngineClass(b.engine)) : "*"},
                      {"gpu_family", b.family >= 0 ? gpuFamilyName(b.family) : "*"}};
         if (!b.group.empty()) band["group"] = b.group;
+        if (b.sources > 0) band["sources"] = b.sources;
         band["p10_log"] = r4(b.lowLog);
         band["p90_log"] = r4(b.highLog);
         band["rows"] = b.rows;

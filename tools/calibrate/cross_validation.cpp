@@ -204,12 +204,14 @@ std::vector<CalibrationBand> makeBands(const std::vector<CalibrationRow>& rows, 
     std::vector<CalibrationBand> bands;
     for (const auto& [key, values] : pools) {
         if (int(values.size()) < kMinBandRows) continue;
-        // A family's or a mechanism group's own band rests on two sources at
-        // least, like its constants: one source's spread says nothing of how
-        // far another source's setups sit from it (the group falls back to
-        // its engine's or its kind's band, widened).
-        if ((std::get<2>(key) >= 0 || !std::get<3>(key).empty()) && sources[key].size() < 2) continue;
         CalibrationBand b;
+        // A family's or a mechanism group's band counts its sources: one
+        // source's spread says nothing of how far another source's setups sit
+        // from it, so a band of one source is that source's band widened one
+        // fallback level (lookupBand), the same measured factor a group takes
+        // when it falls back to a wider band, not the wider band itself (made
+        // of other mechanisms' rows).
+        if (std::get<2>(key) >= 0 || !std::get<3>(key).empty()) b.sources = int(sources[key].size());
         b.kind = std::get<0>(key);
         b.engine = std::get<1>(key);
         b.family = std::get<2>(key);

@@ -4,9 +4,10 @@
 //                     [--residuals-out FILE] ROWS.jsonl...
 // --residuals-out writes a tab-separated line per row (id, kind, measured,
 // ln(predicted / measured) in sample, with its source left out and with its
-// engine x GPU left out, the left-out band it was checked against; serving
-// rows add the in-sample model's parts) for reading residual patterns by
-// concurrency, lengths, model, GPU and engine.
+// engine x GPU left out, the left-out band it was checked against and that
+// band's keys: source, engine class, GPU family, mechanism group, known;
+// serving rows add the in-sample model's parts) for reading residual
+// patterns by concurrency, lengths, model, GPU and engine.
 // --check compares the output with a committed file byte for byte (exit 1
 // when they differ): the test that keeps the calibration reproducible.
 #include <algorithm>
@@ -93,7 +94,7 @@ int main(int argc, char** argv) {
         std::ofstream out(residualsOut, std::ios::binary);
         // Serving rows add the in-sample model's parts: requests running,
         // TTFT's own prefill and wait, the decode step, its host part.
-        out << "id\tkind\tmeasured\tin_log\tsource_out_log\tsystem_out_log\tband_low_log\tband_high_log\trunning\town_prefill_s\twait_s\t"
+        out << "id\tkind\tmeasured\tin_log\tsource_out_log\tsystem_out_log\tband_low_log\tband_high_log\tsource\tengine_class\tgpu_family\tband_group\tknown\trunning\town_prefill_s\twait_s\t"
                "decode_step_s\thost_step_s\n";
         const caliper::ScopedCalibration useFull(&report.full.table);
         for (std::size_t i = 0; i < set.rows.size(); ++i) {
@@ -101,6 +102,12 @@ int main(int argc, char** argv) {
             out << r.id << '\t' << r.kind << '\t' << r.measured << '\t' << report.inSampleLog[i] << '\t'
                 << report.crossLog[i] << '\t' << report.systemLog[i] << '\t' << report.bandLowLog[i] << '\t'
                 << report.bandHighLog[i];
+            // The band's keys: the row's source, engine class, GPU family (-1: not stated), mechanism group and
+            // whether it makes and tests bands (a setup the engine knows).
+            const std::string tail = "\t" + r.source + "\t" + std::to_string(int(r.engine)) + "\t" +
+                                     std::to_string(r.gpuStated ? caliper::gpuFamilyIndex(r.gpu) : -1) + "\t" +
+                                     (r.bandGroup.empty() ? "-" : r.bandGroup) + "\t" + (r.fitUse ? "1" : "0");
+            out << tail;
             if (caliper::calibrate::servingFigure(r) && r.serving) {
                 auto& evaluator = *r.serving->evaluator;
                 evaluator.recalibrate();

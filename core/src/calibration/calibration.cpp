@@ -399,6 +399,9 @@ bool lookupBand(const std::vector<CalibrationBand>& bands, const std::string& ki
         levels = (bestRank == 3 ? 0 : bestRank == 2 ? 1 : 2) - (family >= 0 ? 0 : 1) + (group.empty() ? 0 : 1);
     }
     levels = std::max(0, levels);
+    // A family's or group's band from one source: as far from a new source's
+    // setups as a band one level wider is from a group it never saw.
+    if (best->sources == 1) ++levels;
     if (fell) *fell = levels;
     const double widen = std::pow(widening, levels);
     const double centre = 0.5 * (best->lowLog + best->highLog);

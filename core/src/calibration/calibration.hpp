@@ -97,6 +97,11 @@ struct CalibrationBand {
     double highLog = 0;
     int rows = 0;
     std::string group;  // bandGroup's mechanism group; empty: any
+    // A GPU family's or a mechanism group's band: the sources its rows come
+    // from (0 on engine and kind bands, which are not counted). A band of one
+    // source is widened one fallback level (lookupBand): one source's spread
+    // says nothing of how far another source's setups sit from it.
+    int sources = 0;
 };
 
 // Training-speed constants fitted by value (not as a scale on a prior),
@@ -207,8 +212,9 @@ constexpr std::int64_t kLongContextTokens = 32768;
 // The band of ln(predicted / measured) for a kind on an engine class and GPU
 // family (-1: not known), in a mechanism group (empty: none): the most
 // specific one with rows (the group's, then engine x family, engine, kind),
-// widened by `widening` per level when it falls back; `fell` receives the
-// levels fallen. False when the kind has none.
+// widened by `widening` per level when it falls back, and one level more
+// when that band rests on one source (CalibrationBand::sources); `fell`
+// receives the levels. False when the kind has none.
 // The index in `bands` of the band lookupBand starts from (-1: none), and its
 // rank: 4 the group's, 3 engine x family, 2 engine, 0 the kind's.
 int bestBandIndex(const std::vector<CalibrationBand>& bands, const std::string& kind, int engine, int family,

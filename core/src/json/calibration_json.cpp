@@ -124,6 +124,8 @@ CalibrationTable parseCalibrationTable(std::string_view text) {
         b.highLog = j.at("p90_log").get<double>();
         b.rows = j.at("rows").get<int>();
         if (j.contains("group")) b.group = j.at("group").get<std::string>();
+        if (j.contains("sources")) b.sources = j.at("sources").get<int>();
+        if (b.sources < 0) throw std::runtime_error("calibration: band of " + b.kind + " has negative sources");
         if (!(b.lowLog <= b.highLog)) throw std::runtime_error("calibration: band of " + b.kind + " has p10 > p90");
         table.bands.push_back(b);
     }

@@ -108,3 +108,47 @@ TEST_CASE("the measured widening lets fallback bands hold 80% of groups they nev
     REQUIRE(same.size() == 1);
     CHECK(same[0].factor == 1.0);
 }
+
+TEST_CASE("a group of one source keeps its own band, widened one fallback level", "[calibration][bands]") {
+    // "moe": ten rows of source "a" alone, evenly spread over 0.5-0.7;
+    // "dense": ten rows of sources "a" and "b" over -0.1-0.1.
+    std::vector<cal::CalibrationRow> rows;
+    std::vector<double> logs;
+    for (int i = 0; i < 10; ++i) {
+        const double spread = 0.2 * i / 9.0;
+        rows.push_back(row("d" + std::to_string(i), i % 2 ? "a" : "b", "dense"));
+        logs.push_back(-0.1 + spread);
+        rows.push_back(row("m" + std::to_string(i), "a", "moe"));
+        logs.push_back(0.5 + spread);
+    }
+    const std::vector<caliper::CalibrationBand> bands = cal::makeBands(rows, logs, std::vector<char>(rows.size(), 1));
+    const caliper::CalibrationBand* moe = nullptr;
+    const caliper::CalibrationBand* dense = nullptr;
+    for (const caliper::CalibrationBand& b : bands) {
+        if (b.group == "moe") moe = &b;
+        if (b.group == "dense") dense = &b;
+    }
+    // Both groups keep a band of their own rows; each states its sources.
+    REQUIRE(moe != nullptr);
+    REQUIRE(dense != nullptr);
+    CHECK(moe->sources == 1);
+    CHECK(dense->sources == 2);
+    // Prediction quantiles of ten rows 0.2/9 apart (type 6): p10 at order
+    // 1.1, 0.5 + 0.1 x 0.2/9 = 0.50222; p90 at order 9.9, 0.5 + 8.9 x 0.2/9
+    // = 0.69778.
+    CHECK(moe->lowLog == Approx(0.502222).epsilon(1e-4));
+    CHECK(moe->highLog == Approx(0.697778).epsilon(1e-4));
+    double lo = 0, hi = 0;
+    int fell = -1;
+    // One source: widened one level by the factor (2 here) about its centre
+    // 0.6: half-width 0.097778 x 2 = 0.195556, not the engine's band.
+    REQUIRE(caliper::lookupBand(bands, "training_speed", int(caliper::EngineClass::Eager), -1, lo, hi, 2.0, "moe", &fell));
+    CHECK(fell == 1);
+    CHECK(lo == Approx(0.6 - 0.195556).epsilon(1e-4));
+    CHECK(hi == Approx(0.6 + 0.195556).epsilon(1e-4));
+    // Two sources: the group's band as it is.
+    REQUIRE(caliper::lookupBand(bands, "training_speed", int(caliper::EngineClass::Eager), -1, lo, hi, 2.0, "dense", &fell));
+    CHECK(fell == 0);
+    CHECK(lo == Approx(dense->lowLog));
+    CHECK(hi == Approx(dense->highLog));
+}
