@@ -1,6 +1,7 @@
 #pragma once
 // Scenarios for the sizing tests, built from the project's catalog (data/),
 // whose entries carry their sources (config.json fields, datasheets).
+#include <cstdint>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -35,6 +36,17 @@ inline Scenario serving(const std::string& model, const std::string& gpu, Engine
     return s;
 }
 
+// A generation run: `batch` sequences of `promptTokens` prompt tokens and
+// `outputTokens` new ones (transformers' generate() unless another engine is named).
+inline Scenario generateRun(const std::string& model, const std::string& gpu, std::int64_t batch,
+                            std::int64_t promptTokens, std::int64_t outputTokens, Engine engine = Engine::Transformers) {
+    Scenario s = serving(model, gpu, engine);
+    s.batch = batch;
+    s.promptTokens = promptTokens;
+    s.outputTokens = outputTokens;
+    return s;
+}
+
 // Fine-tuning with the Hugging Face stack: 2048-token samples, micro-batch 1.
 inline Scenario finetuning(const std::string& model, const std::string& gpu, Method method,
                            Engine engine = Engine::Transformers) {
@@ -49,6 +61,16 @@ inline Scenario finetuning(const std::string& model, const std::string& gpu, Met
         s.gradientCheckpointing = true;
     }
     return s;
+}
+
+// The figures torch.cuda reports, from a breakdown (docs/CONTRACT.md,
+// memory): max_memory_reserved leaves out the CUDA context and NCCL's
+// buffers; max_memory_allocated also the caching allocator's reserves.
+inline double reservedGiB(const MemoryBreakdown& m) {
+    return m.totalGiB - m.overheadParts.cudaContextGiB - m.overheadParts.ncclBuffersGiB;
+}
+inline double allocatedGiB(const MemoryBreakdown& m) {
+    return reservedGiB(m) - m.overheadParts.allocatorReserveGiB - m.overheadParts.varyingLengthReserveGiB;
 }
 
 inline MemoryBreakdown memoryOn(const Scenario& s, int gpus) { return estimateMemory(s, makePlan(s, gpus)).memory; }

@@ -30,9 +30,7 @@ TEST_CASE("article 001 §9: 4x V100 32GB cannot full fine-tune or serve a 65B LL
     // is impossible on 4; LoRA/QLoRA is the way. Reasoning: 65.3B x 2 bytes =
     // 130.6 GB of fp16 weights > 4 x 32 GB; full fine-tuning carries 16-18
     // bytes per parameter (over 1 TB).
-    Scenario serve = serving("llama-65b", "v100-sxm2-32gb", Engine::Transformers);
-    serve.promptTokens = 512;
-    serve.outputTokens = 128;
+    Scenario serve = generateRun("llama-65b", "v100-sxm2-32gb", 1, 512, 128);
     CHECK_FALSE(fitsMemory(serve, memoryOn(serve, 4)));
     const std::optional<int> toServe = fewestGpus(serve);
     REQUIRE(toServe.has_value());
@@ -117,9 +115,7 @@ TEST_CASE("article 000 table: model size against single-card memory", "[golden]"
     }
     // Where the table overstates: a 3B model serves in bf16 in far less than
     // 12 GB (3.2B x 2 bytes = 6.4 GB of weights).
-    Scenario small = serving("llama-3.2-3b", "rtx-4090", Engine::Transformers);
-    small.promptTokens = 1024;
-    small.outputTokens = 256;
+    Scenario small = generateRun("llama-3.2-3b", "rtx-4090", 1, 1024, 256);
     CHECK(gb(memoryOn(small, 1).totalGiB) < 12);
     // Where it understates: ">= 2 x 80 GB (ZeRO-3)" for 70B holds for serving,
     // but full fine-tuning with ZeRO-3 carries 18 bytes per parameter

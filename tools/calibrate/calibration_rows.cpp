@@ -36,11 +36,12 @@ Figure figureOf(Compared compared) {
     }
 }
 
-// A training memory row that counts the allocator's reserves: the GiB
-// each reserve's calibrated constant gives under the priors.
+// A memory row that counts the allocator's reserves (training's, or
+// transformers generate()'s): the GiB each reserve's calibrated constant
+// gives under the priors.
 void readMemoryTerms(Compared compared, CalibrationRow& r) {
     if (compared != Compared::TotalMemory && compared != Compared::ReservedMemory) return;
-    if (r.scenario.task == Task::Inference || !r.fixedPrediction) return;
+    if (!r.fixedPrediction) return;
     const EstimateResult e = estimate(r.scenario, EstimateDetail{false, false, true});
     // At the usable memory the reserves are cut to what is left free
     // (memory/overhead.cpp): the figure no longer moves with the constants.
@@ -50,9 +51,11 @@ void readMemoryTerms(Compared compared, CalibrationRow& r) {
         if (t.term == "allocator_reserve_gib") r.memoryTermGib[int(CalibratedConstant::TrainingAllocatorReserve)] = t.value;
         if (t.term == "varying_length_reserve_gib" || t.term == "loss_block_reserve_gib")
             r.memoryTermGib[int(CalibratedConstant::VaryingLengthLossCopies)] += t.value;
+        if (t.term == "generate_transient_reserve_gib")
+            r.memoryTermGib[int(CalibratedConstant::GenerateTransientReserve)] = t.value;
     }
     for (double v : r.memoryTermGib) any += v;
-    if (any > 0) r.figure = Figure::Memory;
+    if (any > 0) r.figure = r.scenario.task == Task::Inference ? Figure::GenerateMemory : Figure::Memory;
 }
 
 // The engine's training tokens/s per GPU for a row's scenario under the
@@ -187,7 +190,7 @@ std::optional<double> predictFigure(const CalibrationRow& row) {
         if (!f) return std::nullopt;
         return row.figure == Figure::ServingTpot ? f->tpotMs : f->ttftS * 1e3;
     }
-    if (row.figure == Figure::Memory) {
+    if (row.figure == Figure::Memory || row.figure == Figure::GenerateMemory) {
         const CalibrationTable& table = activeCalibration();
         double gib = *row.fixedPrediction;
         for (int c = 0; c < kCalibratedConstants; ++c) {
@@ -224,7 +227,7 @@ std::optional<double> predictFigure(const CalibrationRow& row) {
             if (!(seconds > 0)) return std::nullopt;
             return batch * output / seconds / perGpu;
         }
-        case Figure::Memory: case Figure::Training:
+        case Figure::Memory: case Figure::GenerateMemory: case Figure::Training:
         case Figure::ServingTpot: case Figure::ServingTtft: case Figure::Other: break;
     }
     return row.fixedPrediction;

@@ -20,10 +20,14 @@ namespace caliper::calibrate {
 // How a row's figure is read from a result (the fitted kinds only). Memory:
 // a training memory figure that counts the caching allocator's reserves
 // (nvidia-smi or max_memory_reserved), linear in their calibrated constants.
-// Training: a training speed figure (TFLOP/s, tokens/s or MFU per GPU), in
-// proportion to the engine's tokens/s per GPU for the row's plan, which the
-// training constants move.
-enum class Figure { Decode, DecodeWithPrefill, Prefill, FirstToken, Memory, ServingTpot, ServingTtft, Training, Other };
+// GenerateMemory: the same for an inference memory figure (transformers'
+// generate()), linear in its allocator reserve's constant; fitted apart
+// from the training reserves. Training: a training speed figure (TFLOP/s,
+// tokens/s or MFU per GPU), in proportion to the engine's tokens/s per GPU
+// for the row's plan, which the training constants move.
+enum class Figure {
+    Decode, DecodeWithPrefill, Prefill, FirstToken, Memory, GenerateMemory, ServingTpot, ServingTtft, Training, Other
+};
 
 // A serving row's deployment worked out once (plan, memory and the resolved
 // scenario do not depend on the serving constants): a fit's trial re-runs
@@ -60,10 +64,10 @@ struct CalibrationRow {
     // Other kinds: the engine's figure through validateRows (their constants
     // are not refitted here, so one evaluation serves in and out of sample).
     std::optional<double> fixedPrediction;
-    // Figure::Memory: GiB of the figure each calibrated constant's term gave
+    // Figure::Memory, GenerateMemory: GiB of the figure each calibrated constant's term gave
     // under the priors (scale 1); the figure at other scales adds
-    // (scale - 1) x term. Exact while the varying-length reserve stays under
-    // the memory left free (overhead.cpp clamps it there).
+    // (scale - 1) x term. Exact while the varying-length and generate()
+    // reserves stay under the memory left free (overhead.cpp clamps them there).
     std::array<double, kCalibratedConstants> memoryTermGib{};
     // Figure::Training: the engine's tokens/s per GPU under the priors (the
     // fixed prediction's), and which training constants move it.

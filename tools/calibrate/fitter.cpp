@@ -22,9 +22,10 @@ struct Mechanism {
 // Decode first: prefill reuses the decode bandwidth (weights read per chunk)
 // and per-layer time, so its compute fraction is fitted on top of them. The
 // allocator's reserves depend on the framework and the weights' tensors, not
-// on the GPU: they are fitted by engine and by engine x format only, and
-// never from one source (one framework's allocator settings and data lengths
-// are not another's); without two, the sourced priors stay.
+// on the GPU: they are fitted by engine and by engine x format only. The
+// training reserves never from one source (one framework's allocator
+// settings and data lengths are not another's); without two, the sourced
+// priors stay.
 const std::vector<Mechanism>& mechanisms() {
     static const std::vector<Mechanism> list = {
         {{CalibratedConstant::DecodeBandwidthFraction, CalibratedConstant::DecodeLayerOverheadS},
@@ -34,6 +35,12 @@ const std::vector<Mechanism>& mechanisms() {
          {Figure::Memory},
          Level::Format,
          2},
+        // generate()'s reserve: the same allocator with its defaults under
+        // one loop (transformers' generate()), so a group may rest on one
+        // source at the engine level (below it, two as everywhere): a
+        // leave-one-source-out fold then fits it on the other session's
+        // models and scores the left-out one's.
+        {{CalibratedConstant::GenerateTransientReserve}, {Figure::GenerateMemory}, Level::Format, 1},
     };
     return list;
 }
@@ -162,7 +169,9 @@ int distinctSources(const std::vector<const CalibrationRow*>& rows) {
 // varying-length reserve) count for the group but not for that constant's
 // sources.
 bool constantHasSources(const std::vector<const CalibrationRow*>& rows, const Mechanism& mech, CalibratedConstant c) {
-    if (std::find(mech.figures.begin(), mech.figures.end(), Figure::Memory) == mech.figures.end()) return true;
+    if (std::find(mech.figures.begin(), mech.figures.end(), Figure::Memory) == mech.figures.end() &&
+        std::find(mech.figures.begin(), mech.figures.end(), Figure::GenerateMemory) == mech.figures.end())
+        return true;
     std::set<std::string> sources;
     for (const CalibrationRow* r : rows) {
         if (r->memoryTermGib[std::size_t(c)] > 0) sources.insert(r->source);

@@ -18,7 +18,7 @@ struct OverheadParts {
     double cudaGraphsGiB = 0;
     double ncclBuffersGiB = 0;
     double commBuffersGiB = 0;            // DDP / DeepSpeed gradient buckets, ZeRO-3 gathered parameters
-    double allocatorReserveGiB = 0;       // caching-allocator fragmentation reserve (training)
+    double allocatorReserveGiB = 0;       // caching-allocator reserve: training's fragmentation, generate()'s prefill blocks
     double varyingLengthReserveGiB = 0;   // blocks of earlier fine-tuning steps of other lengths
 };
 

@@ -85,6 +85,7 @@ const char* toString(CalibratedConstant c) {
         case CalibratedConstant::PrefillComputeFraction: return "prefill_compute_fraction";
         case CalibratedConstant::TrainingAllocatorReserve: return "training_allocator_reserve";
         case CalibratedConstant::VaryingLengthLossCopies: return "varying_length_loss_copies";
+        case CalibratedConstant::GenerateTransientReserve: return "generate_transient_reserve";
     }
     return "";
 }
@@ -255,7 +256,8 @@ double calibrated(CalibratedConstant c, Engine engine, WeightFormat format, cons
         // A reserve is never negative; the fit's own bound (4x the prior)
         // keeps it below any physical limit.
         case CalibratedConstant::TrainingAllocatorReserve:
-        case CalibratedConstant::VaryingLengthLossCopies: return std::max(0.0, value);
+        case CalibratedConstant::VaryingLengthLossCopies:
+        case CalibratedConstant::GenerateTransientReserve: return std::max(0.0, value);
     }
     return value;
 }

@@ -18,14 +18,16 @@
 
 namespace caliper {
 
-// The memory constants scale the caching allocator's reserves of training
-// (memory/overhead.cpp): its fragmentation share of allocated memory and the
-// copies of the loss working set kept for steps of other lengths.
+// The memory constants scale the caching allocator's reserves
+// (memory/overhead.cpp): in training its fragmentation share of allocated
+// memory and the copies of the loss working set kept for steps of other
+// lengths; in transformers' generate() the share of the prefill's transient
+// blocks that later, larger requests cannot reuse.
 enum class CalibratedConstant {
     DecodeBandwidthFraction, DecodeLayerOverheadS, PrefillComputeFraction, TrainingAllocatorReserve,
-    VaryingLengthLossCopies
+    VaryingLengthLossCopies, GenerateTransientReserve
 };
-constexpr int kCalibratedConstants = 5;
+constexpr int kCalibratedConstants = 6;
 
 // The classes constants are grouped by. llama.cpp's constants are per GPU
 // across its GGUF types (the format's own factors stay priors in code).

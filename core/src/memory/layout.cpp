@@ -144,8 +144,8 @@ Inputs prepare(const Scenario& s, const ModelFigures* held) {
     in.trainableParams = in.lora ? in.adapterParams : in.counts().total;
     in.usableGiB = usableMemoryGiB(s);
     in.vllmLargeSampler = !in.training && runtimeOf(s.engine) == Engine::Vllm && vllmLargeSampler(s);
+    if (in.training || runtimeOf(s.engine) == Engine::Transformers) prepareOverhead(s, in);
     if (in.training) {
-        prepareOverhead(s, in);
         in.adapterBytesPerParam = adapterBytesPerParam(s);
         in.layerCopyBytesPerToken = layerCopyBytesPerToken(in);
     }

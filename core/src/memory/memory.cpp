@@ -223,7 +223,8 @@ StageFigures stageFigures(const Inputs& in, const Layout& layout, const Stage& s
     f.t = stageTensors(in, layout, st, ex, knownWeightBytes, knownStates);
     const double allocatedBytes = f.t.allocatedBytes();
     f.o = runtimeOverhead(in, layout, st, allocatedBytes, f.t.buffersBytes,
-                          persistentStateBytes(in, f.t.weightsBytes, f.t.gradientsBytes, f.t.optimizerBytes));
+                          persistentStateBytes(in, f.t.weightsBytes, f.t.gradientsBytes, f.t.optimizerBytes),
+                          in.training ? 0.0 : f.t.activationsBytes);
     const double nonKv = allocatedBytes - f.t.kvCacheBytes + f.o.total();
     f.pool = applyPool(*in.scenario, nonKv, f.t.kvCacheBytes);
     if (f.pool.paged) applyEnginePool(in, layout, st, nonKv, f);
@@ -244,7 +245,8 @@ MemoryBreakdown breakdownOf(const StageFigures& f) {
     m.adapterGiB = nonNegativeGib(t.adapterBytes);
     m.overheadGiB = nonNegativeGib(o.total() + pool.slack);
     m.overheadParts = {nonNegativeGib(o.cudaContext), nonNegativeGib(o.cudaGraphs),     nonNegativeGib(o.nccl),
-                       nonNegativeGib(o.buffers),     nonNegativeGib(o.allocator + o.lossBlocks), nonNegativeGib(o.varyingLengths)};
+                       nonNegativeGib(o.buffers),     nonNegativeGib(o.allocator + o.lossBlocks + o.generateTransients),
+                       nonNegativeGib(o.varyingLengths)};
     m.totalGiB = f.totalGiB();
     m.cpuOffloadGiB = nonNegativeGib(t.hostBytes);
     if (pool.paged) m.kvPoolGib = nonNegativeGib(pool.pool);

@@ -61,6 +61,26 @@ constexpr double kVaryingLengthLossCopies = 1.0;
 // working set reserved above their allocated peak (LoRA with and without
 // checkpointing, full fine-tuning without).
 constexpr double kFixedLengthLossCopies = 2.0 / 12.0;
+// transformers' generate() runs the whole prompt in one forward pass and has
+// no pre-allocated pool: each layer's transients (the activations term,
+// memory/activations.cpp) are freed and requested again by the next layer,
+// amid requests of other sizes (the layer's KV, kept; norms' fp32 copies;
+// attention and MLP outputs). PyTorch's CUDACachingAllocator
+// (c10/cuda/CUDACachingAllocator.cpp) rounds requests above 1 MiB to 2 MiB,
+// gives a request above 10 MiB a segment of its own size, and serves a
+// request only from a free block at least as large, splitting it: a freed
+// block that a smaller request has split no longer holds the next layer's
+// largest request, which takes a new segment while the split block stays
+// reserved (max_memory_reserved counts it, max_memory_allocated does not).
+// Reserved = the allocated peak + these unreusable transient blocks. The
+// prior: half the working set (the largest requests of a layer are the
+// MLP's intermediates; two of its three are 52% of a Llama 3.1 8B layer's
+// transients) [E]. A calibrated prior, fitted on the generate() rows that
+// count max_memory_reserved (Caliper's H200 runs: 32 x 4,096-token prompts
+// sit 5-14 GiB, 8-25%, above their allocated peaks). Like the varying-length
+// reserve it is cached, unused blocks: the allocator frees them and retries
+// before an allocation fails, so it never exceeds the memory left free.
+constexpr double kGenerateTransientReserve = 0.5;
 
 bool usesNccl(const Inputs& in, const Layout& layout) {
     return layout.count > 1 && runtimeOf(in.scenario->engine) != Engine::LlamaCpp;
@@ -69,6 +89,13 @@ bool usesNccl(const Inputs& in, const Layout& layout) {
 }  // namespace
 
 void prepareOverhead(const Scenario& s, Inputs& in) {
+    if (!in.training) {
+        if (runtimeOf(s.engine) == Engine::Transformers) {
+            in.generateReserve =
+                calibrated(CalibratedConstant::GenerateTransientReserve, s.engine, s.weights, s.gpu, kGenerateTransientReserve);
+        }
+        return;
+    }
     in.allocatorReserve =
         calibrated(CalibratedConstant::TrainingAllocatorReserve, s.engine, s.weights, s.gpu,
                    s.task == Task::Pretrain || s.packing ? kPretrainAllocatorReserve : kTrainingAllocatorReserve);
@@ -107,7 +134,7 @@ double persistentStateBytes(const Inputs& in, double weightsBytes, double gradie
 }
 
 Overhead runtimeOverhead(const Inputs& in, const Layout& layout, const Stage& stage, double allocatedBytes,
-                         double bufferBytes, double persistentBytes) {
+                         double bufferBytes, double persistentBytes, double transientBytes) {
     Overhead o = fixedOverhead(in, layout);
     o.buffers = bufferBytes;
     const Scenario& s = *in.scenario;
@@ -121,6 +148,9 @@ Overhead runtimeOverhead(const Inputs& in, const Layout& layout, const Stage& st
         o.varyingLengths = std::clamp(in.lossCopies * lossWorkingSetBytes(in, layout), 0.0, leftFree());
     } else if (in.training && s.task == Task::Finetune && stage.last) {
         o.lossBlocks = std::clamp(in.lossCopies * lossWorkingSetBytes(in, layout), 0.0, leftFree());
+    }
+    if (!in.training && in.generateReserve > 0) {
+        o.generateTransients = std::clamp(in.generateReserve * transientBytes, 0.0, leftFree());
     }
     return o;
 }
@@ -149,6 +179,13 @@ void explainOverhead(const Overhead& o, double poolSlackBytes, const Explain& ex
                "blocks of the logits/loss working set the caching allocator cannot reuse within a fixed-length step (the "
                "16-bit logits freed before the fp32 gradients: 2/12 of it; calibrated); part of the allocator reserve",
                bytesToGiB(o.lossBlocks));
+    }
+    if (o.generateTransients > 0) {
+        ex.add("generate_transient_reserve_gib",
+               "blocks of the prefill's transients that later, larger requests cannot reuse, kept reserved by PyTorch's "
+               "caching allocator in transformers' generate() (a share of the activations: prior 0.5, calibrated; at most "
+               "the memory left free); part of the allocator reserve",
+               bytesToGiB(o.generateTransients));
     }
     if (o.varyingLengths > 0) {
         ex.add("varying_length_reserve_gib",

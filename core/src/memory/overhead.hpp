@@ -22,7 +22,10 @@ struct Overhead {
     double allocator = 0;    // caching-allocator reserve in training
     double varyingLengths = 0;  // cached blocks of earlier, differently sized fine-tuning steps
     double lossBlocks = 0;      // loss blocks a fixed-length step cannot reuse (shown in the allocator reserve)
-    double total() const { return cudaContext + cudaGraphs + nccl + buffers + allocator + varyingLengths + lossBlocks; }
+    double generateTransients = 0;  // generate()'s prefill blocks later requests cannot reuse (allocator reserve)
+    double total() const {
+        return cudaContext + cudaGraphs + nccl + buffers + allocator + varyingLengths + lossBlocks + generateTransients;
+    }
 };
 
 // The part of runtimeOverhead() that every stage of a plan holds whatever
@@ -36,8 +39,10 @@ Overhead fixedOverhead(const Inputs& in, const Layout& layout);
 // part of them held in buffers allocated once before the first step, which
 // the reserve leaves out (see trainingReserveBase in overhead.cpp).
 // stage: the GPU's pipeline stage (only the last holds the loss).
+// transientBytes: inference's activations, the transients of the forward
+// pass (the generate() reserve is a share of them).
 Overhead runtimeOverhead(const Inputs& in, const Layout& layout, const Stage& stage, double allocatedBytes,
-                         double bufferBytes, double persistentBytes = 0);
+                         double bufferBytes, double persistentBytes = 0, double transientBytes = 0);
 
 // Bytes of a training stage's states that Megatron-Core allocates once, before
 // the first micro-batch, and never frees: the parameter and gradient buffers

@@ -213,6 +213,9 @@ struct Inputs {
     // for every plan probed.
     double allocatorReserve = 0;
     double lossCopies = 0;
+    // transformers' generate(): the calibrated share of the prefill's
+    // transient bytes the caching allocator keeps reserved (overhead.cpp).
+    double generateReserve = 0;
     // Training: the adapters' bytes per parameter (adapterBytesPerParam) and
     // the bytes per token of one layer that the adapters' input copies, eager
     // norms, autocast casts and a fused qkv output add (layerCopyBytesPerToken). They read the
@@ -250,7 +253,8 @@ Inputs prepare(const Scenario& s);
 // Whether vLLM profiles its sampler on 1,024 rows on this GPU rather than
 // 256 (memory/activations.cpp); it reads the GPU alone.
 bool vllmLargeSampler(const Scenario& s);
-// Sets the training reserve scales of `in` (memory/overhead.cpp).
+// Sets the caching allocator's reserve scales of `in` (memory/overhead.cpp):
+// training's, or transformers generate()'s.
 void prepareOverhead(const Scenario& s, Inputs& in);
 
 // What prepare() works out from the model alone; a matrix works it out once

@@ -289,7 +289,8 @@ bool CountShare::holds(const sizing::Inputs& in) const {
     const Scenario& s = *in.scenario;
     if (heldClass != gpuClass || engine != s.engine || weights != sizedAs(s.weights) || kvCache != sizedAs(s.kvCache) ||
         flashAttention != s.flashAttention || memoryGib != s.gpu.memoryGib || usableGiB != in.usableGiB ||
-        allocatorReserve != in.allocatorReserve || lossCopies != in.lossCopies || supportsFp8 != s.gpu.supportsFp8) {
+        allocatorReserve != in.allocatorReserve || lossCopies != in.lossCopies || generateReserve != in.generateReserve ||
+        supportsFp8 != s.gpu.supportsFp8) {
         return false;
     }
     if (gpusPerNode == s.gpu.gpusPerNode && nvlinkMaxGpus == s.gpu.nvlinkMaxGpus) return true;
@@ -324,6 +325,7 @@ void CountShare::keep(const sizing::Inputs& in) {
     usableGiB = in.usableGiB;
     allocatorReserve = in.allocatorReserve;
     lossCopies = in.lossCopies;
+    generateReserve = in.generateReserve;
     gpusPerNode = s.gpu.gpusPerNode;
     nvlinkMaxGpus = s.gpu.nvlinkMaxGpus;
     supportsFp8 = s.gpu.supportsFp8;

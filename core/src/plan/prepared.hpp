@@ -53,7 +53,7 @@ CountSearch searchGpuCounts(const sizing::Inputs& in);
 // Ollama's context, the serving chunk size), whether its name says A100
 // (vLLM's chunk size there), FP8 support (Transformer Engine's FP8
 // activations), and its server and NVLink domain sizes (layouts and node
-// counts of plans above one GPU); of the training reserve scales, which
+// counts of plans above one GPU); of the allocator reserve scales, which
 // read the GPU's group, the prepared values. The matrix groups columns by
 // the first three (`gpuClass`), and within a group by the sizes; the sizes,
 // and everything else the scenario takes from the GPU (engine, formats,
@@ -69,7 +69,7 @@ struct CountShare {
     WeightFormat weights = WeightFormat::Bf16;
     KvFormat kvCache = KvFormat::Bf16;
     bool flashAttention = false;
-    double memoryGib = 0, usableGiB = 0, allocatorReserve = 0, lossCopies = 0;
+    double memoryGib = 0, usableGiB = 0, allocatorReserve = 0, lossCopies = 0, generateReserve = 0;
     int gpusPerNode = 0, nvlinkMaxGpus = 0;
     bool supportsFp8 = false;
     CountSearch search;

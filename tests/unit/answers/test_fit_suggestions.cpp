@@ -54,9 +54,7 @@ TEST_CASE("70B bf16 serving on one H100: quantize or add a GPU", "[suggestions]"
 }
 
 TEST_CASE("a long context that overflows suggests the longest that fits", "[suggestions]") {
-    Scenario s = serving("llama-3.1-8b", "rtx-4090", Engine::Transformers);
-    s.promptTokens = 120000;
-    s.outputTokens = 0;
+    Scenario s = generateRun("llama-3.1-8b", "rtx-4090", 1, 120000, 0);
     const std::vector<FitSuggestion> all = fitSuggestions(s);
     const FitSuggestion* shorter = find(all, "shorter_context");
     REQUIRE(shorter != nullptr);

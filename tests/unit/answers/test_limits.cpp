@@ -45,9 +45,7 @@ TEST_CASE("longest training sequence grows with checkpointing", "[limits]") {
 }
 
 TEST_CASE("largest batch is the one the pool holds at once; the next queues", "[limits]") {
-    Scenario s = serving("llama-3.1-8b", "h100-sxm5-80gb", Engine::Vllm);
-    s.promptTokens = 4096;
-    s.outputTokens = 1024;
+    Scenario s = generateRun("llama-3.1-8b", "h100-sxm5-80gb", 1, 4096, 1024, Engine::Vllm);
     const BatchLimit limit = largestBatch(s);
     REQUIRE(limit.fits);
     CHECK(fitsMemory(s, limit.memory));
@@ -193,9 +191,7 @@ TEST_CASE("the largest batch stays within the request's own range", "[limits]") 
     // allows more sequences than a request may state (batch at most
     // 1,000,000, request_limits.hpp): the answer stops there, capped, so it
     // can be sent back as a request (it said 1,048,576).
-    Scenario s = serving("qwen2.5-0.5b", "b300", Engine::Vllm);
-    s.promptTokens = 1;
-    s.outputTokens = 0;
+    Scenario s = generateRun("qwen2.5-0.5b", "b300", 1, 1, 0, Engine::Vllm);
     const BatchLimit limit = largestBatch(s);
     REQUIRE(limit.fits);
     CHECK(limit.capped);

@@ -160,6 +160,28 @@ TEST_CASE("the training allocator's reserves follow their calibrated scale", "[c
     CHECK(term(r, "varying_length_reserve_gib") == Approx(2 * varying));
 }
 
+namespace {
+
+// A memory row whose measured figure is its prior figure plus one more term
+// of `constant` (2 GiB at scale 1): a fit that finds it moves the scale to 2.
+caliper::calibrate::CalibrationRow reserveRow(int i, caliper::calibrate::Figure figure, caliper::CalibratedConstant constant,
+                                              caliper::GpuGroup gpu) {
+    caliper::calibrate::CalibrationRow r;
+    r.id = "row-" + std::to_string(i);
+    r.figure = figure;
+    r.hasError = true;
+    r.scenario.batch = 1 + i;
+    r.engine = caliper::EngineClass::Eager;
+    r.format = caliper::FormatClass::Bits16;
+    r.gpu = gpu;
+    r.fixedPrediction = 20.0 + i;
+    r.memoryTermGib[std::size_t(constant)] = 2.0;
+    r.measured = *r.fixedPrediction + 2.0;
+    return r;
+}
+
+}  // namespace
+
 TEST_CASE("memory reserves are fitted only on rows of two sources", "[calibration]") {
     // Rows whose measured figure is the prior figure plus one more allocator
     // term: the fit moves the allocator scale toward 2 once two sources agree,
@@ -167,20 +189,10 @@ TEST_CASE("memory reserves are fitted only on rows of two sources", "[calibratio
     using caliper::calibrate::CalibrationRow;
     std::vector<CalibrationRow> rows;
     for (int i = 0; i < 8; ++i) {
-        CalibrationRow r;
-        r.id = "row-" + std::to_string(i);
-        r.kind = "finetune_memory";
-        r.source = i < 4 ? "source-a" : "source-b";
-        r.figure = caliper::calibrate::Figure::Memory;
-        r.hasError = true;
-        r.scenario.batch = 1 + i;
-        r.engine = caliper::EngineClass::Eager;
-        r.format = caliper::FormatClass::Bits16;
-        r.gpu = caliper::GpuGroup::NvidiaHbmAmpere;
-        r.fixedPrediction = 20.0 + i;
-        r.memoryTermGib[std::size_t(caliper::CalibratedConstant::TrainingAllocatorReserve)] = 2.0;
-        r.measured = *r.fixedPrediction + 2.0;
-        rows.push_back(r);
+        rows.push_back(reserveRow(i, caliper::calibrate::Figure::Memory, caliper::CalibratedConstant::TrainingAllocatorReserve,
+                                  caliper::GpuGroup::NvidiaHbmAmpere));
+        rows.back().kind = "finetune_memory";
+        rows.back().source = i < 4 ? "source-a" : "source-b";
     }
     auto allocatorScale = [](const caliper::calibrate::FitResult& f) {
         return f.table.scale[std::size_t(caliper::CalibrationTable::index(
@@ -190,6 +202,40 @@ TEST_CASE("memory reserves are fitted only on rows of two sources", "[calibratio
     CHECK(allocatorScale(caliper::calibrate::fitConstants(rows, {})) == Approx(2).epsilon(0.01));
     for (CalibrationRow& r : rows) r.source = "source-a";
     CHECK(allocatorScale(caliper::calibrate::fitConstants(rows, {})) == 1.0);
+}
+
+TEST_CASE("generate()'s reserve is fitted by engine from one source, below it from two", "[calibration]") {
+    // Inference memory rows whose measured figure is the prior figure plus
+    // one more generate() reserve term: one source's rows move its scale
+    // toward 2 at the engine level (the same allocator under one loop;
+    // fitter.cpp), so a leave-one-source-out fold fits it on the other
+    // session; the training reserves keep their priors from the same rows.
+    using caliper::calibrate::CalibrationRow;
+    std::vector<CalibrationRow> rows;
+    for (int i = 0; i < 8; ++i) {
+        rows.push_back(reserveRow(i, caliper::calibrate::Figure::GenerateMemory,
+                                  caliper::CalibratedConstant::GenerateTransientReserve, caliper::GpuGroup::NvidiaHbmHopper));
+        rows.back().kind = "inference_memory";
+        rows.back().source = "source-a";
+        rows.back().scenario.task = caliper::Task::Inference;
+    }
+    auto scaleOf = [](const caliper::calibrate::FitResult& f, caliper::CalibratedConstant c) {
+        return f.table.scale[std::size_t(caliper::CalibrationTable::index(
+            c, caliper::EngineClass::Eager, caliper::FormatClass::Bits16, caliper::GpuGroup::NvidiaHbmHopper))];
+    };
+    const caliper::calibrate::FitResult fit = caliper::calibrate::fitConstants(rows, {});
+    CHECK(scaleOf(fit, caliper::CalibratedConstant::GenerateTransientReserve) == Approx(2).epsilon(0.01));
+    CHECK(scaleOf(fit, caliper::CalibratedConstant::TrainingAllocatorReserve) == 1.0);
+    // Fitted once, at the engine level: the engine x format group holds the
+    // same rows from one source.
+    int fitted = 0;
+    for (const auto& c : fit.constants) {
+        if (c.constant != caliper::CalibratedConstant::GenerateTransientReserve) continue;
+        ++fitted;
+        CHECK(c.level == caliper::calibrate::Level::Engine);
+        CHECK(c.rowIds.size() == rows.size());
+    }
+    CHECK(fitted == 1);
 }
 
 TEST_CASE("results carry bands on their figures and a three-way fit", "[calibration]") {

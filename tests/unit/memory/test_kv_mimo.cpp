@@ -9,10 +9,7 @@ using namespace caliper;
 using namespace caliper::test;
 
 TEST_CASE("MiMo-V2-Flash KV cache: full layers whole, sliding layers their window", "[memory][kv][mimo]") {
-    Scenario s = serving("mimo-v2-flash", "h200-sxm-141gb", Engine::Transformers);
-    s.batch = 1;
-    s.promptTokens = 8192;
-    s.outputTokens = 0;
+    Scenario s = generateRun("mimo-v2-flash", "h200-sxm-141gb", 1, 8192, 0);
     const MemoryEstimate m = estimateMemory(s, makePlan(s, 1));
     // Per token over all layers: (9 x 4 + 39 x 8) x (192 + 128) x 2 B.
     CHECK(termValue(m, "kv_bytes_per_token") == Approx(222720));
@@ -25,10 +22,7 @@ TEST_CASE("MiMo-V2-Flash KV cache: full layers whole, sliding layers their windo
 }
 
 TEST_CASE("MiMo-V2-Flash KV per GPU: each kind of layer split by its own KV heads", "[memory][kv][mimo][tp]") {
-    Scenario s = serving("mimo-v2-flash", "h200-sxm-141gb", Engine::Sglang);
-    s.batch = 1;
-    s.promptTokens = 8192;
-    s.outputTokens = 0;
+    Scenario s = generateRun("mimo-v2-flash", "h200-sxm-141gb", 1, 8192, 0, Engine::Sglang);
     // SGLang keeps exact lengths (page size 1). Per rank a full layer keeps
     // ceil(4 / tp) of its 4 KV heads, a sliding one ceil(8 / tp) of its 8
     // (vLLM and SGLang replicate KV heads once tp exceeds them), each head
@@ -56,10 +50,7 @@ TEST_CASE("Gemma 4 KV per GPU: global layers split by their own KV heads", "[mem
     // Gemma 4 31B: 50 sliding layers with 16 KV heads of 256 (K and V: 1,024 B
     // per head and token), 10 global layers with 4 of 512 (2,048 B). At tp 8 a
     // rank keeps 2 sliding heads and 1 global head (4 < 8: replicated).
-    Scenario s = serving("gemma-4-31b", "h100-sxm5-80gb", Engine::Sglang);
-    s.batch = 1;
-    s.promptTokens = 8192;
-    s.outputTokens = 0;
+    Scenario s = generateRun("gemma-4-31b", "h100-sxm5-80gb", 1, 8192, 0, Engine::Sglang);
     Plan p;
     p.strategy = Strategy::Tensor;
     p.gpuCount = 8;

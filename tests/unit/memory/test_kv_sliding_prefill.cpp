@@ -15,10 +15,7 @@ TEST_CASE("transformers' sliding layers hold the whole prompt at the end of the 
     // `full_key_states[:, :, -sliding_window + 1:, :]`, a view that keeps the
     // torch.cat of the prompt's states allocated: 52 x 32,768 tokens, beside
     // 10 full layers x 32,800.
-    Scenario s = serving("gemma-3-27b", "h200-sxm-141gb", Engine::Transformers);
-    s.batch = 1;
-    s.promptTokens = 32768;
-    s.outputTokens = 32;
+    Scenario s = generateRun("gemma-3-27b", "h200-sxm-141gb", 1, 32768, 32);
     const double bytes = (10.0 * 32800 + 52.0 * 32768) * 8192;
     CHECK(estimateMemory(s, makePlan(s, 1)).memory.kvCacheGiB * 1073741824.0 == Approx(bytes).epsilon(1e-9));
     // A prompt shorter than the window: the window (prompt + output) bounds it.
@@ -26,10 +23,7 @@ TEST_CASE("transformers' sliding layers hold the whole prompt at the end of the 
     s.outputTokens = 128;
     CHECK(estimateMemory(s, makePlan(s, 1)).memory.kvCacheGiB * 1073741824.0 == Approx(62.0 * 640 * 8192).epsilon(1e-9));
     // vLLM's paged cache gives a sliding layer its window only.
-    s = serving("gemma-3-27b", "h200-sxm-141gb", Engine::Vllm);
-    s.batch = 1;
-    s.promptTokens = 32768;
-    s.outputTokens = 32;
+    s = generateRun("gemma-3-27b", "h200-sxm-141gb", 1, 32768, 32, Engine::Vllm);
     const double vllm = estimateMemory(s, makePlan(s, 1)).memory.kvCacheGiB * 1073741824.0;
     CHECK(vllm < (10.0 * 32800 + 52.0 * 2048) * 8192);
 }
