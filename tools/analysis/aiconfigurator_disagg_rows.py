@@ -18,6 +18,16 @@ SOURCE = ("github.com/ai-dynamo/aiconfigurator aic-core/src/aiconfigurator_core/
           f"(commit {COMMIT})")
 SYSTEMS = ("h100_sxm", "h200_sxm", "b200_sxm")
 ENGINES = {"trtllm": "tensorrt-llm", "sglang": "sglang", "vllm": "vllm"}
+# The InferenceX runs (silicon_data_source "db-dump/...; config_id=...") were
+# benchmarked with benchmark_serving at --request-rate inf and
+# --max-concurrency C over C x rounds prompts, so every user starts at once:
+# TensorRT-LLM through Dynamo's performance sweeps (ai-dynamo/dynamo
+# components/backends/trtllm/performance_sweeps/scripts/bench.sh:
+# num_prompts = concurrency x multi_round; benchmark_disagg.slurm
+# MULTI_ROUND default 8), SGLang through srt-slurm's SA-Bench
+# (benchmarks/sa_bench.sh: a 2 x C warm-up run, then num_prompts =
+# concurrency x 10 in a fresh run).
+INFERENCEX_ROUNDS = {"trtllm": 8, "sglang": 10}
 
 
 def count(text):
@@ -59,11 +69,22 @@ def main(path):
         stated = ("silicon_concurrency" if "silicon_concurrency" in info
                   else "not stated; decode batch_size x attention_dp x workers")
         seen.add(row["id"])
+        inferencex = row["silicon_data_source"].startswith("db-dump/")
+        # aiconfigurator's InferenceX adapter fills prefill batch_size with 1
+        # when the record has none ("InferenceX disaggregated prefill batch
+        # defaults to 1 unless explicitly overridden":
+        # src/aiconfigurator/sdk/config_adapter/inferencex.py, _worker and
+        # adapt_inferencex); the deployments' own limits differ (Dynamo's
+        # B200 8k/1k configs: prefill max_batch_size 2, 1k/1k: 8), so those
+        # rows state none.
+        prefill_batch = None if inferencex else p["batch_size"]
+        rounds = INFERENCEX_ROUNDS.get(row["backend"]) if inferencex else None
         gpus = p["num_workers"] * p["gpus"] + d["num_workers"] * d["gpus"]
         extra = (f"disaggregated serving (AIC mode=disagg), single GPU type; system={row['system']}; "
                  f"prefill: {p['num_workers']} workers x (tp_size={p['tp_size']}, pp_size={p['pp_size']}, "
                  f"attention_dp_size={p['attention_dp_size']}, moe_tp_size={p['moe_tp_size']}, "
-                 f"moe_ep_size={p['moe_ep_size']}, batch_size={p['batch_size']}); "
+                 f"moe_ep_size={p['moe_ep_size']}, batch_size={p['batch_size']}"
+                 f"{' (aiconfigurator InferenceX adapter default, not the deployment' + chr(39) + 's)' if inferencex else ''}); "
                  f"decode: {d['num_workers']} workers x (tp_size={d['tp_size']}, pp_size={d['pp_size']}, "
                  f"attention_dp_size={d['attention_dp_size']}, moe_tp_size={d['moe_tp_size']}, "
                  f"moe_ep_size={d['moe_ep_size']}, batch_size={d['batch_size']} per attention-DP rank); "
@@ -73,7 +94,8 @@ def main(path):
                  f"moe_quant_mode={row['moe_quant_mode']}; backend_version column={row['backend_version']}, "
                  f"measured={info.get('measured')}; "
                  f"silicon_data_source={row['silicon_data_source']}; "
-                 f"source row id={row['id']} (CSV line {line}); statistic (mean/median/pXX) of TTFT/TPOT not "
+                 + (f"benchmark: every user starts at once, {rounds} requests per user; " if rounds else "")
+                 + f"source row id={row['id']} (CSV line {line}); statistic (mean/median/pXX) of TTFT/TPOT not "
                  f"stated in the CSV or its loader")
         engine = ENGINES[row["backend"]]
         short = row["model_path"].split("/")[-1].lower().replace(".", "").replace("-", "")
@@ -88,9 +110,10 @@ def main(path):
                 "isl": int(row["isl"]), "osl": int(row["osl"]), "disaggregated": True,
                 "prefill_workers": p["num_workers"], "prefill_tp": p["tp_size"], "prefill_pp": p["pp_size"],
                 "prefill_attention_dp": p["attention_dp_size"], "prefill_ep": p["moe_ep_size"],
-                "prefill_batch": p["batch_size"],
+                **({"prefill_batch": prefill_batch} if prefill_batch else {}),
                 "decode_workers": d["num_workers"], "decode_tp": d["tp_size"], "decode_pp": d["pp_size"],
                 "decode_attention_dp": d["attention_dp_size"], "decode_ep": d["moe_ep_size"],
+                **({"benchmark_rounds": rounds} if rounds else {}),
                 "extra": extra, "value": float(row[column]), "unit": "ms", "source": SOURCE,
                 "quote": f"{column}={row[column]} (row {row['id']})", "measured": True, "trust": "high",
             }

@@ -449,6 +449,11 @@ void applyDisaggregatedSetup(const RowFacts& f, const Json& row, Json& req) {
     if (const std::int64_t batch = rowCount(row, "prefill_batch", 0); batch > 0) {
         req["serving"]["disaggregated"]["prefill_max_batch"] = batch;
     }
+    // The benchmark run the row measured: requests per user, every user
+    // starting at once (validation/README.md `benchmark_rounds`).
+    if (const std::int64_t rounds = rowCount(row, "benchmark_rounds", 0); rounds > 0) {
+        req["serving"]["disaggregated"]["benchmark_rounds"] = rounds;
+    }
 }
 
 // aiconfigurator's generator gives a disaggregated TensorRT-LLM prefill

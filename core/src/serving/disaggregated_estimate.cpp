@@ -79,6 +79,7 @@ EstimateResult estimateDisaggregated(const Scenario& request, EstimateDetail det
     shape.decodeReplicas = split.decodeReplicas;
     shape.decodeRunningLimit = ed.runningLimit();
     shape.prefillMaxBatch = split.prefillMaxBatch;
+    shape.benchmarkRounds = split.benchmarkRounds;
     shape.kvTransferS = serving::kvTransferS(prefillScenario, ep.model(), p.plan.gpuCount, r.plan.gpuCount);
     Scenario whole = decodeScenario;
     whole.batch = request.batch;
@@ -119,7 +120,8 @@ EstimateResult estimateDisaggregated(const Scenario& request, EstimateDetail det
         r.explain.push_back({"serving_ttft_own_prefill_s", "the request's own prefill on a prefill replica", st.prefillOwnS});
         r.explain.push_back({"serving_ttft_wait_s",
                              "its wait for a prefill replica: M/D/1, and in a closed loop at least users x prefill time / "
-                             "prefill replicas less the rest of the cycle",
+                             "prefill replicas less the rest of the cycle; with benchmark_rounds R, plus (the first "
+                             "round's wait, (users / prefill replicas - 1) / 2 prefill times, less that) / R",
                              st.prefillWaitS});
         r.explain.push_back({"serving_kv_transfer_ms",
                              "one request's prompt KV, each prefill GPU its share, over NVLink within a server or the "

@@ -316,6 +316,21 @@ DisaggregatedState disaggregatedState(const Scenario& s, const StepModel& prefil
         r.prefillWaitS += queueS;
         r.decodingPerReplica = running;
     }
+    if (!rate && n.prompt > 0 && shape.benchmarkRounds > 0) {
+        // A benchmark run starts every user at once (benchmark_serving
+        // --request-rate inf under --max-concurrency: the semaphore lets the
+        // first `batch` requests go together; vLLM benchmarks/serve.py,
+        // SGLang bench_serving.py), so the first round's prompts reach the
+        // prefill replicas together: the k-th of the N / P on a replica
+        // waits k - 1 services, (N / P - 1) / 2 on average, and a queue the
+        // steady state already holds is not shortened. The run's mean TTFT
+        // counts that round once in `benchmarkRounds`.
+        const double rampS = std::max(0.0, users / prefillReplicas - 1.0) / 2.0 * r.prefillServiceS;
+        r.firstRoundWaitS = std::max(rampS, r.prefillWaitS);
+        const double extraS = (r.firstRoundWaitS - r.prefillWaitS) / shape.benchmarkRounds;
+        ttft += extraS;
+        r.prefillWaitS += extraS;
+    }
     r.ttftS = ttft;
     r.tpotS = tpot;
     r.arrivalsPerS = ratePerS;

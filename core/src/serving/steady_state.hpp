@@ -43,6 +43,7 @@ struct DisaggregatedShape {
     double kvTransferS = 0;         // one request's prompt KV, prefill to decode replica
     double decodeRunningLimit = 1;  // requests one decode replica's pool runs at once
     int prefillMaxBatch = 0;        // prompts one prefill replica runs at once (0: as its step budget allows)
+    int benchmarkRounds = 0;        // closed loop: requests per user of a run that starts every user at once (0: steady state)
 };
 
 struct DisaggregatedState {
@@ -53,6 +54,7 @@ struct DisaggregatedState {
     double prefillOwnS = 0;
     double prefillWaitS = 0;
     double prefillServiceS = 0;  // prefill replica time per prompt
+    double firstRoundWaitS = 0;  // closed loop with benchmarkRounds: the first round's mean wait (steady wait where longer)
     double arrivalsPerS = 0;     // requests arriving at the prefill replicas
     bool queued = false;     // more decoding requests than the decode pools hold
     bool saturated = false;  // the prefill replicas cannot keep up

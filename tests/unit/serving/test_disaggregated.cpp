@@ -107,6 +107,12 @@ TEST_CASE("disaggregated: bad input is a clear error", "[serving][disaggregated]
     r["serving"]["disaggregated"]["prefill_workers"] = 2;
     e = code(r);
     CHECK(e["path"] == "/serving/disaggregated/prefill_workers");
+    // A benchmark run sends at least one request per user.
+    r = split("llama-3.1-70b", "h200-sxm-141gb", 4, {{"tp", 4}}, 4096, 8);
+    r["serving"]["disaggregated"]["benchmark_rounds"] = 0;
+    e = code(r);
+    CHECK(e["code"] == "invalid_value");
+    CHECK(e["path"] == "/serving/disaggregated/benchmark_rounds");
 }
 
 TEST_CASE("disaggregated: a closed loop cannot outrun one-prompt-at-a-time prefill replicas", "[serving][disaggregated]") {
@@ -132,4 +138,59 @@ TEST_CASE("disaggregated: a closed loop cannot outrun one-prompt-at-a-time prefi
     const EstimateResult batched = estimated(many);
     REQUIRE(batched.serving);
     CHECK(batched.serving->requestsPerS >= r.serving->requestsPerS);
+}
+
+TEST_CASE("disaggregated: a benchmark run's first round queues every user's prompt at once", "[serving][disaggregated]") {
+    // benchmark_serving at --request-rate inf under --max-concurrency N sends
+    // the first N requests together, so the first round's prompts reach the
+    // prefill replica at once: the k-th waits k - 1 prefill services, a mean
+    // of (N - 1) / 2 of them, against the steady state's wait w. Over a run of
+    // R requests per user the mean TTFT counts that round once:
+    // TTFT(R) - TTFT(steady) = ((N - 1) / 2 D - w) / R, so R x the rise is the
+    // same for every R, and the rise is below (N - 1) / 2 D. D >= the
+    // prompt's own prefill at prefill_max_batch 1 (it holds the replica for
+    // the whole prefill); the serving figures state D's bound through the
+    // closed loop: a saturated run completes at most 1 / D requests a second.
+    PropertyJson steady = split("llama-3.1-70b", "h200-sxm-141gb", 4, {{"tp", 4}}, 8192, 8);
+    steady["output_tokens"] = 2048;
+    steady["serving"]["disaggregated"]["prefill_max_batch"] = 1;
+    const EstimateResult base = estimated(steady);
+    REQUIRE(base.serving);
+    const double ownS = term(base, "serving_ttft_own_prefill_s");
+    const double waitS = term(base, "serving_ttft_wait_s");
+    auto rise = [&](int rounds) {
+        PropertyJson run = steady;
+        run["serving"]["disaggregated"]["benchmark_rounds"] = rounds;
+        const EstimateResult r = estimated(run);
+        REQUIRE(r.serving);
+        // TPOT and throughput are the steady state's.
+        CHECK(r.serving->tpotMs == Approx(base.serving->tpotMs).epsilon(1e-12));
+        return r.serving->ttftS - base.serving->ttftS;
+    };
+    const double one = rise(1);
+    CHECK(one > 0);
+    CHECK(2 * rise(2) == Approx(one).epsilon(1e-9));
+    CHECK(8 * rise(8) == Approx(one).epsilon(1e-9));
+    // 8 users on one replica: at least (8 - 1) / 2 own prefills less the steady wait.
+    CHECK(one + waitS >= 3.5 * ownS * (1 - 1e-9));
+    // Two prefill replicas take half the first round each: (4 - 1) / 2 services.
+    PropertyJson two = steady;
+    two["serving"]["disaggregated"]["prefill_replicas"] = 2;
+    const EstimateResult twoBase = estimated(two);
+    two["serving"]["disaggregated"]["benchmark_rounds"] = 1;
+    const EstimateResult twoRun = estimated(two);
+    REQUIRE(twoBase.serving);
+    REQUIRE(twoRun.serving);
+    const double twoRise = twoRun.serving->ttftS - twoBase.serving->ttftS;
+    CHECK(twoRise + term(twoBase, "serving_ttft_wait_s") ==
+          Approx((one + waitS) * 1.5 / 3.5).epsilon(1e-9));
+    // An open loop has no first round: arrivals are Poisson from the start.
+    PropertyJson open = steady;
+    open["serving"]["request_rate_per_s"] = 0.5;
+    const EstimateResult openBase = estimated(open);
+    open["serving"]["disaggregated"]["benchmark_rounds"] = 4;
+    const EstimateResult openRun = estimated(open);
+    REQUIRE(openBase.serving);
+    REQUIRE(openRun.serving);
+    CHECK(openRun.serving->ttftS == Approx(openBase.serving->ttftS).epsilon(1e-12));
 }

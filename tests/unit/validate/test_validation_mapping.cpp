@@ -905,7 +905,7 @@ TEST_CASE("a disaggregated serving row is one decode replica with the split in s
                    {"batch", 2048}, {"isl", 8192}, {"osl", 1024}, {"disaggregated", true},
                    {"prefill_workers", 7}, {"prefill_tp", 1}, {"prefill_pp", 1}, {"prefill_attention_dp", 4},
                    {"prefill_ep", 4}, {"prefill_batch", 1}, {"decode_workers", 2}, {"decode_tp", 1}, {"decode_pp", 1},
-                   {"decode_attention_dp", 8}, {"decode_ep", 8}, {"value", 9516.7}, {"source", aic},
+                   {"decode_attention_dp", 8}, {"decode_ep", 8}, {"benchmark_rounds", 10}, {"value", 9516.7}, {"source", aic},
                    {"extra", "prefill: 7 workers x (attention_dp_size=4, moe_ep_size=4)"}};
     const auto m = caliper::test::mappedRow(validationRow(fields));
     CHECK(m.request["gpu_count"] == 8);
@@ -917,6 +917,7 @@ TEST_CASE("a disaggregated serving row is one decode replica with the split in s
     CHECK(split["prefill_replicas"] == 7);
     CHECK(split["decode_replicas"] == 2);
     CHECK(split["prefill_max_batch"] == 1);
+    CHECK(split["benchmark_rounds"] == 10);
     CHECK(split["prefill_parallel"]["tp"] == 4);
     CHECK(split["prefill_parallel"]["attention_dp"] == 4);
     // SGLang's aggregated mixed-chunk convention is not applied to the split.

@@ -29,6 +29,11 @@ struct DisaggregatedServing {
     // Requests one prefill replica runs at once (TensorRT-LLM max_batch_size,
     // SGLang max_running_requests); 0: the engine's default.
     int prefillMaxBatch = 0;
+    // The closed-loop benchmark the figures stand for: `batch` users all
+    // start at once and send batch x benchmarkRounds requests, TTFT their
+    // mean (benchmark_serving --max-concurrency, --num-prompts,
+    // --request-rate inf); 0: the steady state alone.
+    int benchmarkRounds = 0;
 };
 
 // The request's "serving" object (all optional).

@@ -20,6 +20,10 @@ constexpr std::int64_t kMaxBatchedTokens = std::int64_t(1) << 24;
 // within the 100,000 GPUs a gpu_count may name.
 constexpr std::int64_t kMaxReplicas = 100000;
 constexpr std::int64_t kMaxDegree = 100000;
+// Requests per user of a benchmark run: serving benchmarks send 2-20
+// (vLLM/SGLang benchmark_serving --num-prompts = concurrency x 8 or 10);
+// beyond 10,000 the first round's share is below 0.01%.
+constexpr std::int64_t kMaxRounds = 10000;
 
 DisaggregatedServing readDisaggregated(const Json& value, const std::string& path) {
     if (!value.is_object()) failType("invalid_value", path, "an object", value);
@@ -28,6 +32,7 @@ DisaggregatedServing readDisaggregated(const Json& value, const std::string& pat
     out.prefillReplicas = int(d.optionalInteger("prefill_replicas", 1, kMaxReplicas).value_or(1));
     out.decodeReplicas = int(d.optionalInteger("decode_replicas", 1, kMaxReplicas).value_or(1));
     out.prefillMaxBatch = int(d.optionalInteger("prefill_max_batch", 1, kMaxReplicas).value_or(0));
+    out.benchmarkRounds = int(d.optionalInteger("benchmark_rounds", 1, kMaxRounds).value_or(0));
     if (const Json* p = d.raw("prefill_parallel"); p && !p->is_null()) {
         if (!p->is_object()) failType("invalid_value", d.pathOf("prefill_parallel"), "an object", *p);
         ObjectReader pr(*p, d.pathOf("prefill_parallel"));
