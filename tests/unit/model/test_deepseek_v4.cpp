@@ -154,6 +154,20 @@ TEST_CASE("DeepSeek-V4 native weights: MXFP4 experts beside FP8 blocks", "[memor
     Scenario s = serving("deepseek-v4-flash", "h200-sxm-141gb", Engine::Sglang);
     REQUIRE(s.model.nativeWeights.has_value());
     CHECK(*s.model.nativeWeights == WeightFormat::Mxfp4);
+    s.weights = *s.model.nativeWeights;
+    // Routed experts at 4.25 bits (E2M1 + one E8M0 scale per 32), the other
+    // linear layers at 8 + 32 / 16,384 bits (FP8, one FP32 scale per 128 x 128
+    // block), embedding, lm_head and the rest at 16: 43 x 256 x 3 x 4,096 x
+    // 2,048 = 276.97B experts are 147.1 GB, about 6.2B other linear weights
+    // 6.2 GB, 2 x 129,280 x 4,096 embedding rows 2.1 GB; about 155 GB in all,
+    // as the published checkpoint (about 158 GB on Hugging Face, per
+    // featherless.ai's listing) and unlike FP8 blocks throughout (285 GB).
+    const ParamCounts p = countParams(s.model);
+    const double bytes = p.expert * 4.25 / 8 + (p.linear - p.expert) * (8.0 + 32.0 / 16384) / 8 + p.embedding * 2 +
+                         (p.total - p.linear - p.embedding) * 2;
+    CHECK(bytes / 1e9 == Approx(155.5).epsilon(0.01));
+    const MemoryEstimate m = estimateMemory(s, makePlan(s, 1));  // one GPU holds all of it
+    CHECK(m.memory.weightsGiB * 1073741824.0 == Approx(bytes).epsilon(0.01));
 }
 
 TEST_CASE("compressed_attention validates and reports bad entries", "[model_json][dsv4]") {
