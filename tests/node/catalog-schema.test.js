@@ -51,6 +51,26 @@ test('data/schema/models.schema.json checks the workload and its shape', () => {
   }
 });
 
+// DeepSeek-V4's compressed_attention: the catalog entries validate; a missing
+// ratio, an unknown key or a zero window is refused.
+test('data/schema/models.schema.json checks compressed_attention', () => {
+  const validate = validator('data/schema/models.schema.json');
+  const catalog = read('data/models.json');
+  assert.ok(validate(catalog));
+  const byId = (c) => Object.fromEntries(c.models.map((m) => [m.id, m]));
+  assert.strictEqual(byId(catalog)['deepseek-v4-flash'].compressed_attention.csa_layers, 21);
+  const cases = [
+    ['no hca_ratio', (m) => { delete m['deepseek-v4-flash'].compressed_attention.hca_ratio; }],
+    ['unknown key', (m) => { m['deepseek-v4-pro'].compressed_attention.ratio = 4; }],
+    ['zero window', (m) => { m['deepseek-v4-flash'].compressed_attention.window = 0; }],
+  ];
+  for (const [what, mutate] of cases) {
+    const copy = JSON.parse(JSON.stringify(catalog));
+    mutate(byId(copy));
+    assert.strictEqual(validate(copy), false, what);
+  }
+});
+
 // cloud_prices is optional; each price names its currency, month and source.
 test('data/schema/gpus.schema.json checks cloud_prices and a null bandwidth', () => {
   const validate = validator('data/schema/gpus.schema.json');

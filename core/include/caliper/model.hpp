@@ -83,6 +83,29 @@ struct SparseAttentionSpec {
     int indexLayers = 0;
 };
 
+// DeepSeek-V4's compressed attention (config.json compress_ratios, one entry
+// per layer): every layer attends over one shared 512-wide K=V vector per
+// token (num_key_value_heads 1, head_dim 512) kept for the last `window`
+// tokens, and beside it a compressed history of one row per `ratio` tokens:
+// CSA layers (ratio 4) with a lightning indexer (sparse_attention, its keys
+// compressed by the same ratio) that picks index_topk rows, HCA layers
+// (ratio 128) attending to every compressed row; the other layers keep the
+// window only. Queries through q_lora_rank, the output through o_groups
+// grouped low-rank projections of o_lora_rank; hyper-connections widen the
+// residual stream hc_mult times (aiconfigurator deepseek_v4.py, commit 095f58a5).
+struct CompressedAttentionSpec {
+    int window = 0;  // tokens every layer keeps uncompressed (config sliding_window); 0 = not this layout
+    int qLoraRank = 0;
+    int oLoraRank = 0;
+    int oGroups = 0;
+    int csaLayers = 0;  // layers with compress ratio csaRatio and an indexer
+    int csaRatio = 0;
+    int hcaLayers = 0;  // layers with compress ratio hcaRatio, no indexer
+    int hcaRatio = 0;
+    int hcMult = 0;      // hyper-connection copies of the residual stream (hc_mult)
+    int hashLayers = 0;  // leading MoE layers routed by a token-id table (num_hash_layers)
+};
+
 // Global (full-attention) layers of a sliding-window stack with their own
 // head width and KV heads (Gemma 4: global_head_dim, num_global_key_value_heads).
 // kEqV: keys and values come from one projection (attention_k_eq_v; no v_proj),
@@ -137,6 +160,7 @@ struct ModelArchitecture {
     MlaSpec mla;
     LinearAttentionSpec linear;
     SparseAttentionSpec sparse;
+    CompressedAttentionSpec compressed;  // DeepSeek-V4 (window > 0)
     bool attnOutputGate = false;  // q_proj also yields a sigmoid output gate (Qwen3-Next, Qwen3.5)
     int mtpLayers = 0;            // multi-token-prediction layers shipped beside the model (not in the total)
     bool mtpDense = false;        // MTP layers with a dense MLP of intermediateSize, not the experts (MiMo-V2-Flash)
@@ -223,6 +247,23 @@ ParamCounts countParams(const ModelSpec& model);
 // KV-cache bytes per token at 2 bytes per element, over all layers and
 // without window caps (the catalog's kv_bytes_per_token).
 double kvBytesPerToken16(const ModelSpec& model);
+
+// DeepSeek-V4 compressed attention (compressed.window > 0).
+bool hasCompressedAttention(const ModelSpec& model);
+// Compressed KV elements one token adds over all layers: one head_dim row per
+// ratio tokens on the CSA and HCA layers (the indexer keys apart).
+double compressedKvElementsPerToken(const ModelSpec& model);
+// Indexer key elements one token adds over all CSA layers (index_head_dim per
+// csa_ratio tokens).
+double compressedIndexerElementsPerToken(const ModelSpec& model);
+// Elements of the uncompressed window every layer keeps for one sequence
+// (window x head_dim per layer, fewer below the window), in the KV format.
+double compressedWindowElementsPerSequence(const ModelSpec& model, double contextTokens);
+// Bytes of the compressors' running FP32 state per sequence (aiconfigurator
+// deepseek_v4.py get_kvcache_bytes_per_sequence): kv_state and score_state of
+// ratio x coff rows of head_dim (coff 2 on the overlapping CSA compressor, 1
+// on HCA), and on CSA layers the indexer compressor's of index_head_dim.
+double compressorStateBytesPerSequence(const ModelSpec& model);
 
 // Fixed recurrent state of the linear/SSM layers per sequence at 2 bytes per
 // element: recurrent state plus the causal-convolution window.

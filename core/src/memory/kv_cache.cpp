@@ -38,6 +38,11 @@ struct LayerCache {
 
 LayerCache layerCache(const Scenario& s, const ModelShape& shape) {
     const ModelSpec& m = s.model;
+    if (hasCompressedAttention(m)) {
+        // DeepSeek-V4: the compressed rows all layers add per token, spread
+        // over the layers (one shared head: every tensor-parallel rank keeps it).
+        return {compressedKvElementsPerToken(m) / std::max(1, fullAttentionLayers(m)), false};
+    }
     if (m.attention == AttentionKind::Mla) {
         if (runtimeOf(s.engine) == Engine::Transformers && !deepseekV2Architecture(m)) {
             // Other MLA models' Hugging Face code (DeepSeek-V3's and its kin) is
@@ -186,8 +191,24 @@ double linearStateBytes(const Scenario& s, const Layout& layout, double stageSha
 // by tensor parallelism.
 double indexerBytesPerToken(const Scenario& s, const CacheLayers& layers) {
     const int attention = fullAttentionLayers(s.model);
+    if (hasCompressedAttention(s.model)) {  // DeepSeek-V4: one key per csa_ratio tokens on the CSA layers
+        return attention > 0 ? (layers.full + layers.sliding) / attention * compressedIndexerElementsPerToken(s.model) *
+                                   kvBytesPerElement(s.kvCache)
+                             : 0.0;
+    }
     const double share = attention > 0 ? indexerLayers(s.model) / attention : 0.0;
     return (layers.full + layers.sliding) * share * s.model.sparse.indexHeadDim * kvBytesPerElement(s.kvCache);
+}
+
+// DeepSeek-V4's fixed cost per sequence on one GPU: the uncompressed window
+// of every layer (one shared head, not split by tensor parallelism) in the KV
+// format, and the compressors' FP32 running state.
+double compressedStateBytes(const Scenario& s, double stageShare) {
+    if (!hasCompressedAttention(s.model)) return 0;
+    const double perSequence =
+        compressedWindowElementsPerSequence(s.model, double(cacheContextTokens(s))) * kvBytesPerElement(s.kvCache) +
+        compressorStateBytesPerSequence(s.model);
+    return stageShare * perSequence * double(s.batch);
 }
 
 void explainKv(const Inputs& in, const Layout& layout, double stageShare, double crossBytes, double bytes,
@@ -197,7 +218,11 @@ void explainKv(const Inputs& in, const Layout& layout, double stageShare, double
     const CacheLayers layers = cacheLayers(s.model, in.shape());
     const CacheTokens tokens = cacheTokens(s);
     const double elementBytes = kvBytesPerElement(s.kvCache);
-    const std::string perLayer = s.model.attention == AttentionKind::Mla
+    const std::string perLayer = hasCompressedAttention(s.model)
+                                     ? fmt("compressed rows: %d-wide per %d tokens on %d CSA layers, per %d on %d HCA layers",
+                                           s.model.headDim, s.model.compressed.csaRatio, s.model.compressed.csaLayers,
+                                           s.model.compressed.hcaRatio, s.model.compressed.hcaLayers)
+                                 : s.model.attention == AttentionKind::Mla
                                      ? (cache.shardable ? "MLA decompressed K and V per head" : "MLA latent + RoPE key")
                                      : s.model.vHeadDim > 0 || unitKvHeads(s.model) != s.model.kvHeads
                                      ? fmt("%d KV heads x (%.0f key + %.0f value head dim)", unitKvHeads(s.model),
@@ -217,7 +242,10 @@ void explainKv(const Inputs& in, const Layout& layout, double stageShare, double
                          layers.fullScale, s.model.global.kvHeads > 0 ? s.model.global.kvHeads : s.model.kvHeads,
                          s.model.global.headDim).c_str()
                    : "",
-               s.model.sparse.indexHeadDim > 0 && indexerLayers(s.model) < fullAttentionLayers(s.model)
+               hasCompressedAttention(s.model) && s.model.sparse.indexHeadDim > 0
+                   ? fmt(" + a %d-wide indexer key per %d tokens on the %d CSA layers", s.model.sparse.indexHeadDim,
+                         s.model.compressed.csaRatio, s.model.compressed.csaLayers).c_str()
+               : s.model.sparse.indexHeadDim > 0 && indexerLayers(s.model) < fullAttentionLayers(s.model)
                    ? fmt(" + a %d-wide sparse-attention indexer key on the %.0f layers with their own indexer",
                          s.model.sparse.indexHeadDim, indexerLayers(s.model)).c_str()
                : s.model.sparse.indexHeadDim > 0
@@ -292,7 +320,8 @@ double oneSequenceBytes(const Inputs& in, const Layout& layout, const Stage& sta
                                                        in.shape().kvDim * kv.elementBytes * headShare({0, true}, in.shape(), layout.tp)
                                                  : 0.0;
     // The linear/SSM state is per sequence, whatever its length.
-    const double stateBytes = s.batch > 0 ? linearStateBytes(s, layout, stageShare) / double(s.batch) : 0.0;
+    const double stateBytes =
+        s.batch > 0 ? (linearStateBytes(s, layout, stageShare) + compressedStateBytes(s, stageShare)) / double(s.batch) : 0.0;
     return stageShare * (kv.layerTokenBytes * selfTokenLayers + kv.indexerBytesPerToken * kv.oneFullTokens) +
            crossBytes + stateBytes;
 }
@@ -314,9 +343,20 @@ double kvBytes(const Inputs& in, const Layout& layout, const Stage& stage, const
                                                  : 0.0;
     const double indexerBytes = stageShare * kv.indexerBytesPerToken * kv.fullTokens;
     const double stateBytes = linearStateBytes(s, layout, stageShare);
-    const double bytes = selfBytes + crossBytes + indexerBytes + stateBytes;
+    const double windowBytes = compressedStateBytes(s, stageShare);
+    const double bytes = selfBytes + crossBytes + indexerBytes + stateBytes + windowBytes;
     if (ex.on()) {
         explainKv(in, layout, stageShare, crossBytes, bytes, ex);
+        if (windowBytes > 0) {
+            ex.add("compressed_window_gib",
+                   [&] { return fmt("%d layers x %.0f-token window x %d head dim x %.4g bytes + %.0f bytes of FP32 compressor "
+                                    "state, x %lld sequences (fixed, independent of context beyond the window)",
+                                    fullAttentionLayers(s.model),
+                                    std::min<double>(s.model.compressed.window, double(cacheContextTokens(s))),
+                                    s.model.headDim, kvBytesPerElement(s.kvCache),
+                                    compressorStateBytesPerSequence(s.model), static_cast<long long>(s.batch)); },
+                   bytesToGiB(windowBytes));
+        }
         if (stateBytes > 0) {
             ex.add("linear_state_gib",
                    [&] { return fmt("%d linear/SSM layers x %.0f state elements x %.0f bytes x %lld sequences (fixed, "

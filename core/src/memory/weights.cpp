@@ -33,10 +33,13 @@ double linearBytes(const Scenario& s, const ModelShape& shape, SideBits& side, d
     if (s.weights == WeightFormat::Fp32) side = SideBits{32, 32, 32, 32};
     if (s.weights == WeightFormat::Mxfp4) {
         // gpt-oss stores only the routed experts in MXFP4; attention and the
-        // rest stay bf16 (openai/gpt-oss model card).
+        // rest stay bf16 (openai/gpt-oss model card). DeepSeek-V4's checkpoints
+        // keep attention and shared experts in FP8 with 128x128 block scales
+        // (config.json quantization_config beside expert_dtype fp4).
+        const double denseBits = hasCompressedAttention(s.model) ? weightFormatInfo(WeightFormat::Fp8Block).linearBits : 16.0;
         const double dense = g.total() - g.expert;
-        linearBits = g.total() > 0 ? (g.expert * info.linearBits + dense * 16) / g.total() : info.linearBits;
-        return (g.expert * info.linearBits + dense * 16) / 8;
+        linearBits = g.total() > 0 ? (g.expert * info.linearBits + dense * denseBits) / g.total() : info.linearBits;
+        return (g.expert * info.linearBits + dense * denseBits) / 8;
     }
     if (bnbSkipsFusedExperts(s)) {
         // The routed experts stay 16-bit; the other linear layers are quantized.

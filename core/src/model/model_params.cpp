@@ -157,6 +157,59 @@ Block sparseIndexer(const ModelSpec& m) {
     return b;
 }
 
+// One DeepSeek-V4 attention block of compress ratio `ratio` (0 = window
+// only), as aiconfigurator sizes its weights (operators/dsv4.rs
+// weight_bytes, commit 095f58a5): wq_a, wq_b, the shared K=V projection wkv,
+// the grouped output LoRA (o_groups blocks of heads x head_dim / o_groups ->
+// o_lora_rank, then o_groups x o_lora_rank -> hidden) and the per-head
+// attention sink; with a compressor (wkv and wgate, coff 2 on the overlapping
+// ratio-4 one) and its position bias; on ratio-4 layers the indexer's wq_b,
+// its own compressor, weights_proj and position bias. Its norm vectors
+// (q_norm, kv_norm) are left out, as aiconfigurator does (< 3,000 per layer).
+Block compressedAttention(const ModelSpec& m, int ratio) {
+    const CompressedAttentionSpec& x = m.compressed;
+    const double hidden = m.hiddenSize;
+    const double headDim = headDimOf(m);
+    const double qDim = double(m.heads) * headDim;
+    Block b;
+    addMatrix(b, hidden, x.qLoraRank);
+    addMatrix(b, x.qLoraRank, qDim);
+    addMatrix(b, hidden, headDim);
+    const double groups = std::max(1, x.oGroups);
+    for (int g = 0; g < int(groups); ++g) addMatrix(b, qDim / groups, x.oLoraRank);
+    addMatrix(b, groups * x.oLoraRank, hidden);
+    b.total += m.heads;  // attn_sink
+    if (ratio > 0) {
+        const double coff = ratio == x.csaRatio ? 2.0 : 1.0;
+        addMatrix(b, hidden, coff * headDim);  // compressor wkv
+        addMatrix(b, hidden, coff * headDim);  // compressor wgate
+        b.total += ratio * coff * headDim;     // compressor position bias (ape)
+    }
+    if (ratio > 0 && ratio == x.csaRatio && m.sparse.indexHeads > 0) {
+        const double indexDim = double(m.sparse.indexHeads) * m.sparse.indexHeadDim;
+        addMatrix(b, x.qLoraRank, indexDim);                  // indexer wq_b
+        addMatrix(b, hidden, 2.0 * m.sparse.indexHeadDim);    // indexer compressor wkv
+        addMatrix(b, hidden, 2.0 * m.sparse.indexHeadDim);    // indexer compressor wgate
+        b.total += hidden * m.sparse.indexHeads;              // weights_proj (kept in BF16)
+        b.total += ratio * 2.0 * m.sparse.indexHeadDim;       // its position bias
+    }
+    return b;
+}
+
+// Manifold-constrained hyper-connections of one decoder block: two mixers
+// (attention and FFN), each a (2 + hc_mult) x hc_mult by hc_mult x hidden map
+// plus its bias and 3 scales (aiconfigurator operators/mhc.rs weight_bytes).
+double hyperConnectionParams(const ModelSpec& m) {
+    const double hc = m.compressed.hcMult;
+    if (hc <= 0) return 0;
+    const double mix = (2.0 + hc) * hc;
+    return 2.0 * (mix * hc * m.hiddenSize + mix + 3.0);
+}
+
+int windowOnlyLayers(const ModelSpec& m) {
+    return std::max(0, fullAttentionLayers(m) - m.compressed.csaLayers - m.compressed.hcaLayers);
+}
+
 double sharedExpertSize(const ModelSpec& m) {
     return m.moe.sharedExpertIntermediateSize > 0 ? m.moe.sharedExpertIntermediateSize : m.moe.expertIntermediateSize;
 }
@@ -179,10 +232,17 @@ double addLayers(ParamCounts& c, const ModelSpec& m) {
     const int swaLayers = swaShapedLayers(m);
     const int selfAttentionLayers = fullAttentionLayers(m) + m.encoderLayers - globalLayers - swaLayers;
 
-    accumulate(c, attn, selfAttentionLayers);
+    if (hasCompressedAttention(m)) {  // DeepSeek-V4: blocks by compress ratio; indexers inside
+        accumulate(c, compressedAttention(m, 0), windowOnlyLayers(m));
+        accumulate(c, compressedAttention(m, m.compressed.csaRatio), m.compressed.csaLayers);
+        accumulate(c, compressedAttention(m, m.compressed.hcaRatio), m.compressed.hcaLayers);
+        c.total += hyperConnectionParams(m) * m.layers;
+    } else {
+        accumulate(c, attn, selfAttentionLayers);
+        accumulate(c, sparseIndexer(m), indexerLayers(m));
+    }
     if (globalLayers > 0) accumulate(c, globalAttention(m), globalLayers);
     if (swaLayers > 0) accumulate(c, slidingAttention(m), swaLayers);
-    accumulate(c, sparseIndexer(m), indexerLayers(m));
     if (m.linear.layers > 0) accumulate(c, linearMixer(m), m.linear.layers);
     c.total += norms * (m.layers + m.encoderLayers);
     accumulate(c, mlp(m, m.intermediateSize), denseLayers + m.encoderLayers);
@@ -213,8 +273,10 @@ double addLayers(ParamCounts& c, const ModelSpec& m) {
 // intermediate_size (mtpDense).
 double mtpModuleParams(const ModelSpec& m) {
     const double hidden = m.hiddenSize;
-    const Block attn = swaShaped(m) ? slidingAttention(m) : attention(m);
-    double p = attn.total + sparseIndexer(m).total + m.normsPerLayer * normParams(m);
+    // DeepSeek-V4's MTP layer keeps the window only (the last compress_ratios entry, 0).
+    const Block attn = hasCompressedAttention(m) ? compressedAttention(m, 0) : swaShaped(m) ? slidingAttention(m) : attention(m);
+    double p = attn.total + (hasCompressedAttention(m) ? hyperConnectionParams(m) : sparseIndexer(m).total) +
+               m.normsPerLayer * normParams(m);
     if (m.moe.experts > 0 && !m.mtpDense) {
         p += mlp(m, m.moe.expertIntermediateSize).total * m.moe.experts +
              mlp(m, sharedExpertSize(m)).total * m.moe.sharedExperts + hidden * m.moe.experts;
@@ -300,7 +362,44 @@ ParamCounts countParams(const ModelSpec& m) {
     return c;
 }
 
+bool hasCompressedAttention(const ModelSpec& m) { return m.compressed.window > 0; }
+
+double compressedKvElementsPerToken(const ModelSpec& m) {
+    const CompressedAttentionSpec& x = m.compressed;
+    if (!hasCompressedAttention(m)) return 0;
+    const double headDim = headDimOf(m);
+    return (x.csaRatio > 0 ? x.csaLayers * headDim / x.csaRatio : 0.0) +
+           (x.hcaRatio > 0 ? x.hcaLayers * headDim / x.hcaRatio : 0.0);
+}
+
+double compressedIndexerElementsPerToken(const ModelSpec& m) {
+    const CompressedAttentionSpec& x = m.compressed;
+    if (!hasCompressedAttention(m) || x.csaRatio <= 0 || m.sparse.indexHeads <= 0) return 0;
+    return x.csaLayers * double(m.sparse.indexHeadDim) / x.csaRatio;
+}
+
+double compressedWindowElementsPerSequence(const ModelSpec& m, double contextTokens) {
+    if (!hasCompressedAttention(m)) return 0;
+    return fullAttentionLayers(m) * std::min(double(m.compressed.window), std::max(0.0, contextTokens)) * headDimOf(m);
+}
+
+double compressorStateBytesPerSequence(const ModelSpec& m) {
+    const CompressedAttentionSpec& x = m.compressed;
+    if (!hasCompressedAttention(m)) return 0;
+    constexpr double kFp32 = 4.0;
+    const double headDim = headDimOf(m);
+    const double csa = 2.0 * x.csaRatio * 2.0 * headDim * kFp32 +
+                       (m.sparse.indexHeads > 0 ? 2.0 * x.csaRatio * 2.0 * m.sparse.indexHeadDim * kFp32 : 0.0);
+    const double hca = 2.0 * x.hcaRatio * 1.0 * headDim * kFp32;
+    return x.csaLayers * csa + x.hcaLayers * hca;
+}
+
 double kvBytesPerToken16(const ModelSpec& m) {
+    // DeepSeek-V4: the compressed history and the indexer keys grow with the
+    // context; the window is a fixed amount per sequence (not counted here).
+    if (hasCompressedAttention(m)) {
+        return (compressedKvElementsPerToken(m) + compressedIndexerElementsPerToken(m)) * kBytes16;
+    }
     // Only full-attention layers cache tokens; linear/SSM layers keep a fixed state.
     const double attentionLayers = fullAttentionLayers(m);
     // A DSA indexer caches one index_head_dim key per token on each layer that has one.

@@ -36,6 +36,20 @@ AttentionDims attentionDims(const ModelSpec& m, const ModelShape& s) {
         addMatrix(a, a.groups.o, s.heads * x.vHeadDim, s.hidden);
         return a;
     }
+    if (hasCompressedAttention(m)) {
+        // DeepSeek-V4 (model_params.cpp compressedAttention): wq_a and wq_b
+        // through q_lora_rank, one shared K=V projection, the grouped output
+        // LoRA (wo_a: o_groups blocks of q_dim / o_groups x o_lora_rank; wo_b).
+        // Compressors and indexers (under 1% of a layer) are spread by the
+        // scaling to countParams' total.
+        const CompressedAttentionSpec& x = m.compressed;
+        addMatrix(a, a.groups.other, s.hidden, x.qLoraRank);
+        addMatrix(a, a.groups.other, x.qLoraRank, s.qDim);
+        addMatrix(a, a.groups.k, s.hidden, s.headDim);
+        addMatrix(a, a.groups.o, s.qDim, x.oLoraRank);
+        addMatrix(a, a.groups.o, double(x.oGroups) * x.oLoraRank, s.hidden);
+        return a;
+    }
     // Values narrower than keys (MiMo-V2-Flash v_head_dim) narrow v_proj and o_proj.
     const double vDim = m.vHeadDim > 0 ? double(s.kvHeads) * m.vHeadDim : s.kvDim;
     const double oIn = m.vHeadDim > 0 ? double(s.heads) * m.vHeadDim : s.qDim;

@@ -64,6 +64,19 @@ Workload makeWorkload(const Scenario& scenario, const ParamCounts* counts) {
     // Full layers caching a different KV width than sliding ones (Gemma 4's
     // global shape, MiMo-V2-Flash's sliding-layer KV heads).
     if (kvScaledLayers(model) > 0) work.globalKvScale = globalKvScale(model);
+    if (hasCompressedAttention(model)) {
+        const CompressedAttentionSpec& c = model.compressed;
+        const double elementBytes = kvBytesPerElement(scenario.kvCache);
+        work.compressedWindow = c.window;
+        work.csaLayers = c.csaLayers;
+        work.csaRatio = c.csaRatio;
+        work.hcaLayers = c.hcaLayers;
+        work.hcaRatio = c.hcaRatio;
+        work.indexTopk = model.sparse.indexTopk;
+        work.indexWidth = double(model.sparse.indexHeads) * model.sparse.indexHeadDim;
+        work.rowBytes = model.headDim * elementBytes;
+        work.indexKeyBytes = model.sparse.indexHeadDim * elementBytes;
+    }
     return work;
 }
 
@@ -81,6 +94,37 @@ double weightBytesPerStep(const Workload& work, double tokens) {
 
 namespace {
 
+// DeepSeek-V4: rows each kind of layer attends to at context `c`.
+struct CompressedRows {
+    double window = 0;   // per layer, all layers
+    double csa = 0;      // top-k compressed rows per CSA layer
+    double csaKeys = 0;  // indexer keys scored per CSA layer
+    double hca = 0;      // compressed rows per HCA layer
+};
+
+CompressedRows compressedRows(const Workload& work, double c) {
+    CompressedRows r;
+    r.window = std::min(c, work.compressedWindow);
+    r.csaKeys = work.csaRatio > 0 ? c / work.csaRatio : 0;
+    r.csa = work.indexTopk > 0 ? std::min(r.csaKeys, work.indexTopk) : r.csaKeys;
+    r.hca = work.hcaRatio > 0 ? c / work.hcaRatio : 0;
+    return r;
+}
+
+double compressedKvRead(const Workload& work, double c) {
+    const CompressedRows r = compressedRows(work, c);
+    return work.layers * r.window * work.rowBytes + work.csaLayers * (r.csa * work.rowBytes + r.csaKeys * work.indexKeyBytes) +
+           work.hcaLayers * r.hca * work.rowBytes;
+}
+
+// Sum over positions i = 1..T of min(i / ratio, cap): the rows a causal
+// prompt's tokens attend to in all.
+double cappedRowSum(double tokens, double ratio, double cap) {
+    if (ratio <= 0) return 0;
+    if (cap <= 0 || tokens <= ratio * cap) return tokens * tokens / (2.0 * ratio);
+    return ratio * cap * cap / 2.0 + cap * (tokens - ratio * cap);
+}
+
 // Context each layer sees: window-capped on sliding layers; the global layers
 // weighted by `globalScale`, their size relative to a sliding layer.
 double effectiveContext(const Workload& work, double context, double globalScale = 1) {
@@ -92,6 +136,7 @@ double effectiveContext(const Workload& work, double context, double globalScale
 }  // namespace
 
 double kvBytesRead(const Workload& work, double context) {
+    if (work.compressedWindow > 0) return compressedKvRead(work, std::max(0.0, context));
     // kvBytesPerToken sums every layer, so the weighted context is normalised
     // by the layers' weights (1 unless global layers are shaped apart).
     const double s = work.slidingLayerShare;
@@ -102,6 +147,7 @@ double kvBytesRead(const Workload& work, double context) {
 KvRead kvBytesReadByKind(const Workload& work, double context) {
     const double s = work.slidingLayerShare;
     const double tokens = std::max(0.0, context);
+    if (work.compressedWindow > 0) return {compressedKvRead(work, tokens), 0.0};
     if (s <= 0) return {work.kvBytesPerToken * tokens, 0.0};
     // The two terms of effectiveContext, each over the layers' weights.
     const double perWeight = work.kvBytesPerToken / ((1.0 - s) * work.globalKvScale + s);
@@ -126,6 +172,13 @@ double kvBytesReadOnRank(const Workload& work, const KvRankShare& share, double 
 }
 
 double attentionFlopsPerToken(const Workload& work, double context) {
+    if (work.compressedWindow > 0) {
+        // QK^T and AV over the rows each layer attends to, plus the indexer's
+        // scores (one product) over all its keys on the CSA layers.
+        const CompressedRows r = compressedRows(work, std::max(0.0, context));
+        const double rows = work.layers * r.window + work.csaLayers * r.csa + work.hcaLayers * r.hca;
+        return 4.0 * work.attentionWidth * rows + 2.0 * work.indexWidth * work.csaLayers * r.csaKeys;
+    }
     // QK^T and AV: 2 FLOPs per multiply-add, two products, per layer.
     return 4.0 * work.layers * work.attentionWidth * effectiveContext(work, std::max(0.0, context), work.globalWidthScale);
 }
@@ -133,6 +186,16 @@ double attentionFlopsPerToken(const Workload& work, double context) {
 double promptAttentionFlops(const Workload& work, double tokens, bool fullMatrix) {
     // Causal: token i attends to i earlier tokens, T^2/2 per product; eager
     // attention computes the masked half as well.
+    if (work.compressedWindow > 0) {
+        // The same terms summed over the prompt's positions (no eager path:
+        // the compressed layout runs only in its own kernels).
+        const double window = cappedRowSum(tokens, 1.0, work.compressedWindow);
+        const double csa = cappedRowSum(tokens, work.csaRatio, work.indexTopk);
+        const double hca = cappedRowSum(tokens, work.hcaRatio, 0);
+        const double keys = cappedRowSum(tokens, work.csaRatio, 0);
+        return 4.0 * work.attentionWidth * (work.layers * window + work.csaLayers * csa + work.hcaLayers * hca) +
+               2.0 * work.indexWidth * work.csaLayers * keys;
+    }
     const double perPair = 4.0 * work.layers * work.attentionWidth;
     if (fullMatrix) return perPair * tokens * tokens;
     const double causal = perPair * tokens * tokens / 2.0;

@@ -32,6 +32,16 @@ struct Workload {
     // and KV bytes per token relative to a sliding layer's.
     double globalWidthScale = 1;
     double globalKvScale = 1;
+    // DeepSeek-V4 compressed attention (compressedWindow 0 = not this layout):
+    // every layer reads its window, the CSA layers index_topk of their
+    // compressed rows after the indexer scores all of its keys, the HCA
+    // layers every compressed row.
+    double compressedWindow = 0;  // tokens
+    double csaLayers = 0, csaRatio = 0, hcaLayers = 0, hcaRatio = 0;
+    double indexTopk = 0;
+    double indexWidth = 0;     // index heads x index head dim (indexer scoring)
+    double rowBytes = 0;       // one window or compressed row (head_dim) in the KV format
+    double indexKeyBytes = 0;  // one indexer key in the KV format
 };
 
 // `counts`, when given, is countParams(scenario.model) worked out by the caller.

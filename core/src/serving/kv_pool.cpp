@@ -95,6 +95,13 @@ KvPool kvPool(const Scenario& s, const StepModel& model, const MemoryBreakdown& 
     if (runtimeOf(s.engine) == Engine::LlamaCpp && model.work.slidingLayerShare > 0) {
         bytesPerContextToken = model.kvReadOnRank(p.maxModelLen) / p.maxModelLen / l.pp;
     }
+    // DeepSeek-V4: each running request also holds every layer's window and
+    // the compressors' state, a fixed amount spread here over its tokens.
+    if (hasCompressedAttention(s.model) && p.maxModelLen > 0) {
+        const double fixed = compressedWindowElementsPerSequence(s.model, p.maxModelLen) * kvBytesPerElement(s.kvCache) +
+                             compressorStateBytesPerSequence(s.model);
+        bytesPerContextToken += fixed / p.maxModelLen / l.pp;
+    }
     if (bytesPerContextToken > 0) {
         const double block = std::max(1.0, model.engine.kvBlockTokens);
         p.tokens = std::floor(gibToBytes(p.poolGiB) / bytesPerContextToken / block) * block;

@@ -132,6 +132,10 @@ int boundBy(const StageTimes& t) {
 // both ends is largest all the way. Then the step time is linear too.
 bool linearBetween(const StageRates& rates, const Workload& work, double from, double to) {
     if (work.slidingLayerShare > 0 && from < work.slidingWindow && to > work.slidingWindow) return false;
+    // DeepSeek-V4: the window's edge and the CSA layers' top-k edge.
+    if (work.compressedWindow > 0 && from < work.compressedWindow && to > work.compressedWindow) return false;
+    const double topkEdge = work.csaRatio * work.indexTopk;
+    if (work.compressedWindow > 0 && topkEdge > 0 && from < topkEdge && to > topkEdge) return false;
     return boundBy(stageTimes(rates, work, from)) == boundBy(stageTimes(rates, work, to));
 }
 

@@ -256,6 +256,25 @@ void readSparseAttention(ModelReader& in, ModelSpec& m) {
     x.finish();
 }
 
+// DeepSeek-V4 compressed attention (optional key; data/README.md).
+void readCompressedAttention(ModelReader& in, ModelSpec& m) {
+    const Json* value = in.r.raw("compressed_attention");
+    if (!value || value->is_null()) return;
+    ObjectReader x(*value, in.r.pathOf("compressed_attention"), "invalid_value");
+    CompressedAttentionSpec& c = m.compressed;
+    c.window = static_cast<int>(x.requiredInteger("window", 1, kMaxContext));
+    c.qLoraRank = static_cast<int>(x.requiredInteger("q_lora_rank", 1, kMaxHidden));
+    c.oLoraRank = static_cast<int>(x.requiredInteger("o_lora_rank", 1, kMaxHidden));
+    c.oGroups = static_cast<int>(x.requiredInteger("o_groups", 1, kMaxHeads));
+    c.csaLayers = static_cast<int>(x.requiredInteger("csa_layers", 0, kMaxLayers));
+    c.csaRatio = static_cast<int>(x.requiredInteger("csa_ratio", 2, kMaxContext));
+    c.hcaLayers = static_cast<int>(x.requiredInteger("hca_layers", 0, kMaxLayers));
+    c.hcaRatio = static_cast<int>(x.requiredInteger("hca_ratio", 2, kMaxContext));
+    c.hcMult = static_cast<int>(x.integerOr("hc_mult", 0, 0, 64));
+    c.hashLayers = static_cast<int>(x.integerOr("hash_layers", 0, 0, kMaxLayers));
+    x.finish();
+}
+
 void readEncoderAndExtras(ModelReader& in, ModelSpec& m) {
     m.attnOutputGate = in.flag("attn_output_gate", false);
     m.mtpLayers = in.count("mtp_layers", 0, 64);
@@ -368,6 +387,33 @@ void checkConsistency(const ModelReader& in, const ModelSpec& m) {
                  "swa_kv_heads " + std::to_string(m.swaKvHeads) + " exceeds heads " + std::to_string(m.heads));
         }
     }
+    if (hasCompressedAttention(m)) {
+        const std::string at = r.pathOf("compressed_attention");
+        const CompressedAttentionSpec& c = m.compressed;
+        if (m.attention != AttentionKind::Mqa || m.kvHeads != 1) {
+            fail("invalid_value", at, "compressed_attention caches one shared K=V head per token: it needs attention 'mqa' and kv_heads 1");
+        }
+        if (m.slidingWindow > 0 || m.linear.layers > 0 || m.global.headDim > 0 || m.crossAttentionLayers > 0) {
+            fail("invalid_value", at,
+                 "compressed_attention keeps its own window on every layer: it does not combine with sliding_window, "
+                 "linear_attention, global_attention or cross-attention");
+        }
+        if (c.csaLayers + c.hcaLayers > fullAttentionLayers(m)) {
+            fail("invalid_value", at + "/csa_layers",
+                 "csa_layers and hca_layers exceed the " + std::to_string(fullAttentionLayers(m)) + " attention layers");
+        }
+        if (c.csaRatio >= c.hcaRatio) {
+            fail("invalid_value", at + "/csa_ratio", "csa_ratio must be below hca_ratio (DeepSeek-V4: 4 and 128)");
+        }
+        if (m.sparse.indexHeads > 0 && m.sparse.indexLayers != c.csaLayers) {
+            fail("invalid_value", r.pathOf("sparse_attention") + "/index_layers",
+                 "with compressed_attention the indexer sits on the csa_layers: index_layers must be " +
+                     std::to_string(c.csaLayers));
+        }
+        if (c.hashLayers > moeLayerCount(m)) {
+            fail("invalid_value", at + "/hash_layers", "more hash-routed layers than MoE layers");
+        }
+    }
     if (m.mtpDense && m.mtpLayers <= 0) {
         fail("invalid_value", r.pathOf("mtp_dense"), "mtp_dense describes the MTP layers: it needs mtp_layers > 0");
     }
@@ -405,6 +451,7 @@ ModelSpec modelFromJson(const Json& object, const std::string& path, std::vector
     readLinearAttention(in, m);
     readSparseAttention(in, m);
     readGlobalAttention(in, m);
+    readCompressedAttention(in, m);
     readEncoderAndExtras(in, m);
     readProvenance(in, m);
     readWorkload(in.r, m);

@@ -106,6 +106,13 @@ Json modelToJson(const ModelSpec& m) {
     if (m.global.headDim > 0) {
         j["global_attention"] = Json{{"head_dim", m.global.headDim}, {"kv_heads", m.global.kvHeads}, {"k_eq_v", m.global.kEqV}};
     }
+    if (hasCompressedAttention(m)) {
+        const CompressedAttentionSpec& c = m.compressed;
+        j["compressed_attention"] = Json{{"window", c.window},       {"q_lora_rank", c.qLoraRank}, {"o_lora_rank", c.oLoraRank},
+                                         {"o_groups", c.oGroups},    {"csa_layers", c.csaLayers},  {"csa_ratio", c.csaRatio},
+                                         {"hca_layers", c.hcaLayers}, {"hca_ratio", c.hcaRatio},   {"hc_mult", c.hcMult},
+                                         {"hash_layers", c.hashLayers}};
+    }
     if (hasPipeline(m)) {  // a pipeline's size is all its components
         j["params_b"] = billions(pipelineParams(m));
         j["active_params_b"] = j["params_b"];

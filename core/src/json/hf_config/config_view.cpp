@@ -151,6 +151,9 @@ std::optional<WeightFormat> nativeWeights(const Json& config) {
     };
     const std::string method = text("quant_method");
     if (method == "fp8") {
+        // DeepSeek-V4: routed experts packed as MXFP4 beside the FP8 blocks.
+        auto experts = config.find("expert_dtype");
+        if (experts != config.end() && experts->is_string() && experts->get<std::string>() == "fp4") return WeightFormat::Mxfp4;
         auto block = quant->find("weight_block_size");
         return block != quant->end() && block->is_array() ? WeightFormat::Fp8Block : WeightFormat::Fp8;
     }

@@ -63,6 +63,57 @@ void readSparseMla(ConfigView& c, ModelSpec& m) {
     m.mtpLayers = c.integerOr({"num_nextn_predict_layers"}, 0, 0, 64);
 }
 
+// DeepSeek-V4 (DeepseekV4ForCausalLM): one shared K=V head of head_dim,
+// queries through q_lora_rank, a grouped output LoRA, and per layer a
+// compress ratio (compress_ratios, one entry per layer then the MTP
+// layers'): 0 = the sliding_window only, the small ratio with an indexer
+// (CSA), the large one without (HCA). MoE on every layer.
+void readDeepSeekV4(ConfigView& c, ModelSpec& m) {
+    DecoderKeys keys;
+    keys.intermediate = {"moe_intermediate_size"};
+    readDecoder(c, m, keys);
+    CompressedAttentionSpec& x = m.compressed;
+    x.window = c.need({"sliding_window"}, kHfMaxPositions);
+    x.qLoraRank = c.need({"q_lora_rank"}, kHfMaxHidden);
+    x.oLoraRank = c.need({"o_lora_rank"}, kHfMaxHidden);
+    x.oGroups = c.need({"o_groups"}, kHfMaxHeads);
+    m.sparse.indexHeads = c.need({"index_n_heads"}, kHfMaxHeads);
+    m.sparse.indexHeadDim = c.need({"index_head_dim"}, kHfMaxHidden);
+    c.throwIfMissing();
+    m.sparse.indexTopk = c.integerOr({"index_topk"}, 512, 1, kHfMaxPositions);
+    x.hcMult = c.integerOr({"hc_mult"}, 0, 0, 64);
+    const Json* ratios = c.find({"compress_ratios"});
+    const std::string at = c.path() + "/compress_ratios";
+    if (!ratios || !ratios->is_array() || ratios->size() < std::size_t(m.layers)) {
+        fail("invalid_config", at, "DeepSeek-V4 needs compress_ratios with one entry per layer");
+    }
+    std::map<std::int64_t, int> layersByRatio;  // nonzero ratios and their layer counts
+    for (int i = 0; i < m.layers; ++i) {
+        const Json& r = (*ratios)[std::size_t(i)];
+        const std::int64_t ratio = r.is_number_integer() ? r.get<std::int64_t>() : -1;
+        if (ratio < 0 || ratio == 1 || ratio > kHfMaxPositions) {
+            fail("invalid_config", at + "/" + std::to_string(i), "a compress ratio is 0 or an integer of at least 2");
+        }
+        if (ratio > 0) ++layersByRatio[ratio];
+    }
+    if (layersByRatio.size() != 2) {
+        fail("invalid_config", at,
+             "compress_ratios needs 0 and exactly two other values (DeepSeek-V4: 4 with an indexer, 128 without)");
+    }
+    x.csaRatio = int(layersByRatio.begin()->first);  // the smaller ratio carries the indexer
+    x.csaLayers = layersByRatio.begin()->second;
+    x.hcaRatio = int(layersByRatio.rbegin()->first);
+    x.hcaLayers = layersByRatio.rbegin()->second;
+    m.sparse.indexLayers = x.csaLayers;
+    m.moe.experts = c.need({"n_routed_experts"}, kHfMaxExperts);
+    m.moe.expertsPerToken = c.need({"num_experts_per_tok"}, kHfMaxExperts);
+    m.moe.expertIntermediateSize = m.intermediateSize;
+    c.throwIfMissing();
+    m.moe.sharedExperts = c.integerOr({"n_shared_experts"}, 0, 0, kHfMaxExperts);
+    x.hashLayers = c.integerOr({"num_hash_layers"}, 0, 0, m.layers);
+    m.mtpLayers = c.integerOr({"num_nextn_predict_layers"}, 0, 0, 64);
+}
+
 // Qwen3-Next / Qwen3.5 text: Gated DeltaNet on the linear layers, gated full
 // attention (q_proj doubled) with q/k norms on every full_attention_interval-th
 // layer; MoE with a gated shared expert.
@@ -292,6 +343,7 @@ FamilyReader hybridFamilyReader(const std::string& modelType) {
         {"qwen3_vl_text", readQwen3VlText}, {"qwen3_vl_moe_text", readQwen3VlText}, {"kimi_k25", readKimiK25},
         {"granitemoehybrid", readGraniteHybrid}, {"gemma4", readGemma4},     {"gemma4_text", readGemma4Text},
         {"lfm2", readLfm2},               {"mimo_v2_flash", readMiMoV2Flash},
+        {"deepseek_v4", readDeepSeekV4},
     };
     auto it = kFamilies.find(modelType);
     return it == kFamilies.end() ? nullptr : it->second;
