@@ -69,15 +69,17 @@ bool isFalcon(const ModelSpec& m) {
 }
 
 // attn_v (and MLA's attn_kv_b): the ATTENTION_V branch, then the 70B and
-// 8-expert bumps, which apply to the type each layer got.
-double attnVBits(WeightFormat f, const ModelShape& s, double base) {
+// 8-expert bumps, which apply to the type each layer got. `stored` maps a
+// layer's type to what its rows can hold (the fallback), before layers mix.
+template <class Stored>
+double attnVBits(WeightFormat f, const ModelShape& s, double base, Stored stored) {
     const int n = s.layers;
     const double gqa = double(s.heads) / s.kvHeads;
     const bool seventyB = s.layers == 80 && s.experts == 0;  // LLM_TYPE_70B (80-layer Llama-class)
     auto bump = [&](double bits) {
         if (seventyB && (bits == kGgmlQ3_KBits || bits == kGgmlQ4_KBits)) bits = kGgmlQ5_KBits;
         if (s.experts == 8) bits = kGgmlQ8_0Bits;  // Mixtral: attn_v in Q8_0
-        return bits;
+        return stored(bits);
     };
     switch (f) {
         case WeightFormat::Q2_K: return bump(gqa >= 4 ? kGgmlQ4_KBits : kGgmlQ3_KBits);
@@ -90,18 +92,20 @@ double attnVBits(WeightFormat f, const ModelShape& s, double base) {
     }
 }
 
-double ffnDownBits(WeightFormat f, const ModelSpec& m, const ModelShape& s, double base) {
+template <class Stored>
+double ffnDownBits(WeightFormat f, const ModelSpec& m, const ModelShape& s, double base, Stored stored) {
     const int n = s.layers;
     const bool falcon = isFalcon(m);
+    const double q3 = stored(kGgmlQ3_KBits), q4 = stored(kGgmlQ4_KBits), q5 = stored(kGgmlQ5_KBits);
+    const double q6 = stored(kGgmlQ6_KBits), typed = stored(base);
     switch (f) {
-        case WeightFormat::Q2_K: return kGgmlQ3_KBits;
-        case WeightFormat::Q3_K_M:
-            return mix(firstShare(n, n / 16), kGgmlQ5_KBits, falcon ? mix(moreBitsShare(n), kGgmlQ4_KBits, kGgmlQ3_KBits) : kGgmlQ4_KBits);
-        case WeightFormat::Q3_K_L: return falcon ? kGgmlQ4_KBits : kGgmlQ5_KBits;
-        case WeightFormat::Q4_K_M: return falcon ? base : mix(moreBitsShare(n), kGgmlQ6_KBits, base);
-        case WeightFormat::Q5_K_M: return mix(moreBitsShare(n), kGgmlQ6_KBits, base);
-        case WeightFormat::Q4_K_S: return falcon ? base : mix(firstShare(n, n / 8), kGgmlQ5_KBits, base);
-        default: return base;
+        case WeightFormat::Q2_K: return q3;
+        case WeightFormat::Q3_K_M: return mix(firstShare(n, n / 16), q5, falcon ? mix(moreBitsShare(n), q4, q3) : q4);
+        case WeightFormat::Q3_K_L: return falcon ? q4 : q5;
+        case WeightFormat::Q4_K_M: return falcon ? typed : mix(moreBitsShare(n), q6, typed);
+        case WeightFormat::Q5_K_M: return mix(moreBitsShare(n), q6, typed);
+        case WeightFormat::Q4_K_S: return falcon ? typed : mix(firstShare(n, n / 8), q5, typed);
+        default: return typed;
     }
 }
 
@@ -134,9 +138,10 @@ GgufBits ggufBits(WeightFormat f, const ModelSpec& m, const ModelShape& s) {
     };
     b.q = b.gate = b.up = b.other = fallback(base, h);
     b.k = fallback(s.experts == 8 ? kGgmlQ8_0Bits : base, h);
-    b.v = fallback(attnVBits(f, s, base), h);
+    b.v = attnVBits(f, s, base, [&](double bits) { return fallback(bits, h); });
     b.o = fallback(attnOutputBits(f, m, s, base), s.qDim);
-    b.down = fallback(ffnDownBits(f, m, s, base), s.experts > 0 ? std::max(s.expertFfn, 1.0) : s.ffn);
+    const double downRow = s.experts > 0 ? std::max(s.expertFfn, 1.0) : s.ffn;
+    b.down = ffnDownBits(f, m, s, base, [&](double bits) { return fallback(bits, downRow); });
     if (isFalcon(m)) {  // fused attn_qkv: Q3_K_M/L -> Q4_K, Q4_K_M -> Q5_K, Q5_K_M -> Q6_K
         double qkv = base;
         if (f == WeightFormat::Q3_K_M || f == WeightFormat::Q3_K_L) qkv = kGgmlQ4_KBits;
