@@ -95,6 +95,7 @@ scenario keys and defaults (only "model" and "gpu" are required):
   max_model_len       engine context limit per request (prompt + output)
   parallel.ep, parallel.attention_dp, parallel.dp   expert parallelism, attention data parallelism, replicas
   parallel.cp         training: context parallelism (the sequence split over cp GPUs)
+  parallel.reshard_after_forward   training, strategy fsdp: false keeps the gathered parameters until backward (SHARD_GRAD_OP)
   serving             {"prefix_cache_hit_rate": 0..1, "speculative": {"method": "mtp" | "eagle" | "draft",
                        "accepted_tokens_per_step": x}, "request_rate_per_s": r, "mixed_chunk": bool (SGLang
                        --enable-mixed-chunk), "max_num_batched_tokens": n (tokens one step carries: vLLM

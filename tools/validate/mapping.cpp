@@ -37,7 +37,12 @@ std::string taskOf(RowKind kind, const std::string& method) {
     return "finetune";
 }
 
-std::string engineFor(const EnginesNamed& e, const std::string& task) {
+// `layoutSplit`: the row states tensor or pipeline degrees above 1. The
+// `fsdp` engine is PyTorch FSDP over Hugging Face modules, data parallel
+// only; a 4D layout whose data-parallel part is FSDP (Llama 3's TP x CP x
+// PP x FSDP, arXiv 2407.21783 section 3.3.2) names the data-parallel scheme
+// (parallel.strategy), not the modules, which are the pre-training default's.
+std::string engineFor(const EnginesNamed& e, const std::string& task, bool layoutSplit) {
     if (task == "inference") {
         if (e.llamaCpp) return "llama.cpp";
         if (e.tensorrtLlm) return "tensorrt-llm";
@@ -48,7 +53,7 @@ std::string engineFor(const EnginesNamed& e, const std::string& task) {
     }
     if (e.megatron) return "megatron";
     if (e.deepspeed) return "deepspeed";
-    if (e.fsdp) return "fsdp";
+    if (e.fsdp && !layoutSplit) return "fsdp";
     if (e.transformers) return "transformers";
     return "";
 }
@@ -227,6 +232,9 @@ void setParallel(const RowSetup& s, bool training, Json& req) {
     // "sharding_strategy=FULL_SHARD"), not the planner's choice.
     else if (multi && training && !s.fsdpSharding.empty()) parallel["strategy"] = s.fsdpSharding;
     else if (multi && training && s.distributedOptimizer && !splitByDegrees) parallel["strategy"] = "zero1";
+    if (multi && training && s.fsdpKeepsGathered && parallel.value("strategy", std::string()) == "fsdp") {
+        parallel["reshard_after_forward"] = false;
+    }
     if (s.offloadParameters) parallel["offload"] = "parameters";
     else if (s.offloadOptimizer) parallel["offload"] = "optimizer";
     // A training run that names no offload kept its states on the GPUs: the
@@ -530,7 +538,9 @@ RowMapping buildMapping(const Catalog& catalog, const Json& row) {
     if (task == "finetune" && (f.method == "lora" || f.method == "qlora" || f.method == "full")) {
         m.request["method"] = f.method;
     }
-    const std::string engine = rowEngine.empty() ? engineFor(setup.engines, task) : rowEngine;
+    const bool layoutSplit = (setup.tp && *setup.tp > 1) || (setup.pp && *setup.pp > 1) ||
+                             (f.tp && *f.tp > 1) || (f.pp && *f.pp > 1);
+    const std::string engine = rowEngine.empty() ? engineFor(setup.engines, task, layoutSplit) : rowEngine;
     if (!engine.empty()) m.request["engine"] = engine;
     std::string weights = weightFormat(f.quant.empty() ? setup.precision : f.quant);
     // gpt-oss ships MXFP4 weights; aiconfigurator names every 4-bit float "fp4".

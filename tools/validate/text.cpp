@@ -162,6 +162,16 @@ void readDistributed(const std::string& t, RowSetup& s) {
     if (shard.capture == "full_shard") s.fsdpSharding = "fsdp";
     else if (shard.capture == "shard_grad_op") s.fsdpSharding = "zero2";
     else if (shard.capture == "no_shard") s.fsdpSharding = "ddp";
+    // FSDP2's reshard_after_forward=False, or the Llama 3 paper's words for
+    // it (arXiv 2407.21783 section 3.3.2: "Our use of FSDP for Llama 3 shards
+    // optimizer states and gradients, but for model shards we do not reshard
+    // after forward computation").
+    static const Patterns keepGathered = compile(
+        {R"(reshard_after_forward\s*[=:]\s*false)", R"(do not reshard after forward)"});
+    if (lastHit(t, keepGathered).position >= 0 && mentions(t, {"fsdp", "fully sharded data parallel"})) {
+        s.fsdpSharding = "fsdp";
+        s.fsdpKeepsGathered = true;
+    }
     s.layerSplit = mentions(t, {"device_map", "layer split", "naive model parallel"}) &&
                    mentions(t, {"split", "across"});
 }

@@ -58,6 +58,10 @@ struct RowSetup {
     // fsdp_config): "fsdp" (FULL_SHARD), "zero2" (SHARD_GRAD_OP), "ddp"
     // (NO_SHARD); empty when the text names none.
     std::string fsdpSharding;
+    // FSDP that keeps the gathered parameters from forward to backward
+    // (FSDP2 reshard_after_forward=False; Llama 3's "we do not reshard after
+    // forward computation"): the request's parallel.reshard_after_forward false.
+    bool fsdpKeepsGathered = false;
     bool layerSplit = false;            // device_map-style naive split of layers over GPUs
     bool perGpu = false;                // the value is per GPU
     bool includesPrefill = false;       // output tokens/s over prefill + generation time

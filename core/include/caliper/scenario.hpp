@@ -140,6 +140,10 @@ struct ParallelSpec {
     int vp = 0;           // virtual pipeline stages per GPU (Megatron interleaving; 0 = 1)
     int attentionDp = 0;  // attention data-parallel ranks (0 = 1)
     int dp = 0;           // replicas (0 = as many as the GPUs allow)
+    // FSDP: free each unit's gathered parameters after its forward (PyTorch
+    // FULL_SHARD, FSDP2 reshard_after_forward=True); false keeps them until
+    // its backward (SHARD_GRAD_OP, reshard_after_forward=False).
+    bool reshardAfterForward = true;
     Offload offload = Offload::None;
     bool offloadExplicit = false;  // the request set "offload" (Ollama otherwise splits layers as its scheduler does)
     int gpuLayers = -1;     // offload "layers": layers on the GPU(s); -1 = as many as fit

@@ -1,6 +1,7 @@
 #pragma once
 #include <memory>
 #include <algorithm>
+#include <cmath>
 #include <type_traits>
 // Internal interface of the memory model. A scenario is prepared once
 // (parameter counts, tensor groups, weight bytes by placement); each plan is
@@ -350,6 +351,19 @@ inline Layout layoutOf(const Plan& plan) {
     return l;
 }
 
+// FSDP shards over the data-parallel ranks and the context-parallel ones,
+// which hold the same parameters (torchtitan's "dp_shard_cp" mesh: "HSDP/FSDP
+// is applied across (dp_replicate, dp_shard_cp) where dp_shard_cp is obtained
+// by flattening the dp_shard and cp axes").
+inline int fsdpShardGroup(const Layout& layout) { return std::max(1, layout.dp) * std::max(1, layout.cp); }
+
+// Micro-batches per optimizer step on each replica when the request states a
+// global batch (Megatron: global = micro x dp x m); 0 when it does not.
+inline double statedMicrobatches(const Scenario& s, int dp) {
+    if (s.globalBatch <= 0) return 0;
+    return std::max(1.0, std::ceil(double(s.globalBatch) / (double(std::max<std::int64_t>(1, s.batch)) * std::max(1, dp))));
+}
+
 // Stages get ceil(L/p) layers first and floor(L/p) at the end (llama.cpp's
 // even split of equal GPUs; Megatron's uniform split).
 // With llama.cpp's -ngl below the layer count only the last gpu_layers
@@ -373,6 +387,14 @@ inline Stage firstStage(const Inputs& in, const Layout& layout) {
     // (Korthikanti et al. 2205.05198, section 4.2.3).
     const double interleave = layout.vp > 1 && layout.pp > 1 ? 1.0 + double(layout.pp - 1) / (layout.pp * layout.vp) : 1.0;
     st.inFlight = layout.layerSplit ? 1 : layout.pp * interleave;
+    // A step of m micro-batches holds at most m: Megatron's 1F1B warms up
+    // min(p - rank - 1, m) of them, its interleaved schedule runs every
+    // forward first when m = p (schedules.py: all_warmup_microbatches), and
+    // megatron/training/theoretical_memory_usage.py discounts the first
+    // stage by min(1, m / p). Llama 3 405B ran PP 16 at 16 micro-batches per
+    // step on 16,384 GPUs (arXiv 2407.21783, Table 4).
+    const double m = statedMicrobatches(*in.scenario, layout.dp);
+    if (m > 0 && layout.pp > 1) st.inFlight = std::min(st.inFlight, m);
     return st;
 }
 

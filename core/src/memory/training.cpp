@@ -93,22 +93,29 @@ TrainingStates zeroStates(const Inputs& in, const Layout& layout, const Shares& 
 // and the optimizer moments sharded (16 bytes / N with AdamW); the current
 // and the prefetched unit are gathered in bf16, with the current unit's
 // unsharded gradients (PyTorch FSDP docs, backward_prefetch=BACKWARD_PRE).
+// Without resharding after forward (SHARD_GRAD_OP; FSDP2
+// reshard_after_forward=False, torchtitan's default under pipeline
+// parallelism, and Llama 3's: arXiv 2407.21783 section 3.3.2, "Our use of
+// FSDP for Llama 3 shards optimizer states and gradients, but for model
+// shards we do not reshard after forward computation") every unit's 16-bit
+// parameters stay gathered from its forward to its backward, so the step
+// peaks with the whole stage gathered beside the fp32 shard.
 TrainingStates fsdpStates(const Inputs& in, const Layout& layout, const Shares& sh) {
     const Scenario& s = *in.scenario;
-    const double n = layout.dp;
+    const double n = fsdpShardGroup(layout);
     const double compute = weightBytesPerParam(s);
     TrainingStates t;
-    t.weights = kFp32Bytes * sh.params / n + kFsdpLiveUnits * sh.layerBytes;
+    const double gathered = s.parallel.reshardAfterForward ? kFsdpLiveUnits * sh.layerBytes : compute * sh.params;
+    t.weights = kFp32Bytes * sh.params / n + gathered;
     t.gradients = kFp32Bytes * sh.params / n + sh.layerBytes;
     t.optimizer = optimizerStateBytes(in, false) * sh.params / n;
     if (s.parallel.offload != Offload::None) {  // CPUOffload(offload_params=True) moves all three
-        t.hostBytes = (t.weights + t.gradients + t.optimizer - (kFsdpLiveUnits + 1) * sh.layerBytes) * n *
+        t.hostBytes = (t.weights + t.gradients + t.optimizer - gathered - sh.layerBytes) * n *
                       layout.tp * layout.pp;
-        t.weights = kFsdpLiveUnits * sh.layerBytes;
+        t.weights = gathered;
         t.gradients = sh.layerBytes;
         t.optimizer = 0;
     }
-    (void)compute;
     return t;
 }
 

@@ -147,7 +147,9 @@ const char* splitName(const Scenario& s, Strategy strategy) {
         case Strategy::Zero3: return "ZeRO-3 (DeepSpeed accounting)";
         case Strategy::Zero1:
         case Strategy::Zero2: return "ZeRO-1/2 (DeepSpeed accounting)";
-        case Strategy::Fsdp: return "FSDP full shard";
+        case Strategy::Fsdp:
+            return s.parallel.reshardAfterForward ? "FSDP full shard"
+                                                  : "FSDP without resharding after forward (SHARD_GRAD_OP)";
         default: return runtimeOf(s.engine) == Engine::Megatron ? "Megatron distributed optimizer" : "replicated";
     }
 }
@@ -164,8 +166,13 @@ void explainStates(const Inputs& in, const Layout& layout, double trainable, con
     ex.add("weights_gib",
            [&] { return fmt("%s: %s weights%s, %s", splitName(s, layout.strategy), in.lora ? "frozen base" : "trainable",
                s.fp8Params && !in.lora ? " (block linears stored in FP8, the rest 16-bit)" : "",
-               layout.shardedStates && layout.dp > 1 ? fmt("sharded over %d GPUs plus gathered layers", layout.dp).c_str()
-                                                     : "held in full"); },
+               layout.strategy == Strategy::Fsdp && !s.parallel.reshardAfterForward
+                   ? fmt("fp32 shard over %d GPUs plus the stage's 16-bit parameters gathered from forward to backward",
+                         fsdpShardGroup(layout)).c_str()
+               : layout.shardedStates && fsdpShardGroup(layout) > 1
+                   ? fmt("sharded over %d GPUs plus gathered layers",
+                         layout.strategy == Strategy::Fsdp ? fsdpShardGroup(layout) : layout.dp).c_str()
+                   : "held in full"); },
            bytesToGiB(t.weights));
     ex.add("gradients_gib",
            [&] { return fmt("%.0f trainable parameters on this GPU; %s gradients%s", trainable,

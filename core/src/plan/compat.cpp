@@ -231,6 +231,10 @@ std::optional<Error> scenarioError(const Scenario& s) {
     if (s.parallel.cp > 1 && !training) {
         return rejection("incompatible_options", "/parallel/cp", "context parallelism splits training sequences; serving uses tp, pp and dp");
     }
+    if (!s.parallel.reshardAfterForward && (!training || s.parallel.strategy != Strategy::Fsdp)) {
+        return rejection("incompatible_options", "/parallel/reshard_after_forward",
+                         "reshard_after_forward applies to FSDP training (parallel.strategy \"fsdp\")");
+    }
     if (s.parallel.vp > 1 && pp <= 1) {
         return rejection("incompatible_options", "/parallel/vp", "virtual pipeline stages need a pipeline (parallel.pp > 1)");
     }

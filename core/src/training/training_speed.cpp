@@ -119,7 +119,7 @@ double microbatchesPerStep(const Scenario& s, const Plan& plan) {
     const int pp = std::max(1, plan.pp), dp = std::max(1, plan.dp);
     // A stated global batch fixes the accumulation: sequences per step over
     // the replicas' micro-batches (Megatron: global = micro x dp x m).
-    if (s.globalBatch > 0) return std::max(1.0, std::ceil(double(s.globalBatch) / (double(std::max<std::int64_t>(1, s.batch)) * dp)));
+    if (s.globalBatch > 0) return sizing::statedMicrobatches(s, dp);
     // Pre-training accumulates to ~4M tokens, and a pipeline runs at least
     // one micro-batch per stage so that every stage fills: Llama 3 405B on
     // 16,384 H100s ran PP 16 at 16 micro-batches per step (arXiv 2407.21783,
@@ -290,8 +290,13 @@ double dataParallelExposedS(const Scenario& s, const Plan& plan, const Workload&
                    allReduceS(kGradientBytes * expertParams * expertShard, expertDp, link);
     if (plan.strategy == Strategy::Zero3 || plan.strategy == Strategy::Fsdp) {
         const double storedBytes = weightFormatInfo(s.weights).linearBits / 8.0;
-        commS += 2.0 * allGatherS(storedBytes * (work.totalParams - expertParams) * shard, l.dp, link) +
-                 2.0 * allGatherS(storedBytes * expertParams * expertShard, expertDp, link);
+        // Without resharding after forward the backward needs no second
+        // all-gather (FSDP2 reshard_after_forward=False; torchtitan: "to
+        // avoid per-microbatch all-gathers" under pipeline parallelism).
+        const double gathers =
+            plan.strategy == Strategy::Fsdp && !s.parallel.reshardAfterForward ? 1.0 : 2.0;
+        commS += gathers * allGatherS(storedBytes * (work.totalParams - expertParams) * shard, l.dp, link) +
+                 gathers * allGatherS(storedBytes * expertParams * expertShard, expertDp, link);
     }
     // Across servers every bucket's collective pays NCCL's latency, which
     // grows with the data-parallel ranks (ncclLatencyS), and the last

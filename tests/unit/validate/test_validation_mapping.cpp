@@ -929,3 +929,26 @@ TEST_CASE("a disaggregated serving row is one decode replica with the split in s
     CHECK_FALSE(bad.mapping);
     CHECK(bad.reason.find("prefill and decode") != std::string::npos);
 }
+
+TEST_CASE("FSDP inside a TP x PP layout is the data-parallel strategy, not the fsdp engine", "[validation]") {
+    // Llama 3 405B (arXiv 2407.21783, Table 4 and section 3.3.2): TP 8 x PP 16
+    // with FSDP as the data-parallel dimension, which "for model shards we do
+    // not reshard after forward computation": FSDP2's reshard_after_forward=False.
+    const auto m = caliper::test::mappedRow(validationRow(
+        {{"kind", "train_throughput"}, {"model", "meta-llama/Llama-3.1-405B (pre-training)"}, {"params_b", 405},
+         {"quant", "bf16"}, {"method", "pretrain"}, {"gpu", "NVIDIA H100 80GB HBM3"}, {"gpu_count", 16384},
+         {"tp", 8}, {"pp", 16}, {"cp", 1}, {"global_batch", 2048}, {"seq_len", 8192}, {"value", 400.0},
+         {"unit", "TFLOPs/GPU"},
+         {"extra", "We use fully sharded data parallelism (FSDP) ... Our use of FSDP for Llama 3 shards optimizer "
+                   "states and gradients, but for model shards we do not reshard after forward computation."}}));
+    CHECK(m.request.value("engine", std::string()) != "fsdp");
+    CHECK(m.request["parallel"]["strategy"] == "fsdp");
+    CHECK(m.request["parallel"]["reshard_after_forward"] == false);
+    // Without the tensor and pipeline split, FSDP names the engine as before.
+    const auto plain = caliper::test::mappedRow(validationRow(
+        {{"kind", "train_tflops_per_gpu"}, {"model", "mpt-13b"}, {"params_b", 12.854}, {"quant", "bf16"},
+         {"method", "pretrain"}, {"gpu", "a100_40gb"}, {"gpu_count", 8}, {"batch", 8}, {"seq_len", 2048},
+         {"value", 150}, {"extra", "PyTorch FSDP sharding_strategy=FULL_SHARD"}}));
+    CHECK(plain.request["engine"] == "fsdp");
+    CHECK_FALSE(plain.request["parallel"].contains("reshard_after_forward"));
+}

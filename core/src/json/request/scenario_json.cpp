@@ -195,6 +195,7 @@ int readParallel(Scenario& s, ObjectReader& r) {
     s.parallel.vp = static_cast<int>(integerWithin(p, "vp", "parallel.vp", 0));
     s.parallel.attentionDp = static_cast<int>(integerWithin(p, "attention_dp", "parallel.attention_dp", 0));
     s.parallel.dp = static_cast<int>(integerWithin(p, "dp", "parallel.dp", 0));
+    s.parallel.reshardAfterForward = p.boolOr("reshard_after_forward", true);
     const int nodes = static_cast<int>(integerWithin(p, "nodes", "parallel.nodes", 0));
     if (p.has("offload")) {
         s.parallel.offload = parseEnum<Offload>(*p.raw("offload"), p.pathOf("offload"));
