@@ -336,6 +336,23 @@ std::optional<Candidate> mostSlotsWithin(const Candidate& c, std::optional<Candi
     return atFitting;
 }
 
+// Where no count of slotted replicas meets the SLO: the closest option
+// still carries the users asked, on the most replicas max_gpus allows (the
+// fewest slots each, so the fastest steps), each sized with its share of
+// them, or with the most slots its GPUs hold (the rest then queue, `why`
+// requests_queue_for_kv_pool). Nothing where one slot does not fit.
+std::optional<Slotted> slottedClosest(const Candidate& c, const ServeOptions& o) {
+    const double users = *o.users;
+    const int replicas = std::max(1, std::min(o.maxGpus / std::max(1, c.gpus), int(std::ceil(users - 1e-9))));
+    const int slots = int(std::min(kMaxUsersPerReplica, std::ceil(users / replicas - 1e-9)));
+    std::optional<Candidate> k = withSlots(c, slots);
+    if (!k && slots > 1) k = mostSlotsWithin(c, withSlots(c, 1), 1, slots);
+    if (!k) return std::nullopt;
+    std::optional<Deployment> d = deploy(*k, replicas, o);
+    if (!d) return std::nullopt;
+    return Slotted{std::move(*d), std::move(*k)};
+}
+
 // The slots one replica of a slotted engine needs for its share of a
 // request rate, by Little's law: the requests in flight are the arrival
 // rate times a request's latency, L = lambda x W, with W = TTFT + (output
@@ -575,6 +592,13 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
                         meeting.push_back({std::move(sl->deployment), std::move(sl->candidate), std::nullopt});
                         continue;
                     }
+                    if (o.users) {
+                        if (std::optional<Slotted> sl = slottedClosest(*c, o)) {
+                            (sl->deployment.meetsSlo ? meeting : closest)
+                                .push_back({std::move(sl->deployment), std::move(sl->candidate), std::nullopt});
+                        }
+                        continue;
+                    }
                 }
                 const serving::Evaluator e(c->scenario, c->plan, c->memory);
                 if (!e.runs()) continue;
@@ -642,6 +666,28 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
         if (!seen) ranked.push_back(std::move(option));
     }
     pool = std::move(ranked);
+    // A deployment on more GPUs of the same kind than another listed one
+    // that is no faster for a user, no sooner to the first token and carries
+    // no more of the load buys nothing with them (a larger KV pool than the
+    // load fills is no gain): it is left out.
+    auto dominates = [](const Deployment& a, const Deployment& b) {
+        const ServingFigures& x = a.serving;
+        const ServingFigures& y = b.serving;
+        return a.gpu.id == b.gpu.id && a.gpuCount < b.gpuCount && int(a.meetsSlo) >= int(b.meetsSlo) &&
+               x.userTokensPerS >= y.userTokensPerS && x.ttftS <= y.ttftS && x.concurrency >= y.concurrency &&
+               x.requestsPerS >= y.requestsPerS && int(x.queued) <= int(y.queued) && int(x.saturated) <= int(y.saturated);
+    };
+    std::vector<bool> dominated(pool.size(), false);
+    for (std::size_t i = 0; i < pool.size(); ++i) {
+        for (std::size_t j = 0; j < pool.size() && !dominated[i]; ++j) {
+            dominated[i] = j != i && dominates(pool[j].deployment, pool[i].deployment);
+        }
+    }
+    std::vector<Option> undominated;
+    for (std::size_t i = 0; i < pool.size(); ++i) {
+        if (!dominated[i]) undominated.push_back(std::move(pool[i]));
+    }
+    pool = std::move(undominated);
     for (std::size_t i = 0; i < pool.size() && int(i) < o.top; ++i) answer.deployments.push_back(pool[i].deployment);
     if (!pool.empty()) {
         const Option& first = pool.front();

@@ -181,6 +181,38 @@ var zh = {
   'output tokens / GPUs': '输出 token / 显卡数', 'average context x sequences': '平均上下文 × 序列数',
   'replicas x sequences': '副本数 × 序列数', 'x tokens at the matmul rate': '× token 数，按矩阵乘算力',
   'x text tokens at the matmul rate': '× 文本 token 数，按矩阵乘算力', 'sequence(s) of': '个序列，每个',
+  // Phrases of the estimates a random sample of questions reaches (tests/node/zh-formulas.test.js).
+  "the model's": '模型的', 'the model\u2019s': '模型的', 'dtype': '数据类型', 'full shard': '完全分片',
+  'workstation / PCIe data-center': '工作站 / PCIe 数据中心卡', 'other vendor': '其他厂商',
+  'without tensor cores': '无张量核心', 'without matrix cores': '无矩阵核心',
+  'rented by the GPU': '按卡租用', 'the share of': '即', 'GPUs of the': '张卡在',
+  'a server holds for': '的服务器内存中所占份额，服务器卡数',
+  'chunked loss': '分块损失', 'fused loss': '融合损失',
+  'in host RAM, one on the GPU at a time': '在主机内存中，每次只有一层在显卡上',
+  'merged': '合并的', 'expert weights': '专家权重', 'fused experts': '融合专家',
+  "for the largest one's gradient in backward": '用于反向中最大者的梯度',
+  'capped at the Megatron reference': '以 Megatron 参考值为上限', 'vs': '对比',
+  'marketplace, starting price': '市场，起步价',
+  'token permute/unpermute and gated activation': 'token 重排/还原与门控激活', 'forward and backward': '前向与反向',
+  'bandwidth': '带宽',
+  "plus a fixed time per local expert's GEMMs per MoE layer and micro-batch": '另加每个 MoE 层和微批次中每个本地专家 GEMM 的固定时间',
+  'parameters': '参数', 'over': '分布于', 'GPUs but the last capped at': '张卡，除最后一张外每卡上限为',
+  'less the largest module': '减去最大模块', 'filled in order': '按顺序填充',
+  'the fullest is a middle GPU': '最满的是中间某张卡', 'the fullest is the last GPU': '最满的是最后一张卡',
+  'the fullest is GPU': '最满的是 GPU', 'and the logits': '和 logits', 'the embeddings': '嵌入层',
+  'kernels over several rows': '内核处理多行时', 'copied out and read back in': '被复制出来再以',
+  'bits': '位读回', 'in decode_memory_ms': '计入 decode_memory_ms',
+  'sparse-attention indexer key on the': '稀疏注意力索引器键，位于', 'sparse-attention indexer key': '稀疏注意力索引器键',
+  'layers with their own indexer': '个自带索引器的层',
+  'global layers': '个全局层', 'full-attention layers': '个全注意力层', 'times as wide': '倍宽',
+  'sliding ones': '滑动窗口层', 'key': '键', 'value': '值', 'cross-attention': '交叉注意力', 'the': '',
+  "16-bit gradients to host over PCIe beyond the backward they overlap, CPU Adam (30 B per parameter at 0.75 x host memory bandwidth, shared by the node's GPUs; a rented share of a server gets its share of the bandwidth), 16-bit parameters back over PCIe":
+    '16 位梯度经 PCIe 传到主机（超出与反向传播重叠的部分），CPU 上的 Adam（每参数 30 B，按 0.75 × 主机内存带宽，由节点内的显卡共用；租用的部分服务器分得相应份额的带宽），16 位参数经 PCIe 传回',
+  "ZeRO-3 with parameters and optimizer in host RAM: each GPU's 16-bit parameter partition over PCIe in every forward, backward and recomputed forward (half hidden by the prefetch), its 16-bit gradients to host, CPU Adam (30 B per parameter at 0.75 x host memory bandwidth, shared by the node's GPUs; a rented share of a server gets its share of the bandwidth)":
+    'ZeRO-3，参数和优化器在主机内存：每张卡的 16 位参数分区在每次前向、反向和重算前向中经 PCIe 传输（一半被预取掩盖），其 16 位梯度传到主机，CPU 上的 Adam（每参数 30 B，按 0.75 × 主机内存带宽，由节点内的显卡共用；租用的部分服务器分得相应份额的带宽）',
+  'one non-autoregressive pass': '一次非自回归前向', 'decoder weights': '解码器权重',
+  'stages run one after another': '级依次运行', 'layer split': '层切分',
+  'each GPU idle while the others work': '每张卡在其他卡工作时空闲', 'bidirectional attention': '双向注意力',
   'x': '×'
 };
 var formulas = { zh: zh };

@@ -214,13 +214,15 @@ function formula(text) {
 // small letters (ms).
 var NAMES = ['vllm', 'sglang', 'ollama', 'mlx', 'megatron', 'deepspeed', 'transformers', 'fsdp', 'unsloth', 'torchtune',
   'tensorrt-llm', 'adamw', 'sgd', 'adafactor', 'ggml', 'nvidia-smi', 'pytorch', 'torch', 'cuda', 'bitsandbytes', 'mmproj',
-  'busbw', 'flash-attention', 'max', 'auto', 'caliper', 'token', 'eager', 'all-reduce', 'reduce', 'allgather', 'hidden', 'tp', 'pp', 'dp', 'ep', 'cp', 'vp', 'ms', 'logits', 'ln', 'cn-hangzhou'];
+  'busbw', 'flash-attention', 'max', 'auto', 'caliper', 'token', 'eager', 'all-reduce', 'reduce', 'allgather', 'hidden', 'tp', 'pp', 'dp', 'ep', 'cp', 'vp', 'ms', 'logits', 'ln', 'cn-hangzhou', 'accelerate'];
 function untranslated(text) {
   var out = [], re = /[A-Za-z][A-Za-z'\u2019-]*/g, m;
   var s = String(text);
   while ((m = re.exec(s))) {
     var w = m[0].replace(/[-'\u2019]+$/, ''), i = m.index, before = s.charAt(i - 1), after = s.charAt(i + m[0].length);
     if (w.length < 2 || /[A-Z]/.test(w) || NAMES.indexOf(w) >= 0) continue;
+    // A cloud region id (cn-shanghai, us-east): a name.
+    if (/^(cn|us|eu|ap)-[a-z]+$/.test(w)) continue;
     // Part of a name: bf16, lm_head, d_attn, fp8-block, llama.cpp, pytorch#86509.
     if (/[_0-9#\-./]/.test(before) || /[_0-9]/.test(after) || (after === '.' && /[a-z]/.test(s.charAt(i + m[0].length + 1)))) continue;
     out.push(w);

@@ -23,10 +23,17 @@ var FIGURES = [
 // The figure with its 80% band where the result has one (result.ranges,
 // docs/CONTRACT.md): "51 tok/s (44–58)".
 function figureText(result, f, ctx) {
-  var v = result[f[1]], L = ctx.locale;
+  var v = result[f[1]], L = ctx.locale, key = f[1];
+  // The first token a served request waits for: where the estimate has
+  // serving figures, their TTFT (the one the serve view shows), not the
+  // prefill model's lone prompt (docs/CONTRACT.md, serving).
+  if (key === 'time_to_first_token_s' && result.serving && format.isNum(result.serving.ttft_s)) {
+    v = result.serving.ttft_s;
+    key = 'serving.ttft_s';
+  }
   if (v == null) return null;
   var units = unitTexts(ctx.t);
-  var band = format.bandOf(result.ranges, f[1]);
+  var band = format.bandOf(result.ranges, key);
   switch (f[2]) {
     case 'rate': return format.number(L, v) + ' ' + ctx.t('unit.tokPerS') + (band ? bandText(band, function (x) { return format.number(L, x); }) : '');
     case 'seconds': return format.seconds(L, v, units) + (band ? bandText(band, function (x) { return format.seconds(L, x, units); }) : '');
