@@ -6,6 +6,7 @@
 #include "caliper/plan/plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "caliper/memory/memory.hpp"
 #include "caliper/units.hpp"
@@ -105,7 +106,17 @@ void megatronDegrees(const sizing::Inputs& in, Plan& plan) {
     // Each GPU holds at least its share of the weights: a model-parallel
     // size below weights / usable memory cannot fit.
     const double usable = gibToBytes(usableMemoryGiB(s));
-    const double floorSize = usable > 0 ? in.weights().total(in.shape().stackLayers) / usable : 1;
+    double floorSize = usable > 0 ? in.weights().total(in.shape().stackLayers) / usable : 1;
+    // Megatron runs no more replicas than a stated global batch has
+    // micro-batches (megatron/core/num_microbatches_calculator.py: the global
+    // batch must divide by micro batch x data-parallel size): the rest of the
+    // GPUs must go to model parallelism. NeMo's long-sequence table without
+    // context parallelism (4 sequences of 1M tokens on 1,024 H100s) is such a
+    // run.
+    if (s.globalBatch > 0) {
+        const double replicasMax = std::max(1.0, std::floor(double(s.globalBatch) / double(std::max<std::int64_t>(1, s.batch))));
+        floorSize = std::max(floorSize, std::ceil(double(plan.gpuCount) / replicasMax));
+    }
     auto place = [&](int tp, int pp, int cp) {
         plan.tp = tp;
         plan.pp = pp;

@@ -130,6 +130,19 @@ double microbatchesPerStep(const Scenario& s, const Plan& plan) {
     return pp > 1 && !sequential(s, plan) ? double(kMicrobatchesPerStage * pp) : 1.0;
 }
 
+// Tokens one optimizer step trains. A stated global batch is the step's
+// sequences (Megatron: global = micro x dp x m): replicas beyond
+// global / micro have no sequence and sit idle through the step, as do the
+// slots of a last round of micro-batches the batch does not fill. NeMo's
+// long-sequence table runs 4 sequences of 1M tokens on 1,024 H100s: without
+// context parallelism at most 4 replicas work, whatever the layout
+// (docs/source/performance/performance_long_sequence.md).
+double tokensPerStepOf(const Scenario& s, const Plan& plan) {
+    const double slots = microTokens(s) * microbatchesPerStep(s, plan) * std::max(1, plan.dp);
+    if (s.globalBatch <= 0) return slots;
+    return std::min(slots, double(s.globalBatch) * double(std::max<std::int64_t>(1, s.seqLen)));
+}
+
 // The plan's degrees as the memory model resolves them, and the step's shape.
 struct Layout : sizing::Layout {
     double micro = 0;         // tokens per micro-batch per replica
@@ -446,7 +459,7 @@ void estimateTraining(const Scenario& s, const Plan& plan, const Workload& work,
     const StepTimes t = stepTimes(s, plan, work, flops, mfu, peak.tflops * kFlopsPerTflop);
     const double stepS = t.totalS();
     if (!(stepS > 0) || !std::isfinite(stepS)) return;
-    const double tokensPerStep = microTokens(s) * microbatchesPerStep(s, plan) * std::max(1, plan.dp);
+    const double tokensPerStep = tokensPerStepOf(s, plan);
     const int gpus = std::max(1, plan.gpuCount);
     out.trainTokensPerS = tokensPerStep / stepS;
     out.trainTflopsPerGpu = *out.trainTokensPerS / gpus * flops.modelPerToken / kFlopsPerTflop;

@@ -82,3 +82,33 @@ TEST_CASE("MoE pre-training pays the token shuffle and the grouped GEMMs' effici
     CHECK(perGpu > 6805 / 2.0);
     CHECK(perGpu < 6805 * 2.0);
 }
+
+TEST_CASE("a global batch of fewer sequences than replicas: Megatron runs no idle replica, and none is counted",
+          "[speed][training][scale]") {
+    // NeMo's long-sequence table (docs/source/performance/
+    // performance_long_sequence.md, LLAMA2-7B FP8 on DGX-H100): 4 sequences
+    // of 1M tokens a step on 1,024 GPUs without context parallelism.
+    // Megatron asserts global batch % (micro batch x dp) == 0
+    // (megatron/core/num_microbatches_calculator.py), so dp <= 4 / 1 and the
+    // other GPUs go to tensor and pipeline parallelism: tp x pp >= 256.
+    const Json r = estimateOk(
+        R"({"model":"llama-2-7b","gpu":"h100","task":"pretrain","engine":"megatron","weights":"fp8",)"
+        R"("seq_len":1048576,"batch":1,"global_batch":4,"gpu_count":1024,"parallel":{"cp":1,"offload":"none"}})");
+    const Json& plan = r["plan"];
+    CHECK(plan["dp"].get<int>() <= 4);
+    CHECK(plan["tp"].get<int>() * plan["pp"].get<int>() * plan["dp"].get<int>() == 1024);
+    // The step trains 4 x 2^20 tokens, whatever the layout: tokens/s x the
+    // step's model FLOPs per token over 1,024 GPUs is the per-GPU rate.
+    const double tokensPerS = explainValue(r, "train_tokens_per_s");
+    const double flopsPerToken = explainValue(r, "train_model_flops_per_token");
+    CHECK(r["train_tflops_per_gpu"].get<double>() == Approx(tokensPerS * flopsPerToken / 1024 / 1e12).epsilon(1e-6));
+    // With context parallelism (TP 8 x CP 32 x DP 4, the table's own layout)
+    // every GPU works on a sequence: a higher per-GPU rate than without,
+    // where at most 4 x 8 GPUs' worth of compute is busy at a time (one
+    // micro-batch a pipeline: bubble (p - 1) / m).
+    const Json cp = estimateOk(
+        R"({"model":"llama-2-7b","gpu":"h100","task":"pretrain","engine":"megatron","weights":"fp8",)"
+        R"("seq_len":1048576,"batch":1,"global_batch":4,"gpu_count":1024,"gradient_checkpointing":false,)"
+        R"("parallel":{"tp":8,"pp":1,"cp":32,"offload":"none"}})");
+    CHECK(cp["train_tflops_per_gpu"].get<double>() > 4.0 * r["train_tflops_per_gpu"].get<double>());
+}
