@@ -213,6 +213,11 @@ var zh = {
   'one non-autoregressive pass': '一次非自回归前向', 'decoder weights': '解码器权重',
   'stages run one after another': '级依次运行', 'layer split': '层切分',
   'each GPU idle while the others work': '每张卡在其他卡工作时空闲', 'bidirectional attention': '双向注意力',
+  "blocks of the prefill's transients that later, larger requests cannot reuse, kept reserved by PyTorch's caching allocator in transformers' generate()":
+    'PyTorch 缓存分配器在 transformers 的 model.generate() 中保留的预填充临时张量块（之后更大的请求无法复用）',
+  'a share of the activations': '激活的一定比例', 'part of the allocator reserve': '计入分配器预留',
+  'bytes of FP32 compressor state': '字节的 FP32 压缩器状态', '-token window': ' token 窗口',
+  'fixed, independent of context beyond the window': '固定，与窗口之外的上下文无关',
   'x': '×'
 };
 var formulas = { zh: zh };
