@@ -357,11 +357,18 @@ inline Layout layoutOf(const Plan& plan) {
 // by flattening the dp_shard and cp axes").
 inline int fsdpShardGroup(const Layout& layout) { return std::max(1, layout.dp) * std::max(1, layout.cp); }
 
+// Micro-batches in a stated global batch, over all replicas; 0 when the
+// request states none.
+inline double globalMicrobatches(const Scenario& s) {
+    if (s.globalBatch <= 0) return 0;
+    return double(s.globalBatch) / double(std::max<std::int64_t>(1, s.batch));
+}
+
 // Micro-batches per optimizer step on each replica when the request states a
 // global batch (Megatron: global = micro x dp x m); 0 when it does not.
 inline double statedMicrobatches(const Scenario& s, int dp) {
     if (s.globalBatch <= 0) return 0;
-    return std::max(1.0, std::ceil(double(s.globalBatch) / (double(std::max<std::int64_t>(1, s.batch)) * std::max(1, dp))));
+    return std::max(1.0, std::ceil(globalMicrobatches(s) / std::max(1, dp)));
 }
 
 // Stages get ceil(L/p) layers first and floor(L/p) at the end (llama.cpp's

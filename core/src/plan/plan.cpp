@@ -114,7 +114,7 @@ void megatronDegrees(const sizing::Inputs& in, Plan& plan) {
     // context parallelism (4 sequences of 1M tokens on 1,024 H100s) is such a
     // run.
     if (s.globalBatch > 0) {
-        const double replicasMax = std::max(1.0, std::floor(double(s.globalBatch) / double(std::max<std::int64_t>(1, s.batch))));
+        const double replicasMax = std::max(1.0, std::floor(sizing::globalMicrobatches(s)));
         floorSize = std::max(floorSize, std::ceil(double(plan.gpuCount) / replicasMax));
     }
     auto place = [&](int tp, int pp, int cp) {

@@ -14,6 +14,7 @@
 //   Pro, 61 layers: layers 0-1 and odd layers 3-59 ratio 128 (31), even
 //   layers 2-60 ratio 4 (30): 30 x 640 x 2 / 4 + 31 x 512 x 2 / 128
 //   = 9,600 + 248 = 9,848 bytes per token.
+#include <functional>
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -182,32 +183,37 @@ TEST_CASE("compressed_attention validates and reports bad entries", "[model_json
     CHECK(kvBytesPerToken16(again) == 6880);
     CHECK(countParams(again).total == countParams(m).total);
 
-    Json bad = good;
-    bad["attention"] = "gqa";
-    bad["kv_heads"] = 8;
-    bad["kv_bytes_per_token"] = 6880;
-    Error e = readError(bad);
-    CHECK(e.path == "/model/compressed_attention");
-    bad = good;
-    bad["compressed_attention"]["csa_ratio"] = 256;
-    e = readError(bad);
-    CHECK(e.path == "/model/compressed_attention/csa_ratio");
-    bad = good;
-    bad["compressed_attention"]["csa_layers"] = 40;
-    e = readError(bad);
-    CHECK(e.path == "/model/compressed_attention/csa_layers");
-    bad = good;
-    bad["sparse_attention"]["index_layers"] = 43;
-    e = readError(bad);
-    CHECK(e.path == "/model/sparse_attention/index_layers");
-    bad = good;
-    bad["compressed_attention"]["window"] = 0;
-    e = readError(bad);
-    CHECK(e.path == "/model/compressed_attention/window");
-    bad = good;
-    bad["compressed_attention"]["o_group"] = 8;
-    e = readError(bad);
-    CHECK(e.path == "/model/compressed_attention/o_group");
+    // Each bad entry is refused at the pointer of the field that breaks it.
+    struct BadEntry {
+        const char* why;
+        std::function<void(Json&)> breakIt;
+        const char* pointer;
+    };
+    const std::vector<BadEntry> cases = {
+        {"attention other than one shared MQA head",
+         [](Json& j) {
+             j["attention"] = "gqa";
+             j["kv_heads"] = 8;
+             j["kv_bytes_per_token"] = 6880;
+         },
+         "/model/compressed_attention"},
+        {"a CSA ratio not below the HCA one", [](Json& j) { j["compressed_attention"]["csa_ratio"] = 256; },
+         "/model/compressed_attention/csa_ratio"},
+        {"CSA and HCA layers beyond the attention layers", [](Json& j) { j["compressed_attention"]["csa_layers"] = 40; },
+         "/model/compressed_attention/csa_layers"},
+        {"indexer layers other than the CSA layers", [](Json& j) { j["sparse_attention"]["index_layers"] = 43; },
+         "/model/sparse_attention/index_layers"},
+        {"a window under one token", [](Json& j) { j["compressed_attention"]["window"] = 0; },
+         "/model/compressed_attention/window"},
+        {"a misspelt key (o_group for o_groups)", [](Json& j) { j["compressed_attention"]["o_group"] = 8; },
+         "/model/compressed_attention/o_group"},
+    };
+    for (const BadEntry& c : cases) {
+        INFO(c.why);
+        Json bad = good;
+        c.breakIt(bad);
+        CHECK(readError(bad).path == c.pointer);
+    }
 }
 
 TEST_CASE("a pasted DeepSeek-V4-Flash config.json reads as the catalog entry", "[hf_config][dsv4]") {
