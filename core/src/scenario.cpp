@@ -117,9 +117,15 @@ WeightsChoice defaultWeights(const Scenario& s) {
     // DeepSeek-V3 inference/fp8_cast_bf16.py for training frameworks).
     if (s.task != Task::Inference) return {base, "weights_training_16bit"};
     if (s.engine == Engine::Mlx) {
-        // mlx-lm loads safetensors: 16-bit, or MLX's own affine quantization
-        // made by mlx_lm.convert; FP8/FP4 checkpoints load dequantized.
-        if (fp8Format(native) || fp4Format(native)) return {base, "weights_native_unsupported"};
+        // mlx-lm loads safetensors: 16-bit, MLX's own affine quantization made
+        // by mlx_lm.convert, and the quantized checkpoints its load_model maps
+        // onto MLX modes (mlx_lm/utils.py): AWQ/GPTQ int4 to affine, and
+        // quant_method "mxfp4" (gpt-oss) to {"group_size": 32, "bits": 4,
+        // "mode": "mxfp4"}, MLX's MXFP4 mode (ml-explore/mlx #2499, in MLX
+        // 0.29; gpt_oss.py sanitize keeps the experts' _blocks/_scales as
+        // they ship): 4.25 bits per expert weight, the rest bf16. FP8 and
+        // NVFP4 (ModelOpt) checkpoints load dequantized.
+        if (fp8Format(native) || native == WeightFormat::Nvfp4) return {base, "weights_native_unsupported"};
         return {native, "weights_native"};
     }
     if (s.engine == Engine::LlamaCpp) {

@@ -138,3 +138,16 @@ test('figures with their 80% band as the detail view writes it, a tight verdict 
   const text = frontier.pointText(p, opts('en', 'usd'));
   assert.ok(text.includes('60 tok/s (50–70)') && text.includes('16 ms (14–20)'), text);
 });
+
+test('a deployment the search moved to 4-bit weights says so on its plan, in both languages', () => {
+  const int4 = Object.assign({}, STUB.deployments[1], { weights: 'awq-int4', why: ['meets_slo', 'int4_weights_quality_trade'] });
+  const answer = Object.assign({}, STUB, { deployments: [int4] });
+  assert.equal(serve.rows(answer, opts('en', 'usd'))[0].cells[3], 'TP 4 × PP 1, 1 replica · 4-bit AWQ weights');
+  assert.match(serve.rows(answer, opts('zh', 'cny'))[0].cells[3], / · 4 位 AWQ 权重$/);
+  // Its why text names the trade in both languages.
+  for (const lang of ['en', 'zh']) {
+    i18n.setLang(lang);
+    assert.notEqual(i18n.code('why', 'int4_weights_quality_trade'), 'int4_weights_quality_trade', `${lang} text`);
+  }
+  i18n.setLang('en');
+});

@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include "caliper/cost/cost.hpp"
+#include "caliper/model/formats.hpp"
 #include "caliper/plan/compat.hpp"
 #include "caliper/plan/estimate.hpp"
 #include "caliper/serving/estimate_serving.hpp"
@@ -29,6 +30,7 @@ using serving::ReplicaCapacity;
 using serving::usersWithin;
 using serving::Formats;
 using serving::formatsTried;
+using serving::int4FormatsTried;
 
 namespace {
 
@@ -44,7 +46,7 @@ struct Candidate {
     MemoryBreakdown memory;
     int gpus = 1;
     bool kvChosen = false;       // the search's FP8 KV cache, not the request's format
-    bool weightsChosen = false;  // the search's FP8 weights, not the model's own format
+    bool weightsChosen = false;  // the search's FP8 or 4-bit weights, not the model's own format
 };
 
 std::optional<Candidate> candidate(const Scenario& base, int gpus) {
@@ -205,9 +207,15 @@ void judge(Deployment& d, const Scenario& s, const ServeOptions& o) {
     if (f.queued) d.why.push_back("requests_queue_for_kv_pool");
 }
 
+// Whether the search chose 4-bit weights (a quality trade the request did
+// not ask for; FP8 is the near-lossless one).
+bool fourBitChosen(const Deployment& d) { return d.weightsChosen && weightFormatInfo(d.weights).fourBit; }
+
 // The why codes deployments close with.
 void closeWhy(Deployment& d) {
-    if (d.weightsChosen) d.why.push_back("fp8_weights_more_users");
+    // A 4-bit build says it trades accuracy and was tried because the wider
+    // formats serve nothing within the SLO on this GPU.
+    if (d.weightsChosen) d.why.push_back(fourBitChosen(d) ? "int4_weights_quality_trade" : "fp8_weights_more_users");
     if (d.kvChosen) d.why.push_back("fp8_kv_cache_more_users");
     if (d.replicas > 1 && !d.disaggregated) d.why.push_back("replicas_for_load");
     if (!d.usdPerHour && !d.purchaseUsd) d.why.push_back("unpriced");
@@ -530,9 +538,10 @@ std::vector<CurvePoint> disaggregatedFrontier(const Candidate& prefill, const Ca
     return points;
 }
 
-// How many of the request's open formats the search changed (ranks the
-// request's own first at the same price and GPU count).
-int formatsChanged(const Deployment& d) { return int(d.kvChosen) + int(d.weightsChosen); }
+// How far the search moved from the request's open formats (ranks the
+// request's own first at the same price and GPU count, and FP8 weights
+// before 4-bit ones).
+int formatsChanged(const Deployment& d) { return int(d.kvChosen) + int(d.weightsChosen) + int(fourBitChosen(d)); }
 
 }  // namespace
 
@@ -567,15 +576,19 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
             if (!answer.firstRejection) answer.firstRejection = std::move(*rejected);
             continue;
         }
-        for (const Formats formats : formatsTried(base)) {
+        // The deployments of one replica format on this GPU, added to
+        // `meeting` and `closest`; true where some replica meets the SLO at
+        // a load of its own (only the users asked are too many for max_gpus).
+        auto tryFormats = [&](const Formats formats) {
+            bool replicaMeets = false;
             Scenario s = base;
             s.kvCache = formats.kv;
             if (formats.weights != base.weights) {
                 s.weights = formats.weights;
-                s.weightsWhy = "weights_fp8_serving";
+                s.weightsWhy = weightFormatInfo(formats.weights).fourBit ? "weights_int4_serving" : "weights_fp8_serving";
             }
             const std::optional<int> fewest = fewestGpus(s);
-            if (!fewest || *fewest > o.maxGpus) continue;
+            if (!fewest || *fewest > o.maxGpus) return replicaMeets;
             std::vector<Candidate> sizes;  // replica shapes, for the disaggregated deployments
             for (const int n : replicaSizes(*fewest, o.maxGpus)) {
                 std::optional<Candidate> c = candidate(s, n);
@@ -589,6 +602,7 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
                 ++answer.candidates;
                 if (slotsPerReplica(c->scenario) && (o.users || o.requestRatePerS)) {
                     if (std::optional<Slotted> sl = o.users ? slottedDeployment(*c, o) : slottedRateDeployment(*c, o)) {
+                        replicaMeets = true;
                         meeting.push_back({std::move(sl->deployment), std::move(sl->candidate), std::nullopt});
                         continue;
                     }
@@ -613,6 +627,7 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
                     }
                     continue;
                 }
+                replicaMeets = true;
                 const double load = o.requestRatePerS ? *o.requestRatePerS : *o.users;
                 int replicas = int(std::ceil(load / capacity.perReplica - 1e-9));
                 if (replicas < 1) continue;
@@ -628,15 +643,33 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
             }
             if (o.disaggregation == ServeOptions::Disaggregation::No || !continuousBatching(s) ||
                 runtimeOf(s.engine) == Engine::LlamaCpp)
-                continue;
+                return replicaMeets;
             for (const Candidate& prefill : sizes) {
                 for (const Candidate& decode : sizes) {
                     ++answer.candidates;
                     if (auto d = disaggregate(prefill, decode, o)) {
+                        replicaMeets = replicaMeets || d->meetsSlo;
                         if (d->meetsSlo) meeting.push_back({*d, decode, prefill});
                         else closest.push_back({*d, decode, prefill});
                     }
                 }
+            }
+            return replicaMeets;
+        };
+        const std::size_t meetingBefore = meeting.size();
+        for (const Formats formats : formatsTried(base)) tryFormats(formats);
+        // A 4-bit build only where the request's formats and FP8 serve
+        // nothing within the SLO on this GPU (they do not fit max_gpus, or
+        // miss a target): it trades accuracy, so it is the last resort. With
+        // an FP8 KV cache only where 4-bit weights with the request's cache
+        // meet the SLO at some load but not the load asked within max_gpus
+        // (twice the tokens per pool carries more users a replica; a replica
+        // too slow for one user is no faster with it).
+        if (meeting.size() == meetingBefore) {
+            bool replicaMeets = true;
+            for (const Formats formats : int4FormatsTried(base)) {
+                if (meeting.size() > meetingBefore || !replicaMeets) break;
+                replicaMeets = tryFormats(formats);
             }
         }
     }
@@ -670,9 +703,12 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
     // that is no faster for a user, no sooner to the first token and carries
     // no more of the load buys nothing with them (a larger KV pool than the
     // load fills is no gain): it is left out.
+    // A 4-bit deployment leaves one with wider weights listed: its fewer GPUs
+    // come at a loss of accuracy, not for nothing.
     auto dominates = [](const Deployment& a, const Deployment& b) {
         const ServingFigures& x = a.serving;
         const ServingFigures& y = b.serving;
+        if (fourBitChosen(a) && !fourBitChosen(b)) return false;
         return a.gpu.id == b.gpu.id && a.gpuCount < b.gpuCount && int(a.meetsSlo) >= int(b.meetsSlo) &&
                x.userTokensPerS >= y.userTokensPerS && x.ttftS <= y.ttftS && x.concurrency >= y.concurrency &&
                x.requestsPerS >= y.requestsPerS && int(x.queued) <= int(y.queued) && int(x.saturated) <= int(y.saturated);

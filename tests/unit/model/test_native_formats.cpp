@@ -163,3 +163,31 @@ TEST_CASE("native_weights is validated by the weights parser and listed", "[form
     }
     CHECK(quantized >= 5);
 }
+
+TEST_CASE("MLX keeps gpt-oss's MXFP4 experts, as mlx-lm loads them", "[formats][native][mlx]") {
+    // mlx-lm's load_model maps quant_method "mxfp4" onto MLX's MXFP4 mode
+    // ({"group_size": 32, "bits": 4, "mode": "mxfp4"}, mlx_lm/utils.py;
+    // the mode from ml-explore/mlx #2499, MLX 0.29), and gpt_oss.py's
+    // sanitize keeps the experts' _blocks/_scales as shipped: 4.25 bits per
+    // expert weight, the rest bf16, as on a GPU that runs MXFP4 weight-only.
+    Scenario s = inferenceDefaults("gpt-oss-120b", "apple-m2-max-38c", Engine::Mlx);
+    CHECK(s.weights == WeightFormat::Mxfp4);
+    CHECK(std::string(s.weightsWhy) == "weights_native");
+    // 114.7e9 expert weights at 4.25 bits + ~2.2e9 others in bf16 = 65.3 GB
+    // = 60.8 GiB (the H100 case above), against 216.5 GiB when it was
+    // upcast to fp16; one 96 GB M2 Max holds it (a published mlx-lm run of
+    // the MXFP4 checkpoint on an M2 Max 96GB: MoringLabs/GPT-OSS-120B-MLX-
+    // 3.6bit model card, "Original MXFP4", 65 GB).
+    const Json r = estimateOk(R"({"model":"gpt-oss-120b","gpu":"apple-m2-max-38c","engine":"mlx","gpu_count":"auto",)"
+                              R"("prompt_tokens":1024,"output_tokens":128})");
+    CHECK(r["plan"]["weights"] == "mxfp4");
+    CHECK(r["gpus_needed"] == 1);
+    CHECK(r["fits"] == true);
+    CHECK(r["memory"]["weights_gib"].get<double>() == Approx(60.8).margin(1.2));
+    // FP8 and NVFP4 checkpoints have no MLX loader: mlx-lm dequantizes them.
+    s = inferenceDefaults("deepseek-r1", "apple-m3-ultra-80c", Engine::Mlx);
+    CHECK(std::string(s.weightsWhy) == "weights_native_unsupported");
+    // A stated format is kept as asked.
+    const Json fp16 = estimateOk(R"({"model":"gpt-oss-120b","gpu":"apple-m2-max-38c","engine":"mlx","weights":"fp16"})");
+    CHECK(fp16["plan"]["weights"] == "fp16");
+}

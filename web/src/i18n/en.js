@@ -443,6 +443,7 @@ var en = {
   'serve.closest': 'No deployment meets this SLO for {load}; the closest: {n} × {gpu} at {user} tokens/s per user{cost}.',
   'serve.costs': ', {month} a month, {perM} per million output tokens',
   'serve.fp8Weights': 'FP8 weights',
+  'serve.int4Weights': '4-bit AWQ weights',
   'serve.docMeets': '{n} × {gpu}: meets the SLO, {month} a month',
   'serve.docMisses': '{n} × {gpu}: misses the SLO even at its closest ({month} a month)',
   'serve.docAgree': 'They agree: the cheapest deployment that meets the SLO is one of the guide’s picks ({n} × {gpu}).',

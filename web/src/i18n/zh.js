@@ -443,6 +443,7 @@ var zh = {
   'serve.closest': '{load}时没有部署方案满足此 SLO；最接近的是 {n} × {gpu}，每用户 {user} token/秒{cost}。',
   'serve.costs': '，每月 {month}，每百万输出 token {perM}',
   'serve.fp8Weights': 'FP8 权重',
+  'serve.int4Weights': '4 位 AWQ 权重',
   'serve.docMeets': '{n} × {gpu}：满足 SLO，每月 {month}',
   'serve.docMisses': '{n} × {gpu}：最接近的方案仍不满足 SLO（每月 {month}）',
   'serve.docAgree': '两者一致：满足 SLO 的最便宜部署正是原文推荐的卡（{n} × {gpu}）。',

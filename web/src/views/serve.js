@@ -176,7 +176,8 @@ function rows(answer, opts) {
         String(rank),
         (d.gpu_name || d.gpu) + (isGeForce(d.gpu, opts.gpus) ? ' †' : ''),
         t('serve.gpus', { n: d.gpu_count }),
-        planText(d, t) + (hasWhy(d, 'fp8_weights_more_users') ? ' · ' + t('serve.fp8Weights') : '') + (d.kv_cache === 'fp8' ? ' · FP8 KV' : ''),
+        planText(d, t) + (hasWhy(d, 'fp8_weights_more_users') ? ' · ' + t('serve.fp8Weights') : '') +
+          (hasWhy(d, 'int4_weights_quality_trade') ? ' · ' + t('serve.int4Weights') : '') + (d.kv_cache === 'fp8' ? ' · FP8 KV' : ''),
         format.number(L, d.concurrency_per_replica, 0),
         format.isNum(s.user_tokens_per_s) ? format.number(L, s.user_tokens_per_s) + ' ' + t('unit.tokPerS') + band(d, 'serving.user_tokens_per_s', num) : '—',
         format.seconds(L, s.ttft_s, opts.units) + (format.isNum(s.ttft_s) ? band(d, 'serving.ttft_s', secs) : ''),

@@ -53,7 +53,7 @@ struct Deployment {
     KvFormat kvCache = KvFormat::Bf16;  // the replica's KV cache
     bool kvChosen = false;              // FP8 KV chosen by the search, the request left it open
     WeightFormat weights = WeightFormat::Bf16;  // the replica's weights
-    bool weightsChosen = false;         // FP8 weights chosen by the search, the request left them open
+    bool weightsChosen = false;         // FP8 or 4-bit weights chosen by the search, the request left them open
     std::optional<DisaggregatedSplit> disaggregated;  // unset: every replica prefills and decodes
     ServingFigures serving;
     std::optional<double> usdPerHour;   // cloud bill of every GPU
