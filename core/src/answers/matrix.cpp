@@ -283,13 +283,16 @@ void columnOrder(const Scenario& workload, const std::vector<const GpuSpec*>& gp
     }
     order.resize(gpus.size());
     for (std::size_t g = 0; g < gpus.size(); ++g) order[g] = g;
-    // Within a group, columns with the same flash attention default, then
-    // server and NVLink domain sizes, next to each other (adaptToGpu: the
-    // request's servers where it names them).
+    // Within a group, columns with the same flash attention default (where
+    // the memory model reads it), then server and NVLink domain sizes, next
+    // to each other (adaptToGpu: the request's servers where it names them).
     auto perNode = [&](std::size_t g) {
         return workload.interconnect.gpusPerNode > 0 ? workload.interconnect.gpusPerNode : gpus[g]->gpusPerNode;
     };
-    auto flashDefault = [&](std::size_t g) { return gpus[g]->flashAttention2 || gpus[g]->vendor != "nvidia"; };  // adaptFlashAttention
+    const bool flashRead = sizing::memoryReadsFlashAttention(workload);
+    auto flashDefault = [&](std::size_t g) {
+        return flashRead && (gpus[g]->flashAttention2 || gpus[g]->vendor != "nvidia");  // adaptFlashAttention
+    };
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         if (classOf[a] != classOf[b]) return classOf[a] < classOf[b];
         if (flashDefault(a) != flashDefault(b)) return flashDefault(b);
