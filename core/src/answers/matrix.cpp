@@ -345,6 +345,15 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
         lean.confidence.clear();
         figures.emplace_back().variants[0] = sizing::modelFigures(lean);
     }
+    // Each row's family and modality as the number of its run of equal
+    // texts (neighbouring rows mostly share them): a cell compares two
+    // numbers, not two texts, before it copies a text in.
+    std::vector<int> familyRun(leanModels.size()), modalityRun(leanModels.size());
+    for (std::size_t m = 1; m < leanModels.size(); ++m) {
+        familyRun[m] = familyRun[m - 1] + (leanModels[m].family != leanModels[m - 1].family);
+        modalityRun[m] = modalityRun[m - 1] + (leanModels[m].modality != leanModels[m - 1].modality);
+    }
+    int heldFamily = -1, heldModality = -1;  // the runs whose texts the scenario's model holds
     Scenario s = workload;
     s.gpuCountAuto = true;
     s.model = ModelSpec();  // its texts stay empty; a cell sets the figures, id and family of its row
@@ -372,10 +381,16 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
             ModelSpec& lean = leanModels[m];
             static_cast<ModelArchitecture&>(s.model) = lean;
             s.model.id = std::move(lean.id);  // moved back below, as the pipeline is
-            // Neighbouring rows mostly share these two: compared first, an
-            // equal text is not copied again.
-            if (s.model.family != lean.family) s.model.family = lean.family;
-            if (s.model.modality != lean.modality) s.model.modality = lean.modality;
+            // Neighbouring rows mostly share these two: an equal text is not
+            // copied again.
+            if (familyRun[m] != heldFamily) {
+                s.model.family = lean.family;
+                heldFamily = familyRun[m];
+            }
+            if (modalityRun[m] != heldModality) {
+                s.model.modality = lean.modality;
+                heldModality = modalityRun[m];
+            }
             s.model.workloadShape = std::move(lean.workloadShape);
             // Ollama's default follows the row's architecture; every other
             // engine's follows the GPU alone (set with the column).
