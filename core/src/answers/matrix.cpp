@@ -283,13 +283,16 @@ void columnOrder(const Scenario& workload, const std::vector<const GpuSpec*>& gp
     }
     order.resize(gpus.size());
     for (std::size_t g = 0; g < gpus.size(); ++g) order[g] = g;
-    // Within a group, columns with the same flash attention default, then
-    // server and NVLink domain sizes, next to each other (adaptToGpu: the
-    // request's servers where it names them).
+    // Within a group, columns with the same flash attention default (where
+    // the memory model reads it), then server and NVLink domain sizes, next
+    // to each other (adaptToGpu: the request's servers where it names them).
     auto perNode = [&](std::size_t g) {
         return workload.interconnect.gpusPerNode > 0 ? workload.interconnect.gpusPerNode : gpus[g]->gpusPerNode;
     };
-    auto flashDefault = [&](std::size_t g) { return gpus[g]->flashAttention2 || gpus[g]->vendor != "nvidia"; };  // adaptFlashAttention
+    const bool flashRead = sizing::memoryReadsFlashAttention(workload);
+    auto flashDefault = [&](std::size_t g) {
+        return flashRead && (gpus[g]->flashAttention2 || gpus[g]->vendor != "nvidia");  // adaptFlashAttention
+    };
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         if (classOf[a] != classOf[b]) return classOf[a] < classOf[b];
         if (flashDefault(a) != flashDefault(b)) return flashDefault(b);
@@ -342,6 +345,15 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
         lean.confidence.clear();
         figures.emplace_back().variants[0] = sizing::modelFigures(lean);
     }
+    // Each row's family and modality as the number of its run of equal
+    // texts (neighbouring rows mostly share them): a cell compares two
+    // numbers, not two texts, before it copies a text in.
+    std::vector<int> familyRun(leanModels.size()), modalityRun(leanModels.size());
+    for (std::size_t m = 1; m < leanModels.size(); ++m) {
+        familyRun[m] = familyRun[m - 1] + (leanModels[m].family != leanModels[m - 1].family);
+        modalityRun[m] = modalityRun[m - 1] + (leanModels[m].modality != leanModels[m - 1].modality);
+    }
+    int heldFamily = -1, heldModality = -1;  // the runs whose texts the scenario's model holds
     Scenario s = workload;
     s.gpuCountAuto = true;
     s.model = ModelSpec();  // its texts stay empty; a cell sets the figures, id and family of its row
@@ -369,10 +381,16 @@ void computeMatrix(const Scenario& workload, const std::vector<const ModelSpec*>
             ModelSpec& lean = leanModels[m];
             static_cast<ModelArchitecture&>(s.model) = lean;
             s.model.id = std::move(lean.id);  // moved back below, as the pipeline is
-            // Neighbouring rows mostly share these two: compared first, an
-            // equal text is not copied again.
-            if (s.model.family != lean.family) s.model.family = lean.family;
-            if (s.model.modality != lean.modality) s.model.modality = lean.modality;
+            // Neighbouring rows mostly share these two: an equal text is not
+            // copied again.
+            if (familyRun[m] != heldFamily) {
+                s.model.family = lean.family;
+                heldFamily = familyRun[m];
+            }
+            if (modalityRun[m] != heldModality) {
+                s.model.modality = lean.modality;
+                heldModality = modalityRun[m];
+            }
             s.model.workloadShape = std::move(lean.workloadShape);
             // Ollama's default follows the row's architecture; every other
             // engine's follows the GPU alone (set with the column).

@@ -143,6 +143,13 @@ bool vllmLargeSampler(const Scenario& s) {
     return s.gpu.memoryGib >= kLargeGpuGiB && s.gpu.name.find("A100") == std::string::npos;
 }
 
+// (Kept beside the reads it names: a count search shared between GPUs of
+// other flash attention defaults relies on it.)
+bool memoryReadsFlashAttention(const Scenario& s) {
+    const Engine runtime = runtimeOf(s.engine);
+    return s.task != Task::Inference || runtime == Engine::LlamaCpp || runtime == Engine::Transformers;
+}
+
 double inferenceActivationBytes(const Inputs& in, const Layout& layout, const Stage& stage, const Explain& ex) {
     const Scenario& s = *in.scenario;
     const ModelShape& sh = in.shape();

@@ -254,6 +254,11 @@ Inputs prepare(const Scenario& s);
 // Whether vLLM profiles its sampler on 1,024 rows on this GPU rather than
 // 256 (memory/activations.cpp); it reads the GPU alone.
 bool vllmLargeSampler(const Scenario& s);
+// Whether the memory model reads the scenario's flash attention: llama.cpp's
+// compute buffer (Ollama's and MLX's too), transformers' eager scores at
+// inference, and training activations (memory/activations.cpp,
+// train_activations.cpp). The serving engines' profile runs do not.
+bool memoryReadsFlashAttention(const Scenario& s);
 // Sets the caching allocator's reserve scales of `in` (memory/overhead.cpp):
 // training's, or transformers generate()'s.
 void prepareOverhead(const Scenario& s, Inputs& in);

@@ -9,6 +9,7 @@
 // Replicated strategies (single, DDP) fit on one GPU or on none.
 #include <algorithm>
 #include <bitset>
+#include <cmath>
 #include <iterator>
 
 #include "caliper/plan/estimate.hpp"
@@ -60,9 +61,11 @@ bool replicated(const Scenario& s, Strategy strategy) {
 // The first candidate count above one at or past the lower bound.
 std::size_t firstPossibleIndex(double lowest) {
     const Counts& counts = candidateCounts();
-    std::size_t i = 1;  // index of 2 GPUs
-    while (i < counts.size() && counts[i] < lowest) ++i;
-    return i;
+    // From the index of 2 GPUs; the counts ascend (bisected: a bound past a
+    // server skips whole servers).
+    const int* at = std::lower_bound(counts.begin() + 1, counts.end(), lowest,
+                                     [](int count, double bound) { return count < bound; });
+    return std::size_t(at - counts.begin());
 }
 
 // Training memory no count removes: a pipeline's first stage holds p
@@ -130,11 +133,16 @@ bool fitsCount(Search& search, int count) {
             // One GPU is one stage, so evaluateIfFits' breakdown is the full
             // one: kept where it does not fit, the planner shows it when
             // nothing fits.
-            search.found = CountFit{1, plan, sizing::evaluate(search.in, plan, sizing::Explain(), nullptr)};
+            // (Field by field: a CountFit made whole first was then copied over.)
+            search.found.count = 1;
+            search.found.plan = plan;
+            search.found.memory = sizing::evaluate(search.in, plan, sizing::Explain(), nullptr);
             if (sizing::fits(search.in, search.found.memory)) return true;
             search.one = search.found;
         } else if (std::optional<MemoryBreakdown> memory = sizing::evaluateIfFits(search.in, plan)) {
-            search.found = CountFit{count, plan, std::move(*memory)};
+            search.found.count = count;
+            search.found.plan = plan;
+            search.found.memory = *memory;
             return true;
         }
     }
@@ -160,8 +168,11 @@ int fewestInGap(Search& search, int fitting, double lowest, bool monotoneMemory)
     const Counts& counts = candidateCounts();
     const auto at = std::lower_bound(counts.begin(), counts.end(), fitting);
     const int previous = monotoneMemory ? (at == counts.begin() ? 0 : *(at - 1)) : 1;
-    for (int n = previous + 1; n < fitting; ++n) {
-        if (n < lowest) continue;
+    // From the first count at or above the bound (the counts below it are
+    // not stepped through one by one: hundreds where the bound is high).
+    int first = previous + 1;
+    if (lowest > first) first = lowest < fitting ? int(std::ceil(lowest)) : fitting;
+    for (int n = first; n < fitting; ++n) {
         if (fitsCount(search, n)) return n;
     }
     return fitting;
@@ -288,7 +299,8 @@ KvFormat sizedAs(KvFormat f) { return f == KvFormat::Fp16 ? KvFormat::Bf16 : f; 
 bool CountShare::holds(const sizing::Inputs& in) const {
     const Scenario& s = *in.scenario;
     if (heldClass != gpuClass || engine != s.engine || weights != sizedAs(s.weights) || kvCache != sizedAs(s.kvCache) ||
-        flashAttention != s.flashAttention || memoryGib != s.gpu.memoryGib || usableGiB != in.usableGiB ||
+        (flashAttention != s.flashAttention && sizing::memoryReadsFlashAttention(s)) || memoryGib != s.gpu.memoryGib ||
+        usableGiB != in.usableGiB ||
         allocatorReserve != in.allocatorReserve || lossCopies != in.lossCopies || generateReserve != in.generateReserve ||
         supportsFp8 != s.gpu.supportsFp8) {
         return false;

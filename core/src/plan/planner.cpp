@@ -1251,6 +1251,18 @@ Choice withZeroOffload(const Scenario& request, int maxGpus, const sizing::Model
     return c;
 }
 
+// An inference request's choice. (A function of its own, so that its one
+// return builds the choice in the caller's place: chooseUnbanded returns
+// several, and a named choice there was copied into the result, a few
+// hundred bytes on every matrix cell.)
+Choice chooseServing(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
+    Choice c = chooseKnobs(request, maxGpus, held);
+    // At a stated count too, no number of Macs holds what one does not
+    // (vllm-metal: one Mac), so there is no count to need.
+    if (runsOnOneDevice(request) && c.gpusNeeded && *c.gpusNeeded > 1) c.gpusNeeded.reset();
+    return c;
+}
+
 Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
     // vLLM on Apple silicon (the vllm-metal plugin) serves from one Mac
     // (compat.cpp): an "auto" count is that one, and no larger count helps.
@@ -1270,13 +1282,7 @@ Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelF
         if (std::optional<Choice> c = fewestOffloaded(request, maxGpus, false)) return std::move(*c);
         return chooseOffload(request);  // none fits: one GPU's split, which does not fit either
     }
-    if (!training(request)) {
-        Choice c = chooseKnobs(request, maxGpus, held);
-        // At a stated count too, no number of Macs holds what one does not
-        // (vllm-metal: one Mac), so there is no count to need.
-        if (runsOnOneDevice(request) && c.gpusNeeded && *c.gpusNeeded > 1) c.gpusNeeded.reset();
-        return c;
-    }
+    if (!training(request)) return chooseServing(request, maxGpus, held);
     return withZeroOffload(request, maxGpus, held,
                            withLayerSplit(request, maxGpus, held, chooseDataParallel(request, maxGpus, held)));
 }

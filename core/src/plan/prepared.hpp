@@ -57,7 +57,9 @@ CountSearch searchGpuCounts(const sizing::Inputs& in);
 // read the GPU's group, the prepared values. The matrix groups columns by
 // the first three (`gpuClass`), and within a group by the sizes; the sizes,
 // and everything else the scenario takes from the GPU (engine, formats,
-// flash attention; fp16 and bf16 alike: both 2 bytes), are compared here,
+// flash attention where the memory model reads it,
+// sizing::memoryReadsFlashAttention; fp16 and bf16 alike: both 2 bytes),
+// are compared here,
 // cell by cell, with the prepared figures that follow from the GPU. Used
 // only for the cell's request itself (`request`), never for a planner's
 // variant of it.

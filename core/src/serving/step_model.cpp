@@ -66,8 +66,7 @@ namespace {
 void calibrate(StepModel& m, const Scenario& s, bool requestConstants);
 
 StepModel build(const Scenario& s, const Plan& plan, const Workload& work, bool requestConstants) {
-    StepModel m;
-    m.work = work;
+    StepModel m(work);
     m.layout = replicaLayout(s, plan);
     m.tpLatencyPriorS = m.layout.tpLink.latencyS;
     // KV heads split over the attention ranks and are replicated once the

@@ -28,6 +28,11 @@ struct ReplicaLayout {
 ReplicaLayout replicaLayout(const Scenario& scenario, const Plan& plan);
 
 struct StepModel {
+    StepModel() = default;
+    // On the model's workload, copied in as the model is made (not made
+    // empty first and then copied over: a speed figure builds one per cell).
+    explicit StepModel(const Workload& w) : work(w) {}
+
     Workload work;
     ReplicaLayout layout;
     SchedulerDefaults engine;

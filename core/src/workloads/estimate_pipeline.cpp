@@ -110,9 +110,14 @@ EstimateResult estimatePipeline(const Scenario& s, EstimateDetail detail, const 
 
     // Speech models run one replica per GPU; diffusion models may split one
     // generation over several (sharded weights, sequence parallel).
+    // The last split probed is kept: an "auto" count is sized on it again.
+    Sized probed;
+    int probedOver = 0;
     for (int n = 1; n <= kMaxParallelGpus; ++n) {
         if (n > 1 && !workloads::shardsAcrossGpus(s.model)) break;
-        if (fitsMemory(s, sizeOn(s, in, n).breakdown)) {
+        probed = sizeOn(s, in, n);
+        probedOver = n;
+        if (fitsMemory(s, probed.breakdown)) {
             r.gpusNeeded = n;
             break;
         }
@@ -122,7 +127,7 @@ EstimateResult estimatePipeline(const Scenario& s, EstimateDetail detail, const 
     r.plan.strategy = count == 1 ? Strategy::Single : workloads::shardsAcrossGpus(s.model) ? Strategy::Fsdp : Strategy::Ddp;
     r.plan.dp = workloads::shardsAcrossGpus(s.model) ? 1 : count;
     const int splitOver = workloads::shardsAcrossGpus(s.model) ? count : 1;
-    r.memory = sizeOn(s, in, splitOver).breakdown;
+    r.memory = splitOver == probedOver ? probed.breakdown : sizeOn(s, in, splitOver).breakdown;
     r.fits = fitsMemory(s, r.memory);
     // No measured memory band covers these pipelines (ranges.cpp bands come
     // from LLM rows), so a plan that fits is never "tight": the verdict is

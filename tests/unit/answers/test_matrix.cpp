@@ -220,3 +220,25 @@ TEST_CASE("matrix cells equal single estimates where columns share a count searc
         CHECK(sameOnOne > 0);
     }
 }
+
+TEST_CASE("a count search is shared across flash attention defaults only where the memory reads it", "[matrix]") {
+    // An H100 without FlashAttention 2 defaults flash attention off
+    // (adaptFlashAttention). vLLM's profile run sizes the same activations
+    // either way (memory/activations.cpp), so its columns share one search;
+    // transformers' eager attention scores grow the memory (they are not
+    // shared). Every cell still equals its own single estimate.
+    const GpuSpec& h100 = test::catalogGpu("h100-sxm5-80gb");
+    GpuSpec noFlash = h100;
+    noFlash.id = "h100-no-flash-attention";
+    noFlash.flashAttention2 = false;
+    const std::vector<const GpuSpec*> gpus{&h100, &noFlash};
+    const auto served = checkEveryCell(workloadFor(Task::Inference, Method::Full, Engine::Vllm), &gpus);
+    for (const auto& row : served) {
+        REQUIRE(row[0].gpusNeeded == row[1].gpusNeeded);
+        REQUIRE(row[0].totalGiB == row[1].totalGiB);
+    }
+    const auto eager = checkEveryCell(workloadFor(Task::Inference, Method::Full, Engine::Transformers), &gpus);
+    int larger = 0;
+    for (const auto& row : eager) larger += row[1].totalGiB > row[0].totalGiB;
+    CHECK(larger > 0);
+}
