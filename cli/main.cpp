@@ -73,7 +73,7 @@ scenario keys and defaults (only "model" and "gpu" are required):
   fp8_params          full training with fp8 weights: linear weights stored in FP8 (NeMo fp8_params),
                       the master copy in the optimizer's state dtype (default false)
   loss_kernel         training loss over the vocabulary: "auto" (megatron: vocab-parallel; unsloth: fused;
-                      torchtune: chunked; others: eager, or fused-linear where eager does not fit)
+                      torchtune: chunked; others: eager, or fused-linear / chunked-nll where eager does not fit)
                       or {loss_kernel}
   lora                {"rank": 16, "targets": "all-linear" | "attention" | "query-value", "fused_qkv": false,
                        "quantized_head": false, "previous_step_inputs": false,

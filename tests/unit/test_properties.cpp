@@ -115,9 +115,12 @@ TEST_CASE("generated scenarios: more GPUs never raise per-GPU memory under ZeRO-
     PropertyJson request = acceptedRequest(seed, task);
     if (task != "inference") request["engine"] = strategy == "fsdp" ? "fsdp" : strategy == "zero3" ? "deepspeed" : "megatron";
     // The loss is pinned as the generator pins checkpointing: left "auto",
-    // the planner takes the fused linear loss at a count where the eager one
-    // does not fit, and a plan with a different loss is not the same plan.
-    if (strategy == "fsdp") request["loss_kernel"] = "eager";
+    // the planner takes a leaner loss (Liger's fused linear loss, TRL's
+    // chunked NLL under ZeRO-3 too) at a count where the eager one does not
+    // fit and the faster eager one where it does, and a plan with a
+    // different loss is not the same plan (llama-3.2-90b-vision LoRA on H20s,
+    // batch 8: chunked NLL at 4 GPUs, 129.9 GiB; eager at 8, 138.2 GiB).
+    if (strategy == "fsdp" || strategy == "zero3") request["loss_kernel"] = "eager";
     std::optional<MemoryBreakdown> previous;
     int previousCount = 0;
     int compared = 0;

@@ -79,7 +79,7 @@ struct Names<LossKernel> {
     static constexpr EnumName<LossKernel> table[] = {
         {LossKernel::Eager, "eager"}, {LossKernel::VocabParallel, "vocab-parallel"}, {LossKernel::Fused, "fused"},
         {LossKernel::Chunked, "chunked"}, {LossKernel::EagerShifted, "eager-shifted"},
-        {LossKernel::FusedLinear, "fused-linear"}};
+        {LossKernel::FusedLinear, "fused-linear"}, {LossKernel::ChunkedNll, "chunked-nll"}};
 };
 
 template <>

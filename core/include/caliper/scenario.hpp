@@ -34,8 +34,11 @@ enum class Offload { None, Optimizer, Parameters, Layers, MoeExperts };
 // entropy in chunks on the 16-bit logits (LitGPT's fine-tuning scripts),
 // FusedLinear = the head's matmul and the loss fused over chunks of tokens,
 // the logits never whole (Liger Kernel's LigerFusedLinearCrossEntropy, Hugging
-// Face Trainer / TRL `use_liger_kernel=True`).
-enum class LossKernel { Eager, VocabParallel, Fused, Chunked, EagerShifted, FusedLinear };
+// Face Trainer / TRL `use_liger_kernel=True`), ChunkedNll = TRL SFTTrainer's
+// `loss_type="chunked_nll"`: the head's matmul and the loss over
+// checkpointed chunks of 256 tokens, lm_head gathered per chunk, so it runs
+// under ZeRO-3 where Liger's kernel does not.
+enum class LossKernel { Eager, VocabParallel, Fused, Chunked, EagerShifted, FusedLinear, ChunkedNll };
 // The fabric between servers (CONTRACT `interconnect.inter_node`).
 enum class InterNode { InfinibandXdr, InfinibandNdr, InfinibandHdr, Roce400g, Roce200g, Ethernet100g, Ethernet25g };
 

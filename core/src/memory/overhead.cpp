@@ -145,9 +145,9 @@ Overhead runtimeOverhead(const Inputs& in, const Layout& layout, const Stage& st
     auto leftFree = [&] { return std::max(0.0, gibToBytes(usableMemoryGiB(s)) - allocatedBytes - o.total()); };
     if (in.training) o.allocator = in.allocatorReserve * std::max(0.0, allocatedBytes - persistentBytes + bufferBytes);
     if (in.training && s.task == Task::Finetune && !s.packing && stage.last) {
-        o.varyingLengths = std::clamp(in.lossCopies * lossWorkingSetBytes(in, layout), 0.0, leftFree());
+        o.varyingLengths = std::clamp(in.lossCopies * lossLengthBlocksBytes(in, layout), 0.0, leftFree());
     } else if (in.training && s.task == Task::Finetune && stage.last) {
-        o.lossBlocks = std::clamp(in.lossCopies * lossWorkingSetBytes(in, layout), 0.0, leftFree());
+        o.lossBlocks = std::clamp(in.lossCopies * lossLengthBlocksBytes(in, layout), 0.0, leftFree());
     }
     if (!in.training && in.generateReserve > 0) {
         o.generateTransients = std::clamp(in.generateReserve * transientBytes, 0.0, leftFree());

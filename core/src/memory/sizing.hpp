@@ -451,6 +451,11 @@ double offloadedCheckpointBytes(const Inputs& in, const Layout& layout, const St
 // Peak bytes of the logits and the cross-entropy loss over the vocabulary for
 // one micro-batch on the GPU that holds lm_head (memory/train_activations.cpp).
 double lossWorkingSetBytes(const Inputs& in, const Layout& layout);
+// Of that working set, the blocks whose size follows the sequence length
+// (what the caching allocator cannot reuse when lengths vary): all of it,
+// except TRL's chunked NLL, whose fp32 head copies and 256-token chunks are
+// the same size every step.
+double lossLengthBlocksBytes(const Inputs& in, const Layout& layout);
 // Tokens per chunk of Liger's fused linear cross entropy over `tokens` tokens.
 std::int64_t fusedLinearChunkTokens(std::int64_t tokens, double vocab, double hidden);
 

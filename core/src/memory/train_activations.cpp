@@ -552,6 +552,33 @@ double fusedLinearLossBytes(const Inputs& in, const Layout& layout) {
            kFusedLinearLossBytesPerToken * double(tokens);
 }
 
+// TRL SFTTrainer's loss_type="chunked_nll" (trl/trainer/sft_trainer.py,
+// _chunked_cross_entropy_loss and _chunk; PR #5575, with PEFT since #5676):
+// the decoder's last hidden states are packed (`hidden[order]`, a 16-bit
+// copy of s*b*h kept as the chunks' checkpoint inputs, whose gradient of
+// the same size is built in backward) and the head's matmul and the loss run
+// over chunks of _CHUNKED_LM_HEAD_CHUNK_SIZE = 256 tokens, each under
+// torch.utils.checkpoint, so only one chunk's logits live at a time. Inside a
+// chunk `h.float() @ w.float().t()` makes an fp32 copy of lm_head's weight
+// (4 V h bytes; under ZeRO-3 or FSDP2 the weight is gathered first,
+// maybe_gather_lm_head_ctx / full_tensor(), which the gathered largest module
+// counts already), and the recomputed chunk's backward adds that copy's fp32
+// gradient (4 V h) beside the chunk's fp32 logits, log-softmax and their
+// gradient (3 x 4 bytes per logit).
+constexpr std::int64_t kChunkedNllChunkTokens = 256;
+constexpr double kChunkedNllWeightCopies = 2;      // w.float() and its fp32 gradient
+constexpr double kChunkedNllBytesPerLogit = 12;    // fp32 logits, log_softmax, gradient
+constexpr double kChunkedNllHiddenCopies = 2;      // packed hidden copy and its gradient
+
+double chunkedNllLossBytes(const Inputs& in, const Layout& layout) {
+    const Scenario& s = *in.scenario;
+    const std::int64_t tokens = std::max<std::int64_t>(1, s.seqLen * s.batch / std::max(1, layout.cp));
+    const double chunk = double(std::min(tokens, kChunkedNllChunkTokens));
+    const double vocab = in.shape().vocab, hidden = in.shape().hidden;
+    return kChunkedNllHiddenCopies * elementBytes(s) * double(tokens) * hidden +
+           kChunkedNllWeightCopies * kFp32Bytes * vocab * hidden + kChunkedNllBytesPerLogit * chunk * vocab;
+}
+
 }  // namespace
 
 double layerCopyBytesPerToken(const Inputs& in) {
@@ -575,7 +602,8 @@ double lossKernelBytesPerLogit(const Scenario& s) {
 }  // namespace
 
 double lossBytesPerLogit(const Scenario& s) {
-    if (lossKernelOf(s) == LossKernel::FusedLinear) return 0;  // no logits kept (fusedLinearLossBytes)
+    // No logits kept (fusedLinearLossBytes, chunkedNllLossBytes).
+    if (lossKernelOf(s) == LossKernel::FusedLinear || lossKernelOf(s) == LossKernel::ChunkedNll) return 0;
     // Adapter v2's lm_head is an AdapterV2Linear too: its multiply saves the
     // head's output plus bias beside the logits it returns (see
     // outputScaleBytesPerToken).
@@ -584,9 +612,17 @@ double lossBytesPerLogit(const Scenario& s) {
     return lossKernelBytesPerLogit(s) + (scaledHead ? activationElementBytes(s) : 0);
 }
 
+double lossLengthBlocksBytes(const Inputs& in, const Layout& layout) {
+    const Scenario& s = *in.scenario;
+    if (lossKernelOf(s) != LossKernel::ChunkedNll) return lossWorkingSetBytes(in, layout);
+    const std::int64_t tokens = std::max<std::int64_t>(1, s.seqLen * s.batch / std::max(1, layout.cp));
+    return kChunkedNllHiddenCopies * elementBytes(s) * double(tokens) * in.shape().hidden;
+}
+
 double lossWorkingSetBytes(const Inputs& in, const Layout& layout) {
     const Scenario& s = *in.scenario;
     if (lossKernelOf(s) == LossKernel::FusedLinear) return fusedLinearLossBytes(in, layout);
+    if (lossKernelOf(s) == LossKernel::ChunkedNll) return chunkedNllLossBytes(in, layout);
     return lossBytesPerLogit(s) * double(s.seqLen) * double(s.batch) * in.shape().vocab / layout.tp / layout.cp;
 }
 
@@ -723,6 +759,11 @@ double trainingActivationBytes(const Inputs& in, const Layout& layout, const Sta
                                   std::max<std::int64_t>(1, s.seqLen * s.batch / std::max(1, layout.cp)),
                                   in.shape().vocab, in.shape().hidden)),
                               in.shape().vocab)
+                    : lossKernelOf(s) == LossKernel::ChunkedNll
+                        ? fmt("chunked NLL (TRL chunked_nll: packed hidden states and their gradient 2 x s*b*h, "
+                              "lm_head's fp32 copy and its gradient 2 x 4*V*h, one checkpointed chunk of %lld "
+                              "tokens' fp32 logits, V=%.0f)",
+                              static_cast<long long>(kChunkedNllChunkTokens), in.shape().vocab)
                         : fmt("logits %.0f*s*b*V (V=%.0f, %s loss)", logitsCoeff, in.shape().vocab,
                               toString(lossKernelOf(s))))
                        .c_str(),

@@ -167,13 +167,17 @@ TrainingStates adapterStates(const Inputs& in, const Layout& layout, const Share
     t.optimizer = optimizerStateBytes(in, true) * sh.params / (zero ? n : 1);
     if (s.parallel.offload == Offload::Parameters && layout.shardedStates) {
         t.hostBytes = (sh.baseBytes + (2 * in.adapterBytesPerParam + optimizerStateBytes(in, true)) * sh.params) * layout.tp * layout.pp;
-        // ZeRO-3 gathers a whole module before its forward, however large:
-        // with a big vocabulary the embedding or lm_head outweighs two layers
-        // (DeepSpeed's estimators keep "largest layer" params for the same
-        // reason). FSDP gathers its wrapping units (decoder layers).
-        const double module =
-            layout.strategy == Strategy::Zero3 ? in.shape().largestModule * weightBytesPerParam(s) / layout.tp : 0;
-        t.weights = std::max(kFsdpLiveUnits * sh.layerBytes, module);
+        // What the GPU keeps of the base is what either strategy gathers,
+        // the same with the shards in host RAM as on the GPUs (`gathered`
+        // above): ZeRO-3 fetches module by module, the largest module whole,
+        // however large (with a big vocabulary the embedding or lm_head;
+        // DeepSpeed's estimators keep "largest layer" params for the same
+        // reason; its prefetch is in the communication buffers), as
+        // zeroStates counts a fully trained model's with offload_param;
+        // FSDP gathers its wrapping units (decoder layers). Two whole decoder
+        // layers under ZeRO-3 made a LoRA of GLM-5 (two 17.7 GiB MoE layers)
+        // keep 35 GiB where its full fine-tune keeps 1.8.
+        t.weights = gathered;
         t.adapter = t.gradients = t.optimizer = 0;
     } else if (s.parallel.offload != Offload::None) {
         t.hostBytes = t.optimizer * layout.count;

@@ -71,7 +71,10 @@ int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 // GPU also holds its CUDA context: a count below weights / (usable - context)
 // cannot fit, so no probe goes below it (not even one GPU: most cells that
 // fit on none of the catalog's GPU counts are ruled out here unevaluated).
+// Not where training keeps the weights in host RAM (ZeRO-3's offload_param):
+// its GPUs hold a gathered working set, whatever the model's size.
 double lowestPossibleCount(const sizing::Inputs& in) {
+    if (in.training && in.scenario->parallel.offload == Offload::Parameters) return 1;
     const double budget = in.usableGiB - sizing::kCudaContextGiB;
     const double weights = bytesToGiB(in.weights().total(in.shape().stackLayers));
     return budget > 0 ? weights / budget : double(kMaxGpus) + 1;

@@ -741,6 +741,15 @@ bool fusedLinearLossRuns(const Scenario& s) {
     return s.engine == Engine::Transformers || s.engine == Engine::Deepspeed || s.engine == Engine::Fsdp;
 }
 
+// TRL's SFTTrainer (loss_type="chunked_nll") runs on the Hugging Face
+// stacks (Trainer with DeepSpeed or FSDP under accelerate); it gathers
+// lm_head per chunk under ZeRO-3 (maybe_gather_lm_head_ctx) and FSDP2
+// (full_tensor()), and takes PEFT models since TRL PR #5676.
+bool chunkedNllLossRuns(const Scenario& s) {
+    if (s.task == Task::Inference || s.model.workload != WorkloadKind::Llm) return false;
+    return s.engine == Engine::Transformers || s.engine == Engine::Deepspeed || s.engine == Engine::Fsdp;
+}
+
 bool contextFollowsCount(const Scenario& s) {
     return s.gpuCountAuto && s.engine == Engine::Ollama && s.task == Task::Inference && !s.maxModelLen;
 }
@@ -1029,8 +1038,17 @@ Choice withLayerSplit(const Scenario& request, int maxGpus, const sizing::ModelF
 // a host RAM of their own (not unified memory). The host RAM, stated or the
 // platform's default (host.basis), bounds it: a plan is not moved onto RAM
 // the machine is only assumed to lack.
+// LoRA on a 16-bit base is weighed too, for ZeRO-Infinity only
+// (loraInfinityOnly): PEFT's DeepSpeed guide runs LoRA under ZeRO-3 with
+// offload_param and offload_optimizer on "cpu" (peft docs/source/accelerate/
+// deepspeed.md, "ZeRO-3 and CPU offloading"), the frozen base streamed in as
+// a trained one is, so the plans open to a full fine-tune are open to its
+// LoRA; a k-bit base (QLoRA, int8) is not offloaded by DeepSpeed.
 bool zeroOffloadWeighed(const Scenario& s) {
-    return training(s) && s.method == Method::Full &&
+    const bool method = s.method == Method::Full ||
+                        (s.method == Method::Lora && s.task == Task::Finetune &&
+                         (s.weights == WeightFormat::Bf16 || s.weights == WeightFormat::Fp16));
+    return training(s) && method &&
            (s.engine == Engine::Transformers || runtimeOf(s.engine) == Engine::Deepspeed) &&
            s.parallel.strategy == Strategy::Auto && !s.parallel.offloadExplicit && s.parallel.offload == Offload::None &&
            s.model.workload == WorkloadKind::Llm && s.parallel.tp <= 1 && s.parallel.pp <= 1 && s.parallel.cp <= 1 &&
@@ -1040,6 +1058,11 @@ bool zeroOffloadWeighed(const Scenario& s) {
 // The request moved to ZeRO-Offload (ZeRO-2, offload_optimizer) or, with
 // `params`, to ZeRO-Infinity's CPU offload (ZeRO-3 with offload_param and
 // offload_optimizer on "cpu"), bounded by the host RAM, stated or assumed.
+// ZeRO-Offload (ZeRO-2) moves a LoRA's adapter states only, a few GiB at
+// most, while every GPU keeps the whole frozen base: only ZeRO-Infinity,
+// which moves the base, is weighed for it.
+bool loraInfinityOnly(const Scenario& s) { return s.method != Method::Full; }
+
 Scenario offloaded(const Scenario& request, bool params) {
     Scenario off = request;
     off.parallel.offload = params ? Offload::Parameters : Offload::Optimizer;
@@ -1206,11 +1229,14 @@ Choice withZeroOffload(const Scenario& request, int maxGpus, const sizing::Model
     const Scenario off2 = offloaded(request, false), off3 = offloaded(request, true);
     std::optional<Choice> fewest;
     bool params = false;
-    if (weightsMayFit(off2, held)) {
+    if (!loraInfinityOnly(request) && weightsMayFit(off2, held)) {
         Choice f = offloadChoice(off2, true, maxGpus, held);
         if (fitsWithin(f, maxGpus)) fewest = std::move(f);
     }
-    const int infinityFirst = fewest ? 0 : infinityFirstCount(off3, c, maxGpus, held);
+    // Liger's fused linear loss, where the request states it, does not run
+    // under ZeRO-3 (plan.cpp defaultStrategy): no ZeRO-Infinity with it.
+    const bool infinityRuns = lossKernelOf(request) != LossKernel::FusedLinear;
+    const int infinityFirst = fewest || !infinityRuns ? 0 : infinityFirstCount(off3, c, maxGpus, held);
     if (infinityFirst > 0) {
         Choice f = offloadChoice(off3, true, maxGpus, held, infinityFirst);
         if (fitsWithin(f, maxGpus)) {
@@ -1218,10 +1244,33 @@ Choice withZeroOffload(const Scenario& request, int maxGpus, const sizing::Model
             params = true;
         }
     }
-    const Scenario& off = params ? off3 : off2;
+    Scenario off = params ? off3 : off2;
     // A count within the limit that fits with every state on the GPUs (at a
     // stated count that does not fit, the fewest that do).
     const bool gpuOnlyWithin = c.gpusNeeded && *c.gpusNeeded <= maxGpus;
+    // An offloaded plan at the top of the band with the engine's loss may
+    // run off it with TRL's chunked NLL loss, whose working set does not grow
+    // with the vocabulary times the tokens: that plan is weighed instead.
+    if (fewest && gpuOnlyWithin && !request.lossKernel && chunkedNllLossRuns(request) &&
+        knifeEdge(off, *fewest, maxGpus, held)) {
+        Scenario chunked = off;
+        chunked.lossKernel = LossKernel::ChunkedNll;
+        Choice f = offloadChoice(chunked, true, maxGpus, held, params ? infinityFirst : 0);
+        if (fitsWithin(f, maxGpus) && !knifeEdge(chunked, f, maxGpus, held)) {
+            fewest = std::move(f);
+            off = chunked;
+        }
+    }
+    // The loss the offloaded plan was made with, where the planner chose it
+    // (a plan made for a stated loss does not carry it).
+    auto markLoss = [&off](Choice& o) {
+        if (off.lossKernel != LossKernel::ChunkedNll) return;
+        o.lossKernel = LossKernel::ChunkedNll;
+        for (const char* code : o.why) {
+            if (std::string_view(code) == "loss_chunked_nll_to_fit") return;
+        }
+        o.why.push_back("loss_chunked_nll_to_fit");
+    };
     const bool fewer = fewest && (!gpuOnlyFits || *fewest->gpusNeeded < *c.gpusNeeded) &&
                        !(gpuOnlyWithin && knifeEdge(off, *fewest, maxGpus, held));
     if (request.gpuCountAuto) {
@@ -1229,13 +1278,15 @@ Choice withZeroOffload(const Scenario& request, int maxGpus, const sizing::Model
         Choice o = std::move(*fewest);
         offloadToWholeNodes(off, o, maxGpus, held);
         mark(o, params);
+        markLoss(o);
         return o;
     }
     const std::optional<int> needed = fewer ? fewest->gpusNeeded : c.gpusNeeded;
     // At the stated count: ZeRO-2's offload where the GPUs hold it, else ZeRO-3's.
     for (const bool p : {false, true}) {
         const Scenario& at = p ? off3 : off2;
-        if (!p && !weightsMayFit(off2, held)) continue;
+        if (!p && (loraInfinityOnly(request) || !weightsMayFit(off2, held))) continue;
+        if (p && !infinityRuns) continue;
         Choice o = offloadChoice(at, false, maxGpus, held);
         if (!o.fits) {
             // The GPUs may hold it where the host RAM does not.
@@ -1287,23 +1338,62 @@ Choice chooseUnbanded(const Scenario& request, int maxGpus, const sizing::ModelF
                            withLayerSplit(request, maxGpus, held, chooseDataParallel(request, maxGpus, held)));
 }
 
-Choice chooseDataParallel(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
-    Choice c = chooseTraining(request, maxGpus, held);
-    if (!fusedLossWeighed(request)) return c;
-    // The fused linear loss only matters where the engine's eager loss
-    // needs more than one GPU or does not fit: weighed only there.
-    const bool eagerShort = request.gpuCountAuto ? !c.gpusNeeded || *c.gpusNeeded > 1 : !c.fits;
-    if (!eagerShort || !weightsMayFit(request, held)) return c;
+// Whether `f` beats `than`: at an "auto" count, fewer GPUs; at a stated
+// one, a fit where it had none.
+bool lossBetter(const Scenario& request, const Choice& f, const Choice& than) {
+    return request.gpuCountAuto ? f.gpusNeeded && (!than.gpusNeeded || *f.gpusNeeded < *than.gpusNeeded)
+                                : f.fits && !than.fits;
+}
+
+// Whether `c` needs more than one GPU (an "auto" count) or does not fit (a
+// stated one): only there does a leaner loss matter.
+bool lossShort(const Scenario& request, const Choice& c) {
+    return request.gpuCountAuto ? !c.gpusNeeded || *c.gpusNeeded > 1 : !c.fits;
+}
+
+// The choice with Liger's fused linear loss where it runs and beats `c`.
+Choice withFusedLinearLoss(const Scenario& request, int maxGpus, const sizing::ModelFigures* held, Choice c) {
+    if (!fusedLossWeighed(request) || !lossShort(request, c) || !weightsMayFit(request, held)) return c;
     Scenario fused = request;
     fused.lossKernel = LossKernel::FusedLinear;
     if (!fusedMayFit(fused, held)) return c;
     Choice f = chooseTraining(fused, maxGpus, held);
-    const bool better = request.gpuCountAuto ? f.gpusNeeded && (!c.gpusNeeded || *f.gpusNeeded < *c.gpusNeeded)
-                                             : f.fits;
-    if (!better) return c;
+    if (!lossBetter(request, f, c)) return c;
     f.lossKernel = LossKernel::FusedLinear;
     f.why.push_back("loss_fused_linear_to_fit");
     return f;
+}
+
+// The choice with TRL's chunked NLL loss (loss_kernel "chunked-nll") where
+// the request leaves the loss "auto" on a Hugging Face stack and it beats
+// `c`, the eager or Liger plan: it runs under every data-parallel strategy,
+// ZeRO-3 and its parameter offload included, whose gather hooks Liger's
+// kernel bypasses, so a model whose logits outweigh its sharded states
+// (a large vocabulary, long sequences, small GPUs) fits where neither does.
+Choice withChunkedNllLoss(const Scenario& request, int maxGpus, const sizing::ModelFigures* held, Choice c) {
+    if (request.lossKernel || !chunkedNllLossRuns(request) || !lossShort(request, c)) return c;
+    Scenario chunked = request;
+    chunked.lossKernel = LossKernel::ChunkedNll;
+    Choice f = chooseTraining(chunked, maxGpus, held);
+    if (!lossBetter(request, f, c)) {
+        // At a stated count neither fits: the fewest GPUs are those of
+        // either loss, as the planner at that count would choose it.
+        if (!request.gpuCountAuto && f.gpusNeeded && (!c.gpusNeeded || *f.gpusNeeded < *c.gpusNeeded)) {
+            c.gpusNeeded = f.gpusNeeded;
+        }
+        return c;
+    }
+    f.lossKernel = LossKernel::ChunkedNll;
+    f.why.push_back("loss_chunked_nll_to_fit");
+    return f;
+}
+
+Choice chooseDataParallel(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
+    // The leaner losses only matter where the engine's eager loss needs more
+    // than one GPU or does not fit: weighed only there, Liger's first (it
+    // recomputes nothing and gathers no head per chunk).
+    Choice c = withFusedLinearLoss(request, maxGpus, held, chooseTraining(request, maxGpus, held));
+    return withChunkedNllLoss(request, maxGpus, held, std::move(c));
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ public:
     const char* const* end() const { return codes_ + size_; }
 
 private:
-    static constexpr int kCapacity = 5;
+    static constexpr int kCapacity = 7;
     const char* codes_[kCapacity] = {};
     int size_ = 0;
 };
@@ -70,6 +70,10 @@ Scenario resolved(const Scenario& request, const Choice& choice);
 // Whether Liger Kernel's fused linear cross entropy (loss_kernel
 // "fused-linear") runs on the request's engine and strategy.
 bool fusedLinearLossRuns(const Scenario& scenario);
+
+// Whether TRL's chunked NLL loss (loss_kernel "chunked-nll") runs on the
+// request's engine: every strategy, ZeRO-3 and offloaded parameters too.
+bool chunkedNllLossRuns(const Scenario& scenario);
 
 // Whether the request's figures depend on the count the planner chooses
 // beyond the plan itself: Ollama's default num_ctx follows the VRAM.
