@@ -86,14 +86,14 @@ h.forEachOrigin('scenario presets', (env) => {
     }
   });
 
-  test('LoRA: a multi-GPU option\'s link reason names the GPU\'s own link (a bridge, Infinity Fabric on AMD), in both languages', async () => {
+  test('large-model SFT: a multi-GPU option\'s link reason names the GPU\'s own link (a bridge, Infinity Fabric on AMD), in both languages', async () => {
     cli.requireCli();
     const gpus = cli.listGpus();
-    // The full fine-tune preset's cheapest plans became one GPU with ZeRO-Offload, so the
-    // LoRA preset is where 2-8 GPUs of one server, joined by their link, are offered.
+    // The LoRA preset's cheapest plans became one GPU with ZeRO-Infinity, so the large-model
+    // SFT preset is where 2-8 GPUs of one server, joined by their link, are offered.
     for (const [lang, verb, bridge] of [['en', ' joins all ', 'bridge'], ['zh', ' 连接全部 ', '桥接器']]) {
       const page = await h.openPage(env.context, env.url(`lang=${lang}`));
-      await page.click('[data-preset="lora"]');
+      await page.click('[data-preset="sft"]');
       await page.click('#preset-doc-compare');
       await page.waitForSelector('#rec-results .rec-item');
       const links = await page.$$eval('#rec-results .rec-item', (items) => items.map((li) => {
