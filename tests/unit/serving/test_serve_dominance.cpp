@@ -6,21 +6,11 @@
 
 #include "caliper/api.hpp"
 #include "property_scenarios.hpp"
+#include "serve_fixture.hpp"
 
 using namespace caliper;
-using caliper::test::projectCatalog;
 using caliper::test::PropertyJson;
-
-namespace {
-
-PropertyJson served(const std::string& request) {
-    const ApiResponse r = serveJson(projectCatalog(), request);
-    INFO(r.json.substr(0, 600));
-    REQUIRE(r.status == 0);
-    return PropertyJson::parse(r.json);
-}
-
-}  // namespace
+using caliper::test::served;
 
 TEST_CASE("serve leaves out deployments on more GPUs of a kind that are no faster, no sooner and carry no more",
           "[serving][serve]") {

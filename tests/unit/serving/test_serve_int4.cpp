@@ -9,21 +9,16 @@
 #include "caliper/api.hpp"
 #include "caliper/model/formats.hpp"
 #include "property_scenarios.hpp"
+#include "serve_fixture.hpp"
 #include "serving/serving_formats.hpp"
 #include "sizing_fixture.hpp"
 
 using namespace caliper;
 using caliper::test::projectCatalog;
 using caliper::test::PropertyJson;
+using caliper::test::served;
 
 namespace {
-
-PropertyJson served(const std::string& request) {
-    const ApiResponse r = serveJson(projectCatalog(), request);
-    INFO(r.json.substr(0, 600));
-    REQUIRE(r.status == 0);
-    return PropertyJson::parse(r.json);
-}
 
 bool says(const PropertyJson& d, const char* code) {
     for (const auto& why : d["why"]) {
