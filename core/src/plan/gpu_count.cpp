@@ -11,6 +11,7 @@
 #include <bitset>
 #include <cmath>
 #include <iterator>
+#include <utility>
 
 #include "caliper/plan/estimate.hpp"
 #include "caliper/memory/memory.hpp"
@@ -142,7 +143,7 @@ bool fitsCount(Search& search, int count) {
         } else if (std::optional<MemoryBreakdown> memory = sizing::evaluateIfFits(search.in, plan)) {
             search.found.count = count;
             search.found.plan = plan;
-            search.found.memory = *memory;
+            search.found.memory = std::move(*memory);
             return true;
         }
     }
