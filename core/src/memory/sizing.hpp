@@ -456,6 +456,15 @@ double lossWorkingSetBytes(const Inputs& in, const Layout& layout);
 // except TRL's chunked NLL, whose fp32 head copies and 256-token chunks are
 // the same size every step.
 double lossLengthBlocksBytes(const Inputs& in, const Layout& layout);
+// Whether TRL's chunked NLL loss holds at least the bytes of `s`'s own loss
+// (its kernel unset) at the request's leanest micro-batch (one sequence
+// where the planner chooses it), with no tensor or context parallelism. The
+// loss enters the memory only through its working set (and a reserve capped
+// at the memory left free), and a plan that fits at some micro-batch fits at
+// the leanest: there the chunked loss fits on no fewer GPUs, and the planner
+// need not weigh it (at 2,048 tokens, most models: its fp32 head copies,
+// 8 x vocabulary x hidden bytes, outweigh one sequence's logits).
+bool chunkedNllNoLighter(const Scenario& s, const ModelShape& shape);
 // Tokens per chunk of Liger's fused linear cross entropy over `tokens` tokens.
 std::int64_t fusedLinearChunkTokens(std::int64_t tokens, double vocab, double hidden);
 

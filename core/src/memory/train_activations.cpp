@@ -570,13 +570,16 @@ constexpr double kChunkedNllWeightCopies = 2;      // w.float() and its fp32 gra
 constexpr double kChunkedNllBytesPerLogit = 12;    // fp32 logits, log_softmax, gradient
 constexpr double kChunkedNllHiddenCopies = 2;      // packed hidden copy and its gradient
 
+double chunkedNllBytes(const Scenario& s, const ModelShape& shape, std::int64_t tokens) {
+    const double chunk = double(std::min(tokens, kChunkedNllChunkTokens));
+    return kChunkedNllHiddenCopies * elementBytes(s) * double(tokens) * shape.hidden +
+           kChunkedNllWeightCopies * kFp32Bytes * shape.vocab * shape.hidden + kChunkedNllBytesPerLogit * chunk * shape.vocab;
+}
+
 double chunkedNllLossBytes(const Inputs& in, const Layout& layout) {
     const Scenario& s = *in.scenario;
     const std::int64_t tokens = std::max<std::int64_t>(1, s.seqLen * s.batch / std::max(1, layout.cp));
-    const double chunk = double(std::min(tokens, kChunkedNllChunkTokens));
-    const double vocab = in.shape().vocab, hidden = in.shape().hidden;
-    return kChunkedNllHiddenCopies * elementBytes(s) * double(tokens) * hidden +
-           kChunkedNllWeightCopies * kFp32Bytes * vocab * hidden + kChunkedNllBytesPerLogit * chunk * vocab;
+    return chunkedNllBytes(s, in.shape(), tokens);
 }
 
 }  // namespace
@@ -610,6 +613,12 @@ double lossBytesPerLogit(const Scenario& s) {
     const bool scaledHead = s.lora.outputScale && s.task == Task::Finetune &&
                             (s.method == Method::Lora || s.method == Method::Qlora);
     return lossKernelBytesPerLogit(s) + (scaledHead ? activationElementBytes(s) : 0);
+}
+
+bool chunkedNllNoLighter(const Scenario& s, const ModelShape& shape) {
+    if (s.parallel.tp > 1 || s.parallel.cp > 1) return false;
+    const std::int64_t tokens = std::max<std::int64_t>(1, s.seqLen * (s.batchAuto ? 1 : std::max<std::int64_t>(1, s.batch)));
+    return chunkedNllBytes(s, shape, tokens) >= lossBytesPerLogit(s) * double(tokens) * shape.vocab;
 }
 
 double lossLengthBlocksBytes(const Inputs& in, const Layout& layout) {

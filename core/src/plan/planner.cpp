@@ -1071,18 +1071,20 @@ Scenario offloaded(const Scenario& request, bool params) {
     return off;
 }
 
-// The host RAM the whole job needs for `off` at `count` GPUs, where no GPU
-// memory is in question: its memory at that count (one evaluation).
-double hostNeedGiB(const Scenario& off, int count, const sizing::ModelFigures* held) {
+// `off` at `count` GPUs with its leanest knobs (one sequence a micro-batch,
+// checkpointing where the planner decides it), with `loss` where given:
+// its memory (one evaluation).
+MemoryBreakdown leanMemory(const Scenario& off, int count, const sizing::ModelFigures* held,
+                           std::optional<LossKernel> loss = std::nullopt) {
     Scenario at = off;
     at.gpuCountAuto = false;
     at.gpuCount = count;
     if (at.batchAuto) at.batch = 1;
     if (at.gradientCheckpointingAuto) at.gradientCheckpointing = true;
+    if (loss) at.lossKernel = loss;
     const sizing::Inputs in = sizing::prepare(at, held);
     const Plan plan = sizing::planFor(in, count);
-    const MemoryBreakdown m = sizing::evaluate(in, plan, sizing::Explain(), nullptr);
-    return m.cpuOffloadGiB;
+    return sizing::evaluate(in, plan, sizing::Explain(), nullptr);
 }
 
 // The fewest GPUs whose host RAM holds `wholeJobGiB` spread over their
@@ -1193,8 +1195,20 @@ bool knifeEdge(const Scenario& off, const Choice& o, int maxGpus, const sizing::
 // DeepSpeed's 1.5, whole job; the GPUs hold a working set only): weighed
 // only where that count is fewer than `c`'s and within the limit. The
 // count, or 0 where it is not weighed.
+// ZeRO-Infinity's GPUs each hold one gathered working set whatever their
+// count (the largest module, the live parameters, one micro-batch's
+// activations: memory/training.cpp with offload_param), and more GPUs add
+// only buffers: where its leanest plan overflows one GPU with the engine's
+// loss and with the chunked one the planner may weigh, it fits at no count
+// (0, most matrix cells that need several GPUs).
 int infinityFirstCount(const Scenario& off3, const Choice& c, int maxGpus, const sizing::ModelFigures* held) {
-    const int fewest = countForHost(off3, hostNeedGiB(off3, 1, held));
+    const MemoryBreakdown one = leanMemory(off3, 1, held);
+    if (!sizing::fits(off3, one)) {
+        const bool chunkedWeighed = !off3.lossKernel && chunkedNllLossRuns(off3) &&
+                                    !(held && sizing::chunkedNllNoLighter(off3, held->shape));
+        if (!chunkedWeighed || !sizing::fits(off3, leanMemory(off3, 1, held, LossKernel::ChunkedNll))) return 0;
+    }
+    const int fewest = countForHost(off3, one.cpuOffloadGiB);
     return fewest <= maxGpus && (!fitsWithin(c, maxGpus) || fewest < *c.gpusNeeded) ? fewest : 0;
 }
 
@@ -1225,12 +1239,16 @@ Choice withZeroOffload(const Scenario& request, int maxGpus, const sizing::Model
         o.plan.paramsOnHost = params;
         o.why.push_back(params ? "zero_infinity_to_fit" : "zero_offload_to_fit");
     };
-    // The fewest GPUs of each offload (auto count), ZeRO-2 first.
-    const Scenario off2 = offloaded(request, false), off3 = offloaded(request, true);
+    // The fewest GPUs of each offload (auto count), ZeRO-2 first. ZeRO-2's
+    // request is made only where it is weighed (not for a LoRA): a copy of
+    // the request on every cell that comes this far.
+    const Scenario off3 = offloaded(request, true);
+    std::optional<Scenario> off2;
+    if (!loraInfinityOnly(request)) off2 = offloaded(request, false);
     std::optional<Choice> fewest;
     bool params = false;
-    if (!loraInfinityOnly(request) && weightsMayFit(off2, held)) {
-        Choice f = offloadChoice(off2, true, maxGpus, held);
+    if (off2 && weightsMayFit(*off2, held)) {
+        Choice f = offloadChoice(*off2, true, maxGpus, held);
         if (fitsWithin(f, maxGpus)) fewest = std::move(f);
     }
     // Liger's fused linear loss, where the request states it, does not run
@@ -1244,7 +1262,11 @@ Choice withZeroOffload(const Scenario& request, int maxGpus, const sizing::Model
             params = true;
         }
     }
-    Scenario off = params ? off3 : off2;
+    // An "auto" count that no offload fits keeps the GPU-only choice.
+    if (request.gpuCountAuto && !fewest) return c;
+    // The request of the offloaded plan (its loss as chosen below).
+    std::optional<Scenario> chunkedOff;
+    const Scenario* off = fewest ? (params ? &off3 : &*off2) : nullptr;
     // A count within the limit that fits with every state on the GPUs (at a
     // stated count that does not fit, the fewest that do).
     const bool gpuOnlyWithin = c.gpusNeeded && *c.gpusNeeded <= maxGpus;
@@ -1252,19 +1274,19 @@ Choice withZeroOffload(const Scenario& request, int maxGpus, const sizing::Model
     // run off it with TRL's chunked NLL loss, whose working set does not grow
     // with the vocabulary times the tokens: that plan is weighed instead.
     if (fewest && gpuOnlyWithin && !request.lossKernel && chunkedNllLossRuns(request) &&
-        knifeEdge(off, *fewest, maxGpus, held)) {
-        Scenario chunked = off;
-        chunked.lossKernel = LossKernel::ChunkedNll;
-        Choice f = offloadChoice(chunked, true, maxGpus, held, params ? infinityFirst : 0);
-        if (fitsWithin(f, maxGpus) && !knifeEdge(chunked, f, maxGpus, held)) {
+        knifeEdge(*off, *fewest, maxGpus, held)) {
+        chunkedOff = *off;
+        chunkedOff->lossKernel = LossKernel::ChunkedNll;
+        Choice f = offloadChoice(*chunkedOff, true, maxGpus, held, params ? infinityFirst : 0);
+        if (fitsWithin(f, maxGpus) && !knifeEdge(*chunkedOff, f, maxGpus, held)) {
             fewest = std::move(f);
-            off = chunked;
+            off = &*chunkedOff;
         }
     }
     // The loss the offloaded plan was made with, where the planner chose it
     // (a plan made for a stated loss does not carry it).
-    auto markLoss = [&off](Choice& o) {
-        if (off.lossKernel != LossKernel::ChunkedNll) return;
+    auto markLoss = [off](Choice& o) {
+        if (off->lossKernel != LossKernel::ChunkedNll) return;
         o.lossKernel = LossKernel::ChunkedNll;
         for (const char* code : o.why) {
             if (std::string_view(code) == "loss_chunked_nll_to_fit") return;
@@ -1272,11 +1294,11 @@ Choice withZeroOffload(const Scenario& request, int maxGpus, const sizing::Model
         o.why.push_back("loss_chunked_nll_to_fit");
     };
     const bool fewer = fewest && (!gpuOnlyFits || *fewest->gpusNeeded < *c.gpusNeeded) &&
-                       !(gpuOnlyWithin && knifeEdge(off, *fewest, maxGpus, held));
+                       !(gpuOnlyWithin && knifeEdge(*off, *fewest, maxGpus, held));
     if (request.gpuCountAuto) {
         if (!fewer) return c;
         Choice o = std::move(*fewest);
-        offloadToWholeNodes(off, o, maxGpus, held);
+        offloadToWholeNodes(*off, o, maxGpus, held);
         mark(o, params);
         markLoss(o);
         return o;
@@ -1284,8 +1306,8 @@ Choice withZeroOffload(const Scenario& request, int maxGpus, const sizing::Model
     const std::optional<int> needed = fewer ? fewest->gpusNeeded : c.gpusNeeded;
     // At the stated count: ZeRO-2's offload where the GPUs hold it, else ZeRO-3's.
     for (const bool p : {false, true}) {
-        const Scenario& at = p ? off3 : off2;
-        if (!p && (loraInfinityOnly(request) || !weightsMayFit(off2, held))) continue;
+        if (!p && (!off2 || !weightsMayFit(*off2, held))) continue;
+        const Scenario& at = p ? off3 : *off2;
         if (p && !infinityRuns) continue;
         Choice o = offloadChoice(at, false, maxGpus, held);
         if (!o.fits) {
@@ -1372,6 +1394,7 @@ Choice withFusedLinearLoss(const Scenario& request, int maxGpus, const sizing::M
 // (a large vocabulary, long sequences, small GPUs) fits where neither does.
 Choice withChunkedNllLoss(const Scenario& request, int maxGpus, const sizing::ModelFigures* held, Choice c) {
     if (request.lossKernel || !chunkedNllLossRuns(request) || !lossShort(request, c)) return c;
+    if (held && sizing::chunkedNllNoLighter(request, held->shape)) return c;
     Scenario chunked = request;
     chunked.lossKernel = LossKernel::ChunkedNll;
     Choice f = chooseTraining(chunked, maxGpus, held);
