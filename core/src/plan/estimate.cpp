@@ -103,7 +103,42 @@ std::optional<Warning> tensorImpossibleWarning(const Scenario& request, const Pl
                        " stages instead, one at a time per token"};
 }
 
+// An "auto" count is chosen within max_gpus (as a matrix cell is): a
+// plan the planner could fit only above it does not fit, and no count
+// within the limit does (gpus_needed null), as the cell says `no`.
+bool planOverLimit(const Scenario& request, const planner::Choice& choice) {
+    return request.gpuCountAuto && choice.fits && choice.plan.gpuCount > request.maxGpus;
+}
+
+Plan plannedFor(const Scenario& resolvedScenario, const planner::Choice& choice) {
+    Plan plan = choice.plan;
+    if (resolvedScenario.task != Task::Inference) plan.lossKernel = lossKernelOf(resolvedScenario);
+    return plan;
+}
+
+// Replicas hold one replica's share of the requests each (replicas.hpp).
+MemoryEstimate planMemoryEstimate(const Scenario& scenario, const sizing::Inputs& in, const Plan& plan, bool explain) {
+    return runsReplicas(scenario, plan)
+               ? estimateMemory(replicaScenario(scenario, plan), replicaPlan(scenario, plan), explain)
+               : estimateMemory(in, plan, explain);
+}
+
 }  // namespace
+
+PlannedMemory planMemory(const Scenario& request) {
+    if (runsPipeline(request) || (request.serving.disaggregated && request.task == Task::Inference)) {
+        const EstimateResult r = estimate(request, EstimateDetail{false, false, false, false});
+        return {r.plan, r.memory, r.fits};
+    }
+    const planner::Choice choice = planner::choose(request, request.maxGpus);
+    const Scenario scenario = planner::resolved(request, choice);
+    const sizing::Inputs in = sizing::prepare(scenario);
+    PlannedMemory out;
+    out.plan = plannedFor(scenario, choice);
+    out.memory = planMemoryEstimate(scenario, in, out.plan, false).memory;
+    out.fits = fitsMemory(scenario, out.memory) && choice.fits && !planOverLimit(request, choice);
+    return out;
+}
 
 EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
     // Speech, embedding and diffusion models have their own engine
@@ -126,15 +161,11 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
     r.usableMemoryGiB = usableMemoryGiB(scenario);
 
     r.gpusNeeded = choice.gpusNeeded;
-    // An "auto" count is chosen within max_gpus (as a matrix cell is): a
-    // plan the planner could fit only above it does not fit, and no count
-    // within the limit does (gpus_needed null), as the cell says `no`.
-    const bool overLimit = request.gpuCountAuto && choice.fits && choice.plan.gpuCount > request.maxGpus;
+    const bool overLimit = planOverLimit(request, choice);
     const int fewestAboveLimit =
         choice.gpusNeeded && *choice.gpusNeeded > request.maxGpus ? *choice.gpusNeeded : choice.plan.gpuCount;
     if (overLimit) r.gpusNeeded.reset();
-    r.plan = choice.plan;
-    if (scenario.task != Task::Inference) r.plan.lossKernel = lossKernelOf(scenario);
+    r.plan = plannedFor(scenario, choice);
     if (r.plan.nodes > 1) {
         // Every group that crosses a node boundary talks over this link (comm.cpp).
         const Link link = groupLink(scenario, r.plan.gpuCount, true);
@@ -152,11 +183,7 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
             weightFormatInfo(scenario.weights).linearBits});
     }
 
-    // Replicas hold one replica's share of the requests each (replicas.hpp).
-    const MemoryEstimate memory =
-        runsReplicas(scenario, r.plan)
-            ? estimateMemory(replicaScenario(scenario, r.plan), replicaPlan(scenario, r.plan), detail.explain)
-            : estimateMemory(in, r.plan, detail.explain);
+    const MemoryEstimate memory = planMemoryEstimate(scenario, in, r.plan, detail.explain);
     if (detail.explain && runsReplicas(scenario, r.plan)) {
         r.explain.push_back(ExplainTerm{"replicas",
                                         "copies of the model serving separate requests, each on " +

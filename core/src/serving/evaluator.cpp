@@ -2,15 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "serving/steady_state.hpp"
 
 namespace caliper::serving {
 
-Evaluator::Evaluator(const Scenario& scenario, const Plan& plan, const MemoryBreakdown& memory)
-    : scenario_(scenario),
-      model_(stepModel(scenario, plan)),
-      pool_(kvPool(scenario, model_, memory)),
+Evaluator::Evaluator(Scenario scenario, const Plan& plan, const MemoryBreakdown& memory)
+    : scenario_(std::move(scenario)),
+      model_(stepModel(scenario_, plan)),
+      pool_(kvPool(scenario_, model_, memory)),
       prefill_(closedLoopPrefill(scenario_, model_)) {
     const double perRequest = tokensPerRequest(scenario_, model_);
     // Every attention group holds its own requests' KV.

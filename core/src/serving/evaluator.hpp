@@ -34,7 +34,10 @@ ServingFigures servingFigures(const DeploymentState& state, const KvPool& pool, 
 
 class Evaluator {
 public:
-    Evaluator(const Scenario& scenario, const Plan& plan, const MemoryBreakdown& memory);
+    // The scenario is kept (taken by value: a caller done with its own moves it in).
+    Evaluator(Scenario scenario, const Plan& plan, const MemoryBreakdown& memory);
+
+    const Scenario& scenario() const { return scenario_; }
 
     bool runs() const { return running_ >= 1; }
     double runningLimit() const { return running_; }  // requests one replica's pool runs at once

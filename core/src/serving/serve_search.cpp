@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 
 #include "caliper/cost/cost.hpp"
 #include "caliper/model/formats.hpp"
@@ -56,7 +57,7 @@ std::optional<Candidate> candidate(const Scenario& base, int gpus) {
     c.scenario.gpuCount = gpus;
     c.scenario.batch = 1;
     c.scenario.serving.requestRatePerS.reset();
-    const EstimateResult r = estimate(c.scenario, EstimateDetail{false, false, false});
+    const PlannedMemory r = planMemory(c.scenario);
     if (r.plan.tp * r.plan.pp != gpus) return std::nullopt;  // the planner spreads it otherwise (replicas)
     c.plan = r.plan;
     c.memory = r.memory;
@@ -246,12 +247,12 @@ std::optional<Deployment> deploy(const Candidate& c, int replicas, const ServeOp
     s.batch = std::int64_t(std::ceil(users));
     // A slotted replica runs the slots it was sized with, not every user.
     if (slotsPerReplica(s)) s.batch = std::max<std::int64_t>(1, c.scenario.batch);
-    const serving::Evaluator e(s, d.plan, c.memory);
+    const serving::Evaluator e(std::move(s), d.plan, c.memory);
     const auto f = e.at(users, o.requestRatePerS);
     if (!f) return std::nullopt;
     d.serving = *f;
     d.concurrencyPerReplica = f->concurrency / replicas;
-    judge(d, s, o);
+    judge(d, e.scenario(), o);
     if (const char* layout = replicaLayoutWhy(c.plan, c.gpus)) d.why.push_back(layout);
     closeWhy(d);
     return d;
@@ -262,7 +263,7 @@ std::optional<Deployment> deploy(const Candidate& c, int replicas, const ServeOp
 std::optional<Candidate> withSlots(const Candidate& c, int slots) {
     Candidate out = c;
     out.scenario.batch = slots;
-    const EstimateResult r = estimate(out.scenario, EstimateDetail{false, false, false});
+    const PlannedMemory r = planMemory(out.scenario);
     if (!r.fits || r.plan.tp * r.plan.pp != c.gpus) return std::nullopt;
     out.plan = r.plan;
     out.memory = r.memory;
@@ -498,8 +499,7 @@ double rankPrice(const Deployment& d, bool purchase) {
 
 std::vector<CurvePoint> frontier(const Candidate& c) {
     std::vector<CurvePoint> points;
-    Scenario s = c.scenario;
-    const serving::Evaluator e(s, c.plan, c.memory);
+    const serving::Evaluator e(c.scenario, c.plan, c.memory);
     if (!e.runs()) return points;
     const double limit = std::min(kMaxUsersPerReplica, e.runningLimit());
     for (double users = 1; users <= limit && int(points.size()) < kMaxCurvePoints; users *= 2) {
@@ -551,10 +551,13 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
     // model's max_position_embeddings (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN);
     // the figures keep the request's tokens, as the estimate's do.
     if (std::optional<Warning> w = contextWarning(workload)) answer.warnings.push_back(std::move(*w));
+    // A candidate is shared by every option made of it (a Scenario's copy,
+    // its model's and GPU's strings, per option was most of serve's time).
+    using Shared = std::shared_ptr<const Candidate>;
     struct Option {
         Deployment deployment;
-        Candidate candidate;                 // the replica (the decode replica when disaggregated)
-        std::optional<Candidate> prefill;    // the prefill replica when disaggregated
+        Shared candidate;  // the replica (the decode replica when disaggregated)
+        Shared prefill;    // the prefill replica when disaggregated, else null
     };
     std::vector<Option> meeting, closest;
     for (const GpuSpec& gpu : gpus) {
@@ -589,27 +592,30 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
             }
             const std::optional<int> fewest = fewestGpus(s);
             if (!fewest || *fewest > o.maxGpus) return replicaMeets;
-            std::vector<Candidate> sizes;  // replica shapes, for the disaggregated deployments
+            std::vector<Shared> sizes;  // replica shapes, for the disaggregated deployments
             for (const int n : replicaSizes(*fewest, o.maxGpus)) {
-                std::optional<Candidate> c = candidate(s, n);
-                if (!c) continue;
-                c->kvChosen = formats.kv != base.kvCache;
-                c->weightsChosen = formats.weights != base.weights;
+                std::optional<Candidate> made = candidate(s, n);
+                if (!made) continue;
+                made->kvChosen = formats.kv != base.kvCache;
+                made->weightsChosen = formats.weights != base.weights;
+                const Shared c = std::make_shared<const Candidate>(std::move(*made));
                 // Disaggregated prefill and decode replicas: the fewest GPUs
                 // that hold the model and twice that, each side.
-                if (n == *fewest || n == 2 * *fewest) sizes.push_back(*c);
+                if (n == *fewest || n == 2 * *fewest) sizes.push_back(c);
                 if (o.disaggregation == ServeOptions::Disaggregation::Yes) continue;
                 ++answer.candidates;
                 if (slotsPerReplica(c->scenario) && (o.users || o.requestRatePerS)) {
                     if (std::optional<Slotted> sl = o.users ? slottedDeployment(*c, o) : slottedRateDeployment(*c, o)) {
                         replicaMeets = true;
-                        meeting.push_back({std::move(sl->deployment), std::move(sl->candidate), std::nullopt});
+                        meeting.push_back({std::move(sl->deployment),
+                                           std::make_shared<const Candidate>(std::move(sl->candidate)), nullptr});
                         continue;
                     }
                     if (o.users) {
                         if (std::optional<Slotted> sl = slottedClosest(*c, o)) {
                             (sl->deployment.meetsSlo ? meeting : closest)
-                                .push_back({std::move(sl->deployment), std::move(sl->candidate), std::nullopt});
+                                .push_back({std::move(sl->deployment),
+                                            std::make_shared<const Candidate>(std::move(sl->candidate)), nullptr});
                         }
                         continue;
                     }
@@ -623,7 +629,7 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
                     if (auto d = deploy(*c, 1, ServeOptions{o.slo, o.users ? std::optional<double>(1.0) : std::nullopt,
                                                              o.requestRatePerS ? std::optional<double>(cap * 1e-6) : std::nullopt,
                                                              o.maxGpus, o.purchasePricing, o.top})) {
-                        closest.push_back({*d, *c, std::nullopt});
+                        closest.push_back({std::move(*d), c, nullptr});
                     }
                     continue;
                 }
@@ -637,20 +643,18 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
                 if (double(replicas) * n > o.maxGpus) replicas = o.maxGpus / n;
                 if (replicas < 1) continue;
                 if (auto d = deploy(*c, replicas, o)) {
-                    if (d->meetsSlo) meeting.push_back({*d, *c, std::nullopt});
-                    else closest.push_back({*d, *c, std::nullopt});
+                    (d->meetsSlo ? meeting : closest).push_back({std::move(*d), c, nullptr});
                 }
             }
             if (o.disaggregation == ServeOptions::Disaggregation::No || !continuousBatching(s) ||
                 runtimeOf(s.engine) == Engine::LlamaCpp)
                 return replicaMeets;
-            for (const Candidate& prefill : sizes) {
-                for (const Candidate& decode : sizes) {
+            for (const Shared& prefill : sizes) {
+                for (const Shared& decode : sizes) {
                     ++answer.candidates;
-                    if (auto d = disaggregate(prefill, decode, o)) {
+                    if (auto d = disaggregate(*prefill, *decode, o)) {
                         replicaMeets = replicaMeets || d->meetsSlo;
-                        if (d->meetsSlo) meeting.push_back({*d, decode, prefill});
-                        else closest.push_back({*d, decode, prefill});
+                        (d->meetsSlo ? meeting : closest).push_back({std::move(*d), decode, prefill});
                     }
                 }
             }
@@ -727,8 +731,8 @@ ServeAnswer serve(const Scenario& workload, const std::vector<GpuSpec>& gpus, co
     for (std::size_t i = 0; i < pool.size() && int(i) < o.top; ++i) answer.deployments.push_back(pool[i].deployment);
     if (!pool.empty()) {
         const Option& first = pool.front();
-        answer.curve = first.prefill ? disaggregatedFrontier(*first.prefill, first.candidate, first.deployment)
-                                     : frontier(first.candidate);
+        answer.curve = first.prefill ? disaggregatedFrontier(*first.prefill, *first.candidate, first.deployment)
+                                     : frontier(*first.candidate);
     }
     return answer;
 }

@@ -125,7 +125,7 @@ TEST_CASE("one start-up KV pool: memory and serving agree, and a plan whose engi
     for (const char* model : models) {
         for (const char* gpu : gpus) {
             for (const char* engine : engines) {
-                for (const PropertyJson count : {PropertyJson("auto"), PropertyJson(1), PropertyJson(4)}) {
+                for (const PropertyJson& count : {PropertyJson("auto"), PropertyJson(1), PropertyJson(4)}) {
                     const PropertyJson request = {{"model", model}, {"gpu", gpu}, {"engine", engine},
                                                   {"gpu_count", count}, {"batch", 8}};
                     const ApiResponse r = estimateJson(projectCatalog(), request.dump());

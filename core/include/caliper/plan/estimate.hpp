@@ -27,6 +27,16 @@ struct EstimateDetail {
 
 EstimateResult estimate(const Scenario& scenario, EstimateDetail detail = {});
 
+// The plan, its memory and whether it fits, as estimate() works them out,
+// without the figures that follow from them (speed, cost, serving,
+// warnings): for a search that works out its own figures from the plan.
+struct PlannedMemory {
+    Plan plan;
+    MemoryBreakdown memory;
+    bool fits = false;
+};
+PlannedMemory planMemory(const Scenario& scenario);
+
 // The fewest GPUs of the scenario's type that fit, or empty beyond kMaxGpus.
 std::optional<int> fewestGpus(const Scenario& scenario);
 
