@@ -39,7 +39,7 @@ Probe probe(const Scenario& s, int count) {
         // llama.cpp's -ngl / --n-cpu-moe: the planner chooses how many layers
         // stay on the GPUs, as the estimate does; a plain plan keeps them all
         // there and would call nothing fitting.
-        const EstimateResult r = estimate(at, EstimateDetail{false, false, false, false});
+        const EstimateResult r = estimate(at, EstimateDetail{false, false, false, false, false});
         return {r.fits, r.memory};
     }
     // The estimate's own verdict at this count: the planner turns the knobs

@@ -123,6 +123,20 @@ MemoryEstimate planMemoryEstimate(const Scenario& scenario, const sizing::Inputs
                : estimateMemory(in, plan, explain);
 }
 
+// At a stated count the planner fits its plan to that count, and the
+// fewest GPUs its search reports are those of that kind of plan. An "auto"
+// count also weighs the plans that pay only on fewer GPUs (ZeRO-Infinity,
+// the leaner losses where the engine's fits): the fewest GPUs that fit are
+// the fewer of the two, as the same request with "auto" says.
+std::optional<int> fewestAnyCount(const Scenario& request, std::optional<int> atCount) {
+    if (request.gpuCountAuto || request.task == Task::Inference || (atCount && *atCount <= 1)) return atCount;
+    Scenario any = request;
+    any.gpuCountAuto = true;
+    any.gpuCount = 1;
+    const std::optional<int> fewest = planner::choose(any, any.maxGpus).gpusNeeded;
+    return fewest && (!atCount || *fewest < *atCount) ? fewest : atCount;
+}
+
 }  // namespace
 
 PlannedMemory planMemory(const Scenario& request) {
@@ -161,6 +175,7 @@ EstimateResult estimate(const Scenario& request, EstimateDetail detail) {
     r.usableMemoryGiB = usableMemoryGiB(scenario);
 
     r.gpusNeeded = choice.gpusNeeded;
+    if (detail.fewestAnyCount) r.gpusNeeded = fewestAnyCount(request, choice.gpusNeeded);
     const bool overLimit = planOverLimit(request, choice);
     const int fewestAboveLimit =
         choice.gpusNeeded && *choice.gpusNeeded > request.maxGpus ? *choice.gpusNeeded : choice.plan.gpuCount;

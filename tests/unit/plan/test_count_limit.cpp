@@ -62,3 +62,40 @@ TEST_CASE("tensor parallelism at a count that cannot split the heads is warned",
     const auto open = estimateOk(R"({"model":"llama-2-70b","gpu":"rtx-4090","gpu_count":7})");
     CHECK_FALSE(hasWarning(open, "tensor_parallel_impossible"));
 }
+
+TEST_CASE("training at a stated count: gpus_needed is the fewest an auto count finds, offload and leaner losses weighed",
+          "[plan][gpu_count]") {
+    // The plan stays the stated count's; the fewest GPUs that fit are those
+    // the same request with "auto" reports, whose search also weighs the
+    // plans that pay only on fewer GPUs. Each case names the lever the auto
+    // count finds that the stated count's own plan does not use.
+    struct Case {
+        const char* request;  // without gpu_count
+        int statedCount;
+        const char* lever;
+    };
+    const Case cases[] = {
+        // ZeRO-Infinity: the frozen base in host RAM (PEFT's DeepSpeed guide).
+        {R"({"model":"glm-5","gpu":"h200-sxm-141gb","task":"finetune","method":"lora")", 24, "zero_infinity_to_fit"},
+        {R"({"model":"llama-3.1-70b","gpu":"h100-sxm5-80gb","task":"finetune","method":"lora")", 8, "zero_infinity_to_fit"},
+        // TRL's chunked NLL loss: a 248k vocabulary's logits on 22 GB cards.
+        {R"({"model":"qwen3.5-35b-a3b","gpu":"rtx-2080-ti-22gb","task":"finetune","method":"full")", 96,
+         "loss_chunked_nll_to_fit"},
+        // The same where the stated count does not fit at all.
+        {R"({"model":"llama-3.1-8b","gpu":"rtx-4090","task":"finetune","method":"full","seq_len":8192)", 8,
+         "loss_chunked_nll_to_fit"},
+    };
+    for (const Case& c : cases) {
+        INFO(c.request << " at " << c.statedCount);
+        const auto open = estimateOk(std::string(c.request) + R"(,"gpu_count":"auto"})");
+        REQUIRE(open["fits"].get<bool>());
+        bool lever = false;
+        for (const auto& code : open["plan"]["why"]) lever = lever || code == c.lever;
+        REQUIRE(lever);
+        const int fewest = open["gpus_needed"].get<int>();
+        const auto stated =
+            estimateOk(std::string(c.request) + R"(,"gpu_count":)" + std::to_string(c.statedCount) + "}");
+        CHECK(stated["plan"]["gpu_count"] == c.statedCount);
+        CHECK(stated["gpus_needed"] == fewest);
+    }
+}

@@ -23,6 +23,9 @@ struct EstimateDetail {
     bool suggestions = true;  // "make it fit" changes when the scenario does not fit
     bool explain = true;      // every term's formula in words (memory, speed, cost)
     bool text = true;         // a non-LLM workload's names and warnings (a matrix cell reads its figures only)
+    // Training at a stated count: gpus_needed as an "auto" count finds it
+    // (a second plan; limits' probes read the fit alone).
+    bool fewestAnyCount = true;
 };
 
 EstimateResult estimate(const Scenario& scenario, EstimateDetail detail = {});
