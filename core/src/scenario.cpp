@@ -223,6 +223,12 @@ void adaptToGpu(Scenario& s) {
     // them; vLLM and the other serving engines only where asked.
     const bool servingEngine = s.engine == Engine::Vllm || s.engine == Engine::Sglang || s.engine == Engine::TensorrtLlm;
     if (!s.engineExplicit && s.task == Task::Inference && unifiedMemory(s.gpu) && servingEngine) s.engine = Engine::LlamaCpp;
+    // vLLM needs CUDA capability 7.0 (compat.cpp): a Pascal card (P40, P100,
+    // GTX 10-series) serves with llama.cpp, as its owners run it.
+    if (!s.engineExplicit && s.task == Task::Inference && s.engine == Engine::Vllm && s.gpu.vendor == "nvidia" &&
+        !s.gpu.computeCapability.empty() && computeCapability(s.gpu) < 7.0) {
+        s.engine = Engine::LlamaCpp;
+    }
     if (!s.host.explicitAny) s.host = hostDefaults(s.gpu);
     if (s.interconnect.gpusPerNode > 0) s.gpu.gpusPerNode = s.interconnect.gpusPerNode;  // the user's servers
     if (!s.weightsExplicit) {

@@ -94,11 +94,20 @@ void trainingChanges(const Scenario& s, const Plan& plan, Collector& c) {
     }
     if (s.parallel.offload == Offload::None && shards) {
         const Strategy sharded = runtimeOf(s.engine) == Engine::Fsdp ? Strategy::Fsdp : Strategy::Zero3;
-        c.consider("offload_optimizer", "optimizer states in CPU RAM", [&](Scenario& x) {
+        // The detail names the strategy the change sets with the offload:
+        // applied as written, it is the plan the suggestion measured.
+        const bool fsdp = sharded == Strategy::Fsdp;
+        c.consider("offload_optimizer",
+                   fsdp ? "FSDP with optimizer states in CPU RAM (parallel.offload optimizer)"
+                        : "ZeRO-3 with optimizer states in CPU RAM (parallel.strategy zero3, parallel.offload optimizer)",
+                   [&](Scenario& x) {
             x.parallel.offload = Offload::Optimizer;
             if (runtimeOf(x.engine) != Engine::Fsdp) x.parallel.strategy = Strategy::Zero3;
         });
-        c.consider("offload_parameters", "parameters and optimizer states in CPU RAM", [&](Scenario& x) {
+        c.consider("offload_parameters",
+                   fsdp ? "FSDP with parameters and optimizer states in CPU RAM (parallel.strategy fsdp, parallel.offload parameters)"
+                        : "ZeRO-3 with parameters and optimizer states in CPU RAM (parallel.strategy zero3, parallel.offload parameters)",
+                   [&](Scenario& x) {
             x.parallel.offload = Offload::Parameters;
             x.parallel.strategy = sharded;
         });

@@ -207,9 +207,14 @@ void applyEnginePool(const Inputs& in, const Layout& layout, const Stage& st, do
         return;
     }
     if (kv <= f.pool.pool) {
-        // The engine starts and holds the batch: the process shows its budget.
+        // The engine starts and holds the batch: the process shows its
+        // budget. Only the tensors outside the pool beyond the budget still
+        // rule it out: where the engine's accounting holds the KV the
+        // breakdown's own tensors would not leave room for, the engine's
+        // rules (a batch a little larger, past the pool, is queued and
+        // shows the budget too).
         f.pool.slack = std::max(0.0, budgetPool - kv);
-        f.pool.total = std::max(budget, nonKv + kv);  // tensors beyond the budget still rule it out
+        f.pool.total = nonKv > budget ? nonKv + kv : budget;
     } else {
         f.pool.slack = 0;
         f.pool.total = nonKv + kv;

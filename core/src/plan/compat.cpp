@@ -85,6 +85,15 @@ std::optional<Error> engineError(const Scenario& s) {
             "tensorrt-llm needs Turing (CUDA capability 7.5) or newer, and supports Ampere and newer; " + s.gpu.name +
                 " has " + s.gpu.computeCapability);
     }
+    // vLLM's GPU requirements (docs.vllm.ai, getting_started/installation/gpu,
+    // NVIDIA CUDA): "compute capability 7.0 or higher (e.g., V100, T4,
+    // RTX20xx, A100, L4, H100, etc.)": its wheels carry no Pascal kernels.
+    if (e == Engine::Vllm && std::string_view(s.gpu.vendor) == "nvidia" && !s.gpu.computeCapability.empty() &&
+        computeCapability(s.gpu) < 7.0) {
+        return rejection("incompatible_options", "/engine",
+            "vllm needs CUDA capability 7.0 or newer (Volta and later); " + s.gpu.name + " has " +
+                s.gpu.computeCapability + ": use llama.cpp");
+    }
     // llama.cpp loads GGUF files only (ggml-org/llama.cpp README: "requires
     // the model to be stored in the GGUF file format"): its quant types, F32,
     // F16, BF16 and MXFP4 (ggml's MXFP4 type, added for gpt-oss). Ollama runs

@@ -691,17 +691,21 @@ bool fusedMayFit(Scenario& fused, const sizing::ModelFigures* held) {
 // band of counts with one context is searched at that context, and the
 // fewest GPUs that fit at their own context win. A count judged at another
 // count's context would fit a plan that Ollama, started on that many GPUs,
-// does not run (or miss one it does).
+// does not run (or miss one it does). Ollama runs on one machine (one
+// server process schedules the local GPUs; it has no multi-node mode), so
+// the counts end at a machine's GPUs: past them its own split of the layers
+// onto the CPU is weighed (chooseFollowingContext), not more servers.
 Choice chooseOllamaContext(const Scenario& request, int maxGpus, const sizing::ModelFigures* held) {
     auto contextAt = [&request](int count) { return ollamaNumCtx(request, count); };
+    const int machine = std::min(kMaxGpus, std::max(1, request.gpu.gpusPerNode));
     std::optional<Choice> first;
-    for (int lo = 1; lo <= kMaxGpus;) {
+    for (int lo = 1; lo <= machine;) {
         const std::int64_t context = contextAt(lo);
         // The context never falls as the count grows (more VRAM, a larger
         // default, the same cap), so a band's last count is found by
         // bisection, not by walking every count up to the limit.
         int hi = lo;
-        for (int top = kMaxGpus; hi < top;) {
+        for (int top = machine; hi < top;) {
             const int mid = hi + (top - hi + 1) / 2;
             if (contextAt(mid) == context) {
                 hi = mid;
@@ -720,7 +724,7 @@ Choice chooseOllamaContext(const Scenario& request, int maxGpus, const sizing::M
     // judged at its own count's context, which does not fit either.
     Scenario fixed = request;
     fixed.gpuCountAuto = false;
-    fixed.gpuCount = std::max(1, first->plan.gpuCount);
+    fixed.gpuCount = std::clamp(first->plan.gpuCount, 1, machine);
     Choice c = chooseUnbanded(fixed, maxGpus, held);
     c.gpusNeeded.reset();
     c.why.replace("count_requested", "count_fewest_that_fit");
@@ -901,11 +905,13 @@ Choice chooseOnGpus(const Scenario& request, int maxGpus, const sizing::ModelFig
     if (!request.gpuCountAuto && request.engine == Engine::Ollama && request.task == Task::Inference &&
         !request.maxModelLen) {
         // A stated count runs at its own context, but the fewest GPUs that
-        // fit are judged each at theirs, as an "auto" count is.
+        // fit are judged each at theirs, as an "auto" count is (its layer
+        // split onto the CPU included where no count of one machine holds
+        // every layer).
         Scenario any = request;
         any.gpuCountAuto = true;
         any.gpuCount = 1;
-        c.gpusNeeded = chooseOllamaContext(any, maxGpus, held).gpusNeeded;
+        c.gpusNeeded = chooseFollowingContext(any, maxGpus, held).gpusNeeded;
     }
     return c;
 }
@@ -1071,12 +1077,11 @@ Scenario offloaded(const Scenario& request, bool params) {
     return off;
 }
 
-// `off` at `count` GPUs with its leanest knobs (one sequence a micro-batch,
-// checkpointing where the planner decides it), with `loss` where given:
-// its memory (one evaluation).
-MemoryBreakdown leanMemory(const Scenario& off, int count, const sizing::ModelFigures* held,
+// `at` set to `count` GPUs with its leanest knobs (one sequence a
+// micro-batch, checkpointing where the planner decides it), with `loss`
+// where given: its memory (one evaluation).
+MemoryBreakdown leanMemory(Scenario& at, int count, const sizing::ModelFigures* held,
                            std::optional<LossKernel> loss = std::nullopt) {
-    Scenario at = off;
     at.gpuCountAuto = false;
     at.gpuCount = count;
     if (at.batchAuto) at.batch = 1;
@@ -1201,14 +1206,17 @@ bool knifeEdge(const Scenario& off, const Choice& o, int maxGpus, const sizing::
 // only buffers: where its leanest plan overflows one GPU with the engine's
 // loss and with the chunked one the planner may weigh, it fits at no count
 // (0, most matrix cells that need several GPUs).
-int infinityFirstCount(const Scenario& off3, const Choice& c, int maxGpus, const sizing::ModelFigures* held) {
-    const MemoryBreakdown one = leanMemory(off3, 1, held);
-    if (!sizing::fits(off3, one)) {
-        const bool chunkedWeighed = !off3.lossKernel && chunkedNllLossRuns(off3) &&
-                                    !(held && sizing::chunkedNllNoLighter(off3, held->shape));
-        if (!chunkedWeighed || !sizing::fits(off3, leanMemory(off3, 1, held, LossKernel::ChunkedNll))) return 0;
+// (One copy of the request, set to its leanest plan for the probes.)
+int infinityFirstCount(const Scenario& request, const Choice& c, int maxGpus, const sizing::ModelFigures* held) {
+    const bool chunkedWeighed = !request.lossKernel && chunkedNllLossRuns(request) &&
+                                !(held && sizing::chunkedNllNoLighter(request, held->shape));
+    Scenario lean = offloaded(request, true);
+    const MemoryBreakdown one = leanMemory(lean, 1, held);
+    if (!sizing::fits(lean, one) && (!chunkedWeighed || !sizing::fits(lean, leanMemory(lean, 1, held, LossKernel::ChunkedNll)))) {
+        return 0;
     }
-    const int fewest = countForHost(off3, one.cpuOffloadGiB);
+    // The host RAM is the request's and the GPUs' (hostShare), which the lean knobs leave as they were.
+    const int fewest = countForHost(lean, one.cpuOffloadGiB);
     return fewest <= maxGpus && (!fitsWithin(c, maxGpus) || fewest < *c.gpusNeeded) ? fewest : 0;
 }
 
@@ -1239,10 +1247,10 @@ Choice withZeroOffload(const Scenario& request, int maxGpus, const sizing::Model
         o.plan.paramsOnHost = params;
         o.why.push_back(params ? "zero_infinity_to_fit" : "zero_offload_to_fit");
     };
-    // The fewest GPUs of each offload (auto count), ZeRO-2 first. ZeRO-2's
-    // request is made only where it is weighed (not for a LoRA): a copy of
-    // the request on every cell that comes this far.
-    const Scenario off3 = offloaded(request, true);
+    // The fewest GPUs of each offload (auto count), ZeRO-2 first. Each
+    // offload's request is made only where it is weighed: ZeRO-2's not for a
+    // LoRA, ZeRO-3's not at an "auto" count that its probe rules out (a copy
+    // of the request on every cell that comes this far).
     std::optional<Scenario> off2;
     if (!loraInfinityOnly(request)) off2 = offloaded(request, false);
     std::optional<Choice> fewest;
@@ -1254,7 +1262,9 @@ Choice withZeroOffload(const Scenario& request, int maxGpus, const sizing::Model
     // Liger's fused linear loss, where the request states it, does not run
     // under ZeRO-3 (plan.cpp defaultStrategy): no ZeRO-Infinity with it.
     const bool infinityRuns = lossKernelOf(request) != LossKernel::FusedLinear;
-    const int infinityFirst = fewest || !infinityRuns ? 0 : infinityFirstCount(off3, c, maxGpus, held);
+    const int infinityFirst = fewest || !infinityRuns ? 0 : infinityFirstCount(request, c, maxGpus, held);
+    if (request.gpuCountAuto && !fewest && infinityFirst == 0) return c;
+    const Scenario off3 = offloaded(request, true);
     if (infinityFirst > 0) {
         Choice f = offloadChoice(off3, true, maxGpus, held, infinityFirst);
         if (fitsWithin(f, maxGpus)) {

@@ -64,7 +64,14 @@ TEST_CASE("ollama turns flash attention on for the architectures it enables it f
     CHECK(on["plan"]["offload"] == "none");
     // Without it the GPUs hold too little: Ollama keeps layers on the CPU.
     CHECK(off["plan"]["offload"] == "layers");
-    CHECK(off["gpus_needed"].get<int>() > 3);
+    // And no count of one machine (eight 4090s) holds every layer: Ollama
+    // has no multi-node mode, so the fewest GPUs are those an "auto" count
+    // finds for its split, which keeps layers on the CPU too.
+    const Json offAuto = estimateOk(R"({"model":"gpt-oss-120b","gpu":"rtx-4090","engine":"ollama","flash_attention":false})");
+    REQUIRE(offAuto["fits"] == true);
+    CHECK(offAuto["plan"]["offload"] == "layers");
+    CHECK(offAuto["plan"]["nodes"] == 1);
+    CHECK(off["gpus_needed"] == offAuto["gpus_needed"]);
 }
 
 TEST_CASE("a plan whose memory fits but whose count it cannot use says so", "[planner][warnings]") {
@@ -149,4 +156,56 @@ TEST_CASE("a matrix cell the single estimate rejects runs nothing", "[matrix][en
     const Json& nvidia = matrix["cells"][0][1];
     CHECK(nvidia["status"] == "fits");
     CHECK(nvidia["gpus_needed"] == 1);
+}
+
+TEST_CASE("vLLM's fit never returns as the batch grows: the engine's pool decides between holding and queueing",
+          "[memory][kv_pool]") {
+    // Llama 3.1 8B on an RTX 4090 under vLLM: the engine's start-up pool holds
+    // max_concurrency requests of 2,048 + 512 tokens; a batch within it runs
+    // whole, a batch past it runs what the pool holds and queues the rest.
+    // Either way vLLM starts within its gpu_memory_utilization budget, so the
+    // verdict cannot go fits -> does not fit -> fits as the batch grows.
+    const Json large = estimateOk(R"({"model":"llama-3.1-8b","gpu":"rtx-4090","batch":64})");
+    REQUIRE(large["fits"] == true);
+    const int pooled = static_cast<int>(large["serving"]["max_concurrency"].get<double>());
+    REQUIRE(pooled > 4);
+    for (int batch = pooled - 4; batch <= pooled + 2; ++batch) {
+        INFO("batch " << batch);
+        const Json r = estimateOk(R"({"model":"llama-3.1-8b","gpu":"rtx-4090","batch":)" + std::to_string(batch) + "}");
+        CHECK(r["fits"] == true);
+        CHECK(r["gpus_needed"] == 1);
+        // The process shows its budget: gpu_memory_utilization 0.9 x 24 GB.
+        CHECK(r["memory"]["total_gib"] == large["memory"]["total_gib"]);
+    }
+}
+
+TEST_CASE("vLLM needs CUDA capability 7.0: a Pascal card is refused with it and serves with llama.cpp by default",
+          "[compat][engine]") {
+    // docs.vllm.ai installation (GPU, NVIDIA CUDA): "compute capability 7.0
+    // or higher (e.g., V100, T4, RTX20xx, A100, L4, H100, etc.)". The Tesla
+    // P40 is 6.1.
+    const caliper::ApiResponse response =
+        caliper::estimateJson(caliper::test::projectCatalog(), R"({"model":"llama-3.1-8b","gpu":"p40","engine":"vllm"})");
+    CHECK(response.status != 0);
+    const Json refused = Json::parse(response.json);
+    CHECK(refused["ok"] == false);
+    CHECK(refused["error"]["code"] == "incompatible_options");
+    CHECK(refused["error"]["path"] == "/engine");
+    CHECK(estimateOk(R"({"model":"llama-3.1-8b","gpu":"p40"})")["engine"] == "llama.cpp");
+    // Volta (7.0) keeps vLLM.
+    CHECK(estimateOk(R"({"model":"llama-3.1-8b","gpu":"v100-pcie-32gb"})")["engine"] == "vllm");
+}
+
+TEST_CASE("Ollama's auto count stays on one machine and splits layers onto the CPU past it", "[engines][ollama]") {
+    // Ollama is one server process scheduling the local GPUs; it has no
+    // multi-node mode. Llama 3.1 70B at Ollama's 128k default context (48 GiB
+    // of VRAM and more) was planned on 14 RTX 4090s over two servers; on one
+    // Mac the model was spread over two Macs.
+    for (const char* gpu : {"rtx-4090", "apple-m4-max-40c"}) {
+        INFO(gpu);
+        const Json r = estimateOk(std::string(R"({"model":"llama-3.1-70b","engine":"ollama","gpu":")") + gpu + "\"}");
+        REQUIRE(r["fits"] == true);
+        CHECK(r["plan"]["nodes"] == 1);
+        CHECK(r["plan"]["gpu_count"].get<int>() <= r["plan"]["gpus_per_node"].get<int>());
+    }
 }
