@@ -110,6 +110,8 @@ bool planOverLimit(const Scenario& request, const planner::Choice& choice) {
     return request.gpuCountAuto && choice.fits && choice.plan.gpuCount > request.maxGpus;
 }
 
+// The plan the figures describe: a training plan names the loss its
+// figures assume.
 Plan plannedFor(const Scenario& resolvedScenario, const planner::Choice& choice) {
     Plan plan = choice.plan;
     if (resolvedScenario.task != Task::Inference) plan.lossKernel = lossKernelOf(resolvedScenario);
