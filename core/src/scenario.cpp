@@ -6,7 +6,7 @@
 
 #include "caliper/names.hpp"
 #include "flash_attention_default.hpp"
-#include "speed/efficiency.hpp"  // computeCapability, read without strtod
+#include "speed/efficiency.hpp"  // computeCapability (read without strtod), belowVolta
 
 namespace caliper {
 
@@ -225,10 +225,7 @@ void adaptToGpu(Scenario& s) {
     if (!s.engineExplicit && s.task == Task::Inference && unifiedMemory(s.gpu) && servingEngine) s.engine = Engine::LlamaCpp;
     // vLLM needs CUDA capability 7.0 (compat.cpp): a Pascal card (P40, P100,
     // GTX 10-series) serves with llama.cpp, as its owners run it.
-    if (!s.engineExplicit && s.task == Task::Inference && s.engine == Engine::Vllm && s.gpu.vendor == "nvidia" &&
-        !s.gpu.computeCapability.empty() && computeCapability(s.gpu) < 7.0) {
-        s.engine = Engine::LlamaCpp;
-    }
+    if (!s.engineExplicit && s.task == Task::Inference && s.engine == Engine::Vllm && belowVolta(s.gpu)) s.engine = Engine::LlamaCpp;
     if (!s.host.explicitAny) s.host = hostDefaults(s.gpu);
     if (s.interconnect.gpusPerNode > 0) s.gpu.gpusPerNode = s.interconnect.gpusPerNode;  // the user's servers
     if (!s.weightsExplicit) {

@@ -88,11 +88,7 @@ std::optional<Error> engineError(const Scenario& s) {
     // vLLM's GPU requirements (docs.vllm.ai, getting_started/installation/gpu,
     // NVIDIA CUDA): "compute capability 7.0 or higher (e.g., V100, T4,
     // RTX20xx, A100, L4, H100, etc.)": its wheels carry no Pascal kernels.
-    // (Read from the "major.minor" text, a one-digit major under 7: every
-    // matrix cell checks it, where parsing the number cost 2% of a pass.)
-    const std::string& capability = s.gpu.computeCapability;
-    if (e == Engine::Vllm && capability.size() >= 3 && capability[1] == '.' && capability[0] >= '0' &&
-        capability[0] < '7' && std::string_view(s.gpu.vendor) == "nvidia") {
+    if (e == Engine::Vllm && belowVolta(s.gpu)) {
         return rejection("incompatible_options", "/engine",
             "vllm needs CUDA capability 7.0 or newer (Volta and later); " + s.gpu.name + " has " +
                 s.gpu.computeCapability + ": use llama.cpp");

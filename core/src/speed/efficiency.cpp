@@ -1,6 +1,7 @@
 #include "speed/efficiency.hpp"
 
 #include <cstdlib>
+#include <string_view>
 
 #include "caliper/model/formats.hpp"
 #include "calibration/calibration.hpp"
@@ -144,6 +145,15 @@ double computeCapability(const GpuSpec& gpu) {
         if (i > dot) scale *= 10;
     }
     return digits / scale;
+}
+
+// Read from the "major.minor" text, a one-digit major under 7: every
+// matrix cell's scenario check asks it, where parsing the number cost 2% of
+// a pass.
+bool belowVolta(const GpuSpec& gpu) {
+    const std::string& text = gpu.computeCapability;
+    return text.size() >= 3 && text[1] == '.' && text[0] >= '0' && text[0] < '7' &&
+           std::string_view(gpu.vendor) == "nvidia";
 }
 
 GpuFamily gpuFamily(const GpuSpec& gpu) {

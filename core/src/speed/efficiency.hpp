@@ -29,6 +29,9 @@ const char* toString(GpuFamily family);
 
 // CUDA compute capability as a number (8.9), 0 for non-NVIDIA parts.
 double computeCapability(const GpuSpec& gpu);
+// Whether an NVIDIA GPU's CUDA capability is below 7.0 (Pascal and older),
+// where vLLM does not run (compat.cpp) and llama.cpp is the default engine.
+bool belowVolta(const GpuSpec& gpu);
 
 // llama.cpp's achieved fractions for the GPU's family (efficiency_llamacpp.cpp).
 struct LlamaCppConstants {
